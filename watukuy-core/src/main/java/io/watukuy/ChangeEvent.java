@@ -1,0 +1,63 @@
+package io.watukuy;
+
+import java.time.Instant;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One observed change, as handed to a {@link Handler} (DESIGN.md "The event envelope"). Its JSON
+ * form has every field, in this order, {@code null} when empty.
+ *
+ * @param id lowercase hex SHA-256 of the event-id material (guarantee G2): the same observation
+ *     has the same id across restarts, instances and replays; dedup by it
+ * @param type created, updated or deleted
+ * @param source the poller name
+ * @param partition the partition, {@code ""} when unpartitioned
+ * @param identity the item's identity
+ * @param orderingKey events with one ordering key are delivered in order (G3)
+ * @param version the item's version, or its hash when the poller has no version function; for a
+ *     deleted event the last stored one
+ * @param hash SHA-256 of the RFC 8785 form of the item (or fingerprint)
+ * @param schemaVersion the poller's schema version
+ * @param lane the lane that observed the change
+ * @param sequence the event's position in its key's outbox
+ * @param observedAt when the change was committed, millisecond precision, UTC
+ * @param data the item; for deleted, the last payload with {@code retain(PAYLOAD)}, else null
+ * @param previous the prior payload on updated and deleted with {@code retain(PAYLOAD)}, else null
+ * @param attempt the delivery attempt, from 1
+ * @param <T> the item type
+ * @since 0.1
+ */
+public record ChangeEvent<T>(
+    String id,
+    EventType type,
+    String source,
+    String partition,
+    String identity,
+    String orderingKey,
+    String version,
+    @Nullable String hash,
+    int schemaVersion,
+    Lane lane,
+    long sequence,
+    Instant observedAt,
+    @Nullable T data,
+    @Nullable T previous,
+    int attempt) {
+  public ChangeEvent {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(type, "type");
+    Objects.requireNonNull(source, "source");
+    Objects.requireNonNull(partition, "partition");
+    Objects.requireNonNull(identity, "identity");
+    Objects.requireNonNull(orderingKey, "orderingKey");
+    Objects.requireNonNull(version, "version");
+    Objects.requireNonNull(lane, "lane");
+    Objects.requireNonNull(observedAt, "observedAt");
+  }
+
+  /** The key this event belongs to. */
+  public PollerKey key() {
+    return new PollerKey(source, partition);
+  }
+}

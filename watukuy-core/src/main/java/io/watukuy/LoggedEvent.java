@@ -1,0 +1,19 @@
+package io.watukuy;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * One event in the replay log of a key.
+ *
+ * @param sequence the outbox sequence the event was committed with
+ * @param event the envelope JSON text
+ * @param createdAt when it was committed
+ * @since 0.1
+ */
+public record LoggedEvent(long sequence, String event, Instant createdAt) {
+  public LoggedEvent {
+    Objects.requireNonNull(event, "event");
+    Objects.requireNonNull(createdAt, "createdAt");
+  }
+}

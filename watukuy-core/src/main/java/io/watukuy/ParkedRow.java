@@ -1,0 +1,45 @@
+package io.watukuy;
+
+import java.time.Instant;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A quarantined event or item (guarantee G7).
+ *
+ * @param id the row's id within its key: a poison event's is its outbox sequence in decimal; an
+ *     invalid item's is assigned by the engine
+ * @param kind poison or invalid
+ * @param sequence the original outbox sequence of a poison event ({@code retry} puts it back
+ *     there, so per-key order holds), {@code null} for an invalid item
+ * @param eventId the parked event's id, {@code null} for an invalid item
+ * @param orderingKey the ordering key of the event or item
+ * @param event the event envelope JSON of a poison event, else {@code null}
+ * @param item the item JSON of an invalid item, else {@code null}
+ * @param error JSON object {@code {name, message, stack, history}}; for an invalid item the
+ *     validation messages
+ * @param attempts delivery attempts made (0 for an invalid item)
+ * @param parkedAt when it was parked
+ * @param holdKey the ordering key held back while this row is parked, or {@code null}
+ * @since 0.1
+ */
+public record ParkedRow(
+    String id,
+    ParkedKind kind,
+    @Nullable Long sequence,
+    @Nullable String eventId,
+    String orderingKey,
+    @Nullable String event,
+    @Nullable String item,
+    String error,
+    int attempts,
+    Instant parkedAt,
+    @Nullable String holdKey) {
+  public ParkedRow {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(kind, "kind");
+    Objects.requireNonNull(orderingKey, "orderingKey");
+    Objects.requireNonNull(error, "error");
+    Objects.requireNonNull(parkedAt, "parkedAt");
+  }
+}

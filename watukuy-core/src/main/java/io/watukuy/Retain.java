@@ -1,0 +1,38 @@
+package io.watukuy;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
+
+/**
+ *  the hash only, or also the last payload (so deleted and updated events carry {@code previous}). Serialized in lower case.
+ *
+ * @since 0.1
+ */
+public enum Retain {
+  HASH("hash"),
+  PAYLOAD("payload"),
+  What("the item snapshot keeps per item");
+
+  private final String wire;
+
+  Retain(String wire) {
+    this.wire = wire;
+  }
+
+  /** The lower-case name used in JSON, stores and event ids. */
+  @JsonValue
+  public String wire() {
+    return wire;
+  }
+
+  /**
+   * Parses the lower-case name.
+   *
+   * @throws IllegalArgumentException for an unknown name
+   */
+  @JsonCreator
+  public static Retain fromWire(String s) {
+    for (Retain v : values()) if (v.wire.equals(s)) return v;
+    throw new IllegalArgumentException("unknown Retain '" + s + "'");
+  }
+}

@@ -1,0 +1,62 @@
+package io.watukuy;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * When a poller's live lane runs (How it works, "Poller state machine"). The interval starts at
+ * {@code min}; AIMD moves it between {@code min} and {@code max}; {@code jitter} spreads every
+ * wait symmetrically; {@code backoff} spaces retries after fetch errors.
+ *
+ * @param min the shortest interval, default {@value #DEFAULT_MIN_SECONDS} s, positive
+ * @param max the longest interval, default 10 min, at least {@code min}
+ * @param jitter symmetric jitter fraction in [0, 1), default 0.1
+ * @param adaptive AIMD on (default) or the interval pinned at {@code min}
+ * @param backoff poll-error backoff, default {@link Backoff#DEFAULT_POLL}
+ * @since 0.1
+ */
+public record Schedule(Duration min, Duration max, double jitter, boolean adaptive, Backoff backoff) {
+  public static final long DEFAULT_MIN_SECONDS = 30;
+  public static final Duration DEFAULT_MIN = Duration.ofSeconds(DEFAULT_MIN_SECONDS);
+  public static final Duration DEFAULT_MAX = Duration.ofMinutes(10);
+  public static final double DEFAULT_JITTER = 0.1;
+  public static final boolean DEFAULT_ADAPTIVE = true;
+
+  /** min 30 s, max 10 min, jitter 0.1, adaptive, default backoff. */
+  public static final Schedule DEFAULT =
+      new Schedule(DEFAULT_MIN, DEFAULT_MAX, DEFAULT_JITTER, DEFAULT_ADAPTIVE, Backoff.DEFAULT_POLL);
+
+  public Schedule {
+    Objects.requireNonNull(min, "min");
+    Objects.requireNonNull(max, "max");
+    Objects.requireNonNull(backoff, "backoff");
+    if (min.isNegative() || min.isZero())
+      throw new ConfigException("schedule.min must be > 0, but was " + min);
+    if (max.compareTo(min) < 0)
+      throw new ConfigException("schedule.max must be >= schedule.min (" + min + "), but was " + max);
+    if (!(jitter >= 0 && jitter < 1))
+      throw new ConfigException("schedule.jitter must be in [0, 1), but was " + jitter);
+  }
+
+  /** The default schedule with another {@code min} (and {@code max} raised to it if needed). */
+  public static Schedule every(Duration min) {
+    Duration max = DEFAULT_MAX.compareTo(min) < 0 ? min : DEFAULT_MAX;
+    return new Schedule(min, max, DEFAULT_JITTER, DEFAULT_ADAPTIVE, Backoff.DEFAULT_POLL);
+  }
+
+  public Schedule withMax(Duration max) {
+    return new Schedule(min, max, jitter, adaptive, backoff);
+  }
+
+  public Schedule withJitter(double jitter) {
+    return new Schedule(min, max, jitter, adaptive, backoff);
+  }
+
+  public Schedule withAdaptive(boolean adaptive) {
+    return new Schedule(min, max, jitter, adaptive, backoff);
+  }
+
+  public Schedule withBackoff(Backoff backoff) {
+    return new Schedule(min, max, jitter, adaptive, backoff);
+  }
+}

@@ -1,0 +1,41 @@
+package io.watukuy;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * Every clock read, sleep and timer of the engine goes through this port, so tests drive time
+ * with a virtual clock (guarantee G8) and main code never reads the system clock or sleeps
+ * directly. {@link #system()} is the production implementation.
+ *
+ * <p>Implementations are thread-safe.
+ *
+ * @since 0.1
+ */
+public interface TimeSource {
+
+  /** Wall-clock time: persisted, compared with leases and schedules. */
+  Instant now();
+
+  /** Monotonic nanoseconds for measuring elapsed time (deadlines, durations); origin arbitrary. */
+  long nanoTime();
+
+  /**
+   * Blocks the calling thread for {@code duration} (zero or negative returns at once).
+   *
+   * @throws InterruptedException if the thread is interrupted while waiting
+   */
+  void sleep(Duration duration) throws InterruptedException;
+
+  /**
+   * Runs {@code task} once after {@code delay}, on a thread of the implementation's choosing.
+   *
+   * @return a handle that calls the task off
+   */
+  Cancellable schedule(Duration delay, Runnable task);
+
+  /** The real clock: {@link java.time.Clock#systemUTC()}, {@link System#nanoTime()}, a daemon timer thread. */
+  static TimeSource system() {
+    return io.watukuy.internal.SystemTimeSource.INSTANCE;
+  }
+}

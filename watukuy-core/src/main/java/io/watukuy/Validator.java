@@ -1,0 +1,21 @@
+package io.watukuy;
+
+import java.util.List;
+
+/**
+ * Checks an item before it is diffed. An item with problems is not diffed and produces no
+ * event: it is parked as kind {@link ParkedKind#INVALID} with the messages, in the same commit
+ * as the rest of its page. Adapters for Jakarta Bean Validation and JSON Schema implement it.
+ *
+ * <p>Called on the cycle's thread; must not block on I/O.
+ *
+ * @param <T> the item type
+ * @since 0.1
+ */
+@FunctionalInterface
+public interface Validator<T> {
+  /**
+   * @return the problems found, each a message naming the field; empty when the item is valid
+   */
+  List<String> validate(T item);
+}

@@ -1,0 +1,17 @@
+package io.watukuy.internal;
+
+import io.watukuy.StateStore;
+import io.watukuy.TimeSource;
+import io.watukuy.WatukuyListener;
+import java.time.Duration;
+import java.util.random.RandomGenerator;
+
+/** What every cycle of an engine shares. */
+record CycleContext(
+    StateStore store,
+    TimeSource time,
+    RandomGenerator random,
+    String instanceId,
+    Duration leaseTtl,
+    WatukuyListener listener,
+    Dispatcher dispatcher) {}

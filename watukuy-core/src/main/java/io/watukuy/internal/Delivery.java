@@ -1,0 +1,46 @@
+package io.watukuy.internal;
+
+import io.watukuy.DeliveryPolicy;
+import io.watukuy.Handler;
+import io.watukuy.PollerKey;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The delivery state of one key during one cycle: which ordering keys are held or waiting for a
+ * retry (their later events must wait too, G3), and counters for the report.
+ */
+final class Delivery {
+  final PollerKey key;
+  final LeaseKeeper lease;
+  final Handler<Object> handler;
+  final Class<Object> type;
+  final DeliveryPolicy policy;
+  /** Ordering keys whose next event must not be delivered in this cycle. */
+  final Set<String> blocked = new HashSet<>();
+  int delivered;
+  int parked;
+  boolean halted;
+  @Nullable Instant earliestRetry;
+
+  Delivery(
+      PollerKey key,
+      LeaseKeeper lease,
+      Handler<Object> handler,
+      Class<Object> type,
+      DeliveryPolicy policy,
+      Set<String> held) {
+    this.key = key;
+    this.lease = lease;
+    this.handler = handler;
+    this.type = type;
+    this.policy = policy;
+    this.blocked.addAll(held);
+  }
+
+  void retryAt(Instant at) {
+    if (earliestRetry == null || at.isBefore(earliestRetry)) earliestRetry = at;
+  }
+}

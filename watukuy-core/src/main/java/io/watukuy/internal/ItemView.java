@@ -1,0 +1,58 @@
+package io.watukuy.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.watukuy.internal.diff.Jcs;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One fetched item with what the diff needs: its JSON form, identity, version, ordering key.
+ * The hash is computed on demand, because most polls re-see unchanged items whose version alone
+ * decides.
+ */
+public final class ItemView {
+  final int index;
+  final Object item;
+  public final JsonNode json;
+  final String identity;
+  final @Nullable String version;
+  final String orderingKey;
+  final boolean tombstone;
+  private final @Nullable Object fingerprint;
+  private @Nullable String hash;
+
+  ItemView(
+      int index,
+      Object item,
+      JsonNode json,
+      String identity,
+      @Nullable String version,
+      String orderingKey,
+      boolean tombstone,
+      @Nullable Object fingerprint) {
+    this.index = index;
+    this.item = item;
+    this.json = json;
+    this.identity = identity;
+    this.version = version;
+    this.orderingKey = orderingKey;
+    this.tombstone = tombstone;
+    this.fingerprint = fingerprint;
+  }
+
+  /** The 0-based index of the item in its page. */
+  public int index() {
+    return index;
+  }
+
+  public Object item() {
+    return item;
+  }
+
+  String hash() {
+    if (hash == null) {
+      JsonNode basis = fingerprint == null ? json : Json.MAPPER.valueToTree(fingerprint);
+      hash = Jcs.hash(basis);
+    }
+    return hash;
+  }
+}

@@ -1,0 +1,523 @@
+package io.watukuy.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.watukuy.CancellationToken;
+import io.watukuy.CommitBatch;
+import io.watukuy.EventType;
+import io.watukuy.FetchContext;
+import io.watukuy.FetchException;
+import io.watukuy.ItemRow;
+import io.watukuy.KeyReport;
+import io.watukuy.KeyReport.Outcome;
+import io.watukuy.Lane;
+import io.watukuy.Lease;
+import io.watukuy.LeaseLostException;
+import io.watukuy.OutboxRow;
+import io.watukuy.Page;
+import io.watukuy.ParkedKind;
+import io.watukuy.ParkedRow;
+import io.watukuy.Poller;
+import io.watukuy.PollerKey;
+import io.watukuy.PollerState;
+import io.watukuy.Retain;
+import io.watukuy.ScheduleState;
+import io.watukuy.StatePatch;
+import io.watukuy.StateStore;
+import io.watukuy.Validator;
+import io.watukuy.internal.cursor.BadPage;
+import io.watukuy.internal.cursor.LaneCursor;
+import io.watukuy.internal.cursor.Step;
+import io.watukuy.internal.diff.CanonicalizationException;
+import io.watukuy.internal.diff.EventIds;
+import io.watukuy.internal.diff.Sha256;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One run of one key (How it works, "The poll cycle"): due check, lease, drain, live lane page
+ * by page with one commit per page, deletes after a completed full scan, schedule, release.
+ */
+final class KeyCycle {
+  private static final Logger log = LoggerFactory.getLogger(KeyCycle.class);
+  private static final String LIVE = "live";
+  private static final int IDENTITY_BATCH = 1000;
+
+  private final CycleContext cx;
+  private final Poller<Object> poller;
+  private final LaneCursor<Object> lane;
+  private final Supplier<@Nullable Attached> handler;
+  private final Logger pollerLog;
+
+  KeyCycle(
+      CycleContext cx,
+      Poller<Object> poller,
+      LaneCursor<Object> lane,
+      Supplier<@Nullable Attached> handler) {
+    this.cx = cx;
+    this.poller = poller;
+    this.lane = lane;
+    this.handler = handler;
+    this.pollerLog = LoggerFactory.getLogger("io.watukuy.poller." + poller.name());
+  }
+
+  /** Runs the key once; never throws for a cycle error (it is in the report). */
+  KeyReport run(PollerKey key, RunLimits limits) throws InterruptedException {
+    StateStore store = cx.store();
+    Instant now = cx.time().now();
+    Optional<PollerState> loaded = store.loadState(key);
+    ScheduleState schedule =
+        loaded.map(PollerState::schedule).orElseGet(() -> ScheduleState.initial(poller.schedule().min().toMillis()));
+    if (schedule.paused() != null) return KeyReport.skipped(key, Outcome.SKIPPED_PAUSED);
+
+    Outcome notDue = Outcome.SKIPPED_NOT_DUE;
+    boolean liveDue = schedule.nextDueAt() == null || !schedule.nextDueAt().isAfter(now);
+    if (schedule.throttledUntil() != null && schedule.throttledUntil().isAfter(now)) {
+      liveDue = false;
+      notDue = Outcome.SKIPPED_THROTTLED;
+    }
+    if (schedule.circuit() != null && schedule.circuit().probeAt().isAfter(now)) {
+      liveDue = false;
+      notDue = Outcome.SKIPPED_CIRCUIT_OPEN;
+    }
+    Attached attached = handler.get();
+    if (!liveDue) {
+      if (attached == null || store.countPending(key) == 0) return KeyReport.skipped(key, notDue);
+    }
+
+    Optional<Lease> acquired = store.acquireLease(key, cx.instanceId(), cx.leaseTtl(), now);
+    if (acquired.isEmpty()) return KeyReport.skipped(key, Outcome.SKIPPED_LEASED);
+
+    Run run = new Run(key, acquired.get(), attached, limits);
+    try (LeaseKeeper keeper = run.keeper) {
+      try {
+        // Re-read under the lease: another instance may have moved the key since.
+        PollerState state = store.loadState(key).orElse(null);
+        run.state = state;
+        run.lastSequence = state == null ? 0 : state.lastSequence();
+        run.cursors = state == null ? new HashMap<>() : new HashMap<>(state.cursors());
+        schedule = state == null ? schedule : state.schedule();
+        if (attached != null) {
+          run.delivery = newDelivery(run, attached);
+          cx.dispatcher().drain(run.delivery); // drain before fetch (G1, G9)
+        }
+        if (liveDue) {
+          live(run);
+          ScheduleState next = Scheduling.afterSuccess(poller, schedule, run, cx.time().now(), cx.listener());
+          store.saveState(key, keeper.lease(), StatePatch.schedule(next), cx.time().now());
+        }
+        noHandlerWarning(run);
+        return run.report(Outcome.POLLED, null);
+      } catch (LeaseLostException e) {
+        log.warn("{}: {}", key, e.getMessage());
+        Dispatcher.safe(() -> cx.listener().onLeaseLost(key, e));
+        return run.report(Outcome.POLLED, e);
+      } catch (InterruptedException e) {
+        throw e;
+      } catch (RuntimeException e) {
+        log.warn("{}: cycle failed: {}", key, e.getMessage());
+        Dispatcher.safe(() -> cx.listener().onError(key, e));
+        if (liveDue || run.pages > 0) {
+          ScheduleState next = Scheduling.afterFailure(poller, schedule, run, e, cx.time().now(), cx.random(), cx.listener());
+          try {
+            store.saveState(key, keeper.lease(), StatePatch.schedule(next), cx.time().now());
+          } catch (RuntimeException saveFailed) {
+            e.addSuppressed(saveFailed);
+          }
+        }
+        return run.report(Outcome.POLLED, e);
+      } finally {
+        keeper.close();
+        try {
+          store.releaseLease(key, keeper.lease());
+        } catch (RuntimeException e) {
+          log.warn("{}: lease release failed, it expires by itself: {}", key, e.toString());
+        }
+      }
+    }
+  }
+
+  private Delivery newDelivery(Run run, Attached attached) {
+    Set<String> held = cx.store().heldKeys(run.key);
+    return new Delivery(run.key, run.keeper, attached.handler(), attached.type(), poller.delivery(), held);
+  }
+
+  private void noHandlerWarning(Run run) {
+    if (run.attached != null || run.committed == 0) return;
+    long pending = cx.store().countPending(run.key);
+    log.warn("{}: {} events wait in the outbox: no handler attached", run.key, pending);
+    Dispatcher.safe(() -> cx.listener().onNoHandler(run.key, pending));
+  }
+
+  /** The live lane: fetch, diff, commit, dispatch, page by page. */
+  private void live(Run run) throws InterruptedException {
+    Object stored = lane.decode(run.cursors.get(LIVE));
+    Set<String> seen = lane.fullScan() ? new HashSet<>() : null;
+    boolean completed = false;
+    int lastCyclePages = run.previousPages();
+    while (true) {
+      if (run.pages >= poller.maxPagesPerCycle() || run.limits.expired(cx.time())) {
+        run.truncated = true;
+        break;
+      }
+      int pageNo = run.pages + 1;
+      Object sent = lane.forFetch(stored);
+      Page<Object> page = fetch(run, sent, pageNo);
+      run.pages = pageNo;
+      if (page.isNotModified()) {
+        if (pageNo == 1 && lastCyclePages == 1) {
+          run.notModified = true;
+          return; // the whole listing is one page and unchanged: idle, no deletes
+        }
+        throw new FetchException(poller.name(), run.key.partition(), pageNo, -1,
+            "a 304 Not Modified can only stand for a listing whose previous cycle was one page", null);
+      }
+      List<ItemView> views = views(run, page, pageNo);
+      Step<Object> step;
+      try {
+        step = lane.advance(stored, sent, page, views, cx.time().now());
+      } catch (BadPage e) {
+        throw new FetchException(poller.name(), run.key.partition(), pageNo, e.itemIndex(), e.getMessage(), null);
+      }
+      if (seen != null) for (ItemView v : views) seen.add(v.identity);
+      commitPage(run, page, step, pageNo);
+      stored = step.next();
+      if (step.done()) {
+        completed = step.completed();
+        break;
+      }
+    }
+    if (seen != null && completed && !run.truncated) deleteUnseen(run, seen);
+  }
+
+  @SuppressWarnings("unchecked")
+  private Page<Object> fetch(Run run, @Nullable Object cursor, int pageNo) {
+    Ctx ctx = new Ctx(run, cursor, pageNo);
+    Page<Object> page;
+    try {
+      page = ((io.watukuy.Fetcher<Object, Object>) poller.fetch()).fetch(ctx);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new FetchException(poller.name(), run.key.partition(), pageNo, -1, "fetch interrupted", e);
+    } catch (io.watukuy.WatukuyException e) {
+      if (e instanceof io.watukuy.HttpStatusException || e instanceof io.watukuy.BudgetTimeoutException) throw e;
+      throw new FetchException(poller.name(), run.key.partition(), pageNo, -1, "fetch failed: " + e.getMessage(), e);
+    } catch (Exception e) {
+      throw new FetchException(poller.name(), run.key.partition(), pageNo, -1,
+          "fetch threw " + e.getClass().getSimpleName() + ": " + e.getMessage(), e);
+    }
+    if (page == null)
+      throw new FetchException(poller.name(), run.key.partition(), pageNo, -1, "fetch returned no page (null)", null);
+    return page;
+  }
+
+  /** Identity, version, ordering key and JSON form of every item; any bad item fails the page. */
+  private List<ItemView> views(Run run, Page<Object> page, int pageNo) {
+    List<Object> items = page.items();
+    List<ItemView> views = new ArrayList<>(items.size());
+    Predicate<? super Object> tombstone = poller.tombstone();
+    Function<? super Object, String> ordering = poller.orderingKey();
+    for (int i = 0; i < items.size(); i++) {
+      Object item = items.get(i);
+      if (item == null) throw bad(run, pageNo, i, "item is null", null);
+      try {
+        JsonNode json = item instanceof JsonNode n ? n : Json.MAPPER.valueToTree(item);
+        String identity = valueText(run, pageNo, i, "identity", poller.identity().apply(item));
+        if (identity == null) throw bad(run, pageNo, i, "identity is missing (null)", null);
+        String version = poller.version() == null ? null : valueText(run, pageNo, i, "version", poller.version().apply(item));
+        String orderingKey = ordering == null ? identity : ordering.apply(item);
+        if (orderingKey == null) throw bad(run, pageNo, i, "orderingKey is null", null);
+        boolean dead = tombstone != null && tombstone.test(item);
+        Object fingerprint = poller.fingerprint() == null ? null : poller.fingerprint().apply(item);
+        views.add(new ItemView(i, item, json, identity, version, orderingKey, dead, fingerprint));
+      } catch (FetchException e) {
+        throw e;
+      } catch (RuntimeException e) {
+        throw bad(run, pageNo, i, e.getClass().getSimpleName() + ": " + e.getMessage(), e);
+      }
+    }
+    return views;
+  }
+
+  private @Nullable String valueText(Run run, int pageNo, int index, String field, @Nullable Object value) {
+    try {
+      return Values.text(value);
+    } catch (IllegalArgumentException e) {
+      throw bad(run, pageNo, index, field + " must be a string or an integer, but was " + e.getMessage(), null);
+    }
+  }
+
+  private FetchException bad(Run run, int pageNo, int index, String problem, @Nullable Throwable cause) {
+    return new FetchException(poller.name(), run.key.partition(), pageNo, index, problem, cause);
+  }
+
+  /** Diffs one page and commits cursor, rows, events and parked items in one transaction. */
+  private void commitPage(Run run, Page<Object> page, Step<Object> step, int pageNo) throws InterruptedException {
+    Instant now = cx.time().now();
+    // Duplicate identities in one page: the last occurrence wins, one event.
+    LinkedHashMap<String, ItemView> latest = new LinkedHashMap<>();
+    for (ItemView v : step.kept()) {
+      latest.remove(v.identity);
+      latest.put(v.identity, v);
+    }
+    List<ParkedRow> parked = new ArrayList<>();
+    Validator<? super Object> validator = poller.validator();
+    if (validator != null) {
+      for (Iterator<ItemView> it = latest.values().iterator(); it.hasNext(); ) {
+        ItemView v = it.next();
+        if (v.tombstone) continue;
+        List<String> problems;
+        try {
+          problems = validator.validate(v.item());
+        } catch (RuntimeException e) {
+          problems = List.of("validator threw " + e.getClass().getSimpleName() + ": " + e.getMessage());
+        }
+        if (problems != null && !problems.isEmpty()) {
+          it.remove();
+          parked.add(invalid(run, v, problems, now, pageNo));
+        }
+      }
+    }
+    Set<String> lookups = new HashSet<>(latest.keySet());
+    lookups.addAll(page.tombstones());
+    Map<String, ItemRow> stored = lookups.isEmpty() ? Map.of() : cx.store().loadVersions(run.key, lookups);
+
+    Batch batch = new Batch(run, now);
+    for (ItemView v : latest.values()) {
+      ItemRow row = stored.get(v.identity);
+      if (v.tombstone) {
+        if (row != null) batch.delete(row);
+        continue;
+      }
+      if (row != null && v.version != null && v.version.equals(row.version())) continue; // unchanged, no hash
+      String hash;
+      try {
+        hash = v.hash();
+      } catch (CanonicalizationException e) {
+        throw bad(run, pageNo, v.index(), "cannot be canonicalized (RFC 8785): " + e.getMessage(), e);
+      }
+      if (row != null && hash.equals(row.hash())) {
+        if (v.version != null && !v.version.equals(row.version())) batch.upserts.add(itemRow(v, hash, now));
+        continue;
+      }
+      batch.change(row == null ? EventType.CREATED : EventType.UPDATED, v, hash, row);
+    }
+    for (String identity : page.tombstones()) {
+      ItemRow row = stored.get(identity);
+      if (row != null && !latest.containsKey(identity)) batch.delete(row);
+    }
+    String before = run.cursors.get(LIVE);
+    String after = lane.encode(step.next());
+    boolean cursorMoved = !java.util.Objects.equals(before, after);
+    if (after == null) run.cursors.remove(LIVE);
+    else run.cursors.put(LIVE, after);
+    if (!cursorMoved && batch.isEmpty() && parked.isEmpty() && run.state != null) return;
+    commit(run, batch, parked);
+  }
+
+  private ParkedRow invalid(Run run, ItemView v, List<String> problems, Instant now, int pageNo) {
+    com.fasterxml.jackson.databind.node.ObjectNode error = Json.MAPPER.createObjectNode();
+    error.put("name", "ValidationError");
+    error.put("message", String.join("; ", problems));
+    error.put("page", pageNo);
+    error.put("index", v.index());
+    error.set("problems", Json.MAPPER.valueToTree(problems));
+    String itemJson = v.json.toString();
+    // Deterministic, so the same invalid item seen again replaces its parked row.
+    String id = "invalid-" + Sha256.hex(v.identity + "\n" + itemJson).substring(0, 16);
+    return new ParkedRow(id, ParkedKind.INVALID, null, null, v.orderingKey, null, itemJson, error.toString(), 0, now, null);
+  }
+
+  private ItemRow itemRow(ItemView v, String hash, Instant now) {
+    String payload = poller.retain() == Retain.PAYLOAD ? v.json.toString() : null;
+    return new ItemRow(v.identity, v.version, hash, poller.schemaVersion(), payload, v.orderingKey, now);
+  }
+
+  private void commit(Run run, Batch batch, List<ParkedRow> parked) throws InterruptedException {
+    StatePatch patch =
+        new StatePatch(Map.copyOf(run.cursors), run.state == null ? ScheduleState.initial(poller.schedule().min().toMillis()) : null,
+            poller.schemaVersion(), run.lastSequence);
+    CommitBatch commit =
+        new CommitBatch(patch, batch.upserts, batch.deletes, batch.events, poller.log().enabled(), parked);
+    cx.store().commitPoll(run.key, run.keeper.lease(), commit, batch.now);
+    if (run.state == null) run.state = PollerState.create(patch, batch.now);
+    run.committed += batch.events.size();
+    run.parked += parked.size();
+    for (ParkedRow p : parked) Dispatcher.safe(() -> cx.listener().onParked(run.key, p));
+    run.keeper.renew();
+    if (run.delivery != null && !batch.events.isEmpty()) cx.dispatcher().deliver(run.delivery, batch.events);
+  }
+
+  /** After a completed full listing: deleted events for stored identities not listed. */
+  private void deleteUnseen(Run run, Set<String> seen) throws InterruptedException {
+    List<List<String>> missingBatches = new ArrayList<>();
+    try (Stream<List<String>> batches = cx.store().streamIdentities(run.key, IDENTITY_BATCH)) {
+      Iterator<List<String>> it = batches.iterator();
+      while (it.hasNext()) {
+        List<String> missing = new ArrayList<>();
+        for (String id : it.next()) if (!seen.contains(id)) missing.add(id);
+        if (!missing.isEmpty()) missingBatches.add(missing);
+      }
+    }
+    for (List<String> missing : missingBatches) {
+      Map<String, ItemRow> rows = cx.store().loadVersions(run.key, missing);
+      Batch batch = new Batch(run, cx.time().now());
+      for (String id : missing) {
+        ItemRow row = rows.get(id);
+        if (row != null) batch.delete(row);
+      }
+      if (!batch.isEmpty()) commit(run, batch, List.of());
+    }
+  }
+
+  /** The events, upserts and deletes of one commit, with sequences assigned in order. */
+  private final class Batch {
+    final Run run;
+    final Instant now;
+    final List<ItemRow> upserts = new ArrayList<>();
+    final List<String> deletes = new ArrayList<>();
+    final List<OutboxRow> events = new ArrayList<>();
+
+    Batch(Run run, Instant now) {
+      this.run = run;
+      this.now = now;
+    }
+
+    boolean isEmpty() {
+      return upserts.isEmpty() && deletes.isEmpty() && events.isEmpty();
+    }
+
+    void change(EventType type, ItemView v, String hash, @Nullable ItemRow previous) {
+      String versionOrHash = v.version != null ? v.version : hash;
+      JsonNode prior = previous != null && previous.payload() != null && poller.retain() == Retain.PAYLOAD
+          ? Json.tree(previous.payload()) : null;
+      event(type, v.identity, v.orderingKey, versionOrHash, hash, v.json, prior);
+      upserts.add(itemRow(v, hash, now));
+    }
+
+    void delete(ItemRow row) {
+      JsonNode last = row.payload() != null && poller.retain() == Retain.PAYLOAD ? Json.tree(row.payload()) : null;
+      event(EventType.DELETED, row.identity(), row.orderingKey(), row.versionOrHash(), row.hash(), last, last);
+      deletes.add(row.identity());
+    }
+
+    private void event(EventType type, String identity, String orderingKey, String versionOrHash,
+        String hash, @Nullable JsonNode data, @Nullable JsonNode previous) {
+      long seq = ++run.lastSequence;
+      String id = EventIds.eventId(poller.name(), run.key.partition(), identity, versionOrHash,
+          poller.schemaVersion(), type.wire());
+      String envelope = Envelope.of(id, type, poller.name(), run.key.partition(), identity, orderingKey,
+          versionOrHash, hash, poller.schemaVersion(), Lane.LIVE, seq, now, data, previous).toString();
+      events.add(OutboxRow.pending(seq, id, orderingKey, envelope, now));
+    }
+  }
+
+  /** Mutable state of one run. */
+  final class Run {
+    final PollerKey key;
+    final LeaseKeeper keeper;
+    final @Nullable Attached attached;
+    final RunLimits limits;
+    @Nullable PollerState state;
+    Map<String, String> cursors = new HashMap<>();
+    long lastSequence;
+    @Nullable Delivery delivery;
+    int pages;
+    int committed;
+    int parked;
+    boolean truncated;
+    boolean notModified;
+    final long startedNanos;
+
+    Run(PollerKey key, Lease lease, @Nullable Attached attached, RunLimits limits) {
+      this.key = key;
+      this.keeper = new LeaseKeeper(cx.store(), cx.time(), key, lease, cx.leaseTtl());
+      this.attached = attached;
+      this.limits = limits;
+      this.startedNanos = cx.time().nanoTime();
+    }
+
+    int previousPages() {
+      if (state == null || state.schedule().lastPoll() == null) return -1;
+      ScheduleState.LastPoll p = state.schedule().lastPoll();
+      return p.truncated() ? -1 : p.pages();
+    }
+
+    long durationMs() {
+      return (cx.time().nanoTime() - startedNanos) / 1_000_000;
+    }
+
+    KeyReport report(Outcome outcome, @Nullable Throwable error) {
+      int delivered = delivery == null ? 0 : delivery.delivered;
+      int parkedEvents = delivery == null ? 0 : delivery.parked;
+      return new KeyReport(key, outcome, pages, committed, delivered, parked + parkedEvents, truncated, notModified, error);
+    }
+  }
+
+  /** The fetch context of one page request. */
+  private final class Ctx implements FetchContext<Object> {
+    private final Run run;
+    private final @Nullable Object cursor;
+    private final int page;
+
+    Ctx(Run run, @Nullable Object cursor, int page) {
+      this.run = run;
+      this.cursor = cursor;
+      this.page = page;
+    }
+
+    @Override
+    public @Nullable Object cursor() {
+      return cursor;
+    }
+
+    @Override
+    public int page() {
+      return page;
+    }
+
+    @Override
+    public String poller() {
+      return poller.name();
+    }
+
+    @Override
+    public String partition() {
+      return run.key.partition();
+    }
+
+    @Override
+    public Lane lane() {
+      return Lane.LIVE;
+    }
+
+    @Override
+    public int attempt() {
+      return 1;
+    }
+
+    @Override
+    public CancellationToken cancellation() {
+      return () -> run.limits.expired(cx.time());
+    }
+
+    @Override
+    public Logger logger() {
+      return pollerLog;
+    }
+  }
+}

@@ -1,0 +1,49 @@
+package io.watukuy.internal.cursor;
+
+import io.watukuy.Page;
+import io.watukuy.internal.ItemView;
+import java.time.Instant;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The engine's side of a cursor strategy: decoding the stored cursor, what fetch sees, and how a
+ * page advances it (Cursor strategies document).
+ *
+ * @param <C> the cursor type handed to fetch
+ */
+public interface LaneCursor<C> {
+
+  /** The strategy's initial cursor. */
+  @Nullable C initial();
+
+  /**
+   * The stored cursor, or the initial one when {@code json} is null.
+   *
+   * @throws io.watukuy.ConfigException when the stored text cannot be read
+   */
+  @Nullable C decode(@Nullable String json);
+
+  /** The cursor as stored JSON text; null stores nothing (the lane is at its initial cursor). */
+  @Nullable String encode(@Nullable C cursor);
+
+  /** The cursor handed to fetch for a stored cursor (timestamp overlap). */
+  default @Nullable C forFetch(@Nullable C stored) {
+    return stored;
+  }
+
+  /**
+   * Advances past a page.
+   *
+   * @param sent the cursor the page was fetched with (after {@link #forFetch})
+   * @param stored the stored cursor before this page
+   * @param items every item of the page, in page order, duplicates included
+   * @throws BadPage when the page breaks the strategy's rules
+   */
+  Step<C> advance(@Nullable C stored, @Nullable C sent, Page<?> page, List<ItemView> items, Instant now);
+
+  /** Whether every cycle lists everything (snapshotDiff): completed listings delete the rest. */
+  default boolean fullScan() {
+    return false;
+  }
+}

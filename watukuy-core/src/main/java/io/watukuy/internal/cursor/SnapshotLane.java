@@ -1,0 +1,37 @@
+package io.watukuy.internal.cursor;
+
+import io.watukuy.Page;
+import io.watukuy.internal.ItemView;
+import java.time.Instant;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/** snapshotDiff: no cursor, every cycle lists everything by {@code ctx.page()}. */
+final class SnapshotLane implements LaneCursor<Void> {
+  @Override
+  public @Nullable Void initial() {
+    return null;
+  }
+
+  @Override
+  public @Nullable Void decode(@Nullable String json) {
+    return null;
+  }
+
+  @Override
+  public @Nullable String encode(@Nullable Void c) {
+    return null;
+  }
+
+  @Override
+  public Step<Void> advance(
+      @Nullable Void stored, @Nullable Void sent, Page<?> page, List<ItemView> items, Instant now) {
+    boolean more = Boolean.TRUE.equals(page.hasMore());
+    return new Step<>(null, !more, items, !more);
+  }
+
+  @Override
+  public boolean fullScan() {
+    return true;
+  }
+}

@@ -1,0 +1,176 @@
+package io.watukuy.internal.cursor;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.watukuy.ConfigException;
+import io.watukuy.Page;
+import io.watukuy.TimestampCursor;
+import io.watukuy.Watermark;
+import io.watukuy.internal.ItemView;
+import io.watukuy.internal.Json;
+import io.watukuy.internal.Values;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/** The timestamp strategy: composite keyset (value, tieBreak), lag, overlap. */
+final class TimestampLane implements LaneCursor<Watermark> {
+  private final String poller;
+  private final TimestampCursor config;
+
+  TimestampLane(String poller, TimestampCursor config) {
+    this.poller = poller;
+    this.config = config;
+  }
+
+  @Override
+  public Watermark initial() {
+    return new Watermark(config.initial(), null);
+  }
+
+  @Override
+  public Watermark decode(@Nullable String json) {
+    if (json == null) return initial();
+    JsonNode n = Json.tree(json);
+    return new Watermark(Values.scalarText(n.get("value")), Values.scalarText(n.get("tieBreak")));
+  }
+
+  @Override
+  public @Nullable String encode(@Nullable Watermark c) {
+    if (c == null) return null;
+    ObjectNode n = Json.MAPPER.createObjectNode();
+    n.put("value", c.value());
+    n.put("tieBreak", c.tieBreak());
+    return n.toString();
+  }
+
+  @Override
+  public Watermark forFetch(@Nullable Watermark stored) {
+    Watermark w = stored == null ? initial() : stored;
+    Duration overlap = config.overlap();
+    if (overlap.isZero() || w.value() == null) return w;
+    Instant back = parseCursor(w.value()).minus(overlap);
+    String formatted =
+        config.format() != null
+            ? config.format().apply(back)
+            : TimestampFormats.formatLike(w.value(), back);
+    return new Watermark(formatted, null);
+  }
+
+  /** Parses a cursor value; a failure is a configuration problem naming the field and string. */
+  Instant parseCursor(String raw) {
+    Instant t = tryParse(raw);
+    if (t == null)
+      throw new ConfigException(
+          "poller " + poller + ": cursor.field " + config.field() + ": cannot parse timestamp '"
+              + raw + "'; supply cursor parse/format for this shape");
+    return t;
+  }
+
+  private @Nullable Instant tryParse(String raw) {
+    try {
+      return config.parse() != null ? config.parse().apply(raw) : TimestampFormats.parse(raw);
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
+  @Override
+  public Step<Watermark> advance(
+      @Nullable Watermark stored, @Nullable Watermark sent, Page<?> page, List<ItemView> items, Instant now) {
+    Watermark current = stored == null ? initial() : stored;
+    boolean more = Boolean.TRUE.equals(page.hasMore());
+    if (page.cursor() != null) {
+      // The API told us its own watermark: trust it, no lag filtering.
+      String override = Values.scalarText(page.cursor());
+      if (override == null || override.isEmpty()) return new Step<>(current, !more, items, !more);
+      parseCursor(override);
+      return new Step<>(new Watermark(override, null), !more, items, !more);
+    }
+    Instant cutoff = config.lag().isZero() ? null : now.minus(config.lag());
+    Key max = current.value() == null ? null : new Key(parseCursor(current.value()), current.value(), tie(current.tieBreak(), null));
+    Key previous = null;
+    boolean dropped = false;
+    List<ItemView> kept = new ArrayList<>(items.size());
+    for (ItemView v : items) {
+      JsonNode field = Values.path(v.json, config.field());
+      String raw = Values.scalarText(field);
+      Instant at = raw == null ? null : tryParse(raw);
+      if (at == null) {
+        kept.add(v); // diffed, but never moves the watermark
+        continue;
+      }
+      if (cutoff != null && at.isAfter(cutoff)) {
+        dropped = true; // a late commit may still land before it: leave it for the next cycle
+        continue;
+      }
+      Tie tie = config.tieBreak() == null ? null : tieOf(Values.path(v.json, config.tieBreak()));
+      Key k = new Key(at, raw, tie);
+      if (previous != null && k.compareTo(previous) < 0)
+        throw new BadPage(
+            v.index(),
+            "items are not in ascending (" + config.field()
+                + (config.tieBreak() == null ? "" : ", " + config.tieBreak())
+                + ") order: " + describe(k) + " after " + describe(previous)
+                + "; committing this page would skip rows after a crash");
+      previous = k;
+      kept.add(v);
+      if (max == null || k.compareTo(max) > 0) max = k;
+    }
+    Watermark next = current;
+    if (max != null) {
+      boolean sameInstant = current.value() != null && max.at.equals(parseCursor(current.value()));
+      String value = sameInstant ? current.value() : max.raw;
+      next = new Watermark(value, max.tie == null ? (sameInstant ? current.tieBreak() : null) : max.tie.text);
+    }
+    boolean done = dropped || !more;
+    return new Step<>(next, done, kept, !dropped && !more);
+  }
+
+  private static String describe(Key k) {
+    return "'" + k.raw + "'" + (k.tie == null ? "" : "/" + k.tie.text);
+  }
+
+  private static @Nullable Tie tieOf(JsonNode n) {
+    if (n.isMissingNode() || n.isNull()) return null;
+    if (n.isNumber()) return new Tie(n.toString(), n.decimalValue());
+    return new Tie(n.asText(), null);
+  }
+
+  private static @Nullable Tie tie(@Nullable String text, @Nullable BigDecimal number) {
+    return text == null ? null : new Tie(text, number);
+  }
+
+  /** A tie-break value: a JSON number compares as a number, a string by String.compareTo. */
+  private record Tie(String text, @Nullable BigDecimal number) implements Comparable<Tie> {
+    @Override
+    public int compareTo(Tie o) {
+      BigDecimal a = number != null ? number : (o.number != null ? decimal(text) : null);
+      BigDecimal b = o.number != null ? o.number : (number != null ? decimal(o.text) : null);
+      if (a != null && b != null) return a.compareTo(b);
+      return text.compareTo(o.text);
+    }
+
+    private static @Nullable BigDecimal decimal(String s) {
+      try {
+        return new BigDecimal(s);
+      } catch (NumberFormatException e) {
+        return null;
+      }
+    }
+  }
+
+  private record Key(Instant at, String raw, @Nullable Tie tie) implements Comparable<Key> {
+    @Override
+    public int compareTo(Key o) {
+      int c = at.compareTo(o.at);
+      if (c != 0) return c;
+      if (tie == null) return o.tie == null ? 0 : -1;
+      if (o.tie == null) return 1;
+      return tie.compareTo(o.tie);
+    }
+  }
+}

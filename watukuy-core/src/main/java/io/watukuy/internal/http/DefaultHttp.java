@@ -1,0 +1,354 @@
+package io.watukuy.internal.http;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import io.watukuy.Http;
+import io.watukuy.HttpResult;
+import io.watukuy.HttpStatusException;
+import io.watukuy.HttpValidator;
+import io.watukuy.RequestOptions;
+import io.watukuy.internal.Json;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpRequest.BodyPublisher;
+import java.net.http.HttpRequest.BodyPublishers;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link Http} over the JDK {@link HttpClient}, bound to one fetch call through its {@link
+ * HttpScope}. Behaviour, in the order a GET goes through it:
+ *
+ * <ol>
+ *   <li>The options' query is appended to the URL (null values were dropped by the options,
+ *       values are URL-encoded, a space as {@code %20}); the validator key is the lowercase hex
+ *       SHA-256 of that full URL.
+ *   <li>With validators on, the stored ETag is sent as {@code If-None-Match} byte for byte and the
+ *       stored Last-Modified as {@code If-Modified-Since}.
+ *   <li>Every response is passed to {@link HttpScope#observe} first.
+ *   <li>A 200 carrying an ETag or Last-Modified that differs from the stored one is stored.
+ *   <li>A 304 to a conditional request updates the stored validator with the fields it carries
+ *       (none: the stored one is kept); then either {@link NotModified} is thrown, when the scope
+ *       trusts a 304, or the request is repeated once without validators and that response is
+ *       handled as if it were the only one (DESIGN.md, "304 Not Modified").
+ *   <li>A status other than 2xx and 304 throws {@link HttpStatusException} with the redacted URL,
+ *       the redacted lower-cased headers and at most {@value #BODY_SNIPPET_BYTES} bytes of the
+ *       redacted body.
+ * </ol>
+ *
+ * Not thread-safe beyond what one fetch call needs.
+ */
+public final class DefaultHttp implements Http {
+
+  /** Sent unless the request options set a User-Agent. */
+  public static final String USER_AGENT = "watukuy/0.1";
+
+  /** Sent as Accept unless the request options set one, and the default body content type. */
+  public static final String APPLICATION_JSON = "application/json";
+
+  /** Upper bound, in UTF-8 bytes, of the body kept in an {@link HttpStatusException}. */
+  public static final int BODY_SNIPPET_BYTES = 2048;
+
+  private static final String IF_NONE_MATCH = "If-None-Match";
+  private static final String IF_MODIFIED_SINCE = "If-Modified-Since";
+
+  private static final Logger LOG = LoggerFactory.getLogger(DefaultHttp.class);
+
+  private final HttpClient client;
+  private final HttpScope scope;
+  private final Redactor redactor;
+
+  /**
+   * @param client shared by the engine; see {@link HttpClients#newDefault()}
+   * @param scope the fetch this helper serves
+   */
+  public DefaultHttp(HttpClient client, HttpScope scope) {
+    this.client = Objects.requireNonNull(client, "client");
+    this.scope = Objects.requireNonNull(scope, "scope");
+    this.redactor = new Redactor(scope.secretValues());
+  }
+
+  /** The redactor built from the scope's secret values, for the engine's own messages. */
+  public Redactor redactor() {
+    return redactor;
+  }
+
+  @Override
+  public HttpResult get(String url) {
+    return get(url, RequestOptions.DEFAULT);
+  }
+
+  @Override
+  public HttpResult get(String url, RequestOptions options) {
+    Objects.requireNonNull(url, "url");
+    Objects.requireNonNull(options, "options");
+    String target = withQuery(url, options.query());
+    URI uri = toUri("GET", target);
+    boolean ownConditional = hasOwnConditionalHeaders(options);
+    if (!options.validators() || ownConditional) {
+      return accept(send("GET", uri, target, options, BodyPublishers.noBody(), null, null),
+          ownConditional);
+    }
+
+    String urlHash = sha256Hex(target);
+    @Nullable HttpValidator stored = scope.loadValidator(urlHash);
+    Response first = send("GET", uri, target, options, BodyPublishers.noBody(), null, stored);
+    if (first.status() != 304) {
+      remember(urlHash, stored, first);
+      return accept(first, false);
+    }
+    // Without stored validators nothing was conditional: a 304 then is a server fault.
+    if (stored == null) throw statusFailure(first);
+    @Nullable HttpValidator updated = merged(stored, first);
+    if (updated != null) scope.storeValidator(urlHash, updated);
+    if (scope.trustNotModified()) throw new NotModified(first.url());
+
+    LOG.debug(
+        "poller {} partition '{}' page {}: 304 not trusted here, repeating {} without validators",
+        scope.poller(), scope.partition(), scope.page(), first.url());
+    Response second = send("GET", uri, target, options, BodyPublishers.noBody(), null, null);
+    if (second.status() == 304) throw statusFailure(second);
+    remember(urlHash, updated != null ? updated : stored, second);
+    return accept(second, false);
+  }
+
+  @Override
+  public HttpResult post(String url, @Nullable Object jsonBody, RequestOptions options) {
+    Objects.requireNonNull(url, "url");
+    Objects.requireNonNull(options, "options");
+    String target = withQuery(url, options.query());
+    URI uri = toUri("POST", target);
+    BodyPublisher publisher;
+    @Nullable String contentType = null;
+    if (jsonBody == null) {
+      publisher = BodyPublishers.noBody();
+    } else {
+      byte[] bytes;
+      if (jsonBody instanceof String s) {
+        bytes = s.getBytes(StandardCharsets.UTF_8);
+      } else {
+        try {
+          bytes = Json.MAPPER.writeValueAsBytes(jsonBody);
+        } catch (JsonProcessingException e) {
+          throw new IllegalArgumentException(
+              "POST "
+                  + redactor.url(target)
+                  + ": cannot serialize "
+                  + jsonBody.getClass().getName()
+                  + " as JSON: "
+                  + redactor.message(e.getOriginalMessage()),
+              e);
+        }
+      }
+      publisher = BodyPublishers.ofByteArray(bytes);
+      if (options.header("Content-Type").isEmpty()) contentType = APPLICATION_JSON;
+    }
+    return accept(send("POST", uri, target, options, publisher, contentType, null),
+        hasOwnConditionalHeaders(options));
+  }
+
+  /**
+   * Appends query parameters to a URL, before any fragment, after any query it already has.
+   *
+   * @param params names to rendered values, in order; encoded here
+   */
+  public static String withQuery(String url, Map<String, String> params) {
+    if (params.isEmpty()) return url;
+    int hash = url.indexOf('#');
+    String base = hash < 0 ? url : url.substring(0, hash);
+    String fragment = hash < 0 ? "" : url.substring(hash);
+    StringBuilder out = new StringBuilder(base);
+    int question = base.indexOf('?');
+    if (question < 0) {
+      out.append('?');
+    } else if (question != base.length() - 1 && !base.endsWith("&")) {
+      out.append('&');
+    }
+    boolean firstParam = true;
+    for (Map.Entry<String, String> p : params.entrySet()) {
+      if (!firstParam) out.append('&');
+      firstParam = false;
+      out.append(encode(p.getKey())).append('=').append(encode(p.getValue()));
+    }
+    return out.append(fragment).toString();
+  }
+
+  /** The validator key of a request URL: lowercase hex SHA-256 of its UTF-8 bytes. */
+  public static String sha256Hex(String url) {
+    try {
+      // A fresh digest per call: MessageDigest is not thread-safe.
+      MessageDigest digest = MessageDigest.getInstance("SHA-256");
+      return HexFormat.of().formatHex(digest.digest(url.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is mandatory on every Java platform", e);
+    }
+  }
+
+  private Response send(
+      String method,
+      URI uri,
+      String target,
+      RequestOptions options,
+      BodyPublisher body,
+      @Nullable String contentType,
+      @Nullable HttpValidator validator) {
+    Duration timeout = options.timeout().orElseGet(scope::requestTimeout);
+    HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(timeout).method(method, body);
+    if (options.header("Accept").isEmpty()) request.setHeader("Accept", APPLICATION_JSON);
+    if (options.header("User-Agent").isEmpty()) request.setHeader("User-Agent", USER_AGENT);
+    options.headers().forEach(request::setHeader);
+    if (contentType != null) request.setHeader("Content-Type", contentType);
+    if (validator != null) {
+      if (validator.etag() != null) request.setHeader(IF_NONE_MATCH, validator.etag());
+      if (validator.lastModified() != null) {
+        request.setHeader(IF_MODIFIED_SINCE, validator.lastModified());
+      }
+    }
+
+    HttpResponse<byte[]> response;
+    try {
+      response = client.send(request.build(), BodyHandlers.ofByteArray());
+    } catch (HttpConnectTimeoutException e) {
+      String connect =
+          client.connectTimeout().map(d -> " within " + d.toMillis() + " ms").orElse("");
+      throw new UncheckedIOException(
+          method + " " + redactor.url(target) + " failed: could not connect" + connect, e);
+    } catch (HttpTimeoutException e) {
+      throw new UncheckedIOException(
+          method + " " + redactor.url(target) + " timed out after " + timeout.toMillis()
+              + " ms (request timeout)",
+          e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          method + " " + redactor.url(target) + " failed: " + describe(e), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      String message = method + " " + redactor.url(target) + " interrupted";
+      InterruptedIOException cause = new InterruptedIOException(message);
+      cause.initCause(e);
+      throw new UncheckedIOException(message, cause);
+    }
+
+    Response result =
+        new Response(
+            response.statusCode(),
+            method,
+            target,
+            response.headers().map(),
+            response.body(),
+            scope.now(),
+            redactor);
+    LOG.debug(
+        "poller {} partition '{}' page {}: {} {} -> HTTP {}",
+        scope.poller(), scope.partition(), scope.page(), method, result.url(), result.status());
+    scope.observe(result);
+    return result;
+  }
+
+  private void remember(String urlHash, @Nullable HttpValidator stored, Response response) {
+    if (response.status() != 200) return;
+    @Nullable String etag = response.header("etag");
+    @Nullable String lastModified = response.header("last-modified");
+    if (etag == null && lastModified == null) return;
+    if (stored != null
+        && Objects.equals(stored.etag(), etag)
+        && Objects.equals(stored.lastModified(), lastModified)) {
+      return;
+    }
+    scope.storeValidator(urlHash, new HttpValidator(etag, lastModified, scope.now()));
+  }
+
+  // The stored validator with what a 304 carries, or null when nothing changed.
+  private @Nullable HttpValidator merged(HttpValidator stored, Response notModified) {
+    @Nullable String etag = notModified.header("etag");
+    @Nullable String lastModified = notModified.header("last-modified");
+    @Nullable String newEtag = etag != null ? etag : stored.etag();
+    @Nullable String newLastModified = lastModified != null ? lastModified : stored.lastModified();
+    if (Objects.equals(newEtag, stored.etag())
+        && Objects.equals(newLastModified, stored.lastModified())) {
+      return null;
+    }
+    return new HttpValidator(newEtag, newLastModified, scope.now());
+  }
+
+  private Response accept(Response response, boolean notModifiedIsSuccess) {
+    int status = response.status();
+    if ((status >= 200 && status < 300) || (notModifiedIsSuccess && status == 304)) {
+      return response;
+    }
+    throw statusFailure(response);
+  }
+
+  private HttpStatusException statusFailure(Response response) {
+    return new HttpStatusException(
+        response.status(),
+        response.method(),
+        response.url(),
+        redactor.headers(response.headers()),
+        snippet(response.bodyBytesUnsafe()));
+  }
+
+  private @Nullable String snippet(byte[] body) {
+    if (body.length == 0) return null;
+    // Redact before cutting, so that a secret straddling the cut is still hidden.
+    String text = redactor.message(new String(body, StandardCharsets.UTF_8));
+    byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
+    if (utf8.length <= BODY_SNIPPET_BYTES) return text;
+    int cut = BODY_SNIPPET_BYTES;
+    // Back up to the first byte of a UTF-8 sequence so no character is split.
+    while (cut > 0 && (utf8[cut] & 0xC0) == 0x80) cut--;
+    return new String(utf8, 0, cut, StandardCharsets.UTF_8);
+  }
+
+  private URI toUri(String method, String target) {
+    URI uri;
+    try {
+      uri = new URI(target);
+    } catch (URISyntaxException e) {
+      // The JDK's own message quotes the whole input, secrets included.
+      throw new IllegalArgumentException(
+          method + " " + redactor.url(target) + ": not a valid URL: " + e.getReason()
+              + " at index " + e.getIndex());
+    }
+    String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+    if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null) {
+      throw new IllegalArgumentException(
+          method + " " + redactor.url(target) + ": not an absolute http or https URL");
+    }
+    return uri;
+  }
+
+  private String describe(IOException e) {
+    String message = e.getMessage();
+    String type = e.getClass().getSimpleName();
+    return message == null || message.isBlank() ? type : type + ": " + redactor.message(message);
+  }
+
+  private static boolean hasOwnConditionalHeaders(RequestOptions options) {
+    return options.header(IF_NONE_MATCH).isPresent()
+        || options.header(IF_MODIFIED_SINCE).isPresent();
+  }
+
+  private static String encode(String s) {
+    // URLEncoder writes form encoding; %20 reads as a space in both forms and paths.
+    return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
+  }
+}

@@ -1,0 +1,59 @@
+package io.watukuy.internal.http;
+
+import io.watukuy.HttpResult;
+import io.watukuy.HttpValidator;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What {@link DefaultHttp} needs from the engine for one fetch call: who is fetching, the stored
+ * validators, the clock, the poller's request timeout, the secrets to hide and where to report
+ * throttling fields. The engine supplies a fresh scope per fetch; calls come from the fetching
+ * thread only.
+ */
+public interface HttpScope {
+
+  /** The poller name, for logs. */
+  String poller();
+
+  /** The partition, {@code ""} when unpartitioned, for logs. */
+  String partition();
+
+  /** 1-based page of the cycle, for logs. */
+  int page();
+
+  /**
+   * Whether a 304 may end the cycle as not modified: only on page 1 of a lane whose previous
+   * cycle ended on page 1 (DESIGN.md, "304 Not Modified"). When false, the helper repeats the
+   * request once without validators.
+   */
+  boolean trustNotModified();
+
+  /**
+   * The validator stored for a URL of this poller key, or null.
+   *
+   * @param urlHash lowercase hex SHA-256 of the UTF-8 request URL, query included
+   */
+  @Nullable HttpValidator loadValidator(String urlHash);
+
+  /** Stores (replaces) the validator of a URL of this poller key, under the fetch's lease. */
+  void storeValidator(String urlHash, HttpValidator validator);
+
+  /** The engine's wall clock: receive times, Retry-After and reset conversion, storedAt. */
+  Instant now();
+
+  /** The poller's whole-request timeout, used when the request options set none. */
+  Duration requestTimeout();
+
+  /** Values from {@code ${ENV}} substitutions, hidden wherever they appear in messages. */
+  Set<String> secretValues();
+
+  /**
+   * Called with every response the helper receives (2xx, 304 and error statuses alike) before it
+   * returns or throws, so the scheduler sees {@link HttpResult#retryAfter()} and {@link
+   * HttpResult#rateLimit()} even when fetch code swallows the exception.
+   */
+  void observe(HttpResult result);
+}

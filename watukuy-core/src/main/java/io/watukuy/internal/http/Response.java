@@ -1,0 +1,176 @@
+package io.watukuy.internal.http;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.watukuy.HttpResult;
+import io.watukuy.RateLimitInfo;
+import io.watukuy.internal.Json;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
+
+/** The {@link HttpResult} of {@link DefaultHttp} and {@link HttpResult#of}. Immutable. */
+public final class Response implements HttpResult {
+
+  private final int status;
+  private final String method;
+  private final String url;
+  private final Map<String, List<String>> headers;
+  private final byte[] body;
+  private final Instant receivedAt;
+  private final Redactor redactor;
+  // Decoded on first use; a racing second decode yields an equal String.
+  private @Nullable String text;
+
+  /**
+   * @param url the request URL as sent; redacted here with {@code redactor}
+   * @param headers response headers; names are lower-cased, values of names differing only in
+   *     case are merged and HTTP/2 pseudo-headers are dropped
+   * @param body the body; copied
+   * @param redactor hides secrets in {@link #url()} and in decoding-failure messages
+   */
+  public Response(
+      int status,
+      String method,
+      String url,
+      Map<String, List<String>> headers,
+      byte[] body,
+      Instant receivedAt,
+      Redactor redactor) {
+    this.status = status;
+    this.method = Objects.requireNonNull(method, "method");
+    this.redactor = Objects.requireNonNull(redactor, "redactor");
+    this.url = redactor.url(Objects.requireNonNull(url, "url"));
+    this.headers = lowerCased(Objects.requireNonNull(headers, "headers"));
+    this.body = body.clone();
+    this.receivedAt = Objects.requireNonNull(receivedAt, "receivedAt");
+  }
+
+  @Override
+  public int status() {
+    return status;
+  }
+
+  @Override
+  public String method() {
+    return method;
+  }
+
+  @Override
+  public String url() {
+    return url;
+  }
+
+  @Override
+  public Map<String, List<String>> headers() {
+    return headers;
+  }
+
+  @Override
+  public byte[] bodyBytes() {
+    return body.clone();
+  }
+
+  /** The body without copying, for the helper's own use. */
+  byte[] bodyBytesUnsafe() {
+    return body;
+  }
+
+  @Override
+  public String body() {
+    String t = text;
+    if (t == null) {
+      t = new String(body, StandardCharsets.UTF_8);
+      text = t;
+    }
+    return t;
+  }
+
+  @Override
+  public <R> R json(Class<R> type) {
+    Objects.requireNonNull(type, "type");
+    try {
+      return Json.MAPPER.readValue(body, type);
+    } catch (IOException e) {
+      throw decodingFailed(type.getSimpleName(), e);
+    }
+  }
+
+  @Override
+  public <R> R json(TypeReference<R> type) {
+    Objects.requireNonNull(type, "type");
+    try {
+      return Json.MAPPER.readValue(body, type);
+    } catch (IOException e) {
+      throw decodingFailed(type.getType().getTypeName(), e);
+    }
+  }
+
+  @Override
+  public JsonNode json() {
+    try {
+      return Json.MAPPER.readTree(body);
+    } catch (IOException e) {
+      throw decodingFailed("a JSON tree", e);
+    }
+  }
+
+  @Override
+  public Instant receivedAt() {
+    return receivedAt;
+  }
+
+  @Override
+  public Optional<Instant> retryAfter() {
+    return RetryAfter.parse(header("retry-after"), header("date"), receivedAt);
+  }
+
+  @Override
+  public Optional<RateLimitInfo> rateLimit() {
+    return RateLimitHeaders.parse(headers, receivedAt);
+  }
+
+  @Override
+  public String toString() {
+    return method + " " + url + " -> " + status;
+  }
+
+  private UncheckedIOException decodingFailed(String target, IOException e) {
+    String problem =
+        e instanceof JsonProcessingException jpe ? jpe.getOriginalMessage() : e.getMessage();
+    String message =
+        method
+            + " "
+            + url
+            + " (HTTP "
+            + status
+            + "): the body is not valid JSON for "
+            + target
+            + ": "
+            + redactor.message(problem);
+    return new UncheckedIOException(message, e);
+  }
+
+  private static Map<String, List<String>> lowerCased(Map<String, List<String>> headers) {
+    TreeMap<String, List<String>> out = new TreeMap<>();
+    headers.forEach(
+        (name, values) -> {
+          if (name.startsWith(":")) return;
+          out.computeIfAbsent(name.toLowerCase(Locale.ROOT), k -> new ArrayList<>())
+              .addAll(values);
+        });
+    out.replaceAll((name, values) -> List.copyOf(values));
+    return Collections.unmodifiableMap(out);
+  }
+}

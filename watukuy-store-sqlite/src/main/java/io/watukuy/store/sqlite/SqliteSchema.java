@@ -1,0 +1,124 @@
+package io.watukuy.store.sqlite;
+
+import java.util.List;
+
+/**
+ * Table names and DDL of one table prefix (Stores document, "Schema overview"). Instants are
+ * epoch milliseconds in INTEGER columns; JSON is TEXT. {@code "partition"} is quoted everywhere
+ * because PARTITION is an SQLite keyword since window functions arrived.
+ */
+final class SqliteSchema {
+
+  /** The schema version this release creates, recorded in the meta table. */
+  static final int VERSION = 1;
+
+  static final String VERSION_NAME = "schema_version";
+
+  final String meta;
+  final String pollers;
+  final String items;
+  final String outbox;
+  final String parked;
+  final String validators;
+  final String log;
+
+  SqliteSchema(String prefix) {
+    meta = prefix + "meta";
+    pollers = prefix + "pollers";
+    items = prefix + "items";
+    outbox = prefix + "outbox";
+    parked = prefix + "parked";
+    validators = prefix + "validators";
+    log = prefix + "log";
+  }
+
+  /** {@link #ddl()} plus the statement that records {@link #VERSION}, for external tools. */
+  List<String> ddlWithVersion() {
+    var all = new java.util.ArrayList<>(ddl());
+    all.add(
+        "INSERT OR IGNORE INTO "
+            + meta
+            + " (name, value) VALUES ('"
+            + VERSION_NAME
+            + "', '"
+            + VERSION
+            + "')");
+    return List.copyOf(all);
+  }
+
+  /** Tables whose rows of a key deleteKey removes; the pollers row is only emptied. */
+  List<String> keyTables() {
+    return List.of(items, outbox, parked, validators, log);
+  }
+
+  String createMeta() {
+    return "CREATE TABLE IF NOT EXISTS "
+        + meta
+        + " (name TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL)";
+  }
+
+  /** The DDL of schema version 1, every statement idempotent. */
+  List<String> ddl() {
+    return List.of(
+        createMeta(),
+        // state is null for a row that only carries a lease.
+        "CREATE TABLE IF NOT EXISTS "
+            + pollers
+            + " (poller TEXT NOT NULL, \"partition\" TEXT NOT NULL, state TEXT,"
+            + " lease_owner TEXT, lease_epoch INTEGER, lease_expires_at INTEGER,"
+            + " epoch_counter INTEGER NOT NULL DEFAULT 0,"
+            + " PRIMARY KEY (poller, \"partition\"))",
+        "CREATE TABLE IF NOT EXISTS "
+            + items
+            + " (poller TEXT NOT NULL, \"partition\" TEXT NOT NULL, identity TEXT NOT NULL,"
+            + " version TEXT, hash TEXT NOT NULL, schema_version INTEGER NOT NULL, payload TEXT,"
+            + " ordering_key TEXT NOT NULL, seen_at INTEGER NOT NULL,"
+            + " PRIMARY KEY (poller, \"partition\", identity))",
+        // Keyed by sequence: an event id can repeat (DESIGN.md, "Ids, the outbox key").
+        "CREATE TABLE IF NOT EXISTS "
+            + outbox
+            + " (poller TEXT NOT NULL, \"partition\" TEXT NOT NULL, seq INTEGER NOT NULL,"
+            + " event_id TEXT NOT NULL, ordering_key TEXT NOT NULL, event TEXT NOT NULL,"
+            + " status TEXT NOT NULL DEFAULT 'pending', attempts INTEGER NOT NULL DEFAULT 0,"
+            + " next_attempt_at INTEGER, last_error TEXT, created_at INTEGER NOT NULL,"
+            + " PRIMARY KEY (poller, \"partition\", seq))",
+        "CREATE INDEX IF NOT EXISTS "
+            + outbox
+            + "_event_id ON "
+            + outbox
+            + " (poller, \"partition\", event_id)",
+        "CREATE INDEX IF NOT EXISTS "
+            + outbox
+            + "_status_seq ON "
+            + outbox
+            + " (poller, \"partition\", status, seq)",
+        // created_at keeps the outbox row's commit time so that retry restores it.
+        "CREATE TABLE IF NOT EXISTS "
+            + parked
+            + " (poller TEXT NOT NULL, \"partition\" TEXT NOT NULL, id TEXT NOT NULL,"
+            + " kind TEXT NOT NULL, seq INTEGER, event_id TEXT, ordering_key TEXT NOT NULL,"
+            + " event TEXT, item TEXT, error TEXT NOT NULL, attempts INTEGER NOT NULL,"
+            + " parked_at INTEGER NOT NULL, hold_key TEXT, created_at INTEGER,"
+            + " PRIMARY KEY (poller, \"partition\", id))",
+        "CREATE INDEX IF NOT EXISTS "
+            + parked
+            + "_parked_at ON "
+            + parked
+            + " (poller, \"partition\", parked_at)",
+        "CREATE TABLE IF NOT EXISTS "
+            + validators
+            + " (poller TEXT NOT NULL, \"partition\" TEXT NOT NULL, url_hash TEXT NOT NULL,"
+            + " etag TEXT, last_modified TEXT, stored_at INTEGER NOT NULL,"
+            + " PRIMARY KEY (poller, \"partition\", url_hash))",
+        "CREATE TABLE IF NOT EXISTS "
+            + log
+            + " (poller TEXT NOT NULL, \"partition\" TEXT NOT NULL, seq INTEGER NOT NULL,"
+            + " event TEXT NOT NULL, created_at INTEGER NOT NULL,"
+            + " PRIMARY KEY (poller, \"partition\", seq))",
+        "CREATE INDEX IF NOT EXISTS "
+            + log
+            + "_created_at ON "
+            + log
+            + " (poller, \"partition\", created_at)");
+  }
+}
