@@ -33,6 +33,13 @@ public interface FetchContext<C> {
   /** 1-based attempt of this page within the cycle. */
   int attempt();
 
+  /**
+   * The HTTP helper for this fetch: JSON GET/POST on the JDK client, ETag / Last-Modified
+   * validators kept per URL in the store, secrets redacted in errors, Retry-After and RateLimit
+   * headers recorded for the scheduler.
+   */
+  Http http();
+
   /** Ends the fetch early when the engine stops or the tick deadline passes. */
   CancellationToken cancellation();
 

@@ -25,17 +25,16 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The reference implementation of {@link StateStore}: every key's lease, state, items, outbox,
- * parked rows, validators and log live in this process's memory. Use it for tests, demos and
- * {@code tick()} prototypes; everything it holds is lost when the process exits.
+ * parked rows, validators and log live in this process's memory. Use it for tests, demos and {@code
+ * tick()} prototypes; everything it holds is lost when the process exits.
  *
  * <p>It follows the whole contract, epoch fencing included, so code that works against it works
- * against a durable store. Every stored value is an immutable record and every returned
- * collection is an unmodifiable copy, so a caller cannot change what the store holds.
+ * against a durable store. Every stored value is an immutable record and every returned collection
+ * is an unmodifiable copy, so a caller cannot change what the store holds.
  *
  * <p>Thread-safe: one lock serializes every operation, which also makes each {@link #commitPoll}
- * atomic. No operation blocks on anything but that lock. {@link #migrate()} and {@link #close()}
- * do nothing; the store stays usable after {@code close()}. Declares {@link
- * StoreCapabilities#ALL}.
+ * atomic. No operation blocks on anything but that lock. {@link #migrate()} and {@link #close()} do
+ * nothing; the store stays usable after {@code close()}. Declares {@link StoreCapabilities#ALL}.
  *
  * @since 0.1
  */
@@ -177,7 +176,13 @@ public final class MemoryStore implements StateStore {
   public void deleteKey(PollerKey key) {
     Objects.requireNonNull(key, "key");
     synchronized (lock) {
-      keys.remove(key);
+      KeyData d = keys.remove(key);
+      if (d != null && d.lastEpoch > 0) {
+        // Keep the epoch counter: a holder from before the delete must stay fenced out.
+        KeyData fresh = new KeyData();
+        fresh.lastEpoch = d.lastEpoch;
+        keys.put(key, fresh);
+      }
     }
   }
 
@@ -253,7 +258,8 @@ public final class MemoryStore implements StateStore {
         KeyData d = keys.get(key);
         if (d != null) {
           String from = after;
-          Set<String> rest = from == null ? d.items.keySet() : d.items.tailMap(from, false).keySet();
+          Set<String> rest =
+              from == null ? d.items.keySet() : d.items.tailMap(from, false).keySet();
           for (String identity : rest) {
             if (batch.size() == batchSize) {
               break;
@@ -287,10 +293,10 @@ public final class MemoryStore implements StateStore {
   /**
    * {@inheritDoc}
    *
-   * <p>Upserts are applied before deletes. An event whose sequence is already pending, or
-   * appears twice in the batch, is refused with a {@link StoreException} before anything is
-   * written, as a primary-key violation is in a SQL store: overwriting it would lose an event.
-   * A parked row replaces a parked row with the same id.
+   * <p>Upserts are applied before deletes. An event whose sequence is already pending, or appears
+   * twice in the batch, is refused with a {@link StoreException} before anything is written, as a
+   * primary-key violation is in a SQL store: overwriting it would lose an event. A parked row
+   * replaces a parked row with the same id.
    */
   @Override
   public void commitPoll(PollerKey key, Lease lease, CommitBatch batch, Instant now) {
@@ -375,7 +381,11 @@ public final class MemoryStore implements StateStore {
   /** {@inheritDoc} An unknown sequence is ignored. */
   @Override
   public void recordAttempt(
-      PollerKey key, Lease lease, long sequence, String errorJson, @Nullable Instant nextAttemptAt) {
+      PollerKey key,
+      Lease lease,
+      long sequence,
+      String errorJson,
+      @Nullable Instant nextAttemptAt) {
     Objects.requireNonNull(errorJson, "errorJson");
     synchronized (lock) {
       KeyData d = fenced(key, lease);
@@ -445,8 +455,8 @@ public final class MemoryStore implements StateStore {
    * <p>The re-queued row keeps the parked event id, ordering key and envelope; its {@code
    * createdAt} is the time it was parked. Ids that are not parked are ignored.
    *
-   * @throws StoreException when a poison row lacks its sequence, event id or envelope, so it
-   *     cannot be re-queued; nothing is changed
+   * @throws StoreException when a poison row lacks its sequence, event id or envelope, so it cannot
+   *     be re-queued; nothing is changed
    */
   @Override
   public int retryParked(PollerKey key, Collection<String> ids) {
@@ -482,8 +492,7 @@ public final class MemoryStore implements StateStore {
         String event = p.event();
         if (p.kind() == ParkedKind.POISON && sequence != null && eventId != null && event != null) {
           d.outbox.put(
-              sequence,
-              OutboxRow.pending(sequence, eventId, p.orderingKey(), event, p.parkedAt()));
+              sequence, OutboxRow.pending(sequence, eventId, p.orderingKey(), event, p.parkedAt()));
         }
       }
       return found.size();

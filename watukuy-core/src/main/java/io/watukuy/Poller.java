@@ -51,6 +51,7 @@ public final class Poller<T> {
   private final EventLog log;
   private final Supplier<List<String>> partitions;
   private final boolean partitioned;
+  private final java.time.Duration requestTimeout;
 
   private Poller(Builder<T, ?> b) {
     this.name = b.name;
@@ -71,6 +72,7 @@ public final class Poller<T> {
     this.log = b.log;
     this.partitions = b.partitions;
     this.partitioned = b.partitioned;
+    this.requestTimeout = b.requestTimeout;
   }
 
   private static <V> V required(@Nullable V value, String poller, String field) {
@@ -167,6 +169,11 @@ public final class Poller<T> {
     return p == null ? List.of() : p;
   }
 
+  /** Whole-request timeout of {@code ctx.http()} calls. Default 30 s. */
+  public java.time.Duration requestTimeout() {
+    return requestTimeout;
+  }
+
   /** Whether the poller declared partitions. */
   public boolean partitioned() {
     return partitioned;
@@ -204,6 +211,7 @@ public final class Poller<T> {
     private EventLog log = EventLog.DISABLED;
     private Supplier<List<String>> partitions = () -> List.of("");
     private boolean partitioned;
+    private java.time.Duration requestTimeout = RequestOptions.DEFAULT_REQUEST_TIMEOUT;
 
     private Builder(String name, Class<T> type) {
       this.name = name;
@@ -360,6 +368,18 @@ public final class Poller<T> {
     public Builder<T, C> partitions(Supplier<List<String>> partitions) {
       this.partitions = Objects.requireNonNull(partitions, "partitions");
       this.partitioned = true;
+      return this;
+    }
+
+    /**
+     * Whole-request timeout of {@code ctx.http()} calls (connect timeout is 10 s). Default 30 s.
+     *
+     * @throws ConfigException if not positive
+     */
+    public Builder<T, C> requestTimeout(java.time.Duration timeout) {
+      if (timeout.isNegative() || timeout.isZero())
+        throw new ConfigException("poller " + name + ": request.timeout must be > 0, but was " + timeout);
+      this.requestTimeout = timeout;
       return this;
     }
 

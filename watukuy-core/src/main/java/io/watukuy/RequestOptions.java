@@ -32,7 +32,7 @@ public final class RequestOptions {
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
 
   /**
-   * Time allowed for a whole request, from sending it to the end of the response headers: 30 s
+   * Time allowed for a whole request, from sending it until the response body is read: 30 s
    * (DESIGN.md defaults). The poller's {@code request.timeout} replaces it for every request of
    * the poller; {@link Builder#timeout(Duration)} replaces it for one request.
    */

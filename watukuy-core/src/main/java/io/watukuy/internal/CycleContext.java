@@ -14,4 +14,5 @@ record CycleContext(
     String instanceId,
     Duration leaseTtl,
     WatukuyListener listener,
-    Dispatcher dispatcher) {}
+    Dispatcher dispatcher,
+    java.util.function.Supplier<java.net.http.HttpClient> httpClient) {}

@@ -95,7 +95,7 @@ public final class Engine implements Watukuy {
     Dispatcher dispatcher =
         new Dispatcher(store, time, rnd, this.executor, new Semaphore(delivery.concurrency()),
             listener, delivery.dispatchBatchSize());
-    CycleContext cx = new CycleContext(store, time, rnd, id, leaseTtl, listener, dispatcher);
+    CycleContext cx = new CycleContext(store, time, rnd, id, leaseTtl, listener, dispatcher, this::httpClient);
     Duration shortest = MAX_PASS_INTERVAL;
     for (Poller<?> p : pollers) {
       Poller<Object> po = (Poller<Object>) p;
@@ -104,6 +104,15 @@ public final class Engine implements Watukuy {
       if (p.schedule().min().compareTo(shortest) < 0) shortest = p.schedule().min();
     }
     this.passInterval = shortest;
+  }
+
+  private java.net.http.@Nullable HttpClient http;
+
+  private java.net.http.HttpClient httpClient() {
+    synchronized (lock) {
+      if (http == null) http = io.watukuy.internal.http.HttpClients.newDefault();
+      return http;
+    }
   }
 
   private static ThreadFactory daemonThreads() {

@@ -210,6 +210,8 @@ final class KeyCycle {
     Page<Object> page;
     try {
       page = ((io.watukuy.Fetcher<Object, Object>) poller.fetch()).fetch(ctx);
+    } catch (io.watukuy.internal.http.NotModified e) {
+      return Page.notModified();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new FetchException(poller.name(), run.key.partition(), pageNo, -1, "fetch interrupted", e);
@@ -217,12 +219,19 @@ final class KeyCycle {
       if (e instanceof io.watukuy.HttpStatusException || e instanceof io.watukuy.BudgetTimeoutException) throw e;
       throw new FetchException(poller.name(), run.key.partition(), pageNo, -1, "fetch failed: " + e.getMessage(), e);
     } catch (Exception e) {
+      if (notModifiedCause(e)) return Page.notModified();
       throw new FetchException(poller.name(), run.key.partition(), pageNo, -1,
           "fetch threw " + e.getClass().getSimpleName() + ": " + e.getMessage(), e);
     }
     if (page == null)
       throw new FetchException(poller.name(), run.key.partition(), pageNo, -1, "fetch returned no page (null)", null);
     return page;
+  }
+
+  private static boolean notModifiedCause(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause())
+      if (t instanceof io.watukuy.internal.http.NotModified) return true;
+    return false;
   }
 
   /** Identity, version, ordering key and JSON form of every item; any bad item fails the page. */
@@ -441,6 +450,7 @@ final class KeyCycle {
     int parked;
     boolean truncated;
     boolean notModified;
+    io.watukuy.@Nullable HttpResult lastResponse;
     final long startedNanos;
 
     Run(PollerKey key, Lease lease, @Nullable Attached attached, RunLimits limits) {
@@ -469,10 +479,11 @@ final class KeyCycle {
   }
 
   /** The fetch context of one page request. */
-  private final class Ctx implements FetchContext<Object> {
+  private final class Ctx implements FetchContext<Object>, io.watukuy.internal.http.HttpScope {
     private final Run run;
     private final @Nullable Object cursor;
     private final int page;
+    private io.watukuy.@Nullable Http http;
 
     Ctx(Run run, @Nullable Object cursor, int page) {
       this.run = run;
@@ -518,6 +529,50 @@ final class KeyCycle {
     @Override
     public Logger logger() {
       return pollerLog;
+    }
+
+    @Override
+    public io.watukuy.Http http() {
+      if (http == null) http = new io.watukuy.internal.http.DefaultHttp(cx.httpClient().get(), this);
+      return http;
+    }
+
+    // ---- HttpScope
+
+    @Override
+    public boolean trustNotModified() {
+      // Only a one-page listing can be vouched for by one 304 (DESIGN.md "304 Not Modified").
+      return page == 1 && run.previousPages() == 1;
+    }
+
+    @Override
+    public io.watukuy.@Nullable HttpValidator loadValidator(String urlHash) {
+      return cx.store().getValidator(run.key, urlHash).orElse(null);
+    }
+
+    @Override
+    public void storeValidator(String urlHash, io.watukuy.HttpValidator validator) {
+      cx.store().setValidator(run.key, run.keeper.lease(), urlHash, validator);
+    }
+
+    @Override
+    public Instant now() {
+      return cx.time().now();
+    }
+
+    @Override
+    public java.time.Duration requestTimeout() {
+      return poller.requestTimeout();
+    }
+
+    @Override
+    public Set<String> secretValues() {
+      return Set.of();
+    }
+
+    @Override
+    public void observe(io.watukuy.HttpResult result) {
+      run.lastResponse = result;
     }
   }
 }

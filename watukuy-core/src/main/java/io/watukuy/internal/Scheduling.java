@@ -6,7 +6,6 @@ import io.watukuy.ScheduleState;
 import io.watukuy.ScheduleState.DueReason;
 import io.watukuy.ScheduleState.Status;
 import io.watukuy.WatukuyListener;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
@@ -62,7 +61,9 @@ final class Scheduling {
         new ScheduleState.LastPoll(now, run.pages, 0, run.committed, true, false, run.durationMs());
     HttpStatusException http = httpCause(e);
     if (http != null && http.isThrottle()) {
-      Instant until = retryAfter(http, now, poller.schedule().min());
+      Instant until =
+          io.watukuy.internal.http.RetryAfter.parse(http.header("retry-after"), http.header("date"), now)
+              .orElse(now.plus(poller.schedule().min()));
       Dispatcher.safe(() -> listener.onThrottled(run.key, until));
       return new ScheduleState(ScheduleState.FORMAT_VERSION, Status.THROTTLED, s.paused(), until, DueReason.THROTTLE,
           s.intervalMs(), s.consecutiveFailures(), until, s.circuit(), last, error, s.lastReconcileAt(), s.backfill());
@@ -84,19 +85,5 @@ final class Scheduling {
     return null;
   }
 
-  private static Instant retryAfter(HttpStatusException e, Instant now, Duration fallback) {
-    String v = e.header("retry-after");
-    if (v != null) {
-      try {
-        return now.plusSeconds(Long.parseLong(v.trim()));
-      } catch (NumberFormatException ignored) {
-        try {
-          return java.time.ZonedDateTime.parse(v.trim(), java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
-        } catch (RuntimeException alsoIgnored) {
-          // fall through to the default wait
-        }
-      }
-    }
-    return now.plus(fallback);
-  }
+
 }

@@ -19,7 +19,6 @@ import io.watukuy.PollerState;
 import io.watukuy.ScheduleState;
 import io.watukuy.StatePatch;
 import io.watukuy.StateStore;
-import io.watukuy.StoreCapabilities;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -31,10 +30,10 @@ import java.util.Set;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The contract every {@link StateStore} passes (Stores document, "The StateStore contract";
@@ -42,9 +41,9 @@ import org.jspecify.annotations.Nullable;
  * and parked lifecycles, items and snapshot streaming, state patches, HTTP validators and the
  * replay log.
  *
- * <p>Extend it with a class that returns a fresh, empty store from {@link #newStore()}; the
- * suite calls {@link StateStore#migrate()} itself before each test and {@link
- * #destroy(StateStore)} after it:
+ * <p>Extend it with a class that returns a fresh, empty store from {@link #newStore()}; the suite
+ * calls {@link StateStore#migrate()} itself before each test and {@link #destroy(StateStore)} after
+ * it:
  *
  * <pre>{@code
  * class MyStoreContractTest extends StoreContractTest {
@@ -52,11 +51,11 @@ import org.jspecify.annotations.Nullable;
  * }
  * }</pre>
  *
- * <p>Every {@code now} is a fixed instant derived from {@link #T0}, with millisecond precision,
- * so the suite never reads the clock and a store may keep instants in milliseconds. Tests of an
+ * <p>Every {@code now} is a fixed instant derived from {@link #T0}, with millisecond precision, so
+ * the suite never reads the clock and a store may keep instants in milliseconds. Tests of an
  * optional capability are skipped, not failed, when {@link StateStore#capabilities()} does not
- * declare it. The suite only uses ASCII identities, owners and keys, so ordering does not depend
- * on a database collation.
+ * declare it. The suite only uses ASCII identities, owners and keys, so ordering does not depend on
+ * a database collation.
  *
  * @since 0.1
  */
@@ -74,21 +73,21 @@ public abstract class StoreContractTest {
   private static final int NO_LIMIT = 10_000;
   private static final String OWNER_A = "instance-a";
   private static final String OWNER_B = "instance-b";
+
   /** A URL hash as the engine computes it: 64 hex characters. */
   private static final String URL_HASH = "a".repeat(64);
 
   private @Nullable StateStore store;
 
   /**
-   * A fresh, empty store. Called once before each test; the suite calls {@code migrate()} on
-   * it.
+   * A fresh, empty store. Called once before each test; the suite calls {@code migrate()} on it.
    */
   protected abstract StateStore newStore();
 
   /**
-   * Tears down a store after a test. Defaults to {@link StateStore#close()}; override to also
-   * drop tables, schemas or files. Called once per test, also when the test has already closed
-   * the store.
+   * Tears down a store after a test. Defaults to {@link StateStore#close()}; override to also drop
+   * tables, schemas or files. Called once per test, also when the test has already closed the
+   * store.
    */
   protected void destroy(StateStore store) {
     store.close();
@@ -129,7 +128,8 @@ public abstract class StoreContractTest {
   @Test
   void migrateIsIdempotentAndKeepsStoredData() {
     Lease a = acquire(OWNER_A, T0);
-    commit(a, batch(StatePatch.NONE.withLastSequence(1)).items(item("1", "v1")).events(event(1)), T0);
+    commit(
+        a, batch(StatePatch.NONE.withLastSequence(1)).items(item("1", "v1")).events(event(1)), T0);
 
     store().migrate();
     store().migrate();
@@ -224,7 +224,8 @@ public abstract class StoreContractTest {
     Lease a = acquire(OWNER_A, T0);
     Instant late = a.expiresAt().plusSeconds(5);
 
-    assertThat(store().renewLease(KEY, a, TTL, late)).contains(new Lease(OWNER_A, 1, late.plus(TTL)));
+    assertThat(store().renewLease(KEY, a, TTL, late))
+        .contains(new Lease(OWNER_A, 1, late.plus(TTL)));
   }
 
   @Test
@@ -323,7 +324,10 @@ public abstract class StoreContractTest {
         () ->
             store()
                 .saveState(
-                    KEY, a, StatePatch.NONE.withCursors(Map.of("live", "\"stale\"")), T0.plusSeconds(40)));
+                    KEY,
+                    a,
+                    StatePatch.NONE.withCursors(Map.of("live", "\"stale\"")),
+                    T0.plusSeconds(40)));
     assertThat(snapshot()).isEqualTo(before);
   }
 
@@ -345,8 +349,7 @@ public abstract class StoreContractTest {
     acquire(OWNER_B, a.expiresAt());
     Snapshot before = snapshot();
 
-    assertLeaseLost(
-        () -> store().recordAttempt(KEY, a, 1, errorJson("late"), T0.plusSeconds(60)));
+    assertLeaseLost(() -> store().recordAttempt(KEY, a, 1, errorJson("late"), T0.plusSeconds(60)));
     assertThat(snapshot()).isEqualTo(before);
   }
 
@@ -493,12 +496,13 @@ public abstract class StoreContractTest {
     ScheduleState schedule = ScheduleState.initial(60_000);
     commit(
         a,
-        batch(
-            new StatePatch(
-                Map.of("live", "\"c1\"", "reconcile", "\"r1\""), schedule, 2, 5L)),
+        batch(new StatePatch(Map.of("live", "\"c1\"", "reconcile", "\"r1\""), schedule, 2, 5L)),
         T0);
 
-    commit(a, batch(StatePatch.NONE.withCursors(Map.of("live", "\"c2\"")).withLastSequence(7)), T0.plusSeconds(5));
+    commit(
+        a,
+        batch(StatePatch.NONE.withCursors(Map.of("live", "\"c2\"")).withLastSequence(7)),
+        T0.plusSeconds(5));
 
     PollerState state = store().loadState(KEY).orElseThrow();
     assertThat(state.cursors()).containsExactlyEntriesOf(Map.of("live", "\"c2\""));
@@ -523,7 +527,8 @@ public abstract class StoreContractTest {
             "customer-9",
             T0.plusSeconds(5));
 
-    commit(a, batch(StatePatch.NONE).items(replaced).deletes("2", "never-stored"), T0.plusSeconds(5));
+    commit(
+        a, batch(StatePatch.NONE).items(replaced).deletes("2", "never-stored"), T0.plusSeconds(5));
 
     assertThat(store().loadVersions(KEY, List.of("1", "2", "3")))
         .containsOnlyKeys("1", "3")
@@ -538,7 +543,10 @@ public abstract class StoreContractTest {
     Lease a = acquire(OWNER_A, T0);
 
     commit(a, batch(StatePatch.NONE.withLastSequence(2)).events(event(1), event(2)), T0);
-    commit(a, batch(StatePatch.NONE.withLastSequence(3)).events(event(3)).log(true), T0.plusSeconds(1));
+    commit(
+        a,
+        batch(StatePatch.NONE.withLastSequence(3)).events(event(3)).log(true),
+        T0.plusSeconds(1));
 
     assertThat(store().readLog(KEY, LogRange.ALL, NO_LIMIT))
         .containsExactly(new LoggedEvent(3, event(3).event(), T0.plusSeconds(1)));
@@ -580,7 +588,8 @@ public abstract class StoreContractTest {
   @Test
   void unfencedSaveCreatesAndPatchesStateWithoutTouchingTheLease() {
     Lease a = acquire(OWNER_A, T0);
-    ScheduleState paused = ScheduleState.initial(30_000).withPaused(ScheduleState.PauseReason.MANUAL);
+    ScheduleState paused =
+        ScheduleState.initial(30_000).withPaused(ScheduleState.PauseReason.MANUAL);
 
     store().saveStateUnfenced(KEY, StatePatch.schedule(paused), T0.plusSeconds(1));
     store().saveStateUnfenced(KEY, StatePatch.NONE.withCursors(Map.of()), T0.plusSeconds(2));
@@ -629,7 +638,8 @@ public abstract class StoreContractTest {
             new ScheduleState.LastError(
                 "HttpStatusException", "HTTP 503 from https://api.example.com/orders?page=2", T0),
             T0.minusSeconds(3_600),
-            new ScheduleState.Backfill("2023-01-01T00:00:00Z", "\"tok|en\\x\"", true, "{\"page\":3}"));
+            new ScheduleState.Backfill(
+                "2023-01-01T00:00:00Z", "\"tok|en\\x\"", true, "{\"page\":3}"));
     Map<String, String> cursors =
         Map.of(
             "live", "{\"after\":\"2023-12-31T23:59:59.999Z\",\"id\":12345678901234567890}",
@@ -663,7 +673,8 @@ public abstract class StoreContractTest {
             PollerKey.of("orders", "b"),
             PollerKey.of("users"));
     assertThat(store().listKeys("orders"))
-        .containsExactly(PollerKey.of("orders"), PollerKey.of("orders", "a"), PollerKey.of("orders", "b"));
+        .containsExactly(
+            PollerKey.of("orders"), PollerKey.of("orders", "a"), PollerKey.of("orders", "b"));
     assertThat(store().listKeys("nobody")).isEmpty();
   }
 
@@ -691,6 +702,17 @@ public abstract class StoreContractTest {
     // The old holder is fenced out, and anyone may take the key at once.
     assertLeaseLost(() -> store().ackEvents(KEY, a, List.of(1L)));
     assertThat(store().acquireLease(KEY, OWNER_B, TTL, T0.plusSeconds(1))).isPresent();
+  }
+
+  @Test
+  void deleteKeyKeepsTheEpochCounterSoAnEarlierHolderStaysFencedOut() {
+    Lease first = acquire(OWNER_A, T0);
+    store().deleteKey(KEY);
+
+    Lease again = store().acquireLease(KEY, OWNER_A, TTL, T0).orElseThrow();
+
+    assertThat(again.epoch()).isGreaterThan(first.epoch());
+    assertLeaseLost(() -> store().saveState(KEY, first, StatePatch.NONE, T0));
   }
 
   // ------------------------------------------------------------------ items
@@ -771,7 +793,10 @@ public abstract class StoreContractTest {
   void loadPendingReturnsRowsInSequenceOrderWhateverTheirNextAttempt() {
     Lease a = acquire(OWNER_A, T0);
     commit(a, batch(StatePatch.NONE.withLastSequence(2)).events(event(1), event(2)), T0);
-    commit(a, batch(StatePatch.NONE.withLastSequence(4)).events(event(3), event(4)), T0.plusSeconds(1));
+    commit(
+        a,
+        batch(StatePatch.NONE.withLastSequence(4)).events(event(3), event(4)),
+        T0.plusSeconds(1));
     // Row 1 waits far in the future, row 3 a little: both stay in place.
     store().recordAttempt(KEY, a, 1, errorJson("boom"), T0.plus(Duration.ofDays(1)));
     store().recordAttempt(KEY, a, 3, errorJson("boom"), T0.plusSeconds(5));
@@ -840,7 +865,8 @@ public abstract class StoreContractTest {
     Lease a = acquire(OWNER_A, T0);
     commit(a, batch(StatePatch.NONE.withLastSequence(2)).events(event(1), event(2)), T0);
     String firstError = errorJson("first");
-    String bothErrors = "[" + firstError.substring(1, firstError.length() - 1) + ",{\"attempt\":2}]";
+    String bothErrors =
+        "[" + firstError.substring(1, firstError.length() - 1) + ",{\"attempt\":2}]";
 
     store().recordAttempt(KEY, a, 1, firstError, T0.plusSeconds(1));
     OutboxRow afterOne = store().loadPending(KEY, 0, 1).get(0);
@@ -849,7 +875,8 @@ public abstract class StoreContractTest {
 
     assertThat(afterOne)
         .isEqualTo(
-            new OutboxRow(1, "evt-1", "ok-1", event(1).event(), 1, T0.plusSeconds(1), firstError, T0));
+            new OutboxRow(
+                1, "evt-1", "ok-1", event(1).event(), 1, T0.plusSeconds(1), firstError, T0));
     assertThat(afterTwo)
         .isEqualTo(new OutboxRow(1, "evt-1", "ok-1", event(1).event(), 2, null, bothErrors, T0));
     assertThat(store().loadPending(KEY, 1, 1)).containsExactly(event(2));
@@ -924,12 +951,16 @@ public abstract class StoreContractTest {
   @Test
   void retryRemovesParkedInvalidItemsWithoutQueueingAnything() {
     Lease a = acquire(OWNER_A, T0);
-    commit(a, batch(StatePatch.NONE).parked(invalid("inv-1", T0), invalid("inv-2", T0.plusSeconds(1))), T0);
+    commit(
+        a,
+        batch(StatePatch.NONE).parked(invalid("inv-1", T0), invalid("inv-2", T0.plusSeconds(1))),
+        T0);
 
     int retried = store().retryParked(KEY, List.of("inv-1"));
 
     assertThat(retried).isEqualTo(1);
-    assertThat(store().listParked(KEY, null, NO_LIMIT)).containsExactly(invalid("inv-2", T0.plusSeconds(1)));
+    assertThat(store().listParked(KEY, null, NO_LIMIT))
+        .containsExactly(invalid("inv-2", T0.plusSeconds(1)));
     assertThat(store().countPending(KEY)).isZero();
   }
 
@@ -938,7 +969,8 @@ public abstract class StoreContractTest {
     Lease a = acquire(OWNER_A, T0);
     commit(a, batch(StatePatch.NONE.withLastSequence(2)).events(event(1), event(2)), T0);
     store().parkEvent(KEY, a, poison(event(1), 3, T0.plusSeconds(1), "ok-1"));
-    commit(a, batch(StatePatch.NONE).parked(invalid("inv-1", T0.plusSeconds(2))), T0.plusSeconds(2));
+    commit(
+        a, batch(StatePatch.NONE).parked(invalid("inv-1", T0.plusSeconds(2))), T0.plusSeconds(2));
 
     int discarded = store().discardParked(KEY, List.of("1", "inv-1"));
 
@@ -976,7 +1008,8 @@ public abstract class StoreContractTest {
     assertThat(store().listParked(KEY, null, NO_LIMIT))
         .containsExactly(invalidEarly, poison2, poison1, invalidLate);
     assertThat(store().listParked(KEY, null, 2)).containsExactly(invalidEarly, poison2);
-    assertThat(store().listParked(KEY, ParkedKind.POISON, NO_LIMIT)).containsExactly(poison2, poison1);
+    assertThat(store().listParked(KEY, ParkedKind.POISON, NO_LIMIT))
+        .containsExactly(poison2, poison1);
     assertThat(store().listParked(KEY, ParkedKind.INVALID, 1)).containsExactly(invalidEarly);
     assertThat(store().countParked(KEY)).isEqualTo(4);
   }
@@ -1005,7 +1038,9 @@ public abstract class StoreContractTest {
     Lease a = acquire(OWNER_A, T0);
     String otherHash = "c".repeat(64);
     store().setValidator(KEY, a, URL_HASH, new HttpValidator("\"v1\"", null, T0));
-    store().setValidator(KEY, a, otherHash, new HttpValidator(null, "Sun, 31 Dec 2023 00:00:00 GMT", T0));
+    store()
+        .setValidator(
+            KEY, a, otherHash, new HttpValidator(null, "Sun, 31 Dec 2023 00:00:00 GMT", T0));
 
     HttpValidator replacement = new HttpValidator("\"v2\"", null, T0.plusSeconds(60));
     store().setValidator(KEY, a, URL_HASH, replacement);
@@ -1180,9 +1215,7 @@ public abstract class StoreContractTest {
   private void seed(Lease lease) {
     commit(
         lease,
-        batch(
-                new StatePatch(
-                    Map.of("live", "\"cursor-1\""), ScheduleState.initial(30_000), 1, 3L))
+        batch(new StatePatch(Map.of("live", "\"cursor-1\""), ScheduleState.initial(30_000), 1, 3L))
             .items(item("1", "v1"), item("2", "v1"))
             .events(event(1), event(2), event(3))
             .log(true)
@@ -1269,13 +1302,7 @@ public abstract class StoreContractTest {
   private static ItemRow item(String identity, @Nullable String version) {
     String hash = Integer.toHexString((identity + "|" + version).hashCode());
     return new ItemRow(
-        identity,
-        version,
-        "0".repeat(64 - hash.length()) + hash,
-        1,
-        null,
-        "ok-" + identity,
-        T0);
+        identity, version, "0".repeat(64 - hash.length()) + hash, 1, null, "ok-" + identity, T0);
   }
 
   private static OutboxRow event(long sequence) {

@@ -29,6 +29,10 @@ import java.util.HexFormat;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,7 +58,7 @@ import org.slf4j.LoggerFactory;
  *       redacted body.
  * </ol>
  *
- * Not thread-safe beyond what one fetch call needs.
+ * Holds no mutable state of its own: as thread-safe as its scope.
  */
 public final class DefaultHttp implements Http {
 
@@ -110,6 +114,7 @@ public final class DefaultHttp implements Http {
 
     String urlHash = sha256Hex(target);
     @Nullable HttpValidator stored = scope.loadValidator(urlHash);
+    if (stored != null && stored.etag() == null && stored.lastModified() == null) stored = null;
     Response first = send("GET", uri, target, options, BodyPublishers.noBody(), null, stored);
     if (first.status() != 304) {
       remember(urlHash, stored, first);
@@ -217,35 +222,13 @@ public final class DefaultHttp implements Http {
     options.headers().forEach(request::setHeader);
     if (contentType != null) request.setHeader("Content-Type", contentType);
     if (validator != null) {
-      if (validator.etag() != null) request.setHeader(IF_NONE_MATCH, validator.etag());
-      if (validator.lastModified() != null) {
-        request.setHeader(IF_MODIFIED_SINCE, validator.lastModified());
-      }
+      @Nullable String etag = validator.etag();
+      @Nullable String lastModified = validator.lastModified();
+      if (etag != null) request.setHeader(IF_NONE_MATCH, etag);
+      if (lastModified != null) request.setHeader(IF_MODIFIED_SINCE, lastModified);
     }
 
-    HttpResponse<byte[]> response;
-    try {
-      response = client.send(request.build(), BodyHandlers.ofByteArray());
-    } catch (HttpConnectTimeoutException e) {
-      String connect =
-          client.connectTimeout().map(d -> " within " + d.toMillis() + " ms").orElse("");
-      throw new UncheckedIOException(
-          method + " " + redactor.url(target) + " failed: could not connect" + connect, e);
-    } catch (HttpTimeoutException e) {
-      throw new UncheckedIOException(
-          method + " " + redactor.url(target) + " timed out after " + timeout.toMillis()
-              + " ms (request timeout)",
-          e);
-    } catch (IOException e) {
-      throw new UncheckedIOException(
-          method + " " + redactor.url(target) + " failed: " + describe(e), e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      String message = method + " " + redactor.url(target) + " interrupted";
-      InterruptedIOException cause = new InterruptedIOException(message);
-      cause.initCause(e);
-      throw new UncheckedIOException(message, cause);
-    }
+    HttpResponse<byte[]> response = exchange(method, target, request.build(), timeout);
 
     Response result =
         new Response(
@@ -261,6 +244,54 @@ public final class DefaultHttp implements Http {
         scope.poller(), scope.partition(), scope.page(), method, result.url(), result.status());
     scope.observe(result);
     return result;
+  }
+
+  // HttpRequest.timeout() stops at the response headers; the bounded get() also covers the body.
+  private HttpResponse<byte[]> exchange(
+      String method, String target, HttpRequest request, Duration timeout) {
+    CompletableFuture<HttpResponse<byte[]>> future =
+        client.sendAsync(request, BodyHandlers.ofByteArray());
+    try {
+      return future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      future.cancel(true);
+      throw timedOut(method, target, timeout, new HttpTimeoutException("request timed out"));
+    } catch (InterruptedException e) {
+      future.cancel(true);
+      Thread.currentThread().interrupt();
+      String message = method + " " + redactor.url(target) + " interrupted";
+      InterruptedIOException cause = new InterruptedIOException(message);
+      cause.initCause(e);
+      throw new UncheckedIOException(message, cause);
+    } catch (ExecutionException e) {
+      Throwable failure = e.getCause() == null ? e : e.getCause();
+      if (failure instanceof HttpConnectTimeoutException connect) {
+        String within =
+            client.connectTimeout().map(d -> " within " + d.toMillis() + " ms").orElse("");
+        throw new UncheckedIOException(
+            method + " " + redactor.url(target) + " failed: could not connect" + within, connect);
+      }
+      if (failure instanceof HttpTimeoutException timeoutFailure) {
+        throw timedOut(method, target, timeout, timeoutFailure);
+      }
+      if (failure instanceof IOException io) {
+        throw new UncheckedIOException(
+            method + " " + redactor.url(target) + " failed: " + describe(io), io);
+      }
+      if (failure instanceof RuntimeException runtime) throw runtime;
+      if (failure instanceof Error error) throw error;
+      throw new IllegalStateException(
+          method + " " + redactor.url(target) + " failed: " + failure.getClass().getName(),
+          failure);
+    }
+  }
+
+  private UncheckedIOException timedOut(
+      String method, String target, Duration timeout, HttpTimeoutException cause) {
+    return new UncheckedIOException(
+        method + " " + redactor.url(target) + " timed out after " + timeout.toMillis()
+            + " ms (request timeout)",
+        cause);
   }
 
   private void remember(String urlHash, @Nullable HttpValidator stored, Response response) {

@@ -112,14 +112,14 @@ public final class RateLimitHeaders {
                 }
               });
     }
-    RateLimitInfo best = null;
+    @Nullable RateLimitInfo best = null;
     for (Member m : members.get()) {
       if (m.key() != null || !(m.value() instanceof String name)) return Optional.empty();
-      Long remaining = m.longParam("r");
+      @Nullable Long remaining = m.longParam("r");
       if (remaining == null || remaining < 0) continue;
-      Member policy = policies.get(name);
-      Long t = m.longParam("t");
-      Long window = policy == null ? null : policy.longParam("w");
+      @Nullable Member policy = policies.get(name);
+      @Nullable Long t = m.longParam("t");
+      @Nullable Long window = policy == null ? null : policy.longParam("w");
       Instant reset;
       if (t != null && t >= 0) {
         reset = resetAt(t, date, now);
@@ -128,7 +128,7 @@ public final class RateLimitHeaders {
       } else {
         continue;
       }
-      Long quota = policy == null ? null : policy.longParam("q");
+      @Nullable Long quota = policy == null ? null : policy.longParam("q");
       RateLimitInfo info =
           new RateLimitInfo(remaining, reset, quota != null && quota >= 0 ? quota : null, name);
       if (best == null
@@ -144,9 +144,9 @@ public final class RateLimitHeaders {
       String rateLimit, @Nullable String policyField, @Nullable String date, Instant now) {
     Optional<List<Member>> members = StructuredFields.parse(rateLimit);
     if (members.isEmpty()) return Optional.empty();
-    Long remaining = null;
-    Long reset = null;
-    Long limit = null;
+    @Nullable Long remaining = null;
+    @Nullable Long reset = null;
+    @Nullable Long limit = null;
     for (Member m : members.get()) {
       if (m.key() == null) return Optional.empty();
       if (!(m.value() instanceof Long v) || v < 0) continue;
@@ -172,16 +172,16 @@ public final class RateLimitHeaders {
       @Nullable String policy,
       @Nullable String date,
       Instant now) {
-    Long remaining = firstInteger(headers, prefix + "remaining");
-    Long reset = firstInteger(headers, prefix + "reset");
+    @Nullable Long remaining = firstInteger(headers, prefix + "remaining");
+    @Nullable Long reset = firstInteger(headers, prefix + "reset");
     if (remaining == null || reset == null) return Optional.empty();
-    Long limit = firstInteger(headers, prefix + "limit");
+    @Nullable Long limit = firstInteger(headers, prefix + "limit");
     return Optional.of(new RateLimitInfo(remaining, resetAt(reset, date, now), limit, policy));
   }
 
   // The fields are single Integers, but early drafts allowed "100, 100;w=60" in the limit.
   private static @Nullable Long firstInteger(Map<String, List<String>> headers, String name) {
-    String value = joined(headers, name);
+    @Nullable String value = joined(headers, name);
     if (value == null) return null;
     Optional<List<Member>> members = StructuredFields.parse(value);
     if (members.isEmpty() || members.get().isEmpty()) return null;
@@ -189,7 +189,7 @@ public final class RateLimitHeaders {
   }
 
   private static boolean fromCache(Map<String, List<String>> headers) {
-    String age = first(headers, "age");
+    @Nullable String age = first(headers, "age");
     if (age == null) return false;
     String v = age.strip();
     return !v.isEmpty() && v.chars().allMatch(c -> c >= '0' && c <= '9') && !v.matches("0+");

@@ -65,7 +65,7 @@ final class StructuredFields {
   }
 
   private Member member() {
-    String key = null;
+    @Nullable String key = null;
     Object value;
     if (isKeyStart(peek())) {
       key = key();

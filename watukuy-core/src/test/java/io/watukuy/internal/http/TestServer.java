@@ -26,7 +26,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class TestServer implements AutoCloseable {
 
-  record Reply(int status, List<String[]> headers, byte[] body, Duration delay) {}
+  record Reply(
+      int status, List<String[]> headers, byte[] body, Duration delay, Duration bodyDelay) {}
 
   record Recorded(
       String method,
@@ -73,7 +74,16 @@ final class TestServer implements AutoCloseable {
   TestServer replyAfter(Duration delay, int status, String body, String... headers) {
     List<String[]> pairs = new ArrayList<>();
     for (int i = 0; i < headers.length; i += 2) pairs.add(new String[] {headers[i], headers[i + 1]});
-    replies.add(new Reply(status, pairs, body.getBytes(StandardCharsets.UTF_8), delay));
+    replies.add(
+        new Reply(status, pairs, body.getBytes(StandardCharsets.UTF_8), delay, Duration.ZERO));
+    return this;
+  }
+
+  /** Sends the status and headers at once and the body after {@code bodyDelay}. */
+  TestServer replyWithSlowBody(Duration bodyDelay, int status, String body) {
+    replies.add(
+        new Reply(status, List.of(), body.getBytes(StandardCharsets.UTF_8), Duration.ZERO,
+            bodyDelay));
     return this;
   }
 
@@ -97,25 +107,33 @@ final class TestServer implements AutoCloseable {
               body));
       Reply reply = replies.poll();
       if (reply == null) {
-        reply = new Reply(500, List.of(), "no reply scripted".getBytes(StandardCharsets.UTF_8),
-            Duration.ZERO);
+        reply =
+            new Reply(500, List.of(), "no reply scripted".getBytes(StandardCharsets.UTF_8),
+                Duration.ZERO, Duration.ZERO);
       }
-      if (!reply.delay().isZero()) {
-        try {
-          Thread.sleep(reply.delay().toMillis());
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return;
-        }
-      }
+      if (!pause(reply.delay())) return;
       for (String[] h : reply.headers()) exchange.getResponseHeaders().add(h[0], h[1]);
       boolean noBody = reply.body().length == 0 || reply.status() == 304 || reply.status() == 204;
       exchange.sendResponseHeaders(reply.status(), noBody ? -1 : reply.body().length);
       if (!noBody) {
         try (OutputStream out = exchange.getResponseBody()) {
+          out.flush();
+          if (!pause(reply.bodyDelay())) return;
           out.write(reply.body());
         }
       }
+    }
+  }
+
+  // A real delay of the real server, the one place a test may wait on the wall clock.
+  private static boolean pause(Duration delay) {
+    if (delay.isZero()) return true;
+    try {
+      Thread.sleep(delay.toMillis());
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
     }
   }
 

@@ -1,0 +1,403 @@
+package io.watukuy.internal.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.watukuy.HttpResult;
+import io.watukuy.HttpStatusException;
+import io.watukuy.HttpValidator;
+import io.watukuy.RequestOptions;
+import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
+import java.net.ConnectException;
+import java.net.http.HttpClient;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class DefaultHttpTest {
+
+  private static final HttpClient CLIENT = HttpClients.newDefault();
+  private static final String LAST_MODIFIED = "Sun, 06 Nov 1994 08:49:37 GMT";
+
+  record Order(String id, int total) {}
+
+  private final TestServer server = TestServer.start();
+  private final FakeHttpScope scope = new FakeHttpScope();
+  private final DefaultHttp http = new DefaultHttp(CLIENT, scope);
+
+  @AfterEach
+  void stopServer() {
+    server.close();
+  }
+
+  // ---- requests
+
+  @Test
+  void queryMapDropsNullValuesEncodesTheRestAndAppendsToTheUrlQuery() {
+    server.reply(200, "[]");
+    Map<String, Object> query = new LinkedHashMap<>();
+    query.put("updated_since", null);
+    query.put("limit", 500);
+    query.put("after_id", null);
+    query.put("q", "a b&c=d/é+");
+    query.put("since", Instant.parse("2026-01-01T00:00:00Z"));
+
+    http.get(server.url("/orders?sort=updatedAt,id"), RequestOptions.builder().query(query).build());
+
+    assertThat(server.request(0).rawQuery())
+        .isEqualTo(
+            "sort=updatedAt,id&limit=500&q=a%20b%26c%3Dd%2F%C3%A9%2B"
+                + "&since=2026-01-01T00%3A00%3A00Z");
+  }
+
+  @Test
+  void nullQueryValueRemovesAValueSetEarlier() {
+    RequestOptions options =
+        RequestOptions.builder().query("cursor", "abc").query("limit", 10).query("cursor", null)
+            .build();
+
+    assertThat(options.query()).containsExactly(Map.entry("limit", "10"));
+    assertThat(DefaultHttp.withQuery("https://x.test/a?#frag", options.query()))
+        .isEqualTo("https://x.test/a?limit=10#frag");
+  }
+
+  @Test
+  void sendsJsonAcceptAndTheWatukuyUserAgentUnlessTheOptionsReplaceThem() {
+    server.reply(200, "{}").reply(200, "{}");
+
+    http.get(server.url("/a"));
+    http.get(server.url("/b"),
+        RequestOptions.builder().header("accept", "application/vnd.api+json").build());
+
+    assertThat(server.request(0).header("accept")).isEqualTo("application/json");
+    assertThat(server.request(0).header("user-agent")).isEqualTo("watukuy/0.1");
+    assertThat(server.request(1).headers().get("accept"))
+        .containsExactly("application/vnd.api+json");
+  }
+
+  @Test
+  void postSerializesTheBodyWithJacksonAsApplicationJson() {
+    server.reply(201, "{\"id\":\"o-1\",\"total\":3}");
+
+    HttpResult res = http.post(server.url("/orders"), new Order("o-1", 3), RequestOptions.DEFAULT);
+
+    assertThat(res.status()).isEqualTo(201);
+    assertThat(server.request(0).method()).isEqualTo("POST");
+    assertThat(server.request(0).header("content-type")).isEqualTo("application/json");
+    assertThat(server.request(0).body()).isEqualTo("{\"id\":\"o-1\",\"total\":3}");
+  }
+
+  @Test
+  void postSendsAStringBodyAsIsWithTheOptionsContentType() {
+    server.reply(200, "{}");
+
+    http.post(server.url("/graphql"), "query { a }",
+        RequestOptions.builder().header("Content-Type", "application/graphql").build());
+
+    assertThat(server.request(0).header("content-type")).isEqualTo("application/graphql");
+    assertThat(server.request(0).body()).isEqualTo("query { a }");
+  }
+
+  // ---- responses
+
+  @Test
+  void decodesTheBodyIntoARecordAGenericTypeAndATree() {
+    server.reply(200, "[{\"id\":\"o-1\",\"total\":3,\"extra\":true}]", "Content-Type",
+        "application/json");
+
+    HttpResult res = http.get(server.url("/orders"));
+
+    assertThat(res.json(new TypeReference<List<Order>>() {})).containsExactly(new Order("o-1", 3));
+    JsonNode tree = res.json();
+    assertThat(tree.get(0).get("id").asText()).isEqualTo("o-1");
+    assertThat(res.body()).startsWith("[{\"id\"");
+    assertThat(res.header("CONTENT-TYPE")).isEqualTo("application/json");
+    assertThat(res.headers()).containsKey("content-type");
+  }
+
+  @Test
+  void decodesAnObjectBodyIntoARecord() {
+    server.reply(200, "{\"id\":\"o-2\",\"total\":7}");
+
+    assertThat(http.get(server.url("/orders/o-2")).json(Order.class))
+        .isEqualTo(new Order("o-2", 7));
+  }
+
+  @Test
+  void bodyThatIsNotJsonThrowsNamingMethodRedactedUrlAndJacksonProblem() {
+    server.reply(200, "<html>oops</html>");
+    HttpResult res = http.get(server.url("/orders?token=t0p&page=2"));
+
+    assertThatThrownBy(() -> res.json(Order.class))
+        .isInstanceOf(UncheckedIOException.class)
+        .hasMessageStartingWith("GET " + server.url("/orders?token=[redacted]&page=2"))
+        .hasMessageContaining("not valid JSON for Order")
+        .hasMessageContaining("Unexpected character ('<'")
+        .hasMessageNotContaining("t0p");
+  }
+
+  @Test
+  void errorStatusThrowsWithStatusRedactedUrlHeadersAndBodySnippet() {
+    scope.secretValues = Set.of("tok-123");
+    DefaultHttp http = new DefaultHttp(CLIENT, scope); // the redactor is fixed at construction
+    server.reply(
+        401,
+        "{\"error\":\"bad token tok-123\"}",
+        "Authorization", "Bearer tok-123",
+        "Set-Cookie", "sid=abc",
+        "X-Echo", "key tok-123",
+        "X-Request-Id", "r-1");
+
+    HttpStatusException e =
+        catchThrowableOfType(
+            HttpStatusException.class,
+            () ->
+                http.get(
+                    server.url("/orders?api_key=s3cret&page=2"),
+                    RequestOptions.builder().header("Authorization", "Bearer tok-123").build()));
+
+    assertThat(e.status()).isEqualTo(401);
+    assertThat(e.method()).isEqualTo("GET");
+    assertThat(e.url()).isEqualTo(server.url("/orders?api_key=[redacted]&page=2"));
+    assertThat(e.getMessage())
+        .isEqualTo("GET " + server.url("/orders?api_key=[redacted]&page=2") + " returned HTTP 401");
+    assertThat(e.headers().get("authorization")).containsExactly("[redacted]");
+    assertThat(e.headers().get("set-cookie")).containsExactly("[redacted]");
+    assertThat(e.headers().get("x-echo")).containsExactly("key [redacted]");
+    assertThat(e.header("X-Request-Id")).isEqualTo("r-1");
+    assertThat(e.headers().keySet()).allMatch(name -> name.equals(name.toLowerCase()));
+    assertThat(e.bodySnippet()).isEqualTo("{\"error\":\"bad token [redacted]\"}");
+    assertThat(server.request(0).header("authorization")).isEqualTo("Bearer tok-123");
+  }
+
+  @Test
+  void throttleIsObservedBeforeTheExceptionIsThrown() {
+    server.reply(429, "slow down", "Retry-After", "120", "RateLimit", "\"default\";r=0;t=50");
+
+    HttpStatusException e =
+        catchThrowableOfType(HttpStatusException.class, () -> http.get(server.url("/orders")));
+
+    assertThat(e.isThrottle()).isTrue();
+    assertThat(scope.observed).hasSize(1);
+    assertThat(scope.observed.get(0).retryAfter()).contains(FakeHttpScope.NOW.plusSeconds(120));
+    assertThat(scope.observed.get(0).rateLimit().orElseThrow().remaining()).isZero();
+  }
+
+  @Test
+  void bodySnippetIsCutAt2KiBWithoutSplittingACharacter() {
+    server.reply(500, "é".repeat(3000));
+
+    HttpStatusException e =
+        catchThrowableOfType(HttpStatusException.class, () -> http.get(server.url("/big")));
+
+    assertThat(e.bodySnippet()).isEqualTo("é".repeat(1024));
+  }
+
+  // ---- validators
+
+  @Test
+  void etagAndLastModifiedOfA200AreStoredAndEchoedByteForByte() {
+    String url = server.url("/orders?page=1");
+    server.reply(200, "[]", "ETag", "W/\"v1\"", "Last-Modified", LAST_MODIFIED).reply(200, "[]");
+
+    http.get(url);
+    http.get(url);
+
+    String hash = DefaultHttp.sha256Hex(url);
+    assertThat(scope.validators)
+        .containsExactly(
+            Map.entry(hash, new HttpValidator("W/\"v1\"", LAST_MODIFIED, FakeHttpScope.NOW)));
+    assertThat(server.request(0).header("if-none-match")).isNull();
+    assertThat(server.request(1).header("if-none-match")).isEqualTo("W/\"v1\"");
+    assertThat(server.request(1).header("if-modified-since")).isEqualTo(LAST_MODIFIED);
+  }
+
+  @Test
+  void validatorKeyIsTheSha256OfTheFullUrlAfterNullsAreDropped() {
+    assertThat(DefaultHttp.sha256Hex("abc"))
+        .isEqualTo("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    server.reply(200, "[]", "ETag", "\"e\"");
+
+    http.get(server.url("/o"), RequestOptions.builder().query("a", 1).query("b", null).build());
+
+    assertThat(scope.validators).containsOnlyKeys(DefaultHttp.sha256Hex(server.url("/o?a=1")));
+  }
+
+  @Test
+  void trusted304ThrowsNotModifiedAfterOneRequest() {
+    String url = server.url("/orders");
+    scope.validators.put(DefaultHttp.sha256Hex(url), validator("\"v1\"", null));
+    scope.trustNotModified = true;
+    server.reply(304, "");
+
+    assertThatThrownBy(() -> http.get(url))
+        .isInstanceOf(NotModified.class)
+        .hasMessage("GET " + url + " returned HTTP 304 Not Modified");
+    assertThat(server.requests).hasSize(1);
+    assertThat(server.request(0).header("if-none-match")).isEqualTo("\"v1\"");
+    assertThat(scope.observed).hasSize(1);
+  }
+
+  @Test
+  void untrusted304IsRequestedOnceMoreWithoutValidatorsAndThat200IsReturned() {
+    String url = server.url("/orders?page=2");
+    scope.validators.put(DefaultHttp.sha256Hex(url), validator("\"v1\"", LAST_MODIFIED));
+    server.reply(304, "").reply(200, "[{\"id\":\"o-9\",\"total\":1}]", "ETag", "\"v2\"");
+
+    HttpResult res = http.get(url);
+
+    assertThat(res.status()).isEqualTo(200);
+    assertThat(res.json(new TypeReference<List<Order>>() {})).containsExactly(new Order("o-9", 1));
+    assertThat(server.requests).hasSize(2);
+    assertThat(server.request(0).header("if-none-match")).isEqualTo("\"v1\"");
+    assertThat(server.request(1).header("if-none-match")).isNull();
+    assertThat(server.request(1).header("if-modified-since")).isNull();
+    assertThat(scope.validators.get(DefaultHttp.sha256Hex(url)).etag()).isEqualTo("\"v2\"");
+  }
+
+  @Test
+  void a304WithoutAnEtagKeepsTheStoredValidator() {
+    String url = server.url("/orders");
+    HttpValidator stored = validator("W/\"v1\"", LAST_MODIFIED);
+    scope.validators.put(DefaultHttp.sha256Hex(url), stored);
+    scope.trustNotModified = true;
+    server.reply(304, "");
+
+    assertThatThrownBy(() -> http.get(url)).isInstanceOf(NotModified.class);
+    assertThat(scope.validators.get(DefaultHttp.sha256Hex(url))).isEqualTo(stored);
+    assertThat(scope.storeCalls).isEmpty();
+  }
+
+  @Test
+  void a304CarryingANewEtagUpdatesTheStoredValidatorAndKeepsItsLastModified() {
+    String url = server.url("/orders");
+    scope.validators.put(DefaultHttp.sha256Hex(url), validator("\"v1\"", LAST_MODIFIED));
+    scope.trustNotModified = true;
+    server.reply(304, "", "ETag", "\"v1b\"");
+
+    assertThatThrownBy(() -> http.get(url)).isInstanceOf(NotModified.class);
+    assertThat(scope.validators.get(DefaultHttp.sha256Hex(url)))
+        .isEqualTo(new HttpValidator("\"v1b\"", LAST_MODIFIED, FakeHttpScope.NOW));
+  }
+
+  @Test
+  void validatorsOffSendsNoConditionalHeadersAndStoresNothing() {
+    String url = server.url("/orders?since=1700000000");
+    scope.validators.put(DefaultHttp.sha256Hex(url), validator("\"v1\"", LAST_MODIFIED));
+    server.reply(200, "[]", "ETag", "\"v2\"");
+
+    http.get(url, RequestOptions.builder().validators(false).build());
+
+    assertThat(server.request(0).header("if-none-match")).isNull();
+    assertThat(server.request(0).header("if-modified-since")).isNull();
+    assertThat(scope.storeCalls).isEmpty();
+  }
+
+  @Test
+  void conditionalHeadersSetByTheCallerAreSentAsIsAndTheir304Returned() {
+    String url = server.url("/orders");
+    scope.validators.put(DefaultHttp.sha256Hex(url), validator("\"stored\"", null));
+    scope.trustNotModified = true;
+    server.reply(304, "");
+
+    HttpResult res = http.get(url, RequestOptions.builder().header("If-None-Match", "\"mine\"")
+        .build());
+
+    assertThat(res.status()).isEqualTo(304);
+    assertThat(server.request(0).headers().get("if-none-match")).containsExactly("\"mine\"");
+    assertThat(scope.storeCalls).isEmpty();
+  }
+
+  // ---- failures without a response
+
+  @Test
+  void requestTimeoutOfTheOptionsIsHonoured() {
+    server.replyAfter(Duration.ofMillis(700), 200, "[]");
+
+    assertThatThrownBy(
+            () ->
+                http.get(server.url("/slow?api_key=s3cret"),
+                    RequestOptions.builder().timeout(Duration.ofMillis(200)).build()))
+        .isInstanceOf(UncheckedIOException.class)
+        .hasCauseInstanceOf(HttpTimeoutException.class)
+        .hasMessage("GET " + server.url("/slow?api_key=[redacted]")
+            + " timed out after 200 ms (request timeout)");
+  }
+
+  @Test
+  void requestTimeoutCoversReadingTheBody() {
+    server.replyWithSlowBody(Duration.ofMillis(700), 200, "[]");
+
+    assertThatThrownBy(
+            () ->
+                http.get(server.url("/trickle"),
+                    RequestOptions.builder().timeout(Duration.ofMillis(200)).build()))
+        .isInstanceOf(UncheckedIOException.class)
+        .hasCauseInstanceOf(HttpTimeoutException.class)
+        .hasMessageEndingWith("timed out after 200 ms (request timeout)");
+  }
+
+  @Test
+  void requestTimeoutOfThePollerAppliesWhenTheOptionsSetNone() {
+    scope.requestTimeout = Duration.ofMillis(200);
+    server.replyAfter(Duration.ofMillis(700), 200, "[]");
+
+    assertThatThrownBy(() -> http.get(server.url("/slow")))
+        .isInstanceOf(UncheckedIOException.class)
+        .hasMessageEndingWith("timed out after 200 ms (request timeout)");
+  }
+
+  @Test
+  void refusedConnectionThrowsWithTheRedactedUrl() {
+    String url;
+    try (TestServer closed = TestServer.start()) {
+      url = closed.url("/x?password=hunter2");
+    }
+
+    assertThatThrownBy(() -> http.get(url))
+        .isInstanceOf(UncheckedIOException.class)
+        .hasCauseInstanceOf(ConnectException.class)
+        .hasMessageStartingWith("GET " + url.replace("hunter2", "[redacted]") + " failed: ")
+        .hasMessageNotContaining("hunter2");
+  }
+
+  @Test
+  void interruptedRequestRestoresTheInterruptFlag() {
+    server.reply(200, "[]");
+    Thread.currentThread().interrupt();
+    try {
+      assertThatThrownBy(() -> http.get(server.url("/orders")))
+          .isInstanceOf(UncheckedIOException.class)
+          .hasCauseInstanceOf(InterruptedIOException.class)
+          .hasMessageEndingWith(" interrupted");
+      assertThat(Thread.currentThread().isInterrupted()).isTrue();
+    } finally {
+      Thread.interrupted();
+    }
+  }
+
+  @Test
+  void malformedUrlIsRejectedWithoutEchoingSecrets() {
+    assertThatThrownBy(() -> http.get("https://api.test/x?api_key=s3cret&q=a b"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("GET https://api.test/x?api_key=[redacted]&q=a b: not a valid URL")
+        .hasMessageNotContaining("s3cret");
+    assertThatThrownBy(() -> http.get("ftp://api.test/x"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("GET ftp://api.test/x: not an absolute http or https URL");
+  }
+
+  private static HttpValidator validator(String etag, String lastModified) {
+    return new HttpValidator(etag, lastModified, Instant.parse("2026-11-29T00:00:00Z"));
+  }
+}

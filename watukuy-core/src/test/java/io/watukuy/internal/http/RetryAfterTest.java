@@ -1,0 +1,77 @@
+package io.watukuy.internal.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.watukuy.HttpResult;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvFileSource;
+
+/** Values from shared/data/http-headers.md section 1; see src/test/resources/http/PROVENANCE.md. */
+class RetryAfterTest {
+
+  private static final Instant NOW = Instant.parse("2026-11-30T00:00:00Z");
+
+  @ParameterizedTest(name = "[{index}] {0}")
+  @CsvFileSource(resources = "/http/http-dates.tsv", delimiterString = "\t")
+  void httpDateFormsParseAsTheRfcSays(String value, String now, String expected) {
+    assertThat(HttpDates.parse(value, Instant.parse(now)))
+        .isEqualTo(expected.equals("invalid")
+            ? Optional.empty()
+            : Optional.of(Instant.parse(expected)));
+  }
+
+  @ParameterizedTest(name = "[{index}] {0}")
+  @CsvFileSource(resources = "/http/retry-after.tsv", delimiterString = "\t")
+  void retryAfterBecomesAnInstantAfterTheReceiveTime(String value, String now, String expected) {
+    assertThat(RetryAfter.parse(value, null, Instant.parse(now)))
+        .isEqualTo(expected.equals("invalid")
+            ? Optional.empty()
+            : Optional.of(Instant.parse(expected)));
+  }
+
+  @Test
+  void surroundingWhitespaceIsNotPartOfTheValue() {
+    assertThat(RetryAfter.parse("  120 ", null, NOW)).contains(NOW.plusSeconds(120));
+  }
+
+  @Test
+  void absentRetryAfterIsEmpty() {
+    assertThat(RetryAfter.parse(null, null, NOW)).isEmpty();
+  }
+
+  @Test
+  void dateIsReadAgainstTheResponseDateSoServerClockSkewCancelsOut() {
+    // The draft's 429 example: retry 5 s after the response's Date, whatever our clock says.
+    assertThat(
+            RetryAfter.parse(
+                "Mon, 05 Aug 2019 09:27:05 GMT", "Mon, 05 Aug 2019 09:27:00 GMT", NOW))
+        .contains(NOW.plusSeconds(5));
+  }
+
+  @Test
+  void farFutureDateIsClampedToTheMaximumWait() {
+    assertThat(RetryAfter.parse("Fri, 01 Jan 2100 00:00:00 GMT", null, NOW))
+        .contains(NOW.plus(HttpResult.MAX_WAIT));
+  }
+
+  @Test
+  void resultReadsRetryAfterAndDateFromItsHeaders() {
+    HttpResult res =
+        HttpResult.of(
+            503,
+            "GET",
+            "https://api.test/x",
+            Map.of(
+                "Retry-After", List.of("Mon, 05 Aug 2019 09:27:05 GMT"),
+                "Date", List.of("Mon, 05 Aug 2019 09:27:00 GMT")),
+            new byte[0],
+            NOW);
+
+    assertThat(res.retryAfter()).contains(NOW.plusSeconds(5));
+  }
+}

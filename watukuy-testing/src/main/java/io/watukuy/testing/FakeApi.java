@@ -1,0 +1,253 @@
+package io.watukuy.testing;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.watukuy.Fetcher;
+import io.watukuy.Page;
+import io.watukuy.TimeSource;
+import io.watukuy.Watermark;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An in-memory vendor API that serves every cursor strategy from one data set: a keyset
+ * {@code updated_since + after_id} listing (timestamp), a change feed with tombstones (token),
+ * numbered pages of the whole listing (page and snapshotDiff), and an {@code after_id} keyset
+ * (custom). Items are JSON objects {@code {"id", "updatedAt", "rev", ...fields}}, where
+ * {@code updatedAt} is ISO-8601 UTC with milliseconds and {@code rev} counts the item's changes.
+ *
+ * <p>Mutations: {@link #put} (create or update, stamped now), {@link #putAt} (stamped with a
+ * chosen time, for ties at a page boundary), {@link #stage} / {@link #commit} (a late commit:
+ * stamped when staged, visible when committed), {@link #delete}. Faults: {@link #failNext}.
+ * Thread-safe (one lock).
+ *
+ * @since 0.1
+ */
+public final class FakeApi {
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+  private static final DateTimeFormatter ISO_MILLIS =
+      DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
+
+  private final TimeSource time;
+  private final Object lock = new Object();
+  // Guarded by lock
+  private final TreeMap<String, ObjectNode> items = new TreeMap<>();
+  // Guarded by lock
+  private final Map<String, ObjectNode> staged = new HashMap<>();
+  // Guarded by lock: the change feed, one entry per visible mutation
+  private final List<Change> feed = new ArrayList<>();
+  // Guarded by lock
+  private final List<Supplier<RuntimeException>> faults = new ArrayList<>();
+  private final AtomicInteger requests = new AtomicInteger();
+
+  public FakeApi(TimeSource time) {
+    this.time = Objects.requireNonNull(time, "time");
+  }
+
+  /** ISO-8601 UTC with milliseconds, the API's own timestamp shape. */
+  public static String iso(Instant at) {
+    return ISO_MILLIS.format(at.truncatedTo(ChronoUnit.MILLIS));
+  }
+
+  // ---- mutations
+
+  /** Creates or updates an item, stamped now. Returns the stored item. */
+  public JsonNode put(String id, Map<String, ?> fields) {
+    return putAt(id, fields, time.now());
+  }
+
+  /** Creates or updates an item with the given {@code updatedAt}. */
+  public JsonNode putAt(String id, Map<String, ?> fields, Instant updatedAt) {
+    synchronized (lock) {
+      ObjectNode n = build(id, fields, updatedAt);
+      items.put(id, n);
+      feed.add(new Change(id, n.deepCopy(), false));
+      return n.deepCopy();
+    }
+  }
+
+  /** A late commit: stamped now, invisible until {@link #commit}. */
+  public void stage(String id, Map<String, ?> fields) {
+    synchronized (lock) {
+      staged.put(id, build(id, fields, time.now()));
+    }
+  }
+
+  /** Makes a staged item visible with the timestamp it was staged with. */
+  public void commit(String id) {
+    synchronized (lock) {
+      ObjectNode n = staged.remove(id);
+      if (n == null) throw new IllegalStateException("nothing staged for " + id);
+      items.put(id, n);
+      feed.add(new Change(id, n.deepCopy(), false));
+    }
+  }
+
+  /** Deletes an item; the change feed reports a tombstone. Returns whether it existed. */
+  public boolean delete(String id) {
+    synchronized (lock) {
+      ObjectNode n = items.remove(id);
+      if (n == null) return false;
+      ObjectNode tomb = MAPPER.createObjectNode();
+      tomb.put("id", id);
+      tomb.put("deleted", true);
+      feed.add(new Change(id, tomb, true));
+      return true;
+    }
+  }
+
+  /** The next {@code count} requests throw what {@code fault} supplies. */
+  public void failNext(int count, Supplier<RuntimeException> fault) {
+    synchronized (lock) {
+      for (int i = 0; i < count; i++) faults.add(fault);
+    }
+  }
+
+  private ObjectNode build(String id, Map<String, ?> fields, Instant updatedAt) {
+    ObjectNode previous = items.get(id);
+    ObjectNode n = MAPPER.createObjectNode();
+    n.put("id", id);
+    n.put("updatedAt", iso(updatedAt));
+    n.put("rev", previous == null ? 1 : previous.path("rev").asInt() + 1);
+    for (Map.Entry<String, ?> e : new TreeMap<String, Object>(fields).entrySet())
+      n.set(e.getKey(), MAPPER.valueToTree(e.getValue()));
+    return n;
+  }
+
+  // ---- reads
+
+  /** The current items, sorted by id. */
+  public List<JsonNode> items() {
+    synchronized (lock) {
+      return items.values().stream().map(n -> (JsonNode) n.deepCopy()).toList();
+    }
+  }
+
+  /** The current item, or null. */
+  public @Nullable JsonNode item(String id) {
+    synchronized (lock) {
+      ObjectNode n = items.get(id);
+      return n == null ? null : n.deepCopy();
+    }
+  }
+
+  /** Requests served so far, failed ones included. */
+  public int requests() {
+    return requests.get();
+  }
+
+  private void request() {
+    requests.incrementAndGet();
+    Supplier<RuntimeException> fault;
+    synchronized (lock) {
+      fault = faults.isEmpty() ? null : faults.remove(0);
+    }
+    if (fault != null) throw fault.get();
+  }
+
+  /**
+   * Timestamp keyset: items with {@code updatedAt > value}, or {@code = value} and
+   * {@code id > tieBreak} (all at {@code value} when tieBreak is null), ordered by
+   * {@code (updatedAt, id)}, at most {@code limit}. {@code hasMore} when more remain.
+   */
+  public Page<JsonNode> updatedSince(Watermark cursor, int limit) {
+    request();
+    synchronized (lock) {
+      Instant from = cursor.value() == null ? null : Instant.parse(cursor.value());
+      List<ObjectNode> match = new ArrayList<>();
+      for (ObjectNode n : items.values()) {
+        Instant at = Instant.parse(n.get("updatedAt").asText());
+        String id = n.get("id").asText();
+        if (from == null || at.isAfter(from)
+            || (at.equals(from) && (cursor.tieBreak() == null || id.compareTo(cursor.tieBreak()) > 0))) {
+          match.add(n);
+        }
+      }
+      match.sort(Comparator.comparing((ObjectNode n) -> Instant.parse(n.get("updatedAt").asText()))
+          .thenComparing(n -> n.get("id").asText()));
+      return slice(match, limit).withHasMore(match.size() > limit);
+    }
+  }
+
+  /**
+   * Change feed: the visible mutations after {@code token} (a decimal position; null for the
+   * start), at most {@code limit}, each the item's state at that mutation or a tombstone
+   * {@code {"id", "deleted": true}}. The page cursor is the position after the last entry (the
+   * same token when nothing is new); {@code hasMore} is false when the feed is exhausted (the
+   * sync-token pattern).
+   */
+  public Page<JsonNode> changes(@Nullable String token, int limit) {
+    request();
+    synchronized (lock) {
+      int from = token == null ? 0 : Integer.parseInt(token);
+      int to = Math.min(feed.size(), from + limit);
+      List<JsonNode> out = new ArrayList<>();
+      for (int i = from; i < to; i++) out.add(feed.get(i).state.deepCopy());
+      return Page.<JsonNode>of(out).withCursor(Integer.toString(to)).withHasMore(to < feed.size());
+    }
+  }
+
+  /** The whole listing sorted by id, page {@code page} (1-based) of {@code size}. */
+  public Page<JsonNode> page(int page, int size) {
+    request();
+    synchronized (lock) {
+      List<ObjectNode> all = new ArrayList<>(items.values());
+      int from = Math.min(all.size(), (page - 1) * size);
+      int to = Math.min(all.size(), from + size);
+      return slice(all.subList(from, to), size).withHasMore(to < all.size());
+    }
+  }
+
+  /** Items with {@code id > afterId} (all when null), sorted by id, at most {@code limit}. */
+  public Page<JsonNode> afterId(@Nullable String afterId, int limit) {
+    request();
+    synchronized (lock) {
+      List<ObjectNode> match = new ArrayList<>(
+          afterId == null ? items.values() : items.tailMap(afterId, false).values());
+      return slice(match, limit).withHasMore(match.size() > limit);
+    }
+  }
+
+  private static Page<JsonNode> slice(List<ObjectNode> match, int limit) {
+    List<JsonNode> out = new ArrayList<>();
+    for (int i = 0; i < Math.min(limit, match.size()); i++) out.add(match.get(i).deepCopy());
+    return Page.of(out);
+  }
+
+  // ---- ready-made fetchers
+
+  /** A timestamp fetcher over {@link #updatedSince}. */
+  public Fetcher<JsonNode, Watermark> timestampFetcher(int limit) {
+    return ctx -> updatedSince(Objects.requireNonNull(ctx.cursor()), limit);
+  }
+
+  /** A token fetcher over {@link #changes}. */
+  public Fetcher<JsonNode, String> tokenFetcher(int limit) {
+    return ctx -> changes(ctx.cursor(), limit);
+  }
+
+  /** A page fetcher over {@link #page}. */
+  public Fetcher<JsonNode, Integer> pageFetcher(int size) {
+    return ctx -> page(Objects.requireNonNull(ctx.cursor()), size);
+  }
+
+  /** A snapshotDiff fetcher over {@link #page}, paged by {@code ctx.page()}. */
+  public Fetcher<JsonNode, Void> snapshotFetcher(int size) {
+    return ctx -> page(ctx.page(), size);
+  }
+
+  private record Change(String id, ObjectNode state, boolean deleted) {}
+}
