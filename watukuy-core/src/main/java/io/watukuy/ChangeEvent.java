@@ -56,6 +56,14 @@ public record ChangeEvent<T>(
     Objects.requireNonNull(observedAt, "observedAt");
   }
 
+  /**
+   * The event's JSON form (DESIGN.md "The event envelope"): every field, in declaration order,
+   * {@code null} when empty, {@code observedAt} with milliseconds. One line, no trailing newline.
+   */
+  public String toJson() {
+    return io.watukuy.internal.Envelope.toJson(this);
+  }
+
   /** The key this event belongs to. */
   public PollerKey key() {
     return new PollerKey(source, partition);
