@@ -78,7 +78,8 @@ class TokenCursorTest {
     Script<String> script =
         new Script<String>()
             .then(page(item("id", "a")).withCursor("sync-1").withHasMore(false))
-            .then(page(item("id", "b")).withCursor("sync-2").withHasMore(false));
+            .then(page(item("id", "b")).withCursor("sync-2").withHasMore(false))
+            .then(page().withCursor("sync-2").withHasMore(false));
     Watukuy w = engine(Cursors.token(), script);
 
     KeyReport first = w.tick().poller("invoices").orElseThrow();
