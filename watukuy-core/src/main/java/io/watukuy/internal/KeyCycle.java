@@ -216,8 +216,8 @@ final class KeyCycle {
       Thread.currentThread().interrupt();
       throw new FetchException(poller.name(), run.key.partition(), pageNo, -1, "fetch interrupted", e);
     } catch (io.watukuy.WatukuyException e) {
-      if (e instanceof io.watukuy.HttpStatusException || e instanceof io.watukuy.BudgetTimeoutException) throw e;
-      throw new FetchException(poller.name(), run.key.partition(), pageNo, -1, "fetch failed: " + e.getMessage(), e);
+      if (e instanceof io.watukuy.BudgetTimeoutException) throw e;
+      throw new FetchException(poller.name(), run.key.partition(), pageNo, -1, e.getMessage(), e);
     } catch (Exception e) {
       if (notModifiedCause(e)) return Page.notModified();
       throw new FetchException(poller.name(), run.key.partition(), pageNo, -1,

@@ -101,7 +101,7 @@ class SnapshotDiffTest {
 
   @Test
   void listingTruncatedByATickDeadlineEmitsNoDeletesAndALaterCompleteListingDoes() {
-    f.seed(5);
+    f.seed(7);
     Watukuy w = engine(ctx -> {
       f.clock.advance(Duration.ofSeconds(6)); // a slow API
       return f.api.page(ctx.page(), 2);
@@ -110,18 +110,18 @@ class SnapshotDiffTest {
     f.api.delete("o001");
     f.nextCycle();
 
-    // Pages 1 and 2 fit in 10 s; page 3 would start after the deadline.
+    // Six items, three pages: pages 1 and 2 fit in 10 s; page 3 would start after the deadline.
     KeyReport cut = w.tick(TickOptions.deadline(Duration.ofSeconds(10))).poller("catalog").orElseThrow();
 
     assertThat(cut.truncated()).as("%s", cut).isTrue();
     assertThat(cut.pages()).isEqualTo(2);
     assertThat(handler.count(EventType.DELETED)).isZero();
-    assertThat(f.store.countItems(CATALOG)).isEqualTo(5);
+    assertThat(f.store.countItems(CATALOG)).isEqualTo(7);
 
     KeyReport complete = w.tick().poller("catalog").orElseThrow();
 
     assertThat(complete.truncated()).isFalse();
-    assertThat(complete.pages()).isEqualTo(2);
+    assertThat(complete.pages()).isEqualTo(3);
     assertThat(handler.changes()).endsWith("o001:deleted");
     assertThat(handler.count(EventType.DELETED)).isEqualTo(1);
   }
