@@ -18,6 +18,8 @@ final class Delivery {
   final Handler<Object> handler;
   final Class<Object> type;
   final DeliveryPolicy policy;
+  /** True once the engine stops without drain: no new handler starts. */
+  final java.util.function.BooleanSupplier cancelled;
   /** Ordering keys whose next event must not be delivered in this cycle. */
   final Set<String> blocked = new HashSet<>();
   int delivered;
@@ -31,12 +33,14 @@ final class Delivery {
       Handler<Object> handler,
       Class<Object> type,
       DeliveryPolicy policy,
-      Set<String> held) {
+      Set<String> held,
+      java.util.function.BooleanSupplier cancelled) {
     this.key = key;
     this.lease = lease;
     this.handler = handler;
     this.type = type;
     this.policy = policy;
+    this.cancelled = cancelled;
     this.blocked.addAll(held);
   }
 

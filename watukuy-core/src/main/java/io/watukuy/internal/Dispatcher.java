@@ -88,6 +88,7 @@ final class Dispatcher {
         for (Map.Entry<String, ArrayDeque<OutboxRow>> e : queues.entrySet()) {
           String ok = e.getKey();
           ArrayDeque<OutboxRow> q = e.getValue();
+          if (d.cancelled.getAsBoolean()) break; // stop without drain: the rest stays pending (G1)
           if (running.contains(ok) || q.isEmpty() || d.blocked.contains(ok)) continue;
           OutboxRow head = q.peek();
           if (head.nextAttemptAt() != null && head.nextAttemptAt().isAfter(now)) {

@@ -66,7 +66,13 @@ public final class Engine implements Watukuy {
   private boolean closed;
   // Guarded by lock
   private @Nullable Cancellable nextPass;
-  private final Map<PollerKey, CountDownLatch> inFlight = new ConcurrentHashMap<>();
+  private final Map<PollerKey, Running> inFlight = new ConcurrentHashMap<>();
+
+  /** A daemon cycle in flight, and the thread running it (null until it starts). */
+  private static final class Running {
+    final CountDownLatch done = new CountDownLatch(1);
+    volatile @Nullable Thread thread;
+  }
   private volatile boolean cancelRunning;
 
   @SuppressWarnings("unchecked")
@@ -158,7 +164,7 @@ public final class Engine implements Watukuy {
     for (String name : options.pollers())
       if (!pollers.containsKey(name)) throw new ConfigException("tick: unknown poller '" + name + "'");
     Long deadline = options.maxDuration() == null ? null : time.nanoTime() + options.maxDuration().toNanos();
-    RunLimits limits = new RunLimits(deadline, () -> cancelRunning);
+    RunLimits limits = new RunLimits(deadline, () -> false);
     List<KeyReport> reports = new ArrayList<>();
     for (Poller<Object> p : pollers.values()) {
       if (!options.pollers().isEmpty() && !options.pollers().contains(p.name())) continue;
@@ -234,20 +240,21 @@ public final class Engine implements Watukuy {
         continue;
       }
       for (PollerKey key : keys) {
-        CountDownLatch done = new CountDownLatch(1);
-        if (inFlight.putIfAbsent(key, done) != null) continue;
+        Running running = new Running();
+        if (inFlight.putIfAbsent(key, running) != null) continue;
         try {
           executor.execute(() -> {
+            running.thread = Thread.currentThread();
             try {
               runKey(p, key, new RunLimits(null, () -> cancelRunning));
             } finally {
               inFlight.remove(key);
-              done.countDown();
+              running.done.countDown();
             }
           });
         } catch (RuntimeException rejected) {
           inFlight.remove(key);
-          done.countDown();
+          running.done.countDown();
           log.warn("{}: executor rejected the cycle: {}", key, rejected.toString());
         }
       }
@@ -272,10 +279,12 @@ public final class Engine implements Watukuy {
     }
     if (!drain) cancelRunning = true;
     long deadline = System.nanoTime() + DEFAULT_DRAIN_TIMEOUT.toNanos();
-    for (CountDownLatch running : List.copyOf(inFlight.values())) {
+    for (Running running : List.copyOf(inFlight.values())) {
+      // stop() called from a handler or fetch: that cycle cannot finish while we wait for it.
+      if (running.thread == Thread.currentThread()) continue;
       try {
         long left = deadline - System.nanoTime();
-        if (left <= 0 || !running.await(left, TimeUnit.NANOSECONDS)) {
+        if (left <= 0 || !running.done.await(left, TimeUnit.NANOSECONDS)) {
           log.warn("stop: cycles still running after {}; their events stay in the outbox", DEFAULT_DRAIN_TIMEOUT);
           break;
         }

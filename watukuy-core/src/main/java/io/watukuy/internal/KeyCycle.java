@@ -153,7 +153,8 @@ final class KeyCycle {
 
   private Delivery newDelivery(Run run, Attached attached) {
     Set<String> held = cx.store().heldKeys(run.key);
-    return new Delivery(run.key, run.keeper, attached.handler(), attached.type(), poller.delivery(), held);
+    return new Delivery(run.key, run.keeper, attached.handler(), attached.type(), poller.delivery(), held,
+        run.limits.cancelled());
   }
 
   private void noHandlerWarning(Run run) {
