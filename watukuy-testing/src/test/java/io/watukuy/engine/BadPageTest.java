@@ -111,9 +111,9 @@ class BadPageTest {
     Watukuy engine = f.engine("b").poller(orders(1)).build();
     f.api.put("seed", Map.of());
     engine.tick();
+    f.nextCycle();
     f.api.put("c1", Map.of());
     f.api.put("c2", Map.of());
-    f.nextCycle();
     // Page 1 passes through and arms the corruption of page 2: a null item after c2.
     corruptNext.set(p -> {
       corruptNext.set(q -> withExtra(q, null));
@@ -174,8 +174,8 @@ class BadPageTest {
     w.tick();
     Map<String, String> cursorsBefore = cursors();
     assertThat(cursorsBefore).containsKey("live");
-    f.api.put("c", Map.of()); // a legitimately new item on the bad page
     f.nextCycle();
+    f.api.put("c", Map.of()); // a legitimately new item on the bad page
     corruptNext.set(corruption);
 
     KeyReport report = w.tick().key(EU).orElseThrow();
@@ -221,9 +221,9 @@ class BadPageTest {
         .build();
   }
 
-  /** An otherwise well-formed item that sorts after everything on the page. */
-  private ObjectNode bad(String id) {
-    return item("id", id, "updatedAt", FakeApi.iso(f.clock.now().plusSeconds(1)), "rev", 1);
+  /** An otherwise well-formed item that sorts after everything the tests put. */
+  private static ObjectNode bad(String id) {
+    return item("id", id, "updatedAt", "2026-03-01T12:00:00.000Z", "rev", 1);
   }
 
   private static Page<JsonNode> withExtra(Page<JsonNode> p, JsonNode extra) {

@@ -108,8 +108,8 @@ class ValidatorTest {
     w.tick();
     assertThat(handler.changes()).isEmpty();
 
-    f.api.put("b", Map.of("price", 5));
     f.nextCycle();
+    f.api.put("b", Map.of("price", 5));
     w.tick();
 
     assertThat(handler.changes()).containsExactly("b:created");
