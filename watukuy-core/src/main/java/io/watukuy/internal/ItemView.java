@@ -19,6 +19,8 @@ public final class ItemView {
   final boolean tombstone;
   private final @Nullable Object fingerprint;
   private @Nullable String hash;
+  /** The validator's problems, or null when valid (or not validated). */
+  java.util.@Nullable List<String> problems;
 
   ItemView(
       int index,
@@ -42,6 +44,11 @@ public final class ItemView {
   /** The 0-based index of the item in its page. */
   public int index() {
     return index;
+  }
+
+  /** Whether the validator accepted the item (always true without a validator). */
+  public boolean valid() {
+    return problems == null;
   }
 
   public Object item() {

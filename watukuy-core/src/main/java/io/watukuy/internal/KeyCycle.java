@@ -176,7 +176,9 @@ final class KeyCycle {
         break;
       }
       int pageNo = run.pages + 1;
-      Object sent = lane.forFetch(stored);
+      // Before the first commit there is no watermark to overlap: the first request carries the
+      // initial cursor exactly (Cursor strategies, pitfall 5).
+      Object sent = run.cursors.containsKey(LIVE) ? lane.forFetch(stored, pageNo) : stored;
       Page<Object> page = fetch(run, sent, pageNo);
       run.pages = pageNo;
       if (page.isNotModified()) {
@@ -188,6 +190,7 @@ final class KeyCycle {
             "a 304 Not Modified can only stand for a listing whose previous cycle was one page", null);
       }
       List<ItemView> views = views(run, page, pageNo);
+      validate(views);
       Step<Object> step;
       try {
         step = lane.advance(stored, sent, page, views, cx.time().now());
@@ -233,6 +236,22 @@ final class KeyCycle {
     for (Throwable t = e; t != null; t = t.getCause())
       if (t instanceof io.watukuy.internal.http.NotModified) return true;
     return false;
+  }
+
+  /** Runs the validator before the cursor advances, so custom advance() sees only valid items. */
+  private void validate(List<ItemView> views) {
+    Validator<? super Object> validator = poller.validator();
+    if (validator == null) return;
+    for (ItemView v : views) {
+      if (v.tombstone) continue;
+      List<String> problems;
+      try {
+        problems = validator.validate(v.item());
+      } catch (RuntimeException e) {
+        problems = List.of("validator threw " + e.getClass().getSimpleName() + ": " + e.getMessage());
+      }
+      if (problems != null && !problems.isEmpty()) v.problems = List.copyOf(problems);
+    }
   }
 
   /** Identity, version, ordering key and JSON form of every item; any bad item fails the page. */
@@ -285,21 +304,11 @@ final class KeyCycle {
       latest.put(v.identity, v);
     }
     List<ParkedRow> parked = new ArrayList<>();
-    Validator<? super Object> validator = poller.validator();
-    if (validator != null) {
-      for (Iterator<ItemView> it = latest.values().iterator(); it.hasNext(); ) {
-        ItemView v = it.next();
-        if (v.tombstone) continue;
-        List<String> problems;
-        try {
-          problems = validator.validate(v.item());
-        } catch (RuntimeException e) {
-          problems = List.of("validator threw " + e.getClass().getSimpleName() + ": " + e.getMessage());
-        }
-        if (problems != null && !problems.isEmpty()) {
-          it.remove();
-          parked.add(invalid(run, v, problems, now, pageNo));
-        }
+    for (Iterator<ItemView> it = latest.values().iterator(); it.hasNext(); ) {
+      ItemView v = it.next();
+      if (v.problems != null) {
+        it.remove();
+        parked.add(invalid(run, v, v.problems, now, pageNo));
       }
     }
     Set<String> lookups = new HashSet<>(latest.keySet());

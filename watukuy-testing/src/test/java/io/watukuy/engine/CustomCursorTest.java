@@ -88,6 +88,33 @@ class CustomCursorTest {
   }
 
   @Test
+  void advanceReceivesOnlyTheItemsThatPassedTheValidator() {
+    List<List<?>> received = new ArrayList<>();
+    CustomCursor<AfterId> cursor = Cursors.custom(new AfterId(""), in -> {
+      received.add(in.items());
+      return new CustomCursor.Step<>(new AfterId("next"), true);
+    });
+    Script<AfterId> script =
+        new Script<AfterId>().then(page(item("id", "a", "price", 1), item("id", "b", "price", -1), item("id", "c", "price", 2)));
+    Poller<JsonNode> rows =
+        Poller.builder("rows", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .validator(n -> n.path("price").asInt() < 0 ? List.of("price must be >= 0") : List.of())
+            .cursor(cursor)
+            .fetch(script)
+            .schedule(Schedule.every(Fixture.MIN))
+            .build();
+    Watukuy w = f.engine("a").poller(rows).build().on(rows, handler);
+
+    w.tick();
+
+    // CustomCursor.Input: "items the page's valid items".
+    assertThat(received).hasSize(1);
+    assertThat(List.<Object>copyOf(received.get(0))).containsExactly(item("id", "a", "price", 1), item("id", "c", "price", 2));
+    assertThat(handler.changes()).containsExactly("a:created", "c:created");
+  }
+
+  @Test
   void doneEndsTheCycleEvenWhenFetchSaysHasMore() {
     CustomCursor<AfterId> cursor = Cursors.custom(new AfterId(""), in -> new CustomCursor.Step<>(new AfterId("x"), true));
     Script<AfterId> script =

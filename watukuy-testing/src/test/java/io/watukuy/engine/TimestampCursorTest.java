@@ -137,6 +137,37 @@ class TimestampCursorTest {
   }
 
   @Test
+  void overlapIsAppliedOncePerCycleSoABurstLargerThanAPageIsPassed() {
+    // Five items within the two-minute overlap window, two per page.
+    for (int i = 1; i <= 5; i++) f.api.putAt(id(i), Map.of(), T.plusSeconds(i));
+    List<Watermark> sent = new ArrayList<>();
+    Poller<JsonNode> orders =
+        versioned("orders", Cursors.timestamp("updatedAt").tieBreak("id").overlap(Duration.ofMinutes(2)).build(),
+            recording(sent, 2));
+    Watukuy w = f.engine("a").poller(orders).build().on(orders, handler);
+
+    KeyReport first = w.tick().poller("orders").orElseThrow();
+
+    // Within a cycle the keyset continues exactly where the last page ended.
+    assertThat(first.truncated()).isFalse();
+    assertThat(sent).containsExactly(
+        new Watermark(null, null),
+        new Watermark(FakeApi.iso(T.plusSeconds(2)), "o02"),
+        new Watermark(FakeApi.iso(T.plusSeconds(4)), "o04"));
+    assertThat(handler.changes()).hasSize(5);
+
+    f.nextCycle();
+    KeyReport second = w.tick().poller("orders").orElseThrow();
+
+    // The overlap re-scan happens once, on the cycle's first request.
+    assertThat(second.truncated()).isFalse();
+    assertThat(sent.subList(3, sent.size())).containsExactly(
+        new Watermark(FakeApi.iso(T.plusSeconds(5).minus(Duration.ofMinutes(2))), null),
+        new Watermark(FakeApi.iso(T.plusSeconds(5)), "o05"));
+    assertThat(handler.changes()).hasSize(5);
+  }
+
+  @Test
   void pitfall4CustomParseAndFormatHandleAShapeTheDefaultParserDoesNot() {
     DateTimeFormatter shape = DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss").withZone(ZoneOffset.UTC);
     TimestampCursor cursor =

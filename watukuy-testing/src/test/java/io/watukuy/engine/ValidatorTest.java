@@ -17,7 +17,6 @@ import io.watukuy.Schedule;
 import io.watukuy.Validator;
 import io.watukuy.Watukuy;
 import io.watukuy.WatukuyListener;
-import io.watukuy.testing.FakeApi;
 import io.watukuy.testing.ForwardingStore;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -151,9 +150,5 @@ class ValidatorTest {
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
-  }
-
-  static String iso(Instant at) {
-    return FakeApi.iso(at);
   }
 }

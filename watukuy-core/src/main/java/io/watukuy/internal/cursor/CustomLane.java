@@ -57,7 +57,7 @@ final class CustomLane<C> implements LaneCursor<C> {
   @Override
   public Step<C> advance(@Nullable C stored, @Nullable C sent, Page<?> page, List<ItemView> items, Instant now) {
     List<Object> raw = new ArrayList<>(items.size());
-    for (ItemView v : items) raw.add(v.item());
+    for (ItemView v : items) if (v.valid()) raw.add(v.item());
     CustomCursor.Step<C> s =
         config.advance().advance(new CustomCursor.Input<>(sent == null ? initial() : sent, List.copyOf(raw), page.cursor(), page.hasMore()));
     if (s == null || s.cursor() == null)

@@ -33,6 +33,16 @@ public interface LaneCursor<C> {
   }
 
   /**
+   * The cursor handed to fetch for request {@code page} (1-based) of a cycle: {@link
+   * #forFetch(Object)} on the first request, the stored cursor itself on later ones. The
+   * overlap re-scan is once per cycle; repeating it on every page would fetch a burst larger
+   * than a page inside the overlap window again and again, never passing it.
+   */
+  default @Nullable C forFetch(@Nullable C stored, int page) {
+    return page == 1 ? forFetch(stored) : stored;
+  }
+
+  /**
    * Advances past a page.
    *
    * @param sent the cursor the page was fetched with (after {@link #forFetch})

@@ -126,7 +126,10 @@ final class TimestampLane implements LaneCursor<Watermark> {
       String value = sameInstant ? current.value() : max.raw;
       next = new Watermark(value, max.tie == null ? (sameInstant ? current.tieBreak() : null) : max.tie.text);
     }
-    boolean done = dropped || !more;
+    // An empty page that leaves the watermark where it was would be requested again verbatim:
+    // end the lane rather than loop on it until the page cap.
+    boolean stuck = items.isEmpty() && next.equals(current);
+    boolean done = dropped || !more || stuck;
     return new Step<>(next, done, kept, !dropped && !more);
   }
 
