@@ -278,12 +278,14 @@ public final class Engine implements Watukuy {
       nextPass = null;
     }
     if (!drain) cancelRunning = true;
-    long deadline = System.nanoTime() + DEFAULT_DRAIN_TIMEOUT.toNanos();
+    // Cycles run on real threads whatever the TimeSource, so the drain waits in real time.
+    TimeSource real = TimeSource.system();
+    long deadline = real.nanoTime() + DEFAULT_DRAIN_TIMEOUT.toNanos();
     for (Running running : List.copyOf(inFlight.values())) {
       // stop() called from a handler or fetch: that cycle cannot finish while we wait for it.
       if (running.thread == Thread.currentThread()) continue;
       try {
-        long left = deadline - System.nanoTime();
+        long left = deadline - real.nanoTime();
         if (left <= 0 || !running.done.await(left, TimeUnit.NANOSECONDS)) {
           log.warn("stop: cycles still running after {}; their events stay in the outbox", DEFAULT_DRAIN_TIMEOUT);
           break;

@@ -34,7 +34,22 @@ class ArchitectureTest {
   }
 
   @Test
-  void publicApiDoesNotDependOnTheHttpInternalsExceptThroughItsInterfaces() {
+  void onlySystemTimeSourceReadsTheRealClockOrSleeps() {
+    noClasses().that().resideInAPackage("io.watukuy..")
+        .and().doNotHaveFullyQualifiedName("io.watukuy.internal.SystemTimeSource")
+        .should().callMethod(System.class, "currentTimeMillis")
+        .orShould().callMethod(System.class, "nanoTime")
+        .orShould().callMethod(java.time.Instant.class, "now")
+        .orShould().callMethod(Thread.class, "sleep", long.class)
+        .orShould().callMethod(Math.class, "random")
+        .orShould().callMethod(java.util.concurrent.ThreadLocalRandom.class, "current")
+        .orShould().callMethod(java.time.Clock.class, "systemUTC")
+        .because("time and randomness are injected (G8): TimeSource and RandomGenerator")
+        .check(CORE);
+  }
+
+  @Test
+  void cursorDriversDoNotUseTheHttpInternals() {
     noClasses().that().resideInAPackage("io.watukuy.internal.cursor..")
         .should().dependOnClassesThat().resideInAPackage("io.watukuy.internal.http..")
         .check(CORE);
