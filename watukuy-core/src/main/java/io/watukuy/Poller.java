@@ -31,6 +31,7 @@ public final class Poller<T> {
   /** Default schema version. */
   public static final int DEFAULT_SCHEMA_VERSION = 1;
 
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Poller.class);
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}");
 
   private final String name;
@@ -73,6 +74,17 @@ public final class Poller<T> {
     this.partitions = b.partitions;
     this.partitioned = b.partitioned;
     this.requestTimeout = b.requestTimeout;
+  }
+
+  /**
+   * Why a partition name is not valid, or null: it must be non-empty ({@code ""} is the key of an
+   * unpartitioned poller) and free of control characters.
+   */
+  public static @Nullable String partitionProblem(String partition) {
+    if (partition.isEmpty()) return "is empty; \"\" is reserved for unpartitioned pollers";
+    for (int i = 0; i < partition.length(); i++)
+      if (Character.isISOControl(partition.charAt(i))) return "contains a control character";
+    return null;
   }
 
   private static <V> V required(@Nullable V value, String poller, String field) {
@@ -162,11 +174,24 @@ public final class Poller<T> {
     return log;
   }
 
-  /** The partitions now: re-read on every scheduling pass; {@code [""]} when unpartitioned. */
+  /**
+   * The partitions now: re-read on every scheduling pass; {@code [""]} when unpartitioned.
+   * Invalid names and duplicates from a supplier are dropped with a warning.
+   */
   public List<String> partitions() {
     if (!partitioned) return List.of("");
     List<String> p = partitions.get();
-    return p == null ? List.of() : p;
+    if (p == null) {
+      LOG.warn("poller {}: the partitions supplier returned null; no partition is polled", name);
+      return List.of();
+    }
+    java.util.LinkedHashSet<String> valid = new java.util.LinkedHashSet<>();
+    for (String s : p) {
+      String problem = s == null ? "is null" : partitionProblem(s);
+      if (problem != null) LOG.warn("poller {}: partition '{}' {}; skipped", name, s, problem);
+      else if (!valid.add(s)) LOG.warn("poller {}: partition '{}' is listed twice", name, s);
+    }
+    return List.copyOf(valid);
   }
 
   /** Whole-request timeout of {@code ctx.http()} calls. Default 30 s. */
@@ -354,6 +379,10 @@ public final class Poller<T> {
     public Builder<T, C> partitions(List<String> partitions) {
       List<String> copy = List.copyOf(partitions);
       if (copy.isEmpty()) throw new ConfigException("poller " + name + ": partitions must not be empty");
+      for (String p : copy) {
+        String problem = partitionProblem(p);
+        if (problem != null) throw new ConfigException("poller " + name + ": partition '" + p + "' " + problem);
+      }
       if (copy.stream().distinct().count() != copy.size())
         throw new ConfigException("poller " + name + ": partitions has duplicates: " + copy);
       this.partitions = () -> copy;
@@ -363,7 +392,9 @@ public final class Poller<T> {
 
     /**
      * Partitions re-read on every scheduling pass. A partition that disappears is paused with
-     * reason {@code partitionRemoved} and resumes when it returns.
+     * reason {@code partitionRemoved} and resumes when it returns. Names follow the rules of
+     * {@link #partitions(List)}; an invalid name, a duplicate or a null list is skipped with a
+     * warning.
      */
     public Builder<T, C> partitions(Supplier<List<String>> partitions) {
       this.partitions = Objects.requireNonNull(partitions, "partitions");
@@ -387,7 +418,9 @@ public final class Poller<T> {
      * @throws ConfigException if identity, cursor or fetch is missing
      */
     public Poller<T> build() {
-      return new Poller<>(this);
+      Poller<T> p = new Poller<>(this);
+      io.watukuy.internal.cursor.LaneCursors.validate(name, p.cursor);
+      return p;
     }
   }
 }

@@ -4,14 +4,15 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
 
 /**
- *  the hash only, or also the last payload (so deleted and updated events carry {@code previous}). Serialized in lower case.
+ * What the item snapshot keeps per item: {@code HASH} (default) keeps identity, version and hash
+ * only; {@code PAYLOAD} also keeps the last payload in the store, so updated events carry
+ * {@code previous} and deleted events carry the last {@code data}. Serialized in lower case.
  *
  * @since 0.1
  */
 public enum Retain {
   HASH("hash"),
-  PAYLOAD("payload"),
-  What("the item snapshot keeps per item");
+  PAYLOAD("payload");
 
   private final String wire;
 

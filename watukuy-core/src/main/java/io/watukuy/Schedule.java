@@ -4,9 +4,12 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * When a poller's live lane runs (How it works, "Poller state machine"). The interval starts at
- * {@code min}; AIMD moves it between {@code min} and {@code max}; {@code jitter} spreads every
- * wait symmetrically; {@code backoff} spaces retries after fetch errors.
+ * When a poller's live lane runs (How it works, "Poller state machine"). In this release the
+ * live lane is due every {@code min}; a truncated incremental listing is due again at once
+ * (catch-up); fetch errors back off by {@code backoff} and open the circuit after five failures in
+ * a row for {@code max}. {@code jitter} and {@code adaptive} (AIMD between {@code min} and
+ * {@code max}) are validated and kept for the adaptive scheduler; they do not change the interval
+ * yet.
  *
  * @param min the shortest interval, default {@value #DEFAULT_MIN_SECONDS} s, positive
  * @param max the longest interval, default 10 min, at least {@code min}

@@ -91,6 +91,7 @@ public interface Watukuy extends AutoCloseable {
     private @Nullable RandomGenerator random;
     private @Nullable String instanceId;
     private @Nullable Executor executor;
+    private @Nullable Executor handlerExecutor;
     private Duration leaseTtl = DEFAULT_LEASE_TTL;
     private DeliveryOptions delivery = DeliveryOptions.DEFAULT;
     private WatukuyListener listener = WatukuyListener.NONE;
@@ -138,11 +139,23 @@ public interface Watukuy extends AutoCloseable {
     }
 
     /**
-     * Runs daemon cycles and handlers. Default: the engine's own daemon thread pool, shut down by
-     * {@link #close()}. On Java 21+ pass a virtual-thread executor.
+     * Runs the daemon's cycles, one task per key cycle. A cycle waits for its handlers, which run
+     * on {@link #handlerExecutor}, so this may be a bounded pool. Default: the engine's own daemon
+     * thread pool, shut down by {@link #close()}. On Java 21+ a virtual-thread executor suits.
      */
     public Builder executor(Executor executor) {
       this.executor = Objects.requireNonNull(executor, "executor");
+      return this;
+    }
+
+    /**
+     * Runs handler calls, at most {@link DeliveryOptions#concurrency()} at once engine-wide. It
+     * must not be the executor of {@link #executor} when that one is bounded: a cycle waiting for
+     * its handlers would hold the thread they need. {@code Runnable::run} runs handlers on the
+     * cycle's own thread (deterministic tests). Default: the engine's own daemon thread pool.
+     */
+    public Builder handlerExecutor(Executor executor) {
+      this.handlerExecutor = Objects.requireNonNull(executor, "handlerExecutor");
       return this;
     }
 
@@ -178,8 +191,8 @@ public interface Watukuy extends AutoCloseable {
       if (store == null) throw new ConfigException("store is required");
       if (pollers.isEmpty()) throw new ConfigException("at least one poller is required");
       return new Engine(
-          store, List.copyOf(pollers), time, random, instanceId, executor, leaseTtl, delivery,
-          listener);
+          store, List.copyOf(pollers), time, random, instanceId, executor, handlerExecutor, leaseTtl,
+          delivery, listener);
     }
   }
 }

@@ -58,6 +58,8 @@ public final class Engine implements Watukuy {
   private final Map<String, Attached> handlers = new ConcurrentHashMap<>();
   private final @Nullable ExecutorService ownExecutor;
   private final Executor executor;
+  private final @Nullable ExecutorService ownHandlerExecutor;
+  private final Object passLock = new Object();
   private final Duration passInterval;
   private final Object lock = new Object();
   // Guarded by lock
@@ -83,6 +85,7 @@ public final class Engine implements Watukuy {
       @Nullable RandomGenerator random,
       @Nullable String instanceId,
       @Nullable Executor executor,
+      @Nullable Executor handlerExecutor,
       Duration leaseTtl,
       DeliveryOptions delivery,
       WatukuyListener listener) {
@@ -91,15 +94,21 @@ public final class Engine implements Watukuy {
     this.listener = listener;
     RandomGenerator rnd = random != null ? random : new SplittableRandom();
     if (executor == null) {
-      this.ownExecutor = Executors.newCachedThreadPool(daemonThreads());
+      this.ownExecutor = Executors.newCachedThreadPool(daemonThreads("watukuy-cycle-"));
       this.executor = ownExecutor;
     } else {
       this.ownExecutor = null;
       this.executor = executor;
     }
+    if (handlerExecutor == null) {
+      this.ownHandlerExecutor = Executors.newCachedThreadPool(daemonThreads("watukuy-handler-"));
+      handlerExecutor = ownHandlerExecutor;
+    } else {
+      this.ownHandlerExecutor = null;
+    }
     String id = instanceId != null ? instanceId : defaultInstanceId(rnd);
     Dispatcher dispatcher =
-        new Dispatcher(store, time, rnd, this.executor, new Semaphore(delivery.concurrency()),
+        new Dispatcher(store, time, rnd, handlerExecutor, new Semaphore(delivery.concurrency()),
             listener, delivery.dispatchBatchSize());
     CycleContext cx = new CycleContext(store, time, rnd, id, leaseTtl, listener, dispatcher, this::httpClient);
     Duration shortest = MAX_PASS_INTERVAL;
@@ -121,10 +130,10 @@ public final class Engine implements Watukuy {
     }
   }
 
-  private static ThreadFactory daemonThreads() {
+  private static ThreadFactory daemonThreads(String prefix) {
     AtomicInteger n = new AtomicInteger();
     return r -> {
-      Thread t = new Thread(r, "watukuy-" + n.incrementAndGet());
+      Thread t = new Thread(r, prefix + n.incrementAndGet());
       t.setDaemon(true);
       return t;
     };
@@ -228,9 +237,13 @@ public final class Engine implements Watukuy {
 
   /** One daemon pass: every key not already running is handed to the executor. */
   private void pass() {
-    synchronized (lock) {
-      if (!started) return;
+    synchronized (passLock) {
+      passLocked();
     }
+  }
+
+  private void passLocked() {
+    if (!running()) return;
     for (Poller<Object> p : pollers.values()) {
       List<PollerKey> keys;
       try {
@@ -240,6 +253,7 @@ public final class Engine implements Watukuy {
         continue;
       }
       for (PollerKey key : keys) {
+        if (!running()) return; // stop() came while this pass listed keys
         Running running = new Running();
         if (inFlight.putIfAbsent(key, running) != null) continue;
         try {
@@ -264,6 +278,12 @@ public final class Engine implements Watukuy {
     }
   }
 
+  private boolean running() {
+    synchronized (lock) {
+      return started;
+    }
+  }
+
   @Override
   public void stop() {
     stop(true);
@@ -278,6 +298,9 @@ public final class Engine implements Watukuy {
       nextPass = null;
     }
     if (!drain) cancelRunning = true;
+    synchronized (passLock) {
+      // Waits for a pass that is handing out cycles, so none starts after stop() returns.
+    }
     // Cycles run on real threads whatever the TimeSource, so the drain waits in real time.
     TimeSource real = TimeSource.system();
     long deadline = real.nanoTime() + DEFAULT_DRAIN_TIMEOUT.toNanos();
@@ -315,6 +338,7 @@ public final class Engine implements Watukuy {
       closed = true;
     }
     if (ownExecutor != null) ownExecutor.shutdown();
+    if (ownHandlerExecutor != null) ownHandlerExecutor.shutdown();
   }
 
   private final class Parked implements ParkedEvents {

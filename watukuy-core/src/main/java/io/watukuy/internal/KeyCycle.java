@@ -204,8 +204,27 @@ final class KeyCycle {
         completed = step.completed();
         break;
       }
+      if (samePosition(sent, lane.forFetch(stored, pageNo + 1))) {
+        // The next request would be this one again: the API cannot move past this page with
+        // this cursor (e.g. more ties than a page and no tie-break). Stop instead of burning
+        // the page cap, and say why.
+        log.warn("{}: page {} did not move the cursor ({}); ending the lane to avoid requesting the same page"
+            + " again; for timestamp cursors set a tieBreak or a larger page", run.key, pageNo,
+            lane.encode(stored));
+        break;
+      }
     }
+    if (run.truncated && lane.fullScan()) {
+      log.warn("{}: the listing has more than maxPagesPerCycle={} pages or outlasted the tick deadline;"
+          + " no deletes this cycle, and the next cycle starts again at page 1", run.key, poller.maxPagesPerCycle());
+    }
+    run.catchUp = run.truncated && !lane.fullScan();
     if (seen != null && completed && !run.truncated) deleteUnseen(run, seen);
+  }
+
+  private boolean samePosition(@Nullable Object a, @Nullable Object b) {
+    if (lane.fullScan()) return false; // the page number always moves
+    return java.util.Objects.equals(lane.encode(a), lane.encode(b));
   }
 
   @SuppressWarnings("unchecked")
@@ -267,6 +286,7 @@ final class KeyCycle {
         JsonNode json = item instanceof JsonNode n ? n : Json.MAPPER.valueToTree(item);
         String identity = valueText(run, pageNo, i, "identity", poller.identity().apply(item));
         if (identity == null) throw bad(run, pageNo, i, "identity is missing (null)", null);
+        if (identity.isEmpty()) throw bad(run, pageNo, i, "identity is empty", null);
         String version = poller.version() == null ? null : valueText(run, pageNo, i, "version", poller.version().apply(item));
         String orderingKey = ordering == null ? identity : ordering.apply(item);
         if (orderingKey == null) throw bad(run, pageNo, i, "orderingKey is null", null);
@@ -459,6 +479,8 @@ final class KeyCycle {
     int committed;
     int parked;
     boolean truncated;
+    /** Truncated with progress kept in the cursor: due again at once. */
+    boolean catchUp;
     boolean notModified;
     io.watukuy.@Nullable HttpResult lastResponse;
     final long startedNanos;

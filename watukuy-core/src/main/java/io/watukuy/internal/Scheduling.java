@@ -28,7 +28,7 @@ final class Scheduling {
     ScheduleState.LastPoll last =
         new ScheduleState.LastPoll(now, run.pages, 0, run.committed, run.truncated, run.notModified, run.durationMs());
     if (s.circuit() != null) Dispatcher.safe(() -> listener.onCircuitClose(run.key));
-    Instant next = run.truncated ? now : now.plusMillis(interval);
+    Instant next = run.catchUp ? now : now.plusMillis(interval);
     Status status = Status.IDLE;
     ScheduleState.Circuit circuit = null;
     ScheduleState.LastError error = s.lastError();
@@ -43,7 +43,7 @@ final class Scheduling {
     }
     return new ScheduleState(
         ScheduleState.FORMAT_VERSION, status, s.paused(), next,
-        status == Status.CIRCUIT_OPEN ? DueReason.PROBE : run.truncated ? DueReason.CATCH_UP : DueReason.SCHEDULE,
+        status == Status.CIRCUIT_OPEN ? DueReason.PROBE : run.catchUp ? DueReason.CATCH_UP : DueReason.SCHEDULE,
         interval, 0, null, circuit, last, error, s.lastReconcileAt(), s.backfill());
   }
 

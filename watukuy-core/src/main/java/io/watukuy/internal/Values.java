@@ -26,7 +26,7 @@ public final class Values {
       if (n.isIntegralNumber()) return n.bigIntegerValue().toString();
       throw new IllegalArgumentException("a JSON " + n.getNodeType().name().toLowerCase() + " (" + abbreviate(n.toString()) + ")");
     }
-    throw new IllegalArgumentException("a " + value.getClass().getSimpleName() + " (" + abbreviate(String.valueOf(value)) + ")");
+    throw new IllegalArgumentException(kind(value) + " (" + abbreviate(String.valueOf(value)) + ")");
   }
 
   /** A JSON value kept as its own text: a string's contents, any other scalar's JSON text. */
@@ -52,6 +52,12 @@ public final class Values {
       if (dot < 0 || cur.isMissingNode()) return cur;
       start = dot + 1;
     }
+  }
+
+  private static String kind(Object value) {
+    if (value instanceof java.util.Collection<?> || value.getClass().isArray()) return "a list";
+    if (value instanceof java.util.Map<?, ?>) return "a map";
+    return "a " + value.getClass().getSimpleName();
   }
 
   public static String abbreviate(String s) {

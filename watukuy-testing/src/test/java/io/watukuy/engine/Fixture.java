@@ -38,7 +38,7 @@ final class Fixture {
         .time(clock)
         .random(SeededRandom.of(7))
         .instanceId(instanceId)
-        .executor(Runnable::run)
+        .executor(Runnable::run).handlerExecutor(Runnable::run)
         .delivery(new DeliveryOptions(1, DeliveryOptions.DEFAULT_DISPATCH_BATCH_SIZE));
   }
 

@@ -41,7 +41,7 @@ class GuaranteesTest {
     CrashingStore dying = new CrashingStore(f.store, CrashingStore.At.AFTER_COMMIT);
     Poller<JsonNode> orders = f.timestamp("orders", 10).build();
     Recorder first = new Recorder();
-    Watukuy a = Watukuy.builder().store(dying).time(f.clock).instanceId("a").executor(Runnable::run)
+    Watukuy a = Watukuy.builder().store(dying).time(f.clock).instanceId("a").executor(Runnable::run).handlerExecutor(Runnable::run)
         .poller(orders).build().on(orders, first);
 
     TickReport crashed = a.tick();
@@ -70,7 +70,7 @@ class GuaranteesTest {
     CrashingStore dying = new CrashingStore(f.store, CrashingStore.At.AFTER_FIRST_ACK);
     Poller<JsonNode> orders = f.timestamp("orders", 10).build();
     Recorder first = new Recorder();
-    Watukuy a = Watukuy.builder().store(dying).time(f.clock).instanceId("a").executor(Runnable::run)
+    Watukuy a = Watukuy.builder().store(dying).time(f.clock).instanceId("a").executor(Runnable::run).handlerExecutor(Runnable::run)
         .delivery(new DeliveryOptions(1, 100)).poller(orders).build().on(orders, first);
     a.tick();
     assertThat(first.changes()).containsExactly("o001:created");
@@ -219,7 +219,7 @@ class GuaranteesTest {
       }
     };
     Poller<JsonNode> orders = f.timestamp("orders", 100).build();
-    Watukuy quiet = Watukuy.builder().store(recording).time(f.clock).instanceId("a").executor(Runnable::run).poller(orders).build();
+    Watukuy quiet = Watukuy.builder().store(recording).time(f.clock).instanceId("a").executor(Runnable::run).handlerExecutor(Runnable::run).poller(orders).build();
     f.seed(35);
     quiet.tick(); // no handler yet: 35 events wait in the outbox
 
@@ -228,7 +228,7 @@ class GuaranteesTest {
       AtomicInteger running = new AtomicInteger();
       AtomicInteger peak = new AtomicInteger();
       AtomicInteger delivered = new AtomicInteger();
-      Watukuy w = Watukuy.builder().store(recording).time(f.clock).instanceId("a").executor(pool)
+      Watukuy w = Watukuy.builder().store(recording).time(f.clock).instanceId("a").handlerExecutor(pool)
           .delivery(new DeliveryOptions(2, 10)).poller(orders).build();
       w.on(orders, (ChangeEvent<JsonNode> e) -> {
         int now = running.incrementAndGet();

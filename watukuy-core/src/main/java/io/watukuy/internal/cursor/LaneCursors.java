@@ -11,6 +11,18 @@ import io.watukuy.TokenCursor;
 public final class LaneCursors {
   private LaneCursors() {}
 
+  /**
+   * Checks what can be checked before the first poll: a timestamp strategy's initial value must
+   * parse.
+   *
+   * @throws io.watukuy.ConfigException naming the poller, the field and the value
+   */
+  public static void validate(String poller, CursorStrategy<?> strategy) {
+    if (strategy instanceof TimestampCursor t && t.initial() != null) {
+      new TimestampLane(poller, t).parseCursor(t.initial());
+    }
+  }
+
   @SuppressWarnings({"unchecked", "rawtypes"})
   public static LaneCursor<Object> of(String poller, CursorStrategy<?> strategy) {
     LaneCursor<?> lane;

@@ -54,7 +54,7 @@ class SqliteEngineTest {
 
   Watukuy engine(StateStore store, String id, Poller<?>... pollers) {
     Watukuy.Builder b = Watukuy.builder().store(store).time(clock).random(SeededRandom.of(7))
-        .instanceId(id).executor(Runnable::run).delivery(new DeliveryOptions(1, 100));
+        .instanceId(id).executor(Runnable::run).handlerExecutor(Runnable::run).delivery(new DeliveryOptions(1, 100));
     for (Poller<?> p : pollers) b.poller(p);
     return b.build();
   }
@@ -79,7 +79,7 @@ class SqliteEngineTest {
         .cursor(Cursors.snapshotDiff()).fetch(api.snapshotFetcher(3)).schedule(Schedule.every(MIN)).build();
     List<String> ids = new ArrayList<>();
     Watukuy w = Watukuy.builder().store(store).time(clock).random(SeededRandom.of(7)).instanceId(id)
-        .executor(Runnable::run).delivery(new DeliveryOptions(1, 100)).poller(orders).poller(catalog).build();
+        .executor(Runnable::run).handlerExecutor(Runnable::run).delivery(new DeliveryOptions(1, 100)).poller(orders).poller(catalog).build();
     w.on(orders, e -> ids.add(e.id())).on(catalog, e -> ids.add(e.id()));
     for (int i = 1; i <= 7; i++) api.put("o" + i, Map.of("n", i));
     w.tick();
