@@ -1,0 +1,77 @@
+package io.watukuy.testing;
+
+import io.watukuy.MemoryStore;
+import io.watukuy.StateStore;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * What {@link Chaos#run} does: the seed, the kill points it may arm, how many steps, which store
+ * and which cursor strategies (one poller each, all over one {@link FakeApi}).
+ *
+ * @param seed the seed of every random choice; a run is reproducible from it
+ * @param killPoints the kill points armed at random, default all
+ * @param steps steps of mutations and ticks before quiescence, default 200
+ * @param store a fresh, empty store; called once per run
+ * @param strategies the pollers of the run, default all five strategies
+ * @param leaseTtl the engines' lease TTL, default 30 s
+ * @since 0.1
+ */
+public record ChaosOptions(
+    long seed,
+    Set<KillPoint> killPoints,
+    int steps,
+    Supplier<StateStore> store,
+    Set<Strategy> strategies,
+    Duration leaseTtl) {
+
+  public static final int DEFAULT_STEPS = 200;
+
+  public ChaosOptions {
+    killPoints = Set.copyOf(killPoints);
+    strategies = Set.copyOf(strategies);
+    Objects.requireNonNull(store, "store");
+    Objects.requireNonNull(leaseTtl, "leaseTtl");
+    if (steps < 1) throw new IllegalArgumentException("steps must be >= 1, but was " + steps);
+    if (strategies.isEmpty()) throw new IllegalArgumentException("strategies must not be empty");
+  }
+
+  /** Every kill point, 200 steps, a {@link MemoryStore}, every strategy, TTL 30 s. */
+  public static ChaosOptions seed(long seed) {
+    return new ChaosOptions(seed, EnumSet.allOf(KillPoint.class), DEFAULT_STEPS, MemoryStore::new,
+        EnumSet.allOf(Strategy.class), Duration.ofSeconds(30));
+  }
+
+  public ChaosOptions withKillPoints(Set<KillPoint> points) {
+    return new ChaosOptions(seed, points, steps, store, strategies, leaseTtl);
+  }
+
+  public ChaosOptions withSteps(int steps) {
+    return new ChaosOptions(seed, killPoints, steps, store, strategies, leaseTtl);
+  }
+
+  public ChaosOptions withStore(Supplier<StateStore> store) {
+    return new ChaosOptions(seed, killPoints, steps, store, strategies, leaseTtl);
+  }
+
+  public ChaosOptions withStrategies(Set<Strategy> strategies) {
+    return new ChaosOptions(seed, killPoints, steps, store, strategies, leaseTtl);
+  }
+
+  /** The pollers a run can drive, one per cursor strategy. */
+  public enum Strategy {
+    /** Keyset on (updatedAt, id) with lag, page size 3: ties and late commits. */
+    TIMESTAMP,
+    /** The change feed with tombstones: sees deletes. */
+    TOKEN,
+    /** Page numbers over the whole listing. */
+    PAGE,
+    /** Full listing with deletes; hashed on the item's fields only, so restored states repeat ids. */
+    SNAPSHOT_DIFF,
+    /** A user cursor {since, afterId} over the keyset listing. */
+    CUSTOM
+  }
+}

@@ -1,0 +1,66 @@
+package io.watukuy.testing;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a {@link Chaos#run} observed, and the guarantees it checked (G1–G5, G7, G9).
+ *
+ * @param seed the run's seed
+ * @param steps steps run before quiescence
+ * @param kills crashes by kill point (handler faults included)
+ * @param commits events committed to the outbox
+ * @param deliveries handler calls that returned
+ * @param violations broken guarantees, each naming the step, the key and the event; empty when
+ *     the run is clean
+ * @param trace one line per step and per notable happening, readable top to bottom
+ * @since 0.1
+ */
+public record ChaosReport(
+    long seed,
+    int steps,
+    Map<KillPoint, Integer> kills,
+    int commits,
+    int deliveries,
+    List<String> violations,
+    List<String> trace) {
+
+  public ChaosReport {
+    kills = Map.copyOf(kills);
+    violations = List.copyOf(violations);
+    trace = List.copyOf(trace);
+  }
+
+  /** Total kills, handler faults included. */
+  public int totalKills() {
+    return kills.values().stream().mapToInt(Integer::intValue).sum();
+  }
+
+  /**
+   * Throws when any guarantee was violated, with the seed, the first violations and the end of
+   * the trace; rerun a failing seed with {@code -Dwatukuy.chaos.seed=<seed>}.
+   *
+   * @throws AssertionError listing the violations
+   */
+  public ChaosReport assertGuarantees() {
+    if (violations.isEmpty()) return this;
+    StringBuilder b = new StringBuilder()
+        .append("chaos seed=").append(seed).append(": ").append(violations.size()).append(" violation(s)")
+        .append("; rerun with -Dwatukuy.chaos.seed=").append(seed).append('\n');
+    violations.stream().limit(20).forEach(v -> b.append("  ").append(v).append('\n'));
+    b.append("trace (last 60 lines):\n");
+    trace.subList(Math.max(0, trace.size() - 60), trace.size()).forEach(t -> b.append("  ").append(t).append('\n'));
+    throw new AssertionError(b.toString());
+  }
+
+  /** The whole trace, one line each. */
+  public String render() {
+    return String.join("\n", trace);
+  }
+
+  @Override
+  public String toString() {
+    return "ChaosReport[seed=" + seed + ", steps=" + steps + ", kills=" + kills + ", commits=" + commits
+        + ", deliveries=" + deliveries + ", violations=" + violations.size() + "]";
+  }
+}

@@ -1,0 +1,246 @@
+package io.watukuy.testing;
+
+import io.watukuy.CommitBatch;
+import io.watukuy.Lease;
+import io.watukuy.OutboxRow;
+import io.watukuy.PollerKey;
+import io.watukuy.StatePatch;
+import io.watukuy.StateStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Wraps any {@link StateStore} and simulates a process crash at one exact call, for each store
+ * {@link KillPoint} (How it works, "Kill points"). {@link #arm} a kill point; when the matching
+ * call comes, the store throws {@link SimulatedCrash} (before or after delegating, as the kill
+ * point says) and from then on rejects every call: a dead process can neither save state nor
+ * release its lease. Drop the engine that used it without {@code stop()}, and go on with a fresh
+ * engine on the wrapped store. Because stores are transactional, a failed commit persists
+ * nothing.
+ *
+ * <p>One instance stands for one process. Thread-safe.
+ *
+ * @since 0.1
+ */
+public final class FaultyStore extends ForwardingStore {
+  private final Object lock = new Object();
+  // Guarded by lock
+  private @Nullable KillPoint armed;
+  // Guarded by lock
+  private @Nullable KillPoint fired;
+  // Guarded by lock
+  private int acks;
+  // Guarded by lock: matching calls to let through before the armed point fires
+  private int skip;
+  private final List<Consumer<KillPoint>> onKill = new ArrayList<>();
+
+  public FaultyStore(StateStore delegate) {
+    super(delegate);
+  }
+
+  /** The store this one wraps. */
+  public StateStore delegate() {
+    return delegate;
+  }
+
+  /**
+   * Arms a store kill point; it fires at the next matching call. Re-arming replaces it.
+   *
+   * @throws IllegalArgumentException for {@link KillPoint#HANDLER}, which is not a store fault
+   */
+  public FaultyStore arm(KillPoint point) {
+    return arm(point, 0);
+  }
+
+  /**
+   * Arms a store kill point that lets {@code skip} matching calls through and fires at the next
+   * one, so a crash can hit any key of a tick, not only the first.
+   *
+   * @throws IllegalArgumentException for {@link KillPoint#HANDLER} or a negative skip
+   */
+  public FaultyStore arm(KillPoint point, int skip) {
+    if (!point.crash()) throw new IllegalArgumentException(point + " is not a store kill point");
+    if (skip < 0) throw new IllegalArgumentException("skip must be >= 0, but was " + skip);
+    synchronized (lock) {
+      armed = point;
+      acks = 0;
+      this.skip = skip;
+    }
+    return this;
+  }
+
+  /** Disarms without firing. */
+  public void disarm() {
+    synchronized (lock) {
+      armed = null;
+    }
+  }
+
+  /** The kill point that fired, if any: the process is dead. */
+  public Optional<KillPoint> fired() {
+    synchronized (lock) {
+      return Optional.ofNullable(fired);
+    }
+  }
+
+  /** Whether a kill point fired. */
+  public boolean dead() {
+    return fired().isPresent();
+  }
+
+  /** Calls {@code listener} on the thread of the fatal call, right after the kill. */
+  public FaultyStore onKill(Consumer<KillPoint> listener) {
+    synchronized (lock) {
+      onKill.add(listener);
+    }
+    return this;
+  }
+
+  private void alive(String call) {
+    synchronized (lock) {
+      if (fired != null) throw new SimulatedCrash(fired, "the process is dead; " + call + " never ran");
+    }
+  }
+
+  /** Fires when {@code point} is armed; {@code extra} narrows the match. */
+  private void maybeKill(KillPoint point, String call) {
+    KillPoint now;
+    List<Consumer<KillPoint>> listeners;
+    synchronized (lock) {
+      if (fired != null) throw new SimulatedCrash(fired, "the process is dead; " + call + " never ran");
+      if (armed != point) return;
+      if (skip > 0) {
+        skip--;
+        return;
+      }
+      fired = point;
+      armed = null;
+      now = point;
+      listeners = List.copyOf(onKill);
+    }
+    for (Consumer<KillPoint> l : listeners) l.accept(now);
+    throw new SimulatedCrash(now, call);
+  }
+
+  @Override
+  public Optional<Lease> acquireLease(PollerKey key, String owner, Duration ttl, Instant now) {
+    maybeKill(KillPoint.BEFORE_ACQUIRE, "acquireLease " + key);
+    return super.acquireLease(key, owner, ttl, now);
+  }
+
+  @Override
+  public void commitPoll(PollerKey key, Lease lease, CommitBatch batch, Instant now) {
+    maybeKill(KillPoint.AFTER_FETCH, "commitPoll " + key);
+    super.commitPoll(key, lease, batch, now);
+    maybeKill(KillPoint.AFTER_COMMIT, "after commitPoll " + key);
+  }
+
+  @Override
+  public void ackEvents(PollerKey key, Lease lease, Collection<Long> sequences) {
+    boolean midDispatch;
+    synchronized (lock) {
+      midDispatch = armed == KillPoint.MID_DISPATCH && acks++ >= 1;
+    }
+    maybeKill(KillPoint.BEFORE_ACK, "ackEvents " + key + " " + sequences);
+    if (midDispatch) maybeKill(KillPoint.MID_DISPATCH, "ackEvents " + key + " " + sequences);
+    super.ackEvents(key, lease, sequences);
+  }
+
+  @Override
+  public void saveState(PollerKey key, Lease lease, StatePatch patch, Instant now) {
+    maybeKill(KillPoint.AFTER_ACK_BEFORE_SCHEDULE, "saveState " + key);
+    super.saveState(key, lease, patch, now);
+  }
+
+  @Override
+  public void releaseLease(PollerKey key, Lease lease) {
+    maybeKill(KillPoint.DURING_RELEASE, "releaseLease " + key);
+    super.releaseLease(key, lease);
+  }
+
+  // Every other call of a dead process fails too.
+
+  @Override
+  public Optional<Lease> renewLease(PollerKey key, Lease lease, Duration ttl, Instant now) {
+    alive("renewLease");
+    return super.renewLease(key, lease, ttl, now);
+  }
+
+  @Override
+  public Optional<io.watukuy.PollerState> loadState(PollerKey key) {
+    alive("loadState");
+    return super.loadState(key);
+  }
+
+  @Override
+  public void saveStateUnfenced(PollerKey key, StatePatch patch, Instant now) {
+    alive("saveStateUnfenced");
+    super.saveStateUnfenced(key, patch, now);
+  }
+
+  @Override
+  public List<OutboxRow> loadPending(PollerKey key, long afterSequence, int limit) {
+    alive("loadPending");
+    return super.loadPending(key, afterSequence, limit);
+  }
+
+  @Override
+  public long countPending(PollerKey key) {
+    alive("countPending");
+    return super.countPending(key);
+  }
+
+  @Override
+  public void recordAttempt(PollerKey key, Lease lease, long sequence, String errorJson, @Nullable Instant nextAttemptAt) {
+    alive("recordAttempt");
+    super.recordAttempt(key, lease, sequence, errorJson, nextAttemptAt);
+  }
+
+  @Override
+  public void parkEvent(PollerKey key, Lease lease, io.watukuy.ParkedRow row) {
+    alive("parkEvent");
+    super.parkEvent(key, lease, row);
+  }
+
+  @Override
+  public java.util.Map<String, io.watukuy.ItemRow> loadVersions(PollerKey key, Collection<String> identities) {
+    alive("loadVersions");
+    return super.loadVersions(key, identities);
+  }
+
+  @Override
+  public java.util.stream.Stream<List<String>> streamIdentities(PollerKey key, int batchSize) {
+    alive("streamIdentities");
+    return super.streamIdentities(key, batchSize);
+  }
+
+  @Override
+  public java.util.Set<String> heldKeys(PollerKey key) {
+    alive("heldKeys");
+    return super.heldKeys(key);
+  }
+
+  @Override
+  public List<PollerKey> listKeys(@Nullable String poller) {
+    alive("listKeys");
+    return super.listKeys(poller);
+  }
+
+  @Override
+  public Optional<io.watukuy.HttpValidator> getValidator(PollerKey key, String urlHash) {
+    alive("getValidator");
+    return super.getValidator(key, urlHash);
+  }
+
+  @Override
+  public void setValidator(PollerKey key, Lease lease, String urlHash, io.watukuy.HttpValidator validator) {
+    alive("setValidator");
+    super.setValidator(key, lease, urlHash, validator);
+  }
+}

@@ -1,0 +1,46 @@
+package io.watukuy.testing;
+
+/**
+ * Where {@link FaultyStore} simulates a crash (How it works, "Kill points"; guarantee G9).
+ *
+ * @since 0.1
+ */
+public enum KillPoint {
+  /** K1: before the lease is acquired. Nothing happened; the next run proceeds. */
+  BEFORE_ACQUIRE("before-acquire"),
+  /** K2: after a fetch, before commitPoll persists. The page is fetched again. */
+  AFTER_FETCH("after-fetch"),
+  /** K3: after commitPoll, before dispatch. The outbox is drained by the next run. */
+  AFTER_COMMIT("after-commit"),
+  /** K4: after at least one ack, before the next. Unacked events are redelivered. */
+  MID_DISPATCH("mid-dispatch"),
+  /** K4: the handler ran and its ack failed. The event is redelivered. */
+  BEFORE_ACK("before-ack"),
+  /** K5/K6: after the acks, before the schedule is saved. The key is due again sooner. */
+  AFTER_ACK_BEFORE_SCHEDULE("after-ack-before-schedule"),
+  /** K7: during the lease release. The lease lingers until it expires. */
+  DURING_RELEASE("during-release"),
+  /** Not a crash: the handler throws once for an event (never twice for the same event). */
+  HANDLER("handler");
+
+  private final String harnessName;
+
+  KillPoint(String harnessName) {
+    this.harnessName = harnessName;
+  }
+
+  /** The name used by the spec's harness, e.g. {@code after-commit}. */
+  public String harnessName() {
+    return harnessName;
+  }
+
+  /** Whether this kill point is a process crash (every one but {@link #HANDLER}). */
+  public boolean crash() {
+    return this != HANDLER;
+  }
+
+  @Override
+  public String toString() {
+    return harnessName;
+  }
+}
