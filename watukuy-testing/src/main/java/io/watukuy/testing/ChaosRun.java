@@ -51,6 +51,8 @@ final class ChaosRun {
   private StateStore recorded;
   private FaultyStore process;
   private Watukuy engine;
+  /** A second live instance on the same store, never killed: leases must keep the two apart (G5). */
+  private Watukuy twin;
   private int generation;
   private int nextId = 1;
   private volatile boolean handlerFault;
@@ -67,6 +69,7 @@ final class ChaosRun {
       recorded = ledger.recording(store);
       for (Strategy s : Strategy.values()) if (o.strategies().contains(s)) pollers.add(poller(s));
       startProcess();
+      twin = engine("twin", new FaultyStore(recorded), SeededRandom.of(~o.seed()));
       for (int step = 1; step <= o.steps(); step++) step(step);
       quiesce();
       check();
@@ -125,18 +128,23 @@ final class ChaosRun {
     generation++;
     process = new FaultyStore(recorded);
     process.onKill(point -> ledger.killed(store, keys()));
+    engine = engine("p" + generation, process, SeededRandom.of(o.seed() * 31 + generation));
+  }
+
+  private Watukuy engine(String instanceId, StateStore on, SeededRandom seeded) {
     Watukuy.Builder b = Watukuy.builder()
-        .store(process)
+        .store(on)
         .time(clock)
-        .random(SeededRandom.of(o.seed() * 31 + generation))
-        .instanceId("p" + generation)
+        .random(seeded)
+        .instanceId(instanceId)
         .executor(Runnable::run)
         .handlerExecutor(Runnable::run)
         .leaseTtl(o.leaseTtl())
         .delivery(new DeliveryOptions(1 + random.nextInt(3), 2 + random.nextInt(10)));
     for (Poller<JsonNode> p : pollers) b.poller(p);
-    engine = b.build();
-    for (Poller<JsonNode> p : pollers) engine.on(p, this::handle);
+    Watukuy w = b.build();
+    for (Poller<JsonNode> p : pollers) w.on(p, this::handle);
+    return w;
   }
 
   private void handle(ChangeEvent<JsonNode> e) {
@@ -166,6 +174,10 @@ final class ChaosRun {
         + (armed == null ? "" : "; armed " + armed));
     TickReport report = engine.tick();
     traceTick(report);
+    if (random.nextInt(100) < 30) {
+      trace.add("    twin ticks");
+      traceTick(twin.tick());
+    }
     commitStaged();
     if (process.dead()) {
       KillPoint point = process.fired().orElseThrow();
