@@ -22,6 +22,7 @@ class ChaosMemoryStoreTest {
         .takeWhile(seed -> System.nanoTime() < deadline)
         .map(seed -> DynamicTest.dynamicTest("seed " + seed, () -> {
           ChaosReport report = Chaos.run(ChaosOptions.seed(seed).withStore(MemoryStore::new));
+          System.out.println("chaos " + report);
           report.assertGuarantees();
           assertThat(report.totalKills()).isPositive();
           assertThat(report.deliveries()).isGreaterThanOrEqualTo(report.commits());

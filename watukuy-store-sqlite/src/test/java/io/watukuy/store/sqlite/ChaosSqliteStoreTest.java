@@ -26,6 +26,7 @@ class ChaosSqliteStoreTest {
         .map(seed -> DynamicTest.dynamicTest("seed " + seed, () -> {
           Path file = dir.resolve("chaos-" + seed + ".db");
           ChaosReport report = Chaos.run(ChaosOptions.seed(seed).withStore(() -> SqliteStore.open(file)));
+          System.out.println("chaos " + report);
           report.assertGuarantees();
           assertThat(report.totalKills()).isPositive();
         }));
