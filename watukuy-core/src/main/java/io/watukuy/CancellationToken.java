@@ -7,7 +7,12 @@ package io.watukuy;
  * @since 0.1
  */
 public interface CancellationToken {
-  /** Whether the cycle should end as soon as possible. */
+  /**
+   * Whether the cycle should end as soon as possible. Cheap and non-blocking; safe from any
+   * thread.
+   *
+   * @return {@code true} when the engine stops without drain or the tick deadline has passed
+   */
   boolean isCancelled();
 
   /**

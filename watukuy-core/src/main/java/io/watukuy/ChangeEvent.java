@@ -45,6 +45,27 @@ public record ChangeEvent<T>(
     @Nullable T data,
     @Nullable T previous,
     int attempt) {
+  /**
+   * Creates an event. The engine creates events; handlers and tests read them.
+   *
+   * @param id the event id (G2)
+   * @param type created, updated or deleted
+   * @param source the poller name
+   * @param partition the partition, {@code ""} when unpartitioned
+   * @param identity the item's identity
+   * @param orderingKey the ordering key
+   * @param version the version, or the hash when the poller has no version function
+   * @param hash the item's hash, or {@code null}
+   * @param schemaVersion the poller's schema version
+   * @param lane the lane that observed the change
+   * @param sequence the position in the key's outbox
+   * @param observedAt when the change was committed
+   * @param data the item, or {@code null}
+   * @param previous the prior payload, or {@code null}
+   * @param attempt the delivery attempt, from 1
+   * @throws NullPointerException if a reference other than {@code hash}, {@code data} or {@code
+   *     previous} is null
+   */
   public ChangeEvent {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(type, "type");
@@ -60,12 +81,19 @@ public record ChangeEvent<T>(
   /**
    * The event's JSON form (DESIGN.md "The event envelope"): every field, in declaration order,
    * {@code null} when empty, {@code observedAt} with milliseconds. One line, no trailing newline.
+   *
+   * @return the JSON text; {@code data} and {@code previous} are serialized with the engine's
+   *     Jackson mapper
    */
   public String toJson() {
     return io.watukuy.internal.Envelope.toJson(this);
   }
 
-  /** The key this event belongs to. */
+  /**
+   * The key this event belongs to.
+   *
+   * @return {@code (source, partition)}
+   */
   public PollerKey key() {
     return new PollerKey(source, partition);
   }

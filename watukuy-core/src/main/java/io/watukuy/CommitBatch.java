@@ -22,6 +22,17 @@ public record CommitBatch(
     List<OutboxRow> events,
     boolean log,
     List<ParkedRow> parked) {
+  /**
+   * Creates a batch; the lists are copied.
+   *
+   * @param statePatch the state patch, required
+   * @param upserts item rows to insert or replace
+   * @param deletes identities to remove
+   * @param events new pending outbox rows
+   * @param log whether to append {@code events} to the replay log
+   * @param parked invalid items to park
+   * @throws NullPointerException if an argument or a list element is null
+   */
   public CommitBatch {
     Objects.requireNonNull(statePatch, "statePatch");
     upserts = List.copyOf(upserts);
@@ -30,7 +41,12 @@ public record CommitBatch(
     parked = List.copyOf(parked);
   }
 
-  /** A batch that only patches state. */
+  /**
+   * A batch that only patches state: no rows, no events, no log append.
+   *
+   * @param patch the state patch
+   * @return the batch
+   */
   public static CommitBatch state(StatePatch patch) {
     return new CommitBatch(patch, List.of(), List.of(), List.of(), false, List.of());
   }

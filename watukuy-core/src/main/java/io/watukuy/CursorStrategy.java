@@ -12,6 +12,10 @@ package io.watukuy;
 public sealed interface CursorStrategy<C>
     permits TimestampCursor, TokenCursor, PageCursor, SnapshotDiffCursor, CustomCursor {
 
-  /** The strategy's name: {@code timestamp}, {@code token}, {@code page}, {@code snapshotDiff} or {@code custom}. */
+  /**
+   * The strategy's name, as used in messages and configuration.
+   *
+   * @return {@code timestamp}, {@code token}, {@code page}, {@code snapshotDiff} or {@code custom}
+   */
   String name();
 }

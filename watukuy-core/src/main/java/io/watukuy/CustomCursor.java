@@ -40,30 +40,62 @@ public final class CustomCursor<C> implements CursorStrategy<C> {
     return "custom";
   }
 
+  /**
+   * The cursor of the first request; also what a reset, and a stored cursor that decodes to JSON
+   * {@code null}, yield.
+   *
+   * @return the initial cursor, never null
+   */
   public C initial() {
     return initial;
   }
 
+  /**
+   * The user's function that computes the next cursor from each page.
+   *
+   * @return the advance function
+   */
   public Advance<C> advance() {
     return advance;
   }
 
-  /** The Jackson type used for JSON (de)serialization, or null for the initial value's class. */
+  /**
+   * The Jackson type used for JSON (de)serialization.
+   *
+   * @return the type given to the {@code TypeReference} overload of {@link Cursors#custom}, or
+   *     {@code null} to use the runtime class of {@link #initial()}
+   */
   public @Nullable JavaType type() {
     return type;
   }
 
+  /**
+   * The user's cursor-to-text function, used instead of JSON when set.
+   *
+   * @return the function given to {@link #withCodec}, or {@code null} for JSON
+   */
   public @Nullable Function<C, String> serialize() {
     return serialize;
   }
 
+  /**
+   * The user's text-to-cursor function, used instead of JSON when set.
+   *
+   * @return the function given to {@link #withCodec}, or {@code null} for JSON
+   */
   public @Nullable Function<String, C> deserialize() {
     return deserialize;
   }
 
   /**
    * The same strategy with explicit text (de)serialization, for cursors that do not round-trip
-   * through JSON.
+   * through JSON. The stored text is what {@code serialize} returns; a stored text that {@code
+   * deserialize} cannot read fails the cycle with a {@link ConfigException}. This strategy is not
+   * changed.
+   *
+   * @param serialize cursor to stored text; must not return null
+   * @param deserialize stored text back to the cursor; the inverse of {@code serialize}
+   * @return a new strategy with the same initial cursor, advance function and type
    */
   public CustomCursor<C> withCodec(Function<C, String> serialize, Function<String, C> deserialize) {
     return new CustomCursor<>(initial, advance, type, serialize, deserialize);
@@ -76,6 +108,16 @@ public final class CustomCursor<C> implements CursorStrategy<C> {
    */
   @FunctionalInterface
   public interface Advance<C> {
+    /**
+     * Computes the next cursor. Called on the cycle's thread once per fetched page, after the
+     * page's items were validated and before the page is committed; it must not block on I/O.
+     * Anything it throws fails the cycle before that page is committed.
+     *
+     * @param input the cursor the page was fetched with, the page's valid items, and what fetch
+     *     returned as cursor and {@code hasMore}
+     * @return the next cursor and whether the cycle is done; a null result or a null cursor fails
+     *     the cycle with a {@link FetchException}
+     */
     Step<C> advance(Input<C> input);
   }
 

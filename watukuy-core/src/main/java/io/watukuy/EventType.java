@@ -9,8 +9,14 @@ import com.fasterxml.jackson.annotation.JsonValue;
  * @since 0.1
  */
 public enum EventType {
+  /** The item appeared: its identity was not in the snapshot. */
   CREATED("created"),
+  /**
+   * The item changed: its hash differs from the stored one. With a version function, only items
+   * whose version changed are hashed and compared.
+   */
   UPDATED("updated"),
+  /** The item is gone: reported as a tombstone, or missing from a completed full listing. */
   DELETED("deleted");
 
   private final String wire;
@@ -19,7 +25,11 @@ public enum EventType {
     this.wire = wire;
   }
 
-  /** The lower-case name used in JSON, stores and event ids. */
+  /**
+   * The lower-case name used in JSON, stores and event ids.
+   *
+   * @return the wire name, e.g. {@code created}
+   */
   @JsonValue
   public String wire() {
     return wire;
@@ -28,6 +38,8 @@ public enum EventType {
   /**
    * Parses the lower-case name.
    *
+   * @param s a name returned by {@link #wire()}; case-sensitive
+   * @return the constant
    * @throws IllegalArgumentException for an unknown name
    */
   @JsonCreator

@@ -12,14 +12,26 @@ import org.jspecify.annotations.Nullable;
  * @since 0.1
  */
 public final class FetchException extends WatukuyException {
+  /** The poller name. */
   private final String poller;
+  /** The partition, {@code ""} when unpartitioned. */
   private final String partition;
+  /** 1-based page of the cycle. */
   private final int page;
+  /** 0-based item index, or -1 for the whole page. */
   private final int itemIndex;
 
   /**
+   * Creates the exception; the message is {@code "poller <p>[ partition <q>] page <n>[ item <i>]:
+   * <problem>"}.
+   *
+   * @param poller the poller name
+   * @param partition the partition, {@code ""} when unpartitioned (then left out of the message)
+   * @param page 1-based page of the cycle
    * @param itemIndex 0-based index of the offending item, or -1 when the page as a whole is at
    *     fault
+   * @param problem what is wrong, naming the field where one is at fault
+   * @param cause the exception fetch threw, or {@code null}
    */
   public FetchException(
       String poller,
@@ -43,24 +55,46 @@ public final class FetchException extends WatukuyException {
     return b.toString();
   }
 
+  /**
+   * The poller whose page failed.
+   *
+   * @return the poller name
+   */
   public String poller() {
     return poller;
   }
 
+  /**
+   * The partition whose page failed.
+   *
+   * @return the partition, {@code ""} when unpartitioned
+   */
   public String partition() {
     return partition;
   }
 
-  /** 1-based page of the cycle. */
+  /**
+   * The page that failed.
+   *
+   * @return 1-based page of the cycle
+   */
   public int page() {
     return page;
   }
 
-  /** 0-based item index, or -1 when the page as a whole is at fault. */
+  /**
+   * The item at fault.
+   *
+   * @return 0-based item index within the page, or -1 when the page as a whole is at fault
+   */
   public int itemIndex() {
     return itemIndex;
   }
 
+  /**
+   * {@inheritDoc} Always {@code true}: a later cycle requests the page again, although a bad item
+   * fails again until the API or the poller changes.
+   */
   @Override
   public boolean retryable() {
     return true;

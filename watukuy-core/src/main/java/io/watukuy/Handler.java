@@ -23,9 +23,12 @@ package io.watukuy;
 @FunctionalInterface
 public interface Handler<T> {
   /**
-   * Handles one event.
+   * Handles one event. Runs on the engine's handler executor; the cycle that dispatched the event
+   * waits for it to return.
    *
-   * @throws Exception to fail this attempt
+   * @param event the event; {@link ChangeEvent#attempt()} counts the deliveries of this event
+   * @throws Exception to fail this attempt: the event is retried after a backoff, and parked
+   *     after the last attempt
    */
   void handle(ChangeEvent<T> event) throws Exception;
 }

@@ -36,8 +36,14 @@ import org.jspecify.annotations.Nullable;
 public interface Http {
 
   /**
-   * {@code GET url} with {@link RequestOptions#DEFAULT}.
+   * {@code GET url} with {@link RequestOptions#DEFAULT}: no extra query or headers, validators on,
+   * the poller's request timeout.
    *
+   * @param url an absolute {@code http} or {@code https} URL, possibly with a query
+   * @return the 2xx response
+   * @throws HttpStatusException as for {@link #get(String, RequestOptions)}
+   * @throws java.io.UncheckedIOException as for {@link #get(String, RequestOptions)}
+   * @throws IllegalArgumentException if {@code url} is not an absolute http(s) URL
    * @see #get(String, RequestOptions)
    */
   HttpResult get(String url);
@@ -46,7 +52,9 @@ public interface Http {
    * {@code GET url}, blocking until the body is read or the request timeout passes.
    *
    * @param url an absolute {@code http} or {@code https} URL, possibly with a query
-   * @return the 2xx response
+   * @param options query parameters, headers, validators and timeout of this request
+   * @return the 2xx response; a 304 only when {@code options} set {@code If-None-Match} or {@code
+   *     If-Modified-Since} themselves
    * @throws HttpStatusException for any status other than 2xx and 304, after the engine has seen
    *     its Retry-After and rate-limit fields; the exception carries the status, the redacted URL
    *     and headers and up to 2 KiB of the body
@@ -63,10 +71,14 @@ public interface Http {
    * {@code POST url} with a JSON body, blocking like {@link #get(String, RequestOptions)}. Never
    * conditional: no validators are sent or stored.
    *
+   * @param url an absolute {@code http} or {@code https} URL, possibly with a query
    * @param jsonBody a String is sent as is, with the options' {@code Content-Type} or {@code
    *     application/json}; any other object is serialized with the engine's Jackson mapper and
    *     sent as {@code application/json} unless the options set a content type; null sends no
    *     body
+   * @param options query parameters, headers and timeout of this request; {@link
+   *     RequestOptions#validators()} is ignored
+   * @return the 2xx response
    * @throws IllegalArgumentException if Jackson cannot serialize {@code jsonBody}, or {@code url}
    *     is not an absolute http(s) URL
    * @throws HttpStatusException as for {@link #get(String, RequestOptions)}

@@ -30,40 +30,67 @@ public interface HttpResult {
    */
   Duration MAX_WAIT = Duration.ofDays(1);
 
-  /** The HTTP status code. */
+  /**
+   * The HTTP status code.
+   *
+   * @return 200 to 299, or 304 for a request whose conditional headers the caller set
+   */
   int status();
 
-  /** The request method, {@code GET} or {@code POST}. */
+  /**
+   * The request method.
+   *
+   * @return {@code GET} or {@code POST}
+   */
   String method();
 
   /**
    * The request URL, query included, with credential-like query values and secret values
    * replaced by {@code [redacted]}: safe for messages and logs, not for requesting again.
+   *
+   * @return the redacted URL
    */
   String url();
 
   /**
    * Response headers: names lower-cased, values in received order, nothing redacted.
-   * Unmodifiable.
+   *
+   * @return an unmodifiable map, empty when the response had no headers
    */
   Map<String, List<String>> headers();
 
-  /** The first value of a response header (name compared case-insensitively), or null. */
+  /**
+   * The first value of a response header.
+   *
+   * @param name the header name, compared case-insensitively
+   * @return the first value, or {@code null} when the header is absent
+   */
   default @Nullable String header(String name) {
     List<String> values = headers().get(name.toLowerCase(Locale.ROOT));
     return values == null || values.isEmpty() ? null : values.get(0);
   }
 
-  /** The body bytes, a fresh copy on each call; empty when there was no body. */
+  /**
+   * The body bytes.
+   *
+   * @return a fresh copy on each call; empty when there was no body
+   */
   byte[] bodyBytes();
 
-  /** The body decoded as UTF-8 (malformed bytes become U+FFFD), whatever the content type says. */
+  /**
+   * The body decoded as UTF-8, whatever the content type says.
+   *
+   * @return the text; malformed bytes become U+FFFD, an absent body gives {@code ""}
+   */
   String body();
 
   /**
    * Decodes the body with the engine's Jackson mapper (unknown properties ignored, ISO-8601
    * {@code java.time} values).
    *
+   * @param <R> the result type
+   * @param type the class to decode into
+   * @return the decoded value; {@code null} for a JSON {@code null} body
    * @throws java.io.UncheckedIOException if the body is not JSON of that shape; the message names
    *     the method, the redacted URL and Jackson's description of the problem
    */
@@ -73,6 +100,9 @@ public interface HttpResult {
    * Decodes the body into a generic type, for example {@code new TypeReference<List<Order>>()
    * {}}.
    *
+   * @param <R> the result type
+   * @param type the full type to decode into
+   * @return the decoded value; {@code null} for a JSON {@code null} body
    * @throws java.io.UncheckedIOException if the body is not JSON of that shape; the message names
    *     the method, the redacted URL and Jackson's description of the problem
    */
@@ -82,11 +112,16 @@ public interface HttpResult {
    * Decodes the body as a JSON tree; an empty body gives a {@link
    * com.fasterxml.jackson.databind.node.MissingNode}.
    *
+   * @return the tree, never null
    * @throws java.io.UncheckedIOException if the body is not JSON
    */
   JsonNode json();
 
-  /** When the response was received, on the engine's clock. */
+  /**
+   * When the response was received, on the engine's clock ({@link TimeSource#now()}).
+   *
+   * @return the receive time; the base of {@link #retryAfter()} and {@link #rateLimit()}
+   */
   Instant receivedAt();
 
   /**
@@ -97,6 +132,8 @@ public interface HttpResult {
    * result is never before {@link #receivedAt()} and never more than {@link #MAX_WAIT} after it.
    * Empty when the field is absent or malformed ({@code -1}, {@code 1.5}, {@code 120s}, a zone
    * other than {@code GMT}, lower-case names).
+   *
+   * @return the instant to wait until, or empty
    */
   Optional<Instant> retryAfter();
 
@@ -115,6 +152,8 @@ public interface HttpResult {
    * present. The result is clamped to [{@link #receivedAt()}, {@link #receivedAt()} + {@link
    * #MAX_WAIT}]. When a field lists several policies, the one with the fewest remaining units is
    * reported (on a tie, the later reset).
+   *
+   * @return the reported state, or empty
    */
   Optional<RateLimitInfo> rateLimit();
 
@@ -122,8 +161,14 @@ public interface HttpResult {
    * A result for tests and fakes. {@code url} is redacted by the standard rules (credential-like
    * query parameters; there are no secret values here).
    *
+   * @param status the status code
+   * @param method the request method, {@code GET} or {@code POST}
+   * @param url the request URL, query included
    * @param headers response headers; names are lower-cased and lists copied
    * @param body the body bytes, copied
+   * @param receivedAt when the response was received, the base of {@link #retryAfter()} and {@link
+   *     #rateLimit()}
+   * @return an immutable result
    */
   static HttpResult of(
       int status,

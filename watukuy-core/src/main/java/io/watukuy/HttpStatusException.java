@@ -15,12 +15,28 @@ import org.jspecify.annotations.Nullable;
  * @since 0.1
  */
 public final class HttpStatusException extends WatukuyException {
+  /** The response status. */
   private final int status;
+  /** The request method. */
   private final String method;
+  /** The redacted request URL. */
   private final String url;
+  /** The redacted response headers, names lower-cased. */
   private final Map<String, List<String>> headers;
+  /** Up to 2 KiB of the redacted body, or null. */
   private final @Nullable String bodySnippet;
 
+  /**
+   * Creates the exception; the message is {@code "<method> <redactedUrl> returned HTTP
+   * <status>"}. The caller redacts; this constructor copies but does not redact.
+   *
+   * @param status the response status
+   * @param method the request method
+   * @param redactedUrl the request URL with credential-like query values redacted
+   * @param redactedHeaders the response headers, names lower-cased, secret values redacted
+   * @param bodySnippet up to 2 KiB of the redacted body as text, or {@code null} when there was
+   *     no body
+   */
   public HttpStatusException(
       int status,
       String method,
@@ -35,39 +51,79 @@ public final class HttpStatusException extends WatukuyException {
     this.bodySnippet = bodySnippet;
   }
 
+  /**
+   * The response status.
+   *
+   * @return the HTTP status code, neither 2xx nor 304
+   */
   public int status() {
     return status;
   }
 
+  /**
+   * The request method.
+   *
+   * @return {@code GET} or {@code POST}
+   */
   public String method() {
     return method;
   }
 
-  /** The request URL with credential-like query values redacted. */
+  /**
+   * The request URL.
+   *
+   * @return the URL with credential-like query values redacted
+   */
   public String url() {
     return url;
   }
 
-  /** Response headers, names lower-cased, secrets redacted. */
+  /**
+   * The response headers.
+   *
+   * @return an unmodifiable map, names lower-cased, secret values redacted
+   */
   public Map<String, List<String>> headers() {
     return headers;
   }
 
-  /** First value of a response header (case-insensitive name), or null. */
+  /**
+   * The first value of a response header.
+   *
+   * @param name the header name, compared case-insensitively
+   * @return the first (redacted) value, or {@code null} when the header is absent
+   */
   public @Nullable String header(String name) {
     List<String> v = headers.get(name.toLowerCase(java.util.Locale.ROOT));
     return v == null || v.isEmpty() ? null : v.get(0);
   }
 
+  /**
+   * The start of the response body, for diagnosis.
+   *
+   * @return up to 2 KiB of the body decoded as UTF-8 with secrets redacted, or {@code null} when
+   *     the body was empty
+   */
   public @Nullable String bodySnippet() {
     return bodySnippet;
   }
 
-  /** True for 429, and for 503 carrying a Retry-After header. */
+  /**
+   * Whether the scheduler treats this response as a throttle rather than a failure: the key waits
+   * until the {@code Retry-After} instant (or {@link Schedule#min()} when there is none) without
+   * counting a failure.
+   *
+   * @return {@code true} for 429, and for 503 carrying a {@code Retry-After} header
+   */
   public boolean isThrottle() {
     return status == 429 || (status == 503 && header("retry-after") != null);
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * @return {@code true} for 408, 425, 429 and every 5xx status
+   */
   @Override
   public boolean retryable() {
     return status == 408 || status == 425 || status == 429 || status >= 500;

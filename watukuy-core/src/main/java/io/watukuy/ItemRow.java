@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * @param schemaVersion the poller's schema version when the row was written
  * @param payload the item's JSON text when the poller retains payloads, else {@code null}
  * @param orderingKey the ordering key of the item's events, kept so a delete keeps per-key order
- * @param seenAt when the item was last observed changed
+ * @param seenAt when the row was last written: the item was last seen with a new version or hash
  * @since 0.1
  */
 public record ItemRow(
@@ -24,6 +24,19 @@ public record ItemRow(
     @Nullable String payload,
     String orderingKey,
     Instant seenAt) {
+  /**
+   * Creates a row.
+   *
+   * @param identity the item's identity
+   * @param version the item's version, or {@code null}
+   * @param hash the item's hash
+   * @param schemaVersion the poller's schema version
+   * @param payload the item's JSON text, or {@code null}
+   * @param orderingKey the ordering key of the item's events
+   * @param seenAt when the row was last written
+   * @throws NullPointerException if {@code identity}, {@code hash}, {@code orderingKey} or {@code
+   *     seenAt} is null
+   */
   public ItemRow {
     Objects.requireNonNull(identity, "identity");
     Objects.requireNonNull(hash, "hash");
@@ -31,7 +44,11 @@ public record ItemRow(
     Objects.requireNonNull(seenAt, "seenAt");
   }
 
-  /** The version when the poller has one, else the hash: the value the event id is built on. */
+  /**
+   * The value the event id is built on (DESIGN.md event-id rule).
+   *
+   * @return the version when the poller has one, else the hash
+   */
   public String versionOrHash() {
     return version != null ? version : hash;
   }

@@ -28,28 +28,62 @@ public record KeyReport(
     boolean notModified,
     @Nullable Throwable error) {
 
+  /**
+   * Creates a report.
+   *
+   * @param key the key
+   * @param outcome polled, or why it was skipped
+   * @param pages pages fetched
+   * @param eventsCommitted events committed to the outbox
+   * @param delivered events whose handler returned
+   * @param parked events and invalid items parked
+   * @param truncated whether the listing was cut
+   * @param notModified whether the cycle ended on a trusted 304
+   * @param error the error that ended the run, or {@code null}
+   * @throws NullPointerException if {@code key} or {@code outcome} is null
+   */
   public KeyReport {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(outcome, "outcome");
   }
 
-  /** A skip with nothing done. */
+  /**
+   * A skip with nothing done: every count zero, no error.
+   *
+   * @param key the key
+   * @param outcome why the key was skipped
+   * @return the report
+   */
   public static KeyReport skipped(PollerKey key, Outcome outcome) {
     return new KeyReport(key, outcome, 0, 0, 0, 0, false, false, null);
   }
 
-  /** Whether the run ended with an error. */
+  /**
+   * Whether the run ended with an error.
+   *
+   * @return {@code error() != null}
+   */
   public boolean failed() {
     return error != null;
   }
 
   /** How a key's run ended (DESIGN.md "tick(options)"). */
   public enum Outcome {
+    /**
+     * The key ran under its lease: drained its outbox, and polled its live lane when due. Also
+     * reported, with {@link KeyReport#error()}, when the store failed before the lease was
+     * acquired.
+     */
     POLLED,
+    /** The live lane was not due and there was no outbox to drain (or no handler to drain to). */
     SKIPPED_NOT_DUE,
+    /** Another instance holds the key's lease. */
     SKIPPED_LEASED,
+    /** The key is paused, manually or because its partition was removed. */
     SKIPPED_PAUSED,
+    /** A {@code Retry-After} has not passed yet, and there was no outbox to drain. */
     SKIPPED_THROTTLED,
+    /** The circuit is open and its probe is not due yet, and there was no outbox to drain. */
     SKIPPED_CIRCUIT_OPEN
   }
 }

@@ -9,9 +9,13 @@ import com.fasterxml.jackson.annotation.JsonValue;
  * @since 0.1
  */
 public enum Lane {
+  /** The scheduled lane that follows the cursor strategy; the only one this release runs. */
   LIVE("live"),
+  /** A periodic full listing that finds deletes for incremental strategies. */
   RECONCILE("reconcile"),
+  /** A re-poll from an older cursor up to a target cursor. */
   BACKFILL("backfill"),
+  /** Logged events copied back into the outbox with their original ids. */
   REPLAY("replay");
 
   private final String wire;
@@ -20,7 +24,11 @@ public enum Lane {
     this.wire = wire;
   }
 
-  /** The lower-case name used in JSON, stores and event ids. */
+  /**
+   * The lower-case name used in JSON, stores and event ids.
+   *
+   * @return the wire name, e.g. {@code live}
+   */
   @JsonValue
   public String wire() {
     return wire;
@@ -29,6 +37,8 @@ public enum Lane {
   /**
    * Parses the lower-case name.
    *
+   * @param s a name returned by {@link #wire()}; case-sensitive
+   * @return the constant
    * @throws IllegalArgumentException for an unknown name
    */
   @JsonCreator

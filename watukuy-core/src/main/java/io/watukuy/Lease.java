@@ -14,6 +14,14 @@ import java.util.Objects;
  * @since 0.1
  */
 public record Lease(String owner, long epoch, Instant expiresAt) {
+  /**
+   * Creates a lease; stores create leases, callers pass them back.
+   *
+   * @param owner the instance id of the holder
+   * @param epoch the fencing token
+   * @param expiresAt when the lease becomes free for others
+   * @throws NullPointerException if {@code owner} or {@code expiresAt} is null
+   */
   public Lease {
     Objects.requireNonNull(owner, "owner");
     Objects.requireNonNull(expiresAt, "expiresAt");

@@ -11,11 +11,17 @@ import org.jspecify.annotations.Nullable;
  * @since 0.1
  */
 public final class LeaseLostException extends WatukuyException {
+  /** The key whose lease was lost. */
   private final PollerKey key;
+  /** The epoch the writer presented. */
   private final long heldEpoch;
+  /** The stored epoch, or null when the key has no lease. */
   private final @Nullable Long currentEpoch;
 
   /**
+   * Creates the exception; the message names the key and both epochs and ends with "stop writing
+   * and re-acquire".
+   *
    * @param key the key whose lease was lost
    * @param heldEpoch the epoch the writer presented
    * @param currentEpoch the epoch now stored, or {@code null} when the key has no live lease
@@ -35,18 +41,35 @@ public final class LeaseLostException extends WatukuyException {
     this.currentEpoch = currentEpoch;
   }
 
+  /**
+   * The key whose lease was lost.
+   *
+   * @return the key
+   */
   public PollerKey key() {
     return key;
   }
 
+  /**
+   * The epoch of the lease the writer presented.
+   *
+   * @return the stale epoch
+   */
   public long heldEpoch() {
     return heldEpoch;
   }
 
+  /**
+   * The epoch of the key's stored lease at the time of the write, expired or not.
+   *
+   * @return the current epoch, or {@code null} when the key has no lease (released, or the key was
+   *     deleted)
+   */
   public @Nullable Long currentEpoch() {
     return currentEpoch;
   }
 
+  /** {@inheritDoc} Always {@code false}: the same lease never becomes current again. */
   @Override
   public boolean retryable() {
     return false;

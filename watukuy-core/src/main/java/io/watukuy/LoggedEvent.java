@@ -12,6 +12,14 @@ import java.util.Objects;
  * @since 0.1
  */
 public record LoggedEvent(long sequence, String event, Instant createdAt) {
+  /**
+   * Creates a logged event.
+   *
+   * @param sequence the outbox sequence
+   * @param event the envelope JSON text
+   * @param createdAt when it was committed
+   * @throws NullPointerException if {@code event} or {@code createdAt} is null
+   */
   public LoggedEvent {
     Objects.requireNonNull(event, "event");
     Objects.requireNonNull(createdAt, "createdAt");

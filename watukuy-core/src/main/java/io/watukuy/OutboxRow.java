@@ -28,6 +28,20 @@ public record OutboxRow(
     @Nullable Instant nextAttemptAt,
     @Nullable String lastError,
     Instant createdAt) {
+  /**
+   * Creates a row.
+   *
+   * @param sequence the position in the key's outbox
+   * @param eventId the event's id
+   * @param orderingKey the event's ordering key
+   * @param event the envelope JSON text
+   * @param attempts failed delivery attempts so far
+   * @param nextAttemptAt earliest time of the next attempt, or {@code null} for now
+   * @param lastError JSON array of the failed attempts, or {@code null}
+   * @param createdAt when the row was committed
+   * @throws NullPointerException if {@code eventId}, {@code orderingKey}, {@code event} or {@code
+   *     createdAt} is null
+   */
   public OutboxRow {
     Objects.requireNonNull(eventId, "eventId");
     Objects.requireNonNull(orderingKey, "orderingKey");
@@ -35,7 +49,16 @@ public record OutboxRow(
     Objects.requireNonNull(createdAt, "createdAt");
   }
 
-  /** A fresh pending row: no attempts yet. */
+  /**
+   * A fresh pending row: no attempts, no error, due at once.
+   *
+   * @param sequence the position in the key's outbox
+   * @param eventId the event's id
+   * @param orderingKey the event's ordering key
+   * @param event the envelope JSON text
+   * @param createdAt when the row is committed
+   * @return the row
+   */
   public static OutboxRow pending(
       long sequence, String eventId, String orderingKey, String event, Instant createdAt) {
     return new OutboxRow(sequence, eventId, orderingKey, event, 0, null, null, createdAt);

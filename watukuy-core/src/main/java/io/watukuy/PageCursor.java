@@ -22,6 +22,11 @@ public final class PageCursor implements CursorStrategy<Integer> {
     return "page";
   }
 
+  /**
+   * The first page number.
+   *
+   * @return the page of the first request and of every cycle after a completed one; 0 or more
+   */
   public int initial() {
     return initial;
   }

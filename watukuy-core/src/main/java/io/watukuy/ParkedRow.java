@@ -8,7 +8,8 @@ import org.jspecify.annotations.Nullable;
  * A quarantined event or item (guarantee G7).
  *
  * @param id the row's id within its key: a poison event's is its outbox sequence in decimal; an
- *     invalid item's is assigned by the engine
+ *     invalid item's is {@code invalid-} and 16 hex digits derived from its identity and JSON, so
+ *     the same invalid item parked again replaces its row
  * @param kind poison or invalid
  * @param sequence the original outbox sequence of a poison event ({@code retry} puts it back
  *     there, so per-key order holds), {@code null} for an invalid item
@@ -35,6 +36,23 @@ public record ParkedRow(
     int attempts,
     Instant parkedAt,
     @Nullable String holdKey) {
+  /**
+   * Creates a row.
+   *
+   * @param id the row's id within its key
+   * @param kind poison or invalid
+   * @param sequence the original outbox sequence, or {@code null} for an invalid item
+   * @param eventId the event's id, or {@code null} for an invalid item
+   * @param orderingKey the ordering key
+   * @param event the envelope JSON, or {@code null}
+   * @param item the item JSON, or {@code null}
+   * @param error the error JSON object
+   * @param attempts delivery attempts made
+   * @param parkedAt when it was parked
+   * @param holdKey the ordering key held back, or {@code null}
+   * @throws NullPointerException if {@code id}, {@code kind}, {@code orderingKey}, {@code error}
+   *     or {@code parkedAt} is null
+   */
   public ParkedRow {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(kind, "kind");

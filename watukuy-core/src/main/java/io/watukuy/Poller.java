@@ -77,8 +77,11 @@ public final class Poller<T> {
   }
 
   /**
-   * Why a partition name is not valid, or null: it must be non-empty ({@code ""} is the key of an
+   * Why a partition name is not valid: it must be non-empty ({@code ""} is the key of an
    * unpartitioned poller) and free of control characters.
+   *
+   * @param partition the name to check; not null
+   * @return the problem, phrased to follow the name in a message, or {@code null} when valid
    */
   public static @Nullable String partitionProblem(String partition) {
     if (partition.isEmpty()) return "is empty; \"\" is reserved for unpartitioned pollers";
@@ -97,7 +100,11 @@ public final class Poller<T> {
    *
    * @param name unique among the engine's pollers: letters, digits, {@code _ . : -}, at most 100
    *     characters, starting with a letter or digit
-   * @param type the item type ({@code JsonNode.class} to keep items as JSON trees)
+   * @param type the item type ({@code JsonNode.class} to keep items as JSON trees); events are
+   *     converted back to it for the handler
+   * @param <T> the item type
+   * @return a builder with every default of DESIGN.md; identity, cursor and fetch still to set
+   * @throws NullPointerException if {@code name} or {@code type} is null
    * @throws ConfigException if the name is not valid
    */
   public static <T> Builder<T, Void> builder(String name, Class<T> type) {
@@ -109,74 +116,157 @@ public final class Poller<T> {
     return new Builder<>(name, type);
   }
 
+  /**
+   * The poller name: the {@code source} of its events and part of every key and event id.
+   *
+   * @return the name given to {@link #builder(String, Class)}
+   */
   public String name() {
     return name;
   }
 
+  /**
+   * The item type; events are converted to it for the handler.
+   *
+   * @return the type given to {@link #builder(String, Class)}
+   */
   public Class<T> type() {
     return type;
   }
 
+  /**
+   * The item's identity function.
+   *
+   * @return the function set with {@link Builder#identity}
+   */
   public Function<? super T, ?> identity() {
     return identity;
   }
 
+  /**
+   * The item's version function.
+   *
+   * @return the function set with {@link Builder#version}, or {@code null}: items are compared by hash
+   */
   public @Nullable Function<? super T, ?> version() {
     return version;
   }
 
+  /**
+   * The projection that is hashed instead of the whole item.
+   *
+   * @return the function set with {@link Builder#fingerprint}, or {@code null} to hash the whole item
+   */
   public @Nullable Function<? super T, ?> fingerprint() {
     return fingerprint;
   }
 
+  /**
+   * The predicate that marks items the API reports deleted.
+   *
+   * @return the predicate set with {@link Builder#tombstone}, or {@code null} for none
+   */
   public @Nullable Predicate<? super T> tombstone() {
     return tombstone;
   }
 
-  /** The ordering-key function, or null for the default (the identity). */
+  /**
+   * The ordering-key function.
+   *
+   * @return the function set with {@link Builder#orderingKey}, or {@code null} for the default
+   *     (the identity)
+   */
   public @Nullable Function<? super T, String> orderingKey() {
     return orderingKey;
   }
 
+  /**
+   * The cursor strategy.
+   *
+   * @return the strategy set with {@link Builder#cursor}
+   */
   public CursorStrategy<?> cursor() {
     return cursor;
   }
 
+  /**
+   * The fetch function.
+   *
+   * @return the function set with {@link Builder#fetch}
+   */
   public Fetcher<T, ?> fetch() {
     return fetch;
   }
 
+  /**
+   * When the live lane runs.
+   *
+   * @return the schedule; default {@link Schedule#DEFAULT}
+   */
   public Schedule schedule() {
     return schedule;
   }
 
+  /**
+   * The page cap per cycle.
+   *
+   * @return at least 1; default {@value #DEFAULT_MAX_PAGES_PER_CYCLE}
+   */
   public int maxPagesPerCycle() {
     return maxPagesPerCycle;
   }
 
+  /**
+   * What the item snapshot keeps per item.
+   *
+   * @return {@link Retain#HASH} (default) or {@link Retain#PAYLOAD}
+   */
   public Retain retain() {
     return retain;
   }
 
+  /**
+   * The schema version, part of every event id.
+   *
+   * @return at least 1; default {@value #DEFAULT_SCHEMA_VERSION}
+   */
   public int schemaVersion() {
     return schemaVersion;
   }
 
+  /**
+   * The item validator.
+   *
+   * @return the validator, or {@code null} for none (default)
+   */
   public @Nullable Validator<? super T> validator() {
     return validator;
   }
 
+  /**
+   * Handler retries and the poison policy.
+   *
+   * @return the policy; default {@link DeliveryPolicy#DEFAULT}
+   */
   public DeliveryPolicy delivery() {
     return delivery;
   }
 
+  /**
+   * The replay log setting.
+   *
+   * @return the setting; default {@link EventLog#DISABLED}
+   */
   public EventLog log() {
     return log;
   }
 
   /**
    * The partitions now: re-read on every scheduling pass; {@code [""]} when unpartitioned.
-   * Invalid names and duplicates from a supplier are dropped with a warning.
+   * Invalid names and duplicates from a supplier are dropped with a warning. Calls the supplier
+   * on the calling thread.
+   *
+   * @return an unmodifiable list in the supplier's order; empty when the supplier returned null
    */
   public List<String> partitions() {
     if (!partitioned) return List.of("");
@@ -194,12 +284,21 @@ public final class Poller<T> {
     return List.copyOf(valid);
   }
 
-  /** Whole-request timeout of {@code ctx.http()} calls. Default 30 s. */
+  /**
+   * The whole-request timeout of {@code ctx.http()} calls.
+   *
+   * @return positive; default {@link RequestOptions#DEFAULT_REQUEST_TIMEOUT} (30 s)
+   */
   public java.time.Duration requestTimeout() {
     return requestTimeout;
   }
 
-  /** Whether the poller declared partitions. */
+  /**
+   * Whether the poller declared partitions.
+   *
+   * @return {@code true} after {@link Builder#partitions(List)} or {@link
+   *     Builder#partitions(Supplier)}
+   */
   public boolean partitioned() {
     return partitioned;
   }
@@ -247,6 +346,10 @@ public final class Poller<T> {
      * The item's identity: a {@code String}, or an integer ({@code Integer}, {@code Long},
      * {@code BigInteger}, or an integral JSON node) written as decimal text. Anything else fails
      * the page with a {@link FetchException} naming the poller and the field. Required.
+     *
+     * @param identity item to identity; a null or empty identity fails the page
+     * @return this builder
+     * @throws NullPointerException if {@code identity} is null
      */
     public Builder<T, C> identity(Function<? super T, ?> identity) {
       this.identity = Objects.requireNonNull(identity, "identity");
@@ -255,7 +358,13 @@ public final class Poller<T> {
 
     /**
      * The item's version (same value types as identity). An item whose version equals the
-     * stored one is skipped without hashing. Default none: items are compared by hash.
+     * stored one is skipped without hashing, and the version (not the hash) goes into the event
+     * id, so a state that recurs under a new version gets a new id. Default none: items are
+     * compared by hash.
+     *
+     * @param version item to version; null counts as no version for that item
+     * @return this builder
+     * @throws NullPointerException if {@code version} is null
      */
     public Builder<T, C> version(Function<? super T, ?> version) {
       this.version = Objects.requireNonNull(version, "version");
@@ -264,7 +373,12 @@ public final class Poller<T> {
 
     /**
      * A projection of the item that is hashed instead of the whole item (e.g. to ignore a
-     * volatile field). It must be serializable to JSON. Default: the whole item.
+     * volatile field). It must be serializable to JSON; a value RFC 8785 cannot canonicalize
+     * fails the page. Default: the whole item.
+     *
+     * @param fingerprint item to the part that matters
+     * @return this builder
+     * @throws NullPointerException if {@code fingerprint} is null
      */
     public Builder<T, C> fingerprint(Function<? super T, ?> fingerprint) {
       this.fingerprint = Objects.requireNonNull(fingerprint, "fingerprint");
@@ -274,14 +388,25 @@ public final class Poller<T> {
     /**
      * Items for which the predicate holds are tombstones: the API reports them deleted
      * (DESIGN.md "Tombstones"). A known identity commits a deleted event; an unknown one does
-     * nothing; either way the item still moves the cursor.
+     * nothing; either way the item still moves the cursor. Tombstones are not validated.
+     *
+     * @param tombstone true for an item the API reports deleted
+     * @return this builder
+     * @throws NullPointerException if {@code tombstone} is null
      */
     public Builder<T, C> tombstone(Predicate<? super T> tombstone) {
       this.tombstone = Objects.requireNonNull(tombstone, "tombstone");
       return this;
     }
 
-    /** The ordering key of an item's events. Default: the identity. */
+    /**
+     * The ordering key of an item's events: events with one ordering key are delivered one at a
+     * time, in sequence order (G3). Default: the identity.
+     *
+     * @param orderingKey item to ordering key; a null key fails the page
+     * @return this builder
+     * @throws NullPointerException if {@code orderingKey} is null
+     */
     public Builder<T, C> orderingKey(Function<? super T, String> orderingKey) {
       this.orderingKey = Objects.requireNonNull(orderingKey, "orderingKey");
       return this;
@@ -290,6 +415,10 @@ public final class Poller<T> {
     /**
      * The cursor strategy (see {@link Cursors}). Required, before {@link #fetch}.
      *
+     * @param <C2> the cursor type the strategy hands to fetch
+     * @param cursor the strategy
+     * @return this builder, typed for the strategy's cursor
+     * @throws NullPointerException if {@code cursor} is null
      * @throws IllegalStateException if fetch was already set
      */
     @SuppressWarnings("unchecked")
@@ -302,8 +431,12 @@ public final class Poller<T> {
     }
 
     /**
-     * The fetch function. Required.
+     * The fetch function. Required. Called on the cycle's thread, one page at a time; see {@link
+     * Fetcher} for what a throw does.
      *
+     * @param fetch requests one page of the API
+     * @return this builder
+     * @throws NullPointerException if {@code fetch} is null
      * @throws IllegalStateException if no cursor was set yet
      */
     public Builder<T, C> fetch(Fetcher<T, C> fetch) {
@@ -314,7 +447,14 @@ public final class Poller<T> {
       return this;
     }
 
-    /** Default {@link Schedule#DEFAULT}: min 30 s, max 10 min. */
+    /**
+     * When the live lane runs, how failures back off and how long the circuit stays open. Default
+     * {@link Schedule#DEFAULT}: min 30 s, max 10 min.
+     *
+     * @param schedule the schedule
+     * @return this builder
+     * @throws NullPointerException if {@code schedule} is null
+     */
     public Builder<T, C> schedule(Schedule schedule) {
       this.schedule = Objects.requireNonNull(schedule, "schedule");
       return this;
@@ -322,8 +462,11 @@ public final class Poller<T> {
 
     /**
      * Page cap per cycle; a longer listing is truncated and continues at once (catch-up).
-     * Default {@value #DEFAULT_MAX_PAGES_PER_CYCLE}.
+     * Default {@value #DEFAULT_MAX_PAGES_PER_CYCLE}. For snapshotDiff it must cover the whole
+     * listing: a truncated full scan emits no deletes and starts again at page 1.
      *
+     * @param pages at least 1
+     * @return this builder
      * @throws ConfigException if below 1
      */
     public Builder<T, C> maxPagesPerCycle(int pages) {
@@ -334,7 +477,14 @@ public final class Poller<T> {
       return this;
     }
 
-    /** Default {@link Retain#HASH}. */
+    /**
+     * What the item snapshot keeps per item. Default {@link Retain#HASH}.
+     *
+     * @param retain {@link Retain#PAYLOAD} to give updated events {@code previous} and deleted
+     *     events their last {@code data}
+     * @return this builder
+     * @throws NullPointerException if {@code retain} is null
+     */
     public Builder<T, C> retain(Retain retain) {
       this.retain = Objects.requireNonNull(retain, "retain");
       return this;
@@ -343,6 +493,8 @@ public final class Poller<T> {
     /**
      * Part of every event id; bump it when the meaning of items changes. Default 1.
      *
+     * @param schemaVersion at least 1
+     * @return this builder
      * @throws ConfigException if below 1
      */
     public Builder<T, C> schemaVersion(int schemaVersion) {
@@ -353,19 +505,38 @@ public final class Poller<T> {
       return this;
     }
 
-    /** Items with problems are parked as invalid instead of diffed. Default none. */
+    /**
+     * Checks items before they are diffed; items with problems are parked as {@link
+     * ParkedKind#INVALID} instead. Default none.
+     *
+     * @param validator the validator
+     * @return this builder
+     * @throws NullPointerException if {@code validator} is null
+     */
     public Builder<T, C> validator(Validator<? super T> validator) {
       this.validator = Objects.requireNonNull(validator, "validator");
       return this;
     }
 
-    /** Handler retries and poison policy. Default {@link DeliveryPolicy#DEFAULT}. */
+    /**
+     * Handler retries and poison policy. Default {@link DeliveryPolicy#DEFAULT}.
+     *
+     * @param delivery the policy
+     * @return this builder
+     * @throws NullPointerException if {@code delivery} is null
+     */
     public Builder<T, C> delivery(DeliveryPolicy delivery) {
       this.delivery = Objects.requireNonNull(delivery, "delivery");
       return this;
     }
 
-    /** The replay log. Default {@link EventLog#DISABLED}. */
+    /**
+     * The replay log. Default {@link EventLog#DISABLED}.
+     *
+     * @param log the setting
+     * @return this builder
+     * @throws NullPointerException if {@code log} is null
+     */
     public Builder<T, C> log(EventLog log) {
       this.log = Objects.requireNonNull(log, "log");
       return this;
@@ -373,8 +544,13 @@ public final class Poller<T> {
 
     /**
      * A static list of partitions; each is a key with its own lease, cursor, snapshot and outbox.
+     * Replaces earlier partitions.
      *
-     * @throws ConfigException if the list is empty or has duplicates
+     * @param partitions non-empty names free of control characters, no duplicates; copied
+     * @return this builder
+     * @throws NullPointerException if the list or a name is null
+     * @throws ConfigException if the list is empty, has duplicates, or holds an empty name or one
+     *     with a control character
      */
     public Builder<T, C> partitions(List<String> partitions) {
       List<String> copy = List.copyOf(partitions);
@@ -394,7 +570,12 @@ public final class Poller<T> {
      * Partitions re-read on every scheduling pass. A partition that disappears is paused with
      * reason {@code partitionRemoved} and resumes when it returns. Names follow the rules of
      * {@link #partitions(List)}; an invalid name, a duplicate or a null list is skipped with a
-     * warning.
+     * warning. Called on the engine's threads before every tick and daemon pass; it must be fast
+     * and thread-safe. Replaces earlier partitions.
+     *
+     * @param partitions returns the current partition names
+     * @return this builder
+     * @throws NullPointerException if {@code partitions} is null
      */
     public Builder<T, C> partitions(Supplier<List<String>> partitions) {
       this.partitions = Objects.requireNonNull(partitions, "partitions");
@@ -404,7 +585,10 @@ public final class Poller<T> {
 
     /**
      * Whole-request timeout of {@code ctx.http()} calls (connect timeout is 10 s). Default 30 s.
+     * {@link RequestOptions.Builder#timeout} overrides it per request.
      *
+     * @param timeout positive
+     * @return this builder
      * @throws ConfigException if not positive
      */
     public Builder<T, C> requestTimeout(java.time.Duration timeout) {
@@ -415,7 +599,11 @@ public final class Poller<T> {
     }
 
     /**
-     * @throws ConfigException if identity, cursor or fetch is missing
+     * The poller. The builder stays usable.
+     *
+     * @return an immutable poller
+     * @throws ConfigException if identity, cursor or fetch is missing, or the timestamp strategy's
+     *     initial value cannot be parsed
      */
     public Poller<T> build() {
       Poller<T> p = new Poller<>(this);

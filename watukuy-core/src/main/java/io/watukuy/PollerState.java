@@ -25,6 +25,17 @@ public record PollerState(
     long lastSequence,
     Instant createdAt,
     Instant updatedAt) {
+  /**
+   * Creates a state; the cursor map is copied.
+   *
+   * @param cursors lane name to cursor JSON text
+   * @param schedule the persisted schedule
+   * @param schemaVersion the poller's schema version
+   * @param lastSequence the highest outbox sequence assigned
+   * @param createdAt when the state was first written
+   * @param updatedAt when it was last written
+   * @throws NullPointerException if an argument, a cursor name or a cursor text is null
+   */
   public PollerState {
     cursors = Map.copyOf(cursors);
     Objects.requireNonNull(schedule, "schedule");
@@ -34,7 +45,12 @@ public record PollerState(
 
   /**
    * This state with {@code patch} applied: each non-null field of the patch replaces the
-   * current one; {@code updatedAt} becomes {@code now}.
+   * current one; {@code updatedAt} becomes {@code now}. Stores call it to apply {@link
+   * StateStore#saveState} and the patch of {@link StateStore#commitPoll}.
+   *
+   * @param patch the fields to replace
+   * @param now the write time, passed in by the caller
+   * @return a new state; this one is unchanged
    */
   public PollerState apply(StatePatch patch, Instant now) {
     return new PollerState(
@@ -46,7 +62,15 @@ public record PollerState(
         now);
   }
 
-  /** The state a store creates for a key on its first write: {@code patch} over defaults. */
+  /**
+   * The state a store creates for a key on its first write: {@code patch} over the defaults (no
+   * cursors, {@link ScheduleState#initial(long) ScheduleState.initial(0)}, schema version 1, last
+   * sequence 0).
+   *
+   * @param patch the fields of the first write
+   * @param now the write time; becomes both {@code createdAt} and {@code updatedAt}
+   * @return the new state
+   */
   public static PollerState create(StatePatch patch, Instant now) {
     return new PollerState(Map.of(), ScheduleState.initial(0), 1, 0, now, now).apply(patch, now);
   }

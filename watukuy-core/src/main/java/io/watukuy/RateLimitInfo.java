@@ -23,6 +23,16 @@ import org.jspecify.annotations.Nullable;
 public record RateLimitInfo(
     long remaining, Instant resetAt, @Nullable Long limit, @Nullable String policy) {
 
+  /**
+   * Creates the state.
+   *
+   * @param remaining units left in the window; 0 or more
+   * @param resetAt when more quota arrives
+   * @param limit the quota of the window, or {@code null}; 0 or more
+   * @param policy the policy name or value, or {@code null}
+   * @throws NullPointerException if {@code resetAt} is null
+   * @throws IllegalArgumentException if {@code remaining} or {@code limit} is negative
+   */
   public RateLimitInfo {
     Objects.requireNonNull(resetAt, "resetAt");
     if (remaining < 0) {
@@ -33,7 +43,11 @@ public record RateLimitInfo(
     }
   }
 
-  /** Whether the window is used up: {@code remaining == 0}. */
+  /**
+   * Whether the window is used up.
+   *
+   * @return {@code remaining() == 0}
+   */
   public boolean exhausted() {
     return remaining == 0;
   }

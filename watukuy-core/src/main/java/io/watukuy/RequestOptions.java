@@ -60,12 +60,20 @@ public final class RequestOptions {
     this.timeout = b.timeout;
   }
 
-  /** A builder with the defaults: no query, no headers, validators on, the poller's timeout. */
+  /**
+   * A builder with the defaults: no query, no headers, validators on, the poller's timeout.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** A builder that starts from these options. */
+  /**
+   * A builder that starts from these options; changing it does not change them.
+   *
+   * @return a new builder holding a copy of every setting
+   */
   public Builder toBuilder() {
     Builder b = new Builder();
     b.query.putAll(query);
@@ -78,22 +86,33 @@ public final class RequestOptions {
   /**
    * Query parameters to append to the URL, in insertion order: names as given, values already
    * rendered with {@link String#valueOf(Object)} and not yet URL-encoded. Parameters whose value
-   * was null are absent. Unmodifiable.
+   * was null are absent.
+   *
+   * @return an unmodifiable map, empty by default
    */
   public Map<String, String> query() {
     return query;
   }
 
   /**
-   * Extra request headers in insertion order, names as first given. They replace the helper's
+   * Extra request headers in insertion order, names as last given (setting a header again moves
+   * it to the end under the new spelling of its name). They replace the helper's
    * defaults ({@code Accept: application/json}, {@code User-Agent: watukuy/0.1}) when the names
-   * match case-insensitively. Unmodifiable.
+   * match case-insensitively.
+   *
+   * @return an unmodifiable map, empty by default
    */
   public Map<String, String> headers() {
     return headers;
   }
 
-  /** The value of a header set on these options (case-insensitive name), or empty. */
+  /**
+   * The value of a header set on these options.
+   *
+   * @param name the header name, compared case-insensitively
+   * @return the value, or empty when these options do not set the header
+   * @throws NullPointerException if {@code name} is null
+   */
   public Optional<String> header(String name) {
     Objects.requireNonNull(name, "name");
     for (Map.Entry<String, String> e : headers.entrySet()) {
@@ -102,12 +121,20 @@ public final class RequestOptions {
     return Optional.empty();
   }
 
-  /** Whether a GET sends and stores {@code If-None-Match} / {@code If-Modified-Since}. */
+  /**
+   * Whether a GET sends and stores {@code If-None-Match} / {@code If-Modified-Since}.
+   *
+   * @return {@code true} unless turned off; default {@value #DEFAULT_VALIDATORS}
+   */
   public boolean validators() {
     return validators;
   }
 
-  /** The whole-request timeout of this request, or empty for the poller's request timeout. */
+  /**
+   * The whole-request timeout of this request.
+   *
+   * @return the timeout, or empty for the poller's request timeout
+   */
   public Optional<Duration> timeout() {
     return Optional.ofNullable(timeout);
   }
@@ -148,7 +175,7 @@ public final class RequestOptions {
    */
   public static final class Builder {
     private final LinkedHashMap<String, String> query = new LinkedHashMap<>();
-    // Keyed by the name as first given; lookups are case-insensitive, see header().
+    // Keyed by the name as last given; lookups are case-insensitive, see header().
     private final LinkedHashMap<String, String> headers = new LinkedHashMap<>();
     private boolean validators = DEFAULT_VALIDATORS;
     private @Nullable Duration timeout;
@@ -162,7 +189,9 @@ public final class RequestOptions {
      * nothing while the cursor is null.
      *
      * @param params parameter names to values rendered with {@link String#valueOf(Object)}
+     * @return this builder
      * @throws NullPointerException if {@code params} or one of its keys is null
+     * @throws ConfigException if one of its keys is empty
      */
     public Builder query(Map<String, ?> params) {
       Objects.requireNonNull(params, "params");
@@ -175,6 +204,9 @@ public final class RequestOptions {
      * URL-encoded (UTF-8, a space as {@code %20}) when the request is made, appended after any
      * query already in the URL. A null {@code value} drops the parameter instead.
      *
+     * @param name the parameter name, sent URL-encoded; not empty
+     * @param value the value, or {@code null} to remove the parameter
+     * @return this builder
      * @throws NullPointerException if {@code name} is null
      * @throws ConfigException if {@code name} is empty
      */
@@ -194,6 +226,9 @@ public final class RequestOptions {
      * case-insensitively) and the helper's default for that name. {@code Content-Type} here is
      * the content type of a {@link Http#post} body given as a String.
      *
+     * @param name the header name, an HTTP token
+     * @param value the value; may hold a credential, which is never echoed in messages
+     * @return this builder
      * @throws NullPointerException if {@code name} or {@code value} is null
      * @throws ConfigException if {@code name} is not an HTTP token, is one the HTTP client sets
      *     itself ({@code Connection}, {@code Content-Length}, {@code Expect}, {@code Host},
@@ -223,6 +258,9 @@ public final class RequestOptions {
      * {@code If-Modified-Since}) and stores those of a 200. Default true. Turn it off for URLs
      * that change every cycle (a timestamp in the query): each distinct URL keeps one stored row
      * per poller key. POST requests never use validators.
+     *
+     * @param enabled {@code false} to send no validators and store none
+     * @return this builder
      */
     public Builder validators(boolean enabled) {
       this.validators = enabled;
@@ -233,6 +271,8 @@ public final class RequestOptions {
      * The whole-request timeout of this request, replacing the poller's (itself by default
      * {@link #DEFAULT_REQUEST_TIMEOUT}). The connect timeout is the HTTP client's.
      *
+     * @param timeout time from sending the request until the body is read; positive
+     * @return this builder
      * @throws NullPointerException if {@code timeout} is null
      * @throws ConfigException if {@code timeout} is zero or negative
      */
@@ -245,7 +285,11 @@ public final class RequestOptions {
       return this;
     }
 
-    /** The immutable options. The builder stays usable. */
+    /**
+     * The immutable options. The builder stays usable.
+     *
+     * @return new options holding a copy of this builder's settings
+     */
     public RequestOptions build() {
       return new RequestOptions(this);
     }

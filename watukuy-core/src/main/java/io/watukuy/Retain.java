@@ -11,7 +11,9 @@ import com.fasterxml.jackson.annotation.JsonValue;
  * @since 0.1
  */
 public enum Retain {
+  /** Keep no payload: the item row holds identity, version and hash. The default. */
   HASH("hash"),
+  /** Also keep the item's last JSON payload, for {@code previous} and a deleted {@code data}. */
   PAYLOAD("payload");
 
   private final String wire;
@@ -20,7 +22,11 @@ public enum Retain {
     this.wire = wire;
   }
 
-  /** The lower-case name used in JSON, stores and event ids. */
+  /**
+   * The lower-case name used in JSON, stores and event ids.
+   *
+   * @return the wire name, e.g. {@code hash}
+   */
   @JsonValue
   public String wire() {
     return wire;
@@ -29,6 +35,8 @@ public enum Retain {
   /**
    * Parses the lower-case name.
    *
+   * @param s a name returned by {@link #wire()}; case-sensitive
+   * @return the constant
    * @throws IllegalArgumentException for an unknown name
    */
   @JsonCreator

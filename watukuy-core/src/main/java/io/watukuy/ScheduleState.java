@@ -20,8 +20,10 @@ import org.jspecify.annotations.Nullable;
  * @param paused why the key is paused, or {@code null}
  * @param nextDueAt when the live lane is next due; {@code null} means due now
  * @param dueReason why it is due then
- * @param intervalMs the current polling interval in milliseconds (AIMD), before jitter
- * @param consecutiveFailures failed cycles in a row
+ * @param intervalMs the current polling interval in milliseconds, before jitter; this release
+ *     keeps it at {@link Schedule#min()}
+ * @param consecutiveFailures failed cycles in a row; a throttle does not count, a success resets
+ *     it to 0
  * @param throttledUntil a Retry-After not yet passed, or {@code null}
  * @param circuit the open circuit, or {@code null} when closed
  * @param lastPoll summary of the last cycle, or {@code null} before the first
@@ -53,42 +55,105 @@ public record ScheduleState(
   /** The stored-format version this release writes. */
   public static final int FORMAT_VERSION = 1;
 
+  /**
+   * Creates a schedule state.
+   *
+   * @param v stored-format version
+   * @param state the state-machine state
+   * @param paused why the key is paused, or {@code null}
+   * @param nextDueAt when the live lane is next due, or {@code null} for now
+   * @param dueReason why it is due then, or {@code null}
+   * @param intervalMs the polling interval in milliseconds
+   * @param consecutiveFailures failed cycles in a row
+   * @param throttledUntil a Retry-After not yet passed, or {@code null}
+   * @param circuit the open circuit, or {@code null}
+   * @param lastPoll the last cycle's summary, or {@code null}
+   * @param lastError the last error, or {@code null}
+   * @param lastReconcileAt the last completed reconcile, or {@code null}
+   * @param backfill the active backfill, or {@code null}
+   * @throws NullPointerException if {@code state} is null
+   */
   public ScheduleState {
     Objects.requireNonNull(state, "state");
   }
 
-  /** The state of a new key: idle, due now, interval {@code intervalMs}. */
+  /**
+   * The state of a new key: idle, due now (reason schedule), no failures, nothing else set.
+   *
+   * @param intervalMs the polling interval in milliseconds
+   * @return the state
+   */
   public static ScheduleState initial(long intervalMs) {
     return new ScheduleState(
         FORMAT_VERSION, Status.IDLE, null, null, DueReason.SCHEDULE, intervalMs, 0, null, null, null,
         null, null, null);
   }
 
+  /**
+   * This state with another state-machine state.
+   *
+   * @param s the new state
+   * @return a copy; this one is unchanged
+   */
   public ScheduleState withState(Status s) {
     return new ScheduleState(v, s, paused, nextDueAt, dueReason, intervalMs, consecutiveFailures,
         throttledUntil, circuit, lastPoll, lastError, lastReconcileAt, backfill);
   }
 
+  /**
+   * This state with another due time.
+   *
+   * @param at when the live lane is next due, or {@code null} for now
+   * @param reason why it is due then, or {@code null}
+   * @return a copy; this one is unchanged
+   */
   public ScheduleState withNextDue(@Nullable Instant at, @Nullable DueReason reason) {
     return new ScheduleState(v, state, paused, at, reason, intervalMs, consecutiveFailures,
         throttledUntil, circuit, lastPoll, lastError, lastReconcileAt, backfill);
   }
 
+  /**
+   * This state with another polling interval.
+   *
+   * @param ms the interval in milliseconds
+   * @return a copy; this one is unchanged
+   */
   public ScheduleState withInterval(long ms) {
     return new ScheduleState(v, state, paused, nextDueAt, dueReason, ms, consecutiveFailures,
         throttledUntil, circuit, lastPoll, lastError, lastReconcileAt, backfill);
   }
 
+  /**
+   * This state with another failure count and last error.
+   *
+   * @param n failed cycles in a row
+   * @param error the last error, or {@code null}
+   * @return a copy; this one is unchanged
+   */
   public ScheduleState withFailures(int n, @Nullable LastError error) {
     return new ScheduleState(v, state, paused, nextDueAt, dueReason, intervalMs, n,
         throttledUntil, circuit, lastPoll, error, lastReconcileAt, backfill);
   }
 
+  /**
+   * This state with another last-cycle summary.
+   *
+   * @param p the summary, or {@code null}
+   * @return a copy; this one is unchanged
+   */
   public ScheduleState withLastPoll(@Nullable LastPoll p) {
     return new ScheduleState(v, state, paused, nextDueAt, dueReason, intervalMs, consecutiveFailures,
         throttledUntil, circuit, p, lastError, lastReconcileAt, backfill);
   }
 
+  /**
+   * This state paused or resumed: a reason sets {@link Status#PAUSED}, {@code null} sets {@link
+   * Status#IDLE}. Everything else is kept, so a pending {@code throttledUntil} or an open circuit
+   * still applies after a resume.
+   *
+   * @param reason why the key is paused, or {@code null} to resume
+   * @return a copy; this one is unchanged
+   */
   public ScheduleState withPaused(@Nullable PauseReason reason) {
     return new ScheduleState(v, reason == null ? Status.IDLE : Status.PAUSED, reason, nextDueAt,
         dueReason, intervalMs, consecutiveFailures, throttledUntil, circuit, lastPoll, lastError,
@@ -97,12 +162,22 @@ public record ScheduleState(
 
   /** The states of How it works, "Poller state machine". */
   public enum Status {
+    /** Waiting for the next due time. */
     IDLE("idle"),
+    /**
+     * A cycle is running; informational, since the lease decides who polls. Not written by this
+     * release.
+     */
     POLLING("polling"),
+    /** Waiting out a 429 or a 503 with Retry-After until {@code throttledUntil}. */
     THROTTLED("throttled"),
+    /** Waiting out the backoff after a failed cycle. */
     BACKING_OFF("backingOff"),
+    /** Failing repeatedly, or halted by a poison event; waiting for the probe. */
     CIRCUIT_OPEN("circuitOpen"),
+    /** Running the probe cycle of an open circuit. Not written by this release. */
     HALF_OPEN("halfOpen"),
+    /** Not polled until resumed. */
     PAUSED("paused");
 
     private final String wire;
@@ -111,11 +186,23 @@ public record ScheduleState(
       this.wire = wire;
     }
 
+    /**
+     * The name used in the stored JSON.
+     *
+     * @return the wire name, e.g. {@code backingOff}
+     */
     @JsonValue
     public String wire() {
       return wire;
     }
 
+    /**
+     * Parses a stored name.
+     *
+     * @param s a name returned by {@link #wire()}; case-sensitive
+     * @return the constant
+     * @throws IllegalArgumentException for an unknown name
+     */
     @JsonCreator
     public static Status fromWire(String s) {
       for (Status v : values()) if (v.wire.equals(s)) return v;
@@ -125,7 +212,9 @@ public record ScheduleState(
 
   /** Why a key is paused. */
   public enum PauseReason {
+    /** Paused by an operator; stays paused until resumed. */
     MANUAL("manual"),
+    /** The partition is no longer listed; resumes by itself when it returns. */
     PARTITION_REMOVED("partitionRemoved");
 
     private final String wire;
@@ -134,11 +223,23 @@ public record ScheduleState(
       this.wire = wire;
     }
 
+    /**
+     * The name used in the stored JSON.
+     *
+     * @return the wire name, e.g. {@code partitionRemoved}
+     */
     @JsonValue
     public String wire() {
       return wire;
     }
 
+    /**
+     * Parses a stored name.
+     *
+     * @param s a name returned by {@link #wire()}; case-sensitive
+     * @return the constant
+     * @throws IllegalArgumentException for an unknown name
+     */
     @JsonCreator
     public static PauseReason fromWire(String s) {
       for (PauseReason v : values()) if (v.wire.equals(s)) return v;
@@ -148,11 +249,17 @@ public record ScheduleState(
 
   /** Why the key is due at {@code nextDueAt}. */
   public enum DueReason {
+    /** The regular interval after a completed cycle. */
     SCHEDULE("schedule"),
+    /** A truncated incremental listing continues at once. */
     CATCH_UP("catch-up"),
+    /** An operator asked for a poll now. Not written by this release. */
     TRIGGER("trigger"),
+    /** The backoff after a failed cycle. */
     BACKOFF("backoff"),
+    /** The end of a Retry-After. */
     THROTTLE("throttle"),
+    /** The half-open probe of an open circuit. */
     PROBE("probe");
 
     private final String wire;
@@ -161,11 +268,23 @@ public record ScheduleState(
       this.wire = wire;
     }
 
+    /**
+     * The name used in the stored JSON.
+     *
+     * @return the wire name, e.g. {@code catch-up}
+     */
     @JsonValue
     public String wire() {
       return wire;
     }
 
+    /**
+     * Parses a stored name.
+     *
+     * @param s a name returned by {@link #wire()}; case-sensitive
+     * @return the constant
+     * @throws IllegalArgumentException for an unknown name
+     */
     @JsonCreator
     public static DueReason fromWire(String s) {
       for (DueReason v : values()) if (v.wire.equals(s)) return v;
@@ -173,22 +292,49 @@ public record ScheduleState(
     }
   }
 
-  /** An open circuit: opened at {@code openedAt}, half-open probe due at {@code probeAt}. */
+  /**
+   * An open circuit: opened at {@code openedAt}, half-open probe due at {@code probeAt}.
+   *
+   * @param openedAt when the circuit opened
+   * @param probeAt when the probe cycle is due: {@code openedAt} plus {@link Schedule#max()}
+   */
   public record Circuit(Instant openedAt, Instant probeAt) {}
 
   /**
    * Summary of the last cycle.
    *
-   * @param durationMs wall-clock duration of the cycle in milliseconds
+   * @param at when the cycle ended
+   * @param pages pages fetched
+   * @param items items listed; this release always writes 0
+   * @param events events committed
+   * @param truncated whether the listing was cut by the page cap or the tick deadline; also
+   *     {@code true} after a failed cycle
+   * @param notModified whether the cycle ended on a trusted 304
+   * @param durationMs elapsed time of the cycle in milliseconds, measured on {@link
+   *     TimeSource#nanoTime()}
    */
   public record LastPoll(
       Instant at, int pages, int items, int events, boolean truncated, boolean notModified,
       long durationMs) {}
 
-  /** The last error: exception simple name, redacted message, time. */
+  /**
+   * The last error of the key.
+   *
+   * @param name the exception's simple class name, or {@code PoisonHalt} after a poison halt
+   * @param message the exception's message; messages built by the HTTP helper carry redacted URLs
+   *     and headers, but a message thrown by fetch code is stored as it is
+   * @param at when the error was recorded
+   */
   public record LastError(String name, String message, Instant at) {}
 
-  /** An active backfill: raw cursor strings as the user gave them, and progress. */
+  /**
+   * An active backfill: raw cursor strings as the user gave them, and progress.
+   *
+   * @param from the raw cursor the backfill started from, or {@code null} for the initial cursor
+   * @param to the raw cursor it stops at, or {@code null} for the live cursor at the start
+   * @param force whether known items are re-emitted as updated
+   * @param cursor the backfill lane's cursor JSON so far, or {@code null} before its first page
+   */
   public record Backfill(
       @JsonProperty("from") @Nullable String from,
       @JsonProperty("to") @Nullable String to,

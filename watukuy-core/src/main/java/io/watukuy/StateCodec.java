@@ -17,7 +17,13 @@ import java.util.Map;
 public final class StateCodec {
   private StateCodec() {}
 
-  /** The JSON text of {@code state}. */
+  /**
+   * The JSON text of {@code state}: cursors as a map of JSON texts, the schedule as {@link
+   * #scheduleToJson} writes it, instants as ISO-8601 UTC with full precision.
+   *
+   * @param state the state to write
+   * @return one line of JSON
+   */
   public static String toJson(PollerState state) {
     ObjectNode n = Json.MAPPER.createObjectNode();
     n.set("cursors", Json.MAPPER.valueToTree(state.cursors()));
@@ -30,9 +36,13 @@ public final class StateCodec {
   }
 
   /**
-   * Parses what {@link #toJson} wrote.
+   * Parses what {@link #toJson} wrote. A missing {@code schemaVersion} reads as 1 and a missing
+   * {@code lastSequence} as 0.
    *
-   * @throws StoreException when the text is not a stored state
+   * @param json the stored text
+   * @return the state
+   * @throws StoreException when the text is not a stored state; the parser's exception is the
+   *     cause
    */
   public static PollerState fromJson(String json) {
     try {
@@ -52,12 +62,25 @@ public final class StateCodec {
     }
   }
 
-  /** The JSON text of a schedule, for stores that keep it in a field of its own. */
+  /**
+   * The JSON text of a schedule, for stores that keep it in a field of its own: every field of
+   * {@link ScheduleState}, in declaration order, {@code null} when empty.
+   *
+   * @param s the schedule to write
+   * @return one line of JSON
+   */
   public static String scheduleToJson(ScheduleState s) {
     return Json.write(s);
   }
 
-  /** Parses what {@link #scheduleToJson} wrote. */
+  /**
+   * Parses what {@link #scheduleToJson} wrote.
+   *
+   * @param json the stored text
+   * @return the schedule
+   * @throws StoreException when the text is not a stored schedule; the parser's exception is the
+   *     cause
+   */
   public static ScheduleState scheduleFromJson(String json) {
     try {
       return Json.read(json, ScheduleState.class);

@@ -10,10 +10,18 @@ import org.jspecify.annotations.Nullable;
  * @since 0.1
  */
 public final class StoreException extends WatukuyException {
+  /**
+   * Creates the exception.
+   *
+   * @param message names the store, the operation and the key, and what failed
+   * @param cause the driver's exception, or {@code null} when the store itself detected the
+   *     problem
+   */
   public StoreException(String message, @Nullable Throwable cause) {
     super(message, cause);
   }
 
+  /** {@inheritDoc} Always {@code true}: a store outage or lock timeout may pass. */
   @Override
   public boolean retryable() {
     return true;

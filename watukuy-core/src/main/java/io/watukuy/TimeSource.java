@@ -14,27 +14,45 @@ import java.time.Instant;
  */
 public interface TimeSource {
 
-  /** Wall-clock time: persisted, compared with leases and schedules. */
+  /**
+   * Wall-clock time: persisted, compared with leases and schedules.
+   *
+   * @return the current instant
+   */
   Instant now();
 
-  /** Monotonic nanoseconds for measuring elapsed time (deadlines, durations); origin arbitrary. */
+  /**
+   * Monotonic nanoseconds for measuring elapsed time (tick deadlines, cycle durations). Only
+   * differences between two readings mean anything.
+   *
+   * @return nanoseconds since an arbitrary origin; never decreases
+   */
   long nanoTime();
 
   /**
    * Blocks the calling thread for {@code duration} (zero or negative returns at once).
    *
+   * @param duration how long to block
    * @throws InterruptedException if the thread is interrupted while waiting
    */
   void sleep(Duration duration) throws InterruptedException;
 
   /**
    * Runs {@code task} once after {@code delay}, on a thread of the implementation's choosing.
+   * Does not block.
    *
+   * @param delay how long from now; zero or negative makes it due at once
+   * @param task what to run
    * @return a handle that calls the task off
    */
   Cancellable schedule(Duration delay, Runnable task);
 
-  /** The real clock: {@link java.time.Clock#systemUTC()}, {@link System#nanoTime()}, a daemon timer thread. */
+  /**
+   * The real clock: {@link java.time.Clock#systemUTC()}, {@link System#nanoTime()}, and one
+   * shared daemon timer thread, started on the first {@link #schedule}.
+   *
+   * @return the shared instance
+   */
   static TimeSource system() {
     return io.watukuy.internal.SystemTimeSource.INSTANCE;
   }

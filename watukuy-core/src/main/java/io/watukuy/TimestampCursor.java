@@ -45,37 +45,67 @@ public final class TimestampCursor implements CursorStrategy<Watermark> {
     return "timestamp";
   }
 
-  /** Dot path of the timestamp field in the item's JSON form, e.g. {@code meta.updatedAt}. */
+  /**
+   * Where the timestamp is in each item.
+   *
+   * @return the dot path of the field in the item's JSON form, e.g. {@code meta.updatedAt}
+   */
   public String field() {
     return field;
   }
 
-  /** Dot path of the tie-break field, or {@code null} (default). */
+  /**
+   * Where the second key that orders items sharing a timestamp is.
+   *
+   * @return the dot path of the tie-break field, or {@code null} (default) for none
+   */
   public @Nullable String tieBreak() {
     return tieBreak;
   }
 
-  /** The API's own string to start from, or {@code null} (default) for the beginning. */
+  /**
+   * Where the first request starts.
+   *
+   * @return the API's own timestamp string, or {@code null} (default) for the beginning
+   */
   public @Nullable String initial() {
     return initial;
   }
 
-  /** Default zero. */
+  /**
+   * How far behind {@code now} items must be to count: newer items are left for the next cycle
+   * (late commits).
+   *
+   * @return the lag; default zero
+   */
   public Duration lag() {
     return lag;
   }
 
-  /** Default zero. */
+  /**
+   * How far before the watermark every request starts (clock skew).
+   *
+   * @return the overlap; default zero
+   */
   public Duration overlap() {
     return overlap;
   }
 
-  /** The user's parser, or {@code null} for the default (ISO 8601, 10-digit epoch seconds, 13-digit epoch millis). */
+  /**
+   * The parser of the API's timestamp strings.
+   *
+   * @return the user's parser, or {@code null} for the default (ISO 8601, 10-digit epoch seconds,
+   *     13-digit epoch milliseconds)
+   */
   public @Nullable Function<String, Instant> parse() {
     return parse;
   }
 
-  /** The user's formatter for overlap arithmetic, or {@code null} to mirror the stored shape. */
+  /**
+   * The formatter used for overlap arithmetic only.
+   *
+   * @return the user's formatter, or {@code null} to mirror the shape of the stored string
+   */
   public @Nullable Function<Instant, String> format() {
     return format;
   }
@@ -100,21 +130,38 @@ public final class TimestampCursor implements CursorStrategy<Watermark> {
       this.field = field;
     }
 
-    /** Dot path of a second key that orders items sharing a timestamp. Default none. */
+    /**
+     * A second key that orders items sharing a timestamp; fetch then requests {@code tieBreak >
+     * cursor.tieBreak()} at exactly {@code cursor.value()}. Without one, a page boundary inside a
+     * run of equal timestamps needs {@code overlap} and costs repeated requests. Default none.
+     *
+     * @param path dot path of the tie-break field, or {@code null} for none
+     * @return this builder
+     */
     public Builder tieBreak(@Nullable String path) {
       this.tieBreak = path;
       return this;
     }
 
-    /** The API's own string for the first request; {@code null} (default) sends none. */
+    /**
+     * The API's own string for the first request.
+     *
+     * @param value a timestamp in the API's shape, or {@code null} (default) for the beginning;
+     *     {@link #build()} does not parse it, {@link Poller.Builder#build()} does
+     * @return this builder
+     */
     public Builder initial(@Nullable String value) {
       this.initial = value;
       return this;
     }
 
     /**
-     * Items newer than {@code now - lag} are left for the next cycle (late commits).
+     * Items newer than {@code now - lag} are left for the next cycle (late commits), and a page
+     * holding one ends the live lane for the cycle. Default zero.
      *
+     * @param lag longer than the API's longest transaction plus clock skew; zero or more
+     * @return this builder
+     * @throws NullPointerException if {@code lag} is null
      * @throws ConfigException if negative
      */
     public Builder lag(Duration lag) {
@@ -124,8 +171,13 @@ public final class TimestampCursor implements CursorStrategy<Watermark> {
     }
 
     /**
-     * Re-scans this much before the watermark every cycle (clock skew).
+     * Re-scans this much before the watermark every cycle (clock skew): fetch gets {@code value -
+     * overlap} with a null tie-break; the stored watermark does not move back. Items re-seen with
+     * an unchanged version or hash produce no event. Default zero.
      *
+     * @param overlap zero or more
+     * @return this builder
+     * @throws NullPointerException if {@code overlap} is null
      * @throws ConfigException if negative
      */
     public Builder overlap(Duration overlap) {
@@ -135,18 +187,37 @@ public final class TimestampCursor implements CursorStrategy<Watermark> {
       return this;
     }
 
-    /** Parses the API's timestamp strings; supply with {@link #format} for other shapes. */
+    /**
+     * Parses the API's timestamp strings; supply it with {@link #format} for shapes the default
+     * does not know. A string it cannot parse (it throws or returns null) leaves the item out of
+     * the watermark; a stored or initial value it cannot parse is a {@link ConfigException}.
+     *
+     * @param parse timestamp string to instant
+     * @return this builder
+     * @throws NullPointerException if {@code parse} is null
+     */
     public Builder parse(Function<String, Instant> parse) {
       this.parse = Objects.requireNonNull(parse, "parse");
       return this;
     }
 
-    /** Formats an instant in the API's shape, for overlap arithmetic only. */
+    /**
+     * Formats an instant in the API's shape, for overlap arithmetic only.
+     *
+     * @param format instant to timestamp string
+     * @return this builder
+     * @throws NullPointerException if {@code format} is null
+     */
     public Builder format(Function<Instant, String> format) {
       this.format = Objects.requireNonNull(format, "format");
       return this;
     }
 
+    /**
+     * The strategy. The builder stays usable.
+     *
+     * @return an immutable strategy
+     */
     public TimestampCursor build() {
       return new TimestampCursor(this);
     }

@@ -23,7 +23,12 @@ public final class TokenCursor implements CursorStrategy<String> {
     return "token";
   }
 
-  /** The token of the first request, {@code null} for none. */
+  /**
+   * The token of the first request, and the one the cursor returns to when a listing is
+   * exhausted.
+   *
+   * @return the initial token, or {@code null} for none
+   */
   public @Nullable String initial() {
     return initial;
   }

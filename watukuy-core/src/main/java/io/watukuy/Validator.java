@@ -15,7 +15,12 @@ import java.util.List;
 @FunctionalInterface
 public interface Validator<T> {
   /**
-   * @return the problems found, each a message naming the field; empty when the item is valid
+   * Checks one item. An exception thrown here counts as one problem naming the exception, not as
+   * a failed cycle.
+   *
+   * @param item the item as fetch returned it; never null, never a tombstone
+   * @return the problems found, each a message naming the field; empty (or null) when the item is
+   *     valid
    */
   List<String> validate(T item);
 }

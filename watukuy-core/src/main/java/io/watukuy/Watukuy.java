@@ -26,21 +26,36 @@ public interface Watukuy extends AutoCloseable {
   /** Default time {@link #stop()} waits for in-flight cycles to finish and deliver. */
   Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofSeconds(30);
 
-  /** A new engine builder. */
+  /**
+   * A new engine builder.
+   *
+   * @return a builder with the defaults of DESIGN.md; {@code store} and a poller still to set
+   */
   static Builder builder() {
     return new Builder();
   }
 
   /**
    * Attaches the handler of a poller's events; replaces a previous one. Attach before ticking:
-   * events committed while no handler is attached wait in the outbox (with a warning).
+   * events committed while no handler is attached wait in the outbox (with a warning and {@link
+   * WatukuyListener#onNoHandler}). Takes effect from the next run of each key. Thread-safe.
    *
-   * @throws ConfigException if the poller is not registered with this engine
+   * @param <T> the item type
+   * @param poller a poller registered with this engine (matched by name)
+   * @param handler receives the poller's events; see {@link Handler} for threading and retries
    * @return this engine
+   * @throws ConfigException if the poller is not registered with this engine
    */
   <T> Watukuy on(Poller<T> poller, Handler<T> handler);
 
-  /** Runs every due key once on the calling thread; {@link TickOptions#DEFAULT}. */
+  /**
+   * Runs every due key once on the calling thread, with {@link TickOptions#DEFAULT}: no deadline,
+   * every poller.
+   *
+   * @return a report per key
+   * @throws IllegalStateException if the engine is closed
+   * @see #tick(TickOptions)
+   */
   TickReport tick();
 
   /**
@@ -49,40 +64,74 @@ public interface Watukuy extends AutoCloseable {
    * Retry-After, nor a handler retry backoff: those make the key (or the event) not due yet.
    * Errors of a key are reported, not thrown.
    *
+   * <p>Keys run one after another, pollers in registration order. Handlers run on the handler
+   * executor ({@link Builder#handlerExecutor}); the calling thread waits for them. Partitions are
+   * re-read first: a partition that disappeared is paused, one that returned is resumed. Does not
+   * need {@link #start()}, and may run while the daemon runs: leases keep the two apart (a key
+   * the daemon holds is reported {@code SKIPPED_LEASED}).
+   *
+   * @param options the deadline and the pollers to run
+   * @return a report per key, in the order the keys ran
    * @throws IllegalStateException if the engine is closed
+   * @throws ConfigException if {@code options} names a poller this engine does not have
    */
   TickReport tick(TickOptions options);
 
   /**
-   * Starts the daemon scheduler: due keys run on the executor, concurrently across keys.
+   * Starts the daemon scheduler: due keys run on the executor, concurrently across keys, one
+   * cycle per key at a time. A pass over every key runs at once, then again every second (or
+   * every shortest {@link Schedule#min()} of the pollers, when that is shorter), on the {@link
+   * TimeSource}'s timer. Returns at once. A stopped engine may be started again.
    *
    * @throws IllegalStateException if already started or closed
    */
   void start();
 
-  /** Stops the daemon with drain: {@code stop(true)}. */
+  /**
+   * Stops the daemon with drain: {@code stop(true)}.
+   *
+   * @see #stop(boolean)
+   */
   void stop();
 
   /**
    * Stops the daemon. With {@code drain}, running cycles finish and deliver their outbox (up to
    * {@link #DEFAULT_DRAIN_TIMEOUT}); without, they stop after the page in progress and
-   * undelivered events stay in the outbox for the next run (G1). Cancels every timer (G8).
-   * Idempotent.
+   * undelivered events stay in the outbox for the next run (G1); handlers already running
+   * finish, no new one starts. Either way the call blocks, in real time, until the cycles in
+   * flight end or {@link #DEFAULT_DRAIN_TIMEOUT} passes; a cycle that calls {@code stop} from its
+   * fetch or handler is not waited for. Cancels the scheduler's timer (G8). Does nothing when the
+   * daemon is not running. Idempotent.
+   *
+   * @param drain {@code true} to let running cycles finish their pages and deliveries
    */
   void stop(boolean drain);
 
-  /** Parked events of this engine's pollers. */
+  /**
+   * Parked events of this engine's pollers (G7): list, retry, discard.
+   *
+   * @return a view over the store; its calls go straight to the store
+   */
   ParkedEvents parked();
 
-  /** Forwards to {@link StateStore#migrate()}. */
+  /**
+   * Forwards to {@link StateStore#migrate()}.
+   *
+   * @throws StoreException if the store cannot create its schema
+   */
   void migrate();
 
-  /** Stops with drain and releases the engine's own threads. The store is not closed. */
+  /**
+   * Stops with drain and shuts down the engine's own thread pools (executors passed to the builder
+   * are left alone). The store is not closed. Idempotent; afterwards {@link #tick} and {@link
+   * #start()} throw {@link IllegalStateException}.
+   */
   @Override
   void close();
 
   /**
-   * Builds an engine. {@code store} and at least one poller are required. Not thread-safe.
+   * Builds an engine. {@code store} and at least one poller are required. Not thread-safe; each
+   * setter returns this builder.
    */
   final class Builder {
     private @Nullable StateStore store;
@@ -98,15 +147,24 @@ public interface Watukuy extends AutoCloseable {
 
     Builder() {}
 
-    /** The durable state. Required. */
+    /**
+     * The durable state. Required. The engine never closes it.
+     *
+     * @param store the store shared by every poller of the engine
+     * @return this builder
+     * @throws NullPointerException if {@code store} is null
+     */
     public Builder store(StateStore store) {
       this.store = Objects.requireNonNull(store, "store");
       return this;
     }
 
     /**
-     * Registers a poller.
+     * Registers a poller. Pollers run in registration order within a tick.
      *
+     * @param poller the poller
+     * @return this builder
+     * @throws NullPointerException if {@code poller} is null
      * @throws ConfigException if a poller with the same name is registered
      */
     public Builder poller(Poller<?> poller) {
@@ -118,19 +176,39 @@ public interface Watukuy extends AutoCloseable {
       return this;
     }
 
-    /** Clock, sleeps and timers. Default {@link TimeSource#system()}. */
+    /**
+     * Clock, sleeps and timers (G8). Default {@link TimeSource#system()}.
+     *
+     * @param time the time source; a {@code VirtualClock} in tests
+     * @return this builder
+     * @throws NullPointerException if {@code time} is null
+     */
     public Builder time(TimeSource time) {
       this.time = Objects.requireNonNull(time, "time");
       return this;
     }
 
-    /** Randomness for jitter and backoff. Default a new {@link java.util.SplittableRandom}. */
+    /**
+     * Randomness for jitter, backoff and the default instance id (G8). Default a new {@link
+     * java.util.SplittableRandom}.
+     *
+     * @param random the generator; a {@code SeededRandom} in tests
+     * @return this builder
+     * @throws NullPointerException if {@code random} is null
+     */
     public Builder random(RandomGenerator random) {
       this.random = Objects.requireNonNull(random, "random");
       return this;
     }
 
-    /** This instance's lease owner id. Default host name + process id + random suffix. */
+    /**
+     * This instance's lease owner id. Default {@code <host name>:<process id>:<random hex>}.
+     *
+     * @param instanceId unique among the instances sharing the store; not blank
+     * @return this builder
+     * @throws NullPointerException if {@code instanceId} is null
+     * @throws ConfigException if {@code instanceId} is blank
+     */
     public Builder instanceId(String instanceId) {
       Objects.requireNonNull(instanceId, "instanceId");
       if (instanceId.isBlank()) throw new ConfigException("instanceId must not be blank");
@@ -141,7 +219,12 @@ public interface Watukuy extends AutoCloseable {
     /**
      * Runs the daemon's cycles, one task per key cycle. A cycle waits for its handlers, which run
      * on {@link #handlerExecutor}, so this may be a bounded pool. Default: the engine's own daemon
-     * thread pool, shut down by {@link #close()}. On Java 21+ a virtual-thread executor suits.
+     * thread pool, shut down by {@link Watukuy#close()}. On Java 21+ a virtual-thread executor
+     * suits. {@code tick()} does not use it.
+     *
+     * @param executor runs daemon cycles; a rejected task is logged and the key tried next pass
+     * @return this builder
+     * @throws NullPointerException if {@code executor} is null
      */
     public Builder executor(Executor executor) {
       this.executor = Objects.requireNonNull(executor, "executor");
@@ -152,7 +235,12 @@ public interface Watukuy extends AutoCloseable {
      * Runs handler calls, at most {@link DeliveryOptions#concurrency()} at once engine-wide. It
      * must not be the executor of {@link #executor} when that one is bounded: a cycle waiting for
      * its handlers would hold the thread they need. {@code Runnable::run} runs handlers on the
-     * cycle's own thread (deterministic tests). Default: the engine's own daemon thread pool.
+     * cycle's own thread (deterministic tests). Default: the engine's own daemon thread pool. A
+     * rejected task counts as a failed attempt of its event.
+     *
+     * @param executor runs handler calls, in {@code tick()} and in the daemon
+     * @return this builder
+     * @throws NullPointerException if {@code executor} is null
      */
     public Builder handlerExecutor(Executor executor) {
       this.handlerExecutor = Objects.requireNonNull(executor, "handlerExecutor");
@@ -160,8 +248,11 @@ public interface Watukuy extends AutoCloseable {
     }
 
     /**
-     * Lease time to live. Default {@link #DEFAULT_LEASE_TTL}.
+     * Lease time to live. Default {@link Watukuy#DEFAULT_LEASE_TTL}. A held lease is renewed every
+     * ttl/3 and after each committed page; an instance that dies keeps the key for up to one TTL.
      *
+     * @param ttl positive
+     * @return this builder
      * @throws ConfigException if not positive
      */
     public Builder leaseTtl(Duration ttl) {
@@ -171,21 +262,36 @@ public interface Watukuy extends AutoCloseable {
       return this;
     }
 
-    /** Engine-wide delivery settings. Default {@link DeliveryOptions#DEFAULT}. */
+    /**
+     * Engine-wide delivery settings. Default {@link DeliveryOptions#DEFAULT}.
+     *
+     * @param delivery handler concurrency and dispatch batch size
+     * @return this builder
+     * @throws NullPointerException if {@code delivery} is null
+     */
     public Builder delivery(DeliveryOptions delivery) {
       this.delivery = Objects.requireNonNull(delivery, "delivery");
       return this;
     }
 
-    /** Default {@link WatukuyListener#NONE}. */
+    /**
+     * Callbacks for metrics and alerts. Default {@link WatukuyListener#NONE}.
+     *
+     * @param listener called synchronously on engine threads
+     * @return this builder
+     * @throws NullPointerException if {@code listener} is null
+     */
     public Builder listener(WatukuyListener listener) {
       this.listener = Objects.requireNonNull(listener, "listener");
       return this;
     }
 
     /**
-     * @throws ConfigException if the store or every poller is missing, or a poller's settings
-     *     conflict with its strategy
+     * The engine. Starts no cycle and touches no store; the builder stays usable. Without an
+     * {@link #instanceId}, looks up the local host name.
+     *
+     * @return a new engine, not started
+     * @throws ConfigException if the store or every poller is missing
      */
     public Watukuy build() {
       if (store == null) throw new ConfigException("store is required");

@@ -15,10 +15,21 @@ public abstract sealed class WatukuyException extends RuntimeException
     permits LeaseLostException, ConfigException, StoreException, BudgetTimeoutException,
         FetchException, HttpStatusException {
 
+  /**
+   * Creates the exception.
+   *
+   * @param message subject, problem, numbers and next step
+   * @param cause the underlying failure, or {@code null}
+   */
   protected WatukuyException(String message, @Nullable Throwable cause) {
     super(message, cause);
   }
 
-  /** Whether the same call may succeed later without a change of configuration or code. */
+  /**
+   * Whether the same call may succeed later without a change of configuration or code.
+   *
+   * @return {@code true} for transient failures (store outage, HTTP 5xx, budget wait), {@code
+   *     false} for configuration errors and lost leases
+   */
   public abstract boolean retryable();
 }

@@ -5,8 +5,9 @@ import java.time.Instant;
 
 /**
  * Callbacks about what the engine does, for metrics and alerts. Every method has a no-op
- * default. Called synchronously on engine threads: keep them fast and never throw (an exception
- * is logged and ignored).
+ * default. Called synchronously on engine threads (the thread running {@code tick()}, or a daemon
+ * cycle thread), possibly from several at once: keep them fast and thread-safe, and never throw
+ * (a {@code RuntimeException} is logged and ignored).
  *
  * @since 0.1
  */
@@ -14,30 +15,81 @@ public interface WatukuyListener {
   /** A listener that does nothing. */
   WatukuyListener NONE = new WatukuyListener() {};
 
-  /** A fenced write was rejected: another instance holds the key now; the cycle was dropped. */
+  /**
+   * A fenced write was rejected: another instance holds the key now; the cycle was dropped (G5).
+   *
+   * @param key the key whose lease was lost
+   * @param error the rejection, with the held and current epochs
+   */
   default void onLeaseLost(PollerKey key, LeaseLostException error) {}
 
-  /** A request waits for a rate-budget token. */
+  /**
+   * A request waits for a rate-budget token (G6). Not called by this release, which has no rate
+   * budgets.
+   *
+   * @param key the key whose request waits
+   * @param budget the budget name
+   * @param wait how long the request expects to wait
+   */
   default void onBudgetWait(PollerKey key, String budget, Duration wait) {}
 
-  /** An event or invalid item was parked. */
+  /**
+   * An event or invalid item was parked (G7). Called after the park is stored.
+   *
+   * @param key the key
+   * @param row the parked row
+   */
   default void onParked(PollerKey key, ParkedRow row) {}
 
-  /** The API throttled the key (429, or 503 with Retry-After) until {@code until}. */
+  /**
+   * The API throttled the key (429, or 503 with Retry-After); the key is not polled before
+   * {@code until}.
+   *
+   * @param key the key
+   * @param until the Retry-After instant, or now plus {@link Schedule#min()} when the response
+   *     had none
+   */
   default void onThrottled(PollerKey key, Instant until) {}
 
-  /** The key's circuit opened after repeated failures or a poison halt. */
+  /**
+   * The key's circuit opened, or stayed open after a failed probe: repeated failures or a poison
+   * halt.
+   *
+   * @param key the key
+   * @param probeAt when the probe cycle is due
+   */
   default void onCircuitOpen(PollerKey key, Instant probeAt) {}
 
-  /** The key's circuit closed after a successful probe. */
+  /**
+   * The key's circuit closed after a successful probe.
+   *
+   * @param key the key
+   */
   default void onCircuitClose(PollerKey key) {}
 
-  /** A cycle of a key ended (polled or skipped). */
+  /**
+   * A run of a key ended, polled or skipped; called once per key per {@code tick()} and per
+   * daemon run.
+   *
+   * @param report what the run did
+   */
   default void onCycle(KeyReport report) {}
 
-  /** A cycle failed. */
+  /**
+   * A cycle failed with an error other than a lost lease. When the cycle was polling, the key then
+   * backs off, throttles or opens its circuit.
+   *
+   * @param key the key
+   * @param error the error, usually a {@link FetchException} or {@link StoreException}
+   */
   default void onError(PollerKey key, Throwable error) {}
 
-  /** Events were committed for a poller that has no handler attached; they wait in the outbox. */
+  /**
+   * Events were committed for a poller that has no handler attached; they wait in the outbox.
+   * Called once per cycle that committed events.
+   *
+   * @param key the key
+   * @param pending the key's pending outbox rows after the cycle
+   */
   default void onNoHandler(PollerKey key, long pending) {}
 }

@@ -34,6 +34,9 @@ public final class Chaos {
    * The seeds to run: {@code -Dwatukuy.chaos.seed=N} runs that one seed (to reproduce a failure),
    * {@code -Dwatukuy.chaos.seeds=N} runs seeds 1..N (the nightly profile), otherwise
    * {@link #CI_SEEDS}.
+   *
+   * @return the seeds, in order
+   * @throws NumberFormatException if a property is set but is not a decimal number
    */
   public static java.util.stream.LongStream seeds() {
     String one = System.getProperty("watukuy.chaos.seed");
@@ -46,13 +49,22 @@ public final class Chaos {
   /**
    * How long a store's chaos may run: {@code -Dwatukuy.chaos.minutes=M}, otherwise
    * {@link #CI_BUDGET}. Seeds not started within it are skipped, not failed.
+   *
+   * @return the time budget per store, measured in real time by the caller
+   * @throws NumberFormatException if the property is set but is not a decimal number
    */
   public static java.time.Duration budget() {
     String m = System.getProperty("watukuy.chaos.minutes");
     return m == null || m.isBlank() ? CI_BUDGET : java.time.Duration.ofMinutes(Long.parseLong(m.trim()));
   }
 
-  /** Runs one seeded chaos run. Never throws for a violation: see {@link ChaosReport#assertGuarantees()}. */
+  /**
+   * Runs one seeded chaos run on the calling thread, under a {@link VirtualClock}: no real sleep.
+   * Never throws for a violation: see {@link ChaosReport#assertGuarantees()}.
+   *
+   * @param options the seed, kill points, steps, store and strategies
+   * @return what the run observed, with the violations found
+   */
   public static ChaosReport run(ChaosOptions options) {
     return new ChaosRun(options).run();
   }

@@ -28,8 +28,21 @@ public record ChaosOptions(
     Set<Strategy> strategies,
     Duration leaseTtl) {
 
+  /** Default number of steps. */
   public static final int DEFAULT_STEPS = 200;
 
+  /**
+   * Validates the options; the sets are copied.
+   *
+   * @param seed the seed of every random choice
+   * @param killPoints the kill points armed at random; may be empty for a run without faults
+   * @param steps at least 1
+   * @param store supplies a fresh, empty store
+   * @param strategies the pollers of the run; not empty
+   * @param leaseTtl the engines' lease TTL
+   * @throws NullPointerException if a set, an element, {@code store} or {@code leaseTtl} is null
+   * @throws IllegalArgumentException if {@code steps} is below 1 or {@code strategies} is empty
+   */
   public ChaosOptions {
     killPoints = Set.copyOf(killPoints);
     strategies = Set.copyOf(strategies);
@@ -39,24 +52,56 @@ public record ChaosOptions(
     if (strategies.isEmpty()) throw new IllegalArgumentException("strategies must not be empty");
   }
 
-  /** Every kill point, 200 steps, a {@link MemoryStore}, every strategy, TTL 30 s. */
+  /**
+   * The default options for a seed: every kill point, {@value #DEFAULT_STEPS} steps, a {@link
+   * MemoryStore}, every strategy, TTL 30 s.
+   *
+   * @param seed the seed of every random choice
+   * @return the options
+   */
   public static ChaosOptions seed(long seed) {
     return new ChaosOptions(seed, EnumSet.allOf(KillPoint.class), DEFAULT_STEPS, MemoryStore::new,
         EnumSet.allOf(Strategy.class), Duration.ofSeconds(30));
   }
 
+  /**
+   * These options with other kill points.
+   *
+   * @param points the kill points armed at random
+   * @return new options; these are unchanged
+   */
   public ChaosOptions withKillPoints(Set<KillPoint> points) {
     return new ChaosOptions(seed, points, steps, store, strategies, leaseTtl);
   }
 
+  /**
+   * These options with another number of steps.
+   *
+   * @param steps at least 1
+   * @return new options; these are unchanged
+   * @throws IllegalArgumentException if {@code steps} is below 1
+   */
   public ChaosOptions withSteps(int steps) {
     return new ChaosOptions(seed, killPoints, steps, store, strategies, leaseTtl);
   }
 
+  /**
+   * These options with another store.
+   *
+   * @param store supplies a fresh, empty store; called once per run
+   * @return new options; these are unchanged
+   */
   public ChaosOptions withStore(Supplier<StateStore> store) {
     return new ChaosOptions(seed, killPoints, steps, store, strategies, leaseTtl);
   }
 
+  /**
+   * These options with other pollers.
+   *
+   * @param strategies the strategies to drive, one poller each; not empty
+   * @return new options; these are unchanged
+   * @throws IllegalArgumentException if {@code strategies} is empty
+   */
   public ChaosOptions withStrategies(Set<Strategy> strategies) {
     return new ChaosOptions(seed, killPoints, steps, store, strategies, leaseTtl);
   }

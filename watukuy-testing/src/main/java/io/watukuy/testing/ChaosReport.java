@@ -25,13 +25,29 @@ public record ChaosReport(
     List<String> violations,
     List<String> trace) {
 
+  /**
+   * Creates a report; the collections are copied.
+   *
+   * @param seed the run's seed
+   * @param steps steps run
+   * @param kills crashes by kill point
+   * @param commits events committed
+   * @param deliveries handler calls that returned
+   * @param violations broken guarantees
+   * @param trace the run's trace
+   * @throws NullPointerException if a collection or an element is null
+   */
   public ChaosReport {
     kills = Map.copyOf(kills);
     violations = List.copyOf(violations);
     trace = List.copyOf(trace);
   }
 
-  /** Total kills, handler faults included. */
+  /**
+   * Total kills, handler faults included.
+   *
+   * @return the sum of {@link #kills()}
+   */
   public int totalKills() {
     return kills.values().stream().mapToInt(Integer::intValue).sum();
   }
@@ -40,7 +56,8 @@ public record ChaosReport(
    * Throws when any guarantee was violated, with the seed, the first violations and the end of
    * the trace; rerun a failing seed with {@code -Dwatukuy.chaos.seed=<seed>}.
    *
-   * @throws AssertionError listing the violations
+   * @return this report, when no guarantee was violated
+   * @throws AssertionError listing the seed, up to 20 violations and the last 60 trace lines
    */
   public ChaosReport assertGuarantees() {
     if (violations.isEmpty()) return this;
@@ -53,7 +70,11 @@ public record ChaosReport(
     throw new AssertionError(b.toString());
   }
 
-  /** The whole trace, one line each. */
+  /**
+   * The whole trace, for printing.
+   *
+   * @return the trace lines joined with {@code \n}
+   */
   public String render() {
     return String.join("\n", trace);
   }

@@ -53,23 +53,52 @@ public final class FakeApi {
   private final List<Supplier<RuntimeException>> faults = new ArrayList<>();
   private final AtomicInteger requests = new AtomicInteger();
 
+  /**
+   * An API with no items.
+   *
+   * @param time stamps {@code updatedAt} of {@link #put} and {@link #stage}; usually the engine's
+   *     {@code VirtualClock}
+   * @throws NullPointerException if {@code time} is null
+   */
   public FakeApi(TimeSource time) {
     this.time = Objects.requireNonNull(time, "time");
   }
 
-  /** ISO-8601 UTC with milliseconds, the API's own timestamp shape. */
+  /**
+   * The API's own timestamp shape: ISO-8601 UTC with exactly three fraction digits.
+   *
+   * @param at the instant; truncated to milliseconds
+   * @return for example {@code 2024-01-01T00:00:00.000Z}
+   */
   public static String iso(Instant at) {
     return ISO_MILLIS.format(at.truncatedTo(ChronoUnit.MILLIS));
   }
 
   // ---- mutations
 
-  /** Creates or updates an item, stamped now. Returns the stored item. */
+  /**
+   * Creates or updates an item, stamped now, and appends it to the change feed. {@code rev} is 1
+   * for a new item and one more than before for an existing one.
+   *
+   * @param id the item's identity
+   * @param fields the item's other fields, serialized with Jackson; they replace every earlier
+   *     field (a field named {@code id}, {@code updatedAt} or {@code rev} replaces the generated
+   *     one)
+   * @return a copy of the stored item
+   */
   public JsonNode put(String id, Map<String, ?> fields) {
     return putAt(id, fields, time.now());
   }
 
-  /** Creates or updates an item with the given {@code updatedAt}. */
+  /**
+   * Creates or updates an item with the given {@code updatedAt}, as {@link #put} does; for ties
+   * at a page boundary or timestamps that go back.
+   *
+   * @param id the item's identity
+   * @param fields the item's other fields
+   * @param updatedAt the item's timestamp
+   * @return a copy of the stored item
+   */
   public JsonNode putAt(String id, Map<String, ?> fields, Instant updatedAt) {
     synchronized (lock) {
       ObjectNode n = build(id, fields, updatedAt);
@@ -79,14 +108,26 @@ public final class FakeApi {
     }
   }
 
-  /** A late commit: stamped now, invisible until {@link #commit}. */
+  /**
+   * A late commit: stamped now, invisible until {@link #commit}. Staging the same id again
+   * replaces the staged state.
+   *
+   * @param id the item's identity
+   * @param fields the item's other fields
+   */
   public void stage(String id, Map<String, ?> fields) {
     synchronized (lock) {
       staged.put(id, build(id, fields, time.now()));
     }
   }
 
-  /** Makes a staged item visible with the timestamp it was staged with. */
+  /**
+   * Makes a staged item visible with the timestamp it was staged with, and appends it to the
+   * change feed.
+   *
+   * @param id the identity given to {@link #stage}
+   * @throws IllegalStateException if nothing is staged for {@code id}
+   */
   public void commit(String id) {
     synchronized (lock) {
       ObjectNode n = staged.remove(id);
@@ -96,7 +137,12 @@ public final class FakeApi {
     }
   }
 
-  /** Deletes an item; the change feed reports a tombstone. Returns whether it existed. */
+  /**
+   * Deletes an item; the change feed reports a tombstone {@code {"id", "deleted": true}}.
+   *
+   * @param id the item's identity
+   * @return whether it existed; nothing changes when it did not
+   */
   public boolean delete(String id) {
     synchronized (lock) {
       ObjectNode n = items.remove(id);
@@ -109,7 +155,13 @@ public final class FakeApi {
     }
   }
 
-  /** The next {@code count} requests throw what {@code fault} supplies. */
+  /**
+   * The next {@code count} requests throw what {@code fault} supplies, after being counted by
+   * {@link #requests()}. Calls add up: faults queue behind earlier ones.
+   *
+   * @param count how many requests fail; 0 or more
+   * @param fault called once per failing request
+   */
   public void failNext(int count, Supplier<RuntimeException> fault) {
     synchronized (lock) {
       for (int i = 0; i < count; i++) faults.add(fault);
@@ -129,14 +181,23 @@ public final class FakeApi {
 
   // ---- reads
 
-  /** The current items, sorted by id. */
+  /**
+   * The current items.
+   *
+   * @return copies, sorted by id; staged items are not included
+   */
   public List<JsonNode> items() {
     synchronized (lock) {
       return items.values().stream().map(n -> (JsonNode) n.deepCopy()).toList();
     }
   }
 
-  /** The current item, or null. */
+  /**
+   * The current state of one item.
+   *
+   * @param id the item's identity
+   * @return a copy, or {@code null} when the item does not exist (or is only staged)
+   */
   public @Nullable JsonNode item(String id) {
     synchronized (lock) {
       ObjectNode n = items.get(id);
@@ -144,7 +205,11 @@ public final class FakeApi {
     }
   }
 
-  /** Requests served so far, failed ones included. */
+  /**
+   * The requests served so far, failed ones included.
+   *
+   * @return the count of calls to the listing methods and the fetchers built on them
+   */
   public int requests() {
     return requests.get();
   }
@@ -162,6 +227,10 @@ public final class FakeApi {
    * Timestamp keyset: items with {@code updatedAt > value}, or {@code = value} and
    * {@code id > tieBreak} (all at {@code value} when tieBreak is null), ordered by
    * {@code (updatedAt, id)}, at most {@code limit}. {@code hasMore} when more remain.
+   *
+   * @param cursor the watermark; its value is parsed as an ISO-8601 instant
+   * @param limit the page size; positive
+   * @return the page, {@code hasMore} set, no cursor
    */
   public Page<JsonNode> updatedSince(Watermark cursor, int limit) {
     request();
@@ -188,6 +257,11 @@ public final class FakeApi {
    * {@code {"id", "deleted": true}}. The page cursor is the position after the last entry (the
    * same token when nothing is new); {@code hasMore} is false when the feed is exhausted (the
    * sync-token pattern).
+   *
+   * @param token the position to read after, as returned by an earlier page, or {@code null}
+   * @param limit the page size; positive
+   * @return the page, with cursor and {@code hasMore} set
+   * @throws NumberFormatException if {@code token} is not a decimal position
    */
   public Page<JsonNode> changes(@Nullable String token, int limit) {
     request();
@@ -200,7 +274,14 @@ public final class FakeApi {
     }
   }
 
-  /** The whole listing sorted by id, page {@code page} (1-based) of {@code size}. */
+  /**
+   * The whole listing sorted by id, page {@code page} of {@code size}; staged items are not
+   * listed.
+   *
+   * @param page 1-based page number; a page past the end is empty
+   * @param size the page size; positive
+   * @return the page, {@code hasMore} set, no cursor
+   */
   public Page<JsonNode> page(int page, int size) {
     request();
     synchronized (lock) {
@@ -211,7 +292,13 @@ public final class FakeApi {
     }
   }
 
-  /** Items with {@code id > afterId} (all when null), sorted by id, at most {@code limit}. */
+  /**
+   * Items with {@code id > afterId} (all when null), sorted by id, at most {@code limit}.
+   *
+   * @param afterId exclusive lower bound, or {@code null} for the start
+   * @param limit the page size; positive
+   * @return the page, {@code hasMore} set, no cursor
+   */
   public Page<JsonNode> afterId(@Nullable String afterId, int limit) {
     request();
     synchronized (lock) {
@@ -229,22 +316,43 @@ public final class FakeApi {
 
   // ---- ready-made fetchers
 
-  /** A timestamp fetcher over {@link #updatedSince}. */
+  /**
+   * A timestamp fetcher over {@link #updatedSince}, for {@code Cursors.timestamp("updatedAt")}
+   * with tie-break {@code id}.
+   *
+   * @param limit the page size; positive
+   * @return the fetcher
+   */
   public Fetcher<JsonNode, Watermark> timestampFetcher(int limit) {
     return ctx -> updatedSince(Objects.requireNonNull(ctx.cursor()), limit);
   }
 
-  /** A token fetcher over {@link #changes}. */
+  /**
+   * A token fetcher over {@link #changes}, for {@code Cursors.token()}.
+   *
+   * @param limit the page size; positive
+   * @return the fetcher
+   */
   public Fetcher<JsonNode, String> tokenFetcher(int limit) {
     return ctx -> changes(ctx.cursor(), limit);
   }
 
-  /** A page fetcher over {@link #page}. */
+  /**
+   * A page fetcher over {@link #page}, for {@code Cursors.page()}.
+   *
+   * @param size the page size; positive
+   * @return the fetcher
+   */
   public Fetcher<JsonNode, Integer> pageFetcher(int size) {
     return ctx -> page(Objects.requireNonNull(ctx.cursor()), size);
   }
 
-  /** A snapshotDiff fetcher over {@link #page}, paged by {@code ctx.page()}. */
+  /**
+   * A snapshotDiff fetcher over {@link #page}, paged by {@code ctx.page()}.
+   *
+   * @param size the page size; positive
+   * @return the fetcher
+   */
   public Fetcher<JsonNode, Void> snapshotFetcher(int size) {
     return ctx -> page(ctx.page(), size);
   }

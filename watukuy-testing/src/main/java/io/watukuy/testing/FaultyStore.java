@@ -19,8 +19,10 @@ import org.jspecify.annotations.Nullable;
  * Wraps any {@link StateStore} and simulates a process crash at one exact call, for each store
  * {@link KillPoint} (How it works, "Kill points"). {@link #arm} a kill point; when the matching
  * call comes, the store throws {@link SimulatedCrash} (before or after delegating, as the kill
- * point says) and from then on rejects every call: a dead process can neither save state nor
- * release its lease. Drop the engine that used it without {@code stop()}, and go on with a fresh
+ * point says) and from then on rejects every call a cycle makes: a dead process can neither save
+ * state nor release its lease. Administrative and inspection calls ({@code getLease}, {@code
+ * listParked}, {@code retryParked}, {@code readLog}, {@code close} and the like) still reach the
+ * wrapped store. Drop the engine that used it without {@code stop()}, and go on with a fresh
  * engine on the wrapped store. Because stores are transactional, a failed commit persists
  * nothing.
  *
@@ -40,11 +42,21 @@ public final class FaultyStore extends ForwardingStore {
   private int skip;
   private final List<Consumer<KillPoint>> onKill = new ArrayList<>();
 
+  /**
+   * A live process on {@code delegate}, with nothing armed.
+   *
+   * @param delegate the real store
+   * @throws NullPointerException if {@code delegate} is null
+   */
   public FaultyStore(StateStore delegate) {
     super(delegate);
   }
 
-  /** The store this one wraps. */
+  /**
+   * The store this one wraps, for the fresh engine that goes on after a kill.
+   *
+   * @return the wrapped store
+   */
   public StateStore delegate() {
     return delegate;
   }
@@ -52,6 +64,8 @@ public final class FaultyStore extends ForwardingStore {
   /**
    * Arms a store kill point; it fires at the next matching call. Re-arming replaces it.
    *
+   * @param point a crash kill point
+   * @return this store
    * @throws IllegalArgumentException for {@link KillPoint#HANDLER}, which is not a store fault
    */
   public FaultyStore arm(KillPoint point) {
@@ -62,6 +76,9 @@ public final class FaultyStore extends ForwardingStore {
    * Arms a store kill point that lets {@code skip} matching calls through and fires at the next
    * one, so a crash can hit any key of a tick, not only the first.
    *
+   * @param point a crash kill point
+   * @param skip matching calls to let through first; 0 or more
+   * @return this store
    * @throws IllegalArgumentException for {@link KillPoint#HANDLER} or a negative skip
    */
   public FaultyStore arm(KillPoint point, int skip) {
@@ -82,19 +99,33 @@ public final class FaultyStore extends ForwardingStore {
     }
   }
 
-  /** The kill point that fired, if any: the process is dead. */
+  /**
+   * The kill point that fired, if any: the process is dead.
+   *
+   * @return the kill point, or empty while the process lives
+   */
   public Optional<KillPoint> fired() {
     synchronized (lock) {
       return Optional.ofNullable(fired);
     }
   }
 
-  /** Whether a kill point fired. */
+  /**
+   * Whether a kill point fired.
+   *
+   * @return {@code true} once the process is dead
+   */
   public boolean dead() {
     return fired().isPresent();
   }
 
-  /** Calls {@code listener} on the thread of the fatal call, right after the kill. */
+  /**
+   * Calls {@code listener} on the thread of the fatal call, right after the kill and before the
+   * {@link SimulatedCrash} is thrown.
+   *
+   * @param listener receives the kill point that fired
+   * @return this store
+   */
   public FaultyStore onKill(Consumer<KillPoint> listener) {
     synchronized (lock) {
       onKill.add(listener);

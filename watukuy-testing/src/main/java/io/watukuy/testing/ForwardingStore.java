@@ -32,8 +32,15 @@ import org.jspecify.annotations.Nullable;
  * @since 0.1
  */
 public class ForwardingStore implements StateStore {
+  /** The store every call is forwarded to. */
   protected final StateStore delegate;
 
+  /**
+   * A store that forwards to {@code delegate}. Thread-safe when the delegate is.
+   *
+   * @param delegate the store that does the work
+   * @throws NullPointerException if {@code delegate} is null
+   */
   public ForwardingStore(StateStore delegate) {
     this.delegate = Objects.requireNonNull(delegate, "delegate");
   }

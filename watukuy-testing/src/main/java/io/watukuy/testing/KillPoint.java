@@ -29,12 +29,20 @@ public enum KillPoint {
     this.harnessName = harnessName;
   }
 
-  /** The name used by the spec's harness, e.g. {@code after-commit}. */
+  /**
+   * The name used by the spec's harness.
+   *
+   * @return for example {@code after-commit}
+   */
   public String harnessName() {
     return harnessName;
   }
 
-  /** Whether this kill point is a process crash (every one but {@link #HANDLER}). */
+  /**
+   * Whether this kill point is a process crash that {@link FaultyStore} can arm.
+   *
+   * @return {@code true} for every kill point but {@link #HANDLER}
+   */
   public boolean crash() {
     return this != HANDLER;
   }

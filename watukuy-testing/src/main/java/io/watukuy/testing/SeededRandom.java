@@ -37,12 +37,21 @@ public final class SeededRandom implements RandomGenerator {
     this.state = new AtomicLong(seed);
   }
 
-  /** A generator whose sequence is fully determined by {@code seed}. */
+  /**
+   * A generator whose sequence is fully determined by {@code seed}.
+   *
+   * @param seed any value; log it so that a failing run can be replayed
+   * @return a new generator
+   */
   public static SeededRandom of(long seed) {
     return new SeededRandom(seed);
   }
 
-  /** The seed this generator was created with; unaffected by the values drawn since. */
+  /**
+   * The seed this generator was created with; unaffected by the values drawn since.
+   *
+   * @return the seed given to {@link #of(long)} (or drawn by {@link #split()})
+   */
   public long seed() {
     return seed;
   }
@@ -51,6 +60,8 @@ public final class SeededRandom implements RandomGenerator {
    * A new, independent generator seeded from this one's next value. Splitting consumes one value
    * of this generator, so a split at the same point of the same sequence always yields the same
    * child.
+   *
+   * @return the child generator
    */
   public SeededRandom split() {
     return new SeededRandom(nextLong());

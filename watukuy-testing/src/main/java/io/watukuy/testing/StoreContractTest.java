@@ -81,6 +81,8 @@ public abstract class StoreContractTest {
 
   /**
    * A fresh, empty store. Called once before each test; the suite calls {@code migrate()} on it.
+   *
+   * @return a store that shares no data with stores returned earlier
    */
   protected abstract StateStore newStore();
 
@@ -88,12 +90,19 @@ public abstract class StoreContractTest {
    * Tears down a store after a test. Defaults to {@link StateStore#close()}; override to also drop
    * tables, schemas or files. Called once per test, also when the test has already closed the
    * store.
+   *
+   * @param store the store returned by {@link #newStore()} for the test that just ran
    */
   protected void destroy(StateStore store) {
     store.close();
   }
 
-  /** The store of the running test. */
+  /**
+   * The store of the running test.
+   *
+   * @return the store {@link #newStore()} returned for this test
+   * @throws IllegalStateException if called outside a test
+   */
   protected final StateStore store() {
     StateStore s = store;
     if (s == null) {

@@ -94,7 +94,13 @@ public final class VirtualClock implements TimeSource {
     this.start = Objects.requireNonNull(start, "start");
   }
 
-  /** A clock at {@code start}, with time-skipping on. */
+  /**
+   * A clock at {@code start}, with time-skipping on.
+   *
+   * @param start the instant {@link #now()} returns until time moves
+   * @return a new clock
+   * @throws NullPointerException if {@code start} is null
+   */
   public static VirtualClock at(Instant start) {
     return new VirtualClock(start);
   }
@@ -102,6 +108,8 @@ public final class VirtualClock implements TimeSource {
   /**
    * A clock at an ISO-8601 instant such as {@code "2024-01-01T00:00:00Z"}, with time-skipping on.
    *
+   * @param iso the start instant, parsed by {@link Instant#parse}
+   * @return a new clock
    * @throws java.time.format.DateTimeParseException if {@code iso} is not an ISO-8601 instant
    */
   public static VirtualClock at(String iso) {
@@ -111,6 +119,8 @@ public final class VirtualClock implements TimeSource {
   /**
    * Turns time-skipping off and returns this clock, for use where the clock is created: {@code
    * VirtualClock.at("2024-01-01T00:00:00Z").withoutTimeSkipping()}.
+   *
+   * @return this clock
    */
   public VirtualClock withoutTimeSkipping() {
     setTimeSkipping(false);
@@ -120,6 +130,8 @@ public final class VirtualClock implements TimeSource {
   /**
    * Turns time-skipping on or off (see the class description). Threads already sleeping
    * re-evaluate at once: turning it on lets a waiting sleeper move the clock itself.
+   *
+   * @param enabled {@code true} to let a lone sleeper move the clock
    */
   public void setTimeSkipping(boolean enabled) {
     synchronized (lock) {
@@ -128,7 +140,11 @@ public final class VirtualClock implements TimeSource {
     }
   }
 
-  /** Whether a lone sleeping thread moves the clock itself; {@code true} unless turned off. */
+  /**
+   * Whether a lone sleeping thread moves the clock itself.
+   *
+   * @return {@code true} unless turned off
+   */
   public boolean timeSkipping() {
     synchronized (lock) {
       return timeSkipping;
@@ -223,6 +239,7 @@ public final class VirtualClock implements TimeSource {
    * the window. If another thread is moving time, waits for it first and then advances from where
    * it left the clock. A zero duration runs the timers due now.
    *
+   * @param duration how far to move; zero or more
    * @throws IllegalArgumentException if {@code duration} is negative or moves the clock beyond
    *     about 292 years from its start
    */
@@ -252,6 +269,7 @@ public final class VirtualClock implements TimeSource {
    * Moves time forward to {@code instant}, running the timers due on the way as {@link
    * #advance(Duration)} does. An instant equal to {@link #now()} runs the timers due now.
    *
+   * @param instant where to move the clock; not before {@link #now()}
    * @throws IllegalArgumentException if {@code instant} is before {@link #now()}
    */
   public void advanceTo(Instant instant) {
@@ -280,6 +298,8 @@ public final class VirtualClock implements TimeSource {
    * The number of scheduled timers that have neither run nor been cancelled, plus the number of
    * threads currently inside {@link #sleep(Duration)}. Zero means nothing is waiting on this
    * clock.
+   *
+   * @return scheduled timers plus sleeping threads
    */
   public int pendingTimers() {
     synchronized (lock) {
@@ -292,6 +312,7 @@ public final class VirtualClock implements TimeSource {
    * #sleep(Duration)}: lets a test hand work to another thread and act once that thread is parked
    * on the clock, without a real sleep. Uses the clock's monitor, not polling.
    *
+   * @param count how many sleeping threads to wait for
    * @param timeout the longest real time to wait
    * @return whether {@code count} sleepers were seen before the timeout
    * @throws InterruptedException if the calling thread is interrupted while waiting

@@ -134,14 +134,22 @@ public final class SqliteStore implements StateStore {
   /**
    * A store on {@code path} with default options. Performs no I/O.
    *
-   * @param path the database file, created on first use when missing; {@code Path.of(":memory:")}
-   *     selects a private in-process database
+   * @param path the database file, created on first use when missing (its folder must exist);
+   *     {@code Path.of(":memory:")} selects a private in-process database
+   * @return the store, not yet open
+   * @throws NullPointerException if {@code path} is null
    */
   public static SqliteStore open(Path path) {
     return builder(path).build();
   }
 
-  /** A builder for a store on the database file {@code path}. */
+  /**
+   * A builder for a store on the database file {@code path}, with the default options.
+   *
+   * @param path the database file, created on first use when missing (its folder must exist)
+   * @return a new builder
+   * @throws NullPointerException if {@code path} is null
+   */
   public static Builder builder(Path path) {
     Objects.requireNonNull(path, "path");
     return new Builder(path.toString());
@@ -151,6 +159,9 @@ public final class SqliteStore implements StateStore {
    * A builder for a store on the database file {@code path}, or on a private in-process database
    * when {@code path} is {@value #MEMORY}.
    *
+   * @param path the database file as a string, or {@value #MEMORY}
+   * @return a new builder
+   * @throws NullPointerException if {@code path} is null
    * @throws ConfigException when {@code path} is blank
    */
   public static Builder builder(String path) {
@@ -164,6 +175,8 @@ public final class SqliteStore implements StateStore {
    * records the schema version. Every statement is idempotent. For teams that manage schemas with
    * their own migration tool; the store never needs it.
    *
+   * @param tablePrefix the prefix the store will be built with, e.g. {@value #DEFAULT_TABLE_PREFIX}
+   * @return the SQL statements, without trailing semicolons
    * @throws ConfigException when {@code tablePrefix} is not a valid prefix
    */
   public static List<String> ddl(String tablePrefix) {
@@ -188,6 +201,7 @@ public final class SqliteStore implements StateStore {
      * Prefix of every table and index name. Defaults to {@value SqliteStore#DEFAULT_TABLE_PREFIX}.
      *
      * @param tablePrefix 1 to 41 letters, digits and {@code _}, not starting with a digit
+     * @return this builder
      * @throws ConfigException when {@code tablePrefix} is not such an identifier; the message
      *     names the option and the value
      */
@@ -203,6 +217,7 @@ public final class SqliteStore implements StateStore {
      * to {@value SqliteStore#DEFAULT_BUSY_TIMEOUT_MS}.
      *
      * @param busyTimeoutMs milliseconds, from 0 to {@link Integer#MAX_VALUE}
+     * @return this builder
      * @throws ConfigException when out of range; the message names the option and the value
      */
     public Builder busyTimeoutMs(long busyTimeoutMs) {
@@ -210,23 +225,39 @@ public final class SqliteStore implements StateStore {
       return this;
     }
 
-    /** The store. Performs no I/O: the file is opened on first use. */
+    /**
+     * The store. Performs no I/O: the file is opened on first use.
+     *
+     * @return a new store with this builder's options
+     */
     public SqliteStore build() {
       return new SqliteStore(new SqliteOptions(location, tablePrefix, busyTimeoutMs));
     }
   }
 
-  /** The database file as given, or {@value #MEMORY}. */
+  /**
+   * Where the database is.
+   *
+   * @return the database file as given, or {@value #MEMORY}
+   */
   public String path() {
     return options.location();
   }
 
-  /** The table prefix in use. */
+  /**
+   * The prefix of every table and index name.
+   *
+   * @return the table prefix in use
+   */
   public String tablePrefix() {
     return options.tablePrefix();
   }
 
-  /** The lock wait in milliseconds. */
+  /**
+   * How long a statement waits for another connection's lock.
+   *
+   * @return the lock wait in milliseconds
+   */
   public int busyTimeoutMs() {
     return options.busyTimeoutMs();
   }
