@@ -41,9 +41,8 @@ public record PoisonPolicy(Action action, boolean holdKey) {
     /** Park the event; the key keeps polling and delivering. */
     PARK,
     /**
-     * Park the event and hold its ordering key; at the end of a cycle that polled the live lane,
-     * open the key's circuit with a probe after {@link Schedule#max()} and record the last error
-     * as {@code PoisonHalt}.
+     * Park the event and hold its ordering key; at the end of the cycle, open the key's circuit
+     * with a probe after {@link Schedule#max()} and record the last error as {@code PoisonHalt}.
      */
     HALT
   }

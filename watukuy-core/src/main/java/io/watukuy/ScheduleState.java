@@ -305,7 +305,7 @@ public record ScheduleState(
    *
    * @param at when the cycle ended
    * @param pages pages fetched
-   * @param items items listed; this release always writes 0
+   * @param items items fetched in the cycle, all pages, duplicates and invalid items included
    * @param events events committed
    * @param truncated whether the listing was cut by the page cap or the tick deadline; also
    *     {@code true} after a failed cycle

@@ -119,6 +119,9 @@ final class KeyCycle {
           live(run);
           ScheduleState next = Scheduling.afterSuccess(poller, schedule, run, cx.time().now(), cx.listener());
           store.saveState(key, keeper.lease(), StatePatch.schedule(next), cx.time().now());
+        } else if (run.delivery != null && run.delivery.halted) {
+          ScheduleState next = Scheduling.halted(poller, schedule, run, cx.time().now(), cx.listener());
+          store.saveState(key, keeper.lease(), StatePatch.schedule(next), cx.time().now());
         }
         noHandlerWarning(run);
         return run.report(Outcome.POLLED, null);
@@ -190,6 +193,7 @@ final class KeyCycle {
             "a 304 Not Modified can only stand for a listing whose previous cycle was one page", null);
       }
       List<ItemView> views = views(run, page, pageNo);
+      run.items += views.size();
       validate(views);
       Step<Object> step;
       try {
@@ -476,6 +480,8 @@ final class KeyCycle {
     long lastSequence;
     @Nullable Delivery delivery;
     int pages;
+    /** Items fetched, all pages. */
+    int items;
     int committed;
     int parked;
     boolean truncated;

@@ -26,7 +26,7 @@ final class Scheduling {
       Poller<?> poller, ScheduleState s, KeyCycle.Run run, Instant now, WatukuyListener listener) {
     long interval = poller.schedule().min().toMillis();
     ScheduleState.LastPoll last =
-        new ScheduleState.LastPoll(now, run.pages, 0, run.committed, run.truncated, run.notModified, run.durationMs());
+        new ScheduleState.LastPoll(now, run.pages, run.items, run.committed, run.truncated, run.notModified, run.durationMs());
     if (s.circuit() != null) Dispatcher.safe(() -> listener.onCircuitClose(run.key));
     Instant next = run.catchUp ? now : now.plusMillis(interval);
     Status status = Status.IDLE;
@@ -47,6 +47,18 @@ final class Scheduling {
         interval, 0, null, circuit, last, error, s.lastReconcileAt(), s.backfill());
   }
 
+  /**
+   * A poison event with action halt was parked while only the outbox was drained: the circuit
+   * opens all the same.
+   */
+  static ScheduleState halted(Poller<?> poller, ScheduleState s, KeyCycle.Run run, Instant now, WatukuyListener listener) {
+    Instant probe = now.plus(poller.schedule().max());
+    Dispatcher.safe(() -> listener.onCircuitOpen(run.key, probe));
+    return new ScheduleState(ScheduleState.FORMAT_VERSION, Status.CIRCUIT_OPEN, s.paused(), probe, DueReason.PROBE,
+        s.intervalMs(), s.consecutiveFailures(), s.throttledUntil(), new ScheduleState.Circuit(now, probe), s.lastPoll(),
+        new ScheduleState.LastError("PoisonHalt", "a poison event halted the key", now), s.lastReconcileAt(), s.backfill());
+  }
+
   static ScheduleState afterFailure(
       Poller<?> poller,
       ScheduleState s,
@@ -58,7 +70,7 @@ final class Scheduling {
     ScheduleState.LastError error =
         new ScheduleState.LastError(e.getClass().getSimpleName(), String.valueOf(e.getMessage()), now);
     ScheduleState.LastPoll last =
-        new ScheduleState.LastPoll(now, run.pages, 0, run.committed, true, false, run.durationMs());
+        new ScheduleState.LastPoll(now, run.pages, run.items, run.committed, true, false, run.durationMs());
     HttpStatusException http = httpCause(e);
     if (http != null && http.isThrottle()) {
       Instant until =

@@ -139,7 +139,7 @@ public final class FaultyStore extends ForwardingStore {
     }
   }
 
-  /** Fires when {@code point} is armed; {@code extra} narrows the match. */
+  /** Fires when {@code point} is armed and its skip count is used up. */
   private void maybeKill(KillPoint point, String call) {
     KillPoint now;
     List<Consumer<KillPoint>> listeners;
