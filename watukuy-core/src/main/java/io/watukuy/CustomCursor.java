@@ -21,6 +21,7 @@ public final class CustomCursor<C> implements CursorStrategy<C> {
   private final @Nullable JavaType type;
   private final @Nullable Function<C, String> serialize;
   private final @Nullable Function<String, C> deserialize;
+  private final java.util.@Nullable Comparator<C> ordering;
 
   CustomCursor(
       C initial,
@@ -28,6 +29,17 @@ public final class CustomCursor<C> implements CursorStrategy<C> {
       @Nullable JavaType type,
       @Nullable Function<C, String> serialize,
       @Nullable Function<String, C> deserialize) {
+    this(initial, advance, type, serialize, deserialize, null);
+  }
+
+  CustomCursor(
+      C initial,
+      Advance<C> advance,
+      @Nullable JavaType type,
+      @Nullable Function<C, String> serialize,
+      @Nullable Function<String, C> deserialize,
+      java.util.@Nullable Comparator<C> ordering) {
+    this.ordering = ordering;
     this.initial = Objects.requireNonNull(initial, "initial");
     this.advance = Objects.requireNonNull(advance, "advance");
     this.type = type;
@@ -98,7 +110,27 @@ public final class CustomCursor<C> implements CursorStrategy<C> {
    * @return a new strategy with the same initial cursor, advance function and type
    */
   public CustomCursor<C> withCodec(Function<C, String> serialize, Function<String, C> deserialize) {
-    return new CustomCursor<>(initial, advance, type, serialize, deserialize);
+    return new CustomCursor<>(initial, advance, type, serialize, deserialize, ordering);
+  }
+
+  /**
+   * The same strategy with an ordering of its cursors, which backfill needs to know when it has
+   * reached its target (a custom cursor without one rejects backfill).
+   *
+   * @param ordering orders cursors from the start of the listing to its end
+   * @return a copy of this strategy with the ordering
+   */
+  public CustomCursor<C> withOrdering(java.util.Comparator<C> ordering) {
+    return new CustomCursor<>(initial, advance, type, serialize, deserialize, Objects.requireNonNull(ordering, "ordering"));
+  }
+
+  /**
+   * The ordering of cursors given with {@link #withOrdering}, or null.
+   *
+   * @return the ordering, or null
+   */
+  public java.util.@Nullable Comparator<C> ordering() {
+    return ordering;
   }
 
   /**

@@ -53,6 +53,8 @@ public final class Poller<T> {
   private final Supplier<List<String>> partitions;
   private final boolean partitioned;
   private final java.time.Duration requestTimeout;
+  private final CircuitPolicy circuit;
+  private final @Nullable Reconcile<T> reconcile;
 
   private Poller(Builder<T, ?> b) {
     this.name = b.name;
@@ -74,6 +76,8 @@ public final class Poller<T> {
     this.partitions = b.partitions;
     this.partitioned = b.partitioned;
     this.requestTimeout = b.requestTimeout;
+    this.circuit = b.circuit;
+    this.reconcile = b.reconcile;
   }
 
   /**
@@ -292,6 +296,24 @@ public final class Poller<T> {
   public java.time.Duration requestTimeout() {
     return requestTimeout;
   }
+  /**
+   * When the key's circuit opens. Default {@link CircuitPolicy#DEFAULT}.
+   *
+   * @return the circuit policy
+   */
+  public CircuitPolicy circuit() {
+    return circuit;
+  }
+
+  /**
+   * The reconcile lane, or null when the poller has none.
+   *
+   * @return the reconcile settings, or null
+   */
+  public @Nullable Reconcile<T> reconcile() {
+    return reconcile;
+  }
+
 
   /**
    * Whether the poller declared partitions.
@@ -336,6 +358,8 @@ public final class Poller<T> {
     private Supplier<List<String>> partitions = () -> List.of("");
     private boolean partitioned;
     private java.time.Duration requestTimeout = RequestOptions.DEFAULT_REQUEST_TIMEOUT;
+    private CircuitPolicy circuit = CircuitPolicy.DEFAULT;
+    private @Nullable Reconcile<T> reconcile;
 
     private Builder(String name, Class<T> type) {
       this.name = name;
@@ -584,6 +608,34 @@ public final class Poller<T> {
     }
 
     /**
+     * Adds a reconcile lane: a periodic full listing that also yields deletes for incremental
+     * strategies. Rejected for snapshotDiff, which lists everything every cycle already.
+     *
+     * @param reconcile how often, and the paged listing
+     * @return this builder
+     * @throws ConfigException if the cursor strategy is snapshotDiff
+     */
+    public Builder<T, C> reconcile(Reconcile<T> reconcile) {
+      Objects.requireNonNull(reconcile, "reconcile");
+      if (cursor instanceof SnapshotDiffCursor)
+        throw new ConfigException("poller " + name + ": reconcile is redundant with cursor snapshotDiff, which lists everything every cycle");
+      this.reconcile = reconcile;
+      return this;
+    }
+
+    /**
+     * When the key's circuit opens. Default {@link CircuitPolicy#DEFAULT}: after 5 consecutive
+     * failures, probe every {@code schedule.max}.
+     *
+     * @param circuit the policy
+     * @return this builder
+     */
+    public Builder<T, C> circuit(CircuitPolicy circuit) {
+      this.circuit = Objects.requireNonNull(circuit, "circuit");
+      return this;
+    }
+
+    /**
      * Whole-request timeout of {@code ctx.http()} calls (connect timeout is 10 s). Default 30 s.
      * {@link RequestOptions.Builder#timeout} overrides it per request.
      *
@@ -606,6 +658,8 @@ public final class Poller<T> {
      *     initial value cannot be parsed
      */
     public Poller<T> build() {
+      if (reconcile != null && cursor instanceof SnapshotDiffCursor)
+        throw new ConfigException("poller " + name + ": reconcile is redundant with cursor snapshotDiff, which lists everything every cycle");
       Poller<T> p = new Poller<>(this);
       io.watukuy.internal.cursor.LaneCursors.validate(name, p.cursor);
       return p;

@@ -17,6 +17,7 @@ import io.watukuy.Page;
 import io.watukuy.ParkedKind;
 import io.watukuy.ParkedRow;
 import io.watukuy.Poller;
+import io.watukuy.Reconcile;
 import io.watukuy.PollerKey;
 import io.watukuy.PollerState;
 import io.watukuy.Retain;
@@ -55,6 +56,7 @@ import org.slf4j.LoggerFactory;
 final class KeyCycle {
   private static final Logger log = LoggerFactory.getLogger(KeyCycle.class);
   private static final String LIVE = "live";
+  private static final String BACKFILL = "backfill";
   private static final int IDENTITY_BATCH = 1000;
 
   private final CycleContext cx;
@@ -62,6 +64,7 @@ final class KeyCycle {
   private final LaneCursor<Object> lane;
   private final Supplier<@Nullable Attached> handler;
   private final Logger pollerLog;
+  private final LaneCursor<Object> reconcileCursor;
 
   KeyCycle(
       CycleContext cx,
@@ -73,6 +76,7 @@ final class KeyCycle {
     this.lane = lane;
     this.handler = handler;
     this.pollerLog = LoggerFactory.getLogger("io.watukuy.poller." + poller.name());
+    this.reconcileCursor = io.watukuy.internal.cursor.LaneCursors.of(poller.name(), io.watukuy.Cursors.page());
   }
 
   /** Runs the key once; never throws for a cycle error (it is in the report). */
@@ -86,16 +90,22 @@ final class KeyCycle {
 
     Outcome notDue = Outcome.SKIPPED_NOT_DUE;
     boolean liveDue = schedule.nextDueAt() == null || !schedule.nextDueAt().isAfter(now);
+    boolean blocked = false;
     if (schedule.throttledUntil() != null && schedule.throttledUntil().isAfter(now)) {
-      liveDue = false;
+      blocked = true;
       notDue = Outcome.SKIPPED_THROTTLED;
     }
     if (schedule.circuit() != null && schedule.circuit().probeAt().isAfter(now)) {
-      liveDue = false;
+      blocked = true;
       notDue = Outcome.SKIPPED_CIRCUIT_OPEN;
     }
+    if (blocked) liveDue = false;
+    Reconcile<Object> reconcile = poller.reconcile();
+    boolean reconcileDue = !blocked && reconcile != null
+        && (schedule.lastReconcileAt() == null || !now.isBefore(schedule.lastReconcileAt().plus(reconcile.every())));
+    boolean backfillDue = !blocked && schedule.backfill() != null;
     Attached attached = handler.get();
-    if (!liveDue) {
+    if (!liveDue && !reconcileDue && !backfillDue) {
       if (attached == null || store.countPending(key) == 0) return KeyReport.skipped(key, notDue);
     }
 
@@ -115,14 +125,23 @@ final class KeyCycle {
           run.delivery = newDelivery(run, attached);
           cx.dispatcher().drain(run.delivery); // drain before fetch (G1, G9)
         }
-        if (liveDue) {
-          live(run);
-          ScheduleState next = Scheduling.afterSuccess(poller, schedule, run, cx.time().now(), cx.listener());
-          store.saveState(key, keeper.lease(), StatePatch.schedule(next), cx.time().now());
-        } else if (run.delivery != null && run.delivery.halted) {
-          ScheduleState next = Scheduling.halted(poller, schedule, run, cx.time().now(), cx.listener());
-          store.saveState(key, keeper.lease(), StatePatch.schedule(next), cx.time().now());
+        Instant lastReconcileAt = schedule.lastReconcileAt();
+        ScheduleState.Backfill backfill = schedule.backfill();
+        if (liveDue) runLane(run, liveSpec());
+        if (reconcileDue && !run.notModified && reconcileSpec() != null && runLane(run, reconcileSpec()))
+          lastReconcileAt = cx.time().now();
+        if (backfillDue && backfill != null && runLane(run, backfillSpec(run, backfill))) {
+          log.info("{}: backfill from {} reached {}", key, backfill.from(), backfill.to());
+          backfill = null;
+          run.cursors.remove(BACKFILL);
         }
+        ScheduleState next = schedule;
+        if (liveDue) next = Scheduling.afterSuccess(poller, schedule, run, cx.time().now(), cx.listener());
+        else if (run.delivery != null && run.delivery.halted)
+          next = Scheduling.halted(poller, schedule, run, cx.time().now(), cx.listener());
+        next = withLanes(next, lastReconcileAt, backfill);
+        if (!next.equals(schedule) || !run.cursors.equals(run.state == null ? Map.of() : run.state.cursors()))
+          store.saveState(key, keeper.lease(), new StatePatch(Map.copyOf(run.cursors), next, null, null), cx.time().now());
         noHandlerWarning(run);
         return run.report(Outcome.POLLED, null);
       } catch (LeaseLostException e) {
@@ -134,7 +153,7 @@ final class KeyCycle {
       } catch (RuntimeException e) {
         log.warn("{}: cycle failed: {}", key, e.getMessage());
         Dispatcher.safe(() -> cx.listener().onError(key, e));
-        if (liveDue || run.pages > 0) {
+        if (liveDue || reconcileDue || backfillDue || run.pages > 0) {
           ScheduleState next = Scheduling.afterFailure(poller, schedule, run, e, cx.time().now(), cx.random(), cx.listener());
           try {
             store.saveState(key, keeper.lease(), StatePatch.schedule(next), cx.time().now());
@@ -167,27 +186,84 @@ final class KeyCycle {
     Dispatcher.safe(() -> cx.listener().onNoHandler(run.key, pending));
   }
 
-  /** The live lane: fetch, diff, commit, dispatch, page by page. */
-  private void live(Run run) throws InterruptedException {
-    Object stored = lane.decode(run.cursors.get(LIVE));
-    Set<String> seen = lane.fullScan() ? new HashSet<>() : null;
+  /**
+   * What one lane of a cycle runs: its cursor driver, fetch function, where its cursor is kept,
+   * whether it is a full listing (deletes after completion), where it stops, and whether known
+   * items are re-emitted.
+   *
+   * @param cursorKey the key of the lane's cursor in the stored cursors, or null when the lane
+   *     starts from its initial cursor every cycle
+   * @param target backfill's target cursor, or null
+   */
+  record LaneSpec(Lane lane, LaneCursor<Object> cursor, io.watukuy.Fetcher<Object, Object> fetch,
+      @Nullable String cursorKey, boolean fullScan, @Nullable Object target, boolean force) {}
+
+  private static ScheduleState withLanes(ScheduleState s, @Nullable Instant lastReconcileAt, ScheduleState.@Nullable Backfill backfill) {
+    return new ScheduleState(s.v(), s.state(), s.paused(), s.nextDueAt(), s.dueReason(), s.intervalMs(),
+        s.consecutiveFailures(), s.throttledUntil(), s.circuit(), s.lastPoll(), s.lastError(), lastReconcileAt, backfill);
+  }
+
+  /** The reconcile lane: page numbers from 1 over the poller's reconcile fetch, a full listing. */
+  @SuppressWarnings("unchecked")
+  private @Nullable LaneSpec reconcileSpec() {
+    Reconcile<Object> r = poller.reconcile();
+    if (r == null) return null;
+    io.watukuy.Fetcher<Object, Object> fetch = (io.watukuy.Fetcher<Object, Object>) (io.watukuy.Fetcher<?, ?>) r.fetch();
+    return new LaneSpec(Lane.RECONCILE, reconcileCursor, fetch, null, true, null, false);
+  }
+
+  /** The backfill lane: the live strategy from {@code from}, until {@code to}. */
+  @SuppressWarnings("unchecked")
+  private LaneSpec backfillSpec(Run run, ScheduleState.Backfill b) {
+    if (!run.cursors.containsKey(BACKFILL)) {
+      String start = lane.encode(lane.fromRaw(b.from()));
+      if (start != null) run.cursors.put(BACKFILL, start);
+    }
+    Object target = b.to() == null ? null : lane.fromRaw(b.to());
+    return new LaneSpec(Lane.BACKFILL, lane, (io.watukuy.Fetcher<Object, Object>) poller.fetch(), BACKFILL,
+        false, target, b.force());
+  }
+
+  @SuppressWarnings("unchecked")
+  LaneSpec liveSpec() {
+    return new LaneSpec(Lane.LIVE, lane, (io.watukuy.Fetcher<Object, Object>) poller.fetch(), LIVE,
+        lane.fullScan(), null, false);
+  }
+
+  /**
+   * Runs one lane: fetch, diff, commit, dispatch, page by page.
+   *
+   * @return whether the lane reached its end (the listing completed, or backfill its target)
+   */
+  private boolean runLane(Run run, LaneSpec spec) throws InterruptedException {
+    run.spec = spec;
+    LaneCursor<Object> lc = spec.cursor();
+    String key = spec.cursorKey();
+    Object stored = key == null ? lc.initial() : lc.decode(run.cursors.get(key));
+    Set<String> seen = spec.fullScan() ? new HashSet<>() : null;
     boolean completed = false;
-    int lastCyclePages = run.previousPages();
+    boolean truncated = false;
+    int lastCyclePages = spec.lane() == Lane.LIVE ? run.previousPages() : -1;
+    int pages = 0;
     while (true) {
-      if (run.pages >= poller.maxPagesPerCycle() || run.limits.expired(cx.time())) {
-        run.truncated = true;
+      if (spec.target() != null && lc.reached(stored, spec.target())) {
+        completed = true;
         break;
       }
-      int pageNo = run.pages + 1;
+      if (pages >= poller.maxPagesPerCycle() || run.limits.expired(cx.time())) {
+        truncated = true;
+        break;
+      }
+      int pageNo = ++pages;
       // Before the first commit there is no watermark to overlap: the first request carries the
       // initial cursor exactly (Cursor strategies, pitfall 5).
-      Object sent = run.cursors.containsKey(LIVE) ? lane.forFetch(stored, pageNo) : stored;
-      Page<Object> page = fetch(run, sent, pageNo);
-      run.pages = pageNo;
+      Object sent = key != null && run.cursors.containsKey(key) ? lc.forFetch(stored, pageNo) : stored;
+      Page<Object> page = fetch(run, spec, sent, pageNo);
+      run.pages++;
       if (page.isNotModified()) {
         if (pageNo == 1 && lastCyclePages == 1) {
           run.notModified = true;
-          return; // the whole listing is one page and unchanged: idle, no deletes
+          return false; // the whole listing is one page and unchanged: idle, no deletes
         }
         throw new FetchException(poller.name(), run.key.partition(), pageNo, -1,
             "a 304 Not Modified can only stand for a listing whose previous cycle was one page", null);
@@ -197,46 +273,48 @@ final class KeyCycle {
       validate(views);
       Step<Object> step;
       try {
-        step = lane.advance(stored, sent, page, views, cx.time().now());
+        step = lc.advance(stored, sent, page, views, cx.time().now());
       } catch (BadPage e) {
         throw new FetchException(poller.name(), run.key.partition(), pageNo, e.itemIndex(), e.getMessage(), null);
       }
       if (seen != null) for (ItemView v : views) seen.add(v.identity);
-      commitPage(run, page, step, pageNo);
+      commitPage(run, spec, page, step, pageNo);
       stored = step.next();
       if (step.done()) {
         completed = step.completed();
         break;
       }
-      if (samePosition(sent, lane.forFetch(stored, pageNo + 1))) {
+      if (!spec.fullScan() && samePosition(lc, sent, lc.forFetch(stored, pageNo + 1))) {
         // The next request would be this one again: the API cannot move past this page with
         // this cursor (e.g. more ties than a page and no tie-break). Stop instead of burning
         // the page cap, and say why.
-        log.warn("{}: page {} did not move the cursor ({}); ending the lane to avoid requesting the same page"
-            + " again; for timestamp cursors set a tieBreak or a larger page", run.key, pageNo,
-            lane.encode(stored));
+        log.warn("{}: {} page {} did not move the cursor ({}); ending the lane to avoid requesting the same page"
+            + " again; for timestamp cursors set a tieBreak or a larger page", run.key, spec.lane().wire(), pageNo,
+            lc.encode(stored));
         break;
       }
     }
-    if (run.truncated && lane.fullScan()) {
-      log.warn("{}: the listing has more than maxPagesPerCycle={} pages or outlasted the tick deadline;"
-          + " no deletes this cycle, and the next cycle starts again at page 1", run.key, poller.maxPagesPerCycle());
+    if (truncated) {
+      run.truncated = true;
+      if (spec.fullScan())
+        log.warn("{}: the {} listing has more than maxPagesPerCycle={} pages or outlasted the tick deadline;"
+            + " no deletes this cycle, and the next one starts again at page 1", run.key, spec.lane().wire(),
+            poller.maxPagesPerCycle());
+      else if (spec.lane() == Lane.LIVE) run.catchUp = true;
     }
-    run.catchUp = run.truncated && !lane.fullScan();
-    if (seen != null && completed && !run.truncated) deleteUnseen(run, seen);
+    if (seen != null && completed && !truncated) deleteUnseen(run, spec, seen);
+    return completed && !truncated;
   }
 
-  private boolean samePosition(@Nullable Object a, @Nullable Object b) {
-    if (lane.fullScan()) return false; // the page number always moves
-    return java.util.Objects.equals(lane.encode(a), lane.encode(b));
+  private static boolean samePosition(LaneCursor<Object> lc, @Nullable Object a, @Nullable Object b) {
+    return java.util.Objects.equals(lc.encode(a), lc.encode(b));
   }
 
-  @SuppressWarnings("unchecked")
-  private Page<Object> fetch(Run run, @Nullable Object cursor, int pageNo) {
-    Ctx ctx = new Ctx(run, cursor, pageNo);
+  private Page<Object> fetch(Run run, LaneSpec spec, @Nullable Object cursor, int pageNo) {
+    Ctx ctx = new Ctx(run, spec.lane(), cursor, pageNo);
     Page<Object> page;
     try {
-      page = ((io.watukuy.Fetcher<Object, Object>) poller.fetch()).fetch(ctx);
+      page = spec.fetch().fetch(ctx);
     } catch (io.watukuy.internal.http.NotModified e) {
       return Page.notModified();
     } catch (InterruptedException e) {
@@ -319,7 +397,8 @@ final class KeyCycle {
   }
 
   /** Diffs one page and commits cursor, rows, events and parked items in one transaction. */
-  private void commitPage(Run run, Page<Object> page, Step<Object> step, int pageNo) throws InterruptedException {
+  private void commitPage(Run run, LaneSpec spec, Page<Object> page, Step<Object> step, int pageNo)
+      throws InterruptedException {
     Instant now = cx.time().now();
     // Duplicate identities in one page: the last occurrence wins, one event.
     LinkedHashMap<String, ItemView> latest = new LinkedHashMap<>();
@@ -346,7 +425,10 @@ final class KeyCycle {
         if (row != null) batch.delete(row);
         continue;
       }
-      if (row != null && v.version != null && v.version.equals(row.version())) continue; // unchanged, no hash
+      if (row != null && v.version != null && v.version.equals(row.version())) {
+        if (spec.force()) batch.change(EventType.UPDATED, v, row.hash(), row); // backfill force re-emits
+        continue; // unchanged, no hash
+      }
       String hash;
       try {
         hash = v.hash();
@@ -354,7 +436,8 @@ final class KeyCycle {
         throw bad(run, pageNo, v.index(), "cannot be canonicalized (RFC 8785): " + e.getMessage(), e);
       }
       if (row != null && hash.equals(row.hash())) {
-        if (v.version != null && !v.version.equals(row.version())) batch.upserts.add(itemRow(v, hash, now));
+        if (spec.force()) batch.change(EventType.UPDATED, v, hash, row);
+        else if (v.version != null && !v.version.equals(row.version())) batch.upserts.add(itemRow(v, hash, now));
         continue;
       }
       batch.change(row == null ? EventType.CREATED : EventType.UPDATED, v, hash, row);
@@ -363,11 +446,14 @@ final class KeyCycle {
       ItemRow row = stored.get(identity);
       if (row != null && !latest.containsKey(identity)) batch.delete(row);
     }
-    String before = run.cursors.get(LIVE);
-    String after = lane.encode(step.next());
-    boolean cursorMoved = !java.util.Objects.equals(before, after);
-    if (after == null) run.cursors.remove(LIVE);
-    else run.cursors.put(LIVE, after);
+    boolean cursorMoved = false;
+    if (spec.cursorKey() != null) {
+      String before = run.cursors.get(spec.cursorKey());
+      String after = spec.cursor().encode(step.next());
+      cursorMoved = !java.util.Objects.equals(before, after);
+      if (after == null) run.cursors.remove(spec.cursorKey());
+      else run.cursors.put(spec.cursorKey(), after);
+    }
     if (!cursorMoved && batch.isEmpty() && parked.isEmpty() && run.state != null) return;
     commit(run, batch, parked);
   }
@@ -406,7 +492,7 @@ final class KeyCycle {
   }
 
   /** After a completed full listing: deleted events for stored identities not listed. */
-  private void deleteUnseen(Run run, Set<String> seen) throws InterruptedException {
+  private void deleteUnseen(Run run, LaneSpec spec, Set<String> seen) throws InterruptedException {
     List<List<String>> missingBatches = new ArrayList<>();
     try (Stream<List<String>> batches = cx.store().streamIdentities(run.key, IDENTITY_BATCH)) {
       Iterator<List<String>> it = batches.iterator();
@@ -464,7 +550,8 @@ final class KeyCycle {
       String id = EventIds.eventId(poller.name(), run.key.partition(), identity, versionOrHash,
           poller.schemaVersion(), type.wire());
       String envelope = Envelope.of(id, type, poller.name(), run.key.partition(), identity, orderingKey,
-          versionOrHash, hash, poller.schemaVersion(), Lane.LIVE, seq, now, data, previous).toString();
+          versionOrHash, hash, poller.schemaVersion(), run.spec == null ? Lane.LIVE : run.spec.lane(), seq, now, data,
+          previous).toString();
       events.add(OutboxRow.pending(seq, id, orderingKey, envelope, now));
     }
   }
@@ -479,6 +566,8 @@ final class KeyCycle {
     Map<String, String> cursors = new HashMap<>();
     long lastSequence;
     @Nullable Delivery delivery;
+    /** The lane running now. */
+    @Nullable LaneSpec spec;
     int pages;
     /** Items fetched, all pages. */
     int items;
@@ -519,12 +608,14 @@ final class KeyCycle {
   /** The fetch context of one page request. */
   private final class Ctx implements FetchContext<Object>, io.watukuy.internal.http.HttpScope {
     private final Run run;
+    private final Lane laneName;
     private final @Nullable Object cursor;
     private final int page;
     private io.watukuy.@Nullable Http http;
 
-    Ctx(Run run, @Nullable Object cursor, int page) {
+    Ctx(Run run, Lane laneName, @Nullable Object cursor, int page) {
       this.run = run;
+      this.laneName = laneName;
       this.cursor = cursor;
       this.page = page;
     }
@@ -551,7 +642,7 @@ final class KeyCycle {
 
     @Override
     public Lane lane() {
-      return Lane.LIVE;
+      return laneName;
     }
 
     @Override
@@ -580,7 +671,7 @@ final class KeyCycle {
     @Override
     public boolean trustNotModified() {
       // Only a one-page listing can be vouched for by one 304 (DESIGN.md "304 Not Modified").
-      return page == 1 && run.previousPages() == 1;
+      return laneName == Lane.LIVE && page == 1 && run.previousPages() == 1;
     }
 
     @Override

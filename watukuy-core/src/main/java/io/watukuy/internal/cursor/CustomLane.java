@@ -45,6 +45,22 @@ final class CustomLane<C> implements LaneCursor<C> {
   }
 
   @Override
+  public C fromRaw(@Nullable String raw) {
+    return raw == null ? initial() : decode(raw);
+  }
+
+  @Override
+  public boolean ordered() {
+    return config.ordering() != null;
+  }
+
+  @Override
+  public boolean reached(@Nullable C cursor, @Nullable C target) {
+    if (config.ordering() == null) return LaneCursor.super.reached(cursor, target);
+    return cursor != null && target != null && config.ordering().compare(cursor, target) >= 0;
+  }
+
+  @Override
   public @Nullable String encode(@Nullable C c) {
     if (c == null) return null;
     try {

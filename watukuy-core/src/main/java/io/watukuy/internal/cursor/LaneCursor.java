@@ -52,6 +52,28 @@ public interface LaneCursor<C> {
    */
   Step<C> advance(@Nullable C stored, @Nullable C sent, Page<?> page, List<ItemView> items, Instant now);
 
+  /**
+   * The cursor for an API's own raw string, as {@code resetCursor} and {@code backfill} take it
+   * (a timestamp, a page number, a token, a custom cursor's text); null gives the initial cursor.
+   *
+   * @throws io.watukuy.ConfigException when the string is not a cursor of this strategy
+   */
+  @Nullable C fromRaw(@Nullable String raw);
+
+  /**
+   * Whether {@code cursor} has reached {@code target} (backfill stops there).
+   *
+   * @throws io.watukuy.ConfigException when the strategy has no ordering of its cursors
+   */
+  default boolean reached(@Nullable C cursor, @Nullable C target) {
+    throw new io.watukuy.ConfigException("this cursor strategy cannot be backfilled: its cursors have no order");
+  }
+
+  /** Whether {@link #reached} is supported, so backfill is possible. */
+  default boolean ordered() {
+    return false;
+  }
+
   /** Whether every cycle lists everything (snapshotDiff): completed listings delete the rest. */
   default boolean fullScan() {
     return false;

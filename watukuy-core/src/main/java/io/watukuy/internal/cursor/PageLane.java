@@ -40,6 +40,26 @@ final class PageLane implements LaneCursor<Integer> {
   }
 
   @Override
+  public Integer fromRaw(@Nullable String raw) {
+    if (raw == null) return initial;
+    try {
+      return Integer.parseInt(raw.trim());
+    } catch (NumberFormatException e) {
+      throw new ConfigException("poller " + poller + ": page cursor '" + raw + "' is not a page number");
+    }
+  }
+
+  @Override
+  public boolean ordered() {
+    return true;
+  }
+
+  @Override
+  public boolean reached(@Nullable Integer cursor, @Nullable Integer target) {
+    return cursor != null && target != null && cursor >= target;
+  }
+
+  @Override
   public @Nullable String encode(@Nullable Integer c) {
     return c == null || c == initial ? null : c.toString();
   }

@@ -19,6 +19,13 @@ final class SnapshotLane implements LaneCursor<Void> {
   }
 
   @Override
+  public @Nullable Void fromRaw(@Nullable String raw) {
+    if (raw != null)
+      throw new io.watukuy.ConfigException("cursor snapshotDiff has no cursor to set (to must be null), but was '" + raw + "'");
+    return null;
+  }
+
+  @Override
   public @Nullable String encode(@Nullable Void c) {
     return null;
   }

@@ -60,6 +60,25 @@ final class TimestampLane implements LaneCursor<Watermark> {
     return new Watermark(formatted, null);
   }
 
+  @Override
+  public Watermark fromRaw(@Nullable String raw) {
+    if (raw == null) return initial();
+    parseCursor(raw);
+    return new Watermark(raw, null);
+  }
+
+  @Override
+  public boolean ordered() {
+    return true;
+  }
+
+  @Override
+  public boolean reached(@Nullable Watermark cursor, @Nullable Watermark target) {
+    if (target == null || target.value() == null) return false;
+    if (cursor == null || cursor.value() == null) return false;
+    return !parseCursor(cursor.value()).isBefore(parseCursor(target.value()));
+  }
+
   /** Parses a cursor value; a failure is a configuration problem naming the field and string. */
   Instant parseCursor(String raw) {
     Instant t = tryParse(raw);

@@ -31,6 +31,11 @@ final class TokenLane implements LaneCursor<String> {
   }
 
   @Override
+  public @Nullable String fromRaw(@Nullable String raw) {
+    return raw == null ? initial() : raw;
+  }
+
+  @Override
   public @Nullable String encode(@Nullable String c) {
     return c == null ? null : Json.MAPPER.getNodeFactory().textNode(c).toString();
   }
