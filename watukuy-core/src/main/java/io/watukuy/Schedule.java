@@ -4,12 +4,14 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * When a poller's live lane runs (How it works, "Poller state machine"). In this release the
- * live lane is due every {@code min}; a truncated incremental listing is due again at once
- * (catch-up); fetch errors back off by {@code backoff} and open the circuit after five failures in
- * a row for {@code max}. {@code jitter} and {@code adaptive} (AIMD between {@code min} and
- * {@code max}) are validated and kept for the adaptive scheduler; they do not change the interval
- * yet.
+ * When a poller's live lane runs (How it works, "Poller state machine"). The interval starts at
+ * {@code min}; a cycle with events halves it (floor {@code min}), an idle cycle (a 304 included)
+ * multiplies it by 1.5 (cap {@code max}); {@code adaptive(false)} pins it at {@code min}. Every
+ * wait gets symmetric jitter of {@code jitter} (a wait w becomes w × (1 + jitter × u), u uniform
+ * in [-1, 1]); RateLimit headers stretch it to (reset − now) / max(remaining, 1); a truncated
+ * listing is due again at once (catch-up, still paced); fetch errors back off by {@code backoff}
+ * (full jitter) and open the circuit after {@link CircuitPolicy#failures()} in a row; a 429, or a
+ * 503 with Retry-After, waits exactly as told.
  *
  * @param min the shortest interval, default {@value #DEFAULT_MIN_SECONDS} s, positive
  * @param max the longest interval, default 10 min, at least {@code min}

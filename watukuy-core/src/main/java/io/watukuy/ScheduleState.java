@@ -20,8 +20,8 @@ import org.jspecify.annotations.Nullable;
  * @param paused why the key is paused, or {@code null}
  * @param nextDueAt when the live lane is next due; {@code null} means due now
  * @param dueReason why it is due then
- * @param intervalMs the current polling interval in milliseconds, before jitter; this release
- *     keeps it at {@link Schedule#min()}
+ * @param intervalMs the current polling interval in milliseconds, before jitter and pacing: AIMD
+ *     between {@link Schedule#min()} and {@link Schedule#max()}
  * @param consecutiveFailures failed cycles in a row; a throttle does not count, a success resets
  *     it to 0
  * @param throttledUntil a Retry-After not yet passed, or {@code null}
@@ -175,7 +175,7 @@ public record ScheduleState(
     BACKING_OFF("backingOff"),
     /** Failing repeatedly, or halted by a poison event; waiting for the probe. */
     CIRCUIT_OPEN("circuitOpen"),
-    /** Running the probe cycle of an open circuit. Not written by this release. */
+    /** Running the probe cycle of an open circuit (informational, like {@code POLLING}). */
     HALF_OPEN("halfOpen"),
     /** Not polled until resumed. */
     PAUSED("paused");
@@ -253,7 +253,7 @@ public record ScheduleState(
     SCHEDULE("schedule"),
     /** A truncated incremental listing continues at once. */
     CATCH_UP("catch-up"),
-    /** An operator asked for a poll now. Not written by this release. */
+    /** An operator asked for a poll now ({@code trigger()}). */
     TRIGGER("trigger"),
     /** The backoff after a failed cycle. */
     BACKOFF("backoff"),
@@ -296,7 +296,8 @@ public record ScheduleState(
    * An open circuit: opened at {@code openedAt}, half-open probe due at {@code probeAt}.
    *
    * @param openedAt when the circuit opened
-   * @param probeAt when the probe cycle is due: {@code openedAt} plus {@link Schedule#max()}
+   * @param probeAt when the probe cycle is due: {@code openedAt} plus the circuit's
+   *     {@code probeEvery} ({@link Schedule#max()} by default), or now after a {@code trigger()}
    */
   public record Circuit(Instant openedAt, Instant probeAt) {}
 

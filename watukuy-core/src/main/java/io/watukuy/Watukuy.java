@@ -108,6 +108,86 @@ public interface Watukuy extends AutoCloseable {
   void stop(boolean drain);
 
   /**
+   * Pauses every key of a poller; legal from every state (a running cycle finishes first). A
+   * manual pause stays until {@link #resume}. Unfenced: takes effect on the next scheduling pass
+   * of every instance.
+   *
+   * @param poller the poller name
+   * @throws ConfigException for an unknown poller
+   */
+  void pause(String poller);
+
+  /**
+   * Resumes every key of a poller: back to idle and due now, though a pending Retry-After or an
+   * open circuit still applies.
+   *
+   * @param poller the poller name
+   * @throws ConfigException for an unknown poller
+   */
+  void resume(String poller);
+
+  /**
+   * Makes every key of a poller due now; on an open circuit, forces the half-open probe.
+   *
+   * @param poller the poller name
+   * @throws ConfigException for an unknown poller
+   */
+  void trigger(String poller);
+
+  /**
+   * Moves the live cursor of every key of a poller (Cursor strategies, "Cursors in the store and
+   * in operations"). Takes each key's lease for the write, waiting up to one lease TTL for a
+   * running cycle.
+   *
+   * @param poller the poller name
+   * @param to the API's own raw string (a timestamp, a page number, a token, a custom cursor's
+   *     JSON), or null for the strategy's initial cursor
+   * @param clearSnapshot also drop the item rows, so everything is re-emitted as created with the
+   *     same ids (G2)
+   * @throws ConfigException for an unknown poller or a string that is not a cursor of its strategy
+   * @throws IllegalStateException when a key stays leased by another instance
+   */
+  void resetCursor(String poller, @Nullable String to, boolean clearSnapshot);
+
+  /**
+   * Starts a backfill on every key of a poller: the backfill lane runs the poller's strategy from
+   * {@code from} until {@code to} on the following cycles, after live and reconcile. Known
+   * versions are suppressed unless {@code force}, which re-emits every known item as updated.
+   * Timestamp and page cursors, and custom cursors with an ordering, support it.
+   *
+   * @param poller the poller name
+   * @param from the API's raw cursor string to start from, or null for the initial cursor
+   * @param to the raw cursor string to stop at, or null for the live cursor now
+   * @param force re-emit known items as updated
+   * @throws ConfigException for an unknown poller, a strategy without an ordering (token,
+   *     snapshotDiff, custom without one), or strings that are not cursors
+   * @throws IllegalStateException when a key stays leased by another instance
+   */
+  void backfill(String poller, @Nullable String from, @Nullable String to, boolean force);
+
+  /**
+   * Copies logged events of a poller committed in {@code [from, to)} back into the outbox with
+   * their original ids, fresh sequences and lane {@code replay}; they are delivered on the next
+   * drain. Needs {@code log(EventLog.keep(...))} on the poller.
+   *
+   * @param poller the poller name
+   * @param from the first commit time, inclusive
+   * @param to the end, exclusive, or null for no end
+   * @return how many events were copied
+   * @throws ConfigException for an unknown poller or one without an event log
+   * @throws IllegalStateException when a key stays leased by another instance
+   */
+  int replay(String poller, java.time.Instant from, java.time.@Nullable Instant to);
+
+  /**
+   * A snapshot of every key of the engine's pollers: state, schedule, lease, cursors, lag,
+   * outbox, parked rows, items, last poll and error.
+   *
+   * @return the inspection
+   */
+  Inspection inspect();
+
+  /**
    * Parked events of this engine's pollers (G7): list, retry, discard.
    *
    * @return a view over the store; its calls go straight to the store

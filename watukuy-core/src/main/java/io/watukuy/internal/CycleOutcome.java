@@ -39,7 +39,13 @@ public record CycleOutcome(
   public CycleOutcome {
     if (pages < 0 || items < 0 || events < 0 || durationMs < 0)
       throw new IllegalArgumentException(
-          "counts must be >= 0, but were pages " + pages + ", items " + items + ", events " + events
-              + ", durationMs " + durationMs);
+          "counts must be >= 0, but were pages "
+              + pages
+              + ", items "
+              + items
+              + ", events "
+              + events
+              + ", durationMs "
+              + durationMs);
   }
 }

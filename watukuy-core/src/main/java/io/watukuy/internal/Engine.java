@@ -52,6 +52,8 @@ public final class Engine implements Watukuy {
 
   private final StateStore store;
   private final TimeSource time;
+  private final String instanceId;
+  private final Duration leaseTtl;
   private final WatukuyListener listener;
   private final Map<String, Poller<Object>> pollers = new LinkedHashMap<>();
   private final Map<String, KeyCycle> cycles = new LinkedHashMap<>();
@@ -107,6 +109,8 @@ public final class Engine implements Watukuy {
       this.ownHandlerExecutor = null;
     }
     String id = instanceId != null ? instanceId : defaultInstanceId(rnd);
+    this.instanceId = id;
+    this.leaseTtl = leaseTtl;
     Dispatcher dispatcher =
         new Dispatcher(store, time, rnd, handlerExecutor, new Semaphore(delivery.concurrency()),
             listener, delivery.dispatchBatchSize());
@@ -318,6 +322,145 @@ public final class Engine implements Watukuy {
         break;
       }
     }
+  }
+
+  // ---- operations
+
+  private Poller<Object> known(String poller) {
+    Poller<Object> p = pollers.get(poller);
+    if (p == null) throw new ConfigException("unknown poller '" + poller + "'; known: " + pollers.keySet());
+    return p;
+  }
+
+  /** The poller's keys: its current partitions and any key with stored state. */
+  private List<PollerKey> keysOf(Poller<Object> p) {
+    java.util.TreeSet<PollerKey> keys = new java.util.TreeSet<>(store.listKeys(p.name()));
+    for (String partition : p.partitions()) keys.add(new PollerKey(p.name(), partition));
+    return List.copyOf(keys);
+  }
+
+  private void updateSchedule(String poller, java.util.function.BinaryOperator<ScheduleState> change) {
+    Poller<Object> p = known(poller);
+    for (PollerKey key : keysOf(p)) {
+      ScheduleState s = store.loadState(key).map(PollerState::schedule)
+          .orElseGet(() -> ScheduleState.initial(p.schedule().min().toMillis()));
+      store.saveStateUnfenced(key, StatePatch.schedule(change.apply(s, null)), time.now());
+    }
+  }
+
+  @Override
+  public void pause(String poller) {
+    updateSchedule(poller, (s, unused) -> Operations.pause(s, ScheduleState.PauseReason.MANUAL));
+  }
+
+  @Override
+  public void resume(String poller) {
+    updateSchedule(poller, (s, unused) -> Operations.resume(s, time.now()));
+  }
+
+  @Override
+  public void trigger(String poller) {
+    updateSchedule(poller, (s, unused) -> Operations.trigger(s, time.now()));
+  }
+
+  /** Runs {@code write} under the key's lease, waiting up to one lease TTL for a running cycle. */
+  private <R> R withLease(PollerKey key, java.util.function.Function<io.watukuy.Lease, R> write) {
+    Optional<io.watukuy.Lease> lease = store.acquireLease(key, instanceId, leaseTtl, time.now());
+    if (lease.isEmpty()) {
+      Optional<io.watukuy.Lease> held = store.getLease(key);
+      if (held.isPresent()) {
+        try {
+          time.sleep(Duration.between(time.now(), held.get().expiresAt()).plusMillis(1));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException(key + ": interrupted while waiting for its lease", e);
+        }
+      }
+      lease = store.acquireLease(key, instanceId, leaseTtl, time.now());
+    }
+    if (lease.isEmpty()) {
+      io.watukuy.Lease h = store.getLease(key).orElse(null);
+      throw new IllegalStateException(key + " is leased by " + (h == null ? "another instance" : h.owner() + " until "
+          + h.expiresAt()) + "; try again");
+    }
+    try {
+      return write.apply(lease.get());
+    } finally {
+      try {
+        store.releaseLease(key, lease.get());
+      } catch (RuntimeException e) {
+        log.warn("{}: lease release failed, it expires by itself: {}", key, e.toString());
+      }
+    }
+  }
+
+  @Override
+  public void resetCursor(String poller, @Nullable String to, boolean clearSnapshot) {
+    Poller<Object> p = known(poller);
+    io.watukuy.internal.cursor.LaneCursor<Object> lane = cycles.get(poller).laneCursor();
+    String encoded = lane.encode(lane.fromRaw(to)); // validates before anything is written
+    for (PollerKey key : keysOf(p)) {
+      withLease(key, lease -> {
+        java.util.Map<String, String> cursors = new java.util.HashMap<>(
+            store.loadState(key).map(PollerState::cursors).orElse(java.util.Map.of()));
+        if (encoded == null) cursors.remove("live");
+        else cursors.put("live", encoded);
+        ScheduleState s = store.loadState(key).map(PollerState::schedule)
+            .orElseGet(() -> ScheduleState.initial(p.schedule().min().toMillis()));
+        store.saveState(key, lease, new StatePatch(cursors, Operations.trigger(s, time.now()), null, null), time.now());
+        if (clearSnapshot) store.clearItems(key);
+        log.info("{}: live cursor reset to {}{}", key, to == null ? "its initial value" : "'" + to + "'",
+            clearSnapshot ? ", snapshot cleared" : "");
+        return null;
+      });
+    }
+  }
+
+  @Override
+  public void backfill(String poller, @Nullable String from, @Nullable String to, boolean force) {
+    Poller<Object> p = known(poller);
+    io.watukuy.internal.cursor.LaneCursor<Object> lane = cycles.get(poller).laneCursor();
+    if (!lane.ordered())
+      throw new ConfigException("poller " + poller + ": backfill needs a timestamp or page cursor, or a custom cursor"
+          + " with an ordering; cursor " + p.cursor().name() + " has no order to stop at");
+    lane.fromRaw(from);
+    if (to != null) lane.fromRaw(to);
+    for (PollerKey key : keysOf(p)) {
+      withLease(key, lease -> {
+        PollerState state = store.loadState(key).orElse(null);
+        String target = to;
+        if (target == null) target = lane.toRaw(lane.decode(state == null ? null : state.cursors().get("live")));
+        java.util.Map<String, String> cursors = new java.util.HashMap<>(state == null ? java.util.Map.of() : state.cursors());
+        cursors.remove("backfill");
+        ScheduleState s = state == null ? ScheduleState.initial(p.schedule().min().toMillis()) : state.schedule();
+        ScheduleState withBackfill = new ScheduleState(s.v(), s.state(), s.paused(), s.nextDueAt(), s.dueReason(),
+            s.intervalMs(), s.consecutiveFailures(), s.throttledUntil(), s.circuit(), s.lastPoll(), s.lastError(),
+            s.lastReconcileAt(), new ScheduleState.Backfill(from, target, force, null));
+        store.saveState(key, lease, new StatePatch(cursors, withBackfill, null, null), time.now());
+        log.info("{}: backfill from {} to {}{}", key, from, target, force ? " (force)" : "");
+        return null;
+      });
+    }
+  }
+
+  @Override
+  public int replay(String poller, java.time.Instant from, java.time.@Nullable Instant to) {
+    Poller<Object> p = known(poller);
+    if (!p.log().enabled())
+      throw new ConfigException("poller " + poller + ": replay needs the event log (log(EventLog.keep(...)))");
+    int total = 0;
+    for (PollerKey key : keysOf(p)) total += withLease(key, lease -> Replay.copy(store, key, lease, from, to, time.now()));
+    return total;
+  }
+
+  @Override
+  public io.watukuy.Inspection inspect() {
+    java.time.Instant now = time.now();
+    List<io.watukuy.KeyInspection> out = new ArrayList<>();
+    for (Poller<Object> p : pollers.values())
+      for (PollerKey key : store.listKeys(p.name()))
+        store.loadState(key).ifPresent(state -> out.add(Inspect.key(store, key, state, cycles.get(p.name()).laneCursor(), now)));
+    return new io.watukuy.Inspection(now, out);
   }
 
   @Override

@@ -25,6 +25,7 @@ import io.watukuy.ScheduleState;
 import io.watukuy.StatePatch;
 import io.watukuy.StateStore;
 import io.watukuy.Validator;
+import io.watukuy.WatukuyListener;
 import io.watukuy.internal.cursor.BadPage;
 import io.watukuy.internal.cursor.LaneCursor;
 import io.watukuy.internal.cursor.Step;
@@ -79,6 +80,21 @@ final class KeyCycle {
     this.reconcileCursor = io.watukuy.internal.cursor.LaneCursors.of(poller.name(), io.watukuy.Cursors.page());
   }
 
+  /** Tells the listener what the new schedule changed: throttle, circuit opened or closed. */
+  private void announce(PollerKey key, ScheduleState before, ScheduleState after) {
+    WatukuyListener l = cx.listener();
+    if (after.throttledUntil() != null && !after.throttledUntil().equals(before.throttledUntil()))
+      Dispatcher.safe(() -> l.onThrottled(key, after.throttledUntil()));
+    if (after.circuit() != null && (before.circuit() == null || !after.circuit().probeAt().equals(before.circuit().probeAt())))
+      Dispatcher.safe(() -> l.onCircuitOpen(key, after.circuit().probeAt()));
+    if (before.circuit() != null && after.circuit() == null) Dispatcher.safe(() -> l.onCircuitClose(key));
+  }
+
+  /** The engine side of the poller's live strategy. */
+  LaneCursor<Object> laneCursor() {
+    return lane;
+  }
+
   /** Runs the key once; never throws for a cycle error (it is in the report). */
   KeyReport run(PollerKey key, RunLimits limits) throws InterruptedException {
     StateStore store = cx.store();
@@ -86,20 +102,11 @@ final class KeyCycle {
     Optional<PollerState> loaded = store.loadState(key);
     ScheduleState schedule =
         loaded.map(PollerState::schedule).orElseGet(() -> ScheduleState.initial(poller.schedule().min().toMillis()));
-    if (schedule.paused() != null) return KeyReport.skipped(key, Outcome.SKIPPED_PAUSED);
 
-    Outcome notDue = Outcome.SKIPPED_NOT_DUE;
-    boolean liveDue = schedule.nextDueAt() == null || !schedule.nextDueAt().isAfter(now);
-    boolean blocked = false;
-    if (schedule.throttledUntil() != null && schedule.throttledUntil().isAfter(now)) {
-      blocked = true;
-      notDue = Outcome.SKIPPED_THROTTLED;
-    }
-    if (schedule.circuit() != null && schedule.circuit().probeAt().isAfter(now)) {
-      blocked = true;
-      notDue = Outcome.SKIPPED_CIRCUIT_OPEN;
-    }
-    if (blocked) liveDue = false;
+    ScheduleMachine.Due due = ScheduleMachine.due(schedule, now, false);
+    boolean blocked = !due.due() && due.skipped() != Outcome.SKIPPED_NOT_DUE;
+    boolean liveDue = due.due();
+    Outcome notDue = due.skipped() == null ? Outcome.SKIPPED_NOT_DUE : due.skipped();
     Reconcile<Object> reconcile = poller.reconcile();
     boolean reconcileDue = !blocked && reconcile != null
         && (schedule.lastReconcileAt() == null || !now.isBefore(schedule.lastReconcileAt().plus(reconcile.every())));
@@ -136,12 +143,19 @@ final class KeyCycle {
           run.cursors.remove(BACKFILL);
         }
         ScheduleState next = schedule;
-        if (liveDue) next = Scheduling.afterSuccess(poller, schedule, run, cx.time().now(), cx.listener());
-        else if (run.delivery != null && run.delivery.halted)
-          next = Scheduling.halted(poller, schedule, run, cx.time().now(), cx.listener());
+        if (liveDue) {
+          next = ScheduleMachine.afterCycle(poller, schedule, run.outcome(null), cx.time().now(), cx.random());
+          if (run.delivery != null && run.delivery.halted) next = ScheduleMachine.poisonHalt(poller, next, cx.time().now());
+        } else if (run.delivery != null && run.delivery.halted) {
+          next = ScheduleMachine.poisonHalt(poller, schedule, cx.time().now());
+        }
         next = withLanes(next, lastReconcileAt, backfill);
+        announce(key, schedule, next);
+        next = Operations.mergeConcurrent(next, store.loadState(key).map(PollerState::schedule).orElse(null), schedule);
         if (!next.equals(schedule) || !run.cursors.equals(run.state == null ? Map.of() : run.state.cursors()))
           store.saveState(key, keeper.lease(), new StatePatch(Map.copyOf(run.cursors), next, null, null), cx.time().now());
+        if (poller.log().enabled() && run.committed > 0)
+          store.pruneLog(key, cx.time().now().minus(poller.log().retention()));
         noHandlerWarning(run);
         return run.report(Outcome.POLLED, null);
       } catch (LeaseLostException e) {
@@ -154,7 +168,8 @@ final class KeyCycle {
         log.warn("{}: cycle failed: {}", key, e.getMessage());
         Dispatcher.safe(() -> cx.listener().onError(key, e));
         if (liveDue || reconcileDue || backfillDue || run.pages > 0) {
-          ScheduleState next = Scheduling.afterFailure(poller, schedule, run, e, cx.time().now(), cx.random(), cx.listener());
+          ScheduleState next = ScheduleMachine.afterCycle(poller, schedule, run.outcome(e), cx.time().now(), cx.random());
+          announce(key, schedule, next);
           try {
             store.saveState(key, keeper.lease(), StatePatch.schedule(next), cx.time().now());
           } catch (RuntimeException saveFailed) {
@@ -592,6 +607,11 @@ final class KeyCycle {
       if (state == null || state.schedule().lastPoll() == null) return -1;
       ScheduleState.LastPoll p = state.schedule().lastPoll();
       return p.truncated() ? -1 : p.pages();
+    }
+
+    CycleOutcome outcome(@Nullable RuntimeException error) {
+      return new CycleOutcome(pages, items, committed, catchUp, notModified, durationMs(),
+          delivery != null && delivery.halted, error, lastResponse);
     }
 
     long durationMs() {

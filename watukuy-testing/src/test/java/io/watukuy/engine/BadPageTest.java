@@ -113,7 +113,7 @@ class BadPageTest {
             .version(n -> n.get("v"))
             .cursor(Cursors.snapshotDiff())
             .fetch(ctx -> Page.of(List.of(item("id", "a", "v", 1), item("id", "b", "v", 2.5))))
-            .schedule(Schedule.every(Fixture.MIN))
+            .schedule(Fixture.FIXED)
             .build();
     Watukuy engine = f.engine("b").poller(items).build();
 
@@ -173,7 +173,7 @@ class BadPageTest {
             .identity(Reading::id)
             .cursor(Cursors.snapshotDiff())
             .fetch(ctx -> Page.of(List.of(new Reading("a", 1.0), new Reading("b", Double.NaN))))
-            .schedule(Schedule.every(Fixture.MIN))
+            .schedule(Fixture.FIXED)
             .build();
     Watukuy engine = f.engine("b").poller(readings).build();
 
@@ -245,7 +245,7 @@ class BadPageTest {
           return c == null ? p : c.apply(p);
         })
         .partitions(List.of("eu"))
-        .schedule(Schedule.every(Fixture.MIN))
+        .schedule(Fixture.FIXED)
         .build();
   }
 

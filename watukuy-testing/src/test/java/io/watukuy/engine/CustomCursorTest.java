@@ -102,7 +102,7 @@ class CustomCursorTest {
             .validator(n -> n.path("price").asInt() < 0 ? List.of("price must be >= 0") : List.of())
             .cursor(cursor)
             .fetch(script)
-            .schedule(Schedule.every(Fixture.MIN))
+            .schedule(Fixture.FIXED)
             .build();
     Watukuy w = f.engine("a").poller(rows).build().on(rows, handler);
 
@@ -183,7 +183,7 @@ class CustomCursorTest {
             .identity(n -> n.get("id"))
             .cursor(cursor)
             .fetch(fetch)
-            .schedule(Schedule.every(Fixture.MIN))
+            .schedule(Fixture.FIXED)
             .build();
     return f.engine("a").poller(rows).build().on(rows, handler);
   }

@@ -121,7 +121,7 @@ class DuplicateIdentityTest {
             .version(n -> n.get("v"))
             .cursor(cursor)
             .fetch(fetch)
-            .schedule(Schedule.every(Fixture.MIN))
+            .schedule(Fixture.FIXED)
             .build();
     return f.engine("a").poller(items).build().on(items, handler);
   }

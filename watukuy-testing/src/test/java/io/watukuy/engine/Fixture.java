@@ -18,6 +18,8 @@ import java.util.Map;
 /** Shared set-up of engine tests: virtual clock, seeded random, fake API, memory store. */
 final class Fixture {
   static final Duration MIN = Duration.ofSeconds(30);
+  /** Every 30 s exactly: no AIMD, no jitter, so tests step the clock by one interval. */
+  static final Schedule FIXED = Schedule.every(MIN).withAdaptive(false).withJitter(0);
 
   final VirtualClock clock = VirtualClock.at("2026-03-01T10:00:00Z");
   final FakeApi api = new FakeApi(clock);
@@ -48,7 +50,7 @@ final class Fixture {
         .version(n -> n.get("updatedAt").asText() + "#" + n.get("rev").asText())
         .cursor(Cursors.timestamp("updatedAt").tieBreak("id").build())
         .fetch(api.timestampFetcher(pageSize))
-        .schedule(Schedule.every(MIN));
+        .schedule(FIXED);
   }
 
   Poller.Builder<JsonNode, Void> snapshot(String name, int pageSize) {
@@ -56,7 +58,7 @@ final class Fixture {
         .identity(n -> n.get("id"))
         .cursor(Cursors.snapshotDiff())
         .fetch(api.snapshotFetcher(pageSize))
-        .schedule(Schedule.every(MIN));
+        .schedule(FIXED);
   }
 
   void seed(int count) {

@@ -101,7 +101,7 @@ class HttpEngineTest {
                   .map(o -> (JsonNode) JSON.valueToTree(o)).toList()))
               .withHasMore(body.get("hasMore").asBoolean());
         })
-        .schedule(Schedule.every(Fixture.MIN))
+        .schedule(Fixture.FIXED)
         .build();
   }
 

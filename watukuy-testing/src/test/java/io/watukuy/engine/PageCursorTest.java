@@ -107,7 +107,7 @@ class PageCursorTest {
             .cursor(cursor)
             .fetch(fetch)
             .maxPagesPerCycle(maxPages)
-            .schedule(Schedule.every(Fixture.MIN))
+            .schedule(Fixture.FIXED)
             .build();
     return f.engine("a").poller(products).build().on(products, handler);
   }

@@ -34,7 +34,7 @@ class PartitionsAndDaemonTest {
         .cursor(Cursors.timestamp("updatedAt").tieBreak("id").build())
         .fetch(ctx -> (ctx.partition().equals("eu") ? eu : us).updatedSince(ctx.cursor(), 10))
         .partitions(List.of("eu", "us"))
-        .schedule(Schedule.every(Fixture.MIN)).build();
+        .schedule(Fixture.FIXED).build();
     Recorder r = new Recorder();
     TickReport report = f.engine("a").poller(p).build().on(p, r).tick();
 
@@ -51,7 +51,7 @@ class PartitionsAndDaemonTest {
     List<String> partitions = new CopyOnWriteArrayList<>(List.of("eu", "us"));
     Poller<JsonNode> p = Poller.builder("orders", JsonNode.class).identity(n -> n.get("id"))
         .cursor(Cursors.snapshotDiff()).fetch(ctx -> Page.<JsonNode>empty())
-        .partitions(() -> List.copyOf(partitions)).schedule(Schedule.every(Fixture.MIN)).build();
+        .partitions(() -> List.copyOf(partitions)).schedule(Fixture.FIXED).build();
     Watukuy w = f.engine("a").poller(p).build();
     w.tick();
     partitions.remove("us");

@@ -38,7 +38,7 @@ class RobustnessTest {
     Poller<JsonNode> orders = Poller.builder("orders", JsonNode.class).identity(n -> n.get("id"))
         .cursor(Cursors.timestamp("updatedAt").build())
         .fetch(f.api.timestampFetcher(2))
-        .schedule(Schedule.every(Fixture.MIN)).build();
+        .schedule(Fixture.FIXED).build();
     Recorder r = new Recorder();
     Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
 

@@ -213,7 +213,7 @@ class SnapshotDiffTest {
             .fetch(fetch)
             .maxPagesPerCycle(maxPages)
             .retain(retain)
-            .schedule(Schedule.every(Fixture.MIN))
+            .schedule(Fixture.FIXED)
             .build();
     return f.engine("a").poller(catalog).build().on(catalog, handler);
   }

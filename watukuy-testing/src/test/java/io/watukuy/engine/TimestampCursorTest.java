@@ -564,7 +564,7 @@ class TimestampCursorTest {
         .version(n -> n.get("updatedAt").asText() + "#" + n.get("rev").asText())
         .cursor(cursor)
         .fetch(fetch)
-        .schedule(Schedule.every(Fixture.MIN))
+        .schedule(Fixture.FIXED)
         .build();
   }
 
@@ -577,7 +577,7 @@ class TimestampCursorTest {
         .identity(n -> n.get("id"))
         .cursor(cursor)
         .fetch(script)
-        .schedule(Schedule.every(Fixture.MIN))
+        .schedule(Fixture.FIXED)
         .build();
   }
 

@@ -125,7 +125,7 @@ class TokenCursorTest {
             .version(n -> n.path("rev"))
             .cursor(Cursors.token())
             .fetch(f.api.tokenFetcher(2))
-            .schedule(Schedule.every(Fixture.MIN))
+            .schedule(Fixture.FIXED)
             .build();
     Watukuy w = f.engine("a").poller(feed).build().on(feed, handler);
     f.api.put("a", Map.of("n", 1));
@@ -167,7 +167,7 @@ class TokenCursorTest {
             .identity(n -> n.get("id"))
             .cursor(cursor)
             .fetch(script)
-            .schedule(Schedule.every(Fixture.MIN))
+            .schedule(Fixture.FIXED)
             .build();
     return f.engine("a").poller(invoices).build().on(invoices, handler);
   }

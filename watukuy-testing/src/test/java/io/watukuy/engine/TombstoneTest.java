@@ -141,7 +141,7 @@ class TombstoneTest {
             .validator(n -> n.has("price") ? List.of() : List.of("price is required"))
             .cursor(Cursors.token())
             .fetch(script)
-            .schedule(Schedule.every(Fixture.MIN))
+            .schedule(Fixture.FIXED)
             .build();
     Watukuy w = f.engine("a").poller(feed).build().on(feed, handler);
     w.tick();
@@ -162,7 +162,7 @@ class TombstoneTest {
             .cursor(cursor)
             .fetch(fetch)
             .retain(Retain.PAYLOAD)
-            .schedule(Schedule.every(Fixture.MIN))
+            .schedule(Fixture.FIXED)
             .build();
     return f.engine("a").poller(feed).build().on(feed, handler);
   }

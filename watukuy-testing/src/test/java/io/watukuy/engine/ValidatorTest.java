@@ -133,7 +133,7 @@ class ValidatorTest {
             .validator(validator)
             .cursor(Cursors.timestamp("updatedAt").tieBreak("id").build())
             .fetch(f.api.timestampFetcher(10))
-            .schedule(Schedule.every(Fixture.MIN))
+            .schedule(Fixture.FIXED)
             .build();
     WatukuyListener listener = new WatukuyListener() {
       @Override

@@ -69,6 +69,22 @@ public interface LaneCursor<C> {
     throw new io.watukuy.ConfigException("this cursor strategy cannot be backfilled: its cursors have no order");
   }
 
+  /**
+   * The cursor as the API's own raw string, the inverse of {@link #fromRaw}: what
+   * {@code backfill} records as its default target.
+   */
+  default @Nullable String toRaw(@Nullable C cursor) {
+    return encode(cursor);
+  }
+
+  /**
+   * How far the cursor lags behind {@code now} in milliseconds, for timestamp cursors; null for
+   * the others (Cursor strategies, "Lag as a metric").
+   */
+  default @Nullable Long lagMs(@Nullable C cursor, Instant now) {
+    return null;
+  }
+
   /** Whether {@link #reached} is supported, so backfill is possible. */
   default boolean ordered() {
     return false;

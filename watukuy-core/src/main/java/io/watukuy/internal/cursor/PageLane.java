@@ -50,6 +50,11 @@ final class PageLane implements LaneCursor<Integer> {
   }
 
   @Override
+  public @Nullable String toRaw(@Nullable Integer cursor) {
+    return cursor == null ? null : cursor.toString();
+  }
+
+  @Override
   public boolean ordered() {
     return true;
   }

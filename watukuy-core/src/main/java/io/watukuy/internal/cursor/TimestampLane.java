@@ -68,6 +68,17 @@ final class TimestampLane implements LaneCursor<Watermark> {
   }
 
   @Override
+  public @Nullable String toRaw(@Nullable Watermark cursor) {
+    return cursor == null ? null : cursor.value();
+  }
+
+  @Override
+  public @Nullable Long lagMs(@Nullable Watermark cursor, Instant now) {
+    if (cursor == null || cursor.value() == null) return null;
+    return Duration.between(parseCursor(cursor.value()), now).toMillis();
+  }
+
+  @Override
   public boolean ordered() {
     return true;
   }

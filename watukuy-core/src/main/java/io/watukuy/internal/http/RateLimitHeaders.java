@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Reads the rate-limit state of a response. Four field families are understood; the first one
@@ -36,11 +38,14 @@ import org.jspecify.annotations.Nullable;
  * clock skew). Every reset is then clamped to [now, now + {@link io.watukuy.HttpResult#MAX_WAIT}],
  * so a bad value never makes the scheduler wait decades.
  *
- * <p>Malformed fields are ignored, as the drafts require. The IETF families are also ignored on a
+ * <p>Malformed fields are ignored, as the drafts require, with a debug log; parsing never throws.
+ * A reset clamped to the maximum is logged at info. The IETF families are also ignored on a
  * response served from a cache ({@code Age} greater than 0), as the drafts require; the vendor
  * family is read regardless.
  */
 public final class RateLimitHeaders {
+
+  private static final Logger LOG = LoggerFactory.getLogger(RateLimitHeaders.class);
 
   /** From this value on, a reset is epoch milliseconds. */
   public static final long EPOCH_MILLIS_THRESHOLD = 1_000_000_000_000L;
@@ -66,6 +71,8 @@ public final class RateLimitHeaders {
         if (info.isPresent()) return info;
         info = draft07(rateLimit, policy, date, now);
         if (info.isPresent()) return info;
+        LOG.debug("RateLimit '{}'{} has no member with a remaining count and a reset time;"
+            + " ignored", rateLimit, policy == null ? "" : " (RateLimit-Policy '" + policy + "')");
       }
       Optional<RateLimitInfo> info =
           separateFields(headers, "ratelimit-", policy == null ? null : policy.strip(), date, now);
@@ -88,12 +95,12 @@ public final class RateLimitHeaders {
     } else if (value >= EPOCH_SECONDS_THRESHOLD) {
       epoch = Instant.ofEpochSecond(value);
     } else {
-      return RetryAfter.afterDelay(now, value);
+      return RetryAfter.afterDelay("RateLimit reset", now, value);
     }
     Optional<Instant> serverNow = date == null ? Optional.empty() : HttpDates.parse(date, now);
     Instant local =
         serverNow.isPresent() ? now.plus(Duration.between(serverNow.get(), epoch)) : epoch;
-    return RetryAfter.clamp(local, now);
+    return RetryAfter.clamp("RateLimit reset", local, now);
   }
 
   private static Optional<RateLimitInfo> currentDraft(
@@ -124,7 +131,7 @@ public final class RateLimitHeaders {
       if (t != null && t >= 0) {
         reset = resetAt(t, date, now);
       } else if (window != null && window > 0) {
-        reset = RetryAfter.afterDelay(now, window);
+        reset = RetryAfter.afterDelay("RateLimit-Policy window", now, window);
       } else {
         continue;
       }
@@ -174,7 +181,15 @@ public final class RateLimitHeaders {
       Instant now) {
     @Nullable Long remaining = firstInteger(headers, prefix + "remaining");
     @Nullable Long reset = firstInteger(headers, prefix + "reset");
-    if (remaining == null || reset == null) return Optional.empty();
+    if (remaining == null || reset == null) {
+      @Nullable String rawRemaining = joined(headers, prefix + "remaining");
+      @Nullable String rawReset = joined(headers, prefix + "reset");
+      if (rawRemaining != null || rawReset != null) {
+        LOG.debug("{}remaining '{}' / {}reset '{}' are not both non-negative integers; ignored",
+            prefix, rawRemaining, prefix, rawReset);
+      }
+      return Optional.empty();
+    }
     @Nullable Long limit = firstInteger(headers, prefix + "limit");
     return Optional.of(new RateLimitInfo(remaining, resetAt(reset, date, now), limit, policy));
   }

@@ -5,13 +5,21 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Reads {@code Retry-After} (RFC 9110 §10.2.3): {@code delay-seconds} (digits only) or an
  * HTTP-date in any of its three forms ({@link HttpDates}), turned into an instant on the engine's
- * clock and kept within [now, now + {@link HttpResult#MAX_WAIT}].
+ * clock and kept within [now, now + {@link HttpResult#MAX_WAIT}]. A malformed value is ignored
+ * with a debug log, never an exception; a wait beyond {@link HttpResult#MAX_WAIT} is clamped and
+ * the clamp logged at info.
  */
 public final class RetryAfter {
+
+  private static final Logger LOG = LoggerFactory.getLogger(RetryAfter.class);
+
+  private static final String FIELD = "Retry-After";
 
   // Anything longer does not fit a long; such a value is clamped like any other huge delay.
   private static final int MAX_DIGITS = 18;
@@ -34,30 +42,56 @@ public final class RetryAfter {
     if (value == null) return Optional.empty();
     String v = value.strip();
     if (!v.isEmpty() && v.chars().allMatch(c -> c >= '0' && c <= '9')) {
-      if (v.length() > MAX_DIGITS) return Optional.of(now.plus(HttpResult.MAX_WAIT));
-      return Optional.of(afterDelay(now, Long.parseLong(v)));
+      if (v.length() > MAX_DIGITS) {
+        logClamp(FIELD, v + " s", now);
+        return Optional.of(now.plus(HttpResult.MAX_WAIT));
+      }
+      return Optional.of(afterDelay(FIELD, now, Long.parseLong(v)));
     }
     Optional<Instant> at = HttpDates.parse(v, now);
-    if (at.isEmpty()) return Optional.empty();
+    if (at.isEmpty()) {
+      LOG.debug("{} '{}' is neither delay-seconds nor an HTTP-date; ignored", FIELD, v);
+      return Optional.empty();
+    }
     Optional<Instant> serverNow =
         date == null ? Optional.empty() : HttpDates.parse(date, now);
     Instant local =
         serverNow.isPresent()
             ? now.plus(Duration.between(serverNow.get(), at.get()))
             : at.get();
-    return Optional.of(clamp(local, now));
+    return Optional.of(clamp(FIELD, local, now));
   }
 
-  /** {@code now + seconds}, clamped to {@link HttpResult#MAX_WAIT}. */
-  static Instant afterDelay(Instant now, long seconds) {
-    long capped = Math.min(Math.max(seconds, 0), HttpResult.MAX_WAIT.toSeconds());
-    return now.plusSeconds(capped);
+  /**
+   * {@code now + seconds}, clamped to {@link HttpResult#MAX_WAIT}; a clamp is logged.
+   *
+   * @param field the header the value came from, for the log
+   */
+  static Instant afterDelay(String field, Instant now, long seconds) {
+    long max = HttpResult.MAX_WAIT.toSeconds();
+    if (seconds > max) {
+      logClamp(field, seconds + " s", now);
+      return now.plusSeconds(max);
+    }
+    return now.plusSeconds(Math.max(seconds, 0));
   }
 
-  /** {@code at} moved into [now, now + {@link HttpResult#MAX_WAIT}]. */
-  static Instant clamp(Instant at, Instant now) {
+  /**
+   * {@code at} moved into [now, now + {@link HttpResult#MAX_WAIT}]: a past instant means now, a
+   * later one is clamped and the clamp logged.
+   *
+   * @param field the header the value came from, for the log
+   */
+  static Instant clamp(String field, Instant at, Instant now) {
     if (at.isBefore(now)) return now;
     Instant latest = now.plus(HttpResult.MAX_WAIT);
-    return at.isAfter(latest) ? latest : at;
+    if (!at.isAfter(latest)) return at;
+    logClamp(field, "until " + at, now);
+    return latest;
+  }
+
+  private static void logClamp(String field, String asked, Instant now) {
+    LOG.info("{} asks to wait {}, longer than the maximum of {}; waiting until {} instead",
+        field, asked, HttpResult.MAX_WAIT, now.plus(HttpResult.MAX_WAIT));
   }
 }

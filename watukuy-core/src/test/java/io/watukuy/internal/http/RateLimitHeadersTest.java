@@ -193,6 +193,29 @@ class RateLimitHeadersTest {
   }
 
   @Test
+  void remainingOrResetThatIsNotANonNegativeIntegerIsIgnored() {
+    for (String bad : List.of("-1", "1.5", "120s", "")) {
+      assertThat(parse(NOW, "RateLimit-Remaining", bad, "RateLimit-Reset", "30")).as(bad).isEmpty();
+      assertThat(parse(NOW, "RateLimit-Remaining", "4", "RateLimit-Reset", bad)).as(bad).isEmpty();
+      assertThat(parse(NOW, "X-RateLimit-Remaining", "4", "X-RateLimit-Reset", bad)).as(bad).isEmpty();
+      assertThat(parse(NOW, "RateLimit", "limit=10, remaining=" + bad + ", reset=7")).as(bad).isEmpty();
+    }
+  }
+
+  @Test
+  void deltaResetBeyondADayIsClampedToADay() {
+    // 90 000 s = 25 h, more than the 24 h maximum
+    assertThat(parse(NOW, "RateLimit-Remaining", "4", "RateLimit-Reset", "90000"))
+        .contains(new RateLimitInfo(4, NOW.plus(HttpResult.MAX_WAIT), null, null));
+    // a policy window of a week, used when the member has no t
+    assertThat(parse(NOW,
+            "RateLimit-Policy", "\"weekly\";q=100;w=604800",
+            "RateLimit", "\"weekly\";r=3"))
+        .map(RateLimitInfo::resetAt)
+        .contains(NOW.plus(HttpResult.MAX_WAIT));
+  }
+
+  @Test
   void ietfFieldsOfACachedResponseAreIgnored() {
     assertThat(parse(NOW, "Age", "30", "RateLimit", "\"default\";r=50;t=30")).isEmpty();
     assertThat(parse(NOW, "Age", "0", "RateLimit", "\"default\";r=50;t=30")).isPresent();

@@ -60,6 +60,27 @@ class RetryAfterTest {
   }
 
   @Test
+  void impossibleDateIsIgnored() {
+    assertThat(RetryAfter.parse("Wed, 31 Feb 2026 07:28:00 GMT", null, NOW)).isEmpty();
+    assertThat(RetryAfter.parse("Wed, 21 Oct 2026 25:28:00 GMT", null, NOW)).isEmpty();
+  }
+
+  @Test
+  void delayBeyondADayIsClampedToADay() {
+    // 86 401 s is one second more than 24 h
+    assertThat(RetryAfter.parse("86401", null, NOW)).contains(NOW.plus(HttpResult.MAX_WAIT));
+    assertThat(RetryAfter.parse("86400", null, NOW)).contains(NOW.plusSeconds(86_400));
+  }
+
+  @Test
+  void malformedValuesNeverThrow() {
+    for (String bad : List.of("", " ", "-", "+5", "1e3", "0x10", "Wed, 21 Oct 2026 07:28:00",
+        "Wed, 99 Oct 2026 07:28:00 GMT", "Sun Nov 66 08:49:37 1994", "\u0000")) {
+      assertThat(RetryAfter.parse(bad, "not a date", NOW)).as("'%s'", bad).isEmpty();
+    }
+  }
+
+  @Test
   void resultReadsRetryAfterAndDateFromItsHeaders() {
     HttpResult res =
         HttpResult.of(

@@ -106,7 +106,7 @@ public final class KillChild {
               .json(Listing.class);
           return Page.of(page.items()).withHasMore(page.hasMore());
         })
-        .schedule(Schedule.every(INTERVAL))
+        .schedule(Schedule.every(INTERVAL).withAdaptive(false))
         // The store's replay log keeps every committed event: the parent's proof of what was committed.
         .log(EventLog.keep(Duration.ofDays(1)))
         .build();

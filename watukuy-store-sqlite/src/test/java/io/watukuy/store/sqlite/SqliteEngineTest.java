@@ -39,7 +39,7 @@ class SqliteEngineTest {
         .identity(n -> n.get("id"))
         .cursor(Cursors.timestamp("updatedAt").tieBreak("id").build())
         .fetch(api.timestampFetcher(3))
-        .schedule(Schedule.every(MIN))
+        .schedule(Schedule.every(MIN).withAdaptive(false).withJitter(0))
         .build();
   }
 
@@ -48,7 +48,7 @@ class SqliteEngineTest {
         .identity(n -> n.get("id"))
         .cursor(Cursors.snapshotDiff())
         .fetch(api.snapshotFetcher(3))
-        .schedule(Schedule.every(MIN))
+        .schedule(Schedule.every(MIN).withAdaptive(false).withJitter(0))
         .build();
   }
 
@@ -74,9 +74,9 @@ class SqliteEngineTest {
     FakeApi api = new FakeApi(clock);
     Poller<JsonNode> orders = Poller.builder("orders", JsonNode.class).identity(n -> n.get("id"))
         .cursor(Cursors.timestamp("updatedAt").tieBreak("id").build()).fetch(api.timestampFetcher(3))
-        .schedule(Schedule.every(MIN)).build();
+        .schedule(Schedule.every(MIN).withAdaptive(false).withJitter(0)).build();
     Poller<JsonNode> catalog = Poller.builder("catalog", JsonNode.class).identity(n -> n.get("id"))
-        .cursor(Cursors.snapshotDiff()).fetch(api.snapshotFetcher(3)).schedule(Schedule.every(MIN)).build();
+        .cursor(Cursors.snapshotDiff()).fetch(api.snapshotFetcher(3)).schedule(Schedule.every(MIN).withAdaptive(false).withJitter(0)).build();
     List<String> ids = new ArrayList<>();
     Watukuy w = Watukuy.builder().store(store).time(clock).random(SeededRandom.of(7)).instanceId(id)
         .executor(Runnable::run).handlerExecutor(Runnable::run).delivery(new DeliveryOptions(1, 100)).poller(orders).poller(catalog).build();

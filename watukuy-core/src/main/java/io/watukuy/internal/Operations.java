@@ -1,0 +1,51 @@
+package io.watukuy.internal;
+
+import io.watukuy.ScheduleState;
+import io.watukuy.ScheduleState.DueReason;
+import io.watukuy.ScheduleState.PauseReason;
+import java.time.Instant;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The schedule side of pause, resume and trigger, as pure functions, and how a cycle keeps an
+ * operation that landed while it ran (operations are unfenced writes: the cycle must not undo
+ * them with its own final write).
+ */
+final class Operations {
+  private Operations() {}
+
+  static ScheduleState pause(ScheduleState s, PauseReason reason) {
+    return ScheduleMachine.pause(s, reason);
+  }
+
+  /** Back to idle and due now; a pending throttle or an open circuit still applies. */
+  static ScheduleState resume(ScheduleState s, Instant now) {
+    return ScheduleMachine.resume(s, now);
+  }
+
+  /** Due now; on an open circuit the next run is the half-open probe. */
+  static ScheduleState trigger(ScheduleState s, Instant now) {
+    return ScheduleMachine.trigger(s, now);
+  }
+
+  /**
+   * The schedule a cycle writes at its end, keeping a pause, resume, trigger or backfill that
+   * another caller stored while the cycle ran.
+   *
+   * @param computed what the cycle computed from {@code atStart}
+   * @param stored what the store holds now
+   * @param atStart what the cycle read when it started
+   */
+  static ScheduleState mergeConcurrent(ScheduleState computed, @Nullable ScheduleState stored, ScheduleState atStart) {
+    if (stored == null || stored.equals(atStart)) return computed;
+    ScheduleState out = computed;
+    if (!java.util.Objects.equals(stored.paused(), atStart.paused())) out = out.withPaused(stored.paused());
+    if (stored.dueReason() == DueReason.TRIGGER && atStart.dueReason() != DueReason.TRIGGER)
+      out = out.withNextDue(stored.nextDueAt(), DueReason.TRIGGER);
+    if (!java.util.Objects.equals(stored.backfill(), atStart.backfill()))
+      out = new ScheduleState(out.v(), out.state(), out.paused(), out.nextDueAt(), out.dueReason(), out.intervalMs(),
+          out.consecutiveFailures(), out.throttledUntil(), out.circuit(), out.lastPoll(), out.lastError(),
+          out.lastReconcileAt(), stored.backfill());
+    return out;
+  }
+}
