@@ -180,6 +180,15 @@ public interface Watukuy extends AutoCloseable {
   int replay(String poller, java.time.Instant from, java.time.@Nullable Instant to);
 
   /**
+   * A pull consumer of a poller's events instead of a handler (G10): see {@link Subscription}.
+   *
+   * @param poller a poller registered with this engine, with no handler attached
+   * @return an open subscription; close it when done
+   * @throws ConfigException if the poller is unknown or has a handler attached
+   */
+  <T> Subscription<T> subscribe(Poller<T> poller);
+
+  /**
    * A snapshot of every key of the engine's pollers: state, schedule, lease, cursors, lag,
    * outbox, parked rows, items, last poll and error.
    *

@@ -54,6 +54,7 @@ public final class Engine implements Watukuy {
   private final TimeSource time;
   private final String instanceId;
   private final Duration leaseTtl;
+  private final int dispatchBatchSize;
   private final WatukuyListener listener;
   private final Map<String, Poller<Object>> pollers = new LinkedHashMap<>();
   private final Map<String, KeyCycle> cycles = new LinkedHashMap<>();
@@ -111,6 +112,7 @@ public final class Engine implements Watukuy {
     String id = instanceId != null ? instanceId : defaultInstanceId(rnd);
     this.instanceId = id;
     this.leaseTtl = leaseTtl;
+    this.dispatchBatchSize = delivery.dispatchBatchSize();
     Dispatcher dispatcher =
         new Dispatcher(store, time, rnd, handlerExecutor, new Semaphore(delivery.concurrency()),
             listener, delivery.dispatchBatchSize());
@@ -160,6 +162,8 @@ public final class Engine implements Watukuy {
     Poller<Object> registered = pollers.get(poller.name());
     if (registered == null)
       throw new ConfigException("poller " + poller.name() + " is not registered with this engine");
+    if (subscribed.contains(poller.name()))
+      throw new ConfigException("poller " + poller.name() + " has an open subscription; close it before on()");
     handlers.put(poller.name(), new Attached((Handler<Object>) (Handler<?>) handler, (Class<Object>) registered.type()));
     return this;
   }
@@ -451,6 +455,20 @@ public final class Engine implements Watukuy {
     int total = 0;
     for (PollerKey key : keysOf(p)) total += withLease(key, lease -> Replay.copy(store, key, lease, from, to, time.now()));
     return total;
+  }
+
+  private final java.util.Set<String> subscribed = ConcurrentHashMap.newKeySet();
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public <T> io.watukuy.Subscription<T> subscribe(Poller<T> poller) {
+    Poller<Object> p = known(poller.name());
+    if (handlers.containsKey(p.name()))
+      throw new ConfigException("poller " + p.name() + " has a handler attached; subscribe() replaces on(), not both");
+    if (!subscribed.add(p.name()))
+      throw new ConfigException("poller " + p.name() + " already has an open subscription");
+    return new Subscriber<>(store, () -> keysOf(p), (Class<T>) p.type(), dispatchBatchSize,
+        (key, write) -> withLease(key, write), () -> subscribed.remove(p.name()));
   }
 
   @Override
