@@ -41,6 +41,7 @@ class HttpEngineTest {
   final List<String> log = new CopyOnWriteArrayList<>();
   volatile int pageSize = 10;
   volatile String throttle;
+  volatile String rateLimit; // "remaining,resetSeconds" or null
   HttpServer server;
 
   @BeforeEach
@@ -83,6 +84,10 @@ class HttpEngineTest {
       return;
     }
     log.add("page " + page + " 200" + (inm == null ? "" : " (stale validator)"));
+    if (rateLimit != null) {
+      ex.getResponseHeaders().add("RateLimit-Remaining", rateLimit.split(",")[0]);
+      ex.getResponseHeaders().add("RateLimit-Reset", rateLimit.split(",")[1]);
+    }
     ex.getResponseHeaders().add("ETag", etag);
     ex.getResponseHeaders().add("Content-Type", "application/json");
     ex.sendResponseHeaders(200, bytes.length);
@@ -144,6 +149,41 @@ class HttpEngineTest {
         "page 1 200", "page 2 200",
         "page 1 304", "page 1 200", "page 2 200 (stale validator)");
     assertThat(handler.changes()).containsExactly("a:created", "b:created", "c:created", "d:created", "d:updated");
+  }
+
+  @Test
+  void rateLimitHeadersStretchTheNextWaitBeforeAny429() {
+    catalog.put("a", 1);
+    rateLimit = "2,100"; // 2 requests left, window resets in 100 s: one request every 50 s
+    Poller<JsonNode> p = poller();
+    Watukuy w = f.engine("a").poller(p).build().on(p, handler);
+
+    w.tick();
+
+    ScheduleState s = f.store.loadState(PollerKey.of("catalog")).orElseThrow().schedule();
+    // max(interval 30 s, (reset - now) / max(remaining, 1) = 100 s / 2 = 50 s)
+    assertThat(s.nextDueAt()).isEqualTo(f.clock.now().plusSeconds(50));
+    f.clock.advance(Duration.ofSeconds(30));
+    assertThat(w.tick().poller("catalog").orElseThrow().outcome()).isEqualTo(KeyReport.Outcome.SKIPPED_NOT_DUE);
+    assertThat(log).hasSize(1);
+  }
+
+  @Test
+  void aRetryAfterHttpDateIsReadAgainstTheServersDateHeader() {
+    catalog.put("a", 1);
+    // The JDK server stamps a real Date header; the HTTP-date asks for 150 s after it. Read
+    // against that Date (not our virtual clock), the wait is 150 s on our clock.
+    java.time.Instant serverNow = java.time.Instant.ofEpochSecond(System.currentTimeMillis() / 1000);
+    throttle = java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME
+        .format(serverNow.plusSeconds(150).atZone(java.time.ZoneOffset.UTC));
+    Poller<JsonNode> p = poller();
+    Watukuy w = f.engine("a").poller(p).build().on(p, handler);
+
+    w.tick();
+
+    ScheduleState s = f.store.loadState(PollerKey.of("catalog")).orElseThrow().schedule();
+    // Date has one-second resolution and the request takes a moment: allow 2 s.
+    assertThat(Duration.between(f.clock.now(), s.throttledUntil())).isBetween(Duration.ofSeconds(148), Duration.ofSeconds(150));
   }
 
   @Test
