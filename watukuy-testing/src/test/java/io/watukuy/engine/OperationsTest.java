@@ -224,4 +224,37 @@ class OperationsTest {
     assertThat(k.lagMs()).isEqualTo(0L);
     assertThat(inspection.toJson()).contains("\"outboxPending\":0").contains("\"parked\":1").contains("\"cursors\":{\"live\":{");
   }
+
+  @Test
+  void aReconcileListingCutByThePageCapEmitsNoDeletes() {
+    Poller<JsonNode> orders = f.timestamp("orders", 10).maxPagesPerCycle(2)
+        .reconcile(Reconcile.every(Duration.ofHours(6), ctx -> f.api.page(ctx.page(), 1)))
+        .build();
+    Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
+    f.seed(4);
+    w.tick();
+    f.api.delete("o001");
+    f.clock.advance(Duration.ofHours(6));
+
+    w.tick();
+
+    assertThat(r.count(EventType.DELETED)).isZero(); // three items need three pages; the cap is two
+    assertThat(w.inspect().key(ORDERS).orElseThrow().lastReconcileAt()).isNull();
+  }
+
+  @Test
+  void theEventLogIsWrittenInTheCommitAndPrunedByRetention() {
+    Poller<JsonNode> orders = f.timestamp("orders", 10).log(EventLog.keep(Duration.ofHours(1))).build();
+    Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
+    f.seed(2);
+    w.tick();
+    assertThat(f.store.readLog(ORDERS, io.watukuy.LogRange.ALL, 100)).hasSize(2);
+
+    f.clock.advance(Duration.ofHours(2));
+    f.api.put("o009", Map.of("n", 9));
+    w.tick();
+
+    assertThat(f.store.readLog(ORDERS, io.watukuy.LogRange.ALL, 100))
+        .extracting(io.watukuy.LoggedEvent::sequence).containsExactly(3L);
+  }
 }
