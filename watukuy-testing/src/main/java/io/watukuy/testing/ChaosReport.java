@@ -38,7 +38,7 @@ public record ChaosReport(
    * @throws NullPointerException if a collection or an element is null
    */
   public ChaosReport {
-    kills = Map.copyOf(kills);
+    kills = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(kills)); // enum order: stable output
     violations = List.copyOf(violations);
     trace = List.copyOf(trace);
   }

@@ -36,10 +36,10 @@ public final class FaultyStore extends ForwardingStore {
   private @Nullable KillPoint armed;
   // Guarded by lock
   private @Nullable KillPoint fired;
-  // Guarded by lock
-  private int acks;
   // Guarded by lock: matching calls to let through before the armed point fires
   private int skip;
+  // Guarded by lock: the only key whose calls can fire, or null for any
+  private @Nullable PollerKey onlyKey;
   private final List<Consumer<KillPoint>> onKill = new ArrayList<>();
 
   /**
@@ -82,12 +82,26 @@ public final class FaultyStore extends ForwardingStore {
    * @throws IllegalArgumentException for {@link KillPoint#HANDLER} or a negative skip
    */
   public FaultyStore arm(KillPoint point, int skip) {
+    return arm(point, null, skip);
+  }
+
+  /**
+   * Arms a store kill point for the calls of one key only: it lets {@code skip} matching calls of
+   * that key through and fires at the next one.
+   *
+   * @param point the kill point
+   * @param key the key whose calls can fire it, or null for any key
+   * @param skip matching calls to let through first, at least 0
+   * @return this store
+   * @throws IllegalArgumentException for {@link KillPoint#HANDLER} or a negative skip
+   */
+  public FaultyStore arm(KillPoint point, @Nullable PollerKey key, int skip) {
     if (!point.crash()) throw new IllegalArgumentException(point + " is not a store kill point");
     if (skip < 0) throw new IllegalArgumentException("skip must be >= 0, but was " + skip);
     synchronized (lock) {
       armed = point;
-      acks = 0;
       this.skip = skip;
+      this.onlyKey = key;
     }
     return this;
   }
@@ -140,12 +154,12 @@ public final class FaultyStore extends ForwardingStore {
   }
 
   /** Fires when {@code point} is armed and its skip count is used up. */
-  private void maybeKill(KillPoint point, String call) {
+  private void maybeKill(KillPoint point, PollerKey key, String call) {
     KillPoint now;
     List<Consumer<KillPoint>> listeners;
     synchronized (lock) {
       if (fired != null) throw new SimulatedCrash(fired, "the process is dead; " + call + " never ran");
-      if (armed != point) return;
+      if (armed != point || (onlyKey != null && !onlyKey.equals(key))) return;
       if (skip > 0) {
         skip--;
         return;
@@ -161,37 +175,35 @@ public final class FaultyStore extends ForwardingStore {
 
   @Override
   public Optional<Lease> acquireLease(PollerKey key, String owner, Duration ttl, Instant now) {
-    maybeKill(KillPoint.BEFORE_ACQUIRE, "acquireLease " + key);
+    maybeKill(KillPoint.BEFORE_ACQUIRE, key, "acquireLease " + key);
     return super.acquireLease(key, owner, ttl, now);
   }
 
   @Override
   public void commitPoll(PollerKey key, Lease lease, CommitBatch batch, Instant now) {
-    maybeKill(KillPoint.AFTER_FETCH, "commitPoll " + key);
+    maybeKill(KillPoint.AFTER_FETCH, key, "commitPoll " + key);
     super.commitPoll(key, lease, batch, now);
-    maybeKill(KillPoint.AFTER_COMMIT, "after commitPoll " + key);
+    maybeKill(KillPoint.AFTER_COMMIT, key, "after commitPoll " + key);
   }
 
   @Override
   public void ackEvents(PollerKey key, Lease lease, Collection<Long> sequences) {
-    boolean midDispatch;
-    synchronized (lock) {
-      midDispatch = armed == KillPoint.MID_DISPATCH && acks++ >= 1;
-    }
-    maybeKill(KillPoint.BEFORE_ACK, "ackEvents " + key + " " + sequences);
-    if (midDispatch) maybeKill(KillPoint.MID_DISPATCH, "ackEvents " + key + " " + sequences);
+    maybeKill(KillPoint.BEFORE_ACK, key, "ackEvents " + key + " " + sequences);
+    alive("ackEvents");
     super.ackEvents(key, lease, sequences);
+    // mid-dispatch: some events of the key are acked, the next handler has not run yet
+    maybeKill(KillPoint.MID_DISPATCH, key, "after ackEvents " + key + " " + sequences);
   }
 
   @Override
   public void saveState(PollerKey key, Lease lease, StatePatch patch, Instant now) {
-    maybeKill(KillPoint.AFTER_ACK_BEFORE_SCHEDULE, "saveState " + key);
+    maybeKill(KillPoint.AFTER_ACK_BEFORE_SCHEDULE, key, "saveState " + key);
     super.saveState(key, lease, patch, now);
   }
 
   @Override
   public void releaseLease(PollerKey key, Lease lease) {
-    maybeKill(KillPoint.DURING_RELEASE, "releaseLease " + key);
+    maybeKill(KillPoint.DURING_RELEASE, key, "releaseLease " + key);
     super.releaseLease(key, lease);
   }
 
@@ -273,5 +285,65 @@ public final class FaultyStore extends ForwardingStore {
   public void setValidator(PollerKey key, Lease lease, String urlHash, io.watukuy.HttpValidator validator) {
     alive("setValidator");
     super.setValidator(key, lease, urlHash, validator);
+  }
+
+  @Override
+  public Optional<Lease> getLease(PollerKey key) {
+    alive("getLease");
+    return super.getLease(key);
+  }
+
+  @Override
+  public void deleteKey(PollerKey key) {
+    alive("deleteKey");
+    super.deleteKey(key);
+  }
+
+  @Override
+  public void clearItems(PollerKey key) {
+    alive("clearItems");
+    super.clearItems(key);
+  }
+
+  @Override
+  public long countItems(PollerKey key) {
+    alive("countItems");
+    return super.countItems(key);
+  }
+
+  @Override
+  public List<io.watukuy.ParkedRow> listParked(PollerKey key, io.watukuy.@Nullable ParkedKind kind, int limit) {
+    alive("listParked");
+    return super.listParked(key, kind, limit);
+  }
+
+  @Override
+  public long countParked(PollerKey key) {
+    alive("countParked");
+    return super.countParked(key);
+  }
+
+  @Override
+  public int retryParked(PollerKey key, Collection<String> ids) {
+    alive("retryParked");
+    return super.retryParked(key, ids);
+  }
+
+  @Override
+  public int discardParked(PollerKey key, Collection<String> ids) {
+    alive("discardParked");
+    return super.discardParked(key, ids);
+  }
+
+  @Override
+  public List<io.watukuy.LoggedEvent> readLog(PollerKey key, io.watukuy.LogRange range, int limit) {
+    alive("readLog");
+    return super.readLog(key, range, limit);
+  }
+
+  @Override
+  public int pruneLog(PollerKey key, Instant olderThan) {
+    alive("pruneLog");
+    return super.pruneLog(key, olderThan);
   }
 }

@@ -12,7 +12,10 @@ public enum KillPoint {
   AFTER_FETCH("after-fetch"),
   /** K3: after commitPoll, before dispatch. The outbox is drained by the next run. */
   AFTER_COMMIT("after-commit"),
-  /** K4: after at least one ack, before the next. Unacked events are redelivered. */
+  /**
+   * K4: right after an ack of the key, before its next handler runs: some events acked, the rest
+   * not. Unacked events are redelivered; acked ones are not.
+   */
   MID_DISPATCH("mid-dispatch"),
   /** K4: the handler ran and its ack failed. The event is redelivered. */
   BEFORE_ACK("before-ack"),
