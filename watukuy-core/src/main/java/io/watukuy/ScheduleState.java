@@ -147,15 +147,17 @@ public record ScheduleState(
   }
 
   /**
-   * This state paused or resumed: a reason sets {@link Status#PAUSED}, {@code null} sets {@link
-   * Status#IDLE}. Everything else is kept, so a pending {@code throttledUntil} or an open circuit
-   * still applies after a resume.
+   * This state paused or resumed: a reason sets {@link Status#PAUSED}; {@code null} sets the state
+   * that still applies: {@link Status#CIRCUIT_OPEN} with an open circuit, else {@link
+   * Status#THROTTLED} with a throttle, else {@link Status#IDLE}. Everything else is kept.
    *
    * @param reason why the key is paused, or {@code null} to resume
    * @return a copy; this one is unchanged
    */
   public ScheduleState withPaused(@Nullable PauseReason reason) {
-    return new ScheduleState(v, reason == null ? Status.IDLE : Status.PAUSED, reason, nextDueAt,
+    // Unpaused, the state follows what still applies: an open circuit, a throttle, or idle.
+    Status unpaused = circuit != null ? Status.CIRCUIT_OPEN : throttledUntil != null ? Status.THROTTLED : Status.IDLE;
+    return new ScheduleState(v, reason == null ? unpaused : Status.PAUSED, reason, nextDueAt,
         dueReason, intervalMs, consecutiveFailures, throttledUntil, circuit, lastPoll, lastError,
         lastReconcileAt, backfill);
   }

@@ -121,7 +121,8 @@ public final class Engine implements Watukuy {
     for (Poller<?> p : pollers) {
       Poller<Object> po = (Poller<Object>) p;
       this.pollers.put(p.name(), po);
-      this.cycles.put(p.name(), new KeyCycle(cx, po, LaneCursors.of(p.name(), p.cursor()), () -> handlers.get(p.name())));
+      this.cycles.put(p.name(), new KeyCycle(cx, po, LaneCursors.of(p.name(), p.cursor()), () -> handlers.get(p.name()),
+          () -> subscribed.contains(p.name())));
       if (p.schedule().min().compareTo(shortest) < 0) shortest = p.schedule().min();
     }
     this.passInterval = shortest;
@@ -209,7 +210,7 @@ public final class Engine implements Watukuy {
         store.saveStateUnfenced(stored, StatePatch.schedule(s.withPaused(ScheduleState.PauseReason.PARTITION_REMOVED)), time.now());
         log.info("{}: partition removed, paused", stored);
       } else if (present && s.paused() == ScheduleState.PauseReason.PARTITION_REMOVED) {
-        store.saveStateUnfenced(stored, StatePatch.schedule(s.withPaused(null)), time.now());
+        store.saveStateUnfenced(stored, StatePatch.schedule(Operations.resume(s, time.now())), time.now());
         log.info("{}: partition returned, resumed", stored);
       }
     }
@@ -217,6 +218,7 @@ public final class Engine implements Watukuy {
 
   private KeyReport runKey(Poller<Object> p, PollerKey key, RunLimits limits) {
     KeyReport report;
+    running.put(key, Thread.currentThread());
     try {
       report = cycles.get(p.name()).run(key, limits);
     } catch (InterruptedException e) {
@@ -226,6 +228,8 @@ public final class Engine implements Watukuy {
       // A store failure before the lease (loadState, acquireLease): report it, keep ticking.
       log.warn("{}: {}", key, e.toString());
       report = new KeyReport(key, KeyReport.Outcome.POLLED, 0, 0, 0, 0, false, false, e);
+    } finally {
+      running.remove(key);
     }
     KeyReport r = report;
     Dispatcher.safe(() -> listener.onCycle(r));
@@ -372,6 +376,9 @@ public final class Engine implements Watukuy {
     Optional<io.watukuy.Lease> lease = store.acquireLease(key, instanceId, leaseTtl, time.now());
     if (lease.isEmpty()) {
       Optional<io.watukuy.Lease> held = store.getLease(key);
+      if (held.isPresent() && held.get().owner().equals(instanceId) && inFlightHere(key))
+        throw new IllegalStateException(key + " is in a cycle of this engine (called from its handler or fetch?);"
+            + " call this operation outside the cycle");
       if (held.isPresent()) {
         try {
           time.sleep(Duration.between(time.now(), held.get().expiresAt()).plusMillis(1));
@@ -427,8 +434,9 @@ public final class Engine implements Watukuy {
     if (!lane.ordered())
       throw new ConfigException("poller " + poller + ": backfill needs a timestamp or page cursor, or a custom cursor"
           + " with an ordering; cursor " + p.cursor().name() + " has no order to stop at");
-    lane.fromRaw(from);
-    if (to != null) lane.fromRaw(to);
+    Object start = lane.fromRaw(from);
+    if (to != null && lane.reached(start, lane.fromRaw(to)))
+      throw new ConfigException("poller " + poller + ": backfill from '" + from + "' is not before to '" + to + "'");
     for (PollerKey key : keysOf(p)) {
       withLease(key, lease -> {
         PollerState state = store.loadState(key).orElse(null);
@@ -440,6 +448,7 @@ public final class Engine implements Watukuy {
         ScheduleState withBackfill = new ScheduleState(s.v(), s.state(), s.paused(), s.nextDueAt(), s.dueReason(),
             s.intervalMs(), s.consecutiveFailures(), s.throttledUntil(), s.circuit(), s.lastPoll(), s.lastError(),
             s.lastReconcileAt(), new ScheduleState.Backfill(from, target, force, null));
+        withBackfill = Operations.trigger(withBackfill, time.now()); // the backfill lane starts at the next pass
         store.saveState(key, lease, new StatePatch(cursors, withBackfill, null, null), time.now());
         log.info("{}: backfill from {} to {}{}", key, from, target, force ? " (force)" : "");
         return null;
@@ -450,6 +459,9 @@ public final class Engine implements Watukuy {
   @Override
   public int replay(String poller, java.time.Instant from, java.time.@Nullable Instant to) {
     Poller<Object> p = known(poller);
+    if (from == null) throw new ConfigException("poller " + poller + ": replay needs a from instant");
+    if (to != null && !to.isAfter(from))
+      throw new ConfigException("poller " + poller + ": replay to " + to + " is not after from " + from);
     if (!p.log().enabled())
       throw new ConfigException("poller " + poller + ": replay needs the event log (log(EventLog.keep(...)))");
     int total = 0;
@@ -458,6 +470,12 @@ public final class Engine implements Watukuy {
   }
 
   private final java.util.Set<String> subscribed = ConcurrentHashMap.newKeySet();
+  /** Keys whose cycle runs on this engine now, with the thread running it. */
+  private final Map<PollerKey, Thread> running = new ConcurrentHashMap<>();
+
+  private boolean inFlightHere(PollerKey key) {
+    return running.get(key) == Thread.currentThread() || inFlight.containsKey(key);
+  }
 
   @Override
   @SuppressWarnings("unchecked")
@@ -476,8 +494,12 @@ public final class Engine implements Watukuy {
     java.time.Instant now = time.now();
     List<io.watukuy.KeyInspection> out = new ArrayList<>();
     for (Poller<Object> p : pollers.values())
-      for (PollerKey key : store.listKeys(p.name()))
-        store.loadState(key).ifPresent(state -> out.add(Inspect.key(store, key, state, cycles.get(p.name()).laneCursor(), now)));
+      for (PollerKey key : keysOf(p)) {
+        // A key that never ran shows as new: idle, due now.
+        PollerState state = store.loadState(key).orElseGet(() ->
+            PollerState.create(StatePatch.schedule(ScheduleMachine.initial(p)), now));
+        out.add(Inspect.key(store, key, state, cycles.get(p.name()).laneCursor(), now));
+      }
     return new io.watukuy.Inspection(now, out);
   }
 

@@ -66,12 +66,15 @@ final class KeyCycle {
   private final Supplier<@Nullable Attached> handler;
   private final Logger pollerLog;
   private final LaneCursor<Object> reconcileCursor;
+  private final java.util.function.BooleanSupplier subscribed;
 
   KeyCycle(
       CycleContext cx,
       Poller<Object> poller,
       LaneCursor<Object> lane,
-      Supplier<@Nullable Attached> handler) {
+      Supplier<@Nullable Attached> handler,
+      java.util.function.BooleanSupplier subscribed) {
+    this.subscribed = subscribed;
     this.cx = cx;
     this.poller = poller;
     this.lane = lane;
@@ -110,7 +113,8 @@ final class KeyCycle {
     Reconcile<Object> reconcile = poller.reconcile();
     boolean reconcileDue = !blocked && reconcile != null
         && (schedule.lastReconcileAt() == null || !now.isBefore(schedule.lastReconcileAt().plus(reconcile.every())));
-    boolean backfillDue = !blocked && schedule.backfill() != null;
+    // Backfill runs at the live lane's pace (and so under its pacing), after live and reconcile.
+    boolean backfillDue = liveDue && schedule.backfill() != null;
     Attached attached = handler.get();
     if (!liveDue && !reconcileDue && !backfillDue) {
       if (attached == null || store.countPending(key) == 0) return KeyReport.skipped(key, notDue);
@@ -128,6 +132,12 @@ final class KeyCycle {
         run.lastSequence = state == null ? 0 : state.lastSequence();
         run.cursors = state == null ? new HashMap<>() : new HashMap<>(state.cursors());
         schedule = state == null ? schedule : state.schedule();
+        if (liveDue) {
+          // Informational (the lease decides who polls): inspect() shows polling / halfOpen.
+          ScheduleState running = ScheduleMachine.polling(schedule);
+          store.saveState(key, keeper.lease(), StatePatch.schedule(running), cx.time().now());
+          schedule = running;
+        }
         if (attached != null) {
           run.delivery = newDelivery(run, attached);
           cx.dispatcher().drain(run.delivery); // drain before fetch (G1, G9)
@@ -135,8 +145,12 @@ final class KeyCycle {
         Instant lastReconcileAt = schedule.lastReconcileAt();
         ScheduleState.Backfill backfill = schedule.backfill();
         if (liveDue) runLane(run, liveSpec());
-        if (reconcileDue && !run.notModified && reconcileSpec() != null && runLane(run, reconcileSpec()))
-          lastReconcileAt = cx.time().now();
+        run.livePages = run.pages;
+        if (reconcileDue && reconcileSpec() != null) {
+          boolean complete = runLane(run, reconcileSpec());
+          // A listing cut short is retried after `every` too, so it cannot run on every pass.
+          if (complete || run.laneTruncated) lastReconcileAt = cx.time().now();
+        }
         if (backfillDue && backfill != null && runLane(run, backfillSpec(run, backfill))) {
           log.info("{}: backfill from {} reached {}", key, backfill.from(), backfill.to());
           backfill = null;
@@ -169,6 +183,11 @@ final class KeyCycle {
         Dispatcher.safe(() -> cx.listener().onError(key, e));
         if (liveDue || reconcileDue || backfillDue || run.pages > 0) {
           ScheduleState next = ScheduleMachine.afterCycle(poller, schedule, run.outcome(e), cx.time().now(), cx.random());
+          try {
+            next = Operations.mergeConcurrent(next, store.loadState(key).map(PollerState::schedule).orElse(null), schedule);
+          } catch (RuntimeException readFailed) {
+            e.addSuppressed(readFailed);
+          }
           announce(key, schedule, next);
           try {
             store.saveState(key, keeper.lease(), StatePatch.schedule(next), cx.time().now());
@@ -195,7 +214,7 @@ final class KeyCycle {
   }
 
   private void noHandlerWarning(Run run) {
-    if (run.attached != null || run.committed == 0) return;
+    if (run.attached != null || run.committed == 0 || subscribed.getAsBoolean()) return;
     long pending = cx.store().countPending(run.key);
     log.warn("{}: {} events wait in the outbox: no handler attached", run.key, pending);
     Dispatcher.safe(() -> cx.listener().onNoHandler(run.key, pending));
@@ -235,6 +254,8 @@ final class KeyCycle {
       if (start != null) run.cursors.put(BACKFILL, start);
     }
     Object target = b.to() == null ? null : lane.fromRaw(b.to());
+    // A page cursor back at its first page (a completed listing) is no target: list to the end.
+    if (target != null && java.util.Objects.equals(lane.encode(target), lane.encode(lane.initial()))) target = null;
     return new LaneSpec(Lane.BACKFILL, lane, (io.watukuy.Fetcher<Object, Object>) poller.fetch(), BACKFILL,
         false, target, b.force());
   }
@@ -293,6 +314,7 @@ final class KeyCycle {
         throw new FetchException(poller.name(), run.key.partition(), pageNo, e.itemIndex(), e.getMessage(), null);
       }
       if (seen != null) for (ItemView v : views) seen.add(v.identity);
+      if (spec.target() != null) step = stopAtTarget(lc, step, spec.target());
       commitPage(run, spec, page, step, pageNo);
       stored = step.next();
       if (step.done()) {
@@ -309,6 +331,7 @@ final class KeyCycle {
         break;
       }
     }
+    run.laneTruncated = truncated;
     if (truncated) {
       run.truncated = true;
       if (spec.fullScan())
@@ -319,6 +342,17 @@ final class KeyCycle {
     }
     if (seen != null && completed && !truncated) deleteUnseen(run, spec, seen);
     return completed && !truncated;
+  }
+
+  /** A backfill page that crosses its target: the items past it are left out and the lane ends. */
+  private static Step<Object> stopAtTarget(LaneCursor<Object> lc, Step<Object> step, Object target) {
+    List<ItemView> kept = new ArrayList<>(step.kept().size());
+    boolean crossed = false;
+    for (ItemView v : step.kept()) {
+      if (lc.beyond(v, target)) crossed = true;
+      else kept.add(v);
+    }
+    return crossed ? new Step<>(step.next(), true, kept, true) : step;
   }
 
   private static boolean samePosition(LaneCursor<Object> lc, @Nullable Object a, @Nullable Object b) {
@@ -586,6 +620,10 @@ final class KeyCycle {
     int pages;
     /** Items fetched, all pages. */
     int items;
+    /** Pages of the live lane: what decides whether the next 304 can be trusted. */
+    int livePages;
+    /** Whether the lane that ran last was cut short (page cap or deadline). */
+    boolean laneTruncated;
     int committed;
     int parked;
     boolean truncated;
@@ -610,7 +648,7 @@ final class KeyCycle {
     }
 
     CycleOutcome outcome(@Nullable RuntimeException error) {
-      return new CycleOutcome(pages, items, committed, catchUp, notModified, durationMs(),
+      return new CycleOutcome(livePages, items, committed, catchUp, notModified, durationMs(),
           delivery != null && delivery.halted, error, lastResponse);
     }
 

@@ -39,9 +39,11 @@ final class Operations {
   static ScheduleState mergeConcurrent(ScheduleState computed, @Nullable ScheduleState stored, ScheduleState atStart) {
     if (stored == null || stored.equals(atStart)) return computed;
     ScheduleState out = computed;
-    if (!java.util.Objects.equals(stored.paused(), atStart.paused())) out = out.withPaused(stored.paused());
-    if (stored.dueReason() == DueReason.TRIGGER && atStart.dueReason() != DueReason.TRIGGER)
-      out = out.withNextDue(stored.nextDueAt(), DueReason.TRIGGER);
+    if (!java.util.Objects.equals(stored.paused(), atStart.paused()))
+      out = stored.paused() != null ? ScheduleMachine.pause(out, stored.paused()) : out.withPaused(null);
+    boolean triggered = stored.dueReason() == DueReason.TRIGGER
+        && !(atStart.dueReason() == DueReason.TRIGGER && java.util.Objects.equals(stored.nextDueAt(), atStart.nextDueAt()));
+    if (triggered && stored.nextDueAt() != null) out = ScheduleMachine.trigger(out, stored.nextDueAt());
     if (!java.util.Objects.equals(stored.backfill(), atStart.backfill()))
       out = new ScheduleState(out.v(), out.state(), out.paused(), out.nextDueAt(), out.dueReason(), out.intervalMs(),
           out.consecutiveFailures(), out.throttledUntil(), out.circuit(), out.lastPoll(), out.lastError(),

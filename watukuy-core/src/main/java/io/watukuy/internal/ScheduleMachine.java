@@ -511,7 +511,9 @@ public final class ScheduleMachine {
         failures,
         null,
         circuit,
-        lastPoll(o, now),
+        // A cycle that failed before its first page says nothing about the listing: keep the
+        // last summary, which decides whether a 304 can be trusted.
+        o.pages() == 0 && before.lastPoll() != null ? before.lastPoll() : lastPoll(o, now),
         lastError(e, now),
         before.lastReconcileAt(),
         before.backfill());
@@ -573,9 +575,19 @@ public final class ScheduleMachine {
     if (t.status() != 429) return null;
     Optional<RateLimitInfo> rl = t.rateLimit();
     if (rl.isPresent() && rl.get().resetAt().isAfter(now)) return rl.get().resetAt();
-    // The next backoff delay, without counting a failure: a 429 is never one.
-    int exponent = saturatedIncrement(before.consecutiveFailures());
-    return now.plus(poller.schedule().backoff().delay(exponent, random));
+    // The next backoff step, without counting a failure (a 429 is never one): the first throttle
+    // waits backoff.base, each one in a row doubles... by backoff.factor, up to backoff.max. No
+    // jitter: the wait must grow, or a throttled vendor is asked more often than a healthy one.
+    io.watukuy.Backoff b = poller.schedule().backoff();
+    Duration wait = b.cap(1);
+    if (before.state() == THROTTLED && before.throttledUntil() != null && before.lastPoll() != null) {
+      Duration previous = Duration.between(before.lastPoll().at(), before.throttledUntil());
+      if (!previous.isNegative() && !previous.isZero()) {
+        double grown = previous.toMillis() * b.factor();
+        wait = grown >= b.max().toMillis() ? b.max() : Duration.ofMillis((long) Math.max(grown, b.cap(1).toMillis()));
+      }
+    }
+    return now.plus(wait);
   }
 
   private static @Nullable RateLimitInfo rateLimit(@Nullable HttpResult response) {

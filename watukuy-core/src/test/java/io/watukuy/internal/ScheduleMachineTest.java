@@ -419,11 +419,17 @@ class ScheduleMachineTest {
             NOW,
             new FixedRandom(0.5));
 
-    // exponent 2 + 1 = 3: cap 1 s × 2^2 = 4000 ms; nextLong(4001) = floor(0.5 × 4001) = 2000 ms
+    // the first throttle in a row waits backoff.base = 1 s, without jitter
     assertThat(s.state()).isEqualTo(Status.THROTTLED);
-    assertThat(s.throttledUntil()).isEqualTo(NOW.plusMillis(2000));
+    assertThat(s.throttledUntil()).isEqualTo(NOW.plusMillis(1000));
     assertThat(s.dueReason()).isEqualTo(DueReason.THROTTLE);
     assertThat(s.consecutiveFailures()).as("not incremented").isEqualTo(2);
+
+    // each further 429 in a row waits backoff.factor (2) times longer: 2 s, then 4 s
+    ScheduleState again = ScheduleMachine.afterCycle(POLLER, s, failure(status(429)), s.throttledUntil(), new FixedRandom(0.5));
+    assertThat(again.throttledUntil()).isEqualTo(s.throttledUntil().plusMillis(2000));
+    ScheduleState third = ScheduleMachine.afterCycle(POLLER, again, failure(status(429)), again.throttledUntil(), new FixedRandom(0.5));
+    assertThat(third.throttledUntil()).isEqualTo(again.throttledUntil().plusMillis(4000));
   }
 
   @Test
@@ -437,8 +443,8 @@ class ScheduleMachineTest {
               NOW,
               new FixedRandom(0.5));
 
-      // falls back to the backoff: exponent 0 + 1 = 1, cap 1000 ms, floor(0.5 × 1001) = 500 ms
-      assertThat(s.throttledUntil()).as(bad).isEqualTo(NOW.plusMillis(500));
+      // falls back to the first backoff step: backoff.base = 1000 ms, no jitter
+      assertThat(s.throttledUntil()).as(bad).isEqualTo(NOW.plusMillis(1000));
       assertThat(s.state()).as(bad).isEqualTo(Status.THROTTLED);
     }
   }

@@ -85,6 +85,14 @@ public interface LaneCursor<C> {
     return null;
   }
 
+  /**
+   * Whether an item lies past {@code target}, so a backfill stopping there leaves it out. Only
+   * strategies whose cursor is read from the items can tell; the others answer false.
+   */
+  default boolean beyond(ItemView item, @Nullable C target) {
+    return false;
+  }
+
   /** Whether {@link #reached} is supported, so backfill is possible. */
   default boolean ordered() {
     return false;

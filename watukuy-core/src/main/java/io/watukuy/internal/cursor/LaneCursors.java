@@ -29,7 +29,7 @@ public final class LaneCursors {
     if (strategy instanceof TimestampCursor t) lane = new TimestampLane(poller, t);
     else if (strategy instanceof TokenCursor t) lane = new TokenLane(t);
     else if (strategy instanceof PageCursor p) lane = new PageLane(poller, p.initial());
-    else if (strategy instanceof SnapshotDiffCursor) lane = new SnapshotLane();
+    else if (strategy instanceof SnapshotDiffCursor) lane = new SnapshotLane(poller);
     else if (strategy instanceof CustomCursor c) lane = new CustomLane<>(poller, c);
     else throw new IllegalArgumentException("unknown strategy " + strategy);
     return (LaneCursor<Object>) lane;

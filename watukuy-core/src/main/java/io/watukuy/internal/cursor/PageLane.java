@@ -43,7 +43,10 @@ final class PageLane implements LaneCursor<Integer> {
   public Integer fromRaw(@Nullable String raw) {
     if (raw == null) return initial;
     try {
-      return Integer.parseInt(raw.trim());
+      int page = Integer.parseInt(raw.trim());
+      if (page < initial)
+        throw new ConfigException("poller " + poller + ": page cursor '" + raw + "' is before the first page " + initial);
+      return page;
     } catch (NumberFormatException e) {
       throw new ConfigException("poller " + poller + ": page cursor '" + raw + "' is not a page number");
     }

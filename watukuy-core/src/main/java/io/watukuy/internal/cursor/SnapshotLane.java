@@ -8,6 +8,12 @@ import org.jspecify.annotations.Nullable;
 
 /** snapshotDiff: no cursor, every cycle lists everything by {@code ctx.page()}. */
 final class SnapshotLane implements LaneCursor<Void> {
+  private final String poller;
+
+  SnapshotLane(String poller) {
+    this.poller = poller;
+  }
+
   @Override
   public @Nullable Void initial() {
     return null;
@@ -21,7 +27,7 @@ final class SnapshotLane implements LaneCursor<Void> {
   @Override
   public @Nullable Void fromRaw(@Nullable String raw) {
     if (raw != null)
-      throw new io.watukuy.ConfigException("cursor snapshotDiff has no cursor to set (to must be null), but was '" + raw + "'");
+      throw new io.watukuy.ConfigException("poller " + poller + ": cursor snapshotDiff has no cursor to set (to must be null), but was '" + raw + "'");
     return null;
   }
 

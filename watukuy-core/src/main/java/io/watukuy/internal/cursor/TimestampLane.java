@@ -79,6 +79,14 @@ final class TimestampLane implements LaneCursor<Watermark> {
   }
 
   @Override
+  public boolean beyond(ItemView item, @Nullable Watermark target) {
+    if (target == null || target.value() == null) return false;
+    String raw = Values.scalarText(Values.path(item.json, config.field()));
+    Instant at = raw == null ? null : tryParse(raw);
+    return at != null && at.isAfter(parseCursor(target.value()));
+  }
+
+  @Override
   public boolean ordered() {
     return true;
   }
