@@ -150,8 +150,9 @@ public interface Watukuy extends AutoCloseable {
   void resetCursor(String poller, @Nullable String to, boolean clearSnapshot);
 
   /**
-   * Starts a backfill on every key of a poller: the backfill lane runs the poller's strategy from
-   * {@code from} until {@code to} on the following cycles, after live and reconcile. Known
+   * Starts a backfill on every key of a poller: from the key's next due cycle on (so pacing and
+   * throttles hold), the backfill lane runs the poller's strategy from {@code from} until
+   * {@code to}, after live and reconcile; {@link #trigger} starts it at once. Known
    * versions are suppressed unless {@code force}, which re-emits every known item as updated.
    * Timestamp and page cursors, and custom cursors with an ordering, support it.
    *

@@ -448,7 +448,6 @@ public final class Engine implements Watukuy {
         ScheduleState withBackfill = new ScheduleState(s.v(), s.state(), s.paused(), s.nextDueAt(), s.dueReason(),
             s.intervalMs(), s.consecutiveFailures(), s.throttledUntil(), s.circuit(), s.lastPoll(), s.lastError(),
             s.lastReconcileAt(), new ScheduleState.Backfill(from, target, force, null));
-        withBackfill = Operations.trigger(withBackfill, time.now()); // the backfill lane starts at the next pass
         store.saveState(key, lease, new StatePatch(cursors, withBackfill, null, null), time.now());
         log.info("{}: backfill from {} to {}{}", key, from, target, force ? " (force)" : "");
         return null;

@@ -580,7 +580,8 @@ public final class ScheduleMachine {
     // jitter: the wait must grow, or a throttled vendor is asked more often than a healthy one.
     io.watukuy.Backoff b = poller.schedule().backoff();
     Duration wait = b.cap(1);
-    if (before.state() == THROTTLED && before.throttledUntil() != null && before.lastPoll() != null) {
+    // A throttle in a row: the previous one is still recorded (a success clears it).
+    if (before.throttledUntil() != null && before.lastPoll() != null) {
       Duration previous = Duration.between(before.lastPoll().at(), before.throttledUntil());
       if (!previous.isNegative() && !previous.isZero()) {
         double grown = previous.toMillis() * b.factor();

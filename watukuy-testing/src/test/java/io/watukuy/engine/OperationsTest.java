@@ -180,7 +180,8 @@ class OperationsTest {
     f.api.put("o002", Map.of("n", 20)); // changed after the live cursor
 
     r.clear();
-    w.backfill("orders", null, null, false); // also makes the key due now
+    w.backfill("orders", null, null, false);
+    w.trigger("orders"); // start it now rather than at the next interval
     w.tick();
 
     // Known versions are suppressed by the backfill; o002's change lies beyond its target and is
@@ -199,6 +200,7 @@ class OperationsTest {
     r.clear();
 
     w.backfill("orders", null, null, true);
+    w.trigger("orders");
     w.tick();
 
     assertThat(r.changes()).containsExactly("o001:updated", "o002:updated", "o003:updated");

@@ -1,0 +1,147 @@
+package io.watukuy.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.watukuy.EventType;
+import io.watukuy.KeyReport;
+import io.watukuy.Page;
+import io.watukuy.Poller;
+import io.watukuy.PollerKey;
+import io.watukuy.Reconcile;
+import io.watukuy.ScheduleState;
+import io.watukuy.Watermark;
+import io.watukuy.Watukuy;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Review: lanes against a real HTTP server (ETag / 304, RateLimit pacing). */
+class HttpRegressionTest {
+  static final ObjectMapper JSON = new ObjectMapper();
+  static final PollerKey ORDERS = PollerKey.of("orders");
+  final Fixture f = new Fixture();
+  final Recorder r = new Recorder();
+  final List<String> log = new CopyOnWriteArrayList<>();
+  volatile String rateLimit; // "remaining,resetEpochOffsetSeconds"
+  HttpServer server;
+  String base;
+
+  @BeforeEach
+  void start() throws IOException {
+    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    server.createContext("/orders", this::serve);
+    server.start();
+    base = "http://127.0.0.1:" + server.getAddress().getPort() + "/orders";
+  }
+
+  @AfterEach
+  void stop() {
+    server.stop(0);
+  }
+
+  private synchronized void serve(HttpExchange ex) throws IOException {
+    Map<String, String> q = new HashMap<>();
+    String query = ex.getRequestURI().getRawQuery();
+    if (query != null)
+      for (String kv : query.split("&")) {
+        String[] p = kv.split("=", 2);
+        q.put(p[0], URLDecoder.decode(p[1], StandardCharsets.UTF_8));
+      }
+    Page<JsonNode> page;
+    if (q.containsKey("page")) page = f.api.page(Integer.parseInt(q.get("page")), 10);
+    else page = f.api.updatedSince(new Watermark(q.get("since"), q.get("after")), 10);
+    ObjectNode body = JSON.createObjectNode();
+    body.putArray("items").addAll(page.items());
+    body.put("hasMore", Boolean.TRUE.equals(page.hasMore()));
+    String etag = "\"" + Integer.toHexString(body.toString().hashCode()) + "\"";
+    if (rateLimit != null) {
+      long resetEpoch = System.currentTimeMillis() / 1000 + Long.parseLong(rateLimit.split(",")[1]);
+      ex.getResponseHeaders().add("X-RateLimit-Remaining", rateLimit.split(",")[0]);
+      ex.getResponseHeaders().add("X-RateLimit-Reset", Long.toString(resetEpoch));
+    }
+    if (etag.equals(ex.getRequestHeaders().getFirst("If-None-Match"))) {
+      log.add(ex.getRequestURI().getQuery() + " 304");
+      ex.getResponseHeaders().add("ETag", etag);
+      ex.sendResponseHeaders(304, -1);
+      ex.close();
+      return;
+    }
+    log.add(ex.getRequestURI().getQuery() + " 200");
+    byte[] bytes = body.toString().getBytes(StandardCharsets.UTF_8);
+    ex.getResponseHeaders().add("ETag", etag);
+    ex.getResponseHeaders().add("Content-Type", "application/json");
+    ex.sendResponseHeaders(200, bytes.length);
+    ex.getResponseBody().write(bytes);
+    ex.close();
+  }
+
+  static Page<JsonNode> toPage(JsonNode body) {
+    List<JsonNode> items = new ArrayList<>();
+    body.get("items").forEach(items::add);
+    return Page.of(items).withHasMore(body.get("hasMore").asBoolean());
+  }
+
+  Poller.Builder<JsonNode, Watermark> orders() {
+    return f.timestamp("orders", 10).fetch(ctx -> {
+      Watermark c = ctx.cursor();
+      String url = base + "?since=" + (c.value() == null ? "" : c.value()) + (c.tieBreak() == null ? "" : "&after=" + c.tieBreak());
+      if (c.value() == null) url = base + "?since=1970-01-01T00:00:00Z";
+      return toPage(ctx.http().get(url).json());
+    });
+  }
+
+  /** Reconcile exists to find deletes an updated_since listing cannot see; that listing is then unchanged (304). */
+  @Test
+  void reconcileRunsEvenWhenTheLiveListingAnswers304() {
+    Poller<JsonNode> p = orders()
+        .reconcile(Reconcile.every(Duration.ofHours(6), ctx -> toPage(ctx.http().get(base + "?page=" + ctx.page()).json())))
+        .build();
+    Watukuy w = f.engine("a").poller(p).build().on(p, r);
+    f.seed(3);
+    w.tick();
+    f.api.delete("o002");
+    for (int i = 0; i < 30; i++) { // 15 hours
+      f.clock.advance(Duration.ofMinutes(30));
+      w.tick();
+    }
+    System.out.println(" http 304+reconcile log " + log.subList(0, Math.min(8, log.size())) + " ... total " + log.size());
+    System.out.println(" http 304+reconcile changes " + r.changes() + " lastReconcileAt "
+        + w.inspect().poller("orders").orElseThrow().lastReconcileAt());
+    assertThat(r.count(EventType.DELETED)).isEqualTo(1);
+  }
+
+  @Test
+  void pacingFromEpochXRateLimitResetAndLanesThatIgnoreIt() {
+    Poller<JsonNode> p = orders().build();
+    Watukuy w = f.engine("a").poller(p).build().on(p, r);
+    f.seed(3);
+    rateLimit = "0,120"; // nothing left, resets in 120 s (epoch seconds)
+    w.tick();
+    ScheduleState s = f.store.loadState(ORDERS).orElseThrow().schedule();
+    Duration wait = Duration.between(f.clock.now(), s.nextDueAt());
+    System.out.println(" pacing wait " + wait);
+    assertThat(wait).isBetween(Duration.ofSeconds(118), Duration.ofSeconds(121));
+    // now a backfill: does it wait for the rate-limit reset?
+    w.backfill("orders", null, null, true);
+    int before = log.size();
+    f.clock.advance(Duration.ofSeconds(1));
+    KeyReport rep = w.tick().key(ORDERS).orElseThrow();
+    System.out.println(" backfill 1 s after remaining=0: " + rep.outcome() + " requests=" + (log.size() - before));
+    assertThat(log.size() - before).isZero();
+  }
+}
