@@ -347,28 +347,28 @@ public final class Engine implements Watukuy {
     return List.copyOf(keys);
   }
 
-  private void updateSchedule(String poller, java.util.function.BinaryOperator<ScheduleState> change) {
+  private void updateSchedule(String poller, java.util.function.UnaryOperator<ScheduleState> change) {
     Poller<Object> p = known(poller);
     for (PollerKey key : keysOf(p)) {
       ScheduleState s = store.loadState(key).map(PollerState::schedule)
           .orElseGet(() -> ScheduleState.initial(p.schedule().min().toMillis()));
-      store.saveStateUnfenced(key, StatePatch.schedule(change.apply(s, null)), time.now());
+      store.saveStateUnfenced(key, StatePatch.schedule(change.apply(s)), time.now());
     }
   }
 
   @Override
   public void pause(String poller) {
-    updateSchedule(poller, (s, unused) -> Operations.pause(s, ScheduleState.PauseReason.MANUAL));
+    updateSchedule(poller, s -> Operations.pause(s, ScheduleState.PauseReason.MANUAL));
   }
 
   @Override
   public void resume(String poller) {
-    updateSchedule(poller, (s, unused) -> Operations.resume(s, time.now()));
+    updateSchedule(poller, s -> Operations.resume(s, time.now()));
   }
 
   @Override
   public void trigger(String poller) {
-    updateSchedule(poller, (s, unused) -> Operations.trigger(s, time.now()));
+    updateSchedule(poller, s -> Operations.trigger(s, time.now()));
   }
 
   /** Runs {@code write} under the key's lease, waiting up to one lease TTL for a running cycle. */
