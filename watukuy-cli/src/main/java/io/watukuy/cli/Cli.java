@@ -1,0 +1,355 @@
+package io.watukuy.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.watukuy.ConfigException;
+import io.watukuy.Inspection;
+import io.watukuy.KeyInspection;
+import io.watukuy.KeyReport;
+import io.watukuy.MemoryStore;
+import io.watukuy.Poller;
+import io.watukuy.ScheduleState;
+import io.watukuy.StateStore;
+import io.watukuy.TickOptions;
+import io.watukuy.TickReport;
+import io.watukuy.Watukuy;
+import io.watukuy.cli.CliConfig.StoreSpec;
+import io.watukuy.store.sqlite.SqliteStore;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** The commands. One instance per invocation; holds the streams and the environment. */
+final class Cli {
+  private final PrintStream out;
+  private final PrintStream err;
+  private final Function<String, @Nullable String> env;
+  private final boolean verbose;
+  // Values read from ${NAME}: hidden in every message this process prints.
+  private volatile Set<String> secrets = Set.of();
+
+  Cli(PrintStream out, PrintStream err, Function<String, @Nullable String> env, boolean verbose) {
+    this.out = out;
+    this.err = err;
+    this.env = env;
+    this.verbose = verbose;
+  }
+
+  CommandLine commandLine() {
+    CommandLine root = new CommandLine(new Root());
+    root.addSubcommand("run", new CommandLine(new Run()));
+    root.addSubcommand("validate", new CommandLine(new Validate()));
+    root.addSubcommand("migrate", new CommandLine(new Migrate()));
+    root.addSubcommand("inspect", new CommandLine(new Inspect()));
+    root.addSubcommand("pause", new CommandLine(new Operation("pause")));
+    root.addSubcommand("resume", new CommandLine(new Operation("resume")));
+    root.addSubcommand("trigger", new CommandLine(new Operation("trigger")));
+    return root;
+  }
+
+  String redact(@Nullable String message) {
+    String m = String.valueOf(message);
+    for (String s : secrets) m = m.replace(s, "[redacted]");
+    return m;
+  }
+
+  /** One line for an error: the engine's messages already name poller, page and URL. */
+  static String describe(Throwable e) {
+    String m = e.getMessage();
+    if (m == null || m.isBlank()) return e.getClass().getSimpleName();
+    if (e instanceof io.watukuy.WatukuyException || e instanceof UncheckedIOException) return m;
+    return m;
+  }
+
+  private CliConfig load(Path file) {
+    CliConfig config = ConfigReader.read(file, env);
+    secrets = config.secrets();
+    return config;
+  }
+
+  private static StateStore open(StoreSpec spec) {
+    if (spec.sqlitePath() == null) return new MemoryStore();
+    SqliteStore.Builder b = SqliteStore.builder(spec.sqlitePath());
+    if (spec.tablePrefix() != null) b.tablePrefix(spec.tablePrefix());
+    if (spec.busyTimeoutMs() != null) b.busyTimeoutMs(spec.busyTimeoutMs());
+    return b.build();
+  }
+
+  /** A store and an engine over the config's pollers; closes both. */
+  private static final class Session implements AutoCloseable {
+    final StateStore store;
+    final Watukuy engine;
+    final List<Poller<JsonNode>> pollers;
+
+    Session(CliConfig config) {
+      this.pollers = YamlPollers.build(config);
+      this.store = open(config.store());
+      try {
+        Watukuy.Builder b = Watukuy.builder().store(store).delivery(config.delivery());
+        pollers.forEach(b::poller);
+        this.engine = b.build();
+      } catch (RuntimeException e) {
+        store.close();
+        throw e;
+      }
+    }
+
+    @Override
+    public void close() {
+      try {
+        engine.close();
+      } finally {
+        store.close();
+      }
+    }
+  }
+
+  static final class Verbose {
+    @Option(names = "--verbose", description = "Log at debug level and print stack traces, on stderr.")
+    boolean verbose;
+  }
+
+  @Command(name = "watukuy", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+      description = "Polls HTTP JSON APIs declared in YAML and writes each change as one JSON line.",
+      synopsisSubcommandLabel = "COMMAND")
+  final class Root implements Callable<Integer> {
+    @Override
+    public Integer call() {
+      err.println("watukuy: a command is required; see watukuy --help");
+      return Main.USAGE;
+    }
+  }
+
+  @Command(name = "run", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+      description = {"Runs the pollers of CONFIG and writes their events as JSON lines.",
+          "Without --once, runs until SIGINT or SIGTERM, then drains and exits 0."})
+  final class Run implements Callable<Integer> {
+    @Parameters(paramLabel = "CONFIG", description = "The YAML config file.")
+    Path config;
+
+    @Option(names = "--once", description = "Make idle and backing-off keys due now, run one tick, deliver and exit.")
+    boolean once;
+
+    @Option(names = "--poller", paramLabel = "NAME", arity = "1..*", description = "Run only these pollers.")
+    List<String> only = new ArrayList<>();
+
+    @CommandLine.Mixin Verbose v;
+
+    @Override
+    public Integer call() throws Exception {
+      CliConfig cfg = load(config);
+      Set<String> selected = new LinkedHashSet<>();
+      for (String name : only) {
+        if (cfg.pollers().stream().noneMatch(p -> p.name().equals(name))) {
+          throw new ConfigException("--poller " + name + ": " + cfg.file() + " has no such poller");
+        }
+        selected.add(name);
+      }
+      if (selected.isEmpty()) cfg.pollers().forEach(p -> selected.add(p.name()));
+      Output output;
+      try {
+        output = cfg.outputFile() == null ? Output.stdout(out) : Output.file(cfg.outputFile());
+      } catch (IOException e) {
+        err.println("watukuy: output " + cfg.outputFile() + ": cannot open: " + e.getMessage());
+        return Main.FAILED;
+      }
+      try (output; Session s = new Session(cfg)) {
+        for (Poller<JsonNode> p : s.pollers) {
+          s.engine.on(p, event -> output.write(event.toJson()));
+        }
+        return once ? once(s, selected, output) : daemon(s, output);
+      }
+    }
+
+    private int once(Session s, Set<String> selected, Output output) {
+      Inspection before = s.engine.inspect();
+      Instant now = before.at();
+      for (String name : selected) {
+        boolean blocked = false;
+        boolean wants = false;
+        for (KeyInspection k : before.pollers()) {
+          if (!k.poller().equals(name)) continue;
+          ScheduleState.Status st = k.state();
+          boolean throttled = st == ScheduleState.Status.THROTTLED
+              || (k.throttledUntil() != null && k.throttledUntil().isAfter(now));
+          if (k.paused() != null || st == ScheduleState.Status.PAUSED || throttled
+              || st == ScheduleState.Status.CIRCUIT_OPEN) {
+            blocked = true;
+          }
+          if (st == ScheduleState.Status.IDLE || st == ScheduleState.Status.BACKING_OFF) wants = true;
+        }
+        // trigger() acts on every key of a poller and forces a circuit probe: only when no key objects.
+        if (wants && !blocked) s.engine.trigger(name);
+      }
+      TickReport report = s.engine.tick(new TickOptions(null, selected));
+      int code = Main.OK;
+      for (KeyReport k : report.keys()) {
+        String who = "poller " + k.key().poller()
+            + (k.key().partition().isEmpty() ? "" : " partition " + k.key().partition());
+        if (k.error() != null) {
+          code = Main.FAILED;
+          String m = describe(k.error());
+          err.println("watukuy: " + redact(m.startsWith("poller ") ? m : who + ": " + m));
+          if (verbose) k.error().printStackTrace(err);
+        } else if (k.outcome() != KeyReport.Outcome.POLLED) {
+          err.println("watukuy: " + who + ": skipped (" + skipReason(k.outcome()) + ")");
+        }
+      }
+      IOException failed = output.failure();
+      if (failed != null) {
+        err.println("watukuy: " + redact(failed.getMessage()) + "; the undelivered events stay pending");
+        code = Main.FAILED;
+      }
+      return code;
+    }
+
+    private int daemon(Session s, Output output) throws InterruptedException {
+      CountDownLatch stop = new CountDownLatch(1);
+      Thread hook = new Thread(stop::countDown, "watukuy-shutdown");
+      Runtime.getRuntime().addShutdownHook(hook);
+      Signals.onTermination(stop::countDown);
+      s.engine.start();
+      while (!stop.await(1, java.util.concurrent.TimeUnit.SECONDS)) {
+        if (output.failure() != null) {
+          err.println("watukuy: " + redact(output.failure().getMessage())
+              + "; stopping, the undelivered events stay pending");
+          s.engine.stop(false);
+          return Main.FAILED;
+        }
+      }
+      s.engine.stop(true);
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException e) {
+        // already shutting down
+      }
+      return Main.OK;
+    }
+  }
+
+  private static String skipReason(KeyReport.Outcome o) {
+    return switch (o) {
+      case SKIPPED_NOT_DUE -> "not due";
+      case SKIPPED_LEASED -> "leased by another instance";
+      case SKIPPED_PAUSED -> "paused";
+      case SKIPPED_THROTTLED -> "throttled: Retry-After not yet passed";
+      case SKIPPED_CIRCUIT_OPEN -> "circuit open: probe not yet due";
+      case POLLED -> "polled";
+    };
+  }
+
+  @Command(name = "validate", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+      description = "Checks CONFIG without running anything; prints the problem as FILE:LINE: ... and exits 2.")
+  final class Validate implements Callable<Integer> {
+    @Parameters(paramLabel = "CONFIG") Path config;
+    @CommandLine.Mixin Verbose v;
+
+    @Override
+    public Integer call() {
+      CliConfig cfg = load(config);
+      YamlPollers.build(cfg);
+      out.println(cfg.file() + ": ok, " + cfg.pollers().size() + " poller(s)");
+      return Main.OK;
+    }
+  }
+
+  @Command(name = "migrate", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+      description = "Creates or upgrades the store's tables.")
+  final class Migrate implements Callable<Integer> {
+    @Parameters(paramLabel = "CONFIG", arity = "0..1") @Nullable Path config;
+    @Option(names = "--store", paramLabel = "URI", description = "sqlite:PATH or memory:, instead of CONFIG.")
+    @Nullable String store;
+    @CommandLine.Mixin Verbose v;
+
+    @Override
+    public Integer call() {
+      if ((config == null) == (store == null)) {
+        err.println("watukuy migrate: give CONFIG or --store URI, not both");
+        return Main.USAGE;
+      }
+      StoreSpec spec = store != null ? ConfigReader.storeUri(store) : load(config).store();
+      if (spec.sqlitePath() != null && !Files.isDirectory(spec.sqlitePath().toAbsolutePath().getParent())) {
+        throw new ConfigException(spec.uri() + ": folder " + spec.sqlitePath().getParent() + " does not exist");
+      }
+      try (StateStore s = open(spec)) {
+        s.migrate();
+      }
+      err.println("watukuy: " + spec.uri() + ": migrated");
+      return Main.OK;
+    }
+  }
+
+  @Command(name = "inspect", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+      description = "Shows every key: state, next due, lag, pending, parked, last error.")
+  final class Inspect implements Callable<Integer> {
+    @Parameters(paramLabel = "CONFIG") Path config;
+    @Option(names = "--json", description = "One line of JSON instead of a table.") boolean json;
+    @CommandLine.Mixin Verbose v;
+
+    @Override
+    public Integer call() {
+      try (Session s = new Session(load(config))) {
+        Inspection ins = s.engine.inspect();
+        if (json) {
+          out.println(redact(ins.toJson()));
+          return Main.OK;
+        }
+        out.printf("%-20s %-12s %-12s %-25s %-10s %-8s %-7s %s%n",
+            "POLLER", "PARTITION", "STATE", "NEXT DUE", "LAG", "PENDING", "PARKED", "LAST ERROR");
+        for (KeyInspection k : ins.pollers()) {
+          out.printf("%-20s %-12s %-12s %-25s %-10s %-8d %-7d %s%n", k.poller(),
+              k.partition().isEmpty() ? "-" : k.partition(), k.state().wire(),
+              k.nextDueAt() == null ? "now" : k.nextDueAt().toString(),
+              k.lagMs() == null ? "-" : java.time.Duration.ofMillis(k.lagMs()).toString(),
+              k.outboxPending(), k.parked(),
+              k.lastError() == null ? "-" : redact(k.lastError().message()));
+        }
+        return Main.OK;
+      }
+    }
+  }
+
+  @Command(mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+      description = "pause / resume / trigger every key of poller NAME.")
+  final class Operation implements Callable<Integer> {
+    private final String op;
+    @Parameters(index = "0", paramLabel = "CONFIG") Path config;
+    @Parameters(index = "1", paramLabel = "NAME") String name;
+    @CommandLine.Mixin Verbose v;
+
+    Operation(String op) {
+      this.op = op;
+    }
+
+    @Override
+    public Integer call() {
+      CliConfig cfg = load(config);
+      if (cfg.pollers().stream().noneMatch(p -> p.name().equals(name))) {
+        throw new ConfigException(name + ": " + cfg.file() + " has no such poller");
+      }
+      try (Session s = new Session(cfg)) {
+        switch (op) {
+          case "pause" -> s.engine.pause(name);
+          case "resume" -> s.engine.resume(name);
+          default -> s.engine.trigger(name);
+        }
+      }
+      err.println("watukuy: poller " + name + ": " + op + (op.endsWith("e") ? "d" : "ed"));
+      return Main.OK;
+    }
+  }
+}

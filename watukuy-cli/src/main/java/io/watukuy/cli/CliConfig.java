@@ -1,0 +1,60 @@
+package io.watukuy.cli;
+
+import io.watukuy.DeliveryOptions;
+import io.watukuy.DeliveryPolicy;
+import io.watukuy.Retain;
+import io.watukuy.Schedule;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/** A validated config file: what {@link ConfigReader} makes of the YAML. */
+record CliConfig(
+    String file,
+    Path dir,
+    StoreSpec store,
+    @Nullable Path outputFile,
+    DeliveryOptions delivery,
+    List<PollerSpec> pollers,
+    Set<String> secrets) {
+
+  /** {@code memory:} or {@code sqlite:PATH} (the path already resolved). */
+  record StoreSpec(String uri, @Nullable Path sqlitePath, @Nullable String tablePrefix, @Nullable Long busyTimeoutMs) {}
+
+  record PollerSpec(
+      String name,
+      int line,
+      List<String> partitions,
+      RequestSpec request,
+      ResponseSpec response,
+      Locator identity,
+      @Nullable Locator version,
+      @Nullable Locator orderingKey,
+      @Nullable DeletedSpec deleted,
+      CursorSpec cursor,
+      Schedule schedule,
+      int maxPagesPerCycle,
+      Retain retain,
+      DeliveryPolicy delivery) {}
+
+  record RequestSpec(
+      Template url, Map<String, Template> headers, Map<String, Template> query, @Nullable Duration timeout) {}
+
+  /** {@code hasMore} is a pointer, or {@code nonEmpty} (then {@code hasMore} is null). */
+  record ResponseSpec(Locator items, @Nullable Locator hasMore, boolean hasMoreNonEmpty, @Nullable Locator next) {}
+
+  /** A tombstone test: the value at {@code at} is {@code true}, or equals {@code equals}. */
+  record DeletedSpec(Locator at, @Nullable String equals) {}
+
+  record CursorSpec(
+      String strategy,
+      @Nullable String field,
+      @Nullable String tieBreak,
+      @Nullable String initial,
+      @Nullable Integer initialPage,
+      Duration lag,
+      Duration overlap) {}
+}

@@ -1,0 +1,489 @@
+package io.watukuy.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.MissingNode;
+import io.watukuy.Backoff;
+import io.watukuy.ConfigException;
+import io.watukuy.DeliveryOptions;
+import io.watukuy.DeliveryPolicy;
+import io.watukuy.PoisonPolicy;
+import io.watukuy.Poller;
+import io.watukuy.Retain;
+import io.watukuy.RetryPolicy;
+import io.watukuy.Schedule;
+import io.watukuy.cli.CliConfig.CursorSpec;
+import io.watukuy.cli.CliConfig.DeletedSpec;
+import io.watukuy.cli.CliConfig.PollerSpec;
+import io.watukuy.cli.CliConfig.RequestSpec;
+import io.watukuy.cli.CliConfig.ResponseSpec;
+import io.watukuy.cli.CliConfig.StoreSpec;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Reads and validates a YAML config by hand, so that every error names the file, the line, the
+ * poller and the key: {@code watukuy.yaml:17: poller orders: cursor.lag: '30x' is not a duration
+ * (ms, s, m, h, d)}. The first error wins.
+ */
+final class ConfigReader {
+  static final String DEFAULT_STORE = "sqlite:watukuy.db";
+  static final String DURATION_UNITS = "(ms, s, m, h, d)";
+
+  private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)");
+  private static final Pattern ENV = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)}");
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]*");
+
+  private final YamlTree tree;
+  private final String file;
+  private final Function<String, @Nullable String> env;
+  private final Set<String> secrets = new LinkedHashSet<>();
+  private @Nullable String poller;
+
+  private ConfigReader(YamlTree tree, String file, Function<String, @Nullable String> env) {
+    this.tree = tree;
+    this.file = file;
+    this.env = env;
+  }
+
+  /**
+   * Reads {@code path}; {@code path} as given names the file in messages.
+   *
+   * @throws ConfigException for a missing file or any invalid setting
+   */
+  static CliConfig read(Path path, Function<String, @Nullable String> env) {
+    String file = path.toString();
+    String text;
+    try {
+      text = Files.readString(path, StandardCharsets.UTF_8);
+    } catch (NoSuchFileException e) {
+      throw new ConfigException(file + ": no such file");
+    } catch (IOException e) {
+      throw new ConfigException(file + ": cannot read: " + e.getMessage(), e);
+    }
+    Path dir = path.toAbsolutePath().getParent();
+    return new ConfigReader(YamlTree.parse(text, file), file, env).config(dir);
+  }
+
+  private CliConfig config(Path dir) {
+    At root = new At(tree.root(), "", "");
+    root.object("store", "output", "delivery", "pollers");
+    StoreSpec store = store(root.child("store"), dir);
+    Path output = output(root.child("output"), dir);
+    At delivery = root.child("delivery");
+    DeliveryOptions options = DeliveryOptions.DEFAULT;
+    if (!delivery.missing()) {
+      delivery.object("concurrency", "dispatchBatchSize");
+      options = new DeliveryOptions(
+          delivery.child("concurrency").integer(DeliveryOptions.DEFAULT_CONCURRENCY, 1),
+          delivery.child("dispatchBatchSize").integer(DeliveryOptions.DEFAULT_DISPATCH_BATCH_SIZE, 1));
+    }
+    At pollers = root.child("pollers");
+    if (pollers.missing()) throw root.error("pollers: missing (a list of pollers)");
+    if (!pollers.node.isArray() || pollers.node.isEmpty()) {
+      throw pollers.error("must be a non-empty list of pollers");
+    }
+    List<PollerSpec> specs = new ArrayList<>();
+    Set<String> names = new LinkedHashSet<>();
+    for (int i = 0; i < pollers.node.size(); i++) {
+      At p = new At(pollers.node.get(i), pollers.pointer + "/" + i, "");
+      PollerSpec spec = poller(p, i);
+      if (!names.add(spec.name())) {
+        throw new ConfigException(file + ":" + spec.line() + ": poller " + spec.name() + ": name: used twice");
+      }
+      specs.add(spec);
+      poller = null;
+    }
+    return new CliConfig(file, dir, store, output, options, List.copyOf(specs), Set.copyOf(secrets));
+  }
+
+  private StoreSpec store(At at, Path dir) {
+    String uri = DEFAULT_STORE;
+    String prefix = null;
+    Long busy = null;
+    At uriAt = at;
+    if (!at.missing()) {
+      if (at.node.isObject()) {
+        at.object("uri", "tablePrefix", "busyTimeoutMs");
+        uriAt = at.child("uri");
+        if (uriAt.missing()) throw at.error("uri: missing (sqlite:PATH or memory:)");
+        prefix = at.child("tablePrefix").string(null);
+        if (!at.child("busyTimeoutMs").missing()) busy = (long) at.child("busyTimeoutMs").integer(0, 0);
+      }
+      uri = uriAt.envString();
+    }
+    return storeSpec(uri, prefix, busy, dir, uriAt);
+  }
+
+  /** Shared with {@code --store URI}: {@code at} is null there. */
+  StoreSpec storeSpec(String uri, @Nullable String prefix, @Nullable Long busy, Path dir, @Nullable At at) {
+    // A bare "memory:" is not valid YAML as a plain scalar, so "memory" is accepted too.
+    if (uri.equals("memory:") || uri.equals("memory")) {
+      if (prefix != null || busy != null) {
+        throw fail(at, "tablePrefix and busyTimeoutMs apply to sqlite: stores only");
+      }
+      return new StoreSpec(uri, null, null, null);
+    }
+    if (uri.startsWith("sqlite:")) {
+      String path = uri.substring("sqlite:".length());
+      if (path.isEmpty()) throw fail(at, "'" + uri + "': sqlite: needs a file path, e.g. sqlite:watukuy.db");
+      return new StoreSpec(uri, dir.resolve(path).normalize(), prefix, busy);
+    }
+    if (uri.startsWith("postgres:") || uri.startsWith("redis:")) {
+      throw fail(at, "'" + uri + "': this build has no " + uri.substring(0, uri.indexOf(':'))
+          + " store yet (sqlite:PATH or memory:)");
+    }
+    throw fail(at, "'" + uri + "' is not a store URI (sqlite:PATH or memory:)");
+  }
+
+  static StoreSpec storeUri(String uri) {
+    ConfigReader r = new ConfigReader(YamlTree.parse("{}", "--store"), "--store", n -> null);
+    return r.storeSpec(uri, null, null, Path.of("").toAbsolutePath(), null);
+  }
+
+  private ConfigException fail(@Nullable At at, String message) {
+    return at == null ? new ConfigException("--store: " + message) : at.error(message);
+  }
+
+  private @Nullable Path output(At at, Path dir) {
+    if (at.missing()) return null;
+    String out = at.envString();
+    if (out.equals("stdout")) return null;
+    if (out.startsWith("file:") && out.length() > "file:".length()) {
+      return dir.resolve(out.substring("file:".length())).normalize();
+    }
+    throw at.error("'" + out + "' is not an output (stdout or file:PATH)");
+  }
+
+  private PollerSpec poller(At p, int index) {
+    if (!p.node.isObject()) throw p.error("pollers[" + index + "]: must be a map");
+    At nameAt = p.child("name");
+    if (nameAt.missing()) throw p.error("pollers[" + index + "]: name: missing");
+    String name = nameAt.string(null);
+    if (name == null || !NAME.matcher(name).matches()) {
+      throw nameAt.error("'" + name + "' is not a poller name (letters, digits, _ . -)");
+    }
+    poller = name;
+    p.object("name", "partitions", "request", "response", "identity", "version", "orderingKey",
+        "deleted", "cursor", "schedule", "maxPagesPerCycle", "retain", "delivery");
+
+    List<String> partitions = new ArrayList<>();
+    At parts = p.child("partitions");
+    if (!parts.missing()) {
+      if (!parts.node.isArray()) throw parts.error("must be a list");
+      for (int i = 0; i < parts.node.size(); i++) {
+        At part = parts.item(i);
+        String value = part.string(null);
+        if (value == null) throw part.error("must be a string");
+        String problem = Poller.partitionProblem(value);
+        if (problem != null) throw part.error(problem);
+        partitions.add(value);
+      }
+    }
+
+    At request = p.child("request");
+    if (request.missing()) throw p.error("request: missing (url and query)");
+    request.object("url", "method", "headers", "query", "timeout");
+    At method = request.child("method");
+    if (!method.missing() && !"GET".equalsIgnoreCase(method.string(""))) {
+      throw method.error("'" + method.node.asText() + "': only GET is supported");
+    }
+    At urlAt = request.child("url");
+    if (urlAt.missing()) throw request.error("url: missing");
+    Template url = urlAt.template();
+    String literal = url.toString();
+    if (!literal.startsWith("http://") && !literal.startsWith("https://")) {
+      throw urlAt.error("must be an absolute http:// or https:// URL");
+    }
+    Map<String, Template> headers = request.child("headers").templates();
+    Map<String, Template> query = request.child("query").templates();
+    Duration timeout = request.child("timeout").duration(null);
+
+    At response = p.child("response");
+    if (response.missing()) throw p.error("response: missing (at least items)");
+    response.object("items", "hasMore", "next");
+    At itemsAt = response.child("items");
+    if (itemsAt.missing()) throw response.error("items: missing (a JSON Pointer, \"\" for the body itself)");
+    Locator items = itemsAt.locator();
+    At hasMoreAt = response.child("hasMore");
+    boolean nonEmpty = hasMoreAt.node.isTextual() && hasMoreAt.node.textValue().equals("nonEmpty");
+    Locator hasMore = hasMoreAt.missing() || nonEmpty ? null : hasMoreAt.locator();
+    At nextAt = response.child("next");
+    if (nextAt.node.isObject()) throw nextAt.error("next: {header: Link} is not supported yet; use a pointer");
+    Locator next = nextAt.missing() ? null : nextAt.locator();
+
+    At identityAt = p.child("identity");
+    if (identityAt.missing()) throw p.error("identity: missing (a pointer to each item's id, e.g. /id)");
+    Locator identity = identityAt.locator();
+    Locator version = p.child("version").missing() ? null : p.child("version").locator();
+    Locator ordering = p.child("orderingKey").missing() ? null : p.child("orderingKey").locator();
+    DeletedSpec deleted = deleted(p.child("deleted"));
+    CursorSpec cursor = cursor(p, p.child("cursor"), next);
+    Schedule schedule = schedule(p.child("schedule"));
+    int maxPages = p.child("maxPagesPerCycle").integer(Poller.DEFAULT_MAX_PAGES_PER_CYCLE, 1);
+    Retain retain = Retain.HASH;
+    At retainAt = p.child("retain");
+    if (!retainAt.missing()) {
+      String r = retainAt.string("");
+      if (!r.equals("hash") && !r.equals("payload")) throw retainAt.error("'" + r + "' is not hash or payload");
+      retain = Retain.fromWire(r);
+    }
+    DeliveryPolicy delivery = delivery(p.child("delivery"));
+    return new PollerSpec(name, tree.line(p.pointer), List.copyOf(partitions),
+        new RequestSpec(url, headers, query, timeout), new ResponseSpec(items, hasMore, nonEmpty, next),
+        identity, version, ordering, deleted, cursor, schedule, maxPages, retain, delivery);
+  }
+
+  private @Nullable DeletedSpec deleted(At at) {
+    if (at.missing()) return null;
+    if (at.node.isObject()) {
+      at.object("pointer", "equals");
+      At ptr = at.child("pointer");
+      if (ptr.missing()) throw at.error("pointer: missing");
+      At eq = at.child("equals");
+      if (eq.missing()) throw at.error("equals: missing (the value that marks a deleted item)");
+      if (!eq.node.isValueNode() || eq.node.isNull()) throw eq.error("must be a string, number or boolean");
+      return new DeletedSpec(ptr.locator(), eq.node.asText());
+    }
+    return new DeletedSpec(at.locator(), null);
+  }
+
+  private CursorSpec cursor(At poller, At at, @Nullable Locator next) {
+    if (at.missing()) throw poller.error("cursor: missing (strategy: timestamp | token | page | snapshotDiff)");
+    at.object("strategy", "field", "tieBreak", "initial", "lag", "overlap");
+    At strategyAt = at.child("strategy");
+    if (strategyAt.missing()) throw at.error("strategy: missing (timestamp | token | page | snapshotDiff)");
+    String strategy = strategyAt.string("");
+    switch (strategy) {
+      case "timestamp" -> {
+        At field = at.child("field");
+        if (field.missing()) throw at.error("field: missing (where the timestamp is in each item)");
+        String tieBreak = at.child("tieBreak").missing() ? null : at.child("tieBreak").locator().dotPath();
+        At initial = at.child("initial");
+        String init = initial.missing() || initial.node.isNull() ? null : initial.node.asText();
+        return new CursorSpec(strategy, field.locator().dotPath(), tieBreak, init, null,
+            at.child("lag").duration(Duration.ZERO), at.child("overlap").duration(Duration.ZERO));
+      }
+      case "token", "page", "snapshotDiff" -> {
+        for (String only : List.of("field", "tieBreak", "lag", "overlap")) {
+          if (!at.child(only).missing()) {
+            throw at.child(only).error("applies to the timestamp strategy only");
+          }
+        }
+        At initial = at.child("initial");
+        if (strategy.equals("snapshotDiff") && !initial.missing()) {
+          throw initial.error("snapshotDiff has no cursor, so no initial value");
+        }
+        if (strategy.equals("token") && next == null) {
+          throw poller.error("response.next: missing (the token strategy reads the next token there)");
+        }
+        String init = initial.missing() || initial.node.isNull() ? null : initial.node.asText();
+        Integer page = strategy.equals("page") ? initial.integer(io.watukuy.PageCursor.DEFAULT_INITIAL, 0) : null;
+        return new CursorSpec(strategy, null, null, strategy.equals("token") ? init : null, page,
+            Duration.ZERO, Duration.ZERO);
+      }
+      default -> throw strategyAt.error(
+          "'" + strategy + "' is not a strategy (timestamp, token, page, snapshotDiff)");
+    }
+  }
+
+  private Schedule schedule(At at) {
+    if (at.missing()) return Schedule.DEFAULT;
+    at.object("min", "max", "jitter", "adaptive");
+    Duration min = at.child("min").duration(Schedule.DEFAULT_MIN);
+    Duration max = at.child("max").duration(min.compareTo(Schedule.DEFAULT_MAX) > 0 ? min : Schedule.DEFAULT_MAX);
+    if (max.compareTo(min) < 0) throw at.child("max").error("must not be shorter than min");
+    At jitterAt = at.child("jitter");
+    double jitter = Schedule.DEFAULT_JITTER;
+    if (!jitterAt.missing()) {
+      if (!jitterAt.node.isNumber() || jitterAt.node.doubleValue() < 0 || jitterAt.node.doubleValue() > 1) {
+        throw jitterAt.error("'" + jitterAt.node.asText() + "' is not a number from 0 to 1");
+      }
+      jitter = jitterAt.node.doubleValue();
+    }
+    boolean adaptive = at.child("adaptive").bool(Schedule.DEFAULT_ADAPTIVE);
+    return new Schedule(min, max, jitter, adaptive, Backoff.DEFAULT_POLL);
+  }
+
+  private DeliveryPolicy delivery(At at) {
+    if (at.missing()) return DeliveryPolicy.DEFAULT;
+    at.object("retry", "poison");
+    RetryPolicy retry = RetryPolicy.DEFAULT;
+    At r = at.child("retry");
+    if (!r.missing()) {
+      r.object("attempts", "base", "max");
+      Backoff d = RetryPolicy.DEFAULT_BACKOFF;
+      Duration base = r.child("base").duration(d.base());
+      Duration max = r.child("max").duration(d.max());
+      if (max.compareTo(base) < 0) throw r.child("max").error("must not be shorter than base");
+      retry = new RetryPolicy(r.child("attempts").integer(RetryPolicy.DEFAULT_ATTEMPTS, 1),
+          new Backoff(base, d.factor(), max));
+    }
+    PoisonPolicy poison = PoisonPolicy.DEFAULT;
+    At q = at.child("poison");
+    if (!q.missing()) {
+      q.object("action", "holdKey");
+      PoisonPolicy.Action action = PoisonPolicy.DEFAULT.action();
+      At a = q.child("action");
+      if (!a.missing()) {
+        String s = a.string("");
+        action = switch (s) {
+          case "park" -> PoisonPolicy.Action.PARK;
+          case "halt" -> PoisonPolicy.Action.HALT;
+          default -> throw a.error("'" + s + "' is not park or halt");
+        };
+      }
+      poison = new PoisonPolicy(action, q.child("holdKey").bool(PoisonPolicy.DEFAULT.holdKey()));
+    }
+    return new DeliveryPolicy(retry, poison);
+  }
+
+  static Duration parseDuration(String text) {
+    Matcher m = DURATION.matcher(text.trim());
+    if (!m.matches()) throw new IllegalArgumentException("'" + text + "' is not a duration " + DURATION_UNITS);
+    long n = Long.parseLong(m.group(1));
+    return switch (m.group(2)) {
+      case "ms" -> Duration.ofMillis(n);
+      case "s" -> Duration.ofSeconds(n);
+      case "m" -> Duration.ofMinutes(n);
+      case "h" -> Duration.ofHours(n);
+      default -> Duration.ofDays(n);
+    };
+  }
+
+  /** A node with its JSON Pointer and its dotted name relative to the poller (or the file). */
+  final class At {
+    final JsonNode node;
+    final String pointer;
+    final String label;
+
+    At(JsonNode node, String pointer, String label) {
+      this.node = node;
+      this.pointer = pointer;
+      this.label = label;
+    }
+
+    boolean missing() {
+      return node.isMissingNode();
+    }
+
+    At child(String key) {
+      JsonNode n = node.isObject() && node.has(key) ? node.get(key) : MissingNode.getInstance();
+      return new At(n, pointer + "/" + YamlTree.escape(key), label.isEmpty() ? key : label + "." + key);
+    }
+
+    At item(int i) {
+      return new At(node.get(i), pointer + "/" + i, label + "[" + i + "]");
+    }
+
+    ConfigException error(String message) {
+      String where = label.isEmpty() ? "" : label + ": ";
+      String who = poller == null ? "" : "poller " + poller + ": ";
+      return new ConfigException(file + ":" + tree.line(pointer) + ": " + who + where + message);
+    }
+
+    /** Requires a map whose keys are all in {@code allowed}. */
+    void object(String... allowed) {
+      if (!node.isObject()) throw error("must be a map");
+      Set<String> known = Set.of(allowed);
+      for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+        String key = it.next();
+        if (!known.contains(key)) {
+          throw child(key).error("unknown key (expected one of " + String.join(", ", allowed) + ")");
+        }
+      }
+    }
+
+    @Nullable String string(@Nullable String fallback) {
+      if (missing()) return fallback;
+      if (!node.isTextual()) throw error("must be a string, but was " + node);
+      return node.textValue();
+    }
+
+    /** A string with {@code ${NAME}} read from the environment; the values become secrets. */
+    String envString() {
+      if (!node.isValueNode() || node.isNull()) throw error("must be a string");
+      return substitute(node.asText());
+    }
+
+    private String substitute(String text) {
+      Matcher m = ENV.matcher(text);
+      StringBuilder b = new StringBuilder();
+      while (m.find()) {
+        String value = env.apply(m.group(1));
+        if (value == null) throw error("environment variable " + m.group(1) + " is not set");
+        if (!value.isEmpty()) secrets.add(value);
+        m.appendReplacement(b, Matcher.quoteReplacement(value));
+      }
+      m.appendTail(b);
+      return b.toString();
+    }
+
+    Template template() {
+      String text = envString();
+      try {
+        return Template.parse(text);
+      } catch (IllegalArgumentException e) {
+        throw error(e.getMessage());
+      }
+    }
+
+    Map<String, Template> templates() {
+      Map<String, Template> out = new LinkedHashMap<>();
+      if (missing()) return out;
+      if (!node.isObject()) throw error("must be a map");
+      for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+        String key = it.next();
+        if (key.isEmpty()) throw child(key).error("empty name");
+        out.put(key, child(key).template());
+      }
+      return out;
+    }
+
+    Locator locator() {
+      if (!node.isTextual()) throw error("must be a JSON Pointer (/id) or a dot path (id), but was " + node);
+      try {
+        return Locator.parse(node.textValue());
+      } catch (IllegalArgumentException e) {
+        throw error("'" + node.textValue() + "' is not a JSON Pointer: " + e.getMessage());
+      }
+    }
+
+    @Nullable Duration duration(@Nullable Duration fallback) {
+      if (missing()) return fallback;
+      try {
+        return parseDuration(node.asText());
+      } catch (IllegalArgumentException e) {
+        throw error(e.getMessage());
+      }
+    }
+
+    int integer(int fallback, int min) {
+      if (missing()) return fallback;
+      if (!node.isIntegralNumber() || !node.canConvertToInt() || node.intValue() < min) {
+        throw error("'" + node.asText() + "' is not a whole number of at least " + min);
+      }
+      return node.intValue();
+    }
+
+    boolean bool(boolean fallback) {
+      if (missing()) return fallback;
+      if (!node.isBoolean()) throw error("'" + node.asText() + "' is not true or false");
+      return node.booleanValue();
+    }
+  }
+}

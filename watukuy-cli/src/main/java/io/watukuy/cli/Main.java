@@ -1,0 +1,101 @@
+package io.watukuy.cli;
+
+import io.watukuy.ConfigException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Properties;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine;
+
+/**
+ * The {@code watukuy} command line: {@code run}, {@code validate}, {@code migrate}, {@code
+ * inspect}, {@code pause}, {@code resume}, {@code trigger}. Events go to standard output (or the
+ * config's {@code output}), everything else to standard error.
+ *
+ * <p>Exit codes: 0 when every selected key polled or was skipped, 1 for any fetch, page, store
+ * or output error, 2 for a usage or config error before any key ran.
+ *
+ * @since 0.1
+ */
+public final class Main {
+  /** Every selected key polled without error, or was skipped. */
+  public static final int OK = 0;
+  /** A fetch, page, store or output error. */
+  public static final int FAILED = 1;
+  /** A usage or config error, before any key ran. */
+  public static final int USAGE = 2;
+
+  private Main() {}
+
+  /**
+   * Runs the command line and exits the JVM with its exit code.
+   *
+   * @param args the command and its arguments
+   */
+  public static void main(String[] args) {
+    configureLogging(Arrays.asList(args).contains("--verbose"));
+    int code = run(args, System.out, System.err);
+    System.out.flush();
+    System.exit(code);
+  }
+
+  /**
+   * Runs the command line without exiting, reading {@code ${NAME}} from the process environment.
+   *
+   * @param args the command and its arguments
+   * @param out where events (and {@code --help}, {@code inspect}, {@code validate}) go
+   * @param err where errors, skips and warnings go
+   * @return the exit code: {@link #OK}, {@link #FAILED} or {@link #USAGE}
+   */
+  public static int run(String[] args, PrintStream out, PrintStream err) {
+    return run(args, out, err, System.getenv()::get);
+  }
+
+  static int run(String[] args, PrintStream out, PrintStream err, Function<String, @Nullable String> env) {
+    boolean verbose = Arrays.asList(args).contains("--verbose");
+    Cli cli = new Cli(out, err, env, verbose);
+    CommandLine cmd = cli.commandLine();
+    cmd.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
+    cmd.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
+    cmd.setExecutionExceptionHandler((e, line, parsed) -> {
+      if (e instanceof ConfigException) {
+        err.println("watukuy: " + cli.redact(e.getMessage()));
+        if (verbose) e.printStackTrace(err);
+        return USAGE;
+      }
+      err.println("watukuy: " + cli.redact(Cli.describe(e)));
+      if (verbose) e.printStackTrace(err);
+      return FAILED;
+    });
+    return cmd.execute(args);
+  }
+
+  private static void configureLogging(boolean verbose) {
+    // slf4j-simple reads these once, at its first use; they override simplelogger.properties.
+    System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
+    if (verbose) System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "debug");
+  }
+
+  /** The project version, from the jar's resources. */
+  static String version() {
+    Properties p = new Properties();
+    try (InputStream in = Main.class.getResourceAsStream("/watukuy-cli.properties")) {
+      if (in != null) p.load(in);
+    } catch (java.io.IOException e) {
+      // fall through to "unknown"
+    }
+    return p.getProperty("version", "unknown");
+  }
+
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      return new String[] {"watukuy " + version()};
+    }
+  }
+
+}

@@ -1,0 +1,156 @@
+package io.watukuy.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.watukuy.ConfigException;
+import io.watukuy.CursorStrategy;
+import io.watukuy.Cursors;
+import io.watukuy.FetchContext;
+import io.watukuy.HttpResult;
+import io.watukuy.Page;
+import io.watukuy.Poller;
+import io.watukuy.RequestOptions;
+import io.watukuy.TimestampCursor;
+import io.watukuy.Watermark;
+import io.watukuy.cli.CliConfig.CursorSpec;
+import io.watukuy.cli.CliConfig.PollerSpec;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/** Turns the pollers of a config into {@link Poller}s whose fetch follows the YAML. */
+final class YamlPollers {
+  private YamlPollers() {}
+
+  /**
+   * Builds every poller of {@code config}.
+   *
+   * @throws ConfigException when a builder rejects a setting; the message names file, line and
+   *     poller
+   */
+  static List<Poller<JsonNode>> build(CliConfig config) {
+    List<Poller<JsonNode>> out = new ArrayList<>();
+    for (PollerSpec spec : config.pollers()) {
+      try {
+        out.add(build(spec));
+      } catch (ConfigException e) {
+        throw new ConfigException(
+            config.file() + ":" + spec.line() + ": poller " + spec.name() + ": " + e.getMessage(), e);
+      }
+    }
+    return out;
+  }
+
+  private static Poller<JsonNode> build(PollerSpec spec) {
+    Poller.Builder<JsonNode, Void> b = Poller.builder(spec.name(), JsonNode.class)
+        .identity(item -> spec.identity().find(item))
+        .schedule(spec.schedule())
+        .maxPagesPerCycle(spec.maxPagesPerCycle())
+        .retain(spec.retain())
+        .delivery(spec.delivery());
+    if (spec.version() != null) b.version(item -> spec.version().find(item));
+    if (spec.orderingKey() != null) b.orderingKey(item -> keyText(spec.orderingKey().find(item)));
+    if (spec.deleted() != null) {
+      CliConfig.DeletedSpec d = spec.deleted();
+      b.tombstone(item -> {
+        JsonNode v = d.at().find(item);
+        return d.equals() == null ? v.isBoolean() && v.booleanValue() : v.isValueNode() && v.asText().equals(d.equals());
+      });
+    }
+    if (!spec.partitions().isEmpty()) b.partitions(spec.partitions());
+    if (spec.request().timeout() != null) b.requestTimeout(spec.request().timeout());
+    return finish(b.cursor(strategy(spec.cursor())), new YamlFetcher(spec));
+  }
+
+  private static <C> Poller<JsonNode> finish(Poller.Builder<JsonNode, C> b, YamlFetcher fetcher) {
+    return b.fetch(ctx -> fetcher.fetch(ctx)).build();
+  }
+
+  private static CursorStrategy<?> strategy(CursorSpec c) {
+    return switch (c.strategy()) {
+      case "timestamp" -> {
+        TimestampCursor.Builder t = Cursors.timestamp(c.field()).tieBreak(c.tieBreak()).initial(c.initial());
+        yield t.lag(c.lag()).overlap(c.overlap()).build();
+      }
+      case "token" -> Cursors.token(c.initial());
+      case "page" -> Cursors.page(c.initialPage() == null ? 1 : c.initialPage());
+      default -> Cursors.snapshotDiff();
+    };
+  }
+
+  private static @Nullable String keyText(JsonNode n) {
+    if (n.isMissingNode() || n.isNull()) return null;
+    return n.isValueNode() ? n.asText() : n.toString();
+  }
+
+  /** The fetch of one YAML poller: render the templates, GET, pick items and paging by pointer. */
+  static final class YamlFetcher {
+    private final PollerSpec spec;
+
+    YamlFetcher(PollerSpec spec) {
+      this.spec = spec;
+    }
+
+    Page<JsonNode> fetch(FetchContext<?> ctx) {
+      Map<String, @Nullable String> vars = new HashMap<>();
+      Object cursor = ctx.cursor();
+      if (cursor instanceof Watermark w) {
+        vars.put("cursor.value", w.value());
+        vars.put("cursor.tieBreak", w.tieBreak());
+      } else if (cursor instanceof Integer page) {
+        vars.put("cursor.value", page.toString());
+        vars.put("cursor.page", page.toString());
+      } else if (cursor != null) {
+        vars.put("cursor.value", cursor.toString());
+      }
+      vars.put("page", Integer.toString(ctx.page()));
+      vars.put("partition", ctx.partition());
+
+      String url = spec.request().url().render(vars, YamlFetcher::encodePathValue, false);
+      RequestOptions.Builder options = RequestOptions.builder();
+      spec.request().query().forEach((name, t) -> options.query(name, t.render(vars, v -> v, true)));
+      spec.request().headers().forEach((name, t) -> {
+        String value = t.render(vars, v -> v, true);
+        if (value != null) options.header(name, value);
+      });
+      HttpResult result = ctx.http().get(url, options.build());
+      JsonNode body = result.json();
+      CliConfig.ResponseSpec r = spec.response();
+      JsonNode items = r.items().find(body);
+      if (!items.isArray()) {
+        throw new IllegalStateException(result.method() + " " + result.url() + ": response.items '"
+            + r.items() + "' does not point at an array (found " + kind(items) + ")");
+      }
+      List<JsonNode> list = new ArrayList<>(items.size());
+      items.forEach(list::add);
+      Page<JsonNode> page = Page.of(list);
+      if (r.hasMoreNonEmpty()) {
+        page = page.withHasMore(!list.isEmpty());
+      } else if (r.hasMore() != null) {
+        JsonNode more = r.hasMore().find(body);
+        if (!more.isMissingNode() && !more.isNull() && !more.isBoolean()) {
+          throw new IllegalStateException(result.method() + " " + result.url() + ": response.hasMore '"
+              + r.hasMore() + "' is not a boolean (found " + kind(more) + ")");
+        }
+        page = page.withHasMore(more.isBoolean() ? more.booleanValue() : null);
+      }
+      if (r.next() != null) {
+        JsonNode next = r.next().find(body);
+        page = page.withCursor(next.isMissingNode() || next.isNull() ? null : next.isTextual() ? next.textValue() : next.toString());
+      }
+      return page;
+    }
+
+    private static String encodePathValue(String v) {
+      return URLEncoder.encode(v, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    private static String kind(JsonNode n) {
+      if (n.isMissingNode()) return "nothing";
+      return "a JSON " + n.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+}

@@ -1,0 +1,123 @@
+package io.watukuy.cli;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.watukuy.ConfigException;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * A YAML document as a Jackson tree plus the line of every node, keyed by JSON Pointer, so that
+ * a config error can name the line it is about. A member's line is the line of its key.
+ */
+final class YamlTree {
+  private static final YAMLFactory YAML = YAMLFactory.builder().build();
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+  private final JsonNode root;
+  private final Map<String, Integer> lines;
+
+  private YamlTree(JsonNode root, Map<String, Integer> lines) {
+    this.root = root;
+    this.lines = lines;
+  }
+
+  JsonNode root() {
+    return root;
+  }
+
+  /** The line of the node at {@code pointer}, or of its nearest ancestor that has one. */
+  int line(String pointer) {
+    String p = pointer;
+    while (true) {
+      Integer line = lines.get(p);
+      if (line != null) return line;
+      if (p.isEmpty()) return 1;
+      p = p.substring(0, p.lastIndexOf('/'));
+    }
+  }
+
+  /**
+   * Parses {@code text}; {@code file} is only used in messages.
+   *
+   * @throws ConfigException for text that is not YAML, a duplicate key, or an empty document
+   */
+  static YamlTree parse(String text, String file) {
+    Map<String, Integer> lines = new HashMap<>();
+    try (JsonParser p = YAML.createParser(text)) {
+      if (p.nextToken() == null) throw new ConfigException(file + ":1: the file is empty");
+      JsonNode root = read(p, "", lines, file);
+      return new YamlTree(root, lines);
+    } catch (JsonProcessingException e) {
+      int line = e.getLocation() == null ? 1 : Math.max(1, e.getLocation().getLineNr());
+      throw new ConfigException(file + ":" + line + ": not valid YAML: " + e.getOriginalMessage().lines().findFirst().orElse("").strip());
+    } catch (IOException e) {
+      throw new ConfigException(file + ": cannot read: " + e.getMessage(), e);
+    }
+  }
+
+  private static JsonNode read(JsonParser p, String pointer, Map<String, Integer> lines, String file)
+      throws IOException {
+    lines.putIfAbsent(pointer, line(p));
+    JsonToken t = p.currentToken();
+    switch (t) {
+      case START_OBJECT -> {
+        ObjectNode object = NODES.objectNode();
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+          String name = p.currentName();
+          String child = pointer + "/" + escape(name);
+          if (object.has(name)) {
+            throw new ConfigException(file + ":" + line(p) + ": " + name + ": duplicate key");
+          }
+          lines.put(child, line(p));
+          p.nextToken();
+          object.set(name, read(p, child, lines, file));
+        }
+        return object;
+      }
+      case START_ARRAY -> {
+        ArrayNode array = NODES.arrayNode();
+        int i = 0;
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+          array.add(read(p, pointer + "/" + i++, lines, file));
+        }
+        return array;
+      }
+      case VALUE_STRING -> {
+        return NODES.textNode(p.getText());
+      }
+      case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> {
+        return p.getNumberType() == JsonParser.NumberType.BIG_DECIMAL
+                || p.getNumberType() == JsonParser.NumberType.DOUBLE
+                || p.getNumberType() == JsonParser.NumberType.FLOAT
+            ? NODES.numberNode(p.getDecimalValue())
+            : NODES.numberNode(p.getBigIntegerValue());
+      }
+      case VALUE_TRUE -> {
+        return NODES.booleanNode(true);
+      }
+      case VALUE_FALSE -> {
+        return NODES.booleanNode(false);
+      }
+      case VALUE_NULL -> {
+        return NODES.nullNode();
+      }
+      default -> throw new ConfigException(file + ":" + line(p) + ": unexpected YAML token " + t);
+    }
+  }
+
+  private static int line(JsonParser p) {
+    return Math.max(1, p.currentTokenLocation().getLineNr());
+  }
+
+  static String escape(String name) {
+    return name.replace("~", "~0").replace("/", "~1");
+  }
+}
