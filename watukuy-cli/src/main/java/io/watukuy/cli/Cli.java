@@ -99,7 +99,9 @@ final class Cli {
       this.pollers = YamlPollers.build(config);
       this.store = open(config.store());
       try {
-        Watukuy.Builder b = Watukuy.builder().store(store).delivery(config.delivery());
+        // The sink is one stream: handlers run on the cycle's thread, so lines come in outbox
+        // order (per key, and across keys of one poller) and one write never interleaves another.
+        Watukuy.Builder b = Watukuy.builder().store(store).delivery(config.delivery()).handlerExecutor(Runnable::run);
         pollers.forEach(b::poller);
         this.engine = b.build();
       } catch (RuntimeException e) {
