@@ -234,6 +234,7 @@ public interface Watukuy extends AutoCloseable {
     private Duration leaseTtl = DEFAULT_LEASE_TTL;
     private DeliveryOptions delivery = DeliveryOptions.DEFAULT;
     private WatukuyListener listener = WatukuyListener.NONE;
+    private java.util.Set<String> secrets = java.util.Set.of();
 
     Builder() {}
 
@@ -377,6 +378,22 @@ public interface Watukuy extends AutoCloseable {
     }
 
     /**
+     * Values to redact wherever the engine reports them (HTTP error messages, logs, the stored
+     * last error): typically the values of {@code ${ENV}} substitutions in a configuration.
+     * Authorization, Cookie and Proxy-Authorization headers and credential-like query parameters
+     * are redacted anyway. Default none.
+     *
+     * @param values the secret strings; empty strings are ignored
+     * @return this builder
+     */
+    public Builder secrets(java.util.Collection<String> values) {
+      java.util.Set<String> s = new java.util.HashSet<>();
+      for (String v : values) if (v != null && !v.isEmpty()) s.add(v);
+      this.secrets = java.util.Set.copyOf(s);
+      return this;
+    }
+
+    /**
      * The engine. Starts no cycle and touches no store; the builder stays usable. Without an
      * {@link #instanceId}, looks up the local host name.
      *
@@ -388,7 +405,7 @@ public interface Watukuy extends AutoCloseable {
       if (pollers.isEmpty()) throw new ConfigException("at least one poller is required");
       return new Engine(
           store, List.copyOf(pollers), time, random, instanceId, executor, handlerExecutor, leaseTtl,
-          delivery, listener);
+          delivery, listener, secrets);
     }
   }
 }

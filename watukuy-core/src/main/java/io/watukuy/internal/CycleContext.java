@@ -15,4 +15,5 @@ record CycleContext(
     Duration leaseTtl,
     WatukuyListener listener,
     Dispatcher dispatcher,
-    java.util.function.Supplier<java.net.http.HttpClient> httpClient) {}
+    java.util.function.Supplier<java.net.http.HttpClient> httpClient,
+    java.util.Set<String> secrets) {}

@@ -91,7 +91,8 @@ public final class Engine implements Watukuy {
       @Nullable Executor handlerExecutor,
       Duration leaseTtl,
       DeliveryOptions delivery,
-      WatukuyListener listener) {
+      WatukuyListener listener,
+      java.util.Set<String> secrets) {
     this.store = store;
     this.time = time;
     this.listener = listener;
@@ -116,7 +117,7 @@ public final class Engine implements Watukuy {
     Dispatcher dispatcher =
         new Dispatcher(store, time, rnd, handlerExecutor, new Semaphore(delivery.concurrency()),
             listener, delivery.dispatchBatchSize());
-    CycleContext cx = new CycleContext(store, time, rnd, id, leaseTtl, listener, dispatcher, this::httpClient);
+    CycleContext cx = new CycleContext(store, time, rnd, id, leaseTtl, listener, dispatcher, this::httpClient, secrets);
     Duration shortest = MAX_PASS_INTERVAL;
     for (Poller<?> p : pollers) {
       Poller<Object> po = (Poller<Object>) p;

@@ -754,7 +754,7 @@ final class KeyCycle {
 
     @Override
     public Set<String> secretValues() {
-      return Set.of();
+      return cx.secrets();
     }
 
     @Override

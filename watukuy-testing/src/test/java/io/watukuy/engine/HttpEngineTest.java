@@ -207,4 +207,22 @@ class HttpEngineTest {
     assertThat(w.tick().poller("catalog").orElseThrow().outcome()).isEqualTo(KeyReport.Outcome.POLLED);
     assertThat(handler.changes()).containsExactly("a:created");
   }
+
+  @Test
+  void secretsGivenToTheEngineAreRedactedFromErrorsAndTheStoredLastError() {
+    catalog.put("a", 1);
+    throttle = "5";
+    String base = "http://127.0.0.1:" + server.getAddress().getPort() + "/items";
+    Poller<JsonNode> p = Poller.builder("catalog", JsonNode.class).identity(n -> n.get("id"))
+        .cursor(Cursors.snapshotDiff())
+        .fetch(ctx -> { ctx.http().get(base + "?page=" + ctx.page() + "&tenant=s3cr3t-tenant").json(); return Page.empty(); })
+        .schedule(Fixture.FIXED).build();
+    Watukuy w = f.engine("a").secrets(List.of("s3cr3t-tenant")).poller(p).build().on(p, handler);
+
+    KeyReport report = w.tick().poller("catalog").orElseThrow();
+
+    assertThat(report.error().getMessage()).contains("[redacted]").doesNotContain("s3cr3t-tenant");
+    assertThat(f.store.loadState(PollerKey.of("catalog")).orElseThrow().schedule().lastError().message())
+        .doesNotContain("s3cr3t-tenant");
+  }
 }
