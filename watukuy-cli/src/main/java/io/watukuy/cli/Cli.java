@@ -35,8 +35,8 @@ import picocli.CommandLine.Parameters;
 
 /** The commands. One instance per invocation; holds the streams and the environment. */
 final class Cli {
-  private final PrintStream out;
-  private final PrintStream err;
+  final PrintStream out;
+  final PrintStream err;
   private final Function<String, @Nullable String> env;
   private final boolean verbose;
   // Values read from ${NAME}: hidden in every message this process prints.
@@ -58,6 +58,12 @@ final class Cli {
     root.addSubcommand("pause", new CommandLine(new Operation("pause")));
     root.addSubcommand("resume", new CommandLine(new Operation("resume")));
     root.addSubcommand("trigger", new CommandLine(new Operation("trigger")));
+    root.addSubcommand("demo", new CommandLine(new DemoCommand(out, err)));
+    OperationCommands ops = new OperationCommands(this);
+    root.addSubcommand("reset-cursor", new CommandLine(ops.new ResetCursor()));
+    root.addSubcommand("backfill", new CommandLine(ops.new Backfill()));
+    root.addSubcommand("replay", new CommandLine(ops.new Replay()));
+    root.addSubcommand("parked", ops.parked());
     return root;
   }
 
@@ -75,13 +81,13 @@ final class Cli {
     return m;
   }
 
-  private CliConfig load(Path file) {
+  CliConfig load(Path file) {
     CliConfig config = ConfigReader.read(file, env);
     secrets = config.secrets();
     return config;
   }
 
-  private static StateStore open(StoreSpec spec) {
+  static StateStore open(StoreSpec spec) {
     if (spec.sqlitePath() == null) return new MemoryStore();
     SqliteStore.Builder b = SqliteStore.builder(spec.sqlitePath());
     if (spec.tablePrefix() != null) b.tablePrefix(spec.tablePrefix());
@@ -90,18 +96,23 @@ final class Cli {
   }
 
   /** A store and an engine over the config's pollers; closes both. */
-  private static final class Session implements AutoCloseable {
+  static final class Session implements AutoCloseable {
     final StateStore store;
     final Watukuy engine;
     final List<Poller<JsonNode>> pollers;
 
     Session(CliConfig config) {
-      this.pollers = YamlPollers.build(config);
-      this.store = open(config.store());
+      this(config.store(), YamlPollers.build(config), config.delivery());
+    }
+
+    /** Over {@code pollers}, which may be {@link OperationCommands#standIn stand-ins} for {@code --store}. */
+    Session(StoreSpec spec, List<Poller<JsonNode>> pollers, io.watukuy.DeliveryOptions delivery) {
+      this.pollers = pollers;
+      this.store = open(spec);
       try {
         // The sink is one stream: handlers run on the cycle's thread, so lines come in outbox
         // order (per key, and across keys of one poller) and one write never interleaves another.
-        Watukuy.Builder b = Watukuy.builder().store(store).delivery(config.delivery()).handlerExecutor(Runnable::run);
+        Watukuy.Builder b = Watukuy.builder().store(store).delivery(delivery).handlerExecutor(Runnable::run);
         pollers.forEach(b::poller);
         this.engine = b.build();
       } catch (RuntimeException e) {
@@ -326,11 +337,14 @@ final class Cli {
   }
 
   @Command(mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-      description = "pause / resume / trigger every key of poller NAME.")
+      customSynopsis = "watukuy pause|resume|trigger (CONFIG | --store URI) NAME",
+      description = {"pause / resume / trigger every key (every partition) of poller NAME.",
+          "With --store URI instead of CONFIG, NAME must have state in that store."})
   final class Operation implements Callable<Integer> {
     private final String op;
-    @Parameters(index = "0", paramLabel = "CONFIG") Path config;
-    @Parameters(index = "1", paramLabel = "NAME") String name;
+    @CommandLine.Mixin OperationCommands.Target target;
+    @Parameters(paramLabel = "[CONFIG] NAME", arity = "1..2") List<String> args = new ArrayList<>();
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
     @CommandLine.Mixin Verbose v;
 
     Operation(String op) {
@@ -339,11 +353,9 @@ final class Cli {
 
     @Override
     public Integer call() {
-      CliConfig cfg = load(config);
-      if (cfg.pollers().stream().noneMatch(p -> p.name().equals(name))) {
-        throw new ConfigException(name + ": " + cfg.file() + " has no such poller");
-      }
-      try (Session s = new Session(cfg)) {
+      OperationCommands.Resolved r = OperationCommands.resolve(Cli.this, spec, target, args, false, false);
+      String name = r.name();
+      try (Session s = r.session()) {
         switch (op) {
           case "pause" -> s.engine.pause(name);
           case "resume" -> s.engine.resume(name);

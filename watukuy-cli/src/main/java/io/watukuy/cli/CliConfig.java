@@ -2,6 +2,7 @@ package io.watukuy.cli;
 
 import io.watukuy.DeliveryOptions;
 import io.watukuy.DeliveryPolicy;
+import io.watukuy.EventLog;
 import io.watukuy.Retain;
 import io.watukuy.Schedule;
 import java.nio.file.Path;
@@ -38,7 +39,8 @@ record CliConfig(
       Schedule schedule,
       int maxPagesPerCycle,
       Retain retain,
-      DeliveryPolicy delivery) {}
+      DeliveryPolicy delivery,
+      EventLog log) {}
 
   record RequestSpec(
       Template url, Map<String, Template> headers, Map<String, Template> query, @Nullable Duration timeout) {}

@@ -6,6 +6,7 @@ import io.watukuy.Backoff;
 import io.watukuy.ConfigException;
 import io.watukuy.DeliveryOptions;
 import io.watukuy.DeliveryPolicy;
+import io.watukuy.EventLog;
 import io.watukuy.PoisonPolicy;
 import io.watukuy.Poller;
 import io.watukuy.Retain;
@@ -179,7 +180,7 @@ final class ConfigReader {
     }
     poller = name;
     p.object("name", "partitions", "request", "response", "identity", "version", "orderingKey",
-        "deleted", "cursor", "schedule", "maxPagesPerCycle", "retain", "delivery");
+        "deleted", "cursor", "schedule", "maxPagesPerCycle", "retain", "delivery", "log");
 
     List<String> partitions = new ArrayList<>();
     At parts = p.child("partitions");
@@ -243,9 +244,10 @@ final class ConfigReader {
       retain = Retain.fromWire(r);
     }
     DeliveryPolicy delivery = delivery(p.child("delivery"));
+    EventLog log = log(p.child("log"));
     return new PollerSpec(name, tree.line(p.pointer), List.copyOf(partitions),
         new RequestSpec(url, headers, query, timeout), new ResponseSpec(items, hasMore, nonEmpty, next),
-        identity, version, ordering, deleted, cursor, schedule, maxPages, retain, delivery);
+        identity, version, ordering, deleted, cursor, schedule, maxPages, retain, delivery, log);
   }
 
   private @Nullable DeletedSpec deleted(At at) {
@@ -317,6 +319,14 @@ final class ConfigReader {
     }
     boolean adaptive = at.child("adaptive").bool(Schedule.DEFAULT_ADAPTIVE);
     return new Schedule(min, max, jitter, adaptive, Backoff.DEFAULT_POLL);
+  }
+
+  /** The event log that {@code replay} copies from: {@code {enabled, retention}}, off by default. */
+  private EventLog log(At at) {
+    if (at.missing()) return EventLog.DISABLED;
+    at.object("enabled", "retention");
+    if (!at.child("enabled").bool(false)) return EventLog.DISABLED;
+    return EventLog.keep(at.child("retention").duration(EventLog.DEFAULT_RETENTION));
   }
 
   private DeliveryPolicy delivery(At at) {

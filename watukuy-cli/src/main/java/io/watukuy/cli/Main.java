@@ -13,7 +13,8 @@ import picocli.CommandLine;
 
 /**
  * The {@code watukuy} command line: {@code run}, {@code validate}, {@code migrate}, {@code
- * inspect}, {@code pause}, {@code resume}, {@code trigger}. Events go to standard output (or the
+ * inspect}, {@code pause}, {@code resume}, {@code trigger}, {@code reset-cursor}, {@code
+ * backfill}, {@code replay}, {@code parked}. Events go to standard output (or the
  * config's {@code output}), everything else to standard error.
  *
  * <p>Exit codes: 0 when every selected key polled or was skipped, 1 for any fetch, page, store
@@ -61,6 +62,12 @@ public final class Main {
     CommandLine cmd = cli.commandLine();
     cmd.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
     cmd.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
+    // One line, not the whole usage text: the error stays visible in cron mail and scripts.
+    cmd.setParameterExceptionHandler((e, given) -> {
+      String command = e.getCommandLine().getCommandSpec().qualifiedName(" ");
+      err.println(command + ": " + cli.redact(e.getMessage()) + " (see " + command + " --help)");
+      return USAGE;
+    });
     cmd.setExecutionExceptionHandler((e, line, parsed) -> {
       if (e instanceof ConfigException) {
         err.println("watukuy: " + cli.redact(e.getMessage()));

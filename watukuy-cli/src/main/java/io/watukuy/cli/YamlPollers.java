@@ -50,7 +50,8 @@ final class YamlPollers {
         .schedule(spec.schedule())
         .maxPagesPerCycle(spec.maxPagesPerCycle())
         .retain(spec.retain())
-        .delivery(spec.delivery());
+        .delivery(spec.delivery())
+        .log(spec.log());
     if (spec.version() != null) b.version(item -> spec.version().find(item));
     if (spec.orderingKey() != null) b.orderingKey(item -> keyText(spec.orderingKey().find(item)));
     if (spec.deleted() != null) {

@@ -1,0 +1,377 @@
+package io.watukuy.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.watukuy.ConfigException;
+import io.watukuy.Cursors;
+import io.watukuy.DeliveryOptions;
+import io.watukuy.ParkedEvent;
+import io.watukuy.ParkedRow;
+import io.watukuy.Poller;
+import io.watukuy.PollerKey;
+import io.watukuy.cli.CliConfig.PollerSpec;
+import io.watukuy.cli.CliConfig.StoreSpec;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * The operations on stored state: {@code reset-cursor}, {@code backfill}, {@code replay} and
+ * {@code parked list|retry|discard}. Each names its store by {@code CONFIG} or, where the poller's
+ * definition is not needed, by {@code --store URI}, then the poller by {@code NAME}.
+ */
+final class OperationCommands {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final Cli cli;
+
+  OperationCommands(Cli cli) {
+    this.cli = cli;
+  }
+
+  /** {@code --store URI}: the store, when there is no config. */
+  static final class Target {
+    @Option(names = "--store", paramLabel = "URI",
+        description = "sqlite:PATH (relative to the current folder) instead of CONFIG.")
+    @Nullable String store;
+  }
+
+  /**
+   * What the positional arguments and {@code --store} name. With a config, {@code config} is set
+   * and the session runs the config's pollers; with {@code --store}, a stand-in poller of that
+   * name.
+   */
+  record Resolved(@Nullable CliConfig config, StoreSpec store, String name, List<String> rest) {
+    Cli.Session session() {
+      if (config != null) return new Cli.Session(config);
+      Cli.Session s = new Cli.Session(store, List.of(standIn(name)), DeliveryOptions.DEFAULT);
+      try {
+        if (s.store.listKeys(name).isEmpty()) {
+          TreeSet<String> known = new TreeSet<>();
+          s.store.listKeys(null).forEach(k -> known.add(k.poller()));
+          throw new ConfigException(store.uri() + ": no state for poller " + name
+              + (known.isEmpty() ? " (the store holds no pollers)" : " (it holds: " + String.join(", ", known) + ")"));
+        }
+      } catch (RuntimeException e) {
+        s.close();
+        throw e;
+      }
+      return s;
+    }
+
+    @Nullable PollerSpec poller() {
+      if (config == null) return null;
+      return config.pollers().stream().filter(p -> p.name().equals(name)).findFirst().orElseThrow();
+    }
+  }
+
+  /**
+   * Reads {@code [CONFIG] NAME [REST...]}.
+   *
+   * @param needsConfig the command needs the poller's definition, so {@code --store} is refused
+   * @param rest whether arguments after NAME are allowed
+   * @throws ParameterException for a usage error
+   * @throws ConfigException for a config that does not load or has no poller NAME
+   */
+  static Resolved resolve(Cli cli, CommandSpec spec, Target target, List<String> args, boolean needsConfig,
+      boolean rest) {
+    String command = spec.qualifiedName(" ").replaceFirst("^watukuy ", "");
+    if (target.store == null) {
+      if (args.size() < 2) throw usage(spec, "give CONFIG NAME" + (needsConfig ? "" : ", or --store URI NAME"));
+      if (!rest && args.size() > 2) throw usage(spec, "unexpected argument '" + args.get(2) + "'");
+      CliConfig cfg = cli.load(Path.of(args.get(0)));
+      String name = args.get(1);
+      if (cfg.pollers().stream().noneMatch(p -> p.name().equals(name))) {
+        throw new ConfigException(name + ": " + cfg.file() + " has no such poller");
+      }
+      return new Resolved(cfg, cfg.store(), name, List.copyOf(args.subList(2, args.size())));
+    }
+    if (needsConfig) {
+      throw usage(spec, command + " needs CONFIG, not --store: it checks values against the poller's cursor strategy");
+    }
+    if (args.isEmpty()) throw usage(spec, "give NAME after --store URI");
+    if (!rest && args.size() > 1) throw usage(spec, "give CONFIG or --store URI, not both");
+    StoreSpec store = ConfigReader.storeUri(target.store);
+    if (store.sqlitePath() != null && !Files.isRegularFile(store.sqlitePath())) {
+      throw new ConfigException("--store " + target.store + ": no such file " + store.sqlitePath());
+    }
+    String name = args.get(0);
+    String problem = nameProblem(name);
+    if (problem != null) throw usage(spec, problem);
+    return new Resolved(null, store, name, List.copyOf(args.subList(1, args.size())));
+  }
+
+  private static @Nullable String nameProblem(String name) {
+    return name.matches("[A-Za-z0-9_.-]+") ? null : "'" + name + "' is not a poller name (letters, digits, _ . -)";
+  }
+
+  static ParameterException usage(CommandSpec spec, String message) {
+    return new ParameterException(spec.commandLine(), message);
+  }
+
+  /**
+   * A poller that only names stored state, for operations run with {@code --store}: the engine's
+   * operations need a registered poller, and these never fetch or decode a cursor.
+   */
+  static Poller<JsonNode> standIn(String name) {
+    return Poller.builder(name, JsonNode.class)
+        .identity(item -> item)
+        .cursor(Cursors.snapshotDiff())
+        .fetch(ctx -> {
+          throw new IllegalStateException("poller " + name + ": a --store stand-in never fetches");
+        })
+        .build();
+  }
+
+  @Command(name = "reset-cursor", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+      customSynopsis = "watukuy reset-cursor CONFIG NAME (--to VALUE | --initial) [--clear-snapshot]",
+      description = {"Moves the live cursor of every key of poller NAME and makes the keys due now.",
+          "VALUE is the API's own string (a timestamp, a page number, a token), checked against the",
+          "poller's cursor strategy, so CONFIG is required (no --store).",
+          "Waits up to one lease TTL (30 s) for a running cycle; exit 1 if a key stays leased."})
+  final class ResetCursor implements Callable<Integer> {
+    @CommandLine.Mixin Target target;
+    @Parameters(paramLabel = "CONFIG NAME", arity = "1..*") List<String> args = new ArrayList<>();
+    @Option(names = "--to", paramLabel = "VALUE", description = "The new live cursor, as the API writes it.")
+    @Nullable String to;
+    @Option(names = "--initial", description = "Back to the strategy's initial cursor.") boolean initial;
+    @Option(names = "--clear-snapshot",
+        description = "Also forget the known items, so the next run emits every item as created, with the same ids.")
+    boolean clearSnapshot;
+    @Spec CommandSpec spec;
+    @CommandLine.Mixin Cli.Verbose v;
+
+    @Override
+    public Integer call() {
+      if ((to == null) != initial) throw usage(spec, "give exactly one of --to VALUE and --initial");
+      Resolved r = resolve(cli, spec, target, args, true, false);
+      try (Cli.Session s = r.session()) {
+        s.engine.resetCursor(r.name(), to, clearSnapshot);
+      }
+      cli.err.println("watukuy: poller " + r.name() + ": live cursor reset to "
+          + (to == null ? "its initial value" : "'" + to + "'") + (clearSnapshot ? ", snapshot cleared" : ""));
+      return Main.OK;
+    }
+  }
+
+  @Command(name = "backfill", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+      customSynopsis = "watukuy backfill CONFIG NAME --from VALUE [--to VALUE] [--force]",
+      description = {"Starts a backfill on every key of poller NAME: from its next due cycle, a second lane",
+          "runs the cursor strategy from --from until --to (default: the live cursor now).",
+          "Timestamp and page cursors only; CONFIG is required (no --store).",
+          "Known, unchanged items are not re-emitted unless --force."})
+  final class Backfill implements Callable<Integer> {
+    @CommandLine.Mixin Target target;
+    @Parameters(paramLabel = "CONFIG NAME", arity = "1..*") List<String> args = new ArrayList<>();
+    @Option(names = "--from", paramLabel = "VALUE", required = true, description = "The cursor to start from.")
+    String from;
+    @Option(names = "--to", paramLabel = "VALUE", description = "The cursor to stop at; default the live cursor.")
+    @Nullable String to;
+    @Option(names = "--force", description = "Re-emit every known item as updated.") boolean force;
+    @Spec CommandSpec spec;
+    @CommandLine.Mixin Cli.Verbose v;
+
+    @Override
+    public Integer call() {
+      Resolved r = resolve(cli, spec, target, args, true, false);
+      try (Cli.Session s = r.session()) {
+        s.engine.backfill(r.name(), from, to, force);
+      }
+      cli.err.println("watukuy: poller " + r.name() + ": backfill from '" + from + "' to "
+          + (to == null ? "the live cursor" : "'" + to + "'") + (force ? " (force)" : "")
+          + " starts with its next cycle; trigger to start it now");
+      return Main.OK;
+    }
+  }
+
+  @Command(name = "replay", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+      customSynopsis = "watukuy replay CONFIG NAME --from INSTANT [--to INSTANT]",
+      description = {"Copies the logged events of poller NAME committed in [--from, --to) back into the outbox,",
+          "with their original ids; the next run delivers them. Prints how many on stdout.",
+          "Needs log: {enabled: true} on the poller, so CONFIG is required (no --store).",
+          "INSTANT is ISO-8601 UTC, e.g. 2024-05-01T00:00:00Z."})
+  final class Replay implements Callable<Integer> {
+    @CommandLine.Mixin Target target;
+    @Parameters(paramLabel = "CONFIG NAME", arity = "1..*") List<String> args = new ArrayList<>();
+    @Option(names = "--from", paramLabel = "INSTANT", required = true, description = "First commit time, inclusive.")
+    String from;
+    @Option(names = "--to", paramLabel = "INSTANT", description = "End, exclusive; default no end.")
+    @Nullable String to;
+    @Spec CommandSpec spec;
+    @CommandLine.Mixin Cli.Verbose v;
+
+    @Override
+    public Integer call() {
+      Instant start = instant(spec, "--from", from);
+      Instant end = to == null ? null : instant(spec, "--to", to);
+      Resolved r = resolve(cli, spec, target, args, true, false);
+      if (!r.poller().log().enabled()) {
+        throw new ConfigException("poller " + r.name() + ": replay needs the event log; add log: {enabled: true}"
+            + " to the poller (events committed from then on can be replayed)");
+      }
+      int copied;
+      try (Cli.Session s = r.session()) {
+        copied = s.engine.replay(r.name(), start, end);
+      }
+      cli.out.println(copied);
+      cli.err.println("watukuy: poller " + r.name() + ": " + copied + " event(s) back in the outbox; the next run delivers them");
+      return Main.OK;
+    }
+  }
+
+  private static Instant instant(CommandSpec spec, String option, String value) {
+    try {
+      return Instant.parse(value);
+    } catch (DateTimeParseException e) {
+      throw usage(spec, option + " '" + value + "' is not an ISO-8601 instant (e.g. 2024-05-01T00:00:00Z)");
+    }
+  }
+
+  CommandLine parked() {
+    CommandLine parked = new CommandLine(new Parked());
+    parked.addSubcommand("list", new CommandLine(new ParkedList()));
+    parked.addSubcommand("retry", new CommandLine(new ParkedChange(true)));
+    parked.addSubcommand("discard", new CommandLine(new ParkedChange(false)));
+    return parked;
+  }
+
+  @Command(name = "parked", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+      synopsisSubcommandLabel = "(list | retry | discard)",
+      description = {"Lists, retries or discards the parked events and invalid items of a poller.",
+          "Takes CONFIG or --store URI; --partition P limits it to one key."})
+  final class Parked implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      throw usage(spec, "give list, retry or discard");
+    }
+  }
+
+  /** The keys of poller {@code name} an operation acts on: one partition, or all with state. */
+  private static List<PollerKey> keys(Cli.Session s, Resolved r, @Nullable String partition) {
+    TreeSet<PollerKey> all = new TreeSet<>(s.store.listKeys(r.name()));
+    PollerSpec p = r.poller();
+    if (p != null) p.partitions().forEach(part -> all.add(PollerKey.of(r.name(), part)));
+    if (partition == null) return List.copyOf(all);
+    PollerKey key = PollerKey.of(r.name(), partition);
+    if (!all.contains(key)) {
+      List<String> known = all.stream().map(PollerKey::partition).map(k -> k.isEmpty() ? "\"\"" : k).toList();
+      throw new ConfigException("poller " + r.name() + ": no partition '" + partition + "' (known: "
+          + (known.isEmpty() ? "none" : String.join(", ", known)) + ")");
+    }
+    return List.of(key);
+  }
+
+  @Command(name = "list", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+      customSynopsis = "watukuy parked list (CONFIG | --store URI) NAME [--partition P] [--json]",
+      description = {"One line per parked row, oldest first per key:",
+          "KEY  ID  KIND  ATTEMPTS  PARKED-AT  ERROR (tab-separated; KEY is name or name[partition]).",
+          "KIND is poison (a handler gave up) or invalid (an item failed validation)."})
+  final class ParkedList implements Callable<Integer> {
+    @CommandLine.Mixin Target target;
+    @Parameters(paramLabel = "[CONFIG] NAME", arity = "1..*") List<String> args = new ArrayList<>();
+    @Option(names = "--partition", paramLabel = "P", description = "Only this partition's key.")
+    @Nullable String partition;
+    @Option(names = "--json", description = "One JSON object per line instead.") boolean json;
+    @Spec CommandSpec spec;
+    @CommandLine.Mixin Cli.Verbose v;
+
+    @Override
+    public Integer call() {
+      Resolved r = resolve(cli, spec, target, args, false, false);
+      try (Cli.Session s = r.session()) {
+        List<PollerKey> keys = keys(s, r, partition);
+        for (ParkedEvent e : s.engine.parked().list(r.name())) {
+          if (!keys.contains(e.key())) continue;
+          cli.out.println(cli.redact(json ? json(e) : line(e)));
+        }
+      }
+      return Main.OK;
+    }
+
+    private String line(ParkedEvent e) {
+      ParkedRow row = e.row();
+      return String.join("\t", e.key().toString(), row.id(), row.kind().wire(), Integer.toString(row.attempts()),
+          row.parkedAt().toString(), message(row).replaceAll("\\s*\\R\\s*", " "));
+    }
+
+    private String json(ParkedEvent e) {
+      ParkedRow row = e.row();
+      ObjectNode n = JSON.createObjectNode();
+      n.put("poller", e.key().poller());
+      n.put("partition", e.key().partition());
+      n.put("id", row.id());
+      n.put("kind", row.kind().wire());
+      n.put("eventId", row.eventId());
+      n.put("orderingKey", row.orderingKey());
+      n.put("attempts", row.attempts());
+      n.put("parkedAt", row.parkedAt().toString());
+      n.put("error", message(row));
+      return n.toString();
+    }
+
+    /** The message of the row's error, which stores keep as JSON {name, message, stack, history}. */
+    private static String message(ParkedRow row) {
+      try {
+        JsonNode error = JSON.readTree(row.error());
+        JsonNode m = error == null ? null : error.get("message");
+        if (m != null && m.isTextual()) {
+          JsonNode name = error.get("name");
+          return (name != null && name.isTextual() ? name.textValue() + ": " : "") + m.textValue();
+        }
+      } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        // not JSON: an older or foreign row; show it as it is
+      }
+      return row.error();
+    }
+  }
+
+  @Command(mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+      customSynopsis = "watukuy parked retry|discard (CONFIG | --store URI) NAME [--partition P] ID...",
+      description = {"retry: puts parked events back into the outbox at their original place (the next run",
+          "delivers them) and drops parked invalid items; discard: drops parked rows for good.",
+          "Without --partition, every key of NAME is searched for the ids. Unknown ids are ignored.",
+          "Prints how many rows were removed on stdout."})
+  final class ParkedChange implements Callable<Integer> {
+    private final boolean retry;
+    @CommandLine.Mixin Target target;
+    @Parameters(paramLabel = "[CONFIG] NAME ID", arity = "1..*") List<String> args = new ArrayList<>();
+    @Option(names = "--partition", paramLabel = "P", description = "Only this partition's key.")
+    @Nullable String partition;
+    @Spec CommandSpec spec;
+    @CommandLine.Mixin Cli.Verbose v;
+
+    ParkedChange(boolean retry) {
+      this.retry = retry;
+    }
+
+    @Override
+    public Integer call() {
+      Resolved r = resolve(cli, spec, target, args, false, true);
+      if (r.rest().isEmpty()) throw usage(spec, "give at least one parked ID (see parked list)");
+      int changed = 0;
+      try (Cli.Session s = r.session()) {
+        for (PollerKey key : keys(s, r, partition)) {
+          changed += retry ? s.engine.parked().retry(key, r.rest()) : s.engine.parked().discard(key, r.rest());
+        }
+      }
+      cli.out.println(changed);
+      return Main.OK;
+    }
+  }
+}
