@@ -102,17 +102,23 @@ final class Cli {
     final List<Poller<JsonNode>> pollers;
 
     Session(CliConfig config) {
-      this(config.store(), YamlPollers.build(config), config.delivery());
+      this(config.store(), YamlPollers.build(config), config.delivery(), config.secrets());
+    }
+
+    Session(StoreSpec spec, List<Poller<JsonNode>> pollers, io.watukuy.DeliveryOptions delivery) {
+      this(spec, pollers, delivery, java.util.Set.of());
     }
 
     /** Over {@code pollers}, which may be {@link OperationCommands#standIn stand-ins} for {@code --store}. */
-    Session(StoreSpec spec, List<Poller<JsonNode>> pollers, io.watukuy.DeliveryOptions delivery) {
+    Session(StoreSpec spec, List<Poller<JsonNode>> pollers, io.watukuy.DeliveryOptions delivery,
+        java.util.Set<String> secrets) {
       this.pollers = pollers;
       this.store = open(spec);
       try {
         // The sink is one stream: handlers run on the cycle's thread, so lines come in outbox
         // order (per key, and across keys of one poller) and one write never interleaves another.
-        Watukuy.Builder b = Watukuy.builder().store(store).delivery(delivery).handlerExecutor(Runnable::run);
+        Watukuy.Builder b = Watukuy.builder().store(store).delivery(delivery).handlerExecutor(Runnable::run)
+            .secrets(secrets); // ${ENV} values never show in engine errors or logs
         pollers.forEach(b::poller);
         this.engine = b.build();
       } catch (RuntimeException e) {
