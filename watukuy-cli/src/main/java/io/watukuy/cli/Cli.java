@@ -188,7 +188,14 @@ final class Cli {
       }
       try (output; Session s = new Session(cfg)) {
         for (Poller<JsonNode> p : s.pollers) {
-          s.engine.on(p, event -> output.write(event.toJson()));
+          s.engine.on(p, event -> {
+            try {
+              output.write(event.toJson());
+            } catch (java.io.IOException e) {
+              // The sink is down, not the event: it stays pending and is never parked.
+              throw new io.watukuy.HandlerUnavailableException(e.getMessage(), e);
+            }
+          });
         }
         return once ? once(s, selected, output) : daemon(s, output);
       }

@@ -183,6 +183,30 @@ class RunOnceTest {
   }
 
   @Test
+  void aBrokenOutputExitsOneAndLeavesEveryEventPendingNeverParked() {
+    Order a = new Order(1, "alpha", "2024-01-01T00:00:00Z");
+    Order b = new Order(2, "bravo", "2024-01-01T00:00:00Z");
+    orders.addAll(List.of(a, b));
+    java.io.OutputStream broken = new java.io.OutputStream() {
+      @Override
+      public void write(int x) throws IOException {
+        throw new IOException("Broken pipe");
+      }
+    };
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    // The failed writes count no attempt: the redelivered events below still say attempt 1.
+    int code = Main.run(new String[] {"run", config.toString(), "--once"}, new PrintStream(broken, true),
+        new PrintStream(err, true, StandardCharsets.UTF_8), Map.of("VENDOR_KEY", "k3y-s3cret")::get);
+
+    assertThat(code).isEqualTo(1);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("output");
+
+    Result again = once();
+    assertThat(again.code()).isZero();
+    assertThat(lines(again.out())).containsExactly(created(a, 1), created(b, 2));
+  }
+
+  @Test
   void anHttp500ExitsOneWithOneLineNamingPollerAndRedactedUrl() {
     orders.add(new Order(1, "alpha", "2024-01-01T00:00:00Z"));
     failWith = 500;

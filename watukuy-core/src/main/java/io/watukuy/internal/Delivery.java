@@ -22,6 +22,8 @@ final class Delivery {
   final java.util.function.BooleanSupplier cancelled;
   /** Ordering keys whose next event must not be delivered in this cycle. */
   final Set<String> blocked = new HashSet<>();
+  /** Set when the handler reported its destination down: nothing more is delivered this cycle. */
+  io.watukuy.@Nullable HandlerUnavailableException unavailable;
   int delivered;
   int parked;
   boolean halted;

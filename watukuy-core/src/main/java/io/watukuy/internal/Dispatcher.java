@@ -88,7 +88,7 @@ final class Dispatcher {
         for (Map.Entry<String, ArrayDeque<OutboxRow>> e : queues.entrySet()) {
           String ok = e.getKey();
           ArrayDeque<OutboxRow> q = e.getValue();
-          if (d.cancelled.getAsBoolean()) break; // stop without drain: the rest stays pending (G1)
+          if (d.cancelled.getAsBoolean() || d.unavailable != null) break; // the rest stays pending (G1)
           if (running.contains(ok) || q.isEmpty() || d.blocked.contains(ok)) continue;
           OutboxRow head = q.peek();
           if (head.nextAttemptAt() != null && head.nextAttemptAt().isAfter(now)) {
@@ -152,6 +152,15 @@ final class Dispatcher {
       q.poll();
       return;
     }
+    io.watukuy.HandlerUnavailableException down = unavailable(r.failure);
+    if (down != null) {
+      // The destination is down, not the event: no attempt is counted and nothing is parked.
+      d.unavailable = down;
+      d.blocked.add(row.orderingKey());
+      q.clear();
+      log.warn("{}: handler unavailable, delivery stops with {} pending: {}", d.key, row.eventId(), down.getMessage());
+      return;
+    }
     int attempt = row.attempts() + 1;
     Instant now = time.now();
     ArrayNode history = Errors.appendAttempt(row.lastError(), attempt, now, r.failure);
@@ -194,6 +203,12 @@ final class Dispatcher {
     log.debug("{}: event {} attempt {} failed, retry at {}: {}", d.key, row.eventId(), attempt,
         next, Errors.message(r.failure));
     block(d, row.orderingKey(), q, next);
+  }
+
+  private static io.watukuy.@Nullable HandlerUnavailableException unavailable(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause())
+      if (c instanceof io.watukuy.HandlerUnavailableException h) return h;
+    return null;
   }
 
   static void safe(Runnable r) {

@@ -171,7 +171,7 @@ final class KeyCycle {
         if (poller.log().enabled() && run.committed > 0)
           store.pruneLog(key, cx.time().now().minus(poller.log().retention()));
         noHandlerWarning(run);
-        return run.report(Outcome.POLLED, null);
+        return run.report(Outcome.POLLED, run.delivery == null ? null : run.delivery.unavailable);
       } catch (LeaseLostException e) {
         log.warn("{}: {}", key, e.getMessage());
         Dispatcher.safe(() -> cx.listener().onLeaseLost(key, e));
