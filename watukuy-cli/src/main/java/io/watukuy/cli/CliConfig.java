@@ -40,13 +40,22 @@ record CliConfig(
       int maxPagesPerCycle,
       Retain retain,
       DeliveryPolicy delivery,
-      EventLog log) {}
+      EventLog log,
+      @Nullable ReconcileSpec reconcile) {}
+
+  /** The reconcile lane: a full listing paged by {@code {{page}}} or Link, every {@code every}. */
+  record ReconcileSpec(Duration every, RequestSpec request, ResponseSpec response) {}
 
   record RequestSpec(
       Template url, Map<String, Template> headers, Map<String, Template> query, @Nullable Duration timeout) {}
 
-  /** {@code hasMore} is a pointer, or {@code nonEmpty} (then {@code hasMore} is null). */
-  record ResponseSpec(Locator items, @Nullable Locator hasMore, boolean hasMoreNonEmpty, @Nullable Locator next) {}
+  /**
+   * {@code hasMore} is a pointer, or {@code nonEmpty} (then {@code hasMore} is null); {@code next}
+   * is a token pointer in the body, or, with {@code nextLink}, the {@code Link rel="next"} header
+   * (then {@code next} and {@code hasMore} are null).
+   */
+  record ResponseSpec(
+      Locator items, @Nullable Locator hasMore, boolean hasMoreNonEmpty, @Nullable Locator next, boolean nextLink) {}
 
   /** A tombstone test: the value at {@code at} is {@code true}, or equals {@code equals}. */
   record DeletedSpec(Locator at, @Nullable String equals) {}

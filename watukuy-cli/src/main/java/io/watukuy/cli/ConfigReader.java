@@ -15,6 +15,7 @@ import io.watukuy.Schedule;
 import io.watukuy.cli.CliConfig.CursorSpec;
 import io.watukuy.cli.CliConfig.DeletedSpec;
 import io.watukuy.cli.CliConfig.PollerSpec;
+import io.watukuy.cli.CliConfig.ReconcileSpec;
 import io.watukuy.cli.CliConfig.RequestSpec;
 import io.watukuy.cli.CliConfig.ResponseSpec;
 import io.watukuy.cli.CliConfig.StoreSpec;
@@ -180,7 +181,7 @@ final class ConfigReader {
     }
     poller = name;
     p.object("name", "partitions", "request", "response", "identity", "version", "orderingKey",
-        "deleted", "cursor", "schedule", "maxPagesPerCycle", "retain", "delivery", "log");
+        "deleted", "cursor", "schedule", "maxPagesPerCycle", "retain", "delivery", "log", "reconcile");
 
     List<String> partitions = new ArrayList<>();
     At parts = p.child("partitions");
@@ -198,6 +199,37 @@ final class ConfigReader {
 
     At request = p.child("request");
     if (request.missing()) throw p.error("request: missing (url and query)");
+    RequestSpec requestSpec = request(request);
+    At response = p.child("response");
+    if (response.missing()) throw p.error("response: missing (at least items)");
+    ResponseSpec responseSpec = response(response);
+    Locator next = responseSpec.next();
+
+    At identityAt = p.child("identity");
+    if (identityAt.missing()) throw p.error("identity: missing (a pointer to each item's id, e.g. /id)");
+    Locator identity = identityAt.locator();
+    Locator version = p.child("version").missing() ? null : p.child("version").locator();
+    Locator ordering = p.child("orderingKey").missing() ? null : p.child("orderingKey").locator();
+    DeletedSpec deleted = deleted(p.child("deleted"));
+    CursorSpec cursor = cursor(p, p.child("cursor"), next, responseSpec.nextLink());
+    ReconcileSpec reconcile = reconcile(p.child("reconcile"), cursor);
+    Schedule schedule = schedule(p.child("schedule"));
+    int maxPages = p.child("maxPagesPerCycle").integer(Poller.DEFAULT_MAX_PAGES_PER_CYCLE, 1);
+    Retain retain = Retain.HASH;
+    At retainAt = p.child("retain");
+    if (!retainAt.missing()) {
+      String r = retainAt.string("");
+      if (!r.equals("hash") && !r.equals("payload")) throw retainAt.error("'" + r + "' is not hash or payload");
+      retain = Retain.fromWire(r);
+    }
+    DeliveryPolicy delivery = delivery(p.child("delivery"));
+    EventLog log = log(p.child("log"));
+    return new PollerSpec(name, tree.line(p.pointer), List.copyOf(partitions),
+        requestSpec, responseSpec, identity, version, ordering, deleted, cursor, schedule, maxPages, retain,
+        delivery, log, reconcile);
+  }
+
+  private RequestSpec request(At request) {
     request.object("url", "method", "headers", "query", "timeout");
     At method = request.child("method");
     if (!method.missing() && !"GET".equalsIgnoreCase(method.string(""))) {
@@ -213,9 +245,10 @@ final class ConfigReader {
     Map<String, Template> headers = request.child("headers").templates();
     Map<String, Template> query = request.child("query").templates();
     Duration timeout = request.child("timeout").duration(null);
+    return new RequestSpec(url, headers, query, timeout);
+  }
 
-    At response = p.child("response");
-    if (response.missing()) throw p.error("response: missing (at least items)");
+  private ResponseSpec response(At response) {
     response.object("items", "hasMore", "next");
     At itemsAt = response.child("items");
     if (itemsAt.missing()) throw response.error("items: missing (a JSON Pointer, \"\" for the body itself)");
@@ -224,30 +257,43 @@ final class ConfigReader {
     boolean nonEmpty = hasMoreAt.node.isTextual() && hasMoreAt.node.textValue().equals("nonEmpty");
     Locator hasMore = hasMoreAt.missing() || nonEmpty ? null : hasMoreAt.locator();
     At nextAt = response.child("next");
-    if (nextAt.node.isObject()) throw nextAt.error("next: {header: Link} is not supported yet; use a pointer");
-    Locator next = nextAt.missing() ? null : nextAt.locator();
-
-    At identityAt = p.child("identity");
-    if (identityAt.missing()) throw p.error("identity: missing (a pointer to each item's id, e.g. /id)");
-    Locator identity = identityAt.locator();
-    Locator version = p.child("version").missing() ? null : p.child("version").locator();
-    Locator ordering = p.child("orderingKey").missing() ? null : p.child("orderingKey").locator();
-    DeletedSpec deleted = deleted(p.child("deleted"));
-    CursorSpec cursor = cursor(p, p.child("cursor"), next);
-    Schedule schedule = schedule(p.child("schedule"));
-    int maxPages = p.child("maxPagesPerCycle").integer(Poller.DEFAULT_MAX_PAGES_PER_CYCLE, 1);
-    Retain retain = Retain.HASH;
-    At retainAt = p.child("retain");
-    if (!retainAt.missing()) {
-      String r = retainAt.string("");
-      if (!r.equals("hash") && !r.equals("payload")) throw retainAt.error("'" + r + "' is not hash or payload");
-      retain = Retain.fromWire(r);
+    if (nextAt.node.isObject()) {
+      nextAt.object("header");
+      At header = nextAt.child("header");
+      if (header.missing()) throw nextAt.error("header: missing (the only form is {header: Link})");
+      if (!"link".equalsIgnoreCase(header.string(""))) {
+        throw header.error("'" + header.node.asText() + "': only the Link header is supported");
+      }
+      if (!hasMoreAt.missing()) {
+        throw hasMoreAt.error("must be omitted with next: {header: Link}, whose rel=\"next\" link says"
+            + " whether more pages exist");
+      }
+      return new ResponseSpec(items, null, false, null, true);
     }
-    DeliveryPolicy delivery = delivery(p.child("delivery"));
-    EventLog log = log(p.child("log"));
-    return new PollerSpec(name, tree.line(p.pointer), List.copyOf(partitions),
-        new RequestSpec(url, headers, query, timeout), new ResponseSpec(items, hasMore, nonEmpty, next),
-        identity, version, ordering, deleted, cursor, schedule, maxPages, retain, delivery, log);
+    Locator next = nextAt.missing() ? null : nextAt.locator();
+    return new ResponseSpec(items, hasMore, nonEmpty, next, false);
+  }
+
+  private @Nullable ReconcileSpec reconcile(At at, CursorSpec cursor) {
+    if (at.missing()) return null;
+    if (cursor.strategy().equals("snapshotDiff")) {
+      throw at.error("not with cursor.strategy snapshotDiff, which lists everything every cycle already");
+    }
+    at.object("every", "request", "response");
+    At every = at.child("every");
+    if (every.missing()) throw at.error("every: missing (a duration, e.g. 6h)");
+    Duration interval = every.duration(null);
+    if (interval.isZero()) throw every.error("must be longer than 0");
+    At request = at.child("request");
+    if (request.missing()) throw at.error("request: missing (url and query, paged by {{page}})");
+    RequestSpec requestSpec = request(request);
+    At response = at.child("response");
+    if (response.missing()) throw at.error("response: missing (at least items)");
+    ResponseSpec responseSpec = response(response);
+    if (responseSpec.next() != null) {
+      throw response.child("next").error("a reconcile listing pages by {{page}} or {header: Link}, not by a token");
+    }
+    return new ReconcileSpec(interval, requestSpec, responseSpec);
   }
 
   private @Nullable DeletedSpec deleted(At at) {
@@ -264,7 +310,7 @@ final class ConfigReader {
     return new DeletedSpec(at.locator(), null);
   }
 
-  private CursorSpec cursor(At poller, At at, @Nullable Locator next) {
+  private CursorSpec cursor(At poller, At at, @Nullable Locator next, boolean nextLink) {
     if (at.missing()) throw poller.error("cursor: missing (strategy: timestamp | token | page | snapshotDiff)");
     at.object("strategy", "field", "tieBreak", "initial", "lag", "overlap");
     At strategyAt = at.child("strategy");
@@ -289,6 +335,10 @@ final class ConfigReader {
         At initial = at.child("initial");
         if (strategy.equals("snapshotDiff") && !initial.missing()) {
           throw initial.error("snapshotDiff has no cursor, so no initial value");
+        }
+        if (strategy.equals("token") && nextLink) {
+          throw poller.child("response").child("next").error(
+              "the token strategy needs a pointer to the token in the body, not {header: Link}");
         }
         if (strategy.equals("token") && next == null) {
           throw poller.error("response.next: missing (the token strategy reads the next token there)");

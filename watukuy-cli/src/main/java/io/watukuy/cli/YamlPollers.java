@@ -8,17 +8,22 @@ import io.watukuy.FetchContext;
 import io.watukuy.HttpResult;
 import io.watukuy.Page;
 import io.watukuy.Poller;
+import io.watukuy.Reconcile;
 import io.watukuy.RequestOptions;
 import io.watukuy.TimestampCursor;
 import io.watukuy.Watermark;
 import io.watukuy.cli.CliConfig.CursorSpec;
 import io.watukuy.cli.CliConfig.PollerSpec;
+import io.watukuy.cli.CliConfig.RequestSpec;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /** Turns the pollers of a config into {@link Poller}s whose fetch follows the YAML. */
@@ -63,11 +68,20 @@ final class YamlPollers {
     }
     if (!spec.partitions().isEmpty()) b.partitions(spec.partitions());
     if (spec.request().timeout() != null) b.requestTimeout(spec.request().timeout());
-    return finish(b.cursor(strategy(spec.cursor())), new YamlFetcher(spec));
+    YamlFetcher live = new YamlFetcher(spec.request(), spec.response());
+    Reconcile<JsonNode> reconcile = null;
+    if (spec.reconcile() != null) {
+      YamlFetcher listing = new YamlFetcher(spec.reconcile().request(), spec.reconcile().response());
+      reconcile = Reconcile.every(spec.reconcile().every(), listing::fetch);
+    }
+    return finish(b.cursor(strategy(spec.cursor())), live, reconcile);
   }
 
-  private static <C> Poller<JsonNode> finish(Poller.Builder<JsonNode, C> b, YamlFetcher fetcher) {
-    return b.fetch(ctx -> fetcher.fetch(ctx)).build();
+  private static <C> Poller<JsonNode> finish(
+      Poller.Builder<JsonNode, C> b, YamlFetcher fetcher, @Nullable Reconcile<JsonNode> reconcile) {
+    b.fetch(fetcher::fetch);
+    if (reconcile != null) b.reconcile(reconcile);
+    return b.build();
   }
 
   private static CursorStrategy<?> strategy(CursorSpec c) {
@@ -87,12 +101,20 @@ final class YamlPollers {
     return n.isValueNode() ? n.asText() : n.toString();
   }
 
-  /** The fetch of one YAML poller: render the templates, GET, pick items and paging by pointer. */
+  /**
+   * The fetch of one YAML listing (a poller's own, or its reconcile): render the templates, GET,
+   * pick items and paging by pointer or by the Link header.
+   */
   static final class YamlFetcher {
-    private final PollerSpec spec;
+    private final RequestSpec request;
+    private final CliConfig.ResponseSpec response;
+    // With next: {header: Link}, page n leaves the URL of page n+1 here, per lane and partition;
+    // the engine fetches a key's pages one after another, so a key never races with itself.
+    private final Map<String, String> nextUrls = new ConcurrentHashMap<>();
 
-    YamlFetcher(PollerSpec spec) {
-      this.spec = spec;
+    YamlFetcher(RequestSpec request, CliConfig.ResponseSpec response) {
+      this.request = request;
+      this.response = response;
     }
 
     Page<JsonNode> fetch(FetchContext<?> ctx) {
@@ -110,16 +132,25 @@ final class YamlPollers {
       vars.put("page", Integer.toString(ctx.page()));
       vars.put("partition", ctx.partition());
 
-      String url = spec.request().url().render(vars, YamlFetcher::encodePathValue, false);
+      String configured = request.url().render(vars, YamlFetcher::encodePathValue, false);
+      String slot = ctx.lane().wire() + "|" + ctx.partition();
+      String followed = ctx.page() > 1 ? nextUrls.remove(slot) : null;
+      if (ctx.page() == 1) nextUrls.remove(slot);
+      String url = followed == null ? configured : followed;
       RequestOptions.Builder options = RequestOptions.builder();
-      spec.request().query().forEach((name, t) -> options.query(name, t.render(vars, v -> v, true)));
-      spec.request().headers().forEach((name, t) -> {
-        String value = t.render(vars, v -> v, true);
-        if (value != null) options.header(name, value);
-      });
+      if (followed == null) {
+        request.query().forEach((name, t) -> options.query(name, t.render(vars, v -> v, true)));
+      }
+      // A Link may point at another host (a CDN, a vendor's API gateway): credentials stay home.
+      if (followed == null || sameOrigin(followed, configured)) {
+        request.headers().forEach((name, t) -> {
+          String value = t.render(vars, v -> v, true);
+          if (value != null) options.header(name, value);
+        });
+      }
       HttpResult result = ctx.http().get(url, options.build());
       JsonNode body = result.json();
-      CliConfig.ResponseSpec r = spec.response();
+      CliConfig.ResponseSpec r = response;
       JsonNode items = r.items().find(body);
       if (!items.isArray()) {
         throw new IllegalStateException(result.method() + " " + result.url() + ": response.items '"
@@ -128,7 +159,11 @@ final class YamlPollers {
       List<JsonNode> list = new ArrayList<>(items.size());
       items.forEach(list::add);
       Page<JsonNode> page = Page.of(list);
-      if (r.hasMoreNonEmpty()) {
+      if (r.nextLink()) {
+        String next = LinkHeader.next(result.headers().get("link"));
+        if (next != null) nextUrls.put(slot, resolve(url, next, result));
+        page = page.withHasMore(next != null);
+      } else if (r.hasMoreNonEmpty()) {
         page = page.withHasMore(!list.isEmpty());
       } else if (r.hasMore() != null) {
         JsonNode more = r.hasMore().find(body);
@@ -143,6 +178,41 @@ final class YamlPollers {
         page = page.withCursor(next.isMissingNode() || next.isNull() ? null : next.isTextual() ? next.textValue() : next.toString());
       }
       return page;
+    }
+
+    /** {@code next} as an absolute URL; a relative Link resolves against the URL it came with. */
+    private static String resolve(String requested, String next, HttpResult result) {
+      try {
+        URI uri = new URI(requested).resolve(new URI(next));
+        String scheme = uri.getScheme();
+        if (scheme == null || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))) {
+          throw new IllegalStateException(result.method() + " " + result.url()
+              + ": the Link rel=\"next\" URL is not http(s): " + next);
+        }
+        return uri.toString();
+      } catch (URISyntaxException e) {
+        throw new IllegalStateException(result.method() + " " + result.url()
+            + ": the Link rel=\"next\" URL is not a URL: " + e.getMessage(), e);
+      }
+    }
+
+    /** Same scheme, host and port (the default port of the scheme when none is given). */
+    static boolean sameOrigin(String a, String b) {
+      try {
+        URI x = new URI(a);
+        URI y = new URI(b);
+        return x.getScheme() != null && x.getHost() != null
+            && x.getScheme().equalsIgnoreCase(y.getScheme())
+            && x.getHost().equalsIgnoreCase(y.getHost())
+            && port(x) == port(y);
+      } catch (URISyntaxException e) {
+        return false;
+      }
+    }
+
+    private static int port(URI u) {
+      if (u.getPort() >= 0) return u.getPort();
+      return "https".equalsIgnoreCase(u.getScheme()) ? 443 : 80;
     }
 
     private static String encodePathValue(String v) {

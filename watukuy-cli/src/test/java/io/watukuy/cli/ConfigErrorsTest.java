@@ -109,4 +109,45 @@ class ConfigErrorsTest {
     assertThat(r[2]).startsWith("watukuy: watukuy.yaml:8: poller orders: request.query.updated_since:"
         + " unknown template variable {{cursor.valeu}}");
   }
+
+  @Test
+  void reconcileUnderSnapshotDiffIsAnErrorAtTheReconcileLine() throws IOException {
+    String yaml = VALID.replace("      field: updatedAt\n      lag: 30s\n", "")
+        .replace("strategy: timestamp", "strategy: snapshotDiff") + """
+            reconcile:
+              every: 6h
+              request: { url: "http://127.0.0.1:9/orders?page={{page}}" }
+              response: { items: /data }
+        """;
+    String[] r = run(yaml);
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[2]).isEqualTo("watukuy: watukuy.yaml:14: poller orders: reconcile: not with cursor.strategy"
+        + " snapshotDiff, which lists everything every cycle already\n");
+  }
+
+  @Test
+  void aLinkHeaderNextWithHasMoreIsAnError() throws IOException {
+    String[] r = run(VALID.replace("      items: /data\n",
+        "      items: /data\n      hasMore: /has_more\n      next: { header: Link }\n"));
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[2]).isEqualTo("watukuy: watukuy.yaml:11: poller orders: response.hasMore: must be omitted"
+        + " with next: {header: Link}, whose rel=\"next\" link says whether more pages exist\n");
+  }
+
+  @Test
+  void aValidReconcileAndLinkPagingPassValidation() throws IOException {
+    String yaml = VALID.replace("      items: /data\n", "      items: /data\n      next: { header: Link }\n")
+        + """
+            reconcile:
+              every: 6h
+              request:
+                url: http://127.0.0.1:9/orders
+                headers: { Authorization: "Bearer ${ERP_TOKEN}" }
+                query: { page: "{{page}}" }
+              response: { items: /data, next: { header: Link } }
+        """;
+    String[] r = run(yaml);
+    assertThat(r[2]).isEmpty();
+    assertThat(r[0]).isEqualTo("0");
+  }
 }
