@@ -87,8 +87,20 @@ final class Cli {
     return config;
   }
 
+  /** The folder of a store or output file is created on first use, as a user expects. */
+  static void createParent(java.nio.file.Path file) {
+    java.nio.file.Path parent = file.toAbsolutePath().getParent();
+    if (parent == null || java.nio.file.Files.isDirectory(parent)) return;
+    try {
+      java.nio.file.Files.createDirectories(parent);
+    } catch (IOException e) {
+      throw new io.watukuy.StoreException("cannot create the folder " + parent + ": " + e, e);
+    }
+  }
+
   static StateStore open(StoreSpec spec) {
     if (spec.sqlitePath() == null) return new MemoryStore();
+    createParent(spec.sqlitePath());
     SqliteStore.Builder b = SqliteStore.builder(spec.sqlitePath());
     if (spec.tablePrefix() != null) b.tablePrefix(spec.tablePrefix());
     if (spec.busyTimeoutMs() != null) b.busyTimeoutMs(spec.busyTimeoutMs());
@@ -181,9 +193,10 @@ final class Cli {
       if (selected.isEmpty()) cfg.pollers().forEach(p -> selected.add(p.name()));
       Output output;
       try {
+        if (cfg.outputFile() != null) createParent(cfg.outputFile());
         output = cfg.outputFile() == null ? Output.stdout(out) : Output.file(cfg.outputFile());
-      } catch (IOException e) {
-        err.println("watukuy: output " + cfg.outputFile() + ": cannot open: " + e.getMessage());
+      } catch (IOException | RuntimeException e) {
+        err.println("watukuy: output " + cfg.outputFile() + ": cannot open: " + e);
         return Main.FAILED;
       }
       try (output; Session s = new Session(cfg)) {

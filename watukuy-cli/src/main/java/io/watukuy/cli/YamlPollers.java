@@ -167,11 +167,16 @@ final class YamlPollers {
         page = page.withHasMore(!list.isEmpty());
       } else if (r.hasMore() != null) {
         JsonNode more = r.hasMore().find(body);
-        if (!more.isMissingNode() && !more.isNull() && !more.isBoolean()) {
+        // A pointer that finds nothing must not read as "no more pages": a full scan would take
+        // page 1 for the whole listing and report everything else deleted.
+        if (more.isMissingNode())
+          throw new IllegalStateException(result.method() + " " + result.url() + ": response.hasMore '"
+              + r.hasMore() + "' is not in the response; fix the pointer (the page is not committed)");
+        if (!more.isNull() && !more.isBoolean()) {
           throw new IllegalStateException(result.method() + " " + result.url() + ": response.hasMore '"
               + r.hasMore() + "' is not a boolean (found " + kind(more) + ")");
         }
-        page = page.withHasMore(more.isBoolean() ? more.booleanValue() : null);
+        page = page.withHasMore(more.isBoolean() && more.booleanValue());
       }
       if (r.next() != null) {
         JsonNode next = r.next().find(body);

@@ -234,4 +234,16 @@ class RunOnceTest {
     assertThat(r.err()).endsWith(
         ":17: poller orders: cursor.strategy: 'stamp' is not a strategy (timestamp, token, page, snapshotDiff)\n");
   }
+
+  @Test
+  void aHasMorePointerThatFindsNothingFailsThePageInsteadOfEndingTheListing() throws IOException {
+    orders.add(new Order(1, "alpha", "2024-01-01T00:00:00Z"));
+    Files.writeString(config, Files.readString(config).replace("hasMore: /has_more", "hasMore: /hasmore"));
+
+    Result r = once();
+
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.out()).isEmpty();
+    assertThat(r.err()).contains("response.hasMore '/hasmore' is not in the response");
+  }
 }

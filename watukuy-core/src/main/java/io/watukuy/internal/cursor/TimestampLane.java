@@ -18,6 +18,8 @@ import org.jspecify.annotations.Nullable;
 
 /** The timestamp strategy: composite keyset (value, tieBreak), lag, overlap. */
 final class TimestampLane implements LaneCursor<Watermark> {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(TimestampLane.class);
+
   private final String poller;
   private final TimestampCursor config;
 
@@ -158,6 +160,10 @@ final class TimestampLane implements LaneCursor<Watermark> {
       kept.add(v);
       if (max == null || k.compareTo(max) > 0) max = k;
     }
+    if (!items.isEmpty() && previous == null && !dropped)
+      // Every item lacks a parseable field: the watermark cannot move (a wrong cursor.field?).
+      log.warn("poller {}: none of the {} items of this page has a parseable cursor.field '{}'; the cursor"
+          + " cannot move (check the field name)", poller, items.size(), config.field());
     Watermark next = current;
     if (max != null) {
       boolean sameInstant = current.value() != null && max.at.equals(parseCursor(current.value()));
