@@ -733,6 +733,11 @@ final class KeyCycle {
     }
 
     @Override
+    public boolean keepsValidators() {
+      return laneName == Lane.LIVE && page == 1;
+    }
+
+    @Override
     public io.watukuy.@Nullable HttpValidator loadValidator(String urlHash) {
       return cx.store().getValidator(run.key, urlHash).orElse(null);
     }

@@ -134,7 +134,7 @@ class HttpEngineTest {
   }
 
   @Test
-  void a304OnPageOneOfAMultiPageListingIsRequestedAgainWithoutValidators() {
+  void aMultiPageListingIsNeverAskedConditionallySoNo304CostsASecondRequest() {
     pageSize = 2;
     catalog.putAll(Map.of("a", 1, "b", 2, "c", 3, "d", 4));
     Poller<JsonNode> p = poller();
@@ -147,7 +147,7 @@ class HttpEngineTest {
 
     assertThat(log).containsExactly(
         "page 1 200", "page 2 200",
-        "page 1 304", "page 1 200", "page 2 200 (stale validator)");
+        "page 1 200", "page 2 200");
     assertThat(handler.changes()).containsExactly("a:created", "b:created", "c:created", "d:created", "d:updated");
   }
 
@@ -182,8 +182,9 @@ class HttpEngineTest {
     w.tick();
 
     ScheduleState s = f.store.loadState(PollerKey.of("catalog")).orElseThrow().schedule();
-    // Date has one-second resolution and the request takes a moment: allow 2 s.
-    assertThat(Duration.between(f.clock.now(), s.throttledUntil())).isBetween(Duration.ofSeconds(148), Duration.ofSeconds(150));
+    // Date has one-second resolution and a loaded machine may take seconds to answer: allow 10 s.
+    // Read against the virtual clock instead, the wait would be off by years.
+    assertThat(Duration.between(f.clock.now(), s.throttledUntil())).isBetween(Duration.ofSeconds(140), Duration.ofSeconds(150));
   }
 
   @Test

@@ -50,9 +50,9 @@ import org.slf4j.LoggerFactory;
  *   <li>Every response is passed to {@link HttpScope#observe} first.
  *   <li>A 200 carrying an ETag or Last-Modified that differs from the stored one is stored.
  *   <li>A 304 to a conditional request updates the stored validator with the fields it carries
- *       (none: the stored one is kept); then either {@link NotModified} is thrown, when the scope
- *       trusts a 304, or the request is repeated once without validators and that response is
- *       handled as if it were the only one (DESIGN.md, "304 Not Modified").
+ *       (none: the stored one is kept) and {@link NotModified} is thrown. Validators are sent only
+ *       where the scope trusts a 304 (DESIGN.md, "304 Not Modified"); elsewhere the request goes
+ *       out unconditional, because an untrusted 304 would have to be repeated without them.
  *   <li>A status other than 2xx and 304 throws {@link HttpStatusException} with the redacted URL,
  *       the redacted lower-cased headers and at most {@value #BODY_SNIPPET_BYTES} bytes of the
  *       redacted body.
@@ -113,6 +113,16 @@ public final class DefaultHttp implements Http {
     }
 
     String urlHash = sha256Hex(target);
+    if (!scope.trustNotModified()) {
+      // A 304 here could not be trusted (DESIGN.md "304 Not Modified"): asking for one would only
+      // add a second request per page. Validators of page 1 are kept for when the listing fits
+      // one page again.
+      Response plain = send("GET", uri, target, options, BodyPublishers.noBody(), null, null);
+      if (scope.keepsValidators() && plain.status() != 304) {
+        remember(urlHash, scope.loadValidator(urlHash), plain);
+      }
+      return accept(plain, false);
+    }
     @Nullable HttpValidator stored = scope.loadValidator(urlHash);
     if (stored != null && stored.etag() == null && stored.lastModified() == null) stored = null;
     Response first = send("GET", uri, target, options, BodyPublishers.noBody(), null, stored);
@@ -124,15 +134,7 @@ public final class DefaultHttp implements Http {
     if (stored == null) throw statusFailure(first);
     @Nullable HttpValidator updated = merged(stored, first);
     if (updated != null) scope.storeValidator(urlHash, updated);
-    if (scope.trustNotModified()) throw new NotModified(first.url());
-
-    LOG.debug(
-        "poller {} partition '{}' page {}: 304 not trusted here, repeating {} without validators",
-        scope.poller(), scope.partition(), scope.page(), first.url());
-    Response second = send("GET", uri, target, options, BodyPublishers.noBody(), null, null);
-    if (second.status() == 304) throw statusFailure(second);
-    remember(urlHash, updated != null ? updated : stored, second);
-    return accept(second, false);
+    throw new NotModified(first.url());
   }
 
   @Override

@@ -26,10 +26,16 @@ public interface HttpScope {
 
   /**
    * Whether a 304 may end the cycle as not modified: only on page 1 of a lane whose previous
-   * cycle ended on page 1 (DESIGN.md, "304 Not Modified"). When false, the helper repeats the
-   * request once without validators.
+   * cycle ended on page 1 (DESIGN.md, "304 Not Modified"). When false, the helper sends no
+   * validators at all: a 304 it could not trust would only cost a second request.
    */
   boolean trustNotModified();
+
+  /**
+   * Whether validators of a 200 are worth storing: on page 1 of the live lane, where a later cycle
+   * may trust a 304. Elsewhere no 304 is ever trusted, so storing them would only cost writes.
+   */
+  boolean keepsValidators();
 
   /**
    * The validator stored for a URL of this poller key, or null.

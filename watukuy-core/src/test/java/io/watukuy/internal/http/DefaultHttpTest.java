@@ -208,6 +208,7 @@ class DefaultHttpTest {
   @Test
   void etagAndLastModifiedOfA200AreStoredAndEchoedByteForByte() {
     String url = server.url("/orders?page=1");
+    scope.trustNotModified = true;
     server.reply(200, "[]", "ETag", "W/\"v1\"", "Last-Modified", LAST_MODIFIED).reply(200, "[]");
 
     http.get(url);
@@ -249,20 +250,39 @@ class DefaultHttpTest {
   }
 
   @Test
-  void untrusted304IsRequestedOnceMoreWithoutValidatorsAndThat200IsReturned() {
-    String url = server.url("/orders?page=2");
+  void whereA304CouldNotBeTrustedNoValidatorIsSentButPage1StoresWhatA200Carries() {
+    String url = server.url("/orders?page=1");
     scope.validators.put(DefaultHttp.sha256Hex(url), validator("\"v1\"", LAST_MODIFIED));
-    server.reply(304, "").reply(200, "[{\"id\":\"o-9\",\"total\":1}]", "ETag", "\"v2\"");
+    server.reply(200, "[{\"id\":\"o-9\",\"total\":1}]", "ETag", "\"v2\"");
 
     HttpResult res = http.get(url);
 
-    assertThat(res.status()).isEqualTo(200);
     assertThat(res.json(new TypeReference<List<Order>>() {})).containsExactly(new Order("o-9", 1));
-    assertThat(server.requests).hasSize(2);
-    assertThat(server.request(0).header("if-none-match")).isEqualTo("\"v1\"");
-    assertThat(server.request(1).header("if-none-match")).isNull();
-    assertThat(server.request(1).header("if-modified-since")).isNull();
+    assertThat(server.requests).hasSize(1);
+    assertThat(server.request(0).header("if-none-match")).isNull();
+    assertThat(server.request(0).header("if-modified-since")).isNull();
     assertThat(scope.validators.get(DefaultHttp.sha256Hex(url)).etag()).isEqualTo("\"v2\"");
+  }
+
+  @Test
+  void beyondPage1OfTheLiveLaneNoValidatorIsStored() {
+    scope.keepsValidators = false;
+    server.reply(200, "[]", "ETag", "\"v2\"");
+
+    http.get(server.url("/orders?page=2"));
+
+    assertThat(server.request(0).header("if-none-match")).isNull();
+    assertThat(scope.storeCalls).isEmpty();
+    assertThat(scope.validators).isEmpty();
+  }
+
+  @Test
+  void a304ToAnUnconditionalRequestIsAServerFault() {
+    server.reply(304, "");
+
+    assertThatThrownBy(() -> http.get(server.url("/orders?page=2")))
+        .isInstanceOf(HttpStatusException.class)
+        .hasMessageContaining("304");
   }
 
   @Test

@@ -18,6 +18,7 @@ final class FakeHttpScope implements HttpScope {
 
   Instant now = NOW;
   boolean trustNotModified;
+  boolean keepsValidators = true;
   Duration requestTimeout = RequestOptions.DEFAULT_REQUEST_TIMEOUT;
   Set<String> secretValues = Set.of();
   final Map<String, HttpValidator> validators = new HashMap<>();
@@ -42,6 +43,11 @@ final class FakeHttpScope implements HttpScope {
   @Override
   public boolean trustNotModified() {
     return trustNotModified;
+  }
+
+  @Override
+  public boolean keepsValidators() {
+    return keepsValidators;
   }
 
   @Override
