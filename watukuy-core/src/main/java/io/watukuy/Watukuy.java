@@ -114,8 +114,24 @@ public interface Watukuy extends AutoCloseable {
    *
    * @param poller the poller name
    * @throws ConfigException for an unknown poller
+   * @see #pause(PollerKey)
    */
   void pause(String poller);
+
+  /**
+   * Pauses one key (one partition) of a poller, as {@link #pause(String)} does for every key; the
+   * poller's other keys are left as they are (How it works, "Poller state machine"; DESIGN.md,
+   * "Partitions"). A manual pause stays until {@link #resume(PollerKey)}, also when the partition
+   * disappears and returns. Idempotent.
+   *
+   * @param key the poller and one of its partitions: {@code PollerKey.of(poller, partition)}, or
+   *     {@code PollerKey.of(poller)} for an unpartitioned poller. The partition must be one the
+   *     poller declares now or one with stored state (a removed partition keeps its key)
+   * @throws ConfigException for an unknown poller, or a partition the poller neither declares nor
+   *     has state for (the message names the poller, the partition and the known partitions)
+   * @since 0.1
+   */
+  void pause(PollerKey key);
 
   /**
    * Resumes every key of a poller: back to idle and due now, though a pending Retry-After or an
@@ -123,16 +139,46 @@ public interface Watukuy extends AutoCloseable {
    *
    * @param poller the poller name
    * @throws ConfigException for an unknown poller
+   * @see #resume(PollerKey)
    */
   void resume(String poller);
+
+  /**
+   * Resumes one key (one partition) of a poller: back to idle and due now, though a pending
+   * Retry-After or an open circuit still applies. The poller's other keys are left as they are. A
+   * partition that is no longer declared is paused again ({@code partitionRemoved}) on the next
+   * scheduling pass.
+   *
+   * @param key the poller and one of its partitions: {@code PollerKey.of(poller, partition)}, or
+   *     {@code PollerKey.of(poller)} for an unpartitioned poller. The partition must be one the
+   *     poller declares now or one with stored state (a removed partition keeps its key)
+   * @throws ConfigException for an unknown poller, or a partition the poller neither declares nor
+   *     has state for (the message names the poller, the partition and the known partitions)
+   * @since 0.1
+   */
+  void resume(PollerKey key);
 
   /**
    * Makes every key of a poller due now; on an open circuit, forces the half-open probe.
    *
    * @param poller the poller name
    * @throws ConfigException for an unknown poller
+   * @see #trigger(PollerKey)
    */
   void trigger(String poller);
+
+  /**
+   * Makes one key (one partition) of a poller due now; on an open circuit, forces the half-open
+   * probe. The poller's other keys keep their schedule. A paused key stays paused.
+   *
+   * @param key the poller and one of its partitions: {@code PollerKey.of(poller, partition)}, or
+   *     {@code PollerKey.of(poller)} for an unpartitioned poller. The partition must be one the
+   *     poller declares now or one with stored state (a removed partition keeps its key)
+   * @throws ConfigException for an unknown poller, or a partition the poller neither declares nor
+   *     has state for (the message names the poller, the partition and the known partitions)
+   * @since 0.1
+   */
+  void trigger(PollerKey key);
 
   /**
    * Moves the live cursor of every key of a poller (Cursor strategies, "Cursors in the store and
@@ -146,8 +192,32 @@ public interface Watukuy extends AutoCloseable {
    *     same ids (G2)
    * @throws ConfigException for an unknown poller or a string that is not a cursor of its strategy
    * @throws IllegalStateException when a key stays leased by another instance
+   * @see #resetCursor(PollerKey, String, boolean)
    */
   void resetCursor(String poller, @Nullable String to, boolean clearSnapshot);
+
+  /**
+   * Moves the live cursor of one key (one partition) of a poller and makes that key due now, as
+   * {@link #resetCursor(String, String, boolean)} does for every key (Cursor strategies, "Cursors
+   * in the store and in operations"); with {@code clearSnapshot}, only this key's item rows are
+   * dropped. The poller's other keys keep their cursors and items. Takes the key's lease for the
+   * write, waiting up to one lease TTL for a running cycle. {@code to} is checked before anything
+   * is written.
+   *
+   * @param key the poller and one of its partitions: {@code PollerKey.of(poller, partition)}, or
+   *     {@code PollerKey.of(poller)} for an unpartitioned poller. The partition must be one the
+   *     poller declares now or one with stored state (a removed partition keeps its key)
+   * @param to the API's own raw string (a timestamp, a page number, a token, a custom cursor's
+   *     JSON), or null for the strategy's initial cursor
+   * @param clearSnapshot also drop the key's item rows, so its items are re-emitted as created
+   *     with the same ids (G2)
+   * @throws ConfigException for an unknown poller, or a partition the poller neither declares nor
+   *     has state for (the message names the poller, the partition and the known partitions), or a
+   *     string that is not a cursor of its strategy
+   * @throws IllegalStateException when the key stays leased by another instance
+   * @since 0.1
+   */
+  void resetCursor(PollerKey key, @Nullable String to, boolean clearSnapshot);
 
   /**
    * Starts a backfill on every key of a poller: from the key's next due cycle on (so pacing and
@@ -163,8 +233,30 @@ public interface Watukuy extends AutoCloseable {
    * @throws ConfigException for an unknown poller, a strategy without an ordering (token,
    *     snapshotDiff, custom without one), or strings that are not cursors
    * @throws IllegalStateException when a key stays leased by another instance
+   * @see #backfill(PollerKey, String, String, boolean)
    */
   void backfill(String poller, @Nullable String from, @Nullable String to, boolean force);
+
+  /**
+   * Starts a backfill on one key (one partition) of a poller, as {@link #backfill(String, String,
+   * String, boolean)} does on every key (How it works, "Lanes"): from the key's next due cycle,
+   * the backfill lane runs the poller's strategy from {@code from} until {@code to} (default: this
+   * key's live cursor now); {@link #trigger(PollerKey)} starts it at once. The poller's other keys
+   * get no backfill. Takes the key's lease for the write, waiting up to one lease TTL.
+   *
+   * @param key the poller and one of its partitions: {@code PollerKey.of(poller, partition)}, or
+   *     {@code PollerKey.of(poller)} for an unpartitioned poller. The partition must be one the
+   *     poller declares now or one with stored state (a removed partition keeps its key)
+   * @param from the API's raw cursor string to start from, or null for the initial cursor
+   * @param to the raw cursor string to stop at, or null for the key's live cursor now
+   * @param force re-emit known items as updated
+   * @throws ConfigException for an unknown poller or partition (the message names the poller, the
+   *     partition and the known partitions), a strategy without an ordering, or strings that are
+   *     not cursors
+   * @throws IllegalStateException when the key stays leased by another instance
+   * @since 0.1
+   */
+  void backfill(PollerKey key, @Nullable String from, @Nullable String to, boolean force);
 
   /**
    * Copies logged events of a poller committed in {@code [from, to)} back into the outbox with
@@ -177,8 +269,30 @@ public interface Watukuy extends AutoCloseable {
    * @return how many events were copied
    * @throws ConfigException for an unknown poller or one without an event log
    * @throws IllegalStateException when a key stays leased by another instance
+   * @see #replay(PollerKey, java.time.Instant, java.time.Instant)
    */
   int replay(String poller, java.time.Instant from, java.time.@Nullable Instant to);
+
+  /**
+   * Copies the logged events of one key (one partition) of a poller committed in {@code [from,
+   * to)} back into that key's outbox, with their original ids, fresh sequences and lane {@code
+   * replay} (How it works, "Lanes"); they are delivered on the key's next drain. The poller's other
+   * keys are untouched. Takes the key's lease for the write, waiting up to one lease TTL. Needs
+   * {@code log(EventLog.keep(...))} on the poller.
+   *
+   * @param key the poller and one of its partitions: {@code PollerKey.of(poller, partition)}, or
+   *     {@code PollerKey.of(poller)} for an unpartitioned poller. The partition must be one the
+   *     poller declares now or one with stored state (a removed partition keeps its key)
+   * @param from the first commit time, inclusive
+   * @param to the end, exclusive, or null for no end
+   * @return how many events were copied
+   * @throws ConfigException for an unknown poller or partition (the message names the poller, the
+   *     partition and the known partitions), one without an event log, or {@code to} not after
+   *     {@code from}
+   * @throws IllegalStateException when the key stays leased by another instance
+   * @since 0.1
+   */
+  int replay(PollerKey key, java.time.Instant from, java.time.@Nullable Instant to);
 
   /**
    * A pull consumer of a poller's events instead of a handler (G10): see {@link Subscription}.

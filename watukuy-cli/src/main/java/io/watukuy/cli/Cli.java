@@ -217,22 +217,18 @@ final class Cli {
     private int once(Session s, Set<String> selected, Output output) {
       Inspection before = s.engine.inspect();
       Instant now = before.at();
-      for (String name : selected) {
-        boolean blocked = false;
-        boolean wants = false;
-        for (KeyInspection k : before.pollers()) {
-          if (!k.poller().equals(name)) continue;
-          ScheduleState.Status st = k.state();
-          boolean throttled = st == ScheduleState.Status.THROTTLED
-              || (k.throttledUntil() != null && k.throttledUntil().isAfter(now));
-          if (k.paused() != null || st == ScheduleState.Status.PAUSED || throttled
-              || st == ScheduleState.Status.CIRCUIT_OPEN) {
-            blocked = true;
-          }
-          if (st == ScheduleState.Status.IDLE || st == ScheduleState.Status.BACKING_OFF) wants = true;
+      for (KeyInspection k : before.pollers()) {
+        if (!selected.contains(k.poller())) continue;
+        ScheduleState.Status st = k.state();
+        boolean throttled = st == ScheduleState.Status.THROTTLED
+            || (k.throttledUntil() != null && k.throttledUntil().isAfter(now));
+        boolean blocked = k.paused() != null || st == ScheduleState.Status.PAUSED || throttled
+            || st == ScheduleState.Status.CIRCUIT_OPEN;
+        // Key by key: a paused or throttled partition must not keep its idle siblings waiting, and
+        // trigger() would force a circuit probe.
+        if (!blocked && (st == ScheduleState.Status.IDLE || st == ScheduleState.Status.BACKING_OFF)) {
+          s.engine.trigger(io.watukuy.PollerKey.of(k.poller(), k.partition()));
         }
-        // trigger() acts on every key of a poller and forces a circuit probe: only when no key objects.
-        if (wants && !blocked) s.engine.trigger(name);
       }
       TickReport report = s.engine.tick(new TickOptions(null, selected));
       int code = Main.OK;
@@ -363,13 +359,14 @@ final class Cli {
   }
 
   @Command(mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-      customSynopsis = "watukuy pause|resume|trigger (CONFIG | --store URI) NAME",
-      description = {"pause / resume / trigger every key (every partition) of poller NAME.",
+      customSynopsis = "watukuy pause|resume|trigger (CONFIG | --store URI) NAME [--partition P]",
+      description = {"pause / resume / trigger every key (every partition) of poller NAME, or partition P only.",
           "With --store URI instead of CONFIG, NAME must have state in that store."})
   final class Operation implements Callable<Integer> {
     private final String op;
     @CommandLine.Mixin OperationCommands.Target target;
     @Parameters(paramLabel = "[CONFIG] NAME", arity = "1..2") List<String> args = new ArrayList<>();
+    @CommandLine.Mixin OperationCommands.PartitionOption only;
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
     @CommandLine.Mixin Verbose v;
 
@@ -381,14 +378,15 @@ final class Cli {
     public Integer call() {
       OperationCommands.Resolved r = OperationCommands.resolve(Cli.this, spec, target, args, false, false);
       String name = r.name();
+      io.watukuy.PollerKey key = only.key(name);
       try (Session s = r.session()) {
         switch (op) {
-          case "pause" -> s.engine.pause(name);
-          case "resume" -> s.engine.resume(name);
-          default -> s.engine.trigger(name);
+          case "pause" -> { if (key == null) s.engine.pause(name); else s.engine.pause(key); }
+          case "resume" -> { if (key == null) s.engine.resume(name); else s.engine.resume(key); }
+          default -> { if (key == null) s.engine.trigger(name); else s.engine.trigger(key); }
         }
       }
-      err.println("watukuy: poller " + name + ": " + op + (op.endsWith("e") ? "d" : "ed"));
+      err.println("watukuy: " + only.who(name) + ": " + op + (op.endsWith("e") ? "d" : "ed"));
       return Main.OK;
     }
   }

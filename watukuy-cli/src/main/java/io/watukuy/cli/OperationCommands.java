@@ -31,8 +31,10 @@ import picocli.CommandLine.Spec;
 
 /**
  * The operations on stored state: {@code reset-cursor}, {@code backfill}, {@code replay} and
- * {@code parked list|retry|discard}. Each names its store by {@code CONFIG} or, where the poller's
- * definition is not needed, by {@code --store URI}, then the poller by {@code NAME}.
+ * {@code parked list|retry|discard} ({@code pause}, {@code resume} and {@code trigger} are in
+ * {@link Cli}). Each names its store by {@code CONFIG} or, where the poller's definition is not
+ * needed, by {@code --store URI}, then the poller by {@code NAME}, and one partition's key by
+ * {@code --partition P}.
  */
 final class OperationCommands {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -48,6 +50,27 @@ final class OperationCommands {
     @Option(names = "--store", paramLabel = "URI",
         description = "sqlite:PATH (relative to the current folder) instead of CONFIG.")
     @Nullable String store;
+  }
+
+  /**
+   * {@code --partition P}: the operation acts on that key alone instead of every key of NAME. The
+   * engine checks P against the partitions the config declares and those with stored state, and
+   * refuses any other with a config error (exit 2) naming poller, partition and the known ones.
+   */
+  static final class PartitionOption {
+    @Option(names = "--partition", paramLabel = "P",
+        description = "Only this partition's key (default: every key of NAME).")
+    @Nullable String partition;
+
+    /** The key to act on, or null for every key of {@code poller}. */
+    @Nullable PollerKey key(String poller) {
+      return partition == null ? null : PollerKey.of(poller, partition);
+    }
+
+    /** How a message names what the operation acted on. */
+    String who(String poller) {
+      return "poller " + poller + (partition == null ? "" : " partition " + partition);
+    }
   }
 
   /**
@@ -125,11 +148,14 @@ final class OperationCommands {
 
   /**
    * A poller that only names stored state, for operations run with {@code --store}: the engine's
-   * operations need a registered poller, and these never fetch or decode a cursor.
+   * operations need a registered poller, and these never fetch or decode a cursor. It declares no
+   * partition, so its keys are exactly those with stored state: an operation never creates a key
+   * (such as {@code ""} beside the stored partitions) that the real poller does not have.
    */
   static Poller<JsonNode> standIn(String name) {
     return Poller.builder(name, JsonNode.class)
         .identity(item -> item)
+        .partitions(() -> List.of())
         .cursor(Cursors.snapshotDiff())
         .fetch(ctx -> {
           throw new IllegalStateException("poller " + name + ": a --store stand-in never fetches");
@@ -138,8 +164,9 @@ final class OperationCommands {
   }
 
   @Command(name = "reset-cursor", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-      customSynopsis = "watukuy reset-cursor CONFIG NAME (--to VALUE | --initial) [--clear-snapshot]",
-      description = {"Moves the live cursor of every key of poller NAME and makes the keys due now.",
+      customSynopsis = "watukuy reset-cursor CONFIG NAME [--partition P] (--to VALUE | --initial) [--clear-snapshot]",
+      description = {"Moves the live cursor of every key of poller NAME (or of partition P only)",
+          "and makes the keys due now.",
           "VALUE is the API's own string (a timestamp, a page number, a token), checked against the",
           "poller's cursor strategy, so CONFIG is required (no --store).",
           "Waits up to one lease TTL (30 s) for a running cycle; exit 1 if a key stays leased."})
@@ -152,6 +179,7 @@ final class OperationCommands {
     @Option(names = "--clear-snapshot",
         description = "Also forget the known items, so the next run emits every item as created, with the same ids.")
     boolean clearSnapshot;
+    @CommandLine.Mixin PartitionOption only;
     @Spec CommandSpec spec;
     @CommandLine.Mixin Cli.Verbose v;
 
@@ -159,19 +187,22 @@ final class OperationCommands {
     public Integer call() {
       if ((to == null) != initial) throw usage(spec, "give exactly one of --to VALUE and --initial");
       Resolved r = resolve(cli, spec, target, args, true, false);
+      PollerKey key = only.key(r.name());
       try (Cli.Session s = r.session()) {
-        s.engine.resetCursor(r.name(), to, clearSnapshot);
+        if (key == null) s.engine.resetCursor(r.name(), to, clearSnapshot);
+        else s.engine.resetCursor(key, to, clearSnapshot);
       }
-      cli.err.println("watukuy: poller " + r.name() + ": live cursor reset to "
+      cli.err.println("watukuy: " + only.who(r.name()) + ": live cursor reset to "
           + (to == null ? "its initial value" : "'" + to + "'") + (clearSnapshot ? ", snapshot cleared" : ""));
       return Main.OK;
     }
   }
 
   @Command(name = "backfill", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-      customSynopsis = "watukuy backfill CONFIG NAME --from VALUE [--to VALUE] [--force]",
-      description = {"Starts a backfill on every key of poller NAME: from its next due cycle, a second lane",
-          "runs the cursor strategy from --from until --to (default: the live cursor now).",
+      customSynopsis = "watukuy backfill CONFIG NAME [--partition P] --from VALUE [--to VALUE] [--force]",
+      description = {"Starts a backfill on every key of poller NAME (or on partition P only): from the",
+          "key's next due cycle, a second lane runs the cursor strategy from --from until --to",
+          "(default: the live cursor now).",
           "Timestamp and page cursors only; CONFIG is required (no --store).",
           "Known, unchanged items are not re-emitted unless --force."})
   final class Backfill implements Callable<Integer> {
@@ -182,16 +213,19 @@ final class OperationCommands {
     @Option(names = "--to", paramLabel = "VALUE", description = "The cursor to stop at; default the live cursor.")
     @Nullable String to;
     @Option(names = "--force", description = "Re-emit every known item as updated.") boolean force;
+    @CommandLine.Mixin PartitionOption only;
     @Spec CommandSpec spec;
     @CommandLine.Mixin Cli.Verbose v;
 
     @Override
     public Integer call() {
       Resolved r = resolve(cli, spec, target, args, true, false);
+      PollerKey key = only.key(r.name());
       try (Cli.Session s = r.session()) {
-        s.engine.backfill(r.name(), from, to, force);
+        if (key == null) s.engine.backfill(r.name(), from, to, force);
+        else s.engine.backfill(key, from, to, force);
       }
-      cli.err.println("watukuy: poller " + r.name() + ": backfill from '" + from + "' to "
+      cli.err.println("watukuy: " + only.who(r.name()) + ": backfill from '" + from + "' to "
           + (to == null ? "the live cursor" : "'" + to + "'") + (force ? " (force)" : "")
           + " starts with its next cycle; trigger to start it now");
       return Main.OK;
@@ -199,9 +233,10 @@ final class OperationCommands {
   }
 
   @Command(name = "replay", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-      customSynopsis = "watukuy replay CONFIG NAME --from INSTANT [--to INSTANT]",
-      description = {"Copies the logged events of poller NAME committed in [--from, --to) back into the outbox,",
-          "with their original ids; the next run delivers them. Prints how many on stdout.",
+      customSynopsis = "watukuy replay CONFIG NAME [--partition P] --from INSTANT [--to INSTANT]",
+      description = {"Copies the logged events of poller NAME (or of partition P only) committed in",
+          "[--from, --to) back into the outbox, with their original ids; the next run delivers",
+          "them. Prints how many on stdout.",
           "Needs log: {enabled: true} on the poller, so CONFIG is required (no --store).",
           "INSTANT is ISO-8601 UTC, e.g. 2024-05-01T00:00:00Z."})
   final class Replay implements Callable<Integer> {
@@ -211,6 +246,7 @@ final class OperationCommands {
     String from;
     @Option(names = "--to", paramLabel = "INSTANT", description = "End, exclusive; default no end.")
     @Nullable String to;
+    @CommandLine.Mixin PartitionOption only;
     @Spec CommandSpec spec;
     @CommandLine.Mixin Cli.Verbose v;
 
@@ -223,12 +259,13 @@ final class OperationCommands {
         throw new ConfigException("poller " + r.name() + ": replay needs the event log; add log: {enabled: true}"
             + " to the poller (events committed from then on can be replayed)");
       }
+      PollerKey key = only.key(r.name());
       int copied;
       try (Cli.Session s = r.session()) {
-        copied = s.engine.replay(r.name(), start, end);
+        copied = key == null ? s.engine.replay(r.name(), start, end) : s.engine.replay(key, start, end);
       }
       cli.out.println(copied);
-      cli.err.println("watukuy: poller " + r.name() + ": " + copied + " event(s) back in the outbox; the next run delivers them");
+      cli.err.println("watukuy: " + only.who(r.name()) + ": " + copied + " event(s) back in the outbox; the next run delivers them");
       return Main.OK;
     }
   }

@@ -335,11 +335,11 @@ class OperationsCommandsTest {
 
   @Test
   void anUnknownOptionIsOneLineAndExitsTwo() {
-    Result r = cli("pause", config.toString(), "orders", "--partition", "eu");
+    Result r = cli("pause", config.toString(), "orders", "--region", "eu");
 
     assertThat(r.code()).isEqualTo(Main.USAGE);
     assertThat(r.err().lines().toList()).singleElement().asString()
-        .startsWith("watukuy pause: Unknown option: '--partition'");
+        .startsWith("watukuy pause: Unknown option: '--region'");
   }
 
   private static String idOf(String line) {

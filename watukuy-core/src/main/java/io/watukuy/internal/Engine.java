@@ -348,28 +348,64 @@ public final class Engine implements Watukuy {
     return List.copyOf(keys);
   }
 
-  private void updateSchedule(String poller, java.util.function.UnaryOperator<ScheduleState> change) {
-    Poller<Object> p = known(poller);
-    for (PollerKey key : keysOf(p)) {
+  /**
+   * The key {@code key} names, checked: its poller is registered and its partition is one the
+   * poller declares now or has stored state for (a removed partition keeps its key).
+   */
+  private Poller<Object> knownKey(PollerKey key) {
+    Poller<Object> p = known(key.poller());
+    List<PollerKey> keys = keysOf(p);
+    if (!keys.contains(key)) {
+      List<String> partitions = keys.stream().map(PollerKey::partition).filter(k -> !k.isEmpty()).toList();
+      throw new ConfigException("poller " + p.name() + ": no partition '" + key.partition() + "' ("
+          + (partitions.isEmpty() ? "the poller has no partitions" : "known: " + String.join(", ", partitions)) + ")");
+    }
+    return p;
+  }
+
+  private void updateSchedule(Poller<Object> p, List<PollerKey> keys, java.util.function.UnaryOperator<ScheduleState> change) {
+    for (PollerKey key : keys) {
       ScheduleState s = store.loadState(key).map(PollerState::schedule)
           .orElseGet(() -> ScheduleState.initial(p.schedule().min().toMillis()));
       store.saveStateUnfenced(key, StatePatch.schedule(change.apply(s)), time.now());
     }
   }
 
+  private static ScheduleState manualPause(ScheduleState s) {
+    return Operations.pause(s, ScheduleState.PauseReason.MANUAL);
+  }
+
   @Override
   public void pause(String poller) {
-    updateSchedule(poller, s -> Operations.pause(s, ScheduleState.PauseReason.MANUAL));
+    Poller<Object> p = known(poller);
+    updateSchedule(p, keysOf(p), Engine::manualPause);
+  }
+
+  @Override
+  public void pause(PollerKey key) {
+    updateSchedule(knownKey(key), List.of(key), Engine::manualPause);
   }
 
   @Override
   public void resume(String poller) {
-    updateSchedule(poller, s -> Operations.resume(s, time.now()));
+    Poller<Object> p = known(poller);
+    updateSchedule(p, keysOf(p), s -> Operations.resume(s, time.now()));
+  }
+
+  @Override
+  public void resume(PollerKey key) {
+    updateSchedule(knownKey(key), List.of(key), s -> Operations.resume(s, time.now()));
   }
 
   @Override
   public void trigger(String poller) {
-    updateSchedule(poller, s -> Operations.trigger(s, time.now()));
+    Poller<Object> p = known(poller);
+    updateSchedule(p, keysOf(p), s -> Operations.trigger(s, time.now()));
+  }
+
+  @Override
+  public void trigger(PollerKey key) {
+    updateSchedule(knownKey(key), List.of(key), s -> Operations.trigger(s, time.now()));
   }
 
   /** Runs {@code write} under the key's lease, waiting up to one lease TTL for a running cycle. */
@@ -409,9 +445,18 @@ public final class Engine implements Watukuy {
   @Override
   public void resetCursor(String poller, @Nullable String to, boolean clearSnapshot) {
     Poller<Object> p = known(poller);
-    io.watukuy.internal.cursor.LaneCursor<Object> lane = cycles.get(poller).laneCursor();
+    resetCursor(p, keysOf(p), to, clearSnapshot);
+  }
+
+  @Override
+  public void resetCursor(PollerKey key, @Nullable String to, boolean clearSnapshot) {
+    resetCursor(knownKey(key), List.of(key), to, clearSnapshot);
+  }
+
+  private void resetCursor(Poller<Object> p, List<PollerKey> keys, @Nullable String to, boolean clearSnapshot) {
+    io.watukuy.internal.cursor.LaneCursor<Object> lane = cycles.get(p.name()).laneCursor();
     String encoded = lane.encode(lane.fromRaw(to)); // validates before anything is written
-    for (PollerKey key : keysOf(p)) {
+    for (PollerKey key : keys) {
       withLease(key, lease -> {
         java.util.Map<String, String> cursors = new java.util.HashMap<>(
             store.loadState(key).map(PollerState::cursors).orElse(java.util.Map.of()));
@@ -431,6 +476,17 @@ public final class Engine implements Watukuy {
   @Override
   public void backfill(String poller, @Nullable String from, @Nullable String to, boolean force) {
     Poller<Object> p = known(poller);
+    backfill(p, keysOf(p), from, to, force);
+  }
+
+  @Override
+  public void backfill(PollerKey key, @Nullable String from, @Nullable String to, boolean force) {
+    backfill(knownKey(key), List.of(key), from, to, force);
+  }
+
+  private void backfill(Poller<Object> p, List<PollerKey> keys, @Nullable String from, @Nullable String to,
+      boolean force) {
+    String poller = p.name();
     io.watukuy.internal.cursor.LaneCursor<Object> lane = cycles.get(poller).laneCursor();
     if (!lane.ordered())
       throw new ConfigException("poller " + poller + ": backfill needs a timestamp or page cursor, or a custom cursor"
@@ -438,7 +494,7 @@ public final class Engine implements Watukuy {
     Object start = lane.fromRaw(from);
     if (to != null && lane.reached(start, lane.fromRaw(to)))
       throw new ConfigException("poller " + poller + ": backfill from '" + from + "' is not before to '" + to + "'");
-    for (PollerKey key : keysOf(p)) {
+    for (PollerKey key : keys) {
       withLease(key, lease -> {
         PollerState state = store.loadState(key).orElse(null);
         String target = to;
@@ -459,13 +515,23 @@ public final class Engine implements Watukuy {
   @Override
   public int replay(String poller, java.time.Instant from, java.time.@Nullable Instant to) {
     Poller<Object> p = known(poller);
+    return replay(p, keysOf(p), from, to);
+  }
+
+  @Override
+  public int replay(PollerKey key, java.time.Instant from, java.time.@Nullable Instant to) {
+    return replay(knownKey(key), List.of(key), from, to);
+  }
+
+  private int replay(Poller<Object> p, List<PollerKey> keys, java.time.Instant from, java.time.@Nullable Instant to) {
+    String poller = p.name();
     if (from == null) throw new ConfigException("poller " + poller + ": replay needs a from instant");
     if (to != null && !to.isAfter(from))
       throw new ConfigException("poller " + poller + ": replay to " + to + " is not after from " + from);
     if (!p.log().enabled())
       throw new ConfigException("poller " + poller + ": replay needs the event log (log(EventLog.keep(...)))");
     int total = 0;
-    for (PollerKey key : keysOf(p)) total += withLease(key, lease -> Replay.copy(store, key, lease, from, to, time.now()));
+    for (PollerKey key : keys) total += withLease(key, lease -> Replay.copy(store, key, lease, from, to, time.now()));
     return total;
   }
 
