@@ -14,16 +14,18 @@ import org.jspecify.annotations.Nullable;
  * RequestOptions#DEFAULT_CONNECT_TIMEOUT}; the whole-request timeout is the options' timeout, else
  * the poller's {@code request.timeout}, else {@link RequestOptions#DEFAULT_REQUEST_TIMEOUT}.
  *
- * <p><b>Conditional GETs.</b> With {@link RequestOptions#validators()} on (the default), a GET
- * sends the ETag (byte for byte, weak or strong) and Last-Modified stored for its exact URL as
- * {@code If-None-Match} and {@code If-Modified-Since}, and a 200 carrying either replaces what is
- * stored. A 304 never reaches the caller: on page 1 of a single-page listing the engine ends the
- * cycle as not modified (the helper tells it by throwing an internal unchecked exception that
- * fetch code must let through: do not catch {@code RuntimeException} around a request without
- * rethrowing what you do not handle); on any other page the helper repeats the request once without
- * validators and returns that response instead. A 304 without an ETag keeps the stored one. If
- * the options set {@code If-None-Match} or {@code If-Modified-Since} themselves, the helper sends
- * exactly those, stores nothing and returns a 304 like a 2xx.
+ * <p><b>Conditional GETs.</b> With {@link RequestOptions#validators()} on (the default), a GET on
+ * page 1 of the live lane stores the ETag (byte for byte, weak or strong) and Last-Modified of its
+ * 200 for its exact URL. They are sent back as {@code If-None-Match} and {@code If-Modified-Since}
+ * only where a 304 can be trusted: page 1 of a listing whose previous cycle ended on page 1
+ * (DESIGN.md "304 Not Modified"). There a 304 never reaches the caller: the engine ends the cycle
+ * as not modified (the helper tells it by throwing an internal unchecked exception that fetch code
+ * must let through: do not catch {@code RuntimeException} around a request without rethrowing
+ * what you do not handle). Every other request goes out unconditional, because a 304 there would
+ * have to be asked again without validators: one request per page, never two. A 304 without an
+ * ETag keeps the stored one. If the options set {@code If-None-Match} or {@code
+ * If-Modified-Since} themselves, the helper sends exactly those, stores nothing and returns a 304
+ * like a 2xx.
  *
  * <p><b>Throttling.</b> The engine sees the {@code Retry-After} and rate-limit fields of every
  * response, successful or not, and schedules the poller accordingly; fetch code need not read
