@@ -233,11 +233,26 @@ public final class FakeApi {
    * @return the page, {@code hasMore} set, no cursor
    */
   public Page<JsonNode> updatedSince(Watermark cursor, int limit) {
+    return updatedSince(cursor, limit, null);
+  }
+
+  /**
+   * {@link #updatedSince(Watermark, int)} over the items whose {@code partition} field equals
+   * {@code partition}: one API serving many keys, as a listing per region or tenant does.
+   *
+   * @param cursor the watermark; its value is parsed as an ISO-8601 instant
+   * @param limit the page size; positive
+   * @param partition the value of the items' {@code partition} field to list; {@code null} lists
+   *     every item
+   * @return the page, {@code hasMore} set, no cursor
+   */
+  public Page<JsonNode> updatedSince(Watermark cursor, int limit, @Nullable String partition) {
     request();
     synchronized (lock) {
       Instant from = cursor.value() == null ? null : Instant.parse(cursor.value());
       List<ObjectNode> match = new ArrayList<>();
       for (ObjectNode n : items.values()) {
+        if (partition != null && !partition.equals(n.path("partition").asText(null))) continue;
         Instant at = Instant.parse(n.get("updatedAt").asText());
         String id = n.get("id").asText();
         if (from == null || at.isAfter(from)
@@ -325,6 +340,17 @@ public final class FakeApi {
    */
   public Fetcher<JsonNode, Watermark> timestampFetcher(int limit) {
     return ctx -> updatedSince(Objects.requireNonNull(ctx.cursor()), limit);
+  }
+
+  /**
+   * A timestamp fetcher for a partitioned poller: each key lists the items whose {@code
+   * partition} field equals its partition ({@link #updatedSince(Watermark, int, String)}).
+   *
+   * @param limit the page size; positive
+   * @return the fetcher
+   */
+  public Fetcher<JsonNode, Watermark> partitionedTimestampFetcher(int limit) {
+    return ctx -> updatedSince(Objects.requireNonNull(ctx.cursor()), limit, ctx.partition());
   }
 
   /**
