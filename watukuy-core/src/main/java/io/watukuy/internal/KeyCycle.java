@@ -281,6 +281,7 @@ final class KeyCycle {
     boolean truncated = false;
     int lastCyclePages = spec.lane() == Lane.LIVE ? run.previousPages() : -1;
     int pages = 0;
+    List<String> previousIds = null; // the identities of the previous page, in order
     while (true) {
       if (spec.target() != null && lc.reached(stored, spec.target())) {
         completed = true;
@@ -321,15 +322,23 @@ final class KeyCycle {
         completed = step.completed();
         break;
       }
+      List<String> ids = new ArrayList<>(views.size());
+      for (ItemView v : views) ids.add(v.identity);
       if (!spec.fullScan() && samePosition(lc, sent, lc.forFetch(stored, pageNo + 1))) {
-        // The next request would be this one again: the API cannot move past this page with
-        // this cursor (e.g. more ties than a page and no tie-break). Stop instead of burning
-        // the page cap, and say why.
-        log.warn("{}: {} page {} did not move the cursor ({}); ending the lane to avoid requesting the same page"
-            + " again; for timestamp cursors set a tieBreak or a larger page", run.key, spec.lane().wire(), pageNo,
-            lc.encode(stored));
-        break;
+        // The cursor did not move. A fetch that renders its request from the cursor alone would
+        // ask for this page again, but one that pages by itself (a Link rel="next" URL, a
+        // {{page}} template) moves on: ties wider than a page on a timestamp without tie-break
+        // are read that way. So end the lane only once the API has returned the same items
+        // twice in a row (e.g. more ties than a page and no way to page past them), instead of
+        // burning the page cap, and say why.
+        if (ids.equals(previousIds)) {
+          log.warn("{}: {} page {} returned the items of page {} again without moving the cursor ({}); ending"
+              + " the lane to avoid requesting the same page again; for timestamp cursors set a tieBreak or a"
+              + " larger page", run.key, spec.lane().wire(), pageNo, pageNo - 1, lc.encode(stored));
+          break;
+        }
       }
+      previousIds = ids;
     }
     run.laneTruncated = truncated;
     if (truncated) {

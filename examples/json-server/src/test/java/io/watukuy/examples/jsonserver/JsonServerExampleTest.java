@@ -1,0 +1,201 @@
+package io.watukuy.examples.jsonserver;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.watukuy.examples.support.LocalServer;
+import io.watukuy.examples.support.Peers;
+import io.watukuy.examples.support.WatukuyCli;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The committed {@code watukuy.yaml} against a real json-server 0.17.4 on a loopback port, seeded
+ * with the committed {@code db.json}: five orders, ids 2 and 3 tied on {@code updatedAt}, two rows
+ * a page. The expected events follow from the seed and the writes each test makes.
+ */
+class JsonServerExampleTest {
+  private static final Path EXAMPLE = Peers.repositoryRoot().resolve("examples/json-server");
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Duration HTTP_TIMEOUT = Duration.ofSeconds(10);
+
+  @TempDir Path dir;
+  private LocalServer server;
+  private Path config;
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(HTTP_TIMEOUT).build();
+
+  @BeforeEach
+  void startJsonServer() throws IOException {
+    // json-server rewrites its file on every write: each test gets its own copy of the seed.
+    Files.copy(EXAMPLE.resolve("db.json"), dir.resolve("db.json"));
+    int port = LocalServer.freePort();
+    server = LocalServer.start(
+        "json-server",
+        List.of(Peers.bin("json-server").toString(),
+            "--host", "127.0.0.1", "--port", Integer.toString(port), "--quiet", "db.json"),
+        dir, port, Duration.ofSeconds(30));
+    config = WatukuyCli.config(
+        EXAMPLE.resolve("watukuy.yaml"), dir, Map.of("127.0.0.1:3999", "127.0.0.1:" + port));
+  }
+
+  @AfterEach
+  void stopJsonServer() {
+    if (server != null) server.close();
+  }
+
+  @Test
+  void theFirstRunListsTheSeedInUpdatedAtOrderAcrossPagesAndTheSecondIsSilent() {
+    WatukuyCli.Result first = run();
+
+    // (updatedAt, id) order; with two rows a page the tie 2|3 at 10:05 straddles pages 1 and 2.
+    assertThat(changes(first, "orders"))
+        .containsExactly("created 1", "created 2", "created 3", "created 4", "created 5");
+    assertThat(changes(first, "orders-all"))
+        .containsExactly("created 1", "created 2", "created 3", "created 4", "created 5");
+    JsonNode three = event(first, "orders", "3");
+    assertThat(three.at("/data/customer").asText()).isEqualTo("initech");
+    assertThat(three.at("/data/status").asText()).isEqualTo("new");
+    assertThat(three.at("/data/id").isInt()).isTrue();
+    assertThat(three.get("version").asText()).isEqualTo("2024-05-01T10:05:00.000Z");
+    assertThat(event(first, "orders", "5").at("/data/total").asDouble()).isEqualTo(310.0);
+
+    WatukuyCli.Result second = run();
+    assertThat(second.events()).isEmpty();
+    // A third run: orders' one-page listing now gets json-server's weak ETag answered with 304.
+    assertThat(run().events()).isEmpty();
+  }
+
+  @Test
+  void writesReachBothPollersButOnlyTheSnapshotSeesTheHardDelete() throws Exception {
+    run();
+
+    JsonNode created = send("POST", "/orders",
+        "{\"customer\":\"hooli\",\"status\":\"new\",\"total\":5,\"updatedAt\":\"2024-05-02T09:00:00.000Z\"}");
+    assertThat(created.get("id").asInt()).isEqualTo(6); // the server assigns max + 1
+    send("PATCH", "/orders/1", "{\"status\":\"paid\",\"updatedAt\":\"2024-05-02T09:30:00.000Z\"}");
+    send("DELETE", "/orders/3", null);
+
+    // updatedAt order: 6 (09:00) before 1 (09:30). No delete: a removed row is simply no longer
+    // returned by `updatedAt_gte`, and a timestamp poller cannot tell that from "unchanged".
+    WatukuyCli.Result orders = run("--poller", "orders");
+    assertThat(changes(orders, "orders")).containsExactly("created 6", "updated 1");
+    assertThat(changes(orders, "orders-all")).isEmpty();
+    assertThat(event(orders, "orders", "1").at("/data/status").asText()).isEqualTo("paid");
+    assertThat(event(orders, "orders", "6").at("/data/customer").asText()).isEqualTo("hooli");
+
+    // snapshotDiff walks the whole table (sorted by id: 1,2 | 4,5 | 6) and, after the last page,
+    // reports the stored id it did not see.
+    WatukuyCli.Result all = run("--poller", "orders-all");
+    assertThat(changes(all, "orders-all")).containsExactly("updated 1", "created 6", "deleted 3");
+    assertThat(event(all, "orders-all", "1").at("/data/status").asText()).isEqualTo("paid");
+    assertThat(event(all, "orders-all", "3").get("data").isNull()).isTrue();
+
+    assertThat(run().events()).isEmpty();
+  }
+
+  @Test
+  void aTieWiderThanAPageLosesNothing() throws Exception {
+    run();
+    // Five rows (ids 6..10) at one instant, later than the watermark (order 5, 2024-05-02T08:00):
+    // pages 5,6 | 7,8 | 9,10. Page 2 leaves the cursor on the tie; pages move on regardless.
+    for (String customer : List.of("a", "b", "c", "d", "e")) {
+      send("POST", "/orders", "{\"customer\":\"" + customer
+          + "\",\"status\":\"new\",\"total\":1,\"updatedAt\":\"2024-05-03T00:00:00.000Z\"}");
+    }
+    WatukuyCli.Result ties = run("--poller", "orders");
+    assertThat(changes(ties, "orders"))
+        .containsExactly("created 6", "created 7", "created 8", "created 9", "created 10");
+    assertThat(event(ties, "orders", "10").at("/data/customer").asText()).isEqualTo("e");
+
+    // A sixth row at the same instant lands on the third page of the re-scanned tie (the cursor
+    // sits on it now, and `_gte` lists it again); the five known ones are re-seen silently.
+    send("POST", "/orders",
+        "{\"customer\":\"f\",\"status\":\"new\",\"total\":1,\"updatedAt\":\"2024-05-03T00:00:00.000Z\"}");
+    assertThat(changes(run("--poller", "orders"), "orders")).containsExactly("created 11");
+    assertThat(run("--poller", "orders").events()).isEmpty();
+  }
+
+  @Test
+  void anEditThatKeepsUpdatedAtIsSeenOnlyByTheSnapshot() throws Exception {
+    run();
+    // json-server never touches updatedAt itself: this PATCH leaves it at 2024-05-01T11:30.
+    send("PATCH", "/orders/4", "{\"status\":\"returned\"}");
+
+    WatukuyCli.Result after = run();
+    assertThat(changes(after, "orders")).isEmpty();
+    assertThat(changes(after, "orders-all")).containsExactly("updated 4");
+    assertThat(event(after, "orders-all", "4").at("/data/status").asText()).isEqualTo("returned");
+  }
+
+  /**
+   * {@code watukuy run CONFIG --once [extra…]}: exit 0 and nothing wrong on stderr. In-process,
+   * the engine's log lines (slf4j-simple, which bin/watukuy sends to stderr) go to the JVM's
+   * {@code System.err} rather than to the stream {@code Main.run} is given, so they are caught
+   * here too.
+   */
+  private WatukuyCli.Result run(String... extra) {
+    String[] args = new String[3 + extra.length];
+    args[0] = "run";
+    args[1] = config.toString();
+    args[2] = "--once";
+    System.arraycopy(extra, 0, args, 3, extra.length);
+    PrintStream jvmErr = System.err;
+    ByteArrayOutputStream logs = new ByteArrayOutputStream();
+    WatukuyCli.Result r;
+    System.setErr(new PrintStream(logs, true, StandardCharsets.UTF_8));
+    try {
+      r = WatukuyCli.run(args);
+    } finally {
+      System.setErr(jvmErr);
+    }
+    String stderr = r.stderr() + logs.toString(StandardCharsets.UTF_8);
+    jvmErr.print(stderr); // still in the test's output
+    assertThat(r.exit()).as("exit code; stderr:\n%s\njson-server:\n%s", stderr, server.log()).isZero();
+    assertThat(stderr.lines().filter(l -> l.matches("(?i).*\\b(error|warn|exception)\\b.*")))
+        .as("problems on stderr").isEmpty();
+    return r;
+  }
+
+  private static List<String> changes(WatukuyCli.Result r, String source) {
+    return r.events().stream()
+        .filter(e -> e.get("source").asText().equals(source))
+        .map(e -> e.get("type").asText() + " " + e.get("identity").asText())
+        .toList();
+  }
+
+  private static JsonNode event(WatukuyCli.Result r, String source, String identity) {
+    return r.events().stream()
+        .filter(e -> e.get("source").asText().equals(source) && e.get("identity").asText().equals(identity))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no " + source + " event for " + identity + " in\n" + r.stdout()));
+  }
+
+  /** One write to json-server; the response body, which must be 2xx. */
+  private JsonNode send(String method, String path, String body) throws Exception {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(server.url() + path)).timeout(HTTP_TIMEOUT);
+    if (body == null) {
+      b.method(method, HttpRequest.BodyPublishers.noBody());
+    } else {
+      b.header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofString(body));
+    }
+    HttpResponse<String> res = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(res.statusCode()).as("%s %s: %s", method, path, res.body()).isBetween(200, 299);
+    return JSON.readTree(res.body());
+  }
+}
