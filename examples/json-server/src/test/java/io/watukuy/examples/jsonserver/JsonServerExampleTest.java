@@ -7,14 +7,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.watukuy.examples.support.LocalServer;
 import io.watukuy.examples.support.Peers;
 import io.watukuy.examples.support.WatukuyCli;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -143,31 +140,16 @@ class JsonServerExampleTest {
     assertThat(event(after, "orders-all", "4").at("/data/status").asText()).isEqualTo("returned");
   }
 
-  /**
-   * {@code watukuy run CONFIG --once [extra…]}: exit 0 and nothing wrong on stderr. In-process,
-   * the engine's log lines (slf4j-simple, which bin/watukuy sends to stderr) go to the JVM's
-   * {@code System.err} rather than to the stream {@code Main.run} is given, so they are caught
-   * here too.
-   */
+  /** {@code watukuy run CONFIG --once [extra…]}: exit 0 and nothing wrong on stderr. */
   private WatukuyCli.Result run(String... extra) {
     String[] args = new String[3 + extra.length];
     args[0] = "run";
     args[1] = config.toString();
     args[2] = "--once";
     System.arraycopy(extra, 0, args, 3, extra.length);
-    PrintStream jvmErr = System.err;
-    ByteArrayOutputStream logs = new ByteArrayOutputStream();
-    WatukuyCli.Result r;
-    System.setErr(new PrintStream(logs, true, StandardCharsets.UTF_8));
-    try {
-      r = WatukuyCli.run(args);
-    } finally {
-      System.setErr(jvmErr);
-    }
-    String stderr = r.stderr() + logs.toString(StandardCharsets.UTF_8);
-    jvmErr.print(stderr); // still in the test's output
-    assertThat(r.exit()).as("exit code; stderr:\n%s\njson-server:\n%s", stderr, server.log()).isZero();
-    assertThat(stderr.lines().filter(l -> l.matches("(?i).*\\b(error|warn|exception)\\b.*")))
+    WatukuyCli.Result r = WatukuyCli.run(args);
+    assertThat(r.exit()).as("exit code; stderr:\n%s\njson-server:\n%s", r.stderr(), server.log()).isZero();
+    assertThat(r.stderr().lines().filter(l -> l.matches("(?i).*\\b(error|warn|exception)\\b.*")))
         .as("problems on stderr").isEmpty();
     return r;
   }

@@ -27,7 +27,7 @@ public final class WatukuyCli {
    *
    * @param exit its exit code (0 success, 1 runtime error, 2 usage or config error)
    * @param stdout everything it printed on stdout
-   * @param stderr everything it printed on stderr
+   * @param stderr everything it printed on stderr, the engine's log lines included
    */
   public record Result(int exit, String stdout, String stderr) {
     /**
@@ -54,7 +54,9 @@ public final class WatukuyCli {
   }
 
   /**
-   * Runs {@code watukuy args…}.
+   * Runs {@code watukuy args…}. {@code System.err} is redirected for the duration, so the
+   * engine's own log lines land in {@link Result#stderr()} as they would on a terminal; calls must
+   * not overlap.
    *
    * @param args the command line after {@code watukuy}
    * @return its exit code and output
@@ -63,10 +65,16 @@ public final class WatukuyCli {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int exit;
+    PrintStream jvmErr = System.err;
     try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
         PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+      // The engine logs through slf4j-simple to System.err, which bin/watukuy sends to stderr.
+      System.setErr(e);
       exit = Main.run(args, o, e);
+    } finally {
+      System.setErr(jvmErr);
     }
+    jvmErr.print(err.toString(StandardCharsets.UTF_8)); // still in the test's own output
     return new Result(
         exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
