@@ -391,6 +391,8 @@ public final class PostgresStore implements StateStore {
       // An explicit call always reads the stored version again, even after a lazy migration.
       runMigration();
       migrated = true;
+    } catch (SQLException e) {
+      throw failure("migrate", null, null, e);
     } finally {
       migration.unlock();
     }
@@ -1653,6 +1655,8 @@ public final class PostgresStore implements StateStore {
           runMigration();
           migrated = true;
         }
+      } catch (SQLException e) {
+        throw failure(op, key, "while checking or creating the schema", e);
       } finally {
         migration.unlock();
       }
@@ -1664,13 +1668,13 @@ public final class PostgresStore implements StateStore {
         if (attempt < MAX_ATTEMPTS && isRollbackRetryable(e)) {
           continue;
         }
-        throw failure(op, key, e);
+        throw failure(op, key, null, e);
       }
     }
   }
 
   private <T> T onConnection(boolean transaction, SqlWork<T> work) throws SQLException {
-    try (Connection c = dataSource.getConnection()) {
+    try (Connection c = borrow()) {
       learnEndpoint(c);
       if (!transaction) {
         // A pool may hand out connections with auto-commit off; a lone write would then be
@@ -1691,6 +1695,19 @@ public final class PostgresStore implements StateStore {
       }
       c.setAutoCommit(true);
       return result;
+    }
+  }
+
+  /**
+   * A connection from the data source. Some pools throw unchecked exceptions when they cannot
+   * start (HikariCP's {@code PoolInitializationException}); those become driver failures too.
+   */
+  private Connection borrow() throws SQLException {
+    try {
+      return dataSource.getConnection();
+    } catch (RuntimeException e) {
+      throw new SQLException(
+          "the data source gave no connection: " + e.getMessage(), "08001", e);
     }
   }
 
@@ -1728,48 +1745,47 @@ public final class PostgresStore implements StateStore {
    * auto-commit: when it is current, nothing else runs (no DDL, no lock), so a role without
    * {@code CREATE} privileges works on a schema migrated by someone else.
    */
-  private void runMigration() {
-    try {
-      Integer stored = onConnection(false, this::readVersion);
-      if (stored != null && stored == PostgresSchema.VERSION) {
-        return;
-      }
-      checkNotNewer(stored);
-      onConnection(
-          true,
-          c -> {
-            try (PreparedStatement ps =
-                c.prepareStatement("SELECT pg_advisory_xact_lock(?)")) {
-              ps.setLong(1, schema.migrationLockKey());
-              ps.executeQuery().close();
-            }
-            // CREATE SCHEMA IF NOT EXISTS needs CREATE on the database even when the schema
-            // exists, so it runs only when the schema is missing.
-            boolean exists;
-            try (PreparedStatement ps =
-                c.prepareStatement("SELECT 1 FROM pg_namespace WHERE nspname = ?")) {
-              ps.setString(1, options.schema());
-              try (ResultSet rs = ps.executeQuery()) {
-                exists = rs.next();
-              }
-            }
-            if (!exists) {
-              execute(c, schema.createSchema());
-            }
-            execute(c, schema.createMeta());
-            Integer again = readVersion(c);
-            checkNotNewer(again);
-            if (again == null || again < PostgresSchema.VERSION) {
-              for (String ddl : schema.tables()) {
-                execute(c, ddl);
-              }
-              execute(c, schema.upgradeVersion());
-            }
-            return null;
-          });
-    } catch (SQLException e) {
-      throw failure("migrate", null, e);
+  private void runMigration() throws SQLException {
+    Integer stored = onConnection(false, this::readVersion);
+    if (stored != null && stored == PostgresSchema.VERSION) {
+      return;
     }
+    checkNotNewer(stored);
+    onConnection(
+        true,
+        c -> {
+          // The version is read again after waiting for the lock; at REPEATABLE READ that read
+          // would see the snapshot from before the wait, and the version upsert would fail.
+          execute(c, "SET TRANSACTION ISOLATION LEVEL READ COMMITTED");
+          try (PreparedStatement ps =
+              c.prepareStatement("SELECT pg_advisory_xact_lock(?)")) {
+            ps.setLong(1, schema.migrationLockKey());
+            ps.executeQuery().close();
+          }
+          // CREATE SCHEMA IF NOT EXISTS needs CREATE on the database even when the schema
+          // exists, so it runs only when the schema is missing.
+          boolean exists;
+          try (PreparedStatement ps =
+              c.prepareStatement("SELECT 1 FROM pg_namespace WHERE nspname = ?")) {
+            ps.setString(1, options.schema());
+            try (ResultSet rs = ps.executeQuery()) {
+              exists = rs.next();
+            }
+          }
+          if (!exists) {
+            execute(c, schema.createSchema());
+          }
+          execute(c, schema.createMeta());
+          Integer again = readVersion(c);
+          checkNotNewer(again);
+          if (again == null || again < PostgresSchema.VERSION) {
+            for (String ddl : schema.tables()) {
+              execute(c, ddl);
+            }
+            execute(c, schema.upgradeVersion());
+          }
+          return null;
+        });
   }
 
   /** The recorded schema version, or null when the schema or meta table does not exist yet. */
@@ -1778,7 +1794,22 @@ public final class PostgresStore implements StateStore {
         c.prepareStatement("SELECT value FROM " + schema.meta + " WHERE name = ?")) {
       ps.setString(1, PostgresSchema.VERSION_NAME);
       try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? Integer.valueOf(rs.getString(1).trim()) : null;
+        if (!rs.next()) {
+          return null;
+        }
+        String value = rs.getString(1);
+        try {
+          return Integer.valueOf(value.trim());
+        } catch (NumberFormatException e) {
+          throw new StoreException(
+              prefix()
+                  + "schema version '"
+                  + value
+                  + "' in "
+                  + schema.meta
+                  + " is not a number; the table was changed by hand",
+              e);
+        }
       }
     } catch (SQLException e) {
       // 42P01 undefined_table, 3F000 invalid_schema_name: nothing migrated yet. Only reached in
@@ -1845,13 +1876,20 @@ public final class PostgresStore implements StateStore {
         + "): ";
   }
 
-  private StoreException failure(String op, @Nullable PollerKey key, SQLException e) {
+  private StoreException failure(
+      String op, @Nullable PollerKey key, @Nullable String phase, SQLException e) {
     StringBuilder message = new StringBuilder(prefix()).append(op);
     if (key != null) {
       message.append(' ').append(key);
     }
-    message.append(" failed: ").append(describe(e));
-    return new StoreException(Endpoint.redact(message.toString()), e);
+    message.append(" failed");
+    if (phase != null) {
+      message.append(' ').append(phase);
+    }
+    message.append(": ").append(describe(e));
+    // The server's error spans lines (Detail, Hint); a log line or stderr line stays one line.
+    String oneLine = message.toString().replaceAll("\\s*\\R\\s*", "; ");
+    return new StoreException(Endpoint.redact(oneLine), e);
   }
 
   /**
