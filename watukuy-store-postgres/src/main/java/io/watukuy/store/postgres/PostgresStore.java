@@ -120,8 +120,8 @@ import org.jspecify.annotations.Nullable;
  * refuse {@code \u0000} inside strings). Identities sort by code point (the key columns use the
  * {@code "C"} collation). Acknowledged outbox rows are deleted. The outbox is keyed by {@code
  * (poller, partition, seq)}; {@code event_id} is indexed but not unique. PostgreSQL text cannot
- * hold the character U+0000, so a poller name, partition or identity containing it fails with a
- * {@link StoreException}.
+ * hold the character U+0000, so a poller name, partition or identity containing it, or a cursor
+ * whose JSON holds {@code \u0000} (the state is jsonb), fails with a {@link StoreException}.
  *
  * <p><b>Failures.</b> Every driver failure (the server unreachable, a backend terminated, a lock
  * or statement timeout) is thrown as a {@link StoreException} whose message names the host and
@@ -130,8 +130,12 @@ import org.jspecify.annotations.Nullable;
  * first connection's metadata; user names, passwords and the URL's query string are never part of
  * a message. A failed write has been rolled back; only a failure while committing leaves it open
  * whether the commit happened, as with any database. The store keeps no broken connection: the
- * pool replaces it, so the next call after the server returns succeeds. Calls after {@link
- * #close()} throw {@link IllegalStateException}.
+ * pool replaces it, so the next call after the server returns succeeds. A call waits while
+ * another session holds a row it needs (another instance's write of the same key takes
+ * milliseconds); to bound every wait, set {@code lock_timeout} or {@code statement_timeout} on the
+ * connections (for example {@code options=-c%20lock_timeout%3D10s} in the JDBC URL), and a wait
+ * cut short fails with a {@link StoreException}. Calls after {@link #close()} throw {@link
+ * IllegalStateException}.
  *
  * <p>Instances are safe for use from several threads; calls run concurrently up to the pool's
  * size.

@@ -317,6 +317,8 @@ class PostgresStoreTest {
   @Test
   void exportedDdlIsTheResourceAndCreatesWhatMigrateCreates() throws SQLException {
     assertThat(PostgresStore.ddlResource())
+        .as("src/main/resources/%s is written from PostgresStore.DDL; after a schema change,"
+            + " write it again", PostgresStore.DDL_RESOURCE)
         .isEqualTo(PostgresStore.DDL)
         .isEqualTo(PostgresStore.ddlScript("public", "watukuy_"));
     assertThat(PostgresStore.DDL)
