@@ -49,6 +49,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.Spliterator;
 import java.util.Spliterators;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
@@ -181,7 +182,7 @@ public final class PostgresStore implements StateStore {
   // not tell. Never holds credentials.
   private volatile @Nullable String endpoint;
   private volatile boolean migrated;
-  private volatile boolean closed;
+  private final AtomicBoolean closed = new AtomicBoolean();
 
   private PostgresStore(DataSource dataSource, PostgresOptions options) {
     this.dataSource = dataSource;
@@ -411,10 +412,9 @@ public final class PostgresStore implements StateStore {
    */
   @Override
   public void close() {
-    if (closed) {
+    if (!closed.compareAndSet(false, true)) {
       return;
     }
-    closed = true;
     if (options.closeClient() && dataSource instanceof AutoCloseable) {
       try {
         ((AutoCloseable) dataSource).close();
@@ -1739,7 +1739,7 @@ public final class PostgresStore implements StateStore {
   }
 
   private void ensureOpen() {
-    if (closed) {
+    if (closed.get()) {
       throw new IllegalStateException(this + " is closed");
     }
   }
