@@ -35,6 +35,15 @@ import org.jspecify.annotations.Nullable;
  * at once, which a poller's backoff handles better. Either way a failure reaches the caller as a
  * {@link io.watukuy.StoreException} naming {@link #endpoint()}.
  *
+ * <p><b>Repeated scripts.</b> Lettuce delivers at least once when it reconnects by itself: a
+ * script already sent when the connection dropped, whose caller has not yet given up, is sent
+ * again after the reconnect. The store's scripts make a repeat harmless or refuse it: a repeated
+ * commit is refused because its sequences are taken (the caller sees a {@link
+ * io.watukuy.StoreException} and reloads, as after any failed commit), acks, state patches,
+ * validators and parking are idempotent, a repeated {@code recordAttempt} counts one attempt
+ * more, and a repeated {@code acquireLease} finds the key leased (the lease expires after its
+ * TTL).
+ *
  * <p>Thread-safe, as the connection is. Never closes the connection.
  *
  * @since 0.1

@@ -26,6 +26,27 @@ import org.jspecify.annotations.Nullable;
  * the caller saw, and must be safe for use from several threads. The store never opens or closes
  * the underlying connection.
  *
+ * <p>An adapter for Jedis, for example, is this much:
+ *
+ * <pre>{@code
+ * final class JedisRedis implements RedisLike {
+ *   private final JedisPooled jedis;
+ *   private final String endpoint;
+ *   JedisRedis(JedisPooled jedis, String endpoint) { this.jedis = jedis; this.endpoint = endpoint; }
+ *   public Object evalsha(String sha1, List<String> keys, List<String> args) {
+ *     try {
+ *       return jedis.evalsha(sha1, keys, args);
+ *     } catch (JedisNoScriptException e) {
+ *       throw new NoScriptException(sha1, e);
+ *     }
+ *   }
+ *   public Object eval(String script, List<String> keys, List<String> args) {
+ *     return jedis.eval(script, keys, args);
+ *   }
+ *   public String endpoint() { return endpoint; }
+ * }
+ * }</pre>
+ *
  * @since 0.1
  */
 public interface RedisLike {

@@ -90,7 +90,12 @@ final class PrivateRedis implements AutoCloseable {
   }
 
   @Override
-  public void close() throws InterruptedException {
-    stop();
+  public void close() {
+    try {
+      stop();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      if (process != null) process.destroyForcibly();
+    }
   }
 }

@@ -320,6 +320,37 @@ class RedisStoreTest {
   }
 
   @Test
+  void concurrentAcquisitionsThroughTwoConnectionsGrantExactlyOneLease() throws Exception {
+    String prefix = LocalRedis.newPrefix("race");
+    prefixes.add(prefix);
+    try (LocalRedis second = LocalRedis.open()) {
+      List<RedisStore> stores = List.of(redis.store(prefix), second.store(prefix));
+      int threads = 8;
+      java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+      try {
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        List<java.util.concurrent.Future<java.util.Optional<Lease>>> results = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+          RedisStore s = stores.get(i % 2);
+          String owner = "instance-" + i;
+          results.add(pool.submit(() -> {
+            go.await();
+            return s.acquireLease(KEY, owner, TTL, T0);
+          }));
+        }
+        go.countDown();
+        List<Lease> granted = new ArrayList<>();
+        for (var r : results) r.get(10, java.util.concurrent.TimeUnit.SECONDS).ifPresent(granted::add);
+
+        assertThat(granted).singleElement().satisfies(l -> assertThat(l.epoch()).isEqualTo(1));
+        assertThat(stores.get(1).getLease(KEY)).contains(granted.get(0));
+      } finally {
+        pool.shutdownNow();
+      }
+    }
+  }
+
+  @Test
   void aFlushedScriptCacheIsReloadedOnTheNextCall() {
     RedisStore store = store();
     Lease lease = store.acquireLease(KEY, "a", TTL, T0).orElseThrow();
