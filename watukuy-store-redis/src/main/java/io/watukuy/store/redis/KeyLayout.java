@@ -22,7 +22,8 @@ final class KeyLayout {
   static final List<String> PARTS =
       List.of(
           "meta", // hash: owner, epoch, expires (epoch ms), counter (highest epoch issued)
-          "state", // hash: cursors, schedule, schemaVersion, lastSequence, createdAt, updatedAt
+          "state", // hash: cursors, schedule, schemaVersion, lastSequence, createdAt, updatedAt,
+          //          and "indexed" once the key is in the index set
           "items", // hash: identity -> item row
           "items:ids", // sorted set, score 0: identities in byte order, for keyset streaming
           "outbox", // sorted set, score 0: pending sequences as 19-digit members

@@ -78,6 +78,9 @@ import org.slf4j.LoggerFactory;
  * so a script may touch them all. Inside the tag, {@code %}, braces and {@code |} are escaped as
  * {@code %25}, {@code %7B}, {@code %7D} and {@code %7C}, so no two poller keys share a tag. One
  * more key, the set {@code <prefix>keys}, lists the keys with stored state for {@link #listKeys}.
+ * It has its own slot, so it is written by a separate call after the first state write of a key,
+ * which then marks the state hash ({@code indexed}); a key whose listing failed is listed by its
+ * next state write.
  *
  * <p><b>Ordering.</b> Sequences are stored as sorted-set members of 19 zero-padded decimal digits
  * with score 0 and read with {@code ZRANGEBYLEX}, so order is exact for every non-negative {@code
