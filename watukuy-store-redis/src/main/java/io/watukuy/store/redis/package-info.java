@@ -1,0 +1,10 @@
+/**
+ * {@link io.watukuy.store.redis.RedisStore}: the {@link io.watukuy.StateStore} on Redis (Stores
+ * document, "RedisStore and RedisBudgetStore"), reached through the {@link
+ * io.watukuy.store.redis.RedisLike} port; {@link io.watukuy.store.redis.LettuceRedis} adapts a
+ * Lettuce connection to it.
+ */
+@NullMarked
+package io.watukuy.store.redis;
+
+import org.jspecify.annotations.NullMarked;
