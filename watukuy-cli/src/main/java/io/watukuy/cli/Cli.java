@@ -99,12 +99,7 @@ final class Cli {
   }
 
   static StateStore open(StoreSpec spec) {
-    if (spec.sqlitePath() == null) return new MemoryStore();
-    createParent(spec.sqlitePath());
-    SqliteStore.Builder b = SqliteStore.builder(spec.sqlitePath());
-    if (spec.tablePrefix() != null) b.tablePrefix(spec.tablePrefix());
-    if (spec.busyTimeoutMs() != null) b.busyTimeoutMs(spec.busyTimeoutMs());
-    return b.build();
+    return Stores.open(spec);
   }
 
   /** A store and an engine over the config's pollers; closes both. */

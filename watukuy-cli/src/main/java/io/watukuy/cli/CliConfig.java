@@ -22,8 +22,39 @@ record CliConfig(
     List<PollerSpec> pollers,
     Set<String> secrets) {
 
-  /** {@code memory:} or {@code sqlite:PATH} (the path already resolved). */
-  record StoreSpec(String uri, @Nullable Path sqlitePath, @Nullable String tablePrefix, @Nullable Long busyTimeoutMs) {}
+  /**
+   * A store URI and its options (DESIGN.md "Stores in YAML and on the command line"): {@code
+   * memory:}, {@code sqlite:PATH} (the path already resolved), {@code postgres:JDBC-URL} or
+   * {@code redis://host:port/db}. Only the options of its kind are set.
+   *
+   * @param uri as written, for messages through {@link #display()} only (it may hold a password)
+   * @param target the JDBC URL ({@code POSTGRES}) or the Redis URI ({@code REDIS}), else null
+   */
+  record StoreSpec(
+      String uri,
+      Kind kind,
+      @Nullable Path sqlitePath,
+      @Nullable String target,
+      @Nullable String tablePrefix,
+      @Nullable Long busyTimeoutMs,
+      @Nullable String schema,
+      @Nullable String keyPrefix) {
+
+    enum Kind { MEMORY, SQLITE, POSTGRES, REDIS }
+
+    static StoreSpec memory(String uri) {
+      return new StoreSpec(uri, Kind.MEMORY, null, null, null, null, null, null);
+    }
+
+    static StoreSpec sqlite(String uri, Path path, @Nullable String tablePrefix, @Nullable Long busyTimeoutMs) {
+      return new StoreSpec(uri, Kind.SQLITE, path, null, tablePrefix, busyTimeoutMs, null, null);
+    }
+
+    /** The URI with any password (a {@code password=} parameter, {@code user:password@}) hidden. */
+    String display() {
+      return uri.replaceAll("(?i)(password=)[^&;]*", "$1***").replaceAll("(//[^/@:]*:)[^/@]*@", "$1***@");
+    }
+  }
 
   record PollerSpec(
       String name,

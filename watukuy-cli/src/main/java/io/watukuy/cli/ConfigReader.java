@@ -2,6 +2,7 @@ package io.watukuy.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.MissingNode;
+import io.lettuce.core.RedisURI;
 import io.watukuy.Backoff;
 import io.watukuy.ConfigException;
 import io.watukuy.DeliveryOptions;
@@ -19,6 +20,9 @@ import io.watukuy.cli.CliConfig.ReconcileSpec;
 import io.watukuy.cli.CliConfig.RequestSpec;
 import io.watukuy.cli.CliConfig.ResponseSpec;
 import io.watukuy.cli.CliConfig.StoreSpec;
+import io.watukuy.cli.Stores.NoRedis;
+import io.watukuy.store.postgres.PostgresStore;
+import io.watukuy.store.redis.RedisStore;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -36,6 +40,7 @@ import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * Reads and validates a YAML config by hand, so that every error names the file, the line, the
@@ -114,47 +119,91 @@ final class ConfigReader {
   }
 
   private StoreSpec store(At at, Path dir) {
-    String uri = DEFAULT_STORE;
-    String prefix = null;
-    Long busy = null;
-    At uriAt = at;
-    if (!at.missing()) {
-      if (at.node.isObject()) {
-        at.object("uri", "tablePrefix", "busyTimeoutMs");
-        uriAt = at.child("uri");
-        if (uriAt.missing()) throw at.error("uri: missing (sqlite:PATH or memory:)");
-        prefix = at.child("tablePrefix").string(null);
-        if (!at.child("busyTimeoutMs").missing()) busy = (long) at.child("busyTimeoutMs").integer(0, 0);
-      }
-      uri = uriAt.envString();
+    if (at.missing()) return storeSpec(DEFAULT_STORE, StoreOptions.NONE, dir, at);
+    if (!at.node.isObject()) return storeSpec(at.envString(), StoreOptions.NONE, dir, at);
+    at.object("uri", "tablePrefix", "busyTimeoutMs", "schema", "prefix");
+    At uriAt = at.child("uri");
+    if (uriAt.missing()) {
+      throw at.error("uri: missing (sqlite:PATH, memory:, postgres:JDBC-URL or redis://host:port/db)");
     }
-    return storeSpec(uri, prefix, busy, dir, uriAt);
+    StoreOptions options = new StoreOptions(
+        option(at, "tablePrefix"),
+        at.child("busyTimeoutMs").missing() ? null : (long) at.child("busyTimeoutMs").integer(0, 0),
+        option(at, "schema"),
+        option(at, "prefix"));
+    return storeSpec(uriAt.envString(), options, dir, at);
+  }
+
+  private static @Nullable String option(At at, String key) {
+    return at.child(key).missing() ? null : at.child(key).string(null);
+  }
+
+  /** The options of a {@code store:} map; each applies to one or two kinds of store. */
+  record StoreOptions(
+      @Nullable String tablePrefix, @Nullable Long busyTimeoutMs, @Nullable String schema, @Nullable String prefix) {
+    static final StoreOptions NONE = new StoreOptions(null, null, null, null);
   }
 
   /** Shared with {@code --store URI}: {@code at} is null there. */
-  StoreSpec storeSpec(String uri, @Nullable String prefix, @Nullable Long busy, Path dir, @Nullable At at) {
+  StoreSpec storeSpec(String uri, StoreOptions o, Path dir, @Nullable At at) {
     // A bare "memory:" is not valid YAML as a plain scalar, so "memory" is accepted too.
     if (uri.equals("memory:") || uri.equals("memory")) {
-      if (prefix != null || busy != null) {
-        throw fail(at, "tablePrefix and busyTimeoutMs apply to sqlite: stores only");
-      }
-      return new StoreSpec(uri, null, null, null);
+      onlyFor(at, "memory:", o, false, false, false, false);
+      return StoreSpec.memory(uri);
     }
     if (uri.startsWith("sqlite:")) {
+      onlyFor(at, "sqlite:", o, true, true, false, false);
       String path = uri.substring("sqlite:".length());
       if (path.isEmpty()) throw fail(at, "'" + uri + "': sqlite: needs a file path, e.g. sqlite:watukuy.db");
-      return new StoreSpec(uri, dir.resolve(path).normalize(), prefix, busy);
+      return StoreSpec.sqlite(uri, dir.resolve(path).normalize(), o.tablePrefix(), o.busyTimeoutMs());
     }
-    if (uri.startsWith("postgres:") || uri.startsWith("redis:")) {
-      throw fail(at, "'" + uri + "': this build has no " + uri.substring(0, uri.indexOf(':'))
-          + " store yet (sqlite:PATH or memory:)");
+    if (uri.startsWith("postgres:")) {
+      onlyFor(at, "postgres:", o, true, false, true, false);
+      String jdbc = uri.substring("postgres:".length());
+      if (!jdbc.startsWith("jdbc:postgresql:")) {
+        throw fail(at, "'" + StoreSpec.memory(uri).display() + "': postgres: is followed by a JDBC URL,"
+            + " e.g. postgres:jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+      }
+      try {
+        // Checked here, before anything runs, so the message can name the line.
+        PostgresStore.Builder check = PostgresStore.builder(new PGSimpleDataSource());
+        if (o.schema() != null) check.schema(o.schema());
+        if (o.tablePrefix() != null) check.tablePrefix(o.tablePrefix());
+      } catch (ConfigException e) {
+        throw fail(at, e.getMessage());
+      }
+      return new StoreSpec(uri, StoreSpec.Kind.POSTGRES, null, jdbc, o.tablePrefix(), null, o.schema(), null);
     }
-    throw fail(at, "'" + uri + "' is not a store URI (sqlite:PATH or memory:)");
+    if (uri.startsWith("redis://") || uri.startsWith("rediss://")) {
+      onlyFor(at, "redis:", o, false, false, false, true);
+      try {
+        RedisURI.create(uri);
+        if (o.prefix() != null) RedisStore.builder(NoRedis.INSTANCE).prefix(o.prefix());
+      } catch (ConfigException e) {
+        throw fail(at, e.getMessage());
+      } catch (IllegalArgumentException e) {
+        throw fail(at, "'" + StoreSpec.memory(uri).display() + "' is not a Redis URI (redis://host:port/db): "
+            + e.getMessage());
+      }
+      return new StoreSpec(uri, StoreSpec.Kind.REDIS, null, uri, null, null, null, o.prefix());
+    }
+    throw fail(at, "'" + StoreSpec.memory(uri).display()
+        + "' is not a store URI (sqlite:PATH, memory:, postgres:JDBC-URL or redis://host:port/db)");
+  }
+
+  private void onlyFor(@Nullable At at, String kind, StoreOptions o, boolean tablePrefix, boolean busy,
+      boolean schema, boolean prefix) {
+    String wrong = !tablePrefix && o.tablePrefix() != null ? "tablePrefix (sqlite: and postgres: only)"
+        : !busy && o.busyTimeoutMs() != null ? "busyTimeoutMs (sqlite: only)"
+        : !schema && o.schema() != null ? "schema (postgres: only)"
+        : !prefix && o.prefix() != null ? "prefix (redis: only)"
+        : null;
+    if (wrong != null) throw fail(at, "a " + kind + " store takes no " + wrong);
   }
 
   static StoreSpec storeUri(String uri) {
     ConfigReader r = new ConfigReader(YamlTree.parse("{}", "--store"), "--store", n -> null);
-    return r.storeSpec(uri, null, null, Path.of("").toAbsolutePath(), null);
+    return r.storeSpec(uri, StoreOptions.NONE, Path.of("").toAbsolutePath(), null);
   }
 
   private ConfigException fail(@Nullable At at, String message) {

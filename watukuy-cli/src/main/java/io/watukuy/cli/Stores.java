@@ -1,0 +1,152 @@
+package io.watukuy.cli;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.watukuy.MemoryStore;
+import io.watukuy.StateStore;
+import io.watukuy.StoreException;
+import io.watukuy.cli.CliConfig.StoreSpec;
+import io.watukuy.store.postgres.PostgresStore;
+import io.watukuy.store.redis.LettuceRedis;
+import io.watukuy.store.redis.RedisLike;
+import io.watukuy.store.redis.RedisStore;
+import io.watukuy.store.sqlite.SqliteStore;
+import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Opens the store a {@link StoreSpec} names. The command line owns the clients it opens for a
+ * store (a HikariCP pool for PostgreSQL, a Lettuce connection for Redis): closing the returned
+ * store closes them too.
+ */
+final class Stores {
+  /** Connections of one command's PostgreSQL pool: the engine runs a few keys at once. */
+  static final int POSTGRES_POOL_SIZE = 4;
+
+  /** How long a Redis command may take before it fails the cycle. */
+  static final Duration REDIS_TIMEOUT = Duration.ofSeconds(10);
+
+  private Stores() {}
+
+  /**
+   * The store of {@code spec}. Opens no connection for SQLite and PostgreSQL (the first call
+   * does); connects at once for Redis.
+   *
+   * @throws StoreException when the folder of a SQLite file cannot be created or Redis does not
+   *     answer; the message names the store, never a password
+   */
+  static StateStore open(StoreSpec spec) {
+    return switch (spec.kind()) {
+      case MEMORY -> new MemoryStore();
+      case SQLITE -> sqlite(spec);
+      case POSTGRES -> postgres(spec);
+      case REDIS -> redis(spec);
+    };
+  }
+
+  private static StateStore sqlite(StoreSpec spec) {
+    Path file = spec.sqlitePath();
+    Path parent = file.toAbsolutePath().getParent();
+    try {
+      Files.createDirectories(parent);
+    } catch (IOException e) {
+      throw new StoreException("cannot create the folder " + parent + ": " + e, e);
+    }
+    SqliteStore.Builder b = SqliteStore.builder(file);
+    if (spec.tablePrefix() != null) b.tablePrefix(spec.tablePrefix());
+    if (spec.busyTimeoutMs() != null) b.busyTimeoutMs(spec.busyTimeoutMs());
+    return b.build();
+  }
+
+  private static StateStore postgres(StoreSpec spec) {
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(spec.target());
+    config.setPoolName("watukuy");
+    config.setMaximumPoolSize(POSTGRES_POOL_SIZE);
+    config.setMinimumIdle(0);
+    // Connect on first use, so a server that is down fails a cycle (which backs off and retries)
+    // with the store's own message instead of failing here.
+    config.setInitializationFailTimeout(-1);
+    config.setConnectionTimeout(10_000);
+    HikariDataSource pool = new HikariDataSource(config);
+    PostgresStore.Builder b = PostgresStore.builder(pool).closeClient(true);
+    if (spec.schema() != null) b.schema(spec.schema());
+    if (spec.tablePrefix() != null) b.tablePrefix(spec.tablePrefix());
+    return b.build();
+  }
+
+  private static StateStore redis(StoreSpec spec) {
+    RedisURI uri = RedisURI.create(spec.target());
+    if (uri.getTimeout().compareTo(REDIS_TIMEOUT) > 0) uri.setTimeout(REDIS_TIMEOUT);
+    RedisClient client = RedisClient.create(uri);
+    // A command sent while disconnected fails at once (the cycle backs off) instead of queueing.
+    client.setOptions(ClientOptions.builder()
+        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
+    StatefulRedisConnection<String, String> connection;
+    try {
+      connection = client.connect();
+    } catch (RuntimeException e) {
+      client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+      throw new StoreException("redis store " + uri.getHost() + ":" + uri.getPort() + ": cannot connect: "
+          + e.getMessage(), e);
+    }
+    RedisStore.Builder b = RedisStore.builder(LettuceRedis.of(connection, uri));
+    if (spec.keyPrefix() != null) b.prefix(spec.keyPrefix());
+    return closingAlso(b.build(), () -> {
+      connection.close();
+      client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    });
+  }
+
+  /** {@code store}, whose {@link StateStore#close()} then closes {@code client} as well. */
+  static StateStore closingAlso(StateStore store, AutoCloseable client) {
+    return (StateStore) Proxy.newProxyInstance(StateStore.class.getClassLoader(), new Class<?>[] {StateStore.class},
+        (proxy, method, args) -> {
+          if (method.getName().equals("close") && method.getParameterCount() == 0) {
+            try {
+              store.close();
+            } finally {
+              client.close();
+            }
+            return null;
+          }
+          if (method.getDeclaringClass() == Object.class && method.getName().equals("toString")) {
+            return store.toString();
+          }
+          try {
+            return method.invoke(store, args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
+  }
+
+  /** A client that is never called: lets the config reader check a Redis prefix up front. */
+  enum NoRedis implements RedisLike {
+    INSTANCE;
+
+    @Override
+    public Object evalsha(String sha1, List<String> keys, List<String> args) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public Object eval(String script, List<String> keys, List<String> args) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public String endpoint() {
+      return "none";
+    }
+  }
+}
