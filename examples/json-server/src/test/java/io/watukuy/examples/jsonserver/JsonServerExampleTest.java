@@ -154,6 +154,31 @@ class JsonServerExampleTest {
     return r;
   }
 
+  @Test
+  void threeDaemonsShareOnePostgresStoreSoOnlyTheFirstRunPrintsTheSeed() throws Exception {
+    String schema = "wk_example_" + Long.toHexString(System.nanoTime());
+    Path shared = WatukuyCli.config(EXAMPLE.resolve("three-daemons.yaml"), dir.resolve("shared"), Map.of(
+        "127.0.0.1:3999", server.url().substring("http://".length()),
+        "schema: watukuy_orders", "schema: " + schema));
+    try {
+      List<WatukuyCli.Result> runs = List.of(
+          WatukuyCli.run("run", shared.toString(), "--once"),
+          WatukuyCli.run("run", shared.toString(), "--once"),
+          WatukuyCli.run("run", shared.toString(), "--once"));
+      assertThat(runs).allMatch(r -> r.exit() == 0, "exit 0");
+      assertThat(changes(runs.get(0), "orders"))
+          .containsExactly("created 1", "created 2", "created 3", "created 4", "created 5");
+      assertThat(runs.get(1).events()).isEmpty();
+      assertThat(runs.get(2).events()).isEmpty();
+    } finally {
+      try (java.sql.Connection c = java.sql.DriverManager.getConnection(
+              "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+          java.sql.Statement s = c.createStatement()) {
+        s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+      }
+    }
+  }
+
   private static List<String> changes(WatukuyCli.Result r, String source) {
     return r.events().stream()
         .filter(e -> e.get("source").asText().equals(source))
