@@ -313,12 +313,12 @@ final class Cli {
       }
       StoreSpec spec = store != null ? ConfigReader.storeUri(store) : load(config).store();
       if (spec.sqlitePath() != null && !Files.isDirectory(spec.sqlitePath().toAbsolutePath().getParent())) {
-        throw new ConfigException(spec.uri() + ": folder " + spec.sqlitePath().getParent() + " does not exist");
+        throw new ConfigException(spec.display() + ": folder " + spec.sqlitePath().getParent() + " does not exist");
       }
       try (StateStore s = open(spec)) {
         s.migrate();
       }
-      err.println("watukuy: " + spec.uri() + ": migrated");
+      err.println("watukuy: " + spec.display() + ": migrated");
       return Main.OK;
     }
   }

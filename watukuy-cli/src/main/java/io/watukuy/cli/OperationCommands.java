@@ -86,7 +86,7 @@ final class OperationCommands {
         if (s.store.listKeys(name).isEmpty()) {
           TreeSet<String> known = new TreeSet<>();
           s.store.listKeys(null).forEach(k -> known.add(k.poller()));
-          throw new ConfigException(store.uri() + ": no state for poller " + name
+          throw new ConfigException(store.display() + ": no state for poller " + name
               + (known.isEmpty() ? " (the store holds no pollers)" : " (it holds: " + String.join(", ", known) + ")"));
         }
       } catch (RuntimeException e) {

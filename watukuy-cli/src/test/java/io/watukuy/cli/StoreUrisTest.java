@@ -117,9 +117,10 @@ class StoreUrisTest {
     assertThat(watukuy("migrate", "--store", "sqlite:" + sqlite).exit).isZero();
     assertThat(Files.isRegularFile(sqlite)).isTrue();
     assertThat(watukuy("migrate", "--store", "redis://127.0.0.1:6379/0").exit).isZero();
-    Path file = write(config("store: { uri: \"postgres:" + PG + "\", schema: " + schema + " }"));
+    Path file = write(config("store: { uri: \"postgres:" + PG + "&password=hunter2\", schema: " + schema + " }"));
     Result pg = watukuy("migrate", file.toString());
     assertThat(pg.exit).as(pg.err).isZero();
+    assertThat(pg.err).isEqualTo("watukuy: postgres:" + PG + "&password=***: migrated\n");
     assertThat(tables()).contains("watukuy_pollers");
   }
 
