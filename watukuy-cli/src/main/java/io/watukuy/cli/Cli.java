@@ -16,7 +16,6 @@ import io.watukuy.cli.CliConfig.StoreSpec;
 import io.watukuy.store.sqlite.SqliteStore;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -73,12 +72,9 @@ final class Cli {
     return m;
   }
 
-  /** One line for an error: the engine's messages already name poller, page and URL. */
+  /** One line for an error that ended a command, in words (see {@link Failures}). */
   static String describe(Throwable e) {
-    String m = e.getMessage();
-    if (m == null || m.isBlank()) return e.getClass().getSimpleName();
-    if (e instanceof io.watukuy.WatukuyException || e instanceof UncheckedIOException) return m;
-    return m;
+    return Failures.problem(e);
   }
 
   CliConfig load(Path file) {
@@ -124,13 +120,19 @@ final class Cli {
     /** Over {@code pollers}, which may be {@link OperationCommands#standIn stand-ins} for {@code --store}. */
     Session(StoreSpec spec, List<Poller<JsonNode>> pollers, io.watukuy.DeliveryOptions delivery,
         java.util.Set<String> secrets) {
+      this(spec, pollers, delivery, secrets, io.watukuy.WatukuyListener.NONE);
+    }
+
+    Session(StoreSpec spec, List<Poller<JsonNode>> pollers, io.watukuy.DeliveryOptions delivery,
+        java.util.Set<String> secrets, io.watukuy.WatukuyListener listener) {
       this.pollers = pollers;
       this.store = open(spec);
       try {
         // The sink is one stream: handlers run on the cycle's thread, so lines come in outbox
         // order (per key, and across keys of one poller) and one write never interleaves another.
         Watukuy.Builder b = Watukuy.builder().store(store).delivery(delivery).handlerExecutor(Runnable::run)
-            .secrets(secrets); // ${ENV} values never show in engine errors or logs
+            .secrets(secrets) // ${ENV} values never show in engine errors or logs
+            .listener(listener);
         pollers.forEach(b::poller);
         this.engine = b.build();
       } catch (RuntimeException e) {
@@ -199,7 +201,17 @@ final class Cli {
         err.println("watukuy: output " + cfg.outputFile() + ": cannot open: " + e);
         return Main.FAILED;
       }
-      try (output; Session s = new Session(cfg)) {
+      // The daemon registers only the selected pollers: start() runs every registered one.
+      List<Poller<JsonNode>> pollers = YamlPollers.build(cfg).stream()
+          .filter(p -> once || selected.contains(p.name())).toList();
+      io.watukuy.WatukuyListener listener = once ? io.watukuy.WatukuyListener.NONE : new io.watukuy.WatukuyListener() {
+        @Override
+        public void onCycle(KeyReport report) {
+          // --once reports from the TickReport; the daemon, as each run ends.
+          if (report.error() != null) failed(report.key(), report.error());
+        }
+      };
+      try (output; Session s = new Session(cfg.store(), pollers, cfg.delivery(), cfg.secrets(), listener)) {
         for (Poller<JsonNode> p : s.pollers) {
           s.engine.on(p, event -> {
             try {
@@ -210,8 +222,15 @@ final class Cli {
             }
           });
         }
-        return once ? once(s, selected, output) : daemon(s, output);
+        return once ? once(s, selected, output) : daemon(cfg, s, selected, output);
       }
+    }
+
+    /** One line for a failed key; an unavailable output is reported once, by the caller. */
+    private void failed(io.watukuy.PollerKey key, Throwable error) {
+      if (error instanceof io.watukuy.HandlerUnavailableException) return;
+      err.println("watukuy: " + redact(Failures.line(key, error)));
+      if (verbose) error.printStackTrace(err);
     }
 
     private int once(Session s, Set<String> selected, Output output) {
@@ -241,9 +260,7 @@ final class Cli {
             + (k.key().partition().isEmpty() ? "" : " partition " + k.key().partition());
         if (k.error() != null) {
           code = Main.FAILED;
-          String m = describe(k.error());
-          err.println("watukuy: " + redact(m.startsWith("poller ") ? m : who + ": " + m));
-          if (verbose) k.error().printStackTrace(err);
+          failed(k.key(), k.error());
         } else if (k.outcome() != KeyReport.Outcome.POLLED) {
           err.println("watukuy: " + who + ": skipped (" + skipReason(k.outcome()) + ")");
         }
@@ -256,28 +273,45 @@ final class Cli {
       return code;
     }
 
-    private int daemon(Session s, Output output) throws InterruptedException {
+    private int daemon(CliConfig cfg, Session s, Set<String> selected, Output output) throws InterruptedException {
       CountDownLatch stop = new CountDownLatch(1);
       Thread hook = new Thread(stop::countDown, "watukuy-shutdown");
       Runtime.getRuntime().addShutdownHook(hook);
       Signals.onTermination(stop::countDown);
       s.engine.start();
-      while (!stop.await(1, java.util.concurrent.TimeUnit.SECONDS)) {
-        if (output.failure() != null) {
-          err.println("watukuy: " + redact(output.failure().getMessage())
-              + "; stopping, the undelivered events stay pending");
-          s.engine.stop(false);
-          return Main.FAILED;
+      err.println("watukuy: running " + count(selected.size(), "poller") + " (" + String.join(", ", selected)
+          + ") from " + cfg.file() + ", store " + redact(storeText(cfg.store())) + "; Ctrl-C to stop");
+      int code = Main.OK;
+      try {
+        while (!stop.await(1, java.util.concurrent.TimeUnit.SECONDS)) {
+          if (output.failure() != null) {
+            err.println("watukuy: " + redact(output.failure().getMessage())
+                + "; stopping, the undelivered events stay pending");
+            s.engine.stop(false);
+            code = Main.FAILED;
+            break;
+          }
+        }
+        if (code == Main.OK) s.engine.stop(true); // drains: what was fetched is delivered first
+      } finally {
+        try {
+          Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+          // already shutting down
         }
       }
-      s.engine.stop(true);
-      try {
-        Runtime.getRuntime().removeShutdownHook(hook);
-      } catch (IllegalStateException e) {
-        // already shutting down
-      }
-      return Main.OK;
+      err.println("watukuy: stopped, " + count(output.written(), "event") + " delivered");
+      return code;
     }
+  }
+
+  static String count(long n, String noun) {
+    return n + " " + noun + (n == 1 ? "" : "s");
+  }
+
+  /** The store as a user finds it: {@code sqlite:} with the absolute path, or {@code memory}. */
+  static String storeText(StoreSpec spec) {
+    return spec.sqlitePath() == null ? "memory" : "sqlite:" + spec.sqlitePath().toAbsolutePath();
   }
 
   private static String skipReason(KeyReport.Outcome o) {
