@@ -381,13 +381,15 @@ final class Cli {
           out.println(redact(ins.toJson()));
           return Main.OK;
         }
-        out.printf("%-20s %-12s %-12s %-25s %-10s %-8s %-7s %s%n",
+        // Durations in human units here; --json keeps the machine values (lagMs, ISO instants).
+        out.printf("%-20s %-12s %-12s %-12s %-10s %-8s %-7s %s%n",
             "POLLER", "PARTITION", "STATE", "NEXT DUE", "LAG", "PENDING", "PARKED", "LAST ERROR");
         for (KeyInspection k : ins.pollers()) {
-          out.printf("%-20s %-12s %-12s %-25s %-10s %-8d %-7d %s%n", k.poller(),
+          out.printf("%-20s %-12s %-12s %-12s %-10s %-8d %-7d %s%n", k.poller(),
               k.partition().isEmpty() ? "-" : k.partition(), k.state().wire(),
-              k.nextDueAt() == null ? "now" : k.nextDueAt().toString(),
-              k.lagMs() == null ? "-" : java.time.Duration.ofMillis(k.lagMs()).toString(),
+              k.nextDueAt() == null || !k.nextDueAt().isAfter(ins.at())
+                  ? "now" : "in " + Durations.human(java.time.Duration.between(ins.at(), k.nextDueAt()).toMillis()),
+              k.lagMs() == null ? "-" : Durations.human(k.lagMs()),
               k.outboxPending(), k.parked(),
               k.lastError() == null ? "-" : redact(k.lastError().message()));
         }
