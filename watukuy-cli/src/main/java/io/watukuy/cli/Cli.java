@@ -54,9 +54,15 @@ final class Cli {
     root.addSubcommand("validate", new CommandLine(new Validate()));
     root.addSubcommand("migrate", new CommandLine(new Migrate()));
     root.addSubcommand("inspect", new CommandLine(new Inspect()));
-    root.addSubcommand("pause", new CommandLine(new Operation("pause")));
-    root.addSubcommand("resume", new CommandLine(new Operation("resume")));
-    root.addSubcommand("trigger", new CommandLine(new Operation("trigger")));
+    root.addSubcommand("pause", operation("pause",
+        "Pauses every key (every partition) of poller NAME until resume.",
+        "run skips a paused key, and a running daemon stops polling it from its next cycle."));
+    root.addSubcommand("resume", operation("resume",
+        "Resumes every key (every partition) of poller NAME.",
+        "The keys return to idle; a pending Retry-After or an open circuit still applies."));
+    root.addSubcommand("trigger", operation("trigger",
+        "Makes every key (every partition) of poller NAME due now.",
+        "It also forces a probe of an open circuit; a running daemon polls the keys at once."));
     root.addSubcommand("demo", new CommandLine(new DemoCommand(out, err)));
     OperationCommands ops = new OperationCommands(this);
     root.addSubcommand("reset-cursor", new CommandLine(ops.new ResetCursor()));
@@ -64,6 +70,22 @@ final class Cli {
     root.addSubcommand("replay", new CommandLine(ops.new Replay()));
     root.addSubcommand("parked", ops.parked());
     return root;
+  }
+
+  /**
+   * One of pause, resume and trigger: the shared command with its own synopsis, and its own
+   * sentences before the shared description, so each reads as its own command in --help.
+   */
+  private CommandLine operation(String op, String... description) {
+    CommandLine cmd = new CommandLine(new Operation(op));
+    CommandLine.Model.UsageMessageSpec usage = cmd.getCommandSpec().usageMessage();
+    List<String> all = new ArrayList<>(List.of(description));
+    all.addAll(List.of(usage.description()));
+    usage.description(all.toArray(String[]::new));
+    String[] synopsis = usage.customSynopsis();
+    for (int i = 0; i < synopsis.length; i++) synopsis[i] = synopsis[i].replace("pause|resume|trigger", op);
+    usage.customSynopsis(synopsis);
+    return cmd;
   }
 
   String redact(@Nullable String message) {
@@ -156,8 +178,13 @@ final class Cli {
     boolean verbose;
   }
 
+  // Help texts: the first description line is one sentence (the command lists show it alone);
+  // each further line is a paragraph that picocli wraps, so no sentence is broken by hand.
   @Command(name = "watukuy", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-      description = "Polls HTTP JSON APIs declared in YAML and writes each change as one JSON line.",
+      description = {"Polls HTTP JSON APIs declared in YAML and writes each change as one JSON line.",
+          "Events go to standard output, everything else to standard error. Exit codes: 0 success, 1 a fetch,"
+              + " store or output error, 2 a usage or config error.",
+          "Run watukuy COMMAND --help for the arguments of a command; docs/config.md has the YAML format."},
       synopsisSubcommandLabel = "COMMAND")
   final class Root implements Callable<Integer> {
     @Override
@@ -168,16 +195,20 @@ final class Cli {
   }
 
   @Command(name = "run", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-      description = {"Runs the pollers of CONFIG and writes their events as JSON lines.",
-          "Without --once, runs until SIGINT or SIGTERM, then drains and exits 0."})
+      description = {"Polls the APIs of CONFIG and writes each change as one JSON line.",
+          "With --once: one pass (idle and backing-off keys are made due), delivery, then exit 0, or 1 if"
+              + " any key failed. Without --once: runs until SIGINT or SIGTERM, delivers what was fetched,"
+              + " and exits 0."})
   final class Run implements Callable<Integer> {
-    @Parameters(paramLabel = "CONFIG", description = "The YAML config file.")
+    @Parameters(paramLabel = "CONFIG",
+        description = "The YAML config file; relative paths in it resolve against its folder.")
     Path config;
 
-    @Option(names = "--once", description = "Make idle and backing-off keys due now, run one tick, deliver and exit.")
+    @Option(names = "--once", description = "Poll once, deliver and exit, for cron (default: run as a daemon).")
     boolean once;
 
-    @Option(names = "--poller", paramLabel = "NAME", arity = "1..*", description = "Run only these pollers.")
+    @Option(names = "--poller", paramLabel = "NAME", arity = "1..*",
+        description = "Run only these pollers (default: all of CONFIG).")
     List<String> only = new ArrayList<>();
 
     @CommandLine.Mixin Verbose v;
@@ -326,9 +357,10 @@ final class Cli {
   }
 
   @Command(name = "validate", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-      description = "Checks CONFIG without running anything; prints the problem as FILE:LINE: ... and exits 2.")
+      description = {"Checks CONFIG without polling or opening the store.",
+          "Prints FILE: ok, N poller(s) and exits 0, or prints the first problem as FILE:LINE: ... and exits 2."})
   final class Validate implements Callable<Integer> {
-    @Parameters(paramLabel = "CONFIG") Path config;
+    @Parameters(paramLabel = "CONFIG", description = "The YAML config file.") Path config;
     @CommandLine.Mixin Verbose v;
 
     @Override
@@ -341,10 +373,13 @@ final class Cli {
   }
 
   @Command(name = "migrate", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-      description = "Creates or upgrades the store's tables.")
+      description = {"Creates or upgrades the tables of a store.",
+          "The store is the one CONFIG names, or the one given by --store."})
   final class Migrate implements Callable<Integer> {
-    @Parameters(paramLabel = "CONFIG", arity = "0..1") @Nullable Path config;
-    @Option(names = "--store", paramLabel = "URI", description = "sqlite:PATH or memory:, instead of CONFIG.")
+    @Parameters(paramLabel = "CONFIG", arity = "0..1", description = "The YAML config file whose store to migrate.")
+    @Nullable Path config;
+    @Option(names = "--store", paramLabel = "URI",
+        description = "sqlite:PATH (relative to the current folder) instead of CONFIG.")
     @Nullable String store;
     @CommandLine.Mixin Verbose v;
 
@@ -367,10 +402,15 @@ final class Cli {
   }
 
   @Command(name = "inspect", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-      description = "Shows every key: state, next due, lag, pending, parked, last error.")
+      description = {"Shows the state of every key of the pollers of CONFIG.",
+          "One row per key: state, when it is next due, lag (how far a timestamp cursor is behind now),"
+              + " pending and parked events, last error; durations in human units (850ms, 3m20s, 2h5m)."})
   final class Inspect implements Callable<Integer> {
-    @Parameters(paramLabel = "CONFIG") Path config;
-    @Option(names = "--json", description = "One line of JSON instead of a table.") boolean json;
+    @Parameters(paramLabel = "CONFIG", description = "The YAML config file.") Path config;
+    @Option(names = "--json",
+        description = "One line of JSON instead, with machine values: lagMs and intervalMs in milliseconds,"
+            + " instants in ISO 8601.")
+    boolean json;
     @CommandLine.Mixin Verbose v;
 
     @Override
@@ -400,12 +440,13 @@ final class Cli {
 
   @Command(mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
       customSynopsis = "watukuy pause|resume|trigger (CONFIG | --store URI) NAME",
-      description = {"pause / resume / trigger every key (every partition) of poller NAME.",
-          "With --store URI instead of CONFIG, NAME must have state in that store."})
+      description = "Takes CONFIG, or --store URI when there is no config; then NAME must have state in that store.")
   final class Operation implements Callable<Integer> {
     private final String op;
     @CommandLine.Mixin OperationCommands.Target target;
-    @Parameters(paramLabel = "[CONFIG] NAME", arity = "1..2") List<String> args = new ArrayList<>();
+    @Parameters(paramLabel = "[CONFIG] NAME", arity = "1..2",
+        description = "The YAML config file (unless --store), then the poller's name.")
+    List<String> args = new ArrayList<>();
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
     @CommandLine.Mixin Verbose v;
 

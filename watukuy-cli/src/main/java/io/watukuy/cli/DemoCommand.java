@@ -48,9 +48,10 @@ import picocli.CommandLine.Option;
  * second run resumes from the same database and vendor state.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-    description = {"Runs watukuy against a built-in, ever-changing copy of some GitHub issues.",
-        "No network needed. State goes to watukuy-demo.db and watukuy-demo.vendor.json in --dir;",
-        "run it again to resume where it stopped. Ctrl-C stops it."})
+    description = {"Runs watukuy against a built-in vendor API whose GitHub issues keep changing.",
+        "No network needed: the vendor runs on 127.0.0.1. Each event is printed as one line, with a status"
+            + " line on stderr. State goes to watukuy-demo.db and watukuy-demo.vendor.json in --dir: run it"
+            + " again to resume where it stopped, delete both files to start over. Ctrl-C stops it."})
 final class DemoCommand implements Callable<Integer> {
   static final String DB_FILE = "watukuy-demo.db";
   static final String VENDOR_FILE = "watukuy-demo.vendor.json";
@@ -72,7 +73,7 @@ final class DemoCommand implements Callable<Integer> {
   @Option(names = "--dir", paramLabel = "DIR", description = "Folder of the demo database and vendor state (default: the current folder).")
   @Nullable Path dir;
 
-  @Option(names = "--for", paramLabel = "DURATION", description = "Stop after this long (e.g. 30s, 5m) and exit 0.")
+  @Option(names = "--for", paramLabel = "DURATION", description = "Stop after this long (e.g. 30s, 5m) and exit 0 (default: run until Ctrl-C).")
   @Nullable String runFor;
 
   @Option(names = "--mutate-every", hidden = true, defaultValue = DEFAULT_MUTATE_EVERY) String mutateEvery;
