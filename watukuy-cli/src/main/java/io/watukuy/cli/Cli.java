@@ -309,9 +309,10 @@ final class Cli {
       Thread hook = new Thread(stop::countDown, "watukuy-shutdown");
       Runtime.getRuntime().addShutdownHook(hook);
       Signals.onTermination(stop::countDown);
-      s.engine.start();
+      // Before start(): a first cycle that fails at once must not print its line ahead of this one.
       err.println("watukuy: running " + count(selected.size(), "poller") + " (" + String.join(", ", selected)
           + ") from " + cfg.file() + ", store " + redact(storeText(cfg.store())) + "; Ctrl-C to stop");
+      s.engine.start();
       int code = Main.OK;
       try {
         while (!stop.await(1, java.util.concurrent.TimeUnit.SECONDS)) {
