@@ -63,7 +63,8 @@ final class Cli {
     root.addSubcommand("trigger", operation("trigger",
         "Makes every key (every partition) of poller NAME due now.",
         "It also forces a probe of an open circuit; a running daemon polls the keys at once."));
-    root.addSubcommand("demo", new CommandLine(new DemoCommand(out, err)));
+    // Redrawn in place only on the process's own terminal, never into a stream a caller passed in.
+    root.addSubcommand("demo", new CommandLine(new DemoCommand(out, err, err == System.err && DemoCommand.onTerminal())));
     OperationCommands ops = new OperationCommands(this);
     root.addSubcommand("reset-cursor", new CommandLine(ops.new ResetCursor()));
     root.addSubcommand("backfill", new CommandLine(ops.new Backfill()));
