@@ -151,9 +151,11 @@ class OperationsCommandsTest {
     String shapes = ": use ISO 8601 (2024-05-01T00:00:00Z, 2024-05-01T02:00:00+02:00, 2024-05-01)"
         + " or epoch seconds (10 digits) or milliseconds (13 digits)\n";
     assertThat(reset.code()).isEqualTo(Main.USAGE);
-    assertThat(reset.err()).isEqualTo("watukuy: poller orders: 'last-tuesday' is not a timestamp" + shapes);
+    assertThat(reset.err()).isEqualTo("watukuy: poller orders: cursor.field updatedAt: 'last-tuesday' is not a timestamp"
+        + shapes);
     assertThat(backfill.code()).isEqualTo(Main.USAGE);
-    assertThat(backfill.err()).isEqualTo("watukuy: poller orders: 'soon' is not a timestamp" + shapes);
+    assertThat(backfill.err()).isEqualTo("watukuy: poller orders: cursor.field updatedAt: 'soon' is not a timestamp"
+        + shapes);
   }
 
   @Test
