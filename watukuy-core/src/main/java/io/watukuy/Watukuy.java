@@ -27,6 +27,16 @@ public interface Watukuy extends AutoCloseable {
   Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofSeconds(30);
 
   /**
+   * The SLF4J logger name of the errors the engine also reports: a failed cycle, a lost lease, a
+   * store failure before the lease, a handler that reported its destination unavailable. Each is
+   * logged once at WARN (message only, no stack trace) on this logger, and is also the {@link
+   * KeyReport#error()} of the key's run and reaches {@link WatukuyListener#onCycle} (and, for a
+   * failed cycle, {@link WatukuyListener#onError}). An application that reports these errors
+   * itself may turn this logger off without losing the engine's other warnings.
+   */
+  String ERROR_LOGGER = "io.watukuy.errors";
+
+  /**
    * A new engine builder.
    *
    * @return a builder with the defaults of DESIGN.md; {@code store} and a poller still to set

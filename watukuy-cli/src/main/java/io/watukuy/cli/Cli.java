@@ -16,7 +16,6 @@ import io.watukuy.cli.CliConfig.StoreSpec;
 import io.watukuy.store.sqlite.SqliteStore;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -55,10 +54,17 @@ final class Cli {
     root.addSubcommand("validate", new CommandLine(new Validate()));
     root.addSubcommand("migrate", new CommandLine(new Migrate()));
     root.addSubcommand("inspect", new CommandLine(new Inspect()));
-    root.addSubcommand("pause", new CommandLine(new Operation("pause")));
-    root.addSubcommand("resume", new CommandLine(new Operation("resume")));
-    root.addSubcommand("trigger", new CommandLine(new Operation("trigger")));
-    root.addSubcommand("demo", new CommandLine(new DemoCommand(out, err)));
+    root.addSubcommand("pause", operation("pause",
+        "Pauses every key (every partition) of poller NAME until resume.",
+        "run skips a paused key, and a running daemon stops polling it from its next cycle."));
+    root.addSubcommand("resume", operation("resume",
+        "Resumes every key (every partition) of poller NAME.",
+        "The keys return to idle; a pending Retry-After or an open circuit still applies."));
+    root.addSubcommand("trigger", operation("trigger",
+        "Makes every key (every partition) of poller NAME due now.",
+        "It also forces a probe of an open circuit; a running daemon polls the keys at once."));
+    // Redrawn in place only on the process's own terminal, never into a stream a caller passed in.
+    root.addSubcommand("demo", new CommandLine(new DemoCommand(out, err, err == System.err && DemoCommand.onTerminal())));
     OperationCommands ops = new OperationCommands(this);
     root.addSubcommand("reset-cursor", new CommandLine(ops.new ResetCursor()));
     root.addSubcommand("backfill", new CommandLine(ops.new Backfill()));
@@ -67,18 +73,31 @@ final class Cli {
     return root;
   }
 
+  /**
+   * One of pause, resume and trigger: the shared command with its own synopsis, and its own
+   * sentences before the shared description, so each reads as its own command in --help.
+   */
+  private CommandLine operation(String op, String... description) {
+    CommandLine cmd = new CommandLine(new Operation(op));
+    CommandLine.Model.UsageMessageSpec usage = cmd.getCommandSpec().usageMessage();
+    List<String> all = new ArrayList<>(List.of(description));
+    all.addAll(List.of(usage.description()));
+    usage.description(all.toArray(String[]::new));
+    String[] synopsis = usage.customSynopsis();
+    for (int i = 0; i < synopsis.length; i++) synopsis[i] = synopsis[i].replace("pause|resume|trigger", op);
+    usage.customSynopsis(synopsis);
+    return cmd;
+  }
+
   String redact(@Nullable String message) {
     String m = String.valueOf(message);
     for (String s : secrets) m = m.replace(s, "[redacted]");
     return m;
   }
 
-  /** One line for an error: the engine's messages already name poller, page and URL. */
+  /** One line for an error that ended a command, in words (see {@link Failures}). */
   static String describe(Throwable e) {
-    String m = e.getMessage();
-    if (m == null || m.isBlank()) return e.getClass().getSimpleName();
-    if (e instanceof io.watukuy.WatukuyException || e instanceof UncheckedIOException) return m;
-    return m;
+    return Failures.problem(e);
   }
 
   CliConfig load(Path file) {
@@ -119,13 +138,19 @@ final class Cli {
     /** Over {@code pollers}, which may be {@link OperationCommands#standIn stand-ins} for {@code --store}. */
     Session(StoreSpec spec, List<Poller<JsonNode>> pollers, io.watukuy.DeliveryOptions delivery,
         java.util.Set<String> secrets) {
+      this(spec, pollers, delivery, secrets, io.watukuy.WatukuyListener.NONE);
+    }
+
+    Session(StoreSpec spec, List<Poller<JsonNode>> pollers, io.watukuy.DeliveryOptions delivery,
+        java.util.Set<String> secrets, io.watukuy.WatukuyListener listener) {
       this.pollers = pollers;
       this.store = open(spec);
       try {
         // The sink is one stream: handlers run on the cycle's thread, so lines come in outbox
         // order (per key, and across keys of one poller) and one write never interleaves another.
         Watukuy.Builder b = Watukuy.builder().store(store).delivery(delivery).handlerExecutor(Runnable::run)
-            .secrets(secrets); // ${ENV} values never show in engine errors or logs
+            .secrets(secrets) // ${ENV} values never show in engine errors or logs
+            .listener(listener);
         pollers.forEach(b::poller);
         this.engine = b.build();
       } catch (RuntimeException e) {
@@ -149,8 +174,13 @@ final class Cli {
     boolean verbose;
   }
 
+  // Help texts: the first description line is one sentence (the command lists show it alone);
+  // each further line is a paragraph that picocli wraps, so no sentence is broken by hand.
   @Command(name = "watukuy", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-      description = "Polls HTTP JSON APIs declared in YAML and writes each change as one JSON line.",
+      description = {"Polls HTTP JSON APIs declared in YAML and writes each change as one JSON line.",
+          "Events go to standard output, everything else to standard error. Exit codes: 0 success, 1 a fetch,"
+              + " store or output error, 2 a usage or config error.",
+          "Run watukuy COMMAND --help for the arguments of a command; docs/config.md has the YAML format."},
       synopsisSubcommandLabel = "COMMAND")
   final class Root implements Callable<Integer> {
     @Override
@@ -161,16 +191,20 @@ final class Cli {
   }
 
   @Command(name = "run", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-      description = {"Runs the pollers of CONFIG and writes their events as JSON lines.",
-          "Without --once, runs until SIGINT or SIGTERM, then drains and exits 0."})
+      description = {"Polls the APIs of CONFIG and writes each change as one JSON line.",
+          "With --once: one pass (idle and backing-off keys are made due), delivery, then exit 0, or 1 if"
+              + " any key failed. Without --once: runs until SIGINT or SIGTERM, delivers what was fetched,"
+              + " and exits 0."})
   final class Run implements Callable<Integer> {
-    @Parameters(paramLabel = "CONFIG", description = "The YAML config file.")
+    @Parameters(paramLabel = "CONFIG",
+        description = "The YAML config file; relative paths in it resolve against its folder.")
     Path config;
 
-    @Option(names = "--once", description = "Make idle and backing-off keys due now, run one tick, deliver and exit.")
+    @Option(names = "--once", description = "Poll once, deliver and exit, for cron (default: run as a daemon).")
     boolean once;
 
-    @Option(names = "--poller", paramLabel = "NAME", arity = "1..*", description = "Run only these pollers.")
+    @Option(names = "--poller", paramLabel = "NAME", arity = "1..*",
+        description = "Run only these pollers (default: all of CONFIG).")
     List<String> only = new ArrayList<>();
 
     @CommandLine.Mixin Verbose v;
@@ -194,7 +228,17 @@ final class Cli {
         err.println("watukuy: output " + cfg.outputFile() + ": cannot open: " + e);
         return Main.FAILED;
       }
-      try (output; Session s = new Session(cfg)) {
+      // The daemon registers only the selected pollers: start() runs every registered one.
+      List<Poller<JsonNode>> pollers = YamlPollers.build(cfg).stream()
+          .filter(p -> once || selected.contains(p.name())).toList();
+      io.watukuy.WatukuyListener listener = once ? io.watukuy.WatukuyListener.NONE : new io.watukuy.WatukuyListener() {
+        @Override
+        public void onCycle(KeyReport report) {
+          // --once reports from the TickReport; the daemon, as each run ends.
+          if (report.error() != null) failed(report.key(), report.error());
+        }
+      };
+      try (output; Session s = new Session(cfg.store(), pollers, cfg.delivery(), cfg.secrets(), listener)) {
         for (Poller<JsonNode> p : s.pollers) {
           s.engine.on(p, event -> {
             try {
@@ -205,8 +249,15 @@ final class Cli {
             }
           });
         }
-        return once ? once(s, selected, output) : daemon(s, output);
+        return once ? once(s, selected, output) : daemon(cfg, s, selected, output);
       }
+    }
+
+    /** One line for a failed key; an unavailable output is reported once, by the caller. */
+    private void failed(io.watukuy.PollerKey key, Throwable error) {
+      if (error instanceof io.watukuy.HandlerUnavailableException) return;
+      err.println("watukuy: " + redact(Failures.line(key, error)));
+      if (verbose) error.printStackTrace(err);
     }
 
     private int once(Session s, Set<String> selected, Output output) {
@@ -232,9 +283,7 @@ final class Cli {
             + (k.key().partition().isEmpty() ? "" : " partition " + k.key().partition());
         if (k.error() != null) {
           code = Main.FAILED;
-          String m = describe(k.error());
-          err.println("watukuy: " + redact(m.startsWith("poller ") ? m : who + ": " + m));
-          if (verbose) k.error().printStackTrace(err);
+          failed(k.key(), k.error());
         } else if (k.outcome() != KeyReport.Outcome.POLLED) {
           err.println("watukuy: " + who + ": skipped (" + skipReason(k.outcome()) + ")");
         }
@@ -247,28 +296,46 @@ final class Cli {
       return code;
     }
 
-    private int daemon(Session s, Output output) throws InterruptedException {
+    private int daemon(CliConfig cfg, Session s, Set<String> selected, Output output) throws InterruptedException {
       CountDownLatch stop = new CountDownLatch(1);
       Thread hook = new Thread(stop::countDown, "watukuy-shutdown");
       Runtime.getRuntime().addShutdownHook(hook);
       Signals.onTermination(stop::countDown);
+      // Before start(): a first cycle that fails at once must not print its line ahead of this one.
+      err.println("watukuy: running " + count(selected.size(), "poller") + " (" + String.join(", ", selected)
+          + ") from " + cfg.file() + ", store " + redact(storeText(cfg.store())) + "; Ctrl-C to stop");
       s.engine.start();
-      while (!stop.await(1, java.util.concurrent.TimeUnit.SECONDS)) {
-        if (output.failure() != null) {
-          err.println("watukuy: " + redact(output.failure().getMessage())
-              + "; stopping, the undelivered events stay pending");
-          s.engine.stop(false);
-          return Main.FAILED;
+      int code = Main.OK;
+      try {
+        while (!stop.await(1, java.util.concurrent.TimeUnit.SECONDS)) {
+          if (output.failure() != null) {
+            err.println("watukuy: " + redact(output.failure().getMessage())
+                + "; stopping, the undelivered events stay pending");
+            s.engine.stop(false);
+            code = Main.FAILED;
+            break;
+          }
+        }
+        if (code == Main.OK) s.engine.stop(true); // drains: what was fetched is delivered first
+      } finally {
+        try {
+          Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+          // already shutting down
         }
       }
-      s.engine.stop(true);
-      try {
-        Runtime.getRuntime().removeShutdownHook(hook);
-      } catch (IllegalStateException e) {
-        // already shutting down
-      }
-      return Main.OK;
+      err.println("watukuy: stopped, " + count(output.written(), "event") + " delivered");
+      return code;
     }
+  }
+
+  static String count(long n, String noun) {
+    return n + " " + noun + (n == 1 ? "" : "s");
+  }
+
+  /** The store as a user finds it: {@code sqlite:} with the absolute path, or {@code memory}. */
+  static String storeText(StoreSpec spec) {
+    return spec.sqlitePath() != null ? "sqlite:" + spec.sqlitePath().toAbsolutePath() : spec.display();
   }
 
   private static String skipReason(KeyReport.Outcome o) {
@@ -283,9 +350,10 @@ final class Cli {
   }
 
   @Command(name = "validate", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-      description = "Checks CONFIG without running anything; prints the problem as FILE:LINE: ... and exits 2.")
+      description = {"Checks CONFIG without polling or opening the store.",
+          "Prints FILE: ok, N poller(s) and exits 0, or prints the first problem as FILE:LINE: ... and exits 2."})
   final class Validate implements Callable<Integer> {
-    @Parameters(paramLabel = "CONFIG") Path config;
+    @Parameters(paramLabel = "CONFIG", description = "The YAML config file.") Path config;
     @CommandLine.Mixin Verbose v;
 
     @Override
@@ -298,10 +366,13 @@ final class Cli {
   }
 
   @Command(name = "migrate", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-      description = "Creates or upgrades the store's tables.")
+      description = {"Creates or upgrades the tables of a store.",
+          "The store is the one CONFIG names, or the one given by --store."})
   final class Migrate implements Callable<Integer> {
-    @Parameters(paramLabel = "CONFIG", arity = "0..1") @Nullable Path config;
-    @Option(names = "--store", paramLabel = "URI", description = "sqlite:PATH or memory:, instead of CONFIG.")
+    @Parameters(paramLabel = "CONFIG", arity = "0..1", description = "The YAML config file whose store to migrate.")
+    @Nullable Path config;
+    @Option(names = "--store", paramLabel = "URI",
+        description = "sqlite:PATH (relative to the current folder) instead of CONFIG.")
     @Nullable String store;
     @CommandLine.Mixin Verbose v;
 
@@ -324,10 +395,15 @@ final class Cli {
   }
 
   @Command(name = "inspect", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-      description = "Shows every key: state, next due, lag, pending, parked, last error.")
+      description = {"Shows the state of every key of the pollers of CONFIG.",
+          "One row per key: state, when it is next due, lag (how far a timestamp cursor is behind now),"
+              + " pending and parked events, last error; durations in human units (850ms, 3m20s, 2h5m)."})
   final class Inspect implements Callable<Integer> {
-    @Parameters(paramLabel = "CONFIG") Path config;
-    @Option(names = "--json", description = "One line of JSON instead of a table.") boolean json;
+    @Parameters(paramLabel = "CONFIG", description = "The YAML config file.") Path config;
+    @Option(names = "--json",
+        description = "One line of JSON instead, with machine values: lagMs and intervalMs in milliseconds,"
+            + " instants in ISO 8601.")
+    boolean json;
     @CommandLine.Mixin Verbose v;
 
     @Override
@@ -338,13 +414,15 @@ final class Cli {
           out.println(redact(ins.toJson()));
           return Main.OK;
         }
-        out.printf("%-20s %-12s %-12s %-25s %-10s %-8s %-7s %s%n",
+        // Durations in human units here; --json keeps the machine values (lagMs, ISO instants).
+        out.printf("%-20s %-12s %-12s %-12s %-10s %-8s %-7s %s%n",
             "POLLER", "PARTITION", "STATE", "NEXT DUE", "LAG", "PENDING", "PARKED", "LAST ERROR");
         for (KeyInspection k : ins.pollers()) {
-          out.printf("%-20s %-12s %-12s %-25s %-10s %-8d %-7d %s%n", k.poller(),
+          out.printf("%-20s %-12s %-12s %-12s %-10s %-8d %-7d %s%n", k.poller(),
               k.partition().isEmpty() ? "-" : k.partition(), k.state().wire(),
-              k.nextDueAt() == null ? "now" : k.nextDueAt().toString(),
-              k.lagMs() == null ? "-" : java.time.Duration.ofMillis(k.lagMs()).toString(),
+              k.nextDueAt() == null || !k.nextDueAt().isAfter(ins.at())
+                  ? "now" : "in " + Durations.human(java.time.Duration.between(ins.at(), k.nextDueAt()).toMillis()),
+              k.lagMs() == null ? "-" : Durations.human(k.lagMs()),
               k.outboxPending(), k.parked(),
               k.lastError() == null ? "-" : redact(k.lastError().message()));
         }
@@ -355,12 +433,13 @@ final class Cli {
 
   @Command(mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
       customSynopsis = "watukuy pause|resume|trigger (CONFIG | --store URI) NAME [--partition P]",
-      description = {"pause / resume / trigger every key (every partition) of poller NAME, or partition P only.",
-          "With --store URI instead of CONFIG, NAME must have state in that store."})
+      description = "Takes CONFIG, or --store URI when there is no config; then NAME must have state in that store.")
   final class Operation implements Callable<Integer> {
     private final String op;
     @CommandLine.Mixin OperationCommands.Target target;
-    @Parameters(paramLabel = "[CONFIG] NAME", arity = "1..2") List<String> args = new ArrayList<>();
+    @Parameters(paramLabel = "[CONFIG] NAME", arity = "1..2",
+        description = "The YAML config file (unless --store), then the poller's name.")
+    List<String> args = new ArrayList<>();
     @CommandLine.Mixin OperationCommands.PartitionOption only;
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
     @CommandLine.Mixin Verbose v;

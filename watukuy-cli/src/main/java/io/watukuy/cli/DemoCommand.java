@@ -48,9 +48,10 @@ import picocli.CommandLine.Option;
  * second run resumes from the same database and vendor state.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-    description = {"Runs watukuy against a built-in, ever-changing copy of some GitHub issues.",
-        "No network needed. State goes to watukuy-demo.db and watukuy-demo.vendor.json in --dir;",
-        "run it again to resume where it stopped. Ctrl-C stops it."})
+    description = {"Runs watukuy against a built-in vendor API whose GitHub issues keep changing.",
+        "No network needed: the vendor runs on 127.0.0.1. Each event is printed as one line, with a status"
+            + " line on stderr. State goes to watukuy-demo.db and watukuy-demo.vendor.json in --dir: run it"
+            + " again to resume where it stopped, delete both files to start over. Ctrl-C stops it."})
 final class DemoCommand implements Callable<Integer> {
   static final String DB_FILE = "watukuy-demo.db";
   static final String VENDOR_FILE = "watukuy-demo.vendor.json";
@@ -65,14 +66,22 @@ final class DemoCommand implements Callable<Integer> {
 
   private static final Pattern NEXT = Pattern.compile("<[^>]*>\\s*;\\s*rel=\"?next\"?");
 
+  /** ANSI: clear from the cursor to the end of the line. */
+  static final String CLEAR_TO_EOL = "\u001b[K";
+
   private final PrintStream out;
   private final PrintStream err;
+  private final boolean terminal;
   private final AtomicLong printed = new AtomicLong();
+  // Guards everything written to out and err, so an event line never lands inside the status line.
+  private final Object screen = new Object();
+  // The status line now drawn at the bottom of a terminal, or null; guarded by screen.
+  private @Nullable String shown;
 
   @Option(names = "--dir", paramLabel = "DIR", description = "Folder of the demo database and vendor state (default: the current folder).")
   @Nullable Path dir;
 
-  @Option(names = "--for", paramLabel = "DURATION", description = "Stop after this long (e.g. 30s, 5m) and exit 0.")
+  @Option(names = "--for", paramLabel = "DURATION", description = "Stop after this long (e.g. 30s, 5m) and exit 0 (default: run until Ctrl-C).")
   @Nullable String runFor;
 
   @Option(names = "--mutate-every", hidden = true, defaultValue = DEFAULT_MUTATE_EVERY) String mutateEvery;
@@ -81,9 +90,30 @@ final class DemoCommand implements Callable<Integer> {
 
   @CommandLine.Mixin Cli.Verbose v;
 
-  DemoCommand(PrintStream out, PrintStream err) {
+  /**
+   * @param terminal whether {@code err} is a terminal: then the status line is redrawn in place
+   *     ({@code \r} and clear-to-end-of-line) instead of printed as a new line every time
+   */
+  DemoCommand(PrintStream out, PrintStream err, boolean terminal) {
     this.out = out;
     this.err = err;
+    this.terminal = terminal;
+  }
+
+  /**
+   * Whether this process writes to a terminal. {@code System.console()} is null when a stream is
+   * redirected (Java 17 to 21); from Java 22 it may exist regardless, and {@code isTerminal()} tells.
+   */
+  static boolean onTerminal() {
+    java.io.Console console = System.console();
+    if (console == null) return false;
+    try {
+      return (Boolean) java.io.Console.class.getMethod("isTerminal").invoke(console);
+    } catch (NoSuchMethodException e) {
+      return true;
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      return false;
+    }
   }
 
   @Override
@@ -147,17 +177,18 @@ final class DemoCommand implements Callable<Integer> {
         long wait = Math.min(status.toNanos(), Math.max(0, left));
         if (stop.await(wait, TimeUnit.NANOSECONDS) || System.nanoTime() >= end) break;
         if (out.checkError()) {
-          err.println("watukuy demo: standard output is closed; stopping, the undelivered events stay pending");
+          say("watukuy demo: standard output is closed; stopping, the undelivered events stay pending");
           engine.stop(false);
           return Main.FAILED;
         }
         status(engine, vendor, before);
       }
-      err.println("watukuy demo: stopping (delivering what is in flight)");
+      say("watukuy demo: stopping (delivering what is in flight)");
       engine.stop(true);
       status(engine, vendor, before);
       return Main.OK;
     } finally {
+      endStatus();
       try {
         Runtime.getRuntime().removeShutdownHook(hook);
       } catch (IllegalStateException e) {
@@ -195,14 +226,19 @@ final class DemoCommand implements Callable<Integer> {
     return page(ctx.http().get(base, options));
   }
 
-  /** The reconcile lane: every issue, page by page; what it no longer lists was deleted. */
+  /**
+   * The reconcile lane: every issue; what it no longer lists was deleted. In pages of the most the
+   * vendor serves, so the whole world (at most {@link DemoVendor#MAX_ISSUES}) is one response: a
+   * listing by page numbers that spans pages is no snapshot, and a delete on an earlier page between
+   * two requests would move an issue across the page boundary unseen and report it deleted.
+   */
   private static Page<JsonNode> everything(FetchContext<Integer> ctx, String base) {
     Integer page = ctx.cursor();
     RequestOptions options = RequestOptions.builder()
         .query("state", "all")
         .query("sort", "created")
         .query("direction", "asc")
-        .query("per_page", PER_PAGE)
+        .query("per_page", DemoVendor.MAX_PER_PAGE)
         .query("page", page == null ? ctx.page() : page)
         .build();
     return page(ctx.http().get(base, options));
@@ -222,13 +258,61 @@ final class DemoCommand implements Callable<Integer> {
 
   private void print(ChangeEvent<JsonNode> e) throws IOException {
     String line = line(e);
-    synchronized (out) {
+    synchronized (screen) {
+      takeDown();
       out.println(line);
       out.flush();
+      putBack();
       // PrintStream swallows I/O errors; a failed write must leave the event pending.
       if (out.checkError()) throw new IOException("standard output: write failed (closed pipe?)");
     }
     printed.incrementAndGet();
+  }
+
+  /** A message line on stderr, below the events, with the status line kept at the bottom. */
+  private void say(String message) {
+    synchronized (screen) {
+      takeDown();
+      err.println(message);
+      err.flush();
+      putBack();
+    }
+  }
+
+  /** On a terminal, replaces the status line in place; otherwise prints it as a line of its own. */
+  private void showStatus(String text) {
+    synchronized (screen) {
+      if (!terminal) {
+        err.println(text);
+        return;
+      }
+      shown = text;
+      err.print("\r" + text + CLEAR_TO_EOL);
+      err.flush();
+    }
+  }
+
+  // Wipes the status line so the next line is written where it was (terminal only).
+  private void takeDown() {
+    if (shown == null) return;
+    err.print("\r" + CLEAR_TO_EOL);
+    err.flush();
+  }
+
+  private void putBack() {
+    if (shown == null) return;
+    err.print("\r" + shown + CLEAR_TO_EOL);
+    err.flush();
+  }
+
+  /** Leaves the last status line on screen and moves past it, so the shell prompt starts below. */
+  private void endStatus() {
+    synchronized (screen) {
+      if (shown == null) return;
+      err.println();
+      err.flush();
+      shown = null;
+    }
   }
 
   /** One readable line, ending with the first 8 hex digits of the event id. */
@@ -270,19 +354,12 @@ final class DemoCommand implements Callable<Integer> {
   private void status(Watukuy engine, DemoVendor vendor, long before) {
     KeyInspection k = engine.inspect().poller(POLLER).orElse(null);
     long run = printed.get();
-    String lag = k == null || k.lagMs() == null ? "-" : seconds(k.lagMs());
+    String lag = k == null || k.lagMs() == null ? "-" : Durations.human(k.lagMs());
     String state = k == null ? "new" : k.state().wire();
     String error = k == null || k.lastError() == null ? "" : ", last error: " + k.lastError().message();
-    err.println("status: 1 poller (" + state + "), " + run + " events this run, " + (before + run)
+    showStatus("status: 1 poller (" + state + "), " + run + " events this run, " + (before + run)
         + " in all, lag " + lag + ", pending " + (k == null ? 0 : k.outboxPending()) + ", vendor has "
         + vendor.size() + " issues" + error);
-  }
-
-  private static String seconds(long ms) {
-    if (ms < 120_000) return String.format(Locale.ROOT, "%.1fs", ms / 1000.0);
-    Duration d = Duration.ofMillis(ms);
-    if (d.toDays() >= 2) return d.toDays() + "d";
-    return d.toHours() > 0 ? d.toHours() + "h" + d.toMinutesPart() + "m" : d.toMinutes() + "m" + d.toSecondsPart() + "s";
   }
 
   /** Events delivered by earlier runs: every sequence handed out, less those still pending or parked. */

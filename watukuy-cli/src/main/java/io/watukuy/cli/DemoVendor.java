@@ -61,6 +61,9 @@ final class DemoVendor implements AutoCloseable {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String SEED_RESOURCE = "/demo/github-issues-pages.json";
+  /** The recording's timestamps: GitHub's ISO 8601 in UTC, whole seconds. */
+  private static final java.util.regex.Pattern TIMESTAMP =
+      java.util.regex.Pattern.compile("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z");
   private static final List<String> TITLES = List.of(
       "Pagination skips the last page", "Document the since parameter", "ETag ignored after a 304",
       "Crash when the body is empty", "Follow Link headers verbatim", "Typo in the README",
@@ -165,11 +168,49 @@ final class DemoVendor implements AutoCloseable {
             for (JsonNode issue : exchange.path("response")) issues.put(issue.path("number").asInt(), (ObjectNode) issue);
           }
         }
+        bringToNow();
         nextNumber = issues.isEmpty() ? 1 : issues.lastKey() + 1;
         save();
       }
     } catch (IOException e) {
       throw new UncheckedIOException("demo vendor state " + stateFile + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Moves every timestamp of a new world by one constant so that the newest is now: the recording
+   * is from 2022, and a watermark that old would show years of lag until the first edit. Their
+   * spacing, and so the order of every listing, stays as recorded.
+   */
+  private void bringToNow() {
+    Instant newest = null;
+    for (ObjectNode issue : issues.values()) newest = newest(issue, newest);
+    if (newest == null) return;
+    Duration shift = Duration.between(newest, clock.get().truncatedTo(ChronoUnit.SECONDS));
+    for (ObjectNode issue : issues.values()) shift(issue, shift);
+  }
+
+  private static @Nullable Instant newest(JsonNode node, @Nullable Instant sofar) {
+    if (node.isTextual() && TIMESTAMP.matcher(node.textValue()).matches()) {
+      Instant t = Instant.parse(node.textValue());
+      return sofar == null || t.isAfter(sofar) ? t : sofar;
+    }
+    Instant n = sofar;
+    for (JsonNode child : node) n = newest(child, n);
+    return n;
+  }
+
+  private static void shift(ObjectNode node, Duration by) {
+    for (java.util.Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> field = it.next();
+      JsonNode value = field.getValue();
+      if (value.isTextual() && TIMESTAMP.matcher(value.textValue()).matches()) {
+        field.setValue(JSON.getNodeFactory().textNode(Instant.parse(value.textValue()).plus(by).toString()));
+      } else if (value.isObject()) {
+        shift((ObjectNode) value, by);
+      } else if (value.isArray()) {
+        for (JsonNode element : value) if (element.isObject()) shift((ObjectNode) element, by);
+      }
     }
   }
 

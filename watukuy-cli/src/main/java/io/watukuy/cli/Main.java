@@ -84,7 +84,10 @@ public final class Main {
   private static void configureLogging(boolean verbose) {
     // slf4j-simple reads these once, at its first use; they override simplelogger.properties.
     System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
-    if (verbose) System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "debug");
+    if (verbose) {
+      System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "debug");
+      System.setProperty("org.slf4j.simpleLogger.log." + io.watukuy.Watukuy.ERROR_LOGGER, "debug");
+    }
   }
 
   /** The project version, from the jar's resources. */

@@ -165,14 +165,14 @@ final class OperationCommands {
 
   @Command(name = "reset-cursor", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
       customSynopsis = "watukuy reset-cursor CONFIG NAME [--partition P] (--to VALUE | --initial) [--clear-snapshot]",
-      description = {"Moves the live cursor of every key of poller NAME (or of partition P only)",
-          "and makes the keys due now.",
-          "VALUE is the API's own string (a timestamp, a page number, a token), checked against the",
-          "poller's cursor strategy, so CONFIG is required (no --store).",
-          "Waits up to one lease TTL (30 s) for a running cycle; exit 1 if a key stays leased."})
+      description = {"Moves the live cursor of every key of poller NAME (or of partition P only) and makes the keys due now.",
+          "VALUE is the API's own string (a timestamp, a page number, a token), checked against the poller's"
+              + " cursor strategy, so CONFIG is required (no --store). Waits up to one lease TTL (30 s) for a"
+              + " running cycle; exits 1 if a key stays leased."})
   final class ResetCursor implements Callable<Integer> {
     @CommandLine.Mixin Target target;
-    @Parameters(paramLabel = "CONFIG NAME", arity = "1..*") List<String> args = new ArrayList<>();
+    @Parameters(paramLabel = "CONFIG NAME", arity = "1..*", description = "The YAML config file, then the poller's name.")
+    List<String> args = new ArrayList<>();
     @Option(names = "--to", paramLabel = "VALUE", description = "The new live cursor, as the API writes it.")
     @Nullable String to;
     @Option(names = "--initial", description = "Back to the strategy's initial cursor.") boolean initial;
@@ -200,19 +200,20 @@ final class OperationCommands {
 
   @Command(name = "backfill", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
       customSynopsis = "watukuy backfill CONFIG NAME [--partition P] --from VALUE [--to VALUE] [--force]",
-      description = {"Starts a backfill on every key of poller NAME (or on partition P only): from the",
-          "key's next due cycle, a second lane runs the cursor strategy from --from until --to",
-          "(default: the live cursor now).",
-          "Timestamp and page cursors only; CONFIG is required (no --store).",
-          "Known, unchanged items are not re-emitted unless --force."})
+      description = {"Starts a backfill of every key of poller NAME (or of partition P only), from --from to --to.",
+          "From each key's next due cycle (trigger starts it at once), a second lane runs the cursor strategy"
+              + " from --from until --to. Timestamp and page cursors only, so CONFIG is required (no --store)."
+              + " Known, unchanged items are not emitted again unless --force."})
   final class Backfill implements Callable<Integer> {
     @CommandLine.Mixin Target target;
-    @Parameters(paramLabel = "CONFIG NAME", arity = "1..*") List<String> args = new ArrayList<>();
+    @Parameters(paramLabel = "CONFIG NAME", arity = "1..*", description = "The YAML config file, then the poller's name.")
+    List<String> args = new ArrayList<>();
     @Option(names = "--from", paramLabel = "VALUE", required = true, description = "The cursor to start from.")
     String from;
-    @Option(names = "--to", paramLabel = "VALUE", description = "The cursor to stop at; default the live cursor.")
+    @Option(names = "--to", paramLabel = "VALUE", description = "The cursor to stop at (default: the live cursor now).")
     @Nullable String to;
-    @Option(names = "--force", description = "Re-emit every known item as updated.") boolean force;
+    @Option(names = "--force", description = "Emit every known item again, as updated (default: only changes).")
+    boolean force;
     @CommandLine.Mixin PartitionOption only;
     @Spec CommandSpec spec;
     @CommandLine.Mixin Cli.Verbose v;
@@ -234,17 +235,17 @@ final class OperationCommands {
 
   @Command(name = "replay", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
       customSynopsis = "watukuy replay CONFIG NAME [--partition P] --from INSTANT [--to INSTANT]",
-      description = {"Copies the logged events of poller NAME (or of partition P only) committed in",
-          "[--from, --to) back into the outbox, with their original ids; the next run delivers",
-          "them. Prints how many on stdout.",
-          "Needs log: {enabled: true} on the poller, so CONFIG is required (no --store).",
-          "INSTANT is ISO-8601 UTC, e.g. 2024-05-01T00:00:00Z."})
+      description = {"Puts the logged events of poller NAME (or of partition P only) back into the outbox, so the next run delivers them again.",
+          "Copies the events committed in [--from, --to), with their original ids, and prints how many on stdout."
+              + " Needs log: {enabled: true} on the poller, so CONFIG is required (no --store)."
+              + " INSTANT is ISO 8601 UTC, e.g. 2024-05-01T00:00:00Z."})
   final class Replay implements Callable<Integer> {
     @CommandLine.Mixin Target target;
-    @Parameters(paramLabel = "CONFIG NAME", arity = "1..*") List<String> args = new ArrayList<>();
+    @Parameters(paramLabel = "CONFIG NAME", arity = "1..*", description = "The YAML config file, then the poller's name.")
+    List<String> args = new ArrayList<>();
     @Option(names = "--from", paramLabel = "INSTANT", required = true, description = "First commit time, inclusive.")
     String from;
-    @Option(names = "--to", paramLabel = "INSTANT", description = "End, exclusive; default no end.")
+    @Option(names = "--to", paramLabel = "INSTANT", description = "End, exclusive (default: no end).")
     @Nullable String to;
     @CommandLine.Mixin PartitionOption only;
     @Spec CommandSpec spec;
@@ -281,9 +282,25 @@ final class OperationCommands {
   CommandLine parked() {
     CommandLine parked = new CommandLine(new Parked());
     parked.addSubcommand("list", new CommandLine(new ParkedList()));
-    parked.addSubcommand("retry", new CommandLine(new ParkedChange(true)));
-    parked.addSubcommand("discard", new CommandLine(new ParkedChange(false)));
+    parked.addSubcommand("retry", parkedChange(true, "Puts parked events back into the outbox at their original place.",
+        "The next run delivers them, attempts from zero; parked invalid items are dropped."));
+    parked.addSubcommand("discard", parkedChange(false, "Drops parked rows for good.",
+        "An ordering key they held is released."));
     return parked;
+  }
+
+  /** retry or discard: the shared command with its own synopsis and first sentences (as in Cli#operation). */
+  private CommandLine parkedChange(boolean retry, String... description) {
+    String op = retry ? "retry" : "discard";
+    CommandLine cmd = new CommandLine(new ParkedChange(retry));
+    CommandLine.Model.UsageMessageSpec usage = cmd.getCommandSpec().usageMessage();
+    List<String> all = new ArrayList<>(List.of(description));
+    all.addAll(List.of(usage.description()));
+    usage.description(all.toArray(String[]::new));
+    String[] synopsis = usage.customSynopsis();
+    for (int i = 0; i < synopsis.length; i++) synopsis[i] = synopsis[i].replace("retry|discard", op);
+    usage.customSynopsis(synopsis);
+    return cmd;
   }
 
   @Command(name = "parked", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
@@ -316,13 +333,16 @@ final class OperationCommands {
 
   @Command(name = "list", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
       customSynopsis = "watukuy parked list (CONFIG | --store URI) NAME [--partition P] [--json]",
-      description = {"One line per parked row, oldest first per key:",
-          "KEY  ID  KIND  ATTEMPTS  PARKED-AT  ERROR (tab-separated; KEY is name or name[partition]).",
-          "KIND is poison (a handler gave up) or invalid (an item failed validation)."})
+      description = {"Lists the parked rows of poller NAME, oldest first per key.",
+          "One tab-separated line per row: KEY ID KIND ATTEMPTS PARKED-AT ERROR, where KEY is NAME or"
+              + " NAME[partition] and KIND is poison (a handler gave up) or invalid (an item failed validation)."
+              + " Nothing parked: no output."})
   final class ParkedList implements Callable<Integer> {
     @CommandLine.Mixin Target target;
-    @Parameters(paramLabel = "[CONFIG] NAME", arity = "1..*") List<String> args = new ArrayList<>();
-    @Option(names = "--partition", paramLabel = "P", description = "Only this partition's key.")
+    @Parameters(paramLabel = "[CONFIG] NAME", arity = "1..*",
+        description = "The YAML config file (unless --store), then the poller's name.")
+    List<String> args = new ArrayList<>();
+    @Option(names = "--partition", paramLabel = "P", description = "Only this partition's key (default: every key).")
     @Nullable String partition;
     @Option(names = "--json", description = "One JSON object per line instead.") boolean json;
     @Spec CommandSpec spec;
@@ -380,15 +400,15 @@ final class OperationCommands {
 
   @Command(mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
       customSynopsis = "watukuy parked retry|discard (CONFIG | --store URI) NAME [--partition P] ID...",
-      description = {"retry: puts parked events back into the outbox at their original place (the next run",
-          "delivers them) and drops parked invalid items; discard: drops parked rows for good.",
-          "Without --partition, every key of NAME is searched for the ids. Unknown ids are ignored.",
-          "Prints how many rows were removed on stdout."})
+      description = "Without --partition, every key of NAME is searched for the ids; unknown ids are ignored."
+          + " Prints how many rows were removed on stdout.")
   final class ParkedChange implements Callable<Integer> {
     private final boolean retry;
     @CommandLine.Mixin Target target;
-    @Parameters(paramLabel = "[CONFIG] NAME ID", arity = "1..*") List<String> args = new ArrayList<>();
-    @Option(names = "--partition", paramLabel = "P", description = "Only this partition's key.")
+    @Parameters(paramLabel = "[CONFIG] NAME ID", arity = "1..*",
+        description = "The YAML config file (unless --store), the poller's name, then parked ids (see parked list).")
+    List<String> args = new ArrayList<>();
+    @Option(names = "--partition", paramLabel = "P", description = "Only this partition's key (default: every key).")
     @Nullable String partition;
     @Spec CommandSpec spec;
     @CommandLine.Mixin Cli.Verbose v;

@@ -18,6 +18,7 @@ final class Output implements AutoCloseable {
   private final @Nullable FileChannel channel;
   private final String name;
   private volatile @Nullable IOException failure;
+  private final java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
 
   private Output(@Nullable PrintStream stream, @Nullable FileChannel channel, String name) {
     this.stream = stream;
@@ -53,11 +54,17 @@ final class Output implements AutoCloseable {
         // PrintStream swallows I/O errors (a closed pipe); checkError surfaces them.
         if (stream.checkError()) throw new IOException("write failed (closed pipe?)");
       }
+      written.incrementAndGet();
     } catch (IOException e) {
       IOException named = new IOException("output " + name + ": " + e.getMessage(), e);
       if (failure == null) failure = named;
       throw named;
     }
+  }
+
+  /** Lines written (and so events delivered) so far. */
+  long written() {
+    return written.get();
   }
 
   /** The first write failure, or null. */

@@ -68,10 +68,10 @@ final class YamlPollers {
     }
     if (!spec.partitions().isEmpty()) b.partitions(spec.partitions());
     if (spec.request().timeout() != null) b.requestTimeout(spec.request().timeout());
-    YamlFetcher live = new YamlFetcher(spec.request(), spec.response());
+    YamlFetcher live = new YamlFetcher(spec.request(), spec.response(), spec.identity());
     Reconcile<JsonNode> reconcile = null;
     if (spec.reconcile() != null) {
-      YamlFetcher listing = new YamlFetcher(spec.reconcile().request(), spec.reconcile().response());
+      YamlFetcher listing = new YamlFetcher(spec.reconcile().request(), spec.reconcile().response(), spec.identity());
       reconcile = Reconcile.every(spec.reconcile().every(), listing::fetch);
     }
     return finish(b.cursor(strategy(spec.cursor())), live, reconcile);
@@ -108,13 +108,15 @@ final class YamlPollers {
   static final class YamlFetcher {
     private final RequestSpec request;
     private final CliConfig.ResponseSpec response;
+    private final Locator identity;
     // With next: {header: Link}, page n leaves the URL of page n+1 here, per lane and partition;
     // the engine fetches a key's pages one after another, so a key never races with itself.
     private final Map<String, String> nextUrls = new ConcurrentHashMap<>();
 
-    YamlFetcher(RequestSpec request, CliConfig.ResponseSpec response) {
+    YamlFetcher(RequestSpec request, CliConfig.ResponseSpec response, Locator identity) {
       this.request = request;
       this.response = response;
+      this.identity = identity;
     }
 
     Page<JsonNode> fetch(FetchContext<?> ctx) {
@@ -149,15 +151,17 @@ final class YamlPollers {
         });
       }
       HttpResult result = ctx.http().get(url, options.build());
-      JsonNode body = result.json();
+      String where = result.method() + " " + result.url();
+      JsonNode body = body(result, where);
       CliConfig.ResponseSpec r = response;
       JsonNode items = r.items().find(body);
       if (!items.isArray()) {
-        throw new IllegalStateException(result.method() + " " + result.url() + ": response.items '"
-            + r.items() + "' does not point at an array (found " + kind(items) + ")");
+        throw new IllegalStateException(where + ": response.items " + show(r.items())
+            + (items.isMissingNode() ? " is not in the response" : " is not an array (found " + kind(items) + ")"));
       }
       List<JsonNode> list = new ArrayList<>(items.size());
       items.forEach(list::add);
+      for (int i = 0; i < list.size(); i++) checkIdentity(list.get(i), i, where);
       Page<JsonNode> page = Page.of(list);
       if (r.nextLink()) {
         String next = LinkHeader.next(result.headers().get("link"));
@@ -170,11 +174,11 @@ final class YamlPollers {
         // A pointer that finds nothing must not read as "no more pages": a full scan would take
         // page 1 for the whole listing and report everything else deleted.
         if (more.isMissingNode())
-          throw new IllegalStateException(result.method() + " " + result.url() + ": response.hasMore '"
-              + r.hasMore() + "' is not in the response; fix the pointer (the page is not committed)");
+          throw new IllegalStateException(where + ": response.hasMore " + show(r.hasMore())
+              + " is not in the response; fix the pointer (the page is not committed)");
         if (!more.isNull() && !more.isBoolean()) {
-          throw new IllegalStateException(result.method() + " " + result.url() + ": response.hasMore '"
-              + r.hasMore() + "' is not a boolean (found " + kind(more) + ")");
+          throw new IllegalStateException(where + ": response.hasMore " + show(r.hasMore())
+              + " is not a boolean (found " + kind(more) + ")");
         }
         page = page.withHasMore(more.isBoolean() && more.booleanValue());
       }
@@ -183,6 +187,34 @@ final class YamlPollers {
         page = page.withCursor(next.isMissingNode() || next.isNull() ? null : next.isTextual() ? next.textValue() : next.toString());
       }
       return page;
+    }
+
+    /** The body as JSON; a body that is not JSON is named by its type and first characters. */
+    private static JsonNode body(HttpResult result, String where) {
+      try {
+        return result.json();
+      } catch (java.io.UncheckedIOException e) {
+        String text = result.body().strip().replaceAll("\\s+", " ");
+        String type = result.header("Content-Type");
+        String start = text.length() > 60 ? text.substring(0, 60) + "..." : text;
+        throw new IllegalStateException(where + ": the response is not JSON (HTTP " + result.status()
+            + (type == null ? "" : ", Content-Type " + type)
+            + (text.isEmpty() ? ", empty body)" : ", body starts '" + start + "')"), e);
+      }
+    }
+
+    /**
+     * An item whose identity pointer finds no string or integer fails the page here, where the
+     * request and the pointer can be named, rather than in the engine, which knows neither.
+     */
+    private void checkIdentity(JsonNode item, int index, String where) {
+      JsonNode id = identity.find(item);
+      String problem;
+      if (id.isMissingNode()) problem = "is not in the item";
+      else if (id.isNull()) problem = "is null";
+      else if (id.isTextual() || id.isIntegralNumber()) return;
+      else problem = "is " + kind(id) + ", not a string or a whole number";
+      throw new IllegalStateException(where + ": item " + index + ": identity " + show(identity) + " " + problem);
     }
 
     /** {@code next} as an absolute URL; a relative Link resolves against the URL it came with. */
@@ -226,7 +258,20 @@ final class YamlPollers {
 
     private static String kind(JsonNode n) {
       if (n.isMissingNode()) return "nothing";
-      return "a JSON " + n.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
+      return switch (n.getNodeType()) {
+        case OBJECT, POJO -> "an object";
+        case ARRAY -> "an array";
+        case STRING -> "a string";
+        case NUMBER -> "a number";
+        case BOOLEAN -> "a boolean";
+        case NULL -> "null";
+        default -> "nothing";
+      };
+    }
+
+    /** A locator as the config wrote it; {@code ""} (the body itself) is quoted to be visible. */
+    private static String show(Locator l) {
+      return l.spec().isEmpty() ? "\"\" (the body)" : l.spec();
     }
   }
 }

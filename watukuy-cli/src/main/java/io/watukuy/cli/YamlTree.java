@@ -12,6 +12,7 @@ import io.watukuy.ConfigException;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
 
 /**
  * A YAML document as a Jackson tree plus the line of every node, keyed by JSON Pointer, so that
@@ -56,11 +57,57 @@ final class YamlTree {
       JsonNode root = read(p, "", lines, file);
       return new YamlTree(root, lines);
     } catch (JsonProcessingException e) {
-      int line = e.getLocation() == null ? 1 : Math.max(1, e.getLocation().getLineNr());
-      throw new ConfigException(file + ":" + line + ": not valid YAML: " + e.getOriginalMessage().lines().findFirst().orElse("").strip());
+      throw new ConfigException(syntaxError(e, file), e);
     } catch (IOException e) {
       throw new ConfigException(file + ": cannot read: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * {@code FILE:LINE: problem} for text the YAML parser rejects, in words about the file rather
+   * than the parser's states ("while parsing a block mapping ... expected <block end>"), at the
+   * line where the fix goes: an unclosed quote or bracket is named where it opens.
+   */
+  static String syntaxError(JsonProcessingException e, String file) {
+    MarkedYAMLException yaml = null;
+    for (Throwable t = e; t != null && yaml == null; t = t.getCause()) {
+      if (t instanceof MarkedYAMLException m) yaml = m;
+    }
+    if (yaml == null || yaml.getProblemMark() == null) {
+      int line = e.getLocation() == null ? 1 : Math.max(1, e.getLocation().getLineNr());
+      return file + ":" + line + ": not valid YAML: " + e.getOriginalMessage().lines().findFirst().orElse("").strip();
+    }
+    String problem = String.valueOf(yaml.getProblem());
+    String context = yaml.getContext() == null ? "" : yaml.getContext();
+    int line = yaml.getProblemMark().getLine() + 1;
+    Integer opened = yaml.getContextMark() == null ? null : yaml.getContextMark().getLine() + 1;
+    String text;
+    if (problem.contains("\\t") || problem.contains("(TAB)")) {
+      text = "a tab character; YAML indents with spaces only";
+    } else if (context.contains("quoted scalar") && opened != null) {
+      line = opened;
+      text = "the quoted value that starts here is never closed (a missing \" or ')";
+    } else if ((context.contains("flow mapping") || context.contains("flow sequence")) && opened != null) {
+      String[] brackets = context.contains("flow mapping") ? new String[] {"{", "}"} : new String[] {"[", "]"};
+      text = "the " + brackets[0] + " on this line is not closed with " + brackets[1]
+          + (opened == line ? "" : " before line " + line) + " (or a comma is missing)";
+      line = opened;
+    } else if (problem.startsWith("mapping values are not allowed")) {
+      text = "a ':' where no key can start: indent this line like the keys it belongs with,"
+          + " or quote a value that contains ': '";
+    } else if (problem.startsWith("expected <block end>") && problem.contains("<scalar>")) {
+      text = "unexpected text after a value: quote the whole value, or indent this line like the keys it belongs with";
+    } else if (problem.startsWith("expected <block end>")) {
+      text = "this line is indented differently from the lines it belongs with"
+          + (opened != null && opened != line ? " (the block that starts on line " + opened + ")" : "");
+    } else if (problem.startsWith("could not find expected ':'") && opened != null) {
+      line = opened;
+      text = "a key without ':' (each line of a map is key: value)";
+    } else {
+      text = "not valid YAML: " + problem.replaceAll("\\s+", " ").strip()
+          + (opened == null ? "" : " (" + context.strip() + " that starts on line " + opened + ")");
+    }
+    return file + ":" + line + ": " + text;
   }
 
   private static JsonNode read(JsonParser p, String pointer, Map<String, Integer> lines, String file)

@@ -56,10 +56,44 @@ class DemoCommandTest {
 
     assertThat(second.code()).as(second.err()).isZero();
     assertThat(second.err()).contains("resuming: ").contains("same world as last time");
-    assertThat(ids(first.events())).hasSize(first.events().size());
+    assertThat(ids(first.events())).as(String.join("\n", first.events())).hasSize(first.events().size());
     assertThat(ids(second.events())).doesNotContainAnyElementsOf(ids(first.events()));
     // The vendor's world went on, so the second run saw changes, but not the 13 recorded issues again.
     assertThat(second.events()).noneMatch(l -> l.startsWith("created") && l.contains("\"Test issue "));
+  }
+
+  @Test
+  @Timeout(value = 20, unit = TimeUnit.SECONDS)
+  void withoutATerminalTheStatusIsOneLineEachTime() {
+    Run run = demo();
+
+    List<String> status = run.err().lines().filter(l -> l.contains("status: ")).toList();
+    assertThat(status).hasSizeGreaterThanOrEqualTo(2).allMatch(l -> l.startsWith("status: 1 poller ("));
+    assertThat(run.err()).doesNotContain("\r").doesNotContain(DemoCommand.CLEAR_TO_EOL);
+    // A new world ends now, so the lag is seconds, not the years since the recording.
+    assertThat(status.get(0)).matches(".* lag (\\d+(\\.\\d)?s|\\d+ms|-), .*");
+  }
+
+  @Test
+  @Timeout(value = 20, unit = TimeUnit.SECONDS)
+  void onATerminalTheStatusLineIsRedrawnInPlace() {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+    PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
+    int code = new picocli.CommandLine(new DemoCommand(o, e, true)).execute("--for", "3s", "--dir", tmp.toString(),
+        "--mutate-every", "200ms", "--reconcile-every", "1s", "--status-every", "1s");
+    String text = err.toString(StandardCharsets.UTF_8);
+
+    assertThat(code).as(text).isZero();
+    // Every status is drawn from the start of the line and clears what an older, longer one left.
+    assertThat(text.split("\r", -1)).filteredOn(s -> s.startsWith("status: ")).hasSizeGreaterThanOrEqualTo(2)
+        .allMatch(s -> s.matches("status: 1 poller \\([^\n]*\\)[^\n]*\u001b\\[K\n?"));
+    // No status ever starts a line of its own (that would be a new line per status), and the last
+    // one is ended by a newline so that the shell's prompt starts below it.
+    assertThat(text.split("\n")).noneMatch(l -> l.startsWith("status: "));
+    assertThat(text).endsWith(DemoCommand.CLEAR_TO_EOL + "\n");
+    assertThat(out.toString(StandardCharsets.UTF_8)).doesNotContain(DemoCommand.CLEAR_TO_EOL);
   }
 
   @Test

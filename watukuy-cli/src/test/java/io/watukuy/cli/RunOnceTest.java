@@ -199,7 +199,9 @@ class RunOnceTest {
         new PrintStream(err, true, StandardCharsets.UTF_8), Map.of("VENDOR_KEY", "k3y-s3cret")::get);
 
     assertThat(code).isEqualTo(1);
-    assertThat(err.toString(StandardCharsets.UTF_8)).contains("output");
+    // One line for the output, not one more per key whose delivery it stopped.
+    assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo(
+        "watukuy: output standard output: write failed (closed pipe?); the undelivered events stay pending\n");
 
     Result again = once();
     assertThat(again.code()).isZero();
@@ -215,12 +217,8 @@ class RunOnceTest {
 
     assertThat(r.code()).isEqualTo(1);
     assertThat(r.out()).isEmpty();
-    assertThat(r.err().lines().toList()).singleElement().satisfies(line -> {
-      assertThat(line).startsWith("watukuy: poller orders page 1: ");
-      assertThat(line).contains("GET http://127.0.0.1:" + server.getAddress().getPort() + "/orders?");
-      assertThat(line).contains("returned HTTP 500");
-      assertThat(line).doesNotContain("k3y-s3cret");
-    });
+    assertThat(r.err()).isEqualTo("watukuy: poller orders: GET http://127.0.0.1:" + server.getAddress().getPort()
+        + "/orders?limit=2&api_key=[redacted] returned HTTP 500\n");
   }
 
   @Test
@@ -244,6 +242,8 @@ class RunOnceTest {
 
     assertThat(r.code()).isEqualTo(1);
     assertThat(r.out()).isEmpty();
-    assertThat(r.err()).contains("response.hasMore '/hasmore' is not in the response");
+    assertThat(r.err()).isEqualTo("watukuy: poller orders: GET http://127.0.0.1:" + server.getAddress().getPort()
+        + "/orders?limit=2&api_key=[redacted]: response.hasMore /hasmore is not in the response; fix the pointer"
+        + " (the page is not committed)\n");
   }
 }

@@ -35,6 +35,7 @@ import org.slf4j.LoggerFactory;
  */
 final class Dispatcher {
   private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
+  private static final Logger errors = LoggerFactory.getLogger(io.watukuy.Watukuy.ERROR_LOGGER);
 
   private final StateStore store;
   private final TimeSource time;
@@ -158,7 +159,7 @@ final class Dispatcher {
       d.unavailable = down;
       d.blocked.add(row.orderingKey());
       q.clear();
-      log.warn("{}: handler unavailable, delivery stops with {} pending: {}", d.key, row.eventId(), down.getMessage());
+      errors.warn("{}: handler unavailable, delivery stops with {} pending: {}", d.key, row.eventId(), down.getMessage());
       return;
     }
     int attempt = row.attempts() + 1;

@@ -47,6 +47,7 @@ import org.slf4j.LoggerFactory;
 /** The engine behind {@link Watukuy}: tick mode and the daemon scheduler. */
 public final class Engine implements Watukuy {
   private static final Logger log = LoggerFactory.getLogger(Engine.class);
+  private static final Logger errors = LoggerFactory.getLogger(io.watukuy.Watukuy.ERROR_LOGGER);
   /** How often the daemon looks for due keys at most. */
   static final Duration MAX_PASS_INTERVAL = Duration.ofSeconds(1);
 
@@ -227,7 +228,7 @@ public final class Engine implements Watukuy {
       report = new KeyReport(key, KeyReport.Outcome.POLLED, 0, 0, 0, 0, false, false, e);
     } catch (RuntimeException e) {
       // A store failure before the lease (loadState, acquireLease): report it, keep ticking.
-      log.warn("{}: {}", key, e.toString());
+      errors.warn("{}: {}", key, e.toString());
       report = new KeyReport(key, KeyReport.Outcome.POLLED, 0, 0, 0, 0, false, false, e);
     } finally {
       running.remove(key);

@@ -56,6 +56,8 @@ import org.slf4j.LoggerFactory;
  */
 final class KeyCycle {
   private static final Logger log = LoggerFactory.getLogger(KeyCycle.class);
+  // Errors that are also in the KeyReport: a separate logger, so a caller that reports them can mute it.
+  private static final Logger errors = LoggerFactory.getLogger(io.watukuy.Watukuy.ERROR_LOGGER);
   private static final String LIVE = "live";
   private static final String BACKFILL = "backfill";
   private static final int IDENTITY_BATCH = 1000;
@@ -173,13 +175,13 @@ final class KeyCycle {
         noHandlerWarning(run);
         return run.report(Outcome.POLLED, run.delivery == null ? null : run.delivery.unavailable);
       } catch (LeaseLostException e) {
-        log.warn("{}: {}", key, e.getMessage());
+        errors.warn("{}: {}", key, e.getMessage());
         Dispatcher.safe(() -> cx.listener().onLeaseLost(key, e));
         return run.report(Outcome.POLLED, e);
       } catch (InterruptedException e) {
         throw e;
       } catch (RuntimeException e) {
-        log.warn("{}: cycle failed: {}", key, e.getMessage());
+        errors.warn("{}: cycle failed: {}", key, e.getMessage());
         Dispatcher.safe(() -> cx.listener().onError(key, e));
         if (liveDue || reconcileDue || backfillDue || run.pages > 0) {
           ScheduleState next = ScheduleMachine.afterCycle(poller, schedule, run.outcome(e), cx.time().now(), cx.random());

@@ -104,9 +104,14 @@ final class TimestampLane implements LaneCursor<Watermark> {
   Instant parseCursor(String raw) {
     Instant t = tryParse(raw);
     if (t == null)
+      // Says what value would do, not how to change the parser: the value may come from a person
+      // (resetCursor, backfill, initial) who can only retype it.
       throw new ConfigException(
-          "poller " + poller + ": cursor.field " + config.field() + ": cannot parse timestamp '"
-              + raw + "'; supply cursor parse/format for this shape");
+          "poller " + poller + ": cursor.field " + config.field() + ": '" + raw + "' is not a timestamp"
+              + (config.parse() != null
+                  ? " that the cursor's parse function reads"
+                  : ": use ISO 8601 (2024-05-01T00:00:00Z, 2024-05-01T02:00:00+02:00, 2024-05-01)"
+                      + " or epoch seconds (10 digits) or milliseconds (13 digits)"));
     return t;
   }
 

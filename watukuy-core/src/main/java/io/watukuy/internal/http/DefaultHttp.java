@@ -369,10 +369,24 @@ public final class DefaultHttp implements Http {
     return uri;
   }
 
+  /**
+   * What went wrong, in words a reader of the log acts on: the JDK's exception types (and its
+   * often empty messages) name the cause only to a Java programmer.
+   */
   private String describe(IOException e) {
     String message = e.getMessage();
-    String type = e.getClass().getSimpleName();
-    return message == null || message.isBlank() ? type : type + ": " + redactor.message(message);
+    String detail = message == null || message.isBlank() ? "" : redactor.message(message);
+    if (e instanceof java.net.ConnectException) return "connection refused";
+    if (e instanceof java.net.UnknownHostException) {
+      return detail.isEmpty() ? "unknown host" : "unknown host " + detail;
+    }
+    if (e instanceof java.net.NoRouteToHostException) return "no route to host";
+    if (e instanceof javax.net.ssl.SSLException) {
+      return detail.isEmpty() ? "TLS handshake failed" : "TLS: " + detail;
+    }
+    if (e instanceof java.io.EOFException) return "the server closed the connection";
+    if (detail.isEmpty()) return "I/O error";
+    return detail;
   }
 
   private static boolean hasOwnConditionalHeaders(RequestOptions options) {

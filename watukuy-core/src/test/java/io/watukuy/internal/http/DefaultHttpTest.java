@@ -387,8 +387,7 @@ class DefaultHttpTest {
     assertThatThrownBy(() -> http.get(url))
         .isInstanceOf(UncheckedIOException.class)
         .hasCauseInstanceOf(ConnectException.class)
-        .hasMessageStartingWith("GET " + url.replace("hunter2", "[redacted]") + " failed: ")
-        .hasMessageNotContaining("hunter2");
+        .hasMessage("GET " + url.replace("hunter2", "[redacted]") + " failed: connection refused");
   }
 
   @Test

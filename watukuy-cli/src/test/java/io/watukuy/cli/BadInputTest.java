@@ -1,0 +1,204 @@
+package io.watukuy.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.watukuy.PollerKey;
+import io.watukuy.PollerState;
+import io.watukuy.store.sqlite.SqliteStore;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The issue's "Bad input": an unreachable URL, a body that is not JSON, an items pointer that
+ * finds no array, an identity pointer that misses, an HTTP 500. Each is one line on stderr naming
+ * the poller, the redacted URL and the status or pointer; {@code --once} exits 1 and the stored
+ * cursor stays where the last good run left it.
+ */
+class BadInputTest {
+  private static final String SECRET = "k3y-s3cret";
+  private static final String GOOD = "{\"data\":[{\"id\":1,\"updatedAt\":\"2024-01-01T00:00:00Z\"}],\"has_more\":false}";
+  /** The cursor the good run leaves: the newest updatedAt of GOOD. */
+  private static final String CURSOR = "2024-01-01T00:00:00Z";
+
+  @TempDir Path dir;
+
+  private volatile int status = 200;
+  private volatile String contentType = "application/json";
+  private volatile String body = GOOD;
+  private HttpServer server;
+  private int port;
+  private Path config;
+
+  @BeforeEach
+  void start() throws IOException {
+    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    server.createContext("/orders", this::serve);
+    server.start();
+    port = server.getAddress().getPort();
+    config = dir.resolve("watukuy.yaml");
+    Files.writeString(config, """
+        store: sqlite:watukuy.db
+        pollers:
+          - name: orders
+            request:
+              url: http://127.0.0.1:%d/orders
+              query: { updated_since: "{{cursor.value}}", limit: 2, api_key: "${VENDOR_KEY}" }
+            response: { items: /data, hasMore: /has_more }
+            identity: /id
+            cursor: { strategy: timestamp, field: updatedAt }
+        """.formatted(port));
+  }
+
+  @AfterEach
+  void stop() {
+    if (!stopped) server.stop(0);
+  }
+
+  private boolean stopped;
+
+  private void serve(HttpExchange ex) throws IOException {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    ex.getResponseHeaders().set("Content-Type", contentType);
+    ex.sendResponseHeaders(status, bytes.length == 0 ? -1 : bytes.length);
+    if (bytes.length > 0) ex.getResponseBody().write(bytes);
+    ex.close();
+  }
+
+  private record Result(int code, String out, String err) {}
+
+  private Result once() {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = Main.run(new String[] {"run", config.toString(), "--once"},
+        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+        Map.of("VENDOR_KEY", SECRET)::get);
+    return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  private Map<String, String> storedCursors() {
+    try (SqliteStore store = SqliteStore.open(dir.resolve("watukuy.db"))) {
+      return store.loadState(PollerKey.of("orders")).map(PollerState::cursors).orElseThrow();
+    }
+  }
+
+  /** The URL of the request after the good run, as the engine redacts it (api_key is a credential). */
+  private String url() {
+    return "http://127.0.0.1:" + port + "/orders?updated_since=" + URLEncoder.encode(CURSOR, StandardCharsets.UTF_8)
+        + "&limit=2&api_key=[redacted]";
+  }
+
+  /** A good run, then the failing one: exit 1, nothing on stdout, exactly {@code line} on stderr. */
+  private void failsWith(Runnable breakIt, String line) {
+    Result good = once();
+    assertThat(good.code()).as(good.err()).isZero();
+    assertThat(good.out().lines()).hasSize(1);
+    Map<String, String> before = storedCursors();
+    assertThat(before.get("live")).contains(CURSOR);
+
+    breakIt.run();
+    Result bad = once();
+
+    assertThat(bad.code()).isEqualTo(Main.FAILED);
+    assertThat(bad.out()).isEmpty();
+    assertThat(bad.err()).isEqualTo(line + "\n").doesNotContain(SECRET);
+    assertThat(storedCursors()).isEqualTo(before);
+  }
+
+  @Test
+  void anHttp500NamesTheRequestAndTheStatus() {
+    failsWith(() -> {
+      status = 500;
+      body = "";
+    }, "watukuy: poller orders: GET " + url() + " returned HTTP 500");
+  }
+
+  @Test
+  void anErrorResponseShowsTheStartOfItsBody() {
+    failsWith(() -> {
+      status = 400;
+      body = "{\"message\": \"updated_since:\n   not a date\"}";
+    }, "watukuy: poller orders: GET " + url() + " returned HTTP 400: {\"message\": \"updated_since: not a date\"}");
+  }
+
+  @Test
+  void anUnreachableUrlSaysConnectionRefused() {
+    failsWith(() -> {
+      server.stop(0);
+      stopped = true;
+    }, "watukuy: poller orders: GET " + url() + " failed: connection refused");
+  }
+
+  @Test
+  void aBodyThatIsNotJsonIsNamedByItsTypeAndFirstCharacters() {
+    failsWith(() -> {
+      contentType = "text/html";
+      body = "<html><body>Please log in</body></html>";
+    }, "watukuy: poller orders: GET " + url() + ": the response is not JSON (HTTP 200, Content-Type text/html,"
+        + " body starts '<html><body>Please log in</body></html>')");
+  }
+
+  @Test
+  void anItemsPointerThatFindsAnObjectNamesThePointer() {
+    failsWith(() -> body = "{\"data\":{\"id\":1},\"has_more\":false}",
+        "watukuy: poller orders: GET " + url() + ": response.items /data is not an array (found an object)");
+  }
+
+  @Test
+  void anItemsPointerThatFindsNothingNamesThePointer() {
+    failsWith(() -> body = "{\"items\":[],\"has_more\":false}",
+        "watukuy: poller orders: GET " + url() + ": response.items /data is not in the response");
+  }
+
+  @Test
+  void anIdentityPointerThatMissesNamesTheItemAndThePointer() {
+    failsWith(() -> body = "{\"data\":[{\"id\":2,\"updatedAt\":\"2024-01-02T00:00:00Z\"},"
+            + "{\"ID\":3,\"updatedAt\":\"2024-01-03T00:00:00Z\"}],\"has_more\":false}",
+        "watukuy: poller orders: GET " + url() + ": item 1: identity /id is not in the item");
+  }
+
+  @Test
+  void anIdentityThatIsAnObjectIsNamedByWhatItIs() {
+    failsWith(() -> body = "{\"data\":[{\"id\":{\"n\":2},\"updatedAt\":\"2024-01-02T00:00:00Z\"}],\"has_more\":false}",
+        "watukuy: poller orders: GET " + url() + ": item 0: identity /id is an object, not a string or a whole number");
+  }
+
+  /**
+   * The real entry point, in its own JVM, with the logging it configures: the engine's own WARN
+   * line of the failed cycle stays off stderr, so the user reads the failure once.
+   */
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void theCommandLinePrintsOneLineAndNoLogOfTheSameFailure() throws Exception {
+    status = 500;
+    body = "";
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+        Main.class.getName(), "run", config.toString(), "--once");
+    pb.environment().put("VENDOR_KEY", SECRET);
+    pb.redirectOutput(dir.resolve("stdout").toFile());
+    pb.redirectError(dir.resolve("stderr").toFile());
+    Process p = pb.start();
+    assertThat(p.waitFor(50, TimeUnit.SECONDS)).isTrue();
+
+    assertThat(p.exitValue()).isEqualTo(Main.FAILED);
+    assertThat(Files.readString(dir.resolve("stdout"))).isEmpty();
+    assertThat(Files.readAllLines(dir.resolve("stderr"))).isEqualTo(List.of(
+        "watukuy: poller orders: GET http://127.0.0.1:" + port + "/orders?limit=2&api_key=[redacted] returned HTTP 500"));
+  }
+}
