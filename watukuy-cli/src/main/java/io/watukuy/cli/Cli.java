@@ -333,7 +333,7 @@ final class Cli {
     return n + " " + noun + (n == 1 ? "" : "s");
   }
 
-  /** The store as a user finds it: {@code sqlite:} with the absolute path, or {@code memory}. */
+  /** The store as a user finds it: {@code sqlite:} with the absolute path, else its URI with any password hidden. */
   static String storeText(StoreSpec spec) {
     return spec.sqlitePath() != null ? "sqlite:" + spec.sqlitePath().toAbsolutePath() : spec.display();
   }

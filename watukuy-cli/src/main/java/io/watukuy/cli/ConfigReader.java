@@ -201,6 +201,18 @@ final class ConfigReader {
     if (wrong != null) throw fail(at, "a " + kind + " store takes no " + wrong);
   }
 
+  private static final Pattern SECRET_NAME = Pattern.compile("(?i).*(TOKEN|KEY|SECRET|PASS|AUTH|CRED|SIGNATURE).*");
+
+  /**
+   * Whether an environment value is hidden in what the command prints: when it is 6 characters or
+   * longer, or its variable's name says it is a credential ({@code ERP_TOKEN}, {@code API_KEY},
+   * {@code DB_PASSWORD}, ...). Short plain values ({@code REGION=eu}) are left alone, so they do
+   * not blank out every "eu" in a line.
+   */
+  static boolean looksSecret(String name, String value) {
+    return !value.isEmpty() && (value.length() >= 6 || SECRET_NAME.matcher(name).matches());
+  }
+
   static StoreSpec storeUri(String uri) {
     ConfigReader r = new ConfigReader(YamlTree.parse("{}", "--store"), "--store", n -> null);
     return r.storeSpec(uri, StoreOptions.NONE, Path.of("").toAbsolutePath(), null);
@@ -523,7 +535,10 @@ final class ConfigReader {
       return node.textValue();
     }
 
-    /** A string with {@code ${NAME}} read from the environment; the values become secrets. */
+    /**
+     * A string with {@code ${NAME}} read from the environment; values that look secret (see {@link
+     * ConfigReader#looksSecret}) are hidden wherever they would be printed.
+     */
     String envString() {
       if (!node.isValueNode() || node.isNull()) throw error("must be a string");
       return substitute(node.asText());
@@ -535,7 +550,7 @@ final class ConfigReader {
       while (m.find()) {
         String value = env.apply(m.group(1));
         if (value == null) throw error("environment variable " + m.group(1) + " is not set");
-        if (!value.isEmpty()) secrets.add(value);
+        if (looksSecret(m.group(1), value)) secrets.add(value);
         m.appendReplacement(b, Matcher.quoteReplacement(value));
       }
       m.appendTail(b);

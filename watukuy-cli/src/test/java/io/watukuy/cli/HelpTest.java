@@ -91,7 +91,7 @@ class HelpTest {
     assertThat(entries).hasSize(12).allSatisfy(e -> assertThat(e).endsWith("."));
     assertThat(entries).contains(
         "pause Pauses every key (every partition) of poller NAME until resume.",
-        "backfill Starts a backfill of every key of poller NAME, from --from to --to.");
+        "backfill Starts a backfill of every key of poller NAME (or of partition P only), from --from to --to.");
   }
 
   @Test
