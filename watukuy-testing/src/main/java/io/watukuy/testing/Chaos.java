@@ -59,6 +59,19 @@ public final class Chaos {
   }
 
   /**
+   * As {@link #budget()}, with another default for CI: a store behind a network round trip needs
+   * more wall time than an embedded one to run every CI seed.
+   *
+   * @param ciBudget the budget when {@code watukuy.chaos.minutes} is not set
+   * @return that property's minutes, or {@code ciBudget}
+   * @throws NumberFormatException if the property is set but is not a decimal number
+   */
+  public static java.time.Duration budget(java.time.Duration ciBudget) {
+    String m = System.getProperty("watukuy.chaos.minutes");
+    return m == null || m.isBlank() ? ciBudget : java.time.Duration.ofMinutes(Long.parseLong(m.trim()));
+  }
+
+  /**
    * Runs one seeded chaos run on the calling thread, under a {@link VirtualClock}: no real sleep.
    * Never throws for a violation: see {@link ChaosReport#assertGuarantees()}.
    *

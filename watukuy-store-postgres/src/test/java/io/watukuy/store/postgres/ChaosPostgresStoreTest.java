@@ -14,7 +14,7 @@ import org.junit.jupiter.api.TestFactory;
 
 /**
  * G9 on PostgresStore (a table prefix per seed in a schema of this run): the CI seeds, every kill
- * point, every strategy, within {@link Chaos#budget()}. {@code -Dwatukuy.chaos.seed=N} reruns one
+ * point, every strategy, within {@link Chaos#budget(java.time.Duration)} (4 minutes in CI). {@code -Dwatukuy.chaos.seed=N} reruns one
  * seed.
  */
 class ChaosPostgresStoreTest {
@@ -38,7 +38,8 @@ class ChaosPostgresStoreTest {
 
   @TestFactory
   Stream<DynamicTest> everyGuaranteeHoldsUnderSeededKills() {
-    long deadline = System.nanoTime() + Chaos.budget().toNanos();
+    // Every CI seed: a network store needs more than the embedded stores' minute.
+    long deadline = System.nanoTime() + Chaos.budget(java.time.Duration.ofMinutes(4)).toNanos();
     return Chaos.seeds().boxed()
         .takeWhile(seed -> System.nanoTime() < deadline)
         .map(seed -> DynamicTest.dynamicTest("seed " + seed, () -> {
