@@ -98,8 +98,10 @@ public final class RedisBudgetStore implements RateBudgetStore {
   /**
    * KEYS[1]: the bucket hash. ARGV: now (ms), permits, burst, r (units per ms), d (units per
    * token). Replies {0} when taken, else {ms to wait}. Every number stays an integer below 2^53,
-   * where Lua's doubles are exact; integer division corrects the float quotient, which may be off
-   * by one. Numbers are written with %.0f, which prints every such integer in full.
+   * where Lua's doubles are exact. quot() checks the float quotient against the exact products;
+   * within these bounds math.floor(a / b) is already exact, and the check keeps it so should a
+   * bound ever be loosened. Numbers are written with %.0f, which prints every such integer in full
+   * (Lua's own conversion would print 14 digits and an exponent).
    */
   static final Script TRY_TAKE =
       Script.of(
