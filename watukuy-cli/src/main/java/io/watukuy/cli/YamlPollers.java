@@ -136,7 +136,13 @@ final class YamlPollers {
 
       String configured = request.url().render(vars, YamlFetcher::encodePathValue, false);
       String slot = ctx.lane().wire() + "|" + ctx.partition();
-      String followed = ctx.page() > 1 ? nextUrls.remove(slot) : null;
+      // A timestamp cursor builds every request from the watermark the last page left, and the
+      // Link only says whether more exist. Following rel="next" instead walks offsets of a
+      // listing filtered by the cycle's first watermark: a row updated between two requests
+      // moves to the end, every row behind it moves up one place, and the row that crosses the
+      // page boundary is never listed while the watermark passes it for good.
+      boolean followLinks = !(cursor instanceof Watermark);
+      String followed = ctx.page() > 1 && followLinks ? nextUrls.remove(slot) : null;
       if (ctx.page() == 1) nextUrls.remove(slot);
       String url = followed == null ? configured : followed;
       RequestOptions.Builder options = RequestOptions.builder();
@@ -165,7 +171,7 @@ final class YamlPollers {
       Page<JsonNode> page = Page.of(list);
       if (r.nextLink()) {
         String next = LinkHeader.next(result.headers().get("link"));
-        if (next != null) nextUrls.put(slot, resolve(url, next, result));
+        if (next != null && followLinks) nextUrls.put(slot, resolve(url, next, result));
         page = page.withHasMore(next != null);
       } else if (r.hasMoreNonEmpty()) {
         page = page.withHasMore(!list.isEmpty());
