@@ -51,6 +51,10 @@ record PostgresOptions(String schema, String tablePrefix, boolean closeClient) {
               + schema
               + "'");
     }
+    if (schema.equals("information_schema")) {
+      // A system schema: pg_dump leaves it out, so the store's tables would miss every backup.
+      throw new ConfigException("schema must not be a system schema, but was '" + schema + "'");
+    }
   }
 
   static void checkTablePrefix(String tablePrefix) {

@@ -111,6 +111,9 @@ class PostgresStoreTest {
   @Test
   void schemaOrPrefixThatIsNotAPlainIdentifierIsRejectedNamingTheOptionAndTheValue() {
     PostgresStore.Builder builder = PostgresStore.builder(pool);
+    assertThatThrownBy(() -> builder.schema("information_schema"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage("schema must not be a system schema, but was 'information_schema'");
     List<String> bad =
         List.of(
             "",
