@@ -278,10 +278,16 @@ final class Cli {
       }
       TickReport report = s.engine.tick(new TickOptions(null, selected));
       int code = Main.OK;
+      @Nullable Inspection after = null;
       for (KeyReport k : report.keys()) {
         String who = "poller " + k.key().poller()
             + (k.key().partition().isEmpty() ? "" : " partition " + k.key().partition());
-        if (k.error() != null) {
+        io.watukuy.@Nullable HttpStatusException throttle = Failures.throttle(k.error());
+        if (throttle != null) {
+          // DESIGN.md, exit codes: a 429 (or a 503 with Retry-After) met in this run is a skip.
+          if (after == null) after = s.engine.inspect();
+          err.println("watukuy: " + who + ": skipped (" + throttled(throttle, after, k.key()) + ")");
+        } else if (k.error() != null) {
           code = Main.FAILED;
           failed(k.key(), k.error());
         } else if (k.outcome() != KeyReport.Outcome.POLLED) {
@@ -294,6 +300,24 @@ final class Cli {
         code = Main.FAILED;
       }
       return code;
+    }
+
+    /** {@code throttled by HTTP 429 until 2026-11-30T10:20:00Z, in 2m}, the instant from the store. */
+    private static String throttled(
+        io.watukuy.HttpStatusException e, Inspection after, io.watukuy.PollerKey key) {
+      String text = "throttled by HTTP " + e.status();
+      for (KeyInspection k : after.pollers()) {
+        Instant until = k.throttledUntil();
+        if (k.poller().equals(key.poller()) && k.partition().equals(key.partition()) && until != null) {
+          // Whole seconds rounded up, never earlier than the wait: a Retry-After of 120 reads
+          // "in 2m", not "in 1m59s", and the end carries no nanoseconds.
+          Instant shown = until.truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+          if (shown.isBefore(until)) shown = shown.plusSeconds(1);
+          long ms = Math.max(0, java.time.Duration.between(after.at(), until).toMillis());
+          return text + " until " + shown + ", in " + Durations.human((ms + 999) / 1000 * 1000);
+        }
+      }
+      return text;
     }
 
     private int daemon(CliConfig cfg, Session s, Set<String> selected, Output output) throws InterruptedException {
