@@ -113,8 +113,20 @@ final class Cli {
     try {
       java.nio.file.Files.createDirectories(parent);
     } catch (IOException e) {
-      throw new io.watukuy.StoreException("cannot create the folder " + parent + ": " + e, e);
+      throw new io.watukuy.StoreException("cannot create the folder " + parent + ": " + whyNot(parent, e), e);
     }
+  }
+
+  /** Why a folder could not be created, in words: the JDK's exceptions name only a path. */
+  private static String whyNot(java.nio.file.Path folder, IOException e) {
+    for (java.nio.file.Path p = folder; p != null; p = p.getParent()) {
+      if (java.nio.file.Files.exists(p) && !java.nio.file.Files.isDirectory(p)) {
+        return p.equals(folder) ? "a file is in the way" : p + " is a file";
+      }
+    }
+    if (e instanceof java.nio.file.AccessDeniedException) return "permission denied";
+    if (e instanceof java.nio.file.FileSystemException fs && fs.getReason() != null) return fs.getReason();
+    return e.getMessage() == null ? "I/O error" : e.getMessage();
   }
 
   static StateStore open(StoreSpec spec) {
@@ -224,8 +236,14 @@ final class Cli {
       try {
         if (cfg.outputFile() != null) createParent(cfg.outputFile());
         output = cfg.outputFile() == null ? Output.stdout(out) : Output.file(cfg.outputFile());
+      } catch (io.watukuy.StoreException e) {
+        err.println("watukuy: output " + cfg.outputFile() + ": " + e.getMessage());
+        return Main.FAILED;
       } catch (IOException | RuntimeException e) {
-        err.println("watukuy: output " + cfg.outputFile() + ": cannot open: " + e);
+        String why = e instanceof java.nio.file.AccessDeniedException ? "permission denied"
+            : e instanceof java.nio.file.FileSystemException fs && fs.getReason() != null ? fs.getReason()
+            : e.getMessage();
+        err.println("watukuy: output " + cfg.outputFile() + ": cannot open: " + why);
         return Main.FAILED;
       }
       // The daemon registers only the selected pollers: start() runs every registered one.
@@ -403,7 +421,7 @@ final class Cli {
     @Override
     public Integer call() {
       if ((config == null) == (store == null)) {
-        err.println("watukuy migrate: give CONFIG or --store URI, not both");
+        err.println("watukuy migrate: give CONFIG or --store URI" + (config == null ? "" : ", not both"));
         return Main.USAGE;
       }
       StoreSpec spec = store != null ? ConfigReader.storeUri(store) : load(config).store();

@@ -166,6 +166,33 @@ class BadInputTest {
   }
 
   @Test
+  void aNoContentResponseSaysTheBodyIsEmptyNotThatThePointerMisses() {
+    failsWith(() -> {
+      status = 204;
+      body = "";
+    }, "watukuy: poller orders: GET " + url() + ": the response body is empty (HTTP 204)");
+  }
+
+  @Test
+  void anEmpty200SaysTheBodyIsEmpty() {
+    failsWith(() -> body = "", "watukuy: poller orders: GET " + url() + ": the response body is empty (HTTP 200)");
+  }
+
+  @Test
+  void anOutputFolderBlockedByAFileIsOnePlainLine() throws IOException {
+    Path blocker = dir.resolve("x");
+    Files.writeString(blocker, "not a folder");
+    Files.writeString(config, Files.readString(config) + "output: file:x/y\n");
+
+    Result r = once();
+
+    assertThat(r.code()).isEqualTo(Main.FAILED);
+    assertThat(r.out()).isEmpty();
+    assertThat(r.err()).isEqualTo("watukuy: output " + blocker.resolve("y") + ": cannot create the folder "
+        + blocker + ": a file is in the way\n");
+  }
+
+  @Test
   void anIdentityPointerThatMissesNamesTheItemAndThePointer() {
     failsWith(() -> body = "{\"data\":[{\"id\":2,\"updatedAt\":\"2024-01-02T00:00:00Z\"},"
             + "{\"ID\":3,\"updatedAt\":\"2024-01-03T00:00:00Z\"}],\"has_more\":false}",
