@@ -206,6 +206,30 @@ class BadInputTest {
   }
 
   /**
+   * The real entry point, in its own JVM: a cursor.field that no item has is a warning worded like
+   * the command's other lines, and the run still succeeds.
+   */
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void aCursorFieldNoItemHasIsAWarningLineWithoutDateOrLoggerName() throws Exception {
+    Files.writeString(config, Files.readString(config).replace("field: updatedAt", "field: updated_at"));
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+        Main.class.getName(), "run", config.toString(), "--once");
+    pb.environment().put("VENDOR_KEY", SECRET);
+    pb.redirectOutput(dir.resolve("stdout").toFile());
+    pb.redirectError(dir.resolve("stderr").toFile());
+    Process p = pb.start();
+    assertThat(p.waitFor(50, TimeUnit.SECONDS)).isTrue();
+
+    assertThat(p.exitValue()).isEqualTo(Main.OK);
+    assertThat(Files.readString(dir.resolve("stdout")).lines()).hasSize(1);
+    assertThat(Files.readAllLines(dir.resolve("stderr"))).isEqualTo(List.of(
+        "watukuy: warning: poller orders: none of the 1 items of this page has a parseable cursor.field"
+            + " 'updated_at'; the cursor cannot move (check the field name)"));
+  }
+
+  /**
    * The real entry point, in its own JVM, with the logging it configures: the engine's own WARN
    * line of the failed cycle stays off stderr, so the user reads the failure once.
    */
