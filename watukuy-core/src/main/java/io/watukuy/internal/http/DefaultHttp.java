@@ -262,7 +262,8 @@ public final class DefaultHttp implements Http {
       @Nullable String contentType,
       @Nullable HttpValidator validator,
       Duration timeout) {
-    long deadline = System.nanoTime() + timeout.toNanos();
+    // On the engine's clock (G8), like every other time the helper reads.
+    java.time.Instant deadline = scope.now().plus(timeout);
     String origin = origin(uri);
     String hopMethod = method;
     URI hopUri = uri;
@@ -270,7 +271,7 @@ public final class DefaultHttp implements Http {
     @Nullable String hopContentType = contentType;
     for (int hop = 0; ; hop++) {
       boolean sameOrigin = origin.equals(origin(hopUri));
-      Duration left = hop == 0 ? timeout : Duration.ofNanos(deadline - System.nanoTime());
+      Duration left = hop == 0 ? timeout : Duration.between(scope.now(), deadline);
       if (left.isNegative() || left.isZero()) {
         throw timedOut(method, target, timeout, new HttpTimeoutException("request timed out"));
       }
