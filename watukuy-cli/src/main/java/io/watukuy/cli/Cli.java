@@ -113,8 +113,20 @@ final class Cli {
     try {
       java.nio.file.Files.createDirectories(parent);
     } catch (IOException e) {
-      throw new io.watukuy.StoreException("cannot create the folder " + parent + ": " + e, e);
+      throw new io.watukuy.StoreException("cannot create the folder " + parent + ": " + whyNot(parent, e), e);
     }
+  }
+
+  /** Why a folder could not be created, in words: the JDK's exceptions name only a path. */
+  private static String whyNot(java.nio.file.Path folder, IOException e) {
+    for (java.nio.file.Path p = folder; p != null; p = p.getParent()) {
+      if (java.nio.file.Files.exists(p) && !java.nio.file.Files.isDirectory(p)) {
+        return p.equals(folder) ? "a file is in the way" : p + " is a file";
+      }
+    }
+    if (e instanceof java.nio.file.AccessDeniedException) return "permission denied";
+    if (e instanceof java.nio.file.FileSystemException fs && fs.getReason() != null) return fs.getReason();
+    return e.getMessage() == null ? "I/O error" : e.getMessage();
   }
 
   static StateStore open(StoreSpec spec) {
@@ -224,8 +236,14 @@ final class Cli {
       try {
         if (cfg.outputFile() != null) createParent(cfg.outputFile());
         output = cfg.outputFile() == null ? Output.stdout(out) : Output.file(cfg.outputFile());
+      } catch (io.watukuy.StoreException e) {
+        err.println("watukuy: output " + cfg.outputFile() + ": " + e.getMessage());
+        return Main.FAILED;
       } catch (IOException | RuntimeException e) {
-        err.println("watukuy: output " + cfg.outputFile() + ": cannot open: " + e);
+        String why = e instanceof java.nio.file.AccessDeniedException ? "permission denied"
+            : e instanceof java.nio.file.FileSystemException fs && fs.getReason() != null ? fs.getReason()
+            : e.getMessage();
+        err.println("watukuy: output " + cfg.outputFile() + ": cannot open: " + why);
         return Main.FAILED;
       }
       // The daemon registers only the selected pollers: start() runs every registered one.
@@ -278,10 +296,16 @@ final class Cli {
       }
       TickReport report = s.engine.tick(new TickOptions(null, selected));
       int code = Main.OK;
+      @Nullable Inspection after = null;
       for (KeyReport k : report.keys()) {
         String who = "poller " + k.key().poller()
             + (k.key().partition().isEmpty() ? "" : " partition " + k.key().partition());
-        if (k.error() != null) {
+        io.watukuy.@Nullable HttpStatusException throttle = Failures.throttle(k.error());
+        if (throttle != null) {
+          // DESIGN.md, exit codes: a 429 (or a 503 with Retry-After) met in this run is a skip.
+          if (after == null) after = s.engine.inspect();
+          err.println("watukuy: " + who + ": skipped (" + throttled(throttle, after, k.key()) + ")");
+        } else if (k.error() != null) {
           code = Main.FAILED;
           failed(k.key(), k.error());
         } else if (k.outcome() != KeyReport.Outcome.POLLED) {
@@ -294,6 +318,24 @@ final class Cli {
         code = Main.FAILED;
       }
       return code;
+    }
+
+    /** {@code throttled by HTTP 429 until 2026-11-30T10:20:00Z, in 2m}, the instant from the store. */
+    private static String throttled(
+        io.watukuy.HttpStatusException e, Inspection after, io.watukuy.PollerKey key) {
+      String text = "throttled by HTTP " + e.status();
+      for (KeyInspection k : after.pollers()) {
+        Instant until = k.throttledUntil();
+        if (k.poller().equals(key.poller()) && k.partition().equals(key.partition()) && until != null) {
+          // Whole seconds rounded up, never earlier than the wait: a Retry-After of 120 reads
+          // "in 2m", not "in 1m59s", and the end carries no nanoseconds.
+          Instant shown = until.truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+          if (shown.isBefore(until)) shown = shown.plusSeconds(1);
+          long ms = Math.max(0, java.time.Duration.between(after.at(), until).toMillis());
+          return text + " until " + shown + ", in " + Durations.human((ms + 999) / 1000 * 1000);
+        }
+      }
+      return text;
     }
 
     private int daemon(CliConfig cfg, Session s, Set<String> selected, Output output) throws InterruptedException {
@@ -379,7 +421,7 @@ final class Cli {
     @Override
     public Integer call() {
       if ((config == null) == (store == null)) {
-        err.println("watukuy migrate: give CONFIG or --store URI, not both");
+        err.println("watukuy migrate: give CONFIG or --store URI" + (config == null ? "" : ", not both"));
         return Main.USAGE;
       }
       StoreSpec spec = store != null ? ConfigReader.storeUri(store) : load(config).store();

@@ -48,6 +48,16 @@ final class Failures {
     return message(error);
   }
 
+  /**
+   * The 429, or 503 with Retry-After, that ended a key's run, or null: the scheduler waits it out
+   * as a throttle, and {@code run --once} reports it as a skip, not a failure.
+   */
+  static @Nullable HttpStatusException throttle(@Nullable Throwable error) {
+    if (error == null) return null;
+    HttpStatusException http = find(error, HttpStatusException.class);
+    return http != null && http.isThrottle() ? http : null;
+  }
+
   private static String status(HttpStatusException e) {
     String text = e.method() + " " + e.url() + " returned HTTP " + e.status();
     String body = e.bodySnippet();

@@ -87,7 +87,15 @@ public final class Main {
     if (verbose) {
       System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "debug");
       System.setProperty("org.slf4j.simpleLogger.log." + io.watukuy.Watukuy.ERROR_LOGGER, "debug");
+      return; // the full format of simplelogger.properties: date, level, logger name
     }
+    // A warning reads like the command's other lines: no date, thread or logger name.
+    System.setProperty("org.slf4j.simpleLogger.showDateTime", "false");
+    System.setProperty("org.slf4j.simpleLogger.showThreadName", "false");
+    System.setProperty("org.slf4j.simpleLogger.showLogName", "false");
+    System.setProperty("org.slf4j.simpleLogger.showShortLogName", "false");
+    System.setProperty("org.slf4j.simpleLogger.levelInBrackets", "false");
+    System.setProperty("org.slf4j.simpleLogger.warnLevelString", "watukuy: warning:");
   }
 
   /** The project version, from the jar's resources. */

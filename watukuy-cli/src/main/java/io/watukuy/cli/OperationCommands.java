@@ -39,6 +39,9 @@ import picocli.CommandLine.Spec;
 final class OperationCommands {
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /** A poison event's outbox sequence, or an invalid item's {@code invalid-} id (see {@link io.watukuy.ParkedRow#id()}). */
+  private static final java.util.regex.Pattern PARKED_ID = java.util.regex.Pattern.compile("[0-9]+|invalid-[0-9a-f]{16}");
+
   private final Cli cli;
 
   OperationCommands(Cli cli) {
@@ -50,6 +53,21 @@ final class OperationCommands {
     @Option(names = "--store", paramLabel = "URI",
         description = "sqlite:PATH (relative to the current folder) instead of CONFIG.")
     @Nullable String store;
+  }
+
+  /**
+   * {@code --store URI} for the commands that need CONFIG: hidden from their help, and still read
+   * so that giving it gets the one line saying why CONFIG is needed.
+   */
+  static final class HiddenTarget {
+    @Option(names = "--store", paramLabel = "URI", hidden = true)
+    @Nullable String store;
+
+    Target target() {
+      Target t = new Target();
+      t.store = store;
+      return t;
+    }
   }
 
   /**
@@ -170,7 +188,7 @@ final class OperationCommands {
               + " cursor strategy, so CONFIG is required (no --store). Waits up to one lease TTL (30 s) for a"
               + " running cycle; exits 1 if a key stays leased."})
   final class ResetCursor implements Callable<Integer> {
-    @CommandLine.Mixin Target target;
+    @CommandLine.Mixin HiddenTarget target;
     @Parameters(paramLabel = "CONFIG NAME", arity = "1..*", description = "The YAML config file, then the poller's name.")
     List<String> args = new ArrayList<>();
     @Option(names = "--to", paramLabel = "VALUE", description = "The new live cursor, as the API writes it.")
@@ -186,7 +204,7 @@ final class OperationCommands {
     @Override
     public Integer call() {
       if ((to == null) != initial) throw usage(spec, "give exactly one of --to VALUE and --initial");
-      Resolved r = resolve(cli, spec, target, args, true, false);
+      Resolved r = resolve(cli, spec, target.target(), args, true, false);
       PollerKey key = only.key(r.name());
       try (Cli.Session s = r.session()) {
         if (key == null) s.engine.resetCursor(r.name(), to, clearSnapshot);
@@ -205,7 +223,7 @@ final class OperationCommands {
               + " from --from until --to. Timestamp and page cursors only, so CONFIG is required (no --store)."
               + " Known, unchanged items are not emitted again unless --force."})
   final class Backfill implements Callable<Integer> {
-    @CommandLine.Mixin Target target;
+    @CommandLine.Mixin HiddenTarget target;
     @Parameters(paramLabel = "CONFIG NAME", arity = "1..*", description = "The YAML config file, then the poller's name.")
     List<String> args = new ArrayList<>();
     @Option(names = "--from", paramLabel = "VALUE", required = true, description = "The cursor to start from.")
@@ -220,7 +238,7 @@ final class OperationCommands {
 
     @Override
     public Integer call() {
-      Resolved r = resolve(cli, spec, target, args, true, false);
+      Resolved r = resolve(cli, spec, target.target(), args, true, false);
       PollerKey key = only.key(r.name());
       try (Cli.Session s = r.session()) {
         if (key == null) s.engine.backfill(r.name(), from, to, force);
@@ -240,7 +258,7 @@ final class OperationCommands {
               + " Needs log: {enabled: true} on the poller, so CONFIG is required (no --store)."
               + " INSTANT is ISO 8601 UTC, e.g. 2024-05-01T00:00:00Z."})
   final class Replay implements Callable<Integer> {
-    @CommandLine.Mixin Target target;
+    @CommandLine.Mixin HiddenTarget target;
     @Parameters(paramLabel = "CONFIG NAME", arity = "1..*", description = "The YAML config file, then the poller's name.")
     List<String> args = new ArrayList<>();
     @Option(names = "--from", paramLabel = "INSTANT", required = true, description = "First commit time, inclusive.")
@@ -255,7 +273,7 @@ final class OperationCommands {
     public Integer call() {
       Instant start = instant(spec, "--from", from);
       Instant end = to == null ? null : instant(spec, "--to", to);
-      Resolved r = resolve(cli, spec, target, args, true, false);
+      Resolved r = resolve(cli, spec, target.target(), args, true, false);
       if (!r.poller().log().enabled()) {
         throw new ConfigException("poller " + r.name() + ": replay needs the event log; add log: {enabled: true}"
             + " to the poller (events committed from then on can be replayed)");
@@ -421,6 +439,13 @@ final class OperationCommands {
     public Integer call() {
       Resolved r = resolve(cli, spec, target, args, false, true);
       if (r.rest().isEmpty()) throw usage(spec, "give at least one parked ID (see parked list)");
+      for (String id : r.rest()) {
+        // A typo would otherwise match no row and print 0, as if there were nothing to do.
+        if (!PARKED_ID.matcher(id).matches()) {
+          throw usage(spec, "parked ID '" + id + "' is not an id of parked list (a whole number, or invalid-"
+              + " and 16 hex digits)");
+        }
+      }
       int changed = 0;
       try (Cli.Session s = r.session()) {
         for (PollerKey key : keys(s, r, partition)) {

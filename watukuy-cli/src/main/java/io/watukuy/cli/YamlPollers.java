@@ -197,6 +197,10 @@ final class YamlPollers {
 
     /** The body as JSON; a body that is not JSON is named by its type and first characters. */
     private static JsonNode body(HttpResult result, String where) {
+      // A 204, or a 200 without content, has no listing: say so rather than blame a pointer.
+      if (result.body().isBlank()) {
+        throw new IllegalStateException(where + ": the response body is empty (HTTP " + result.status() + ")");
+      }
       try {
         return result.json();
       } catch (java.io.UncheckedIOException e) {

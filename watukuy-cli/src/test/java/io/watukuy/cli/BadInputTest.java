@@ -166,6 +166,33 @@ class BadInputTest {
   }
 
   @Test
+  void aNoContentResponseSaysTheBodyIsEmptyNotThatThePointerMisses() {
+    failsWith(() -> {
+      status = 204;
+      body = "";
+    }, "watukuy: poller orders: GET " + url() + ": the response body is empty (HTTP 204)");
+  }
+
+  @Test
+  void anEmpty200SaysTheBodyIsEmpty() {
+    failsWith(() -> body = "", "watukuy: poller orders: GET " + url() + ": the response body is empty (HTTP 200)");
+  }
+
+  @Test
+  void anOutputFolderBlockedByAFileIsOnePlainLine() throws IOException {
+    Path blocker = dir.resolve("x");
+    Files.writeString(blocker, "not a folder");
+    Files.writeString(config, Files.readString(config) + "output: file:x/y\n");
+
+    Result r = once();
+
+    assertThat(r.code()).isEqualTo(Main.FAILED);
+    assertThat(r.out()).isEmpty();
+    assertThat(r.err()).isEqualTo("watukuy: output " + blocker.resolve("y") + ": cannot create the folder "
+        + blocker + ": a file is in the way\n");
+  }
+
+  @Test
   void anIdentityPointerThatMissesNamesTheItemAndThePointer() {
     failsWith(() -> body = "{\"data\":[{\"id\":2,\"updatedAt\":\"2024-01-02T00:00:00Z\"},"
             + "{\"ID\":3,\"updatedAt\":\"2024-01-03T00:00:00Z\"}],\"has_more\":false}",
@@ -176,6 +203,30 @@ class BadInputTest {
   void anIdentityThatIsAnObjectIsNamedByWhatItIs() {
     failsWith(() -> body = "{\"data\":[{\"id\":{\"n\":2},\"updatedAt\":\"2024-01-02T00:00:00Z\"}],\"has_more\":false}",
         "watukuy: poller orders: GET " + url() + ": item 0: identity /id is an object, not a string or a whole number");
+  }
+
+  /**
+   * The real entry point, in its own JVM: a cursor.field that no item has is a warning worded like
+   * the command's other lines, and the run still succeeds.
+   */
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void aCursorFieldNoItemHasIsAWarningLineWithoutDateOrLoggerName() throws Exception {
+    Files.writeString(config, Files.readString(config).replace("field: updatedAt", "field: updated_at"));
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+        Main.class.getName(), "run", config.toString(), "--once");
+    pb.environment().put("VENDOR_KEY", SECRET);
+    pb.redirectOutput(dir.resolve("stdout").toFile());
+    pb.redirectError(dir.resolve("stderr").toFile());
+    Process p = pb.start();
+    assertThat(p.waitFor(50, TimeUnit.SECONDS)).isTrue();
+
+    assertThat(p.exitValue()).isEqualTo(Main.OK);
+    assertThat(Files.readString(dir.resolve("stdout")).lines()).hasSize(1);
+    assertThat(Files.readAllLines(dir.resolve("stderr"))).isEqualTo(List.of(
+        "watukuy: warning: poller orders: none of the 1 items of this page has a parseable cursor.field"
+            + " 'updated_at'; the cursor cannot move (check the field name)"));
   }
 
   /**

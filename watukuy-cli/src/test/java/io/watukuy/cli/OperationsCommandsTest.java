@@ -338,6 +338,44 @@ class OperationsCommandsTest {
   }
 
   @Test
+  void migrateWithoutArgumentsAsksForOneOfTheTwo() {
+    Result none = cli("migrate");
+    Result both = cli("migrate", config.toString(), "--store", "sqlite:" + db);
+
+    assertThat(none.code()).isEqualTo(Main.USAGE);
+    assertThat(none.err()).isEqualTo("watukuy migrate: give CONFIG or --store URI" + System.lineSeparator());
+    assertThat(both.code()).isEqualTo(Main.USAGE);
+    assertThat(both.err()).isEqualTo("watukuy migrate: give CONFIG or --store URI, not both" + System.lineSeparator());
+  }
+
+  @Test
+  void aParkedIdThatIsNoIdIsAUsageErrorNamingIt() {
+    once();
+
+    Result retry = cli("parked", "retry", config.toString(), "orders", "12", "abc");
+    Result discard = cli("parked", "discard", config.toString(), "orders", "invalid-XYZ");
+
+    assertThat(retry.code()).isEqualTo(Main.USAGE);
+    assertThat(retry.out()).isEmpty();
+    assertThat(retry.err()).isEqualTo("watukuy parked retry: parked ID 'abc' is not an id of parked list (a whole"
+        + " number, or invalid- and 16 hex digits) (see watukuy parked retry --help)" + System.lineSeparator());
+    assertThat(discard.code()).isEqualTo(Main.USAGE);
+    assertThat(discard.err()).startsWith("watukuy parked discard: parked ID 'invalid-XYZ' is not an id");
+    assertThat(cli("parked", "discard", config.toString(), "orders", "invalid-0123456789abcdef").code()).isZero();
+  }
+
+  @Test
+  void commandsThatNeedConfigHideStoreFromTheirHelpAndStillExplainWhy() {
+    for (String command : List.of("reset-cursor", "backfill", "replay")) {
+      assertThat(cli(command, "--help").out()).as(command).doesNotContain("--store=URI");
+    }
+    Result given = cli("reset-cursor", "--store", "sqlite:" + db, "orders", "--initial");
+    assertThat(given.code()).isEqualTo(Main.USAGE);
+    assertThat(given.err()).startsWith("watukuy reset-cursor: reset-cursor needs CONFIG, not --store");
+    assertThat(cli("parked", "list", "--help").out()).contains("--store=URI");
+  }
+
+  @Test
   void anUnknownOptionIsOneLineAndExitsTwo() {
     Result r = cli("pause", config.toString(), "orders", "--region", "eu");
 

@@ -39,6 +39,7 @@ class RunOnceTest {
 
   private final List<Order> orders = new CopyOnWriteArrayList<>();
   private volatile int failWith;
+  private volatile String retryAfter;
   private HttpServer server;
   private Path config;
 
@@ -79,6 +80,7 @@ class RunOnceTest {
 
   private void list(HttpExchange ex) throws IOException {
     if (failWith != 0) {
+      if (retryAfter != null) ex.getResponseHeaders().set("Retry-After", retryAfter);
       ex.sendResponseHeaders(failWith, -1);
       ex.close();
       return;
@@ -219,6 +221,45 @@ class RunOnceTest {
     assertThat(r.out()).isEmpty();
     assertThat(r.err()).isEqualTo("watukuy: poller orders: GET http://127.0.0.1:" + server.getAddress().getPort()
         + "/orders?limit=2&api_key=[redacted] returned HTTP 500\n");
+  }
+
+  @Test
+  void anHttp429MetInThisRunIsASkipWithItsEndAndExitsZero() {
+    orders.add(new Order(1, "alpha", "2024-01-01T00:00:00Z"));
+    failWith = 429;
+    // An HTTP-date a whole hour ahead: the end is exact, the time left is at most an hour.
+    java.time.Instant until = java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
+        .plusSeconds(3600);
+    retryAfter = java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME
+        .format(until.atZone(java.time.ZoneOffset.UTC));
+
+    Result r = once();
+
+    assertThat(r.code()).isZero();
+    assertThat(r.out()).isEmpty();
+    // The engine reads the date against the response's Date (whole seconds, so up to 1 s behind
+    // the receive time) and the end is shown rounded up to the second.
+    assertThat(r.err()).matches("watukuy: poller orders: skipped \\(throttled by HTTP 429 until ("
+        + java.util.regex.Pattern.quote(until.toString()) + "|"
+        + java.util.regex.Pattern.quote(until.plusSeconds(1).toString()) + "), in (1h|59m[0-9]+s)\\)\n");
+
+    // The next run inside the Retry-After skips the key without a request.
+    failWith = 0;
+    Result again = once();
+    assertThat(again.code()).isZero();
+    assertThat(again.err()).isEqualTo("watukuy: poller orders: skipped (throttled: Retry-After not yet passed)\n");
+  }
+
+  @Test
+  void anHttp503WithRetryAfterIsASkipToo() {
+    failWith = 503;
+    retryAfter = "120";
+
+    Result r = once();
+
+    assertThat(r.code()).isZero();
+    assertThat(r.err()).matches(
+        "watukuy: poller orders: skipped \\(throttled by HTTP 503 until [0-9-]+T[0-9:]+Z, in (2m|1m59s)\\)\n");
   }
 
   @Test

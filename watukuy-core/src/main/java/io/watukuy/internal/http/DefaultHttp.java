@@ -47,7 +47,10 @@ import org.slf4j.LoggerFactory;
  *       SHA-256 of that full URL.
  *   <li>With validators on, the stored ETag is sent as {@code If-None-Match} byte for byte and the
  *       stored Last-Modified as {@code If-Modified-Since}.
- *   <li>Every response is passed to {@link HttpScope#observe} first.
+ *   <li>Redirects are followed here, not by the client, up to {@value #MAX_REDIRECTS} hops; a hop
+ *       to another origin carries none of the request options' headers (credentials only go to
+ *       the origin the caller named).
+ *   <li>Every response is passed to {@link HttpScope#observe} first (after redirects, the last).
  *   <li>A 200 carrying an ETag or Last-Modified that differs from the stored one is stored.
  *   <li>A 304 to a conditional request updates the stored validator with the fields it carries
  *       (none: the stored one is kept) and {@link NotModified} is thrown. Validators are sent only
@@ -70,6 +73,9 @@ public final class DefaultHttp implements Http {
 
   /** Upper bound, in UTF-8 bytes, of the body kept in an {@link HttpStatusException}. */
   public static final int BODY_SNIPPET_BYTES = 2048;
+
+  /** Redirects followed per request; the response to one more is an error. */
+  public static final int MAX_REDIRECTS = 5;
 
   private static final String IF_NONE_MATCH = "If-None-Match";
   private static final String IF_MODIFIED_SINCE = "If-Modified-Since";
@@ -218,19 +224,9 @@ public final class DefaultHttp implements Http {
       @Nullable String contentType,
       @Nullable HttpValidator validator) {
     Duration timeout = options.timeout().orElseGet(scope::requestTimeout);
-    HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(timeout).method(method, body);
-    if (options.header("Accept").isEmpty()) request.setHeader("Accept", APPLICATION_JSON);
-    if (options.header("User-Agent").isEmpty()) request.setHeader("User-Agent", USER_AGENT);
-    options.headers().forEach(request::setHeader);
-    if (contentType != null) request.setHeader("Content-Type", contentType);
-    if (validator != null) {
-      @Nullable String etag = validator.etag();
-      @Nullable String lastModified = validator.lastModified();
-      if (etag != null) request.setHeader(IF_NONE_MATCH, etag);
-      if (lastModified != null) request.setHeader(IF_MODIFIED_SINCE, lastModified);
-    }
-
-    HttpResponse<byte[]> response = exchange(method, target, request.build(), timeout);
+    HttpResponse<byte[]> response =
+        exchangeFollowingRedirects(method, uri, target, options, body, contentType, validator,
+            timeout);
 
     Response result =
         new Response(
@@ -246,6 +242,101 @@ public final class DefaultHttp implements Http {
         scope.poller(), scope.partition(), scope.page(), method, result.url(), result.status());
     scope.observe(result);
     return result;
+  }
+
+  /**
+   * Sends the request and follows up to {@value #MAX_REDIRECTS} redirects itself, so that the
+   * caller's headers (credentials among them) reach only the origin the caller named: a hop to
+   * another origin (scheme, host, port; default ports filled in) goes out without any header of
+   * the request options, with the engine's Accept and User-Agent and the validators only. A 303,
+   * and a 301 or 302 answering a POST, continue as a GET without a body; 307 and 308 repeat the
+   * method and body. A redirect from https to http, one without a usable http(s) Location, or the
+   * last of too many, is returned as it is. The request timeout bounds all hops together.
+   */
+  private HttpResponse<byte[]> exchangeFollowingRedirects(
+      String method,
+      URI uri,
+      String target,
+      RequestOptions options,
+      BodyPublisher body,
+      @Nullable String contentType,
+      @Nullable HttpValidator validator,
+      Duration timeout) {
+    // On the engine's clock (G8), like every other time the helper reads.
+    java.time.Instant deadline = scope.now().plus(timeout);
+    String origin = origin(uri);
+    String hopMethod = method;
+    URI hopUri = uri;
+    BodyPublisher hopBody = body;
+    @Nullable String hopContentType = contentType;
+    for (int hop = 0; ; hop++) {
+      boolean sameOrigin = origin.equals(origin(hopUri));
+      Duration left = hop == 0 ? timeout : Duration.between(scope.now(), deadline);
+      if (left.isNegative() || left.isZero()) {
+        throw timedOut(method, target, timeout, new HttpTimeoutException("request timed out"));
+      }
+      HttpRequest.Builder request =
+          HttpRequest.newBuilder(hopUri).timeout(left).method(hopMethod, hopBody);
+      if (!sameOrigin || options.header("Accept").isEmpty()) {
+        request.setHeader("Accept", APPLICATION_JSON);
+      }
+      if (!sameOrigin || options.header("User-Agent").isEmpty()) {
+        request.setHeader("User-Agent", USER_AGENT);
+      }
+      if (sameOrigin) options.headers().forEach(request::setHeader);
+      if (hopContentType != null) request.setHeader("Content-Type", hopContentType);
+      if (validator != null) {
+        @Nullable String etag = validator.etag();
+        @Nullable String lastModified = validator.lastModified();
+        if (etag != null) request.setHeader(IF_NONE_MATCH, etag);
+        if (lastModified != null) request.setHeader(IF_MODIFIED_SINCE, lastModified);
+      }
+      HttpResponse<byte[]> response = exchange(method, target, request.build(), left);
+      @Nullable URI next = redirectTarget(hopUri, response);
+      if (next == null) return response;
+      if (hop == MAX_REDIRECTS) {
+        throw new UncheckedIOException(
+            method + " " + redactor.url(target) + " failed: more than " + MAX_REDIRECTS
+                + " redirects",
+            new IOException("too many redirects"));
+      }
+      int status = response.statusCode();
+      if (status == 303 || ((status == 301 || status == 302) && hopMethod.equals("POST"))) {
+        hopMethod = "GET";
+        hopBody = BodyPublishers.noBody();
+        hopContentType = null;
+      }
+      hopUri = next;
+    }
+  }
+
+  // The URI a redirect response points to, or null when it is not a redirect to follow.
+  private static @Nullable URI redirectTarget(URI from, HttpResponse<byte[]> response) {
+    int status = response.statusCode();
+    if (status != 301 && status != 302 && status != 303 && status != 307 && status != 308) {
+      return null;
+    }
+    @Nullable String location = response.headers().firstValue("Location").orElse(null);
+    if (location == null || location.isBlank()) return null;
+    URI next;
+    try {
+      next = from.resolve(new URI(location.strip()));
+    } catch (URISyntaxException | IllegalArgumentException e) {
+      return null;
+    }
+    String scheme = next.getScheme() == null ? "" : next.getScheme().toLowerCase(Locale.ROOT);
+    if (!(scheme.equals("http") || scheme.equals("https")) || next.getHost() == null) return null;
+    // A downgrade to plain http would expose the request; the JDK's NORMAL policy refused it too.
+    if (scheme.equals("http") && from.getScheme().equalsIgnoreCase("https")) return null;
+    return next;
+  }
+
+  // scheme://host:port, lowercase, with the scheme's default port when the URI names none.
+  private static String origin(URI uri) {
+    String scheme = uri.getScheme().toLowerCase(Locale.ROOT);
+    int port = uri.getPort();
+    if (port < 0) port = scheme.equals("https") ? 443 : 80;
+    return scheme + "://" + uri.getHost().toLowerCase(Locale.ROOT) + ":" + port;
   }
 
   // HttpRequest.timeout() stops at the response headers; the bounded get() also covers the body.
@@ -278,7 +369,7 @@ public final class DefaultHttp implements Http {
       }
       if (failure instanceof IOException io) {
         throw new UncheckedIOException(
-            method + " " + redactor.url(target) + " failed: " + describe(io), io);
+            method + " " + redactor.url(target) + " failed: " + describe(io, request.uri()), io);
       }
       if (failure instanceof RuntimeException runtime) throw runtime;
       if (failure instanceof Error error) throw error;
@@ -373,13 +464,19 @@ public final class DefaultHttp implements Http {
    * What went wrong, in words a reader of the log acts on: the JDK's exception types (and its
    * often empty messages) name the cause only to a Java programmer.
    */
-  private String describe(IOException e) {
+  private String describe(IOException e, URI uri) {
     String message = e.getMessage();
     String detail = message == null || message.isBlank() ? "" : redactor.message(message);
-    if (e instanceof java.net.ConnectException) return "connection refused";
-    if (e instanceof java.net.UnknownHostException) {
-      return detail.isEmpty() ? "unknown host" : "unknown host " + detail;
+    // The JDK client reports a failed name lookup as a ConnectException caused by an
+    // UnresolvedAddressException, neither naming the host.
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.nio.channels.UnresolvedAddressException
+          || t instanceof java.net.UnknownHostException) {
+        return "unknown host " + redactor.message(uri.getHost());
+      }
+      if (t.getCause() == t) break;
     }
+    if (e instanceof java.net.ConnectException) return "connection refused";
     if (e instanceof java.net.NoRouteToHostException) return "no route to host";
     if (e instanceof javax.net.ssl.SSLException) {
       return detail.isEmpty() ? "TLS handshake failed" : "TLS: " + detail;

@@ -10,8 +10,8 @@ public final class HttpClients {
   private HttpClients() {}
 
   /**
-   * A client with {@link RequestOptions#DEFAULT_CONNECT_TIMEOUT} and redirects followed except
-   * from HTTPS to HTTP. Thread-safe; share one per engine, since each client owns a connection
+   * A client with {@link RequestOptions#DEFAULT_CONNECT_TIMEOUT} that follows no redirect: {@link
+   * DefaultHttp} follows them itself, so that the caller's headers reach no other origin. Thread-safe; share one per engine, since each client owns a connection
    * pool and a selector thread.
    */
   public static HttpClient newDefault() {
@@ -22,7 +22,7 @@ public final class HttpClients {
   public static HttpClient newClient(Duration connectTimeout) {
     return HttpClient.newBuilder()
         .connectTimeout(connectTimeout)
-        .followRedirects(HttpClient.Redirect.NORMAL)
+        .followRedirects(HttpClient.Redirect.NEVER)
         .build();
   }
 }

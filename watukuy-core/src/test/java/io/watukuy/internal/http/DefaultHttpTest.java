@@ -391,6 +391,118 @@ class DefaultHttpTest {
   }
 
   @Test
+  void unresolvableHostIsReportedAsAnUnknownHostNotARefusedConnection() {
+    // .invalid never resolves (RFC 6761), so no lookup can succeed whatever the resolver.
+    assertThatThrownBy(() -> http.get("http://no-such-host.invalid/x"))
+        .isInstanceOf(UncheckedIOException.class)
+        .hasMessage("GET http://no-such-host.invalid/x failed: unknown host no-such-host.invalid");
+  }
+
+  // ---- redirects
+
+  @Test
+  void redirectToAnotherOriginCarriesNoneOfTheCallersHeaders() {
+    try (TestServer other = TestServer.start()) {
+      // Same host, another port: another origin.
+      server.reply(302, "", "Location", other.url("/ok"));
+      other.reply(200, "{\"n\":1}");
+
+      HttpResult res =
+          http.get(
+              server.url("/start"),
+              RequestOptions.builder()
+                  .header("Authorization", "Bearer tok-123")
+                  .header("X-Api-Key", "k-1")
+                  .header("Accept", "application/vnd.api+json")
+                  .build());
+
+      assertThat(res.status()).isEqualTo(200);
+      assertThat(server.request(0).header("authorization")).isEqualTo("Bearer tok-123");
+      assertThat(other.requests).hasSize(1);
+      assertThat(other.request(0).path()).isEqualTo("/ok");
+      assertThat(other.request(0).header("authorization")).isNull();
+      assertThat(other.request(0).header("x-api-key")).isNull();
+      assertThat(other.request(0).header("accept")).isEqualTo("application/json");
+      assertThat(other.request(0).header("user-agent")).isEqualTo("watukuy/0.1");
+      assertThat(scope.observed).hasSize(1);
+      assertThat(scope.observed.get(0).status()).isEqualTo(200);
+    }
+  }
+
+  @Test
+  void redirectWithinTheOriginKeepsTheCallersHeadersAndARelativeLocationResolves() {
+    server.reply(301, "", "Location", "/moved?x=1").reply(200, "[]");
+
+    http.get(server.url("/start"),
+        RequestOptions.builder().header("Authorization", "Bearer tok-123").build());
+
+    assertThat(server.requests).hasSize(2);
+    assertThat(server.request(1).path()).isEqualTo("/moved");
+    assertThat(server.request(1).rawQuery()).isEqualTo("x=1");
+    assertThat(server.request(1).header("authorization")).isEqualTo("Bearer tok-123");
+  }
+
+  @Test
+  void redirectBackToTheOriginalOriginCarriesTheHeadersAgain() {
+    try (TestServer other = TestServer.start()) {
+      server.reply(307, "", "Location", other.url("/b")).reply(200, "[]");
+      other.reply(308, "", "Location", server.url("/c"));
+
+      http.get(server.url("/a"),
+          RequestOptions.builder().header("Authorization", "Bearer tok-123").build());
+
+      assertThat(other.request(0).header("authorization")).isNull();
+      assertThat(server.request(1).path()).isEqualTo("/c");
+      assertThat(server.request(1).header("authorization")).isEqualTo("Bearer tok-123");
+    }
+  }
+
+  @Test
+  void see303TurnsAPostIntoAGetWithoutBodyAnd307RepeatsThePost() {
+    server
+        .reply(307, "", "Location", "/again")
+        .reply(303, "", "Location", "/result")
+        .reply(200, "{}");
+
+    http.post(server.url("/orders"), new Order("o-1", 3), RequestOptions.DEFAULT);
+
+    assertThat(server.requests).extracting(TestServer.Recorded::method)
+        .containsExactly("POST", "POST", "GET");
+    assertThat(server.request(1).body()).isEqualTo("{\"id\":\"o-1\",\"total\":3}");
+    assertThat(server.request(2).path()).isEqualTo("/result");
+    assertThat(server.request(2).body()).isEmpty();
+    assertThat(server.request(2).header("content-type")).isNull();
+  }
+
+  @Test
+  void moreThanFiveRedirectsFail() {
+    for (int i = 0; i < 6; i++) server.reply(302, "", "Location", "/r" + i);
+
+    assertThatThrownBy(() -> http.get(server.url("/start")))
+        .isInstanceOf(UncheckedIOException.class)
+        .hasMessage("GET " + server.url("/start") + " failed: more than 5 redirects");
+    assertThat(server.requests).hasSize(6);
+  }
+
+  @Test
+  void validatorsAreSentAcrossARedirectAndItsEtagIsStoredUnderTheRequestedUrl() {
+    try (TestServer other = TestServer.start()) {
+      String url = server.url("/orders");
+      scope.trustNotModified = true;
+      server.reply(302, "", "Location", other.url("/orders")).reply(302, "", "Location",
+          other.url("/orders"));
+      other.reply(200, "[]", "ETag", "\"v1\"").reply(304, "");
+
+      http.get(url);
+      assertThatThrownBy(() -> http.get(url)).isInstanceOf(NotModified.class);
+
+      assertThat(scope.validators).containsOnlyKeys(DefaultHttp.sha256Hex(url));
+      assertThat(server.request(1).header("if-none-match")).isEqualTo("\"v1\"");
+      assertThat(other.request(1).header("if-none-match")).isEqualTo("\"v1\"");
+    }
+  }
+
+  @Test
   void interruptedRequestRestoresTheInterruptFlag() {
     server.reply(200, "[]");
     Thread.currentThread().interrupt();
