@@ -96,6 +96,11 @@ public final class Main {
     System.setProperty("org.slf4j.simpleLogger.showShortLogName", "false");
     System.setProperty("org.slf4j.simpleLogger.levelInBrackets", "false");
     System.setProperty("org.slf4j.simpleLogger.warnLevelString", "watukuy: warning:");
+    // The store clients log a lost connection with its stack trace, while the cycle that met it
+    // already prints one line naming the store and the operation.
+    for (String client : new String[] {"com.zaxxer.hikari", "io.lettuce", "io.netty", "org.postgresql"}) {
+      System.setProperty("org.slf4j.simpleLogger.log." + client, "off");
+    }
   }
 
   /** The project version, from the jar's resources. */
