@@ -281,7 +281,10 @@ final class Cli {
       for (KeyReport k : report.keys()) {
         String who = "poller " + k.key().poller()
             + (k.key().partition().isEmpty() ? "" : " partition " + k.key().partition());
-        if (k.error() != null) {
+        if (k.outcome() == KeyReport.Outcome.DEFERRED && k.error() != null) {
+          // A budget timeout is a skip (DESIGN.md exit codes): the line says the cycle is deferred.
+          err.println("watukuy: " + redact(Failures.line(k.key(), k.error())));
+        } else if (k.error() != null) {
           code = Main.FAILED;
           failed(k.key(), k.error());
         } else if (k.outcome() != KeyReport.Outcome.POLLED) {
@@ -345,6 +348,7 @@ final class Cli {
       case SKIPPED_PAUSED -> "paused";
       case SKIPPED_THROTTLED -> "throttled: Retry-After not yet passed";
       case SKIPPED_CIRCUIT_OPEN -> "circuit open: probe not yet due";
+      case DEFERRED -> "deferred: no rate-budget token in time";
       case POLLED -> "polled";
     };
   }

@@ -93,7 +93,8 @@ public final class Engine implements Watukuy {
       Duration leaseTtl,
       DeliveryOptions delivery,
       WatukuyListener listener,
-      java.util.Set<String> secrets) {
+      java.util.Set<String> secrets,
+      io.watukuy.internal.budget.Budgets budgets) {
     this.store = store;
     this.time = time;
     this.listener = listener;
@@ -118,7 +119,8 @@ public final class Engine implements Watukuy {
     Dispatcher dispatcher =
         new Dispatcher(store, time, rnd, handlerExecutor, new Semaphore(delivery.concurrency()),
             listener, delivery.dispatchBatchSize());
-    CycleContext cx = new CycleContext(store, time, rnd, id, leaseTtl, listener, dispatcher, this::httpClient, secrets);
+    CycleContext cx = new CycleContext(store, time, rnd, id, leaseTtl, listener, dispatcher, this::httpClient, secrets,
+        budgets);
     Duration shortest = MAX_PASS_INTERVAL;
     for (Poller<?> p : pollers) {
       Poller<Object> po = (Poller<Object>) p;

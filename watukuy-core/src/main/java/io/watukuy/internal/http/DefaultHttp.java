@@ -42,6 +42,8 @@ import org.slf4j.LoggerFactory;
  * HttpScope}. Behaviour, in the order a GET goes through it:
  *
  * <ol>
+ *   <li>Right before each request is sent, {@link HttpScope#beforeSend} takes a token of the
+ *       poller's rate budget, waiting for one if need be.
  *   <li>The options' query is appended to the URL (null values were dropped by the options,
  *       values are URL-encoded, a space as {@code %20}); the validator key is the lowercase hex
  *       SHA-256 of that full URL.
@@ -230,7 +232,10 @@ public final class DefaultHttp implements Http {
       if (lastModified != null) request.setHeader(IF_MODIFIED_SINCE, lastModified);
     }
 
-    HttpResponse<byte[]> response = exchange(method, target, request.build(), timeout);
+    HttpRequest built = request.build();
+    // Every request that goes out is charged, whichever path built it (G6).
+    scope.beforeSend();
+    HttpResponse<byte[]> response = exchange(method, target, built, timeout);
 
     Response result =
         new Response(
