@@ -88,11 +88,12 @@ public final class BudgetTimeoutException extends WatukuyException {
     return who + ": budget " + budget + ": " + what + "; the request was not sent and the cycle is deferred";
   }
 
-  /** {@code 250 ms}, {@code 5 s}, {@code 2.5 s}: milliseconds, or seconds when whole or longer. */
+  /** {@code 250 ms}, {@code 2.5 s}, {@code 90 s}, {@code 10 min}, {@code 2 h}. */
   static String text(Duration d) {
     long ms = d.toMillis();
     if (ms < 1000) return ms + " ms";
-    if (ms % 1000 == 0) return (ms / 1000) + " s";
+    if (ms % 3_600_000 == 0) return (ms / 3_600_000) + " h";
+    if (ms % 60_000 == 0) return (ms / 60_000) + " min";
     return java.math.BigDecimal.valueOf(ms, 3).stripTrailingZeros().toPlainString() + " s";
   }
 

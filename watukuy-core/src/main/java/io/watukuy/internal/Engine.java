@@ -80,6 +80,8 @@ public final class Engine implements Watukuy {
     volatile @Nullable Thread thread;
   }
   private volatile boolean cancelRunning;
+  /** Set by stop(), with or without drain: ends the daemon cycles' budget waits. */
+  private volatile boolean stopping;
 
   @SuppressWarnings("unchecked")
   public Engine(
@@ -247,6 +249,7 @@ public final class Engine implements Watukuy {
       if (started) throw new IllegalStateException("engine already started");
       started = true;
       cancelRunning = false;
+      stopping = false;
       nextPass = time.schedule(Duration.ZERO, this::pass);
     }
   }
@@ -276,7 +279,7 @@ public final class Engine implements Watukuy {
           executor.execute(() -> {
             running.thread = Thread.currentThread();
             try {
-              runKey(p, key, new RunLimits(null, () -> cancelRunning));
+              runKey(p, key, new RunLimits(null, () -> cancelRunning, () -> cancelRunning || stopping));
             } finally {
               inFlight.remove(key);
               running.done.countDown();
@@ -310,6 +313,7 @@ public final class Engine implements Watukuy {
     synchronized (lock) {
       if (!started) return;
       started = false;
+      stopping = true;
       if (nextPass != null) nextPass.cancel();
       nextPass = null;
     }

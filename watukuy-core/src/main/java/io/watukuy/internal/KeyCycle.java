@@ -817,7 +817,7 @@ final class KeyCycle {
       if (budget == null) return;
       try {
         cx.budgets().acquire(budget, run.key, laneName, poller.weight(), poller.maxWait(),
-            run.limits.deadlineNanos(), run.limits.cancelled(),
+            run.limits.deadlineNanos(), run.limits.stopping(),
             wait -> Dispatcher.safe(() -> cx.listener().onBudgetWait(run.key, budget, wait)));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();

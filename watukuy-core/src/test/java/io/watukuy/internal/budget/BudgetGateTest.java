@@ -113,7 +113,7 @@ class BudgetGateTest {
           assertThat(e.waited()).isEqualTo(Duration.ofMillis(3_500));
         })
         .hasMessage("poller orders: budget erp: the tick deadline ended the wait for a token (waited 3.5 s,"
-            + " maxWait 600 s); the request was not sent and the cycle is deferred");
+            + " maxWait 10 min); the request was not sent and the cycle is deferred");
     assertThat(clock.elapsed()).isEqualTo(Duration.ofMillis(3_500));
   }
 
@@ -174,6 +174,9 @@ class BudgetGateTest {
     worker(gate, "c", Lane.LIVE, 1, 2, granted, waiting, failure);
     await(waiting);
     for (int token = 1; token <= 9; token++) {
+      // The sleeper computes its wake-up from the clock, then sleeps: moving the clock in between
+      // would push its wake-up one step later. So move it only once a thread sleeps.
+      assertThat(clock.awaitSleeper()).isTrue();
       clock.advance(Duration.ofSeconds(2)); // one token
       await(waiting); // the granted worker waits again, or is done
       assertThat(granted).hasSize(token);
