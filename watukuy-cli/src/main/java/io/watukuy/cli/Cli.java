@@ -128,7 +128,8 @@ final class Cli {
     final List<Poller<JsonNode>> pollers;
 
     Session(CliConfig config) {
-      this(config.store(), YamlPollers.build(config), config.delivery(), config.secrets());
+      this(config.store(), YamlPollers.build(config), config.delivery(), config.secrets(),
+          io.watukuy.WatukuyListener.NONE, config.budgets());
     }
 
     Session(StoreSpec spec, List<Poller<JsonNode>> pollers, io.watukuy.DeliveryOptions delivery) {
@@ -143,6 +144,13 @@ final class Cli {
 
     Session(StoreSpec spec, List<Poller<JsonNode>> pollers, io.watukuy.DeliveryOptions delivery,
         java.util.Set<String> secrets, io.watukuy.WatukuyListener listener) {
+      this(spec, pollers, delivery, secrets, listener, java.util.Map.of());
+    }
+
+    /** With the config's rate budgets, which its pollers may name. */
+    Session(StoreSpec spec, List<Poller<JsonNode>> pollers, io.watukuy.DeliveryOptions delivery,
+        java.util.Set<String> secrets, io.watukuy.WatukuyListener listener,
+        java.util.Map<String, io.watukuy.BudgetLimit> budgets) {
       this.pollers = pollers;
       this.store = open(spec);
       try {
@@ -152,6 +160,7 @@ final class Cli {
             .secrets(secrets) // ${ENV} values never show in engine errors or logs
             .listener(listener);
         pollers.forEach(b::poller);
+        budgets.forEach(b::budget);
         this.engine = b.build();
       } catch (RuntimeException e) {
         store.close();
@@ -238,7 +247,8 @@ final class Cli {
           if (report.error() != null) failed(report.key(), report.error());
         }
       };
-      try (output; Session s = new Session(cfg.store(), pollers, cfg.delivery(), cfg.secrets(), listener)) {
+      try (output; Session s = new Session(cfg.store(), pollers, cfg.delivery(), cfg.secrets(), listener,
+          cfg.budgets())) {
         for (Poller<JsonNode> p : s.pollers) {
           s.engine.on(p, event -> {
             try {

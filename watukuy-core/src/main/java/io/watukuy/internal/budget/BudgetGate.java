@@ -141,15 +141,13 @@ final class BudgetGate {
   }
 
   /**
-   * Ends the waits that are over, hands out tokens head first, ends the waits that end now, and
-   * wakes every waiter. Caller holds lock.
+   * Ends the waits of stopped cycles, hands out tokens head first, ends the waits whose deadline
+   * has come, and wakes every waiter. Tokens go out before deadlines are looked at, so a request
+   * with {@code maxWait} zero still gets a token that is there, and one whose token comes exactly
+   * at its deadline gets it. Caller holds lock.
    */
   private void settle() {
-    long now = time.nanoTime();
-    for (Waiter w : order.waiters()) {
-      boolean stop = w.stopped.getAsBoolean();
-      if (stop || w.deadlineNanos - now < 0) order.expire(w, stop);
-    }
+    for (Waiter w : order.waiters()) if (w.stopped.getAsBoolean()) order.expire(w, true);
     while (order.head() != null) {
       long at = time.nanoTime();
       Instant instant = time.now();
@@ -161,7 +159,7 @@ final class BudgetGate {
         break;
       }
     }
-    // A wait whose deadline is now had its chance at this instant's tokens.
+    long now = time.nanoTime();
     for (Waiter w : order.waiters()) if (w.deadlineNanos - now <= 0) order.expire(w, false);
     lock.notifyAll();
   }
