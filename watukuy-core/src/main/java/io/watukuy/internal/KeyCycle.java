@@ -216,8 +216,10 @@ final class KeyCycle {
 
   /**
    * Ends a cycle whose request got no budget token in time (G6): not a failure. What was committed
-   * stays; a live lane is due again at once (ScheduleMachine's deferred transition); a reconcile
-   * listing cut short is retried after {@code every}, as a truncated one is.
+   * stays. A live lane cut short is due again at once (ScheduleMachine's deferred transition); a
+   * live lane that completed before a later lane was cut counts as a success; a reconcile listing
+   * cut short is retried after {@code every} and a backfill at the live lane's next cycle, as when
+   * they are truncated.
    */
   private KeyReport deferred(Run run, ScheduleState schedule, boolean liveDue, RuntimeException error,
       io.watukuy.BudgetTimeoutException budget) {
@@ -227,7 +229,9 @@ final class KeyCycle {
     Instant lastReconcileAt = run.lastReconcileAt;
     if (run.spec != null && run.spec.lane() == Lane.RECONCILE) lastReconcileAt = cx.time().now();
     ScheduleState next = schedule;
-    if (liveDue) next = ScheduleMachine.afterCycle(poller, schedule, run.outcome(error), cx.time().now(), cx.random());
+    boolean liveCut = run.spec == null || run.spec.lane() == Lane.LIVE;
+    if (liveDue)
+      next = ScheduleMachine.afterCycle(poller, schedule, run.outcome(liveCut ? error : null), cx.time().now(), cx.random());
     if (run.delivery != null && run.delivery.halted) next = ScheduleMachine.poisonHalt(poller, next, cx.time().now());
     next = withLanes(next, lastReconcileAt, run.backfill);
     announce(key, schedule, next);

@@ -303,6 +303,38 @@ class BudgetTest {
   }
 
   @Test
+  void aReconcileListingCutByTheBudgetWaitsForItsNextTurnWhileTheLiveLaneKeepsItsSchedule() {
+    pages.put("a", 1);
+    pages.put("r", 2);
+    Poller<JsonNode> a = Poller.builder("a", JsonNode.class)
+        .identity(n -> n.get("id"))
+        .cursor(Cursors.page())
+        .fetch(ctx -> page(ctx.http().get(url("a", ctx.page())).json()))
+        .reconcile(Reconcile.every(Duration.ofHours(1), ctx -> page(ctx.http().get(url("r", ctx.cursor())).json())))
+        .schedule(Fixture.FIXED)
+        .budget("erp")
+        .maxWait(Duration.ofSeconds(5))
+        .build();
+    Watukuy w = engine().budget("erp", 2, Duration.ofMinutes(1)).poller(a).build().on(a, handler);
+
+    KeyReport r = w.tick().poller("a").orElseThrow();
+
+    // Live page 1 and reconcile page 1 took the burst; reconcile page 2 waited 5 s for nothing.
+    assertThat(calls).containsExactly("a/1@0", "r/1@0");
+    assertThat(r.outcome()).isEqualTo(KeyReport.Outcome.DEFERRED);
+    ScheduleState s = f.store.loadState(PollerKey.of("a")).orElseThrow().schedule();
+    Instant now = f.clock.now();
+    assertThat(Duration.between(start, now)).isEqualTo(Duration.ofSeconds(5));
+    // The live lane completed: its next cycle is one interval away, and the listing waits for
+    // reconcile.every, as a listing cut short by the page cap does.
+    assertThat(s.state()).isEqualTo(ScheduleState.Status.IDLE);
+    assertThat(s.nextDueAt()).isEqualTo(now.plus(Fixture.MIN));
+    assertThat(s.dueReason()).isEqualTo(ScheduleState.DueReason.SCHEDULE);
+    assertThat(s.lastReconcileAt()).isEqualTo(now);
+    assertThat(s.consecutiveFailures()).isZero();
+  }
+
+  @Test
   void theTickDeadlineCutsABudgetWait() {
     Poller<JsonNode> a = poller("a", 2).build(); // maxWait: schedule.max, 10 min
     Watukuy w = engine().budget("erp", 1, Duration.ofMinutes(1)).poller(a).build().on(a, handler);
