@@ -47,9 +47,10 @@ public interface FetchContext<C> {
   String partition();
 
   /**
-   * The lane this fetch belongs to.
+   * The lane this fetch belongs to; it is also the priority of its requests in a shared rate
+   * budget (live first, then reconcile, then backfill).
    *
-   * @return {@link Lane#LIVE} in this release
+   * @return {@link Lane#LIVE}, {@link Lane#RECONCILE} or {@link Lane#BACKFILL}
    */
   Lane lane();
 
@@ -63,7 +64,8 @@ public interface FetchContext<C> {
   /**
    * The HTTP helper for this fetch: JSON GET/POST on the JDK client, ETag / Last-Modified
    * validators kept per URL in the store, secrets redacted in errors, Retry-After and RateLimit
-   * headers recorded for the scheduler.
+   * headers recorded for the scheduler; every request takes a token of the poller's rate budget
+   * first, when it names one (see {@link Http}).
    *
    * @return the helper, created on first call and the same object for the rest of this fetch
    */

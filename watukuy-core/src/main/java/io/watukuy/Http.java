@@ -27,6 +27,13 @@ import org.jspecify.annotations.Nullable;
  * If-Modified-Since} themselves, the helper sends exactly those, stores nothing and returns a 304
  * like a 2xx.
  *
+ * <p><b>Rate budgets.</b> When the poller names a budget ({@link Poller.Builder#budget}), every
+ * request (GET or POST, every page, lane and partition) first takes one token of it (guarantee
+ * G6). Without a token the call blocks on the engine's clock, up to the poller's {@link
+ * Poller#maxWait()} and never past the tick deadline, and then throws {@link
+ * BudgetTimeoutException} without sending anything; let it through, so the engine defers the
+ * cycle instead of counting a failure.
+ *
  * <p><b>Throttling.</b> The engine sees the {@code Retry-After} and rate-limit fields of every
  * response, successful or not, and schedules the poller accordingly; fetch code need not read
  * them.
@@ -46,6 +53,7 @@ public interface Http {
    * @throws HttpStatusException as for {@link #get(String, RequestOptions)}
    * @throws java.io.UncheckedIOException as for {@link #get(String, RequestOptions)}
    * @throws IllegalArgumentException if {@code url} is not an absolute http(s) URL
+   * @throws BudgetTimeoutException as for {@link #get(String, RequestOptions)}
    * @see #get(String, RequestOptions)
    */
   HttpResult get(String url);
@@ -66,6 +74,8 @@ public interface Http {
    *     flag set again and cause {@link java.io.InterruptedIOException}. Messages name the method
    *     and the redacted URL.
    * @throws IllegalArgumentException if {@code url} is not an absolute http(s) URL
+   * @throws BudgetTimeoutException when the poller's rate budget had no token in time; nothing
+   *     was sent
    */
   HttpResult get(String url, RequestOptions options);
 
@@ -86,6 +96,8 @@ public interface Http {
    * @throws HttpStatusException as for {@link #get(String, RequestOptions)}
    * @throws java.io.UncheckedIOException as for {@link #get(String, RequestOptions)}; a failed
    *     POST may still have reached the server
+   * @throws BudgetTimeoutException when the poller's rate budget had no token in time; nothing
+   *     was sent
    */
   HttpResult post(String url, @Nullable Object jsonBody, RequestOptions options);
 }

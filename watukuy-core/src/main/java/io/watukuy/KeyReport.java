@@ -14,7 +14,8 @@ import org.jspecify.annotations.Nullable;
  * @param parked events and invalid items parked this run
  * @param truncated the listing was cut by the page cap or the tick deadline
  * @param notModified the cycle ended on a trusted 304
- * @param error the error that ended the cycle, or null
+ * @param error the error that ended the cycle, or null; for {@link Outcome#DEFERRED} the {@link
+ *     BudgetTimeoutException}
  * @since 0.1
  */
 public record KeyReport(
@@ -59,12 +60,13 @@ public record KeyReport(
   }
 
   /**
-   * Whether the run ended with an error.
+   * Whether the run ended with an error. A {@link Outcome#DEFERRED} run carries its {@link
+   * BudgetTimeoutException} in {@link #error()} but did not fail.
    *
-   * @return {@code error() != null}
+   * @return {@code error() != null} unless the outcome is {@link Outcome#DEFERRED}
    */
   public boolean failed() {
-    return error != null;
+    return error != null && outcome != Outcome.DEFERRED;
   }
 
   /** How a key's run ended (DESIGN.md "tick(options)"). */
@@ -84,6 +86,14 @@ public record KeyReport(
     /** A {@code Retry-After} has not passed yet, and there was no outbox to drain. */
     SKIPPED_THROTTLED,
     /** The circuit is open and its probe is not due yet, and there was no outbox to drain. */
-    SKIPPED_CIRCUIT_OPEN
+    SKIPPED_CIRCUIT_OPEN,
+    /**
+     * The key ran, but a request got no rate-budget token within its poller's {@link
+     * Poller#maxWait()} or before the tick deadline (G6): the request was not sent and the cycle
+     * ended there. {@link KeyReport#error()} is the {@link BudgetTimeoutException}. Not a failure:
+     * the pages committed before stay, the key is due again at once, its failure count, backoff
+     * and circuit are left alone, and {@link WatukuyListener#onError} is not called.
+     */
+    DEFERRED
   }
 }

@@ -30,6 +30,10 @@ public final class Poller<T> {
   public static final int DEFAULT_MAX_PAGES_PER_CYCLE = 50;
   /** Default schema version. */
   public static final int DEFAULT_SCHEMA_VERSION = 1;
+  /** Default {@link #weight()} in a shared rate budget (DESIGN.md): one turn per round. */
+  public static final int DEFAULT_WEIGHT = 1;
+  /** Largest {@link #weight()}. */
+  public static final int MAX_WEIGHT = 1000;
 
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Poller.class);
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}");
@@ -55,6 +59,9 @@ public final class Poller<T> {
   private final java.time.Duration requestTimeout;
   private final CircuitPolicy circuit;
   private final @Nullable Reconcile<T> reconcile;
+  private final @Nullable String budget;
+  private final int weight;
+  private final java.time.@Nullable Duration maxWait;
 
   private Poller(Builder<T, ?> b) {
     this.name = b.name;
@@ -78,6 +85,9 @@ public final class Poller<T> {
     this.requestTimeout = b.requestTimeout;
     this.circuit = b.circuit;
     this.reconcile = b.reconcile;
+    this.budget = b.budget;
+    this.weight = b.weight;
+    this.maxWait = b.maxWait;
   }
 
   /**
@@ -314,6 +324,37 @@ public final class Poller<T> {
     return reconcile;
   }
 
+  /**
+   * The rate budget every request of this poller's {@code ctx.http()} is charged to (guarantee
+   * G6), in every lane and partition.
+   *
+   * @return the budget name set with {@link Builder#budget}, or {@code null}: requests are not
+   *     limited by the engine
+   */
+  public @Nullable String budget() {
+    return budget;
+  }
+
+  /**
+   * The poller's turns per round among the keys waiting for tokens of its budget: each of its keys
+   * gets up to this many tokens per round.
+   *
+   * @return 1 to {@value #MAX_WEIGHT}; default {@value #DEFAULT_WEIGHT}
+   */
+  public int weight() {
+    return weight;
+  }
+
+  /**
+   * The longest time a request waits for a budget token before the cycle is deferred with a
+   * {@link BudgetTimeoutException}.
+   *
+   * @return the value set with {@link Builder#maxWait}, else {@link Schedule#max()} of this
+   *     poller's schedule (default 10 min)
+   */
+  public java.time.Duration maxWait() {
+    return maxWait != null ? maxWait : schedule.max();
+  }
 
   /**
    * Whether the poller declared partitions.
@@ -360,6 +401,9 @@ public final class Poller<T> {
     private java.time.Duration requestTimeout = RequestOptions.DEFAULT_REQUEST_TIMEOUT;
     private CircuitPolicy circuit = CircuitPolicy.DEFAULT;
     private @Nullable Reconcile<T> reconcile;
+    private @Nullable String budget;
+    private int weight = DEFAULT_WEIGHT;
+    private java.time.@Nullable Duration maxWait;
 
     private Builder(String name, Class<T> type) {
       this.name = name;
@@ -647,6 +691,65 @@ public final class Poller<T> {
       if (timeout.isNegative() || timeout.isZero())
         throw new ConfigException("poller " + name + ": request.timeout must be > 0, but was " + timeout);
       this.requestTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * Charges every request of this poller's {@code ctx.http()} to a rate budget declared on the
+     * engine with {@link Watukuy.Builder#budget(String, int, java.time.Duration)} (guarantee G6):
+     * one token before each request, in every lane and partition, shared with every other poller
+     * that names the same budget. Requests that find no token wait in fair order (see {@link
+     * Watukuy.Builder#budget(String, BudgetLimit)}) up to {@link #maxWait}. Fetch code that does
+     * not use {@code ctx.http()} is not charged. Default none.
+     *
+     * @param budget the budget name
+     * @return this builder
+     * @throws NullPointerException if {@code budget} is null
+     * @throws ConfigException if the name is not valid (letters, digits, {@code _ . : -}, at most
+     *     100 characters); a name the engine does not declare fails {@link Watukuy.Builder#build()}
+     */
+    public Builder<T, C> budget(String budget) {
+      Objects.requireNonNull(budget, "budget");
+      if (!NAME.matcher(budget).matches())
+        throw new ConfigException("poller " + name + ": budget name '" + budget
+            + "' is not valid: use letters, digits, _ . : - (at most 100)");
+      this.budget = budget;
+      return this;
+    }
+
+    /**
+     * This poller's turns per round among the keys waiting for tokens of its budget: with weight 2,
+     * each of its keys gets two tokens for every one of a weight-1 key while both wait. Used only
+     * with {@link #budget}. Default {@value #DEFAULT_WEIGHT}.
+     *
+     * @param weight 1 to {@value #MAX_WEIGHT}
+     * @return this builder
+     * @throws ConfigException if out of range
+     */
+    public Builder<T, C> weight(int weight) {
+      if (weight < 1 || weight > MAX_WEIGHT)
+        throw new ConfigException(
+            "poller " + name + ": weight must be 1 to " + MAX_WEIGHT + ", but was " + weight);
+      this.weight = weight;
+      return this;
+    }
+
+    /**
+     * The longest time one request waits for a budget token, measured on the engine's {@link
+     * TimeSource}; never past a {@code tick()} deadline. When it passes, the request is not sent
+     * and the cycle ends deferred with a {@link BudgetTimeoutException}. Used only with {@link
+     * #budget}. Default: the poller's {@link Schedule#max()}.
+     *
+     * @param maxWait zero (never wait) or more
+     * @return this builder
+     * @throws NullPointerException if {@code maxWait} is null
+     * @throws ConfigException if negative
+     */
+    public Builder<T, C> maxWait(java.time.Duration maxWait) {
+      Objects.requireNonNull(maxWait, "maxWait");
+      if (maxWait.isNegative())
+        throw new ConfigException("poller " + name + ": maxWait must be >= 0, but was " + maxWait);
+      this.maxWait = maxWait;
       return this;
     }
 

@@ -108,7 +108,9 @@ public interface Watukuy extends AutoCloseable {
    * Stops the daemon. With {@code drain}, running cycles finish and deliver their outbox (up to
    * {@link #DEFAULT_DRAIN_TIMEOUT}); without, they stop after the page in progress and
    * undelivered events stay in the outbox for the next run (G1); handlers already running
-   * finish, no new one starts. Either way the call blocks, in real time, until the cycles in
+   * finish, no new one starts. Either way a request waiting for a rate-budget token stops
+   * waiting within a second, is not sent, and its cycle ends {@link KeyReport.Outcome#DEFERRED}.
+   * The call blocks, in real time, until the cycles in
    * flight end or {@link #DEFAULT_DRAIN_TIMEOUT} passes; a cycle that calls {@code stop} from its
    * fetch or handler is not waited for. Cancels the scheduler's timer (G8). Does nothing when the
    * daemon is not running. Idempotent.
@@ -348,6 +350,9 @@ public interface Watukuy extends AutoCloseable {
    * setter returns this builder.
    */
   final class Builder {
+    private static final java.util.regex.Pattern BUDGET_NAME =
+        java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}");
+
     private @Nullable StateStore store;
     private final List<Poller<?>> pollers = new ArrayList<>();
     private TimeSource time = TimeSource.system();
@@ -359,6 +364,8 @@ public interface Watukuy extends AutoCloseable {
     private DeliveryOptions delivery = DeliveryOptions.DEFAULT;
     private WatukuyListener listener = WatukuyListener.NONE;
     private java.util.Set<String> secrets = java.util.Set.of();
+    private final java.util.Map<String, BudgetLimit> budgets = new java.util.LinkedHashMap<>();
+    private @Nullable RateBudgetStore budgetStore;
 
     Builder() {}
 
@@ -518,18 +525,100 @@ public interface Watukuy extends AutoCloseable {
     }
 
     /**
+     * Declares a rate budget whose burst equals its request count: {@code budget(name,
+     * BudgetLimit.of(requests, per))}.
+     *
+     * @param name the budget name that pollers give to {@link Poller.Builder#budget}
+     * @param requests tokens per {@code per}, and the burst; at least 1
+     * @param per the refill period; a whole number of milliseconds, at least 1 ms
+     * @return this builder
+     * @throws ConfigException as {@link #budget(String, BudgetLimit)} does, or when a value is out
+     *     of range
+     */
+    public Builder budget(String name, int requests, Duration per) {
+      Objects.requireNonNull(per, "per");
+      return budget(name, BudgetLimit.of(requests, per));
+    }
+
+    /**
+     * Declares a rate budget (guarantee G6): a token bucket of {@code limit.burst()} tokens,
+     * refilled at {@code limit.requests()} tokens per {@code limit.per()}, shared by every request
+     * of every poller that names it with {@link Poller.Builder#budget}, in every lane and
+     * partition. The HTTP helper takes one token before sending each request, so in any interval
+     * of length T the requests sent under the budget are at most {@code burst + requests × T /
+     * per} (in this process; across instances with a shared {@link #budgetStore}). Times count in
+     * whole milliseconds.
+     *
+     * <p>A request that finds no token waits (the listener's {@link
+     * WatukuyListener#onBudgetWait} is called first) up to its poller's {@link Poller#maxWait()},
+     * and never past a {@code tick()} deadline; then it is not sent and the cycle is deferred with
+     * a {@link BudgetTimeoutException}. Waiting requests of one budget get tokens in this order:
+     * lane priority first (live, reconcile, backfill, replay); then round-robin between keys,
+     * where each key gets up to its poller's {@link Poller#weight()} turns per round; then arrival
+     * order. A request never takes a token while one ahead of it in that order waits.
+     *
+     * @param name letters, digits, {@code _ . : -}, at most 100 characters
+     * @param limit the rate and burst
+     * @return this builder
+     * @throws NullPointerException if an argument is null
+     * @throws ConfigException if the name is not valid or already declared, if {@code per} is not
+     *     a whole number of milliseconds, or if {@code burst × per} in milliseconds is too large
+     *     for the bucket arithmetic (above about 9.2 × 10<sup>18</sup>)
+     */
+    public Builder budget(String name, BudgetLimit limit) {
+      Objects.requireNonNull(name, "name");
+      Objects.requireNonNull(limit, "limit");
+      if (!BUDGET_NAME.matcher(name).matches())
+        throw new ConfigException(
+            "budget name '" + name + "' is not valid: use letters, digits, _ . : - (at most 100)");
+      if (budgets.containsKey(name)) throw new ConfigException("budget " + name + " is declared twice");
+      if (!limit.per().minusMillis(limit.per().toMillis()).isZero())
+        throw new ConfigException(
+            "budget " + name + ": per must be a whole number of milliseconds, but was " + limit.per());
+      try {
+        MemoryBudgetStore.capacity(limit);
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException("budget " + name + ": " + e.getMessage());
+      }
+      budgets.put(name, limit);
+      return this;
+    }
+
+    /**
+     * Where the budgets' token buckets live. Default a new {@link MemoryBudgetStore}: the budgets
+     * hold for this engine. Pass one shared store (the Redis module's {@code RedisBudgetStore}) to
+     * every instance to hold them across instances. The engine never closes it.
+     *
+     * @param store the budget store
+     * @return this builder
+     * @throws NullPointerException if {@code store} is null
+     */
+    public Builder budgetStore(RateBudgetStore store) {
+      this.budgetStore = Objects.requireNonNull(store, "budgetStore");
+      return this;
+    }
+
+    /**
      * The engine. Starts no cycle and touches no store; the builder stays usable. Without an
      * {@link #instanceId}, looks up the local host name.
      *
      * @return a new engine, not started
-     * @throws ConfigException if the store or every poller is missing
+     * @throws ConfigException if the store or every poller is missing, or a poller names a budget
+     *     that is not declared with {@link #budget(String, BudgetLimit)}
      */
     public Watukuy build() {
       if (store == null) throw new ConfigException("store is required");
       if (pollers.isEmpty()) throw new ConfigException("at least one poller is required");
+      for (Poller<?> p : pollers) {
+        String b = p.budget();
+        if (b != null && !budgets.containsKey(b))
+          throw new ConfigException("poller " + p.name() + ": budget '" + b + "' is not declared"
+              + (budgets.isEmpty() ? " (the engine declares no budget)" : "; declared: " + String.join(", ", budgets.keySet())));
+      }
+      RateBudgetStore bs = budgetStore != null ? budgetStore : new MemoryBudgetStore();
       return new Engine(
           store, List.copyOf(pollers), time, random, instanceId, executor, handlerExecutor, leaseTtl,
-          delivery, listener, secrets);
+          delivery, listener, secrets, new io.watukuy.internal.budget.Budgets(java.util.Map.copyOf(budgets), bs, time));
     }
   }
 }

@@ -24,12 +24,17 @@ public interface WatukuyListener {
   default void onLeaseLost(PollerKey key, LeaseLostException error) {}
 
   /**
-   * A request waits for a rate-budget token (G6). Not called by this release, which has no rate
-   * budgets.
+   * A request found no token of its poller's rate budget and starts to wait (G6). Called once per
+   * such request, on the thread that waits, before it waits; not called for a request that gets a
+   * token at once. The wait then ends with a token, or with a {@link BudgetTimeoutException} after
+   * the poller's {@link Poller#maxWait()} (or at the tick deadline).
    *
    * @param key the key whose request waits
    * @param budget the budget name
-   * @param wait how long the request expects to wait
+   * @param wait the expected wait, measured on the engine's {@link TimeSource}: until the budget
+   *     store's next token, plus {@code per / requests} for each request ahead in the fair order.
+   *     Exact for the in-memory store unless a request of higher priority arrives meanwhile; may
+   *     exceed {@code maxWait}
    */
   default void onBudgetWait(PollerKey key, String budget, Duration wait) {}
 

@@ -140,7 +140,8 @@ final class Cli {
     final List<Poller<JsonNode>> pollers;
 
     Session(CliConfig config) {
-      this(config.store(), YamlPollers.build(config), config.delivery(), config.secrets());
+      this(config.store(), YamlPollers.build(config), config.delivery(), config.secrets(),
+          io.watukuy.WatukuyListener.NONE, config.budgets());
     }
 
     Session(StoreSpec spec, List<Poller<JsonNode>> pollers, io.watukuy.DeliveryOptions delivery) {
@@ -155,6 +156,13 @@ final class Cli {
 
     Session(StoreSpec spec, List<Poller<JsonNode>> pollers, io.watukuy.DeliveryOptions delivery,
         java.util.Set<String> secrets, io.watukuy.WatukuyListener listener) {
+      this(spec, pollers, delivery, secrets, listener, java.util.Map.of());
+    }
+
+    /** With the config's rate budgets, which its pollers may name. */
+    Session(StoreSpec spec, List<Poller<JsonNode>> pollers, io.watukuy.DeliveryOptions delivery,
+        java.util.Set<String> secrets, io.watukuy.WatukuyListener listener,
+        java.util.Map<String, io.watukuy.BudgetLimit> budgets) {
       this.pollers = pollers;
       this.store = open(spec);
       try {
@@ -164,6 +172,7 @@ final class Cli {
             .secrets(secrets) // ${ENV} values never show in engine errors or logs
             .listener(listener);
         pollers.forEach(b::poller);
+        budgets.forEach(b::budget);
         this.engine = b.build();
       } catch (RuntimeException e) {
         store.close();
@@ -256,7 +265,8 @@ final class Cli {
           if (report.error() != null) failed(report.key(), report.error());
         }
       };
-      try (output; Session s = new Session(cfg.store(), pollers, cfg.delivery(), cfg.secrets(), listener)) {
+      try (output; Session s = new Session(cfg.store(), pollers, cfg.delivery(), cfg.secrets(), listener,
+          cfg.budgets())) {
         for (Poller<JsonNode> p : s.pollers) {
           s.engine.on(p, event -> {
             try {
@@ -301,7 +311,10 @@ final class Cli {
         String who = "poller " + k.key().poller()
             + (k.key().partition().isEmpty() ? "" : " partition " + k.key().partition());
         io.watukuy.@Nullable HttpStatusException throttle = Failures.throttle(k.error());
-        if (throttle != null) {
+        if (k.outcome() == KeyReport.Outcome.DEFERRED && k.error() != null) {
+          // A budget timeout is a skip (DESIGN.md exit codes): the line says the cycle is deferred.
+          err.println("watukuy: " + redact(Failures.line(k.key(), k.error())));
+        } else if (throttle != null) {
           // DESIGN.md, exit codes: a 429 (or a 503 with Retry-After) met in this run is a skip.
           if (after == null) after = s.engine.inspect();
           err.println("watukuy: " + who + ": skipped (" + throttled(throttle, after, k.key()) + ")");
@@ -387,6 +400,7 @@ final class Cli {
       case SKIPPED_PAUSED -> "paused";
       case SKIPPED_THROTTLED -> "throttled: Retry-After not yet passed";
       case SKIPPED_CIRCUIT_OPEN -> "circuit open: probe not yet due";
+      case DEFERRED -> "deferred: no rate-budget token in time";
       case POLLED -> "polled";
     };
   }

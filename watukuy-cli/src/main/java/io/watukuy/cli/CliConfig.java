@@ -1,5 +1,6 @@
 package io.watukuy.cli;
 
+import io.watukuy.BudgetLimit;
 import io.watukuy.DeliveryOptions;
 import io.watukuy.DeliveryPolicy;
 import io.watukuy.EventLog;
@@ -12,7 +13,10 @@ import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
-/** A validated config file: what {@link ConfigReader} makes of the YAML. */
+/**
+ * A validated config file: what {@link ConfigReader} makes of the YAML. {@code budgets} are the
+ * declared rate budgets by name (empty when the file has none).
+ */
 record CliConfig(
     String file,
     Path dir,
@@ -20,7 +24,8 @@ record CliConfig(
     @Nullable Path outputFile,
     DeliveryOptions delivery,
     List<PollerSpec> pollers,
-    Set<String> secrets) {
+    Set<String> secrets,
+    Map<String, BudgetLimit> budgets) {
 
   /**
    * A store URI and its options (DESIGN.md "Stores in YAML and on the command line"): {@code
@@ -72,7 +77,10 @@ record CliConfig(
       Retain retain,
       DeliveryPolicy delivery,
       EventLog log,
-      @Nullable ReconcileSpec reconcile) {}
+      @Nullable ReconcileSpec reconcile,
+      @Nullable String budget,
+      int weight,
+      @Nullable Duration maxWait) {}
 
   /** The reconcile lane: a full listing paged by {@code {{page}}} or Link, every {@code every}. */
   record ReconcileSpec(Duration every, RequestSpec request, ResponseSpec response) {}

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import io.lettuce.core.RedisURI;
 import io.watukuy.Backoff;
+import io.watukuy.BudgetLimit;
 import io.watukuy.ConfigException;
 import io.watukuy.DeliveryOptions;
 import io.watukuy.DeliveryPolicy;
@@ -54,12 +55,14 @@ final class ConfigReader {
   private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)");
   private static final Pattern ENV = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)}");
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]*");
+  private static final Pattern BUDGET_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}");
 
   private final YamlTree tree;
   private final String file;
   private final Function<String, @Nullable String> env;
   private final Set<String> secrets = new LinkedHashSet<>();
   private @Nullable String poller;
+  private Map<String, BudgetLimit> budgets = Map.of();
 
   private ConfigReader(YamlTree tree, String file, Function<String, @Nullable String> env) {
     this.tree = tree;
@@ -88,7 +91,7 @@ final class ConfigReader {
 
   private CliConfig config(Path dir) {
     At root = new At(tree.root(), "", "");
-    root.object("store", "output", "delivery", "pollers");
+    root.object("store", "output", "delivery", "budgets", "pollers");
     StoreSpec store = store(root.child("store"), dir);
     Path output = output(root.child("output"), dir);
     At delivery = root.child("delivery");
@@ -99,6 +102,7 @@ final class ConfigReader {
           delivery.child("concurrency").integer(DeliveryOptions.DEFAULT_CONCURRENCY, 1),
           delivery.child("dispatchBatchSize").integer(DeliveryOptions.DEFAULT_DISPATCH_BATCH_SIZE, 1));
     }
+    budgets = budgets(root.child("budgets"));
     At pollers = root.child("pollers");
     if (pollers.missing()) throw root.error("pollers: missing (a list of pollers)");
     if (!pollers.node.isArray() || pollers.node.isEmpty()) {
@@ -115,7 +119,38 @@ final class ConfigReader {
       specs.add(spec);
       poller = null;
     }
-    return new CliConfig(file, dir, store, output, options, List.copyOf(specs), Set.copyOf(secrets));
+    return new CliConfig(file, dir, store, output, options, List.copyOf(specs), Set.copyOf(secrets), budgets);
+  }
+
+  /**
+   * {@code budgets: {NAME: {requests, per, burst}}}: the rate budgets pollers share (G6); burst
+   * defaults to requests.
+   */
+  private Map<String, BudgetLimit> budgets(At at) {
+    if (at.missing()) return Map.of();
+    if (!at.node.isObject()) throw at.error("must be a map of budgets, e.g. {erp: {requests: 100, per: 1m}}");
+    Map<String, BudgetLimit> out = new LinkedHashMap<>();
+    for (Iterator<String> it = at.node.fieldNames(); it.hasNext(); ) {
+      String name = it.next();
+      At b = at.child(name);
+      if (!BUDGET_NAME.matcher(name).matches()) throw b.error("is not a budget name (letters, digits, _ . : -)");
+      b.object("requests", "per", "burst");
+      if (b.child("requests").missing()) throw b.error("requests: missing (tokens per `per`)");
+      if (b.child("per").missing()) throw b.error("per: missing (a duration, e.g. 1m)");
+      int requests = b.child("requests").integer(1, 1);
+      Duration per = b.child("per").duration(null);
+      if (per == null || per.isZero()) throw b.child("per").error("must be at least 1ms");
+      int burst = b.child("burst").integer(requests, 1);
+      try {
+        BudgetLimit limit = new BudgetLimit(requests, per, burst);
+        // The engine's own checks (the bucket arithmetic's range), with this file's line.
+        io.watukuy.Watukuy.builder().budget(name, limit);
+        out.put(name, limit);
+      } catch (ConfigException e) {
+        throw b.error(e.getMessage());
+      }
+    }
+    return Map.copyOf(out);
   }
 
   private StoreSpec store(At at, Path dir) {
@@ -242,7 +277,8 @@ final class ConfigReader {
     }
     poller = name;
     p.object("name", "partitions", "request", "response", "identity", "version", "orderingKey",
-        "deleted", "cursor", "schedule", "maxPagesPerCycle", "retain", "delivery", "log", "reconcile");
+        "deleted", "cursor", "schedule", "maxPagesPerCycle", "retain", "delivery", "log", "reconcile",
+        "budget", "weight", "maxWait");
 
     List<String> partitions = new ArrayList<>();
     At parts = p.child("partitions");
@@ -285,9 +321,26 @@ final class ConfigReader {
     }
     DeliveryPolicy delivery = delivery(p.child("delivery"));
     EventLog log = log(p.child("log"));
+    At budgetAt = p.child("budget");
+    String budget = budgetAt.string(null);
+    if (budget != null && !budgets.containsKey(budget)) {
+      throw budgetAt.error("'" + budget + "' is not declared under budgets"
+          + (budgets.isEmpty() ? " (the file has no budgets: section)" : " (declared: "
+              + String.join(", ", new java.util.TreeSet<>(budgets.keySet())) + ")"));
+    }
+    At weightAt = p.child("weight");
+    int weight = weightAt.integer(Poller.DEFAULT_WEIGHT, 1);
+    if (weight > Poller.MAX_WEIGHT) throw weightAt.error("'" + weight + "' is more than " + Poller.MAX_WEIGHT);
+    At maxWaitAt = p.child("maxWait");
+    Duration maxWait = maxWaitAt.duration(null);
+    if (budget == null) {
+      // Both only shape the wait for a budget's tokens: without a budget they would do nothing.
+      if (!weightAt.missing()) throw weightAt.error("needs budget: (it orders the requests waiting for a budget)");
+      if (!maxWaitAt.missing()) throw maxWaitAt.error("needs budget: (it bounds the wait for a budget's token)");
+    }
     return new PollerSpec(name, tree.line(p.pointer), List.copyOf(partitions),
         requestSpec, responseSpec, identity, version, ordering, deleted, cursor, schedule, maxPages, retain,
-        delivery, log, reconcile);
+        delivery, log, reconcile, budget, weight, maxWait);
   }
 
   private RequestSpec request(At request) {

@@ -67,6 +67,8 @@ final class YamlPollers {
       });
     }
     if (!spec.partitions().isEmpty()) b.partitions(spec.partitions());
+    if (spec.budget() != null) b.budget(spec.budget()).weight(spec.weight());
+    if (spec.maxWait() != null) b.maxWait(spec.maxWait());
     if (spec.request().timeout() != null) b.requestTimeout(spec.request().timeout());
     YamlFetcher live = new YamlFetcher(spec.request(), spec.response(), spec.identity());
     Reconcile<JsonNode> reconcile = null;

@@ -16,4 +16,5 @@ record CycleContext(
     WatukuyListener listener,
     Dispatcher dispatcher,
     java.util.function.Supplier<java.net.http.HttpClient> httpClient,
-    java.util.Set<String> secrets) {}
+    java.util.Set<String> secrets,
+    io.watukuy.internal.budget.Budgets budgets) {}

@@ -80,6 +80,8 @@ public final class Engine implements Watukuy {
     volatile @Nullable Thread thread;
   }
   private volatile boolean cancelRunning;
+  /** Set by stop(), with or without drain: ends the daemon cycles' budget waits. */
+  private volatile boolean stopping;
 
   @SuppressWarnings("unchecked")
   public Engine(
@@ -93,7 +95,8 @@ public final class Engine implements Watukuy {
       Duration leaseTtl,
       DeliveryOptions delivery,
       WatukuyListener listener,
-      java.util.Set<String> secrets) {
+      java.util.Set<String> secrets,
+      io.watukuy.internal.budget.Budgets budgets) {
     this.store = store;
     this.time = time;
     this.listener = listener;
@@ -118,7 +121,8 @@ public final class Engine implements Watukuy {
     Dispatcher dispatcher =
         new Dispatcher(store, time, rnd, handlerExecutor, new Semaphore(delivery.concurrency()),
             listener, delivery.dispatchBatchSize());
-    CycleContext cx = new CycleContext(store, time, rnd, id, leaseTtl, listener, dispatcher, this::httpClient, secrets);
+    CycleContext cx = new CycleContext(store, time, rnd, id, leaseTtl, listener, dispatcher, this::httpClient, secrets,
+        budgets);
     Duration shortest = MAX_PASS_INTERVAL;
     for (Poller<?> p : pollers) {
       Poller<Object> po = (Poller<Object>) p;
@@ -245,6 +249,7 @@ public final class Engine implements Watukuy {
       if (started) throw new IllegalStateException("engine already started");
       started = true;
       cancelRunning = false;
+      stopping = false;
       nextPass = time.schedule(Duration.ZERO, this::pass);
     }
   }
@@ -274,7 +279,7 @@ public final class Engine implements Watukuy {
           executor.execute(() -> {
             running.thread = Thread.currentThread();
             try {
-              runKey(p, key, new RunLimits(null, () -> cancelRunning));
+              runKey(p, key, new RunLimits(null, () -> cancelRunning, () -> cancelRunning || stopping));
             } finally {
               inFlight.remove(key);
               running.done.countDown();
@@ -308,6 +313,7 @@ public final class Engine implements Watukuy {
     synchronized (lock) {
       if (!started) return;
       started = false;
+      stopping = true;
       if (nextPass != null) nextPass.cancel();
       nextPass = null;
     }

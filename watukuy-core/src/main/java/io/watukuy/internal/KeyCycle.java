@@ -144,20 +144,23 @@ final class KeyCycle {
           run.delivery = newDelivery(run, attached);
           cx.dispatcher().drain(run.delivery); // drain before fetch (G1, G9)
         }
-        Instant lastReconcileAt = schedule.lastReconcileAt();
-        ScheduleState.Backfill backfill = schedule.backfill();
+        run.lastReconcileAt = schedule.lastReconcileAt();
+        run.backfill = schedule.backfill();
+        ScheduleState.Backfill backfill = run.backfill;
         if (liveDue) runLane(run, liveSpec());
         run.livePages = run.pages;
         if (reconcileDue && reconcileSpec() != null) {
           boolean complete = runLane(run, reconcileSpec());
           // A listing cut short is retried after `every` too, so it cannot run on every pass.
-          if (complete || run.laneTruncated) lastReconcileAt = cx.time().now();
+          if (complete || run.laneTruncated) run.lastReconcileAt = cx.time().now();
         }
         if (backfillDue && backfill != null && runLane(run, backfillSpec(run, backfill))) {
           log.info("{}: backfill from {} reached {}", key, backfill.from(), backfill.to());
-          backfill = null;
+          run.backfill = null;
           run.cursors.remove(BACKFILL);
         }
+        Instant lastReconcileAt = run.lastReconcileAt;
+        backfill = run.backfill;
         ScheduleState next = schedule;
         if (liveDue) {
           next = ScheduleMachine.afterCycle(poller, schedule, run.outcome(null), cx.time().now(), cx.random());
@@ -181,6 +184,8 @@ final class KeyCycle {
       } catch (InterruptedException e) {
         throw e;
       } catch (RuntimeException e) {
+        io.watukuy.@Nullable BudgetTimeoutException budget = ScheduleMachine.budgetTimeout(e);
+        if (budget != null) return deferred(run, schedule, liveDue, e, budget);
         errors.warn("{}: cycle failed: {}", key, e.getMessage());
         Dispatcher.safe(() -> cx.listener().onError(key, e));
         if (liveDue || reconcileDue || backfillDue || run.pages > 0) {
@@ -207,6 +212,34 @@ final class KeyCycle {
         }
       }
     }
+  }
+
+  /**
+   * Ends a cycle whose request got no budget token in time (G6): not a failure. What was committed
+   * stays. A live lane cut short is due again at once (ScheduleMachine's deferred transition); a
+   * live lane that completed before a later lane was cut counts as a success; a reconcile listing
+   * cut short is retried after {@code every} and a backfill at the live lane's next cycle, as when
+   * they are truncated.
+   */
+  private KeyReport deferred(Run run, ScheduleState schedule, boolean liveDue, RuntimeException error,
+      io.watukuy.BudgetTimeoutException budget) {
+    PollerKey key = run.key;
+    StateStore store = cx.store();
+    log.info("{}: {}", key, budget.getMessage());
+    Instant lastReconcileAt = run.lastReconcileAt;
+    if (run.spec != null && run.spec.lane() == Lane.RECONCILE) lastReconcileAt = cx.time().now();
+    ScheduleState next = schedule;
+    boolean liveCut = run.spec == null || run.spec.lane() == Lane.LIVE;
+    if (liveDue)
+      next = ScheduleMachine.afterCycle(poller, schedule, run.outcome(liveCut ? error : null), cx.time().now(), cx.random());
+    if (run.delivery != null && run.delivery.halted) next = ScheduleMachine.poisonHalt(poller, next, cx.time().now());
+    next = withLanes(next, lastReconcileAt, run.backfill);
+    announce(key, schedule, next);
+    next = Operations.mergeConcurrent(next, store.loadState(key).map(PollerState::schedule).orElse(null), schedule);
+    if (!next.equals(schedule) || !run.cursors.equals(run.state == null ? Map.of() : run.state.cursors()))
+      store.saveState(key, run.keeper.lease(), new StatePatch(Map.copyOf(run.cursors), next, null, null), cx.time().now());
+    noHandlerWarning(run);
+    return run.report(Outcome.DEFERRED, budget);
   }
 
   private Delivery newDelivery(Run run, Attached attached) {
@@ -628,6 +661,10 @@ final class KeyCycle {
     @Nullable Delivery delivery;
     /** The lane running now. */
     @Nullable LaneSpec spec;
+    /** The reconcile time to store: the stored one, or now once this run's listing ended. */
+    @Nullable Instant lastReconcileAt;
+    /** The backfill to store: the stored one, or null once this run reached its target. */
+    ScheduleState.@Nullable Backfill backfill;
     int pages;
     /** Items fetched, all pages. */
     int items;
@@ -776,6 +813,23 @@ final class KeyCycle {
     @Override
     public void observe(io.watukuy.HttpResult result) {
       run.lastResponse = result;
+    }
+
+    @Override
+    public void beforeSend() {
+      String budget = poller.budget();
+      if (budget == null) return;
+      try {
+        cx.budgets().acquire(budget, run.key, laneName, poller.weight(), poller.maxWait(),
+            run.limits.deadlineNanos(), run.limits.stopping(),
+            wait -> Dispatcher.safe(() -> cx.listener().onBudgetWait(run.key, budget, wait)));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        java.io.InterruptedIOException cause =
+            new java.io.InterruptedIOException("interrupted while waiting for a token of budget " + budget);
+        cause.initCause(e);
+        throw new java.io.UncheckedIOException(cause.getMessage(), cause);
+      }
     }
   }
 }

@@ -8,6 +8,7 @@ import static io.watukuy.ScheduleState.Status.PAUSED;
 import static io.watukuy.ScheduleState.Status.POLLING;
 import static io.watukuy.ScheduleState.Status.THROTTLED;
 
+import io.watukuy.BudgetTimeoutException;
 import io.watukuy.HttpResult;
 import io.watukuy.HttpStatusException;
 import io.watukuy.KeyReport.Outcome;
@@ -63,6 +64,9 @@ import org.slf4j.LoggerFactory;
  *       not count as a failure and leaves the circuit alone. A 429 without a usable Retry-After
  *       waits until the rate-limit reset when one lies ahead, else for the next backoff delay. A
  *       503 without one is a failure.
+ *   <li><b>Deferral</b>: a cycle ended by a {@link BudgetTimeoutException} (no rate-budget token
+ *       in time, G6) is no failure: it is due again like a truncated cycle (catch-up), with the
+ *       failure count, throttle and circuit left alone.
  *   <li><b>Backoff</b>: other errors wait {@code schedule.backoff} with full jitter after the n-th
  *       consecutive failure.
  *   <li><b>Circuit</b>: after {@code circuit.failures} consecutive failures the circuit opens for
@@ -209,6 +213,11 @@ public final class ScheduleMachine {
    *       lies ahead, else {@code now + schedule.backoff.delay(consecutiveFailures + 1)}. The
    *       failure count, the interval and the circuit are left alone (a throttled probe is retried
    *       as a probe after the wait).
+   *   <li><b>Deferral</b> (a {@link BudgetTimeoutException} in the error's cause chain): {@code
+   *       IDLE}, due after the pacing wait alone with jitter (reason {@code catch-up}); a deferred
+   *       half-open probe stays {@code CIRCUIT_OPEN} with its probe due then. The failure count,
+   *       {@code throttledUntil} and the circuit's {@code openedAt} are kept; the interval moves
+   *       by AIMD only when the cycle committed events.
    *   <li><b>Failure</b> (any other error, a 503 without a usable Retry-After included): the
    *       failure count grows by one; a failed half-open probe re-opens the circuit for {@code
    *       circuit.probeEvery} (keeping its {@code openedAt}); reaching {@code circuit.failures}
@@ -247,6 +256,8 @@ public final class ScheduleMachine {
         throttle == null ? null : throttleUntil(poller, before, throttle, now, random);
     if (until != null) {
       next = throttled(before, outcome, until, now);
+    } else if (outcome.error() != null && budgetTimeout(outcome.error()) != null) {
+      next = deferred(poller, before, outcome, now, random);
     } else if (outcome.error() != null) {
       next = failed(poller, before, outcome, outcome.error(), now, random);
     } else {
@@ -461,6 +472,37 @@ public final class ScheduleMachine {
         before.backfill());
   }
 
+  /**
+   * A cycle cut short by a {@link BudgetTimeoutException} (G6): neither a success nor a failure.
+   * Like a truncated cycle, it is due again after the pacing wait alone (at once without rate-limit
+   * fields), reason {@code catch-up}; a deferred half-open probe stays open and its probe is due
+   * then. The failure count, the throttle and the circuit's {@code openedAt} are kept; the interval
+   * moves only when the cycle committed events. {@code lastPoll} records the cycle as truncated
+   * (kept as it was when no page was fetched); {@code lastError} records the timeout.
+   */
+  private static ScheduleState deferred(
+      Poller<?> poller, ScheduleState before, CycleOutcome o, Instant now, RandomGenerator random) {
+    Schedule schedule = poller.schedule();
+    long interval = o.events() > 0 ? aimd(schedule, before.intervalMs(), o.events()) : before.intervalMs();
+    Instant next = now.plusMillis(jitter(pacing(rateLimit(o.lastResponse()), now), schedule.jitter(), random));
+    @Nullable Circuit circuit =
+        before.circuit() == null ? null : new Circuit(before.circuit().openedAt(), next);
+    return new ScheduleState(
+        ScheduleState.FORMAT_VERSION,
+        circuit != null ? CIRCUIT_OPEN : IDLE,
+        before.paused(),
+        next,
+        circuit != null ? DueReason.PROBE : DueReason.CATCH_UP,
+        interval,
+        before.consecutiveFailures(),
+        before.throttledUntil(),
+        circuit,
+        o.pages() == 0 && before.lastPoll() != null ? before.lastPoll() : lastPoll(o, now),
+        o.error() == null ? before.lastError() : lastError(o.error(), now),
+        before.lastReconcileAt(),
+        before.backfill());
+  }
+
   private static ScheduleState throttled(
       ScheduleState before, CycleOutcome o, Instant until, Instant now) {
     LastError error = o.error() == null ? before.lastError() : lastError(o.error(), now);
@@ -607,6 +649,20 @@ public final class ScheduleMachine {
       LOG.debug("throttling fields could not be read and are ignored: {}", e.toString());
       return Optional.empty();
     }
+  }
+
+  /**
+   * The {@link BudgetTimeoutException} in an error's cause chain, or null: a cycle that ended with
+   * one is deferred, not failed, also when fetch code wrapped it.
+   *
+   * @param e the error that ended the cycle
+   * @return the timeout, or {@code null}
+   */
+  public static @Nullable BudgetTimeoutException budgetTimeout(Throwable e) {
+    Throwable t = e;
+    for (int depth = 0; t != null && depth < MAX_CAUSE_DEPTH; depth++, t = t.getCause())
+      if (t instanceof BudgetTimeoutException b) return b;
+    return null;
   }
 
   private static @Nullable HttpStatusException httpCause(Throwable e) {

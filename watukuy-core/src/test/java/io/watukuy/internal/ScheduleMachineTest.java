@@ -833,6 +833,55 @@ class ScheduleMachineTest {
         .hasMessageStartingWith("illegal schedule transition circuitOpen -> polling");
   }
 
+  // ---- deferral (G6: a budget timeout is no failure)
+
+  private static io.watukuy.BudgetTimeoutException budgetTimeout() {
+    return new io.watukuy.BudgetTimeoutException("erp", io.watukuy.PollerKey.of("orders"), Duration.ofSeconds(80),
+        Duration.ofSeconds(80), io.watukuy.BudgetTimeoutException.Reason.MAX_WAIT);
+  }
+
+  @Test
+  void aBudgetTimeoutDefersTheKeyDueAtOnceWithFailuresAndIntervalKept() {
+    ScheduleState before = withFailures(idle(40_000), Status.BACKING_OFF, 2);
+    CycleOutcome deferred = new CycleOutcome(0, 0, 0, false, false, 80_000, false, budgetTimeout(), null);
+    ScheduleState s = ScheduleMachine.afterCycle(POLLER, before, deferred, NOW, NO_RANDOM);
+    assertThat(s.state()).isEqualTo(Status.IDLE);
+    assertThat(s.nextDueAt()).isEqualTo(NOW);
+    assertThat(s.dueReason()).isEqualTo(DueReason.CATCH_UP);
+    assertThat(s.consecutiveFailures()).isEqualTo(2);
+    assertThat(s.intervalMs()).isEqualTo(40_000);
+    assertThat(s.circuit()).isNull();
+    assertThat(s.lastError().name()).isEqualTo("BudgetTimeoutException");
+    // Three failures open this poller's circuit; deferrals never count.
+    for (int i = 0; i < 5; i++) s = ScheduleMachine.afterCycle(POLLER, s, deferred, NOW, NO_RANDOM);
+    assertThat(s.circuit()).isNull();
+    assertThat(s.consecutiveFailures()).isEqualTo(2);
+  }
+
+  @Test
+  void aDeferredCycleThatCommittedEventsHalvesTheIntervalAndRecordsItsPages() {
+    CycleOutcome deferred = new CycleOutcome(2, 40, 7, false, false, 900, false,
+        new FetchException("orders", "", 3, -1, "wrapped", budgetTimeout()), null);
+    ScheduleState s = ScheduleMachine.afterCycle(POLLER, idle(40_000), deferred, NOW, NO_RANDOM);
+    assertThat(s.state()).isEqualTo(Status.IDLE);
+    assertThat(s.intervalMs()).isEqualTo(20_000);
+    assertThat(s.lastPoll().pages()).isEqualTo(2);
+    assertThat(s.lastPoll().truncated()).isTrue();
+    assertThat(s.consecutiveFailures()).isZero();
+  }
+
+  @Test
+  void aDeferredProbeKeepsTheCircuitOpenWithTheProbeDueAtOnce() {
+    ScheduleState before = open(new Circuit(OPENED, NOW), 3);
+    CycleOutcome deferred = new CycleOutcome(0, 0, 0, false, false, 10, false, budgetTimeout(), null);
+    ScheduleState s = ScheduleMachine.afterCycle(POLLER, before, deferred, NOW, NO_RANDOM);
+    assertThat(s.state()).isEqualTo(Status.CIRCUIT_OPEN);
+    assertThat(s.circuit()).isEqualTo(new Circuit(OPENED, NOW));
+    assertThat(s.dueReason()).isEqualTo(DueReason.PROBE);
+    assertThat(s.consecutiveFailures()).isEqualTo(3);
+    assertThat(ScheduleMachine.due(s, NOW, false).probe()).isTrue();
+  }
+
   @Test
   void legalTableFollowsTheDiagram() {
     assertThat(ScheduleMachine.LEGAL.get(Status.IDLE))

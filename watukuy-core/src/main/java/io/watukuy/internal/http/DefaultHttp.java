@@ -42,6 +42,8 @@ import org.slf4j.LoggerFactory;
  * HttpScope}. Behaviour, in the order a GET goes through it:
  *
  * <ol>
+ *   <li>Right before each request is sent, {@link HttpScope#beforeSend} takes a token of the
+ *       poller's rate budget, waiting for one if need be.
  *   <li>The options' query is appended to the URL (null values were dropped by the options,
  *       values are URL-encoded, a space as {@code %20}); the validator key is the lowercase hex
  *       SHA-256 of that full URL.
@@ -291,7 +293,10 @@ public final class DefaultHttp implements Http {
         if (etag != null) request.setHeader(IF_NONE_MATCH, etag);
         if (lastModified != null) request.setHeader(IF_MODIFIED_SINCE, lastModified);
       }
-      HttpResponse<byte[]> response = exchange(method, target, request.build(), left);
+      HttpRequest built = request.build();
+      // Every request that goes out is charged, each redirect hop included (G6).
+      scope.beforeSend();
+      HttpResponse<byte[]> response = exchange(method, target, built, left);
       @Nullable URI next = redirectTarget(hopUri, response);
       if (next == null) return response;
       if (hop == MAX_REDIRECTS) {

@@ -57,6 +57,16 @@ public interface HttpScope {
   Set<String> secretValues();
 
   /**
+   * Called before every request is sent, each retry and repeat included: charges the poller's rate
+   * budget one token, waiting for it when there is none (guarantee G6). Does nothing when the
+   * poller names no budget.
+   *
+   * @throws io.watukuy.BudgetTimeoutException when no token came in time; the request must not be
+   *     sent
+   */
+  default void beforeSend() {}
+
+  /**
    * Called with every response the helper receives (2xx, 304 and error statuses alike) before it
    * returns or throws, so the scheduler sees {@link HttpResult#retryAfter()} and {@link
    * HttpResult#rateLimit()} even when fetch code swallows the exception.
