@@ -1,9 +1,11 @@
 package io.watukuy;
 
+import java.math.BigInteger;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The default {@link RateBudgetStore}: token buckets in this process's memory, so a budget holds
@@ -12,23 +14,24 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <h2>Arithmetic</h2>
  *
- * Exactly the formula of {@link RateBudgetStore}, in whole milliseconds and integers, so nothing
- * drifts however long a bucket lives. With {@code P} = {@code per} in milliseconds (a fraction of
- * a millisecond is rounded up, which only slows the refill), a bucket counts in units of {@code
- * 1/P} token: it holds {@code level} units, at most {@code C = burst × P}, and gains {@code
- * requests} units per millisecond. {@code now} is read as {@link Instant#toEpochMilli()} (rounded
- * down). At {@code t = max(now, last)}:
+ * Exactly the formula of {@link RateBudgetStore}, on integers, so nothing drifts however long a
+ * bucket lives. With {@code U} = {@code per} in nanoseconds, a bucket counts in units of {@code
+ * 1/U} token: it holds {@code left} units, at most {@code C = burst × U}, and gains {@code
+ * requests × 10^6} units per millisecond. {@code now} is read as {@link Instant#toEpochMilli()}
+ * (rounded down). At {@code t = max(now, last)}:
  *
  * <pre>
- *   current = min(C, level + (t - last) × requests)
- *   need    = permits × P
- *   current &gt;= need:  level = current - need, last = t; answer 0
- *   otherwise:        nothing changes; answer (t - now) + ceil((need - current) / requests) ms
+ *   held = min(C, left + (t - last) × requests × 10^6)
+ *   want = permits × U
+ *   held &gt;= want:  left = held - want, last = t; answer 0
+ *   otherwise:     nothing changes; answer ceil((want - held) / (requests × 10^6)) ms
  * </pre>
  *
- * A new bucket starts full ({@code level = C}) at its first {@code now}. So in any interval of T
+ * A new bucket starts full ({@code left = C}) at its first {@code now}. So in any interval of T
  * milliseconds at most {@code burst + requests × T / per} takes succeed, and a take that is told
- * to wait {@code w} succeeds when retried {@code w} later (if nothing else took in between).
+ * to wait {@code w} succeeds when retried {@code w} after {@code t} (if nothing else took in
+ * between). The same arithmetic runs in the Redis module's budget store, and
+ * {@code RateBudgetStoreContractTest} holds both to one reference model.
  *
  * <p>When a name is used with another limit than before, the bucket keeps its whole tokens, at
  * most the new burst, and continues under the new limit.
@@ -62,11 +65,10 @@ public final class MemoryBudgetStore implements RateBudgetStore {
     if (permits < 1 || permits > limit.burst())
       throw new IllegalArgumentException(
           "budget " + name + ": permits must be 1 to burst " + limit.burst() + ", but was " + permits);
-    long capacity = capacity(limit);
     long nowMs = now.toEpochMilli();
-    Bucket bucket = buckets.computeIfAbsent(name, n -> new Bucket(limit, capacity, nowMs));
+    Bucket bucket = buckets.computeIfAbsent(name, n -> new Bucket(limit));
     synchronized (bucket) {
-      return bucket.tryTake(limit, capacity, permits, nowMs);
+      return bucket.tryTake(limit, permits, nowMs);
     }
   }
 
@@ -100,45 +102,52 @@ public final class MemoryBudgetStore implements RateBudgetStore {
   }
 
   private static final class Bucket {
+    private static final BigInteger NANOS_PER_MS = BigInteger.valueOf(1_000_000);
+
     // Guarded by this
     private BudgetLimit limit;
-    // Guarded by this. Units of 1/perMs token, 0 to capacity.
-    private long level;
-    // Guarded by this. Epoch milliseconds of the last successful take (or the creation).
+    // Guarded by this. What the last successful take left, in units of 1/U token; null: unused.
+    private @Nullable BigInteger left;
+    // Guarded by this. Epoch milliseconds of the last successful take.
     private long lastMs;
 
-    Bucket(BudgetLimit limit, long capacity, long nowMs) {
+    Bucket(BudgetLimit limit) {
       this.limit = limit;
-      this.level = capacity;
-      this.lastMs = nowMs;
     }
 
-    Duration tryTake(BudgetLimit current, long capacity, int permits, long nowMs) {
-      long perMs = perMillis(current.per());
-      if (!current.equals(limit)) {
-        long tokens = Math.min(level / perMillis(limit.per()), current.burst());
-        level = tokens * perMs;
-        limit = current;
+    Duration tryTake(BudgetLimit current, int permits, long nowMs) {
+      BigInteger unit = unit(current);
+      if (left != null && !current.equals(limit)) {
+        // Another limit for this name: keep the whole tokens, at most the new burst.
+        BigInteger tokens = left.divide(unit(limit)).min(BigInteger.valueOf(current.burst()));
+        left = tokens.multiply(unit);
       }
-      long t = Math.max(nowMs, lastMs);
-      long requests = current.requests();
-      long deficit = capacity - level;
-      long elapsed = t - lastMs;
-      // elapsed < ceil(deficit / requests) keeps elapsed × requests below deficit + requests.
-      long available =
-          elapsed >= ceilDiv(deficit, requests) ? capacity : level + elapsed * requests;
-      long need = permits * perMs;
-      if (available >= need) {
-        level = available - need;
+      limit = current;
+      BigInteger capacity = BigInteger.valueOf(current.burst()).multiply(unit);
+      BigInteger perMs = BigInteger.valueOf(current.requests()).multiply(NANOS_PER_MS);
+      long t;
+      BigInteger held;
+      if (left == null) {
+        t = nowMs;
+        held = capacity;
+      } else {
+        t = Math.max(nowMs, lastMs);
+        held = left.add(BigInteger.valueOf(t - lastMs).multiply(perMs)).min(capacity);
+      }
+      BigInteger want = BigInteger.valueOf(permits).multiply(unit);
+      if (held.compareTo(want) >= 0) {
+        left = held.subtract(want);
         lastMs = t;
         return Duration.ZERO;
       }
-      long waitMs = ceilDiv(need - available, requests);
-      return Duration.ofMillis(t - nowMs).plusMillis(waitMs);
+      BigInteger[] qr = want.subtract(held).divideAndRemainder(perMs);
+      return Duration.ofMillis((qr[1].signum() == 0 ? qr[0] : qr[0].add(BigInteger.ONE)).longValueExact());
     }
 
-    private static long ceilDiv(long a, long b) {
-      return -Math.floorDiv(-a, b);
+    private static BigInteger unit(BudgetLimit limit) {
+      return BigInteger.valueOf(limit.per().getSeconds())
+          .multiply(BigInteger.valueOf(1_000_000_000))
+          .add(BigInteger.valueOf(limit.per().getNano()));
     }
   }
 }

@@ -1,0 +1,12 @@
+package io.watukuy.testing;
+
+import io.watukuy.MemoryBudgetStore;
+import io.watukuy.RateBudgetStore;
+
+/** The in-memory budget store against the contract every {@link RateBudgetStore} passes. */
+class MemoryBudgetStoreContractTest extends RateBudgetStoreContractTest {
+  @Override
+  protected RateBudgetStore newStore() {
+    return new MemoryBudgetStore();
+  }
+}
