@@ -141,7 +141,7 @@ final class Cli {
 
     Session(CliConfig config) {
       this(config.store(), YamlPollers.build(config), config.delivery(), config.secrets(),
-          io.watukuy.WatukuyListener.NONE, config.budgets());
+          io.watukuy.WatukuyListener.NONE, config.budgets(), config.budgetStore());
     }
 
     Session(StoreSpec spec, List<Poller<JsonNode>> pollers, io.watukuy.DeliveryOptions delivery) {
@@ -156,16 +156,20 @@ final class Cli {
 
     Session(StoreSpec spec, List<Poller<JsonNode>> pollers, io.watukuy.DeliveryOptions delivery,
         java.util.Set<String> secrets, io.watukuy.WatukuyListener listener) {
-      this(spec, pollers, delivery, secrets, listener, java.util.Map.of());
+      this(spec, pollers, delivery, secrets, listener, java.util.Map.of(), null);
     }
 
-    /** With the config's rate budgets, which its pollers may name. */
+    /**
+     * With the config's rate budgets, which its pollers may name, kept in {@code budgetStore} when
+     * it is set (shared with other instances) or in this process.
+     */
     Session(StoreSpec spec, List<Poller<JsonNode>> pollers, io.watukuy.DeliveryOptions delivery,
         java.util.Set<String> secrets, io.watukuy.WatukuyListener listener,
-        java.util.Map<String, io.watukuy.BudgetLimit> budgets) {
+        java.util.Map<String, io.watukuy.BudgetLimit> budgets, @Nullable StoreSpec budgetStore) {
       this.pollers = pollers;
       this.store = open(spec);
       try {
+        if (budgetStore != null) shared = Stores.budgetStore(budgetStore);
         // The sink is one stream: handlers run on the cycle's thread, so lines come in outbox
         // order (per key, and across keys of one poller) and one write never interleaves another.
         Watukuy.Builder b = Watukuy.builder().store(store).delivery(delivery).handlerExecutor(Runnable::run)
@@ -173,10 +177,23 @@ final class Cli {
             .listener(listener);
         pollers.forEach(b::poller);
         budgets.forEach(b::budget);
+        if (shared != null) b.budgetStore(shared.store());
         this.engine = b.build();
       } catch (RuntimeException e) {
         store.close();
+        closeShared();
         throw e;
+      }
+    }
+
+    private Stores.@Nullable BudgetStore shared;
+
+    private void closeShared() {
+      if (shared == null) return;
+      try {
+        shared.connection().close();
+      } catch (Exception e) {
+        // closing a connection we no longer use: nothing to recover
       }
     }
 
@@ -185,7 +202,11 @@ final class Cli {
       try {
         engine.close();
       } finally {
-        store.close();
+        try {
+          store.close();
+        } finally {
+          closeShared();
+        }
       }
     }
   }
@@ -266,7 +287,7 @@ final class Cli {
         }
       };
       try (output; Session s = new Session(cfg.store(), pollers, cfg.delivery(), cfg.secrets(), listener,
-          cfg.budgets())) {
+          cfg.budgets(), cfg.budgetStore())) {
         for (Poller<JsonNode> p : s.pollers) {
           s.engine.on(p, event -> {
             try {

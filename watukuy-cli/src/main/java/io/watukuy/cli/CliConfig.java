@@ -15,7 +15,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A validated config file: what {@link ConfigReader} makes of the YAML. {@code budgets} are the
- * declared rate budgets by name (empty when the file has none).
+ * declared rate budgets by name (empty when the file has none); {@code budgetStore} is where their
+ * buckets live when instances share them ({@code redis://…}), or null for this process's memory.
  */
 record CliConfig(
     String file,
@@ -25,7 +26,8 @@ record CliConfig(
     DeliveryOptions delivery,
     List<PollerSpec> pollers,
     Set<String> secrets,
-    Map<String, BudgetLimit> budgets) {
+    Map<String, BudgetLimit> budgets,
+    @Nullable StoreSpec budgetStore) {
 
   /**
    * A store URI and its options (DESIGN.md "Stores in YAML and on the command line"): {@code

@@ -91,7 +91,7 @@ final class ConfigReader {
 
   private CliConfig config(Path dir) {
     At root = new At(tree.root(), "", "");
-    root.object("store", "output", "delivery", "budgets", "pollers");
+    root.object("store", "output", "delivery", "budgets", "budgetStore", "pollers");
     StoreSpec store = store(root.child("store"), dir);
     Path output = output(root.child("output"), dir);
     At delivery = root.child("delivery");
@@ -103,6 +103,7 @@ final class ConfigReader {
           delivery.child("dispatchBatchSize").integer(DeliveryOptions.DEFAULT_DISPATCH_BATCH_SIZE, 1));
     }
     budgets = budgets(root.child("budgets"));
+    StoreSpec budgetStore = budgetStore(root.child("budgetStore"), dir);
     At pollers = root.child("pollers");
     if (pollers.missing()) throw root.error("pollers: missing (a list of pollers)");
     if (!pollers.node.isArray() || pollers.node.isEmpty()) {
@@ -119,13 +120,36 @@ final class ConfigReader {
       specs.add(spec);
       poller = null;
     }
-    return new CliConfig(file, dir, store, output, options, List.copyOf(specs), Set.copyOf(secrets), budgets);
+    return new CliConfig(file, dir, store, output, options, List.copyOf(specs), Set.copyOf(secrets), budgets, budgetStore);
   }
 
   /**
    * {@code budgets: {NAME: {requests, per, burst}}}: the rate budgets pollers share (G6); burst
    * defaults to requests.
    */
+  /**
+   * {@code budgetStore: redis://host:port/db} or {@code {uri, prefix}}: the budgets' buckets in
+   * Redis, shared by every instance that names the same server and prefix (G6 across instances).
+   */
+  private @Nullable StoreSpec budgetStore(At at, Path dir) {
+    if (at.missing()) return null;
+    StoreSpec spec;
+    if (at.node.isObject()) {
+      at.object("uri", "prefix");
+      At uri = at.child("uri");
+      if (uri.missing()) throw at.error("uri: missing (redis://host:port/db)");
+      spec = storeSpec(uri.envString(), new StoreOptions(null, null, null, option(at, "prefix")), dir, at);
+    } else {
+      spec = storeSpec(at.envString(), StoreOptions.NONE, dir, at);
+    }
+    if (spec.kind() != StoreSpec.Kind.REDIS) {
+      throw at.error("'" + spec.display() + "': budgets are shared through Redis only (redis://host:port/db);"
+          + " without budgetStore they hold for this process");
+    }
+    if (budgets.isEmpty()) throw at.error("there are no budgets to share (budgets: is missing)");
+    return spec;
+  }
+
   private Map<String, BudgetLimit> budgets(At at) {
     if (at.missing()) return Map.of();
     if (!at.node.isObject()) throw at.error("must be a map of budgets, e.g. {erp: {requests: 100, per: 1m}}");

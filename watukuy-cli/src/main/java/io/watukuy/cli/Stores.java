@@ -7,11 +7,13 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.watukuy.MemoryStore;
+import io.watukuy.RateBudgetStore;
 import io.watukuy.StateStore;
 import io.watukuy.StoreException;
 import io.watukuy.cli.CliConfig.StoreSpec;
 import io.watukuy.store.postgres.PostgresStore;
 import io.watukuy.store.redis.LettuceRedis;
+import io.watukuy.store.redis.RedisBudgetStore;
 import io.watukuy.store.redis.RedisLike;
 import io.watukuy.store.redis.RedisStore;
 import io.watukuy.store.sqlite.SqliteStore;
@@ -85,6 +87,39 @@ final class Stores {
   }
 
   private static StateStore redis(StoreSpec spec) {
+    Redis redis = connect(spec);
+    RedisStore.Builder b = RedisStore.builder(redis.client());
+    if (spec.keyPrefix() != null) b.prefix(spec.keyPrefix());
+    return closingAlso(b.build(), redis);
+  }
+
+  /**
+   * The shared budget store of {@code spec} ({@code budgetStore: redis://…}), and the connection
+   * to close after the engine.
+   *
+   * @throws StoreException when Redis does not answer
+   */
+  static BudgetStore budgetStore(StoreSpec spec) {
+    Redis redis = connect(spec);
+    RedisBudgetStore.Builder b = RedisBudgetStore.builder(redis.client());
+    if (spec.keyPrefix() != null) b.prefix(spec.keyPrefix());
+    return new BudgetStore(b.build(), redis);
+  }
+
+  /** A budget store and the connection the command opened for it. */
+  record BudgetStore(RateBudgetStore store, AutoCloseable connection) {}
+
+  /** A Lettuce connection the command owns: closing it shuts the client down. */
+  record Redis(RedisLike client, StatefulRedisConnection<String, String> connection, RedisClient owner)
+      implements AutoCloseable {
+    @Override
+    public void close() {
+      connection.close();
+      owner.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    }
+  }
+
+  private static Redis connect(StoreSpec spec) {
     RedisURI uri = RedisURI.create(spec.target());
     if (uri.getTimeout().compareTo(REDIS_TIMEOUT) > 0) uri.setTimeout(REDIS_TIMEOUT);
     RedisClient client = RedisClient.create(uri);
@@ -99,12 +134,7 @@ final class Stores {
       throw new StoreException("redis store " + uri.getHost() + ":" + uri.getPort() + ": cannot connect: "
           + e.getMessage(), e);
     }
-    RedisStore.Builder b = RedisStore.builder(LettuceRedis.of(connection, uri));
-    if (spec.keyPrefix() != null) b.prefix(spec.keyPrefix());
-    return closingAlso(b.build(), () -> {
-      connection.close();
-      client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-    });
+    return new Redis(LettuceRedis.of(connection, uri), connection, client);
   }
 
   /** {@code store}, whose {@link StateStore#close()} then closes {@code client} as well. */

@@ -101,6 +101,43 @@ class BudgetsTest {
   }
 
   @Test
+  void aRedisBudgetStoreSharesTheBucketsBetweenRuns() throws Exception {
+    String prefix = "watukuy-test:cli-budget:" + Long.toHexString(System.nanoTime()) + ":";
+    String yaml = config("budgets: { erp: { requests: 2, per: 1h } }\nbudgetStore: { uri: \"redis://127.0.0.1:6379/0\","
+        + " prefix: \"" + prefix + "\" }", "    budget: erp\n    maxWait: 0s");
+    try {
+      Result first = run(yaml, "--once");
+      assertThat(first.code()).as(first.err()).isZero();
+      assertThat(requests).containsExactly("items?page=1", "items?page=2");
+      // A new process with an in-memory budget would start full again; the shared bucket is empty.
+      Result second = run(yaml, "--once");
+      assertThat(second.code()).as(second.err()).isZero();
+      assertThat(requests).hasSize(2);
+      assertThat(second.err()).contains("budget erp: no token within maxWait");
+    } finally {
+      io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create("redis://127.0.0.1:6379/0");
+      try (var c = client.connect()) {
+        var keys = c.sync().keys(prefix + "*");
+        if (!keys.isEmpty()) c.sync().del(keys.toArray(new String[0]));
+      } finally {
+        client.shutdown();
+      }
+    }
+  }
+
+  @Test
+  void aBudgetStoreMustBeRedisAndHaveBudgetsToShare() throws IOException {
+    Result r = run(config("budgets: { erp: { requests: 2, per: 1h } }\nbudgetStore: sqlite:b.db", ""), "validate");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).isEqualTo("watukuy: watukuy.yaml:3: budgetStore: 'sqlite:b.db': budgets are shared through"
+        + " Redis only (redis://host:port/db); without budgetStore they hold for this process\n");
+    r = run(config("budgetStore: redis://127.0.0.1:6379/0", ""), "validate");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).isEqualTo(
+        "watukuy: watukuy.yaml:2: budgetStore: there are no budgets to share (budgets: is missing)\n");
+  }
+
+  @Test
   void aBurstLetsEveryPageThrough() throws IOException {
     Result r = run(config("budgets: { erp: { requests: 1, per: 1h, burst: 3 } }",
         "    budget: erp\n    weight: 2\n    maxWait: 0s"), "--once");
