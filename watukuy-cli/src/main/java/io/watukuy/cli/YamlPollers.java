@@ -71,6 +71,7 @@ final class YamlPollers {
     if (spec.maxWait() != null) b.maxWait(spec.maxWait());
     if (spec.request().timeout() != null) b.requestTimeout(spec.request().timeout());
     YamlFetcher live = new YamlFetcher(spec.request(), spec.response(), spec.identity());
+    if (spec.version() != null) live.checkVersion(spec.name(), spec.version());
     Reconcile<JsonNode> reconcile = null;
     if (spec.reconcile() != null) {
       YamlFetcher listing = new YamlFetcher(spec.reconcile().request(), spec.reconcile().response(), spec.identity());
@@ -114,6 +115,16 @@ final class YamlPollers {
     // With next: {header: Link}, page n leaves the URL of page n+1 here, per lane and partition;
     // the engine fetches a key's pages one after another, so a key never races with itself.
     private final Map<String, String> nextUrls = new ConcurrentHashMap<>();
+
+    // A version pointer that no item of a page has: said once, events then carry the content hash.
+    private @Nullable String versionPoller;
+    private @Nullable Locator version;
+    private final java.util.concurrent.atomic.AtomicBoolean versionWarned = new java.util.concurrent.atomic.AtomicBoolean();
+
+    void checkVersion(String poller, Locator version) {
+      this.versionPoller = poller;
+      this.version = version;
+    }
 
     YamlFetcher(RequestSpec request, CliConfig.ResponseSpec response, Locator identity) {
       this.request = request;
@@ -170,6 +181,12 @@ final class YamlPollers {
       List<JsonNode> list = new ArrayList<>(items.size());
       items.forEach(list::add);
       for (int i = 0; i < list.size(); i++) checkIdentity(list.get(i), i, where);
+      if (version != null && !list.isEmpty() && list.stream().allMatch(item -> version.find(item).isMissingNode())
+          && versionWarned.compareAndSet(false, true)) {
+        org.slf4j.LoggerFactory.getLogger(YamlPollers.class).warn(
+            "poller {}: version {} is in none of the {} items of this page; their events carry the content"
+                + " hash as version (check the pointer)", versionPoller, show(version), list.size());
+      }
       Page<JsonNode> page = Page.of(list);
       if (r.nextLink()) {
         String next = LinkHeader.next(result.headers().get("link"));
