@@ -1,0 +1,112 @@
+package io.watukuy.bench;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The bench's command line, run by {@code bench/run.sh}:
+ *
+ * <pre>
+ * java -jar watukuy-bench.jar jmh [--smoke] [--out DIR] [--include REGEX]
+ *                                  [--forks N] [--warmup N] [--iterations N] [--time-ms MS]
+ * </pre>
+ *
+ * {@code jmh} runs the JMH benchmarks (defaults: 1 fork, 3 warm-up and 5 measured iterations of
+ * 1000 ms), prints a table with a {@code ratio} column (watukuy / baseline, throughput) and, with
+ * {@code --out}, writes {@code DIR/<date>-jmh.json} ({@code <date>-jmh-smoke.json} with {@code
+ * --smoke}). Exit code 0 on success, 1 on a failed benchmark, 2 on a usage error.
+ */
+public final class BenchMain {
+  private BenchMain() {}
+
+  /**
+   * Runs the command.
+   *
+   * @param args see the class comment
+   */
+  public static void main(String[] args) {
+    try {
+      System.exit(run(args));
+    } catch (IllegalArgumentException e) {
+      System.err.println("watukuy-bench: " + e.getMessage());
+      System.exit(2);
+    } catch (Exception e) {
+      System.err.println("watukuy-bench: failed: " + e);
+      e.printStackTrace();
+      System.exit(1);
+    }
+  }
+
+  static int run(String[] args) throws Exception {
+    Deque<String> rest = new ArrayDeque<>(List.of(args));
+    String command = rest.poll();
+    if (command == null) throw new IllegalArgumentException("usage: jmh [options] (see bench/run.sh)");
+    if (command.equals("jmh")) return jmh(rest);
+    throw new IllegalArgumentException("unknown command '" + command + "'; expected jmh");
+  }
+
+  private static int jmh(Deque<String> args) throws Exception {
+    JmhSuite.Settings s = JmhSuite.Settings.full();
+    boolean smoke = false;
+    Path out = null;
+    Map<String, String> given = new HashMap<>();
+    while (!args.isEmpty()) {
+      String a = args.poll();
+      switch (a) {
+        case "--smoke" -> smoke = true;
+        case "--out" -> out = Path.of(value(a, args));
+        case "--include", "--forks", "--warmup", "--iterations", "--time-ms" -> given.put(a, value(a, args));
+        default -> throw new IllegalArgumentException("unknown option '" + a + "' for jmh");
+      }
+    }
+    if (smoke) s = JmhSuite.Settings.smoke();
+    s = new JmhSuite.Settings(
+        integer(given, "--forks", s.forks()),
+        integer(given, "--warmup", s.warmupIterations()),
+        integer(given, "--iterations", s.iterations()),
+        integer(given, "--time-ms", (int) s.iterationMillis()),
+        given.getOrDefault("--include", s.include()),
+        s.params(),
+        s.quiet());
+    String loadBefore = Machine.loadAverage();
+    List<JmhSuite.Pair> pairs = JmhSuite.run(s);
+    System.out.println();
+    System.out.println("load average before: " + loadBefore + ", after: " + Machine.loadAverage()
+        + "; cores: " + Runtime.getRuntime().availableProcessors());
+    System.out.print(JmhSuite.table(pairs));
+    if (out != null) {
+      ObjectNode json = JmhSuite.json(pairs, s, loadBefore);
+      Files.createDirectories(out);
+      Path file = out.resolve(LocalDate.now() + (smoke ? "-jmh-smoke.json" : "-jmh.json"));
+      Files.writeString(file, Items.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(json) + "\n");
+      System.out.println("wrote " + file);
+    }
+    return 0;
+  }
+
+  private static String value(String option, Deque<String> args) {
+    String v = args.poll();
+    if (v == null) throw new IllegalArgumentException(option + " needs a value");
+    return v;
+  }
+
+  private static int integer(Map<String, String> given, String option, int fallback) {
+    String v = given.get(option);
+    if (v == null) return fallback;
+    try {
+      int n = Integer.parseInt(v);
+      if (n < 0) throw new NumberFormatException();
+      return n;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(option + " must be a whole number >= 0, but was '" + v + "'");
+    }
+  }
+}
