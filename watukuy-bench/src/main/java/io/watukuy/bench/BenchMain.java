@@ -25,6 +25,12 @@ import java.util.Map;
  * --smoke}). Exit code 0 on success, 1 on a failed benchmark, 2 on a usage error.
  */
 public final class BenchMain {
+  /** The default PostgreSQL of the end-to-end bench: the one the tests use. */
+  public static final String POSTGRES_URL = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
+
+  /** The default Redis of the end-to-end bench. */
+  public static final String REDIS_URI = "redis://127.0.0.1:6379/0";
+
   private BenchMain() {}
 
   /**
@@ -50,7 +56,8 @@ public final class BenchMain {
     String command = rest.poll();
     if (command == null) throw new IllegalArgumentException("usage: jmh [options] (see bench/run.sh)");
     if (command.equals("jmh")) return jmh(rest);
-    throw new IllegalArgumentException("unknown command '" + command + "'; expected jmh");
+    if (command.equals("e2e")) return e2e(rest);
+    throw new IllegalArgumentException("unknown command '" + command + "'; expected jmh or e2e");
   }
 
   private static int jmh(Deque<String> args) throws Exception {
@@ -87,6 +94,38 @@ public final class BenchMain {
       Files.createDirectories(out);
       Path file = out.resolve(LocalDate.now() + (smoke ? "-jmh-smoke.json" : "-jmh.json"));
       Files.writeString(file, Items.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(json) + "\n");
+      System.out.println("wrote " + file);
+    }
+    return 0;
+  }
+
+  private static int e2e(Deque<String> args) throws Exception {
+    String store = null;
+    int items = 100_000;
+    boolean tiny = false;
+    Path out = null;
+    String postgres = POSTGRES_URL;
+    String redis = REDIS_URI;
+    while (!args.isEmpty()) {
+      String a = args.poll();
+      switch (a) {
+        case "--store" -> store = value(a, args);
+        case "--items" -> items = integer(Map.of(a, value(a, args)), a, items);
+        case "--tiny" -> tiny = true;
+        case "--out" -> out = Path.of(value(a, args));
+        case "--postgres-url" -> postgres = value(a, args);
+        case "--redis-uri" -> redis = value(a, args);
+        default -> throw new IllegalArgumentException("unknown option '" + a + "' for e2e");
+      }
+    }
+    if (store == null) throw new IllegalArgumentException("e2e needs --store memory|sqlite|postgres|redis");
+    if (tiny) items = 2_000;
+    EndToEnd.Result result = EndToEnd.run(store, items, new BenchStore.Where(postgres, redis));
+    System.out.print(EndToEnd.table(result));
+    if (out != null) {
+      Files.createDirectories(out);
+      Path file = out.resolve(LocalDate.now() + "-" + store + (tiny ? "-tiny.json" : ".json"));
+      Files.writeString(file, Items.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(EndToEnd.json(result)) + "\n");
       System.out.println("wrote " + file);
     }
     return 0;

@@ -61,12 +61,23 @@ public final class Items {
     ObjectNode n = ISSUES.get(index % ISSUES.size()).deepCopy();
     n.put("id", 1_000_000L + index);
     n.put("number", index + 1);
-    n.put("updated_at", BASE.plusSeconds(index).plus(rev, ChronoUnit.DAYS).toString());
+    n.put("updated_at", updatedAt(index, rev));
     if (rev > 0) {
       n.put("title", n.get("title").asText() + " (edit " + rev + ")");
       n.put("comments", n.get("comments").asInt() + rev);
     }
     return n;
+  }
+
+  /**
+   * The {@code updated_at} of item {@code index} in revision {@code rev}; see {@link #item}.
+   *
+   * @param index 0 or more
+   * @param rev 0 or more
+   * @return an ISO-8601 instant in UTC
+   */
+  public static String updatedAt(int index, int rev) {
+    return BASE.plusSeconds(index).plus(rev, ChronoUnit.DAYS).toString();
   }
 
   /**

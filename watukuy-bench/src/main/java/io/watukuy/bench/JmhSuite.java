@@ -9,8 +9,16 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.StringJoiner;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
 import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.infra.BenchmarkParams;
+import org.openjdk.jmh.results.BenchmarkResult;
+import org.openjdk.jmh.results.IterationResult;
 import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
@@ -55,19 +63,35 @@ public final class JmhSuite {
    * @param error the 99.9% confidence half-width of {@code score} (NaN with one iteration)
    * @param baseline the baseline's throughput in the same run
    * @param baselineError its half-width
+   * @param best watukuy's best measured iteration
+   * @param baselineBest the baseline's best measured iteration
    */
   public record Pair(String benchmark, String params, String unit, double score, double error,
-      double baseline, double baselineError) {
+      double baseline, double baselineError, double best, double baselineBest) {
     /** {@code score / baseline}: 1.0 is as fast as the baseline. */
     public double ratio() {
       return score / baseline;
+    }
+
+    /**
+     * {@code best / baselineBest}: the ratio of the least disturbed iterations, steadier than
+     * {@link #ratio()} on a machine shared with other work.
+     */
+    public double bestRatio() {
+      return best / baselineBest;
     }
   }
 
   private JmhSuite() {}
 
+  /** The benchmark classes; each {@code @Benchmark} method {@code X} has an {@code XBaseline}. */
+  static final List<Class<?>> BENCHMARKS =
+      List.of(CanonicalHashBench.class, EventIdBench.class, PageDiffBench.class);
+
   /**
-   * Runs the benchmarks and pairs the results.
+   * Runs the benchmarks and pairs the results. Each benchmark runs right before its baseline
+   * (one JMH run per pair and parameter set), so that both see the same load on a shared
+   * machine.
    *
    * @param settings what to run and how long
    * @return the pairs, in benchmark and parameter order
@@ -75,18 +99,51 @@ public final class JmhSuite {
    * @throws IllegalStateException if a benchmark has no baseline or a baseline no benchmark
    */
   public static List<Pair> run(Settings settings) throws RunnerException {
-    ChainedOptionsBuilder options = new OptionsBuilder()
-        .include(settings.include())
-        .forks(settings.forks())
-        .warmupIterations(settings.warmupIterations())
-        .warmupTime(TimeValue.milliseconds(settings.iterationMillis()))
-        .measurementIterations(settings.iterations())
-        .measurementTime(TimeValue.milliseconds(settings.iterationMillis()))
-        .timeUnit(TimeUnit.SECONDS)
-        .shouldFailOnError(true)
-        .verbosity(settings.quiet() ? VerboseMode.SILENT : VerboseMode.NORMAL);
-    settings.params().forEach(options::param);
-    return pair(new Runner(options.build()).run());
+    Pattern include = Pattern.compile(settings.include());
+    List<RunResult> results = new ArrayList<>();
+    for (Class<?> type : BENCHMARKS) {
+      for (Method m : type.getMethods()) {
+        if (!m.isAnnotationPresent(Benchmark.class) || m.getName().endsWith("Baseline")) continue;
+        String name = type.getName() + "." + m.getName();
+        if (!include.matcher(name).find()) continue;
+        for (Map<String, String> params : paramSets(type, settings.params())) {
+          ChainedOptionsBuilder options = new OptionsBuilder()
+              .include("^" + Pattern.quote(name) + "(Baseline)?$")
+              .forks(settings.forks())
+              .warmupIterations(settings.warmupIterations())
+              .warmupTime(TimeValue.milliseconds(settings.iterationMillis()))
+              .measurementIterations(settings.iterations())
+              .measurementTime(TimeValue.milliseconds(settings.iterationMillis()))
+              .timeUnit(TimeUnit.SECONDS)
+              .shouldFailOnError(true)
+              .verbosity(settings.quiet() ? VerboseMode.SILENT : VerboseMode.NORMAL);
+          params.forEach(options::param);
+          results.addAll(new Runner(options.build()).run());
+        }
+      }
+    }
+    return pair(results);
+  }
+
+  /** Every combination of the class's {@code @Param} values, overrides first. */
+  private static List<Map<String, String>> paramSets(Class<?> type, Map<String, String[]> overrides) {
+    List<Map<String, String>> sets = new ArrayList<>();
+    sets.add(new TreeMap<>());
+    for (Field f : type.getFields()) {
+      Param param = f.getAnnotation(Param.class);
+      if (param == null) continue;
+      String[] values = overrides.getOrDefault(f.getName(), param.value());
+      List<Map<String, String>> next = new ArrayList<>();
+      for (Map<String, String> set : sets) {
+        for (String v : values) {
+          Map<String, String> copy = new TreeMap<>(set);
+          copy.put(f.getName(), v);
+          next.add(copy);
+        }
+      }
+      sets = next;
+    }
+    return sets;
   }
 
   /**
@@ -119,26 +176,28 @@ public final class JmhSuite {
       Result<?> b = base.getPrimaryResult();
       BenchmarkParams p = e.getValue().getParams();
       pairs.add(new Pair(shortName(p.getBenchmark()), params(p), s.getScoreUnit(), s.getScore(),
-          s.getScoreError(), b.getScore(), b.getScoreError()));
+          s.getScoreError(), b.getScore(), b.getScoreError(), best(e.getValue()), best(base)));
     }
     if (!baselines.isEmpty()) throw new IllegalStateException("baselines without a benchmark: " + baselines.keySet());
     return pairs;
   }
 
   /**
-   * The pairs as a fixed-width table with a {@code ratio} column.
+   * The pairs as a fixed-width table with a {@code ratio} column (of the means) and a {@code
+   * best} column (of the best iterations).
    *
    * @param pairs the pairs
    * @return the table, one line per pair after a header, ending with a newline
    */
   public static String table(List<Pair> pairs) {
     StringBuilder out = new StringBuilder();
-    String format = "%-36s %-30s %14s %7s %14s %7s  %-6s %6s%n";
-    out.append(String.format(Locale.ROOT, format, "benchmark", "params", "watukuy", "±", "baseline", "±", "unit", "ratio"));
+    String format = "%-32s %-28s %13s %7s %13s %7s  %-6s %6s %6s%n";
+    out.append(String.format(Locale.ROOT, format, "benchmark", "params", "watukuy", "±", "baseline", "±", "unit",
+        "ratio", "best"));
     for (Pair p : pairs) {
       out.append(String.format(Locale.ROOT, format, p.benchmark(), p.params(), number(p.score()),
           percent(p.error(), p.score()), number(p.baseline()), percent(p.baselineError(), p.baseline()),
-          p.unit(), String.format(Locale.ROOT, "%.2f", p.ratio())));
+          p.unit(), String.format(Locale.ROOT, "%.2f", p.ratio()), String.format(Locale.ROOT, "%.2f", p.bestRatio())));
     }
     return out.toString();
   }
@@ -159,7 +218,7 @@ public final class JmhSuite {
     load.put("before", loadBefore);
     load.put("after", Machine.loadAverage());
     ObjectNode jmh = root.putObject("jmh");
-    jmh.put("version", "1.37");
+    jmh.put("version", Versions.of("jmh"));
     jmh.put("forks", settings.forks());
     jmh.put("warmupIterations", settings.warmupIterations());
     jmh.put("iterations", settings.iterations());
@@ -175,8 +234,18 @@ public final class JmhSuite {
       n.put("baseline", p.baseline());
       n.put("baselineError", finite(p.baselineError()));
       n.put("ratio", p.ratio());
+      n.put("best", p.best());
+      n.put("baselineBest", p.baselineBest());
+      n.put("bestRatio", p.bestRatio());
     }
     return root;
+  }
+
+  private static double best(RunResult r) {
+    double best = 0;
+    for (BenchmarkResult b : r.getBenchmarkResults())
+      for (IterationResult i : b.getIterationResults()) best = Math.max(best, i.getPrimaryResult().getScore());
+    return best;
   }
 
   private static double finite(double v) {
