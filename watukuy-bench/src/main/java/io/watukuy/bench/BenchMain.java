@@ -22,7 +22,21 @@ import java.util.Map;
  * {@code jmh} runs the JMH benchmarks (defaults: 1 fork, 3 warm-up and 5 measured iterations of
  * 1000 ms), prints a table with a {@code ratio} column (watukuy / baseline, throughput) and, with
  * {@code --out}, writes {@code DIR/<date>-jmh.json} ({@code <date>-jmh-smoke.json} with {@code
- * --smoke}). Exit code 0 on success, 1 on a failed benchmark, 2 on a usage error.
+ * --smoke}).
+ *
+ * <pre>
+ * java -Xmx256m -jar watukuy-bench.jar e2e --store memory|sqlite|postgres|redis
+ *     [--items N | --tiny] [--out DIR] [--postgres-url JDBC-URL] [--redis-uri URI]
+ * </pre>
+ *
+ * {@code e2e} runs the end-to-end bench of one store ({@link EndToEnd}) over {@code N} items
+ * (default 100 000; {@code --tiny}: 2 000; at least 1 000), prints its table and, with {@code
+ * --out}, writes {@code DIR/<date>-<store>.json} ({@code <date>-<store>-tiny.json} with {@code
+ * --tiny}). PostgreSQL defaults to {@value #POSTGRES_URL} (tables in a fresh schema {@code
+ * watukuy_bench_<hex>}, dropped at the end), Redis to {@value #REDIS_URI} (keys under a fresh
+ * {@code watukuy-bench:<hex>:} prefix, deleted at the end).
+ *
+ * <p>Exit code 0 on success, 1 on a failed benchmark, 2 on a usage error.
  */
 public final class BenchMain {
   /** The default PostgreSQL of the end-to-end bench: the one the tests use. */

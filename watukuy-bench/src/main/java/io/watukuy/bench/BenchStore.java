@@ -160,23 +160,21 @@ abstract class BenchStore implements AutoCloseable {
   }
 
   private static final class Postgres extends BenchStore {
-    private static final String SCHEMA = "watukuy_bench";
+    // A schema of its own per run: two runs (or a run and the smoke test) never share tables.
+    private final String schema = "watukuy_bench_" + Long.toHexString(System.nanoTime() ^ ProcessHandle.current().pid());
     private final String url;
     private final HikariDataSource pool;
     private final PostgresStore store;
 
     Postgres(String url) throws SQLException {
       this.url = url;
-      try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
-        s.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
-      }
       HikariConfig config = new HikariConfig();
       config.setJdbcUrl(url);
       config.setPoolName("watukuy-bench");
       config.setMaximumPoolSize(4);
       config.setMinimumIdle(1);
       pool = new HikariDataSource(config);
-      store = PostgresStore.builder(pool).schema(SCHEMA).build();
+      store = PostgresStore.builder(pool).schema(schema).build();
       store.migrate();
     }
 
@@ -188,7 +186,7 @@ abstract class BenchStore implements AutoCloseable {
     @Override
     RawStore raw() throws SQLException {
       // The server's default durability (synchronous_commit on), as the store runs with.
-      return new JdbcRawStore(DriverManager.getConnection(url), SCHEMA + ".raw_items");
+      return new JdbcRawStore(DriverManager.getConnection(url), schema + ".raw_items");
     }
 
     @Override
@@ -205,7 +203,7 @@ abstract class BenchStore implements AutoCloseable {
     public void close() throws SQLException {
       store.close();
       try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
-        s.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
+        s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
       } finally {
         pool.close();
       }

@@ -19,6 +19,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -40,16 +41,22 @@ import java.util.concurrent.atomic.AtomicLong;
  * to a handler that counts them, and (for snapshotDiff) emits the deletes; its events and pages
  * are checked against what the phase must produce, so a number is never reported for a run that
  * did the wrong thing. {@code ratio} is watukuy's items/s over the baseline's items/s for the same
- * items. The fetch + parse of the whole listing with a plain {@link HttpClient} is measured once,
- * as the floor that HTTP and JSON set on every phase.
+ * items. The fetch + parse of the whole listing with a plain {@link HttpClient} is measured once;
+ * added to the raw baseline it gives each phase's physical floor (no watukuy logic at all), and
+ * {@code floorRatio} is watukuy's items/s over the floor's.
  */
 final class EndToEnd {
   /** Items per page, as the server serves them. */
   static final int PAGE = ListingServer.PAGE;
 
   /** One phase's numbers. */
-  record Phase(String name, int items, long events, double seconds, long peakHeap, long peakLive,
-      String baselineWhat, double baselineSeconds) {
+  record Phase(String name, int items, long events, double seconds, long peakHeap, long retained,
+      Map<String, TimedStore.Usage> storeCalls, String baselineWhat, double baselineSeconds, double fetchSeconds) {
+    /** Seconds spent inside store calls. */
+    double storeSeconds() {
+      return storeCalls.values().stream().mapToDouble(TimedStore.Usage::seconds).sum();
+    }
+
     double itemsPerSecond() {
       return items / seconds;
     }
@@ -64,6 +71,19 @@ final class EndToEnd {
 
     double ratio() {
       return itemsPerSecond() / baselineItemsPerSecond();
+    }
+
+    /**
+     * The physical floor of the phase with no watukuy logic: fetch + parse of the listing with a
+     * plain client, then the raw store work, one after the other; items per second.
+     */
+    double floorItemsPerSecond() {
+      return items / (fetchSeconds + baselineSeconds);
+    }
+
+    /** watukuy's items/s over the floor's. */
+    double floorRatio() {
+      return itemsPerSecond() / floorItemsPerSecond();
     }
   }
 
@@ -95,17 +115,19 @@ final class EndToEnd {
       version = bench.version();
       AtomicLong handled = new AtomicLong();
       Poller<JsonNode> poller = poller(server.url(), n);
-      try (Watukuy engine = Watukuy.builder().store(bench.store()).poller(poller).build()) {
+      TimedStore store = new TimedStore(bench.store());
+      try (Watukuy engine = Watukuy.builder().store(store).poller(poller).build()) {
         engine.on(poller, event -> handled.incrementAndGet());
+        fetchListing(server); // warms the client and the server's code up
         fetchSeconds = fetchListing(server);
 
-        Phase sync = cycle("first-sync", engine, server, heap, handled, n, 0, 0);
+        Phase sync = cycle("first-sync", engine, store, heap, handled, n, 0, 0);
         double base = timeBatches(server, raw, Op.UPSERT);
-        phases.add(baseline(sync, "upsert " + n + " rows, 500 per transaction", base));
+        phases.add(baseline(sync, "upsert " + n + " rows, 500 per transaction", base, fetchSeconds));
 
-        Phase idle = cycle("idle-rescan", engine, server, heap, handled, n, 0, 0);
+        Phase idle = cycle("idle-rescan", engine, store, heap, handled, n, 0, 0);
         base = timeBatches(server, raw, Op.SELECT);
-        phases.add(baseline(idle, "read " + n + " versions, 500 per query", base));
+        phases.add(baseline(idle, "read " + n + " versions, 500 per query", base, fetchSeconds));
 
         List<Integer> updated = new ArrayList<>();
         List<Integer> deleted = new ArrayList<>();
@@ -115,11 +137,12 @@ final class EndToEnd {
         }
         updated.forEach(server::update);
         deleted.forEach(server::delete);
-        Phase changed = cycle("changed-rescan", engine, server, heap, handled, server.size(), updated.size(),
+        Phase changed = cycle("changed-rescan", engine, store, heap, handled, server.size(), updated.size(),
             deleted.size());
         base = timeBatches(server, raw, Op.SELECT) + timeUpserts(server, raw, updated) + timeDeletes(raw, deleted);
         phases.add(baseline(changed, "read " + server.size() + " versions, upsert " + updated.size()
-            + " and delete " + deleted.size() + " rows, 500 per transaction", base));
+            + " and delete " + deleted.size() + " rows, 500 per transaction", base,
+            fetchSeconds * server.size() / n));
       }
     }
     return new Result(kind, version, n, fetchSeconds, phases, loadBefore, Machine.loadAverage());
@@ -142,18 +165,20 @@ final class EndToEnd {
         .build();
   }
 
-  private static Phase cycle(String name, Watukuy engine, ListingServer server, HeapWatch heap,
+  private static Phase cycle(String name, Watukuy engine, TimedStore store, HeapWatch heap,
       AtomicLong handled, int items, int updates, int deletes) throws InterruptedException {
     long created = name.equals("first-sync") ? items : 0;
     long expected = created + updates + deletes;
     Thread.sleep(5); // past schedule.min, so the key is due
     heap.reset();
+    store.drain();
     long before = handled.get();
     long start = System.nanoTime();
     TickReport report = engine.tick();
     double seconds = (System.nanoTime() - start) / 1e9;
-    long peakHeap = heap.peakUsed();
-    long peakLive = heap.peakLive();
+    Map<String, TimedStore.Usage> calls = store.drain();
+    long peakHeap = heap.peak();
+    long retained = heap.retained();
     KeyReport key = report.keys().size() == 1 ? report.keys().get(0) : null;
     int pages = Math.max(1, (items + PAGE - 1) / PAGE);
     if (key == null || key.failed() || key.truncated() || report.eventsCommitted() != expected
@@ -161,11 +186,12 @@ final class EndToEnd {
       throw new IllegalStateException(name + ": expected one key, " + expected + " events committed and delivered over "
           + pages + " pages, but the tick reported " + report + " and the handler saw " + (handled.get() - before));
     }
-    return new Phase(name, items, expected, seconds, peakHeap, peakLive, "", Double.NaN);
+    return new Phase(name, items, expected, seconds, peakHeap, retained, calls, "", Double.NaN, Double.NaN);
   }
 
-  private static Phase baseline(Phase p, String what, double seconds) {
-    return new Phase(p.name(), p.items(), p.events(), p.seconds(), p.peakHeap(), p.peakLive(), what, seconds);
+  private static Phase baseline(Phase p, String what, double seconds, double fetchSeconds) {
+    return new Phase(p.name(), p.items(), p.events(), p.seconds(), p.peakHeap(), p.retained(), p.storeCalls(), what,
+        seconds, fetchSeconds);
   }
 
   private enum Op { UPSERT, SELECT }
@@ -257,15 +283,27 @@ final class EndToEnd {
     StringBuilder out = new StringBuilder();
     out.append(String.format(Locale.ROOT, "store: %s, %s; %,d items; listing fetch + parse alone: %,.0f items/s%n",
         r.store(), r.storeVersion(), r.n(), r.n() / r.fetchSeconds()));
-    String format = "%-15s %9s %8s %8s %11s %11s %8s %8s %13s %6s%n";
+    String format = "%-15s %9s %8s %8s %9s %9s %8s %9s %11s %6s %11s %6s%n";
     out.append(String.format(Locale.ROOT, format, "phase", "items", "events", "seconds", "items/s", "events/s",
-        "heap MB", "live MB", "raw items/s", "ratio"));
+        "peak MB", "retain MB", "raw items/s", "ratio", "floor it/s", "vs fl"));
     for (Phase p : r.phases()) {
       out.append(String.format(Locale.ROOT, format, p.name(), String.format(Locale.ROOT, "%,d", p.items()),
           String.format(Locale.ROOT, "%,d", p.events()), String.format(Locale.ROOT, "%.2f", p.seconds()),
           String.format(Locale.ROOT, "%,.0f", p.itemsPerSecond()), String.format(Locale.ROOT, "%,.0f", p.eventsPerSecond()),
-          mb(p.peakHeap()), mb(p.peakLive()), String.format(Locale.ROOT, "%,.0f", p.baselineItemsPerSecond()),
-          String.format(Locale.ROOT, "%.2f", p.ratio())));
+          mb(p.peakHeap()), mb(p.retained()), String.format(Locale.ROOT, "%,.0f", p.baselineItemsPerSecond()),
+          String.format(Locale.ROOT, "%.2f", p.ratio()), String.format(Locale.ROOT, "%,.0f", p.floorItemsPerSecond()),
+          String.format(Locale.ROOT, "%.2f", p.floorRatio())));
+    }
+    out.append("time inside store calls (wall, calls):\n");
+    for (Phase p : r.phases()) {
+      StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "  %-15s %5.1f%% of %.2f s:", p.name(),
+          100 * p.storeSeconds() / p.seconds(), p.seconds()));
+      p.storeCalls().entrySet().stream()
+          .sorted((a, b) -> Double.compare(b.getValue().seconds(), a.getValue().seconds()))
+          .limit(4)
+          .forEach(e -> line.append(String.format(Locale.ROOT, " %s %.2f s (%,d)", e.getKey(), e.getValue().seconds(),
+              e.getValue().calls())));
+      out.append(line).append('\n');
     }
     Phase sync = r.phases().get(0);
     Phase idle = r.phases().get(1);
@@ -307,12 +345,23 @@ final class EndToEnd {
       n.put("itemsPerSecond", p.itemsPerSecond());
       n.put("eventsPerSecond", p.eventsPerSecond());
       n.put("peakHeapMb", p.peakHeap() / (1024.0 * 1024));
-      n.put("peakLiveHeapMb", p.peakLive() / (1024.0 * 1024));
+      n.put("retainedHeapMb", p.retained() / (1024.0 * 1024));
+      n.put("storeSeconds", p.storeSeconds());
+      ObjectNode calls = n.putObject("storeCalls");
+      p.storeCalls().forEach((method, u) -> {
+        ObjectNode c = calls.putObject(method);
+        c.put("calls", u.calls());
+        c.put("seconds", u.seconds());
+      });
       ObjectNode b = n.putObject("baseline");
       b.put("what", p.baselineWhat());
       b.put("seconds", p.baselineSeconds());
       b.put("itemsPerSecond", p.baselineItemsPerSecond());
       n.put("ratio", p.ratio());
+      ObjectNode f = n.putObject("floor");
+      f.put("what", "listing fetch + parse, then the raw baseline");
+      f.put("itemsPerSecond", p.floorItemsPerSecond());
+      n.put("floorRatio", p.floorRatio());
     }
     return root;
   }

@@ -1,51 +1,25 @@
 package io.watukuy.bench;
 
-import com.sun.management.GarbageCollectionNotificationInfo;
-import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryPoolMXBean;
-import java.lang.management.MemoryType;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Set;
+import java.lang.management.MemoryMXBean;
 import java.util.concurrent.atomic.AtomicLong;
-import javax.management.Notification;
-import javax.management.NotificationEmitter;
-import javax.management.NotificationListener;
-import javax.management.openmbean.CompositeData;
 
 /**
- * The heap peaks of one phase: the highest heap in use (sampled every 10 ms, garbage included,
- * so bounded by {@code -Xmx} rather than by what is retained) and the highest heap still in use
- * right after a garbage collection, which is what the phase retains and what G10 is about.
+ * The heap of one phase: the highest heap in use while it ran (sampled every 10 ms, garbage
+ * included, so it says how close the phase came to {@code -Xmx}) and the heap still in use after
+ * a full collection at its end, which is what the engine and the store retain (G10 is about that
+ * one staying flat as the listing grows).
  */
 final class HeapWatch implements AutoCloseable {
-  private final AtomicLong peakUsed = new AtomicLong();
-  private final AtomicLong peakLive = new AtomicLong();
+  private final MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+  private final AtomicLong peak = new AtomicLong();
   private final Thread sampler;
-  private final List<Runnable> detach = new ArrayList<>();
   private volatile boolean running = true;
-  private final Set<String> heapPools = new HashSet<>();
 
   HeapWatch() {
-    for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans())
-      if (pool.getType() == MemoryType.HEAP) heapPools.add(pool.getName());
-    for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
-      if (!(gc instanceof NotificationEmitter emitter)) continue;
-      NotificationListener listener = this::onGc;
-      emitter.addNotificationListener(listener, null, null);
-      detach.add(() -> {
-        try {
-          emitter.removeNotificationListener(listener);
-        } catch (javax.management.ListenerNotFoundException ignored) {
-          // already gone
-        }
-      });
-    }
     sampler = new Thread(() -> {
       while (running) {
-        peakUsed.accumulateAndGet(ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed(), Math::max);
+        sample();
         try {
           Thread.sleep(10);
         } catch (InterruptedException e) {
@@ -57,40 +31,31 @@ final class HeapWatch implements AutoCloseable {
     sampler.start();
   }
 
-  /** Collects garbage, then starts a new phase: both peaks restart from the heap in use now. */
+  /** Collects garbage, then starts a new phase: the peak restarts from the heap in use now. */
   void reset() {
     System.gc();
-    long used = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-    peakUsed.set(used);
-    peakLive.set(used);
+    peak.set(memory.getHeapMemoryUsage().getUsed());
   }
 
   /** The highest sampled heap use since {@link #reset()}, in bytes. */
-  long peakUsed() {
-    peakUsed.accumulateAndGet(ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed(), Math::max);
-    return peakUsed.get();
+  long peak() {
+    sample();
+    return peak.get();
   }
 
-  /** The highest heap use right after a collection since {@link #reset()}, in bytes. */
-  long peakLive() {
-    return peakLive.get();
+  /** The heap in use after a full collection now, in bytes. */
+  long retained() {
+    System.gc();
+    return memory.getHeapMemoryUsage().getUsed();
   }
 
-  private void onGc(Notification notification, Object handback) {
-    if (!GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(notification.getType())) return;
-    GarbageCollectionNotificationInfo info =
-        GarbageCollectionNotificationInfo.from((CompositeData) notification.getUserData());
-    // The after-GC map covers every pool; only the heap's count.
-    long after = 0;
-    for (var e : info.getGcInfo().getMemoryUsageAfterGc().entrySet())
-      if (heapPools.contains(e.getKey())) after += e.getValue().getUsed();
-    peakLive.accumulateAndGet(after, Math::max);
+  private void sample() {
+    peak.accumulateAndGet(memory.getHeapMemoryUsage().getUsed(), Math::max);
   }
 
   @Override
   public void close() {
     running = false;
     sampler.interrupt();
-    detach.forEach(Runnable::run);
   }
 }
