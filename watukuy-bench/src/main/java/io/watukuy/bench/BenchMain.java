@@ -31,8 +31,8 @@ import java.util.Map;
  *
  * {@code e2e} runs the end-to-end bench of one store ({@link EndToEnd}) over {@code N} items
  * (default 100 000; {@code --tiny}: 2 000; at least 1 000), prints its table and, with {@code
- * --out}, writes {@code DIR/<date>-<store>.json} ({@code <date>-<store>-tiny.json} with {@code
- * --tiny}). PostgreSQL defaults to {@value #POSTGRES_URL} (tables in a fresh schema {@code
+ * --out}, writes {@code DIR/<date>-<store>.json} ({@code <date>-<store>-<N>items.json} for
+ * another {@code N}, {@code <date>-<store>-tiny.json} with {@code --tiny}). PostgreSQL defaults to {@value #POSTGRES_URL} (tables in a fresh schema {@code
  * watukuy_bench_<hex>}, dropped at the end), Redis to {@value #REDIS_URI} (keys under a fresh
  * {@code watukuy-bench:<hex>:} prefix, deleted at the end).
  *
@@ -138,7 +138,8 @@ public final class BenchMain {
     System.out.print(EndToEnd.table(result));
     if (out != null) {
       Files.createDirectories(out);
-      Path file = out.resolve(LocalDate.now() + "-" + store + (tiny ? "-tiny.json" : ".json"));
+      String suffix = tiny ? "-tiny" : items == 100_000 ? "" : "-" + items + "items";
+      Path file = out.resolve(LocalDate.now() + "-" + store + suffix + ".json");
       Files.writeString(file, Items.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(EndToEnd.json(result)) + "\n");
       System.out.println("wrote " + file);
     }

@@ -32,6 +32,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -49,6 +51,11 @@ abstract class BenchStore implements AutoCloseable {
 
   /** The store's server or library version, for the results. */
   abstract String version() throws Exception;
+
+  /** What else a reader of the results must know about how the store ran; empty if nothing. */
+  String note() {
+    return "";
+  }
 
   @Override
   public abstract void close() throws Exception;
@@ -165,6 +172,8 @@ abstract class BenchStore implements AutoCloseable {
     private final String url;
     private final HikariDataSource pool;
     private final PostgresStore store;
+    private final ScheduledExecutorService analyzer;
+    private final String note;
 
     Postgres(String url) throws SQLException {
       this.url = url;
@@ -176,6 +185,44 @@ abstract class BenchStore implements AutoCloseable {
       pool = new HikariDataSource(config);
       store = PostgresStore.builder(pool).schema(schema).build();
       store.migrate();
+      boolean autovacuum;
+      try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("show autovacuum")) {
+        rs.next();
+        autovacuum = rs.getString(1).equals("on");
+      }
+      if (autovacuum) {
+        analyzer = null;
+        note = "autovacuum on";
+      } else {
+        // Without autovacuum nothing ever analyzes the tables, and with no column statistics the
+        // planner answers loadVersions (and the baseline's reads) with a scan of every row of the
+        // key. A server in production analyzes a growing table within its naptime (1 min by
+        // default); the bench stands in for it, on both the store's tables and the baseline's.
+        note = "autovacuum off on the server: the bench runs ANALYZE on its schema's tables every 10 s";
+        analyzer = Executors.newSingleThreadScheduledExecutor(r -> {
+          Thread t = new Thread(r, "bench-analyze");
+          t.setDaemon(true);
+          return t;
+        });
+        analyzer.scheduleWithFixedDelay(this::analyze, 10, 10, TimeUnit.SECONDS);
+      }
+    }
+
+    private void analyze() {
+      try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("select tablename from pg_tables where schemaname = '" + schema + "'")) {
+        List<String> tables = new ArrayList<>();
+        while (rs.next()) tables.add(rs.getString(1));
+        for (String t : tables) s.execute("ANALYZE " + schema + "." + t);
+      } catch (SQLException e) {
+        System.err.println("watukuy-bench: ANALYZE failed: " + e.getMessage());
+      }
+    }
+
+    @Override
+    String note() {
+      return note;
     }
 
     @Override
@@ -200,7 +247,11 @@ abstract class BenchStore implements AutoCloseable {
     }
 
     @Override
-    public void close() throws SQLException {
+    public void close() throws SQLException, InterruptedException {
+      if (analyzer != null) {
+        analyzer.shutdownNow();
+        analyzer.awaitTermination(30, TimeUnit.SECONDS);
+      }
       store.close();
       try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
         s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");

@@ -88,7 +88,7 @@ final class EndToEnd {
   }
 
   /** The whole run's numbers. */
-  record Result(String store, String storeVersion, int n, double fetchSeconds, List<Phase> phases,
+  record Result(String store, String storeVersion, String note, int n, double fetchSeconds, List<Phase> phases,
       String loadBefore, String loadAfter) {}
 
   private EndToEnd() {}
@@ -108,11 +108,13 @@ final class EndToEnd {
     List<Phase> phases = new ArrayList<>();
     double fetchSeconds;
     String version;
+    String note;
     try (ListingServer server = new ListingServer(n);
         BenchStore bench = BenchStore.open(kind, where);
         RawStore raw = bench.raw();
         HeapWatch heap = new HeapWatch()) {
       version = bench.version();
+      note = bench.note();
       AtomicLong handled = new AtomicLong();
       Poller<JsonNode> poller = poller(server.url(), n);
       TimedStore store = new TimedStore(bench.store());
@@ -145,7 +147,7 @@ final class EndToEnd {
             fetchSeconds * server.size() / n));
       }
     }
-    return new Result(kind, version, n, fetchSeconds, phases, loadBefore, Machine.loadAverage());
+    return new Result(kind, version, note, n, fetchSeconds, phases, loadBefore, Machine.loadAverage());
   }
 
   private static Poller<JsonNode> poller(String url, int n) {
@@ -283,6 +285,7 @@ final class EndToEnd {
     StringBuilder out = new StringBuilder();
     out.append(String.format(Locale.ROOT, "store: %s, %s; %,d items; listing fetch + parse alone: %,.0f items/s%n",
         r.store(), r.storeVersion(), r.n(), r.n() / r.fetchSeconds()));
+    if (!r.note().isEmpty()) out.append("note: ").append(r.note()).append('\n');
     String format = "%-15s %9s %8s %8s %9s %9s %8s %9s %11s %6s %11s %6s%n";
     out.append(String.format(Locale.ROOT, format, "phase", "items", "events", "seconds", "items/s", "events/s",
         "peak MB", "retain MB", "raw items/s", "ratio", "floor it/s", "vs fl"));
@@ -322,6 +325,7 @@ final class EndToEnd {
     root.put("date", Instant.now().toString());
     root.put("store", r.store());
     root.put("storeVersion", r.storeVersion());
+    if (!r.note().isEmpty()) root.put("note", r.note());
     Machine.describe(root);
     root.put("maxHeapMb", Runtime.getRuntime().maxMemory() / (1024 * 1024));
     root.put("watukuy", Versions.of("watukuy"));
