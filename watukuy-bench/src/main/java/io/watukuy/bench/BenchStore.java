@@ -1,0 +1,368 @@
+package io.watukuy.bench;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanIterator;
+import io.lettuce.core.ScoredValue;
+import io.lettuce.core.TransactionResult;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.watukuy.MemoryStore;
+import io.watukuy.StateStore;
+import io.watukuy.store.postgres.PostgresStore;
+import io.watukuy.store.redis.LettuceRedis;
+import io.watukuy.store.redis.RedisStore;
+import io.watukuy.store.sqlite.SqliteStore;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/** One store under test, fresh and empty, with its raw baseline and its version. */
+abstract class BenchStore implements AutoCloseable {
+
+  /** Where the persistent stores are. */
+  record Where(String postgresUrl, String redisUri) {}
+
+  /** The store for the engine. */
+  abstract StateStore store();
+
+  /** A new raw baseline on the same server (or file system), with the same durability. */
+  abstract RawStore raw() throws Exception;
+
+  /** The store's server or library version, for the results. */
+  abstract String version() throws Exception;
+
+  /** What else a reader of the results must know about how the store ran; empty if nothing. */
+  String note() {
+    return "";
+  }
+
+  @Override
+  public abstract void close() throws Exception;
+
+  /**
+   * Opens an empty store.
+   *
+   * @param kind {@code memory}, {@code sqlite}, {@code postgres} or {@code redis}
+   * @param where the servers' addresses
+   * @return the store
+   * @throws IllegalArgumentException for an unknown kind
+   */
+  static BenchStore open(String kind, Where where) throws Exception {
+    return switch (kind) {
+      case "memory" -> new Memory();
+      case "sqlite" -> new Sqlite();
+      case "postgres" -> new Postgres(where.postgresUrl());
+      case "redis" -> new Redis(where.redisUri());
+      default -> throw new IllegalArgumentException(
+          "--store must be memory, sqlite, postgres or redis, but was '" + kind + "'");
+    };
+  }
+
+  private static final class Memory extends BenchStore {
+    private final MemoryStore store = new MemoryStore();
+
+    @Override
+    StateStore store() {
+      return store;
+    }
+
+    @Override
+    RawStore raw() {
+      // A map under one lock: what keeping the rows on the heap costs, with nothing around it.
+      Map<String, RawStore.Row> rows = new HashMap<>();
+      return new RawStore() {
+        @Override
+        public synchronized void upsert(List<Row> batch) {
+          for (Row r : batch) rows.put(r.identity(), r);
+        }
+
+        @Override
+        public synchronized int select(List<String> identities) {
+          int found = 0;
+          for (String id : identities) if (rows.get(id) != null) found++;
+          return found;
+        }
+
+        @Override
+        public synchronized void delete(List<String> identities) {
+          for (String id : identities) rows.remove(id);
+        }
+
+        @Override
+        public void close() {
+          rows.clear();
+        }
+      };
+    }
+
+    @Override
+    String version() {
+      return "MemoryStore (on the heap)";
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  private static final class Sqlite extends BenchStore {
+    private final Path dir = Files.createTempDirectory("watukuy-bench");
+    private final SqliteStore store = SqliteStore.open(dir.resolve("store.db"));
+
+    Sqlite() throws IOException {}
+
+    @Override
+    StateStore store() {
+      return store;
+    }
+
+    @Override
+    RawStore raw() throws SQLException {
+      Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("raw.db"));
+      try (Statement s = c.createStatement()) {
+        // SqliteStore's settings (SqliteStore#configure): WAL, synchronous NORMAL.
+        s.execute("PRAGMA journal_mode = WAL");
+        s.execute("PRAGMA synchronous = NORMAL");
+      }
+      return new JdbcRawStore(c, "raw_items");
+    }
+
+    @Override
+    String version() throws SQLException {
+      try (Connection c = DriverManager.getConnection("jdbc:sqlite::memory:");
+          Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("select sqlite_version()")) {
+        rs.next();
+        return "SQLite " + rs.getString(1) + " (sqlite-jdbc " + Versions.of("sqlite-jdbc") + ")";
+      }
+    }
+
+    @Override
+    public void close() throws IOException {
+      store.close();
+      try (Stream<Path> files = Files.walk(dir)) {
+        for (Path p : files.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+      }
+    }
+  }
+
+  private static final class Postgres extends BenchStore {
+    // A schema of its own per run: two runs (or a run and the smoke test) never share tables.
+    private final String schema = "watukuy_bench_" + Long.toHexString(System.nanoTime() ^ ProcessHandle.current().pid());
+    private final String url;
+    private final HikariDataSource pool;
+    private final PostgresStore store;
+    private final ScheduledExecutorService analyzer;
+    private final String note;
+
+    Postgres(String url) throws SQLException {
+      this.url = url;
+      HikariConfig config = new HikariConfig();
+      config.setJdbcUrl(url);
+      config.setPoolName("watukuy-bench");
+      config.setMaximumPoolSize(4);
+      config.setMinimumIdle(1);
+      pool = new HikariDataSource(config);
+      store = PostgresStore.builder(pool).schema(schema).build();
+      store.migrate();
+      boolean autovacuum;
+      try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("show autovacuum")) {
+        rs.next();
+        autovacuum = rs.getString(1).equals("on");
+      }
+      if (autovacuum) {
+        analyzer = null;
+        note = "autovacuum on";
+      } else {
+        // Without autovacuum nothing ever analyzes the tables, and with no column statistics the
+        // planner answers loadVersions (and the baseline's reads) with a scan of every row of the
+        // key. A server in production analyzes a growing table within its naptime (1 min by
+        // default); the bench stands in for it, on both the store's tables and the baseline's.
+        note = "autovacuum off on the server: the bench runs ANALYZE on its schema's tables every 10 s";
+        analyzer = Executors.newSingleThreadScheduledExecutor(r -> {
+          Thread t = new Thread(r, "bench-analyze");
+          t.setDaemon(true);
+          return t;
+        });
+        analyzer.scheduleWithFixedDelay(this::analyze, 10, 10, TimeUnit.SECONDS);
+      }
+    }
+
+    private void analyze() {
+      try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("select tablename from pg_tables where schemaname = '" + schema + "'")) {
+        List<String> tables = new ArrayList<>();
+        while (rs.next()) tables.add(rs.getString(1));
+        for (String t : tables) s.execute("ANALYZE " + schema + "." + t);
+      } catch (SQLException e) {
+        System.err.println("watukuy-bench: ANALYZE failed: " + e.getMessage());
+      }
+    }
+
+    @Override
+    String note() {
+      return note;
+    }
+
+    @Override
+    StateStore store() {
+      return store;
+    }
+
+    @Override
+    RawStore raw() throws SQLException {
+      // The server's default durability (synchronous_commit on), as the store runs with.
+      return new JdbcRawStore(DriverManager.getConnection(url), schema + ".raw_items");
+    }
+
+    @Override
+    String version() throws SQLException {
+      try (Connection c = DriverManager.getConnection(url);
+          Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("show server_version")) {
+        rs.next();
+        return "PostgreSQL " + rs.getString(1) + " (pgjdbc " + Versions.of("postgresql") + ")";
+      }
+    }
+
+    @Override
+    public void close() throws SQLException, InterruptedException {
+      if (analyzer != null) {
+        analyzer.shutdownNow();
+        analyzer.awaitTermination(30, TimeUnit.SECONDS);
+      }
+      store.close();
+      try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+        s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+      } finally {
+        pool.close();
+      }
+    }
+  }
+
+  private static final class Redis extends BenchStore {
+    private final RedisClient client;
+    private final StatefulRedisConnection<String, String> connection;
+    private final String prefix = "watukuy-bench:" + Long.toHexString(System.nanoTime()) + ":";
+    private final RedisStore store;
+    private final List<StatefulRedisConnection<String, String>> extra = new ArrayList<>();
+
+    Redis(String uri) {
+      RedisURI parsed = RedisURI.create(uri);
+      parsed.setTimeout(Duration.ofSeconds(60));
+      client = RedisClient.create(parsed);
+      connection = client.connect();
+      store = RedisStore.builder(LettuceRedis.of(connection, RedisURI.create(uri))).prefix(prefix).build();
+    }
+
+    @Override
+    StateStore store() {
+      return store;
+    }
+
+    @Override
+    RawStore raw() {
+      StatefulRedisConnection<String, String> c = client.connect();
+      extra.add(c);
+      // One MULTI/EXEC per call, pipelined: the items hash and its identity index, like the store.
+      String items = prefix + "raw:items";
+      String ids = prefix + "raw:items:ids";
+      RedisAsyncCommands<String, String> a = c.async();
+      return new RawStore() {
+        @Override
+        public void upsert(List<Row> rows) throws Exception {
+          Map<String, String> fields = new LinkedHashMap<>();
+          List<ScoredValue<String>> members = new ArrayList<>(rows.size());
+          for (Row r : rows) {
+            fields.put(r.identity(), r.version() + "|" + r.hash() + "|1|" + r.identity() + "|" + r.seenAt());
+            members.add(ScoredValue.just(0, r.identity()));
+          }
+          c.setAutoFlushCommands(false);
+          try {
+            a.multi();
+            a.hset(items, fields);
+            @SuppressWarnings({"unchecked", "rawtypes"})
+            ScoredValue<String>[] array = members.toArray(new ScoredValue[0]);
+            a.zadd(ids, array);
+            RedisFuture<TransactionResult> exec = a.exec();
+            c.flushCommands();
+            exec.get(60, TimeUnit.SECONDS);
+          } finally {
+            c.setAutoFlushCommands(true);
+          }
+        }
+
+        @Override
+        public int select(List<String> identities) throws Exception {
+          int found = 0;
+          for (var kv : c.sync().hmget(items, identities.toArray(new String[0]))) if (kv.hasValue()) found++;
+          return found;
+        }
+
+        @Override
+        public void delete(List<String> identities) throws Exception {
+          String[] array = identities.toArray(new String[0]);
+          c.setAutoFlushCommands(false);
+          try {
+            a.multi();
+            a.hdel(items, array);
+            a.zrem(ids, array);
+            RedisFuture<TransactionResult> exec = a.exec();
+            c.flushCommands();
+            exec.get(60, TimeUnit.SECONDS);
+          } finally {
+            c.setAutoFlushCommands(true);
+          }
+        }
+
+        @Override
+        public void close() {
+          c.sync().del(items, ids);
+        }
+      };
+    }
+
+    @Override
+    String version() {
+      String info = connection.sync().info("server");
+      for (String line : info.split("\r?\n")) {
+        if (line.startsWith("redis_version:")) return "Redis " + line.substring("redis_version:".length()).trim()
+            + " (Lettuce " + Versions.of("lettuce") + ")";
+      }
+      return "Redis (version unknown)";
+    }
+
+    @Override
+    public void close() {
+      store.close();
+      List<String> keys = new ArrayList<>();
+      ScanIterator.scan(connection.sync(), ScanArgs.Builder.matches(prefix + "*").limit(1000)).forEachRemaining(keys::add);
+      for (int i = 0; i < keys.size(); i += 500)
+        connection.sync().del(keys.subList(i, Math.min(keys.size(), i + 500)).toArray(new String[0]));
+      extra.forEach(StatefulRedisConnection::close);
+      connection.close();
+      client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    }
+  }
+}

@@ -1,0 +1,35 @@
+package io.watukuy.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The CI smoke pass of the end-to-end bench: 2 000 items (4 pages) per store, every phase and
+ * baseline once. The run checks its own events and pages (it throws otherwise); this asserts
+ * only that each phase produced numbers, never how fast. PostgreSQL and Redis are the local ones
+ * the tests of their stores use ({@code scripts/services}).
+ */
+class EndToEndSmokeTest {
+
+  @ParameterizedTest
+  @ValueSource(strings = {"memory", "sqlite", "postgres", "redis"})
+  void everyPhaseRunsBesideItsBaseline(String store) throws Exception {
+    EndToEnd.Result result = EndToEnd.run(store, 2_000,
+        new BenchStore.Where(BenchMain.POSTGRES_URL, BenchMain.REDIS_URI));
+
+    assertThat(result.phases()).extracting(EndToEnd.Phase::name)
+        .containsExactly("first-sync", "idle-rescan", "changed-rescan");
+    // 2 000 items; 1% updated (i % 100 == 50: 20 items), 0.1% deleted (i % 1000 == 7: 2 items).
+    assertThat(result.phases()).extracting(EndToEnd.Phase::items).containsExactly(2_000, 2_000, 1_998);
+    assertThat(result.phases()).extracting(EndToEnd.Phase::events).containsExactly(2_000L, 0L, 22L);
+    assertThat(result.phases()).allSatisfy(p -> {
+      assertThat(p.seconds()).isPositive();
+      assertThat(p.baselineSeconds()).isPositive();
+      assertThat(p.ratio()).isPositive();
+    });
+    assertThat(EndToEnd.table(result)).contains("ratio");
+    assertThat(EndToEnd.json(result).get("phases")).hasSize(3);
+  }
+}
