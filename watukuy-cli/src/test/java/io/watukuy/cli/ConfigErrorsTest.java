@@ -99,7 +99,7 @@ class ConfigErrorsTest {
     String[] r = run("outptu: stdout\n" + VALID);
     assertThat(r[0]).isEqualTo("2");
     assertThat(r[2]).isEqualTo(
-        "watukuy: watukuy.yaml:1: outptu: unknown key (expected one of store, output, delivery, budgets, pollers)\n");
+        "watukuy: watukuy.yaml:1: outptu: unknown key (expected one of store, output, delivery, budgets, budgetStore, pollers)\n");
   }
 
   @Test
