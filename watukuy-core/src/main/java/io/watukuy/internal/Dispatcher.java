@@ -12,6 +12,7 @@ import io.watukuy.TimeSource;
 import io.watukuy.WatukuyListener;
 import java.time.Instant;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -27,8 +28,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Delivers outbox rows to a handler (DESIGN.md "Delivery"): per ordering key in sequence order,
- * at most {@code concurrency} handlers engine-wide, ack per event by sequence, retries with
- * backoff, park after the last attempt. A failed event's ordering key waits for its retry
+ * at most {@code concurrency} events in flight engine-wide, acks by sequence, retries with
+ * backoff, park after the last attempt.
+ *
+ * <p>An event is in flight from the start of its handler until its ack is written, and holds one
+ * of the {@code concurrency} permits all that time. Acks of handled events are written together
+ * in one {@code ackEvents} call (one store transaction rather than one per event, which made the
+ * store round trip the cost of a bulk sync) when the permits run out, before the next event of
+ * the same ordering key starts, before any other store write of the dispatcher and when the
+ * batch ends. So a crash redelivers at most {@code concurrency} handled events (G9: one duplicate
+ * per in-flight event), and never an event after a later one of its ordering key (spec K4: acks
+ * per ordering key in sequence order). A failed event's ordering key waits for its retry
  * (recorded in the store) and every later event of that key waits with it; other keys keep
  * flowing (G3, G7). Never sleeps: a retry that is not yet due ends the key's delivery for this
  * cycle and is picked up by a later one.
@@ -83,6 +93,7 @@ final class Dispatcher {
     }
     LinkedBlockingQueue<Result> done = new LinkedBlockingQueue<>();
     Set<String> running = new HashSet<>();
+    Acks acks = new Acks(d);
     try {
       while (true) {
         Instant now = time.now();
@@ -96,22 +107,30 @@ final class Dispatcher {
             block(d, ok, q, head.nextAttemptAt());
             continue;
           }
+          if (acks.holds(ok)) acks.flush(); // the earlier event of this ordering key is acked first (K4)
           if (!permits.tryAcquire()) {
-            if (!running.isEmpty()) break;
-            permits.acquire(); // other keys' handlers hold every permit: wait for one
+            // Half or more of this key's permits wait for their ack: write them, which frees them.
+            if (acks.size() > 0 && acks.size() >= running.size()) acks.flush();
+            if (!permits.tryAcquire()) {
+              if (!running.isEmpty()) break;
+              permits.acquire(); // other keys' events hold every permit: wait for one
+            }
           }
           running.add(ok);
           start(d, head, done);
         }
-        if (running.isEmpty()) return;
+        if (running.isEmpty()) {
+          acks.flush();
+          return;
+        }
         Result r = done.take();
-        permits.release();
         running.remove(r.row.orderingKey());
-        finish(d, r, queues.get(r.row.orderingKey()));
+        finish(d, r, queues.get(r.row.orderingKey()), acks);
       }
     } finally {
-      // An ack or park failed (lease lost, store down): let handlers in flight finish, without
-      // acking them; they are redelivered (G1).
+      // Delivery ended early (stop, lease lost, store down): ack what was handled if the store
+      // still takes it, let handlers in flight finish without acking them; they are redelivered (G1).
+      acks.flushQuietly();
       while (!running.isEmpty()) {
         Result r = done.take();
         permits.release();
@@ -145,14 +164,16 @@ final class Dispatcher {
     }
   }
 
-  private void finish(Delivery d, Result r, ArrayDeque<OutboxRow> q) {
+  /** Takes a handler's result; a handled event keeps its permit until its ack is written. */
+  private void finish(Delivery d, Result r, ArrayDeque<OutboxRow> q, Acks acks) {
     OutboxRow row = r.row;
     if (r.failure == null) {
-      store.ackEvents(d.key, d.lease.lease(), List.of(row.sequence()));
-      d.delivered++;
+      acks.add(row);
       q.poll();
       return;
     }
+    permits.release();
+    acks.flush(); // the failure's writes come after the acks of the events handled before it
     io.watukuy.HandlerUnavailableException down = unavailable(r.failure);
     if (down != null) {
       // The destination is down, not the event: no attempt is counted and nothing is parked.
@@ -221,4 +242,58 @@ final class Dispatcher {
   }
 
   private record Result(OutboxRow row, @Nullable Throwable failure) {}
+
+  /**
+   * Handled events of one key whose ack is not written yet, in the order they were handled; each
+   * holds the permit its handler ran under.
+   */
+  private final class Acks {
+    private final Delivery d;
+    private final List<Long> sequences = new ArrayList<>();
+    private final Set<String> orderingKeys = new HashSet<>();
+
+    Acks(Delivery d) {
+      this.d = d;
+    }
+
+    void add(OutboxRow row) {
+      sequences.add(row.sequence());
+      orderingKeys.add(row.orderingKey());
+    }
+
+    boolean holds(String orderingKey) {
+      return orderingKeys.contains(orderingKey);
+    }
+
+    int size() {
+      return sequences.size();
+    }
+
+    /**
+     * Writes the acks in one call and frees their permits, whether the store takes them or not
+     * (a refused ack leaves the rows pending: they are redelivered, G1). {@code delivered} counts
+     * only what the store took.
+     */
+    void flush() {
+      if (sequences.isEmpty()) return;
+      List<Long> batch = List.copyOf(sequences);
+      sequences.clear();
+      orderingKeys.clear();
+      try {
+        store.ackEvents(d.key, d.lease.lease(), batch);
+        d.delivered += batch.size();
+      } finally {
+        permits.release(batch.size());
+      }
+    }
+
+    /** {@link #flush()} on the way out of a failed delivery, where the first error is the one to report. */
+    void flushQuietly() {
+      try {
+        flush();
+      } catch (RuntimeException e) {
+        log.debug("{}: acks not written, the events stay pending: {}", d.key, e.toString());
+      }
+    }
+  }
 }
