@@ -732,12 +732,17 @@ public final class PostgresStore implements StateStore {
           Map<String, ItemRow> rows = new LinkedHashMap<>();
           try (PreparedStatement ps =
               c.prepareStatement(
-                  "SELECT identity, version, hash, schema_version, payload, ordering_key,"
-                      + " seen_at FROM "
+                  // One index probe per identity, whatever the planner's statistics say: with
+                  // "identity = ANY (?)" a table not analyzed since it grew (a first sync, before
+                  // autovacuum's next pass) is read whole for every page; LIMIT 1 keeps the
+                  // lateral subquery from being turned into that same join.
+                  "SELECT i.identity, i.version, i.hash, i.schema_version, i.payload, i.ordering_key,"
+                      + " i.seen_at FROM unnest(?::text[]) AS w(identity) CROSS JOIN LATERAL"
+                      + " (SELECT * FROM "
                       + schema.items
-                      + " WHERE poller = ? AND \"partition\" = ? AND identity = ANY (?)")) {
-            bindKey(ps, 1, key);
-            ps.setArray(3, textArray(c, wanted));
+                      + " WHERE poller = ? AND \"partition\" = ? AND identity = w.identity LIMIT 1) i")) {
+            ps.setArray(1, textArray(c, wanted));
+            bindKey(ps, 2, key);
             try (ResultSet rs = ps.executeQuery()) {
               while (rs.next()) {
                 ItemRow row =
@@ -935,27 +940,61 @@ public final class PostgresStore implements StateStore {
     return count("countPending", schema.outbox, key, " AND status = '" + PENDING + "'");
   }
 
-  /** {@inheritDoc} Acknowledged rows are deleted. */
+  /**
+   * {@inheritDoc} Acknowledged rows are deleted.
+   *
+   * <p>One statement, one round trip: it locks the key's row ({@code FOR UPDATE}, like every
+   * fenced write, so the lease check sees the newest owner and the lock order is the same) and
+   * deletes only when owner and epoch match; the row it returns tells which.
+   *
+   * <p>The ack commits with {@code synchronous_commit = off} for its own transaction: the server
+   * does not wait for the WAL flush. Acks are the one write made per few handled events, and a
+   * flush per ack was most of a bulk sync's time. What it risks: if the PostgreSQL server itself
+   * crashes (not the watukuy process), acks of the last moments (up to three times {@code
+   * wal_writer_delay}, 600 ms by default) can be lost, and those events are delivered again
+   * (at-least-once, G1; the handler dedupes by event id, G2). Every other write of the store,
+   * {@code commitPoll} above all, keeps the server's setting.
+   */
   @Override
   public void ackEvents(PollerKey key, Lease lease, Collection<Long> sequences) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(lease, "lease");
     Objects.requireNonNull(sequences, "sequences");
-    List<Long> seqs = List.copyOf(sequences);
-    fenced(
+    Long[] seqs = sequences.toArray(Long[]::new);
+    autoCommit(
         "ackEvents",
         key,
-        lease,
-        (c, state) -> {
-          if (seqs.isEmpty()) {
-            return null;
-          }
+        c -> {
           try (PreparedStatement ps =
               c.prepareStatement(
-                  "DELETE FROM "
+                  "WITH lease AS (SELECT lease_owner, lease_epoch FROM "
+                      + schema.pollers
+                      + " WHERE poller = ? AND \"partition\" = ? FOR UPDATE),"
+                      + " acked AS (DELETE FROM "
                       + schema.outbox
-                      + " WHERE poller = ? AND \"partition\" = ? AND seq = ANY (?)")) {
+                      + " WHERE poller = ? AND \"partition\" = ? AND seq = ANY (?)"
+                      + " AND EXISTS (SELECT 1 FROM lease WHERE lease_owner = ? AND lease_epoch = ?)"
+                      + " RETURNING 1)"
+                      + " SELECT lease_owner, lease_epoch, (SELECT count(*) FROM acked),"
+                      + " set_config('synchronous_commit', 'off', true) FROM lease")) {
             bindKey(ps, 1, key);
-            ps.setArray(3, c.createArrayOf("bigint", seqs.toArray()));
-            ps.executeUpdate();
+            bindKey(ps, 3, key);
+            ps.setArray(5, c.createArrayOf("bigint", seqs));
+            ps.setString(6, lease.owner());
+            ps.setLong(7, lease.epoch());
+            try (ResultSet rs = ps.executeQuery()) {
+              if (!rs.next()) {
+                throw new LeaseLostException(key, lease.epoch(), null);
+              }
+              String owner = rs.getString(1);
+              long epoch = rs.getLong(2);
+              if (owner == null || rs.wasNull()) {
+                throw new LeaseLostException(key, lease.epoch(), null);
+              }
+              if (!owner.equals(lease.owner()) || epoch != lease.epoch()) {
+                throw new LeaseLostException(key, lease.epoch(), epoch);
+              }
+            }
           }
           return null;
         });
@@ -1408,32 +1447,63 @@ public final class PostgresStore implements StateStore {
     }
   }
 
+  /**
+   * One statement for the whole page: the rows travel as column arrays and {@code unnest} turns
+   * them back into rows. A JDBC batch would execute the statement once per row on the server,
+   * which made commitPoll several times slower than the rows' own write. An identity listed twice
+   * keeps its last row, as one upsert after another would.
+   */
   private void upsertItems(Connection c, PollerKey key, List<ItemRow> rows) throws SQLException {
     if (rows.isEmpty()) {
       return;
+    }
+    Map<String, ItemRow> last = new LinkedHashMap<>();
+    for (ItemRow row : rows) {
+      last.remove(row.identity());
+      last.put(row.identity(), row);
+    }
+    int n = last.size();
+    String[] identity = new String[n];
+    String[] version = new String[n];
+    String[] hash = new String[n];
+    Integer[] schemaVersion = new Integer[n];
+    String[] payload = new String[n];
+    String[] orderingKey = new String[n];
+    String[] seenAt = new String[n];
+    int i = 0;
+    for (ItemRow row : last.values()) {
+      identity[i] = row.identity();
+      version[i] = row.version();
+      hash[i] = row.hash();
+      schemaVersion[i] = row.schemaVersion();
+      payload[i] = row.payload();
+      orderingKey[i] = row.orderingKey();
+      seenAt[i] = ms(row.seenAt()).toString();
+      i++;
     }
     try (PreparedStatement ps =
         c.prepareStatement(
             "INSERT INTO "
                 + schema.items
                 + " (poller, \"partition\", identity, version, hash, schema_version, payload,"
-                + " ordering_key, seen_at) VALUES (?, ?, ?, ?, ?, ?, CAST(? AS json), ?, ?)"
+                + " ordering_key, seen_at)"
+                + " SELECT ?, ?, u.identity, u.version, u.hash, u.schema_version,"
+                + " CAST(u.payload AS json), u.ordering_key, CAST(u.seen_at AS timestamptz)"
+                + " FROM unnest(?::text[], ?::text[], ?::text[], ?::int[], ?::text[], ?::text[], ?::text[])"
+                + " AS u(identity, version, hash, schema_version, payload, ordering_key, seen_at)"
                 + " ON CONFLICT (poller, \"partition\", identity) DO UPDATE SET"
                 + " version = EXCLUDED.version, hash = EXCLUDED.hash,"
                 + " schema_version = EXCLUDED.schema_version, payload = EXCLUDED.payload,"
                 + " ordering_key = EXCLUDED.ordering_key, seen_at = EXCLUDED.seen_at")) {
-      for (ItemRow row : rows) {
-        bindKey(ps, 1, key);
-        ps.setString(3, row.identity());
-        ps.setString(4, row.version());
-        ps.setString(5, row.hash());
-        ps.setInt(6, row.schemaVersion());
-        ps.setString(7, row.payload());
-        ps.setString(8, row.orderingKey());
-        setTime(ps, 9, row.seenAt());
-        ps.addBatch();
-      }
-      ps.executeBatch();
+      bindKey(ps, 1, key);
+      ps.setArray(3, c.createArrayOf("text", identity));
+      ps.setArray(4, c.createArrayOf("text", version));
+      ps.setArray(5, c.createArrayOf("text", hash));
+      ps.setArray(6, c.createArrayOf("int4", schemaVersion));
+      ps.setArray(7, c.createArrayOf("text", payload));
+      ps.setArray(8, c.createArrayOf("text", orderingKey));
+      ps.setArray(9, c.createArrayOf("text", seenAt));
+      ps.executeUpdate();
     }
   }
 
@@ -1453,10 +1523,31 @@ public final class PostgresStore implements StateStore {
     }
   }
 
+  /** One statement for the whole page, as {@link #upsertItems} does. */
   private void insertEvents(Connection c, PollerKey key, List<OutboxRow> rows)
       throws SQLException {
     if (rows.isEmpty()) {
       return;
+    }
+    int n = rows.size();
+    Long[] seq = new Long[n];
+    String[] eventId = new String[n];
+    String[] orderingKey = new String[n];
+    String[] event = new String[n];
+    Integer[] attempts = new Integer[n];
+    String[] nextAttemptAt = new String[n];
+    String[] lastError = new String[n];
+    String[] createdAt = new String[n];
+    for (int i = 0; i < n; i++) {
+      OutboxRow row = rows.get(i);
+      seq[i] = row.sequence();
+      eventId[i] = row.eventId();
+      orderingKey[i] = row.orderingKey();
+      event[i] = row.event();
+      attempts[i] = row.attempts();
+      nextAttemptAt[i] = row.nextAttemptAt() == null ? null : ms(row.nextAttemptAt()).toString();
+      lastError[i] = row.lastError();
+      createdAt[i] = ms(row.createdAt()).toString();
     }
     try (PreparedStatement ps =
         c.prepareStatement(
@@ -1464,22 +1555,23 @@ public final class PostgresStore implements StateStore {
                 + schema.outbox
                 + " (poller, \"partition\", seq, event_id, ordering_key, event, status, attempts,"
                 + " next_attempt_at, last_error, created_at)"
-                + " VALUES (?, ?, ?, ?, ?, CAST(? AS json), '"
+                + " SELECT ?, ?, u.seq, u.event_id, u.ordering_key, CAST(u.event AS json), '"
                 + PENDING
-                + "', ?, ?, CAST(? AS json), ?)")) {
-      for (OutboxRow row : rows) {
-        bindKey(ps, 1, key);
-        ps.setLong(3, row.sequence());
-        ps.setString(4, row.eventId());
-        ps.setString(5, row.orderingKey());
-        ps.setString(6, row.event());
-        ps.setInt(7, row.attempts());
-        setTimeOrNull(ps, 8, row.nextAttemptAt());
-        ps.setString(9, row.lastError());
-        setTime(ps, 10, row.createdAt());
-        ps.addBatch();
-      }
-      ps.executeBatch();
+                + "', u.attempts, CAST(u.next_attempt_at AS timestamptz), CAST(u.last_error AS json),"
+                + " CAST(u.created_at AS timestamptz)"
+                + " FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::int[], ?::text[], ?::text[],"
+                + " ?::text[]) AS u(seq, event_id, ordering_key, event, attempts, next_attempt_at,"
+                + " last_error, created_at)")) {
+      bindKey(ps, 1, key);
+      ps.setArray(3, c.createArrayOf("int8", seq));
+      ps.setArray(4, c.createArrayOf("text", eventId));
+      ps.setArray(5, c.createArrayOf("text", orderingKey));
+      ps.setArray(6, c.createArrayOf("text", event));
+      ps.setArray(7, c.createArrayOf("int4", attempts));
+      ps.setArray(8, c.createArrayOf("text", nextAttemptAt));
+      ps.setArray(9, c.createArrayOf("text", lastError));
+      ps.setArray(10, c.createArrayOf("text", createdAt));
+      ps.executeUpdate();
     }
   }
 
