@@ -65,14 +65,19 @@ public final class Jcs {
    *     node that does not wrap a {@code JsonNode}; the message names the offending path
    */
   public static byte[] canonicalize(JsonNode node) {
+    return write(node).toByteArray();
+  }
+
+  private static ByteSink write(JsonNode node) {
     Objects.requireNonNull(node, "node");
-    ByteSink out = new ByteSink(128);
+    // API items are mostly a few KB: start there rather than doubling up from a few bytes.
+    ByteSink out = new ByteSink(4096);
     try {
       writeValue(node, out);
     } catch (Failure failure) {
       throw failure.toException();
     }
-    return out.toByteArray();
+    return out;
   }
 
   /**
@@ -94,7 +99,8 @@ public final class Jcs {
    * @throws CanonicalizationException as {@link #canonicalize(JsonNode)}
    */
   public static String hash(JsonNode node) {
-    return Sha256.hex(canonicalize(node));
+    ByteSink out = write(node);
+    return Sha256.hex(out.buf, out.len);
   }
 
   /**
@@ -317,39 +323,55 @@ public final class Jcs {
 
   private static void writeString(String s, boolean isKey, ByteSink out) {
     int n = s.length();
-    out.ensure(n + 2);
-    out.write('"');
-    for (int i = 0; i < n; i++) {
+    // Room for the worst case (three bytes per UTF-16 unit, or an escape of six per unit), so
+    // the plain-ASCII run below writes without a bounds check per byte.
+    out.ensure(6 * n + 2);
+    byte[] buf = out.buf;
+    int len = out.len;
+    buf[len++] = '"';
+    int i = 0;
+    while (i < n) {
       char c = s.charAt(i);
-      if (c < 0x80) {
-        if (c >= 0x20 && c != '"' && c != '\\') {
-          out.write(c);
-        } else {
-          writeEscape(c, out);
-        }
-      } else if (c < 0x800) {
-        out.write(0xC0 | (c >> 6));
-        out.write(0x80 | (c & 0x3F));
-      } else if (!Character.isSurrogate(c)) {
-        out.write(0xE0 | (c >> 12));
-        out.write(0x80 | ((c >> 6) & 0x3F));
-        out.write(0x80 | (c & 0x3F));
-      } else if (Character.isHighSurrogate(c)
-          && i + 1 < n
-          && Character.isLowSurrogate(s.charAt(i + 1))) {
-        int cp = Character.toCodePoint(c, s.charAt(++i));
-        out.write(0xF0 | (cp >> 18));
-        out.write(0x80 | ((cp >> 12) & 0x3F));
-        out.write(0x80 | ((cp >> 6) & 0x3F));
-        out.write(0x80 | (cp & 0x3F));
-      } else {
-        throw new Failure(
-            "unpaired surrogate U+"
-                + Integer.toHexString(c).toUpperCase(Locale.ROOT)
-                + (isKey ? " in object key" : ""));
+      if (c < 0x80 && c >= 0x20 && c != '"' && c != '\\') {
+        buf[len++] = (byte) c;
+        i++;
+        continue;
       }
+      out.len = len;
+      i = writeSpecial(s, i, isKey, out);
+      len = out.len;
     }
-    out.write('"');
+    buf[len++] = '"';
+    out.len = len;
+  }
+
+  /** Writes the character at {@code i} that needs an escape or UTF-8 encoding; returns the next index. */
+  private static int writeSpecial(String s, int i, boolean isKey, ByteSink out) {
+    char c = s.charAt(i);
+    if (c < 0x80) {
+      writeEscape(c, out);
+    } else if (c < 0x800) {
+      out.write(0xC0 | (c >> 6));
+      out.write(0x80 | (c & 0x3F));
+    } else if (!Character.isSurrogate(c)) {
+      out.write(0xE0 | (c >> 12));
+      out.write(0x80 | ((c >> 6) & 0x3F));
+      out.write(0x80 | (c & 0x3F));
+    } else if (Character.isHighSurrogate(c)
+        && i + 1 < s.length()
+        && Character.isLowSurrogate(s.charAt(i + 1))) {
+      int cp = Character.toCodePoint(c, s.charAt(++i));
+      out.write(0xF0 | (cp >> 18));
+      out.write(0x80 | ((cp >> 12) & 0x3F));
+      out.write(0x80 | ((cp >> 6) & 0x3F));
+      out.write(0x80 | (cp & 0x3F));
+    } else {
+      throw new Failure(
+          "unpaired surrogate U+"
+              + Integer.toHexString(c).toUpperCase(Locale.ROOT)
+              + (isKey ? " in object key" : ""));
+    }
+    return i + 1;
   }
 
   private static void writeEscape(char c, ByteSink out) {

@@ -19,7 +19,20 @@ public final class Sha256 {
    * @return the SHA-256 digest as 64 lowercase hex characters
    */
   public static String hex(byte[] bytes) {
-    return HEX.formatHex(newDigest().digest(bytes));
+    return hex(bytes, bytes.length);
+  }
+
+  /**
+   * Hashes the first {@code length} bytes of an array.
+   *
+   * @param bytes the buffer; not modified
+   * @param length how many bytes from index 0 to hash; at most {@code bytes.length}
+   * @return the SHA-256 digest as 64 lowercase hex characters
+   */
+  public static String hex(byte[] bytes, int length) {
+    MessageDigest digest = newDigest();
+    digest.update(bytes, 0, length);
+    return HEX.formatHex(digest.digest());
   }
 
   /**
