@@ -213,7 +213,9 @@ public final class MemoryStore implements StateStore {
           out.put(identity, row);
         }
       }
-      return Map.copyOf(out);
+      // Not Map.copyOf: its open addressing probes long runs for identities with neighbouring
+      // hash codes ("1000001", "1000002", ...), which made this lookup the cost of a page diff.
+      return Collections.unmodifiableMap(out);
     }
   }
 
