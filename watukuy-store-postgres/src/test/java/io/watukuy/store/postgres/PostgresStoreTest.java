@@ -243,7 +243,7 @@ class PostgresStoreTest {
             "watukuy_items", "watukuy_log", "watukuy_meta", "watukuy_outbox", "watukuy_parked",
             "watukuy_pollers", "watukuy_validators");
     assertThat(catalogue(schema)).isEqualTo(catalogue);
-    assertThat(schemaVersion(schema, "watukuy_")).isEqualTo("1");
+    assertThat(schemaVersion(schema, "watukuy_")).isEqualTo("2");
     assertThat(store.countItems(KEY)).isEqualTo(1);
     assertThat(store.getLease(KEY)).contains(lease);
   }
@@ -296,7 +296,37 @@ class PostgresStoreTest {
         threads.shutdownNow();
       }
       assertThat(tables(schema)).as("round %d", round).hasSize(7);
-      assertThat(schemaVersion(schema, "watukuy_")).isEqualTo("1");
+      assertThat(schemaVersion(schema, "watukuy_")).isEqualTo("2");
+    }
+  }
+
+  @Test
+  void aVersionOneSchemaIsUpgradedKeepingItsRowsAndStopsCompressingOutboxEvents() throws SQLException {
+    String schema = schema("upgrade");
+    PostgresStore old = track(PostgresStore.builder(pool).schema(schema).build());
+    old.migrate();
+    Lease lease = acquire(old, "a", T0);
+    old.commitPoll(KEY, lease, batch(1, item("1")), T0);
+    // What version 1 left: the default storage (extended: compressed) and version '1'.
+    PgTest.execute(pool, "ALTER TABLE \"" + schema + "\".watukuy_outbox ALTER COLUMN event SET STORAGE EXTENDED");
+    PgTest.execute(pool, "UPDATE \"" + schema + "\".watukuy_meta SET value = '1' WHERE name = 'schema_version'");
+    assertThat(eventStorage(schema)).isEqualTo("x");
+
+    track(PostgresStore.builder(pool).schema(schema).build()).migrate();
+
+    assertThat(schemaVersion(schema, "watukuy_")).isEqualTo("2");
+    assertThat(eventStorage(schema)).as("pg_attribute.attstorage of outbox.event").isEqualTo("e");
+    assertThat(old.countItems(KEY)).isEqualTo(1);
+    assertThat(old.countPending(KEY)).isEqualTo(1);
+  }
+
+  private static String eventStorage(String schema) throws SQLException {
+    try (Connection c = PgTest.connect();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT attstorage FROM pg_attribute WHERE attrelid = '\""
+            + schema + "\".watukuy_outbox'::regclass AND attname = 'event'")) {
+      assertThat(rs.next()).isTrue();
+      return rs.getString(1);
     }
   }
 
@@ -305,14 +335,14 @@ class PostgresStoreTest {
     String schema = schema("newer");
     track(PostgresStore.builder(pool).schema(schema).build()).migrate();
     PgTest.execute(
-        pool, "UPDATE \"" + schema + "\".watukuy_meta SET value = '2' WHERE name = 'schema_version'");
+        pool, "UPDATE \"" + schema + "\".watukuy_meta SET value = '3' WHERE name = 'schema_version'");
 
     PostgresStore later = track(PostgresStore.builder(pool).schema(schema).build());
 
     assertThatThrownBy(() -> later.loadState(KEY))
         .isInstanceOf(StoreException.class)
-        .hasMessageContaining("schema version 2")
-        .hasMessageContaining("newer than this release supports (1)")
+        .hasMessageContaining("schema version 3")
+        .hasMessageContaining("newer than this release supports (2)")
         .hasMessageContaining("127.0.0.1:5432/test");
     assertThatThrownBy(later::migrate).isInstanceOf(StoreException.class);
   }
@@ -325,14 +355,14 @@ class PostgresStoreTest {
         .isEqualTo(PostgresStore.DDL)
         .isEqualTo(PostgresStore.ddlScript("public", "watukuy_"));
     assertThat(PostgresStore.DDL)
-        .startsWith("-- watukuy PostgresStore schema version 1")
+        .startsWith("-- watukuy PostgresStore schema version 2")
         .contains("CREATE TABLE IF NOT EXISTS \"public\".\"watukuy_pollers\"")
         .contains(" state jsonb,")
         .contains(" event json NOT NULL,")
         .endsWith(
-            "INSERT INTO \"public\".\"watukuy_meta\" (name, value) VALUES ('schema_version', '1')"
+            "INSERT INTO \"public\".\"watukuy_meta\" (name, value) VALUES ('schema_version', '2')"
                 + " ON CONFLICT (name) DO NOTHING;\n");
-    assertThat(PostgresStore.ddl("public", "watukuy_")).hasSize(13);
+    assertThat(PostgresStore.ddl("public", "watukuy_")).hasSize(14);
 
     String byScript = schema("script");
     String byMigrate = schema("migrated");
@@ -346,7 +376,7 @@ class PostgresStoreTest {
     track(PostgresStore.builder(pool).schema(byMigrate).build()).migrate();
 
     assertThat(catalogue(byScript)).isNotEmpty().isEqualTo(catalogue(byMigrate));
-    assertThat(schemaVersion(byScript, "watukuy_")).isEqualTo("1");
+    assertThat(schemaVersion(byScript, "watukuy_")).isEqualTo("2");
   }
 
   @Test
