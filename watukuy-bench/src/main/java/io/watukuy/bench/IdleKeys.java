@@ -36,8 +36,9 @@ import java.util.concurrent.atomic.LongAdder;
  * a wall-clock window, as a share of one core; the polls and the visits of keys that were not due
  * in that window show the keys really are being scheduled. The CPU of live threads is also split
  * by name ({@code watukuy-cycle-}, {@code watukuy-timer}, ...), with the garbage collectors'
- * time, to show where it goes. The baseline is an idle process, whose share of a core is about
- * zero, so there is no ratio.
+ * time, to show where it goes. Only this process is counted: the CPU a PostgreSQL or Redis server
+ * spends on the store's calls is not. The baseline is an idle process, whose share of a core is
+ * about zero, so there is no ratio.
  */
 final class IdleKeys {
   private IdleKeys() {}
@@ -235,7 +236,8 @@ final class IdleKeys {
         r.shape() == Shape.PARTITIONS ? "partitions of one poller" : "one poller each", r.every().toSeconds(),
         r.settled() ? "within" : "NOT within", r.settleSeconds()));
     out.append(String.format(Locale.ROOT, "  process CPU in a %.1f s window: %.2f s, %.1f%% of one core (target < 5%%"
-            + " for 10 000 keys)%n", r.windowSeconds(), r.cpuSeconds(), r.cpuPercent()));
+            + " for 10 000 keys; this process only, not a store server's own CPU)%n", r.windowSeconds(),
+        r.cpuSeconds(), r.cpuPercent()));
     out.append(String.format(Locale.ROOT, "  in the window: %,d polls (%,.0f/s), %,d visits of keys not due (%,.0f/s);"
             + " peak threads %d%n", r.polls(), r.polls() / r.windowSeconds(), r.notDue(), r.notDue() / r.windowSeconds(),
         r.peakThreads()));
@@ -266,6 +268,7 @@ final class IdleKeys {
     ObjectNode by = n.putObject("cpuSecondsByThread");
     r.cpuByThread().forEach(by::put);
     n.put("gcSeconds", r.gcSeconds());
+    n.put("cpuCounted", "this process only; a store server's own CPU is not counted");
     n.put("baseline", "an idle process: about 0% of a core; no ratio");
     return n;
   }

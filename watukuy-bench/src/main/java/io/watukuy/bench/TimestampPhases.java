@@ -40,7 +40,8 @@ import org.jspecify.annotations.Nullable;
  * </ol>
  *
  * Each tick is checked like the snapshot phases' (items fetched, pages, events by type), and the
- * floor adds a plain client's fetch + parse of the same filtered pages.
+ * floor adds a plain client's fetch + parse of the same filtered pages. The store is the run's, so
+ * the heap these phases report includes what the snapshot phases left in it.
  */
 final class TimestampPhases {
   /** The strategy label in the results. */
