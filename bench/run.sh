@@ -9,7 +9,19 @@
 #                                 -> bench/results/<date>-<store>.json
 #                                 OPTS: --stores memory,sqlite,postgres,redis (default: all four)
 #                                       --items N (default 100000; 1000000 for the G10 check)
-#                                       --tiny (2000 items: a smoke pass)
+#                                       --phases snapshot,timestamp,live,idle (default: all four)
+#                                         snapshot   snapshotDiff: first sync, idle re-scan, 1% changed
+#                                         timestamp  the same listing by updated_at: first sync, idle
+#                                                    poll, 1% changed (only those come back)
+#                                         live       change -> handler latency on a running daemon,
+#                                                    schedule.min 200 ms (200 changes, at most 75 s)
+#                                         idle       10 000 idle keys on one engine: CPU per wall
+#                                                    second (about 35 s on memory, 1-2 min elsewhere)
+#                                       --live-samples N (default 200)
+#                                       --idle-keys N (default 10000), --idle-seconds S (default 30),
+#                                       --idle-shape partitions|pollers (default partitions)
+#                                       --tiny (2000 items, 5 live changes, 200 idle keys for 1 s:
+#                                         a smoke pass)
 #                                       --postgres-url JDBC-URL, --redis-uri URI
 #
 # Each benchmark runs beside its physical baseline in the same run; the ratio column is

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.LocalDate;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -26,12 +27,17 @@ import java.util.Map;
  *
  * <pre>
  * java -Xmx256m -jar watukuy-bench.jar e2e --store memory|sqlite|postgres|redis
- *     [--items N | --tiny] [--out DIR] [--postgres-url JDBC-URL] [--redis-uri URI]
+ *     [--items N | --tiny] [--phases snapshot,timestamp,live,idle] [--live-samples N]
+ *     [--idle-keys N] [--idle-seconds S] [--idle-shape partitions|pollers] [--out DIR] [--postgres-url JDBC-URL] [--redis-uri URI]
  * </pre>
  *
- * {@code e2e} runs the end-to-end bench of one store ({@link EndToEnd}) over {@code N} items
- * (default 100 000; {@code --tiny}: 2 000; at least 1 000), prints its table and, with {@code
- * --out}, writes {@code DIR/<date>-<store>.json} ({@code <date>-<store>-<N>items.json} for
+ * {@code e2e} runs the end-to-end bench of one store ({@link EndToEnd}): the snapshot and
+ * timestamp phases over {@code N} items (default 100 000; {@code --tiny}: 2 000; at least 1 000),
+ * the live-lane latency ({@link LiveLatency}; default 200 changes, {@code --tiny}: 5) and the
+ * idle keys' CPU ({@link IdleKeys}; default 10 000 keys over a 30 s window, {@code --tiny}: 200
+ * keys, 1 s; {@code --idle-shape pollers}: one poller per key instead of one poller's
+ * partitions); {@code --phases} picks groups (default all four). It prints the table and, with
+ * {@code --out}, writes {@code DIR/<date>-<store>.json} ({@code <date>-<store>-<N>items.json} for
  * another {@code N}, {@code <date>-<store>-tiny.json} with {@code --tiny}). PostgreSQL defaults to {@value #POSTGRES_URL} (tables in a fresh schema {@code
  * watukuy_bench_<hex>}, dropped at the end), Redis to {@value #REDIS_URI} (keys under a fresh
  * {@code watukuy-bench:<hex>:} prefix, deleted at the end).
@@ -117,6 +123,7 @@ public final class BenchMain {
     String store = null;
     int items = 100_000;
     boolean tiny = false;
+    Map<String, String> given = new HashMap<>();
     Path out = null;
     String postgres = POSTGRES_URL;
     String redis = REDIS_URI;
@@ -129,12 +136,22 @@ public final class BenchMain {
         case "--out" -> out = Path.of(value(a, args));
         case "--postgres-url" -> postgres = value(a, args);
         case "--redis-uri" -> redis = value(a, args);
+        case "--phases", "--live-samples", "--idle-keys", "--idle-seconds", "--idle-shape" -> given.put(a, value(a, args));
         default -> throw new IllegalArgumentException("unknown option '" + a + "' for e2e");
       }
     }
     if (store == null) throw new IllegalArgumentException("e2e needs --store memory|sqlite|postgres|redis");
-    if (tiny) items = 2_000;
-    EndToEnd.Result result = EndToEnd.run(store, items, new BenchStore.Where(postgres, redis));
+    EndToEnd.Settings settings = tiny ? EndToEnd.Settings.tiny() : EndToEnd.Settings.full(items);
+    if (given.containsKey("--phases")) settings = settings.withGroups(EndToEnd.Group.parse(given.get("--phases")));
+    settings = settings.withLive(settings.live().withSamples(integer(given, "--live-samples", settings.live().samples())));
+    settings = settings.withIdle(settings.idle().withKeys(integer(given, "--idle-keys", settings.idle().keys()))
+        .withWindow(Duration.ofSeconds(integer(given, "--idle-seconds", (int) settings.idle().window().toSeconds()))));
+    if (given.containsKey("--idle-shape"))
+      settings = settings.withIdle(settings.idle().withShape(IdleKeys.Shape.parse(given.get("--idle-shape"))));
+    if (settings.idle().keys() < 1 || settings.idle().window().isZero())
+      throw new IllegalArgumentException("--idle-keys and --idle-seconds must be >= 1");
+    items = settings.items();
+    EndToEnd.Result result = EndToEnd.run(store, settings, new BenchStore.Where(postgres, redis));
     System.out.print(EndToEnd.table(result));
     if (out != null) {
       Files.createDirectories(out);

@@ -17,15 +17,29 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The end-to-end bench of one store: a {@code snapshotDiff} poller over HTTP against a {@link
- * ListingServer} of {@code n} items in 500-item pages, three phases, each followed by the store's
- * raw baseline on the same rows:
+ * The end-to-end bench of one store, in four groups of phases ({@link Group}), each on its own
+ * poller over the same fresh store:
+ *
+ * <ul>
+ *   <li>{@code snapshot}: the three phases below;
+ *   <li>{@code timestamp}: the same listing read incrementally ({@link TimestampPhases});
+ *   <li>{@code live}: the live lane's latency on a running daemon ({@link LiveLatency});
+ *   <li>{@code idle}: the CPU of many idle keys on one engine ({@link IdleKeys}).
+ * </ul>
+ *
+ * The snapshot phases run a {@code snapshotDiff} poller over HTTP against a {@link ListingServer}
+ * of {@code n} items in 500-item pages, each phase followed by the store's raw baseline on the
+ * same rows:
  *
  * <ol>
  *   <li>{@code first-sync}: every item is new, {@code n} created events; baseline: upsert the
@@ -44,14 +58,96 @@ import java.util.concurrent.atomic.AtomicLong;
  * items. The fetch + parse of the whole listing with a plain {@link HttpClient} is measured once;
  * added to the raw baseline it gives each phase's physical floor (no watukuy logic at all), and
  * {@code floorRatio} is watukuy's items/s over the floor's.
+ *
+ * <p>The phases never assert timing: {@link Settings#tiny()} is the smoke pass of {@code ./mvnw
+ * verify}.
  */
 final class EndToEnd {
   /** Items per page, as the server serves them. */
   static final int PAGE = ListingServer.PAGE;
 
-  /** One phase's numbers. */
-  record Phase(String name, int items, long events, double seconds, long peakHeap, long retained,
-      Map<String, TimedStore.Usage> storeCalls, String baselineWhat, double baselineSeconds, double fetchSeconds) {
+  /** The groups of phases, as {@code --phases} names them. */
+  enum Group {
+    SNAPSHOT, TIMESTAMP, LIVE, IDLE;
+
+    /** The name on the command line and in the results. */
+    String label() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * Parses {@code --phases}.
+     *
+     * @param list comma-separated labels, such as {@code snapshot,timestamp}
+     * @return the groups, in run order
+     * @throws IllegalArgumentException for an unknown or missing label
+     */
+    static Set<Group> parse(String list) {
+      Set<Group> out = EnumSet.noneOf(Group.class);
+      for (String part : list.split(",")) {
+        String label = part.trim();
+        if (label.isEmpty()) continue;
+        Group g = Arrays.stream(values()).filter(v -> v.label().equals(label)).findFirst()
+            .orElseThrow(() -> new IllegalArgumentException(
+                "--phases: unknown phase '" + label + "'; expected snapshot, timestamp, live or idle"));
+        out.add(g);
+      }
+      if (out.isEmpty()) throw new IllegalArgumentException("--phases needs at least one of snapshot,timestamp,live,idle");
+      return out;
+    }
+  }
+
+  /**
+   * What to run.
+   *
+   * @param items items in the listing of the snapshot and timestamp phases; at least 1000
+   * @param groups the groups to run, in {@link Group} order
+   * @param live the live-latency phase's settings
+   * @param idle the idle-keys phase's settings
+   */
+  record Settings(int items, Set<Group> groups, LiveLatency.Settings live, IdleKeys.Settings idle) {
+    /** Every group at full length over {@code items} items. */
+    static Settings full(int items) {
+      return new Settings(items, EnumSet.allOf(Group.class), LiveLatency.Settings.full(), IdleKeys.Settings.full());
+    }
+
+    /** The smoke pass: 2 000 items, a few live changes, 200 idle keys for 1 s. */
+    static Settings tiny() {
+      return new Settings(2_000, EnumSet.allOf(Group.class), LiveLatency.Settings.tiny(), IdleKeys.Settings.tiny());
+    }
+
+    Settings withGroups(Set<Group> groups) {
+      return new Settings(items, EnumSet.copyOf(groups), live, idle);
+    }
+
+    Settings withLive(LiveLatency.Settings live) {
+      return new Settings(items, groups, live, idle);
+    }
+
+    Settings withIdle(IdleKeys.Settings idle) {
+      return new Settings(items, groups, live, idle);
+    }
+  }
+
+  /**
+   * One phase's numbers.
+   *
+   * @param name the phase
+   * @param strategy the poller's cursor strategy
+   * @param items items the phase listed
+   * @param events events delivered, checked
+   * @param runs ticks measured (seconds is their total); 1 but for repeated idle polls
+   * @param seconds wall time of the ticks
+   * @param peakHeap the highest heap in use while it ran, bytes
+   * @param retained the heap after a full collection at its end, bytes
+   * @param storeCalls time inside each store method
+   * @param baselineWhat what the baseline did
+   * @param baselineSeconds the baseline's wall time for the same work
+   * @param fetchSeconds a plain client's fetch + parse of the same listing, seconds
+   */
+  record Phase(String name, String strategy, int items, long events, int runs, double seconds, long peakHeap,
+      long retained, Map<String, TimedStore.Usage> storeCalls, String baselineWhat, double baselineSeconds,
+      double fetchSeconds) {
     /** Seconds spent inside store calls. */
     double storeSeconds() {
       return storeCalls.values().stream().mapToDouble(TimedStore.Usage::seconds).sum();
@@ -69,8 +165,9 @@ final class EndToEnd {
       return items / baselineSeconds;
     }
 
+    /** watukuy's throughput over the baseline's: the baseline's time over watukuy's for the same work. */
     double ratio() {
-      return itemsPerSecond() / baselineItemsPerSecond();
+      return baselineSeconds / seconds;
     }
 
     /**
@@ -81,55 +178,90 @@ final class EndToEnd {
       return items / (fetchSeconds + baselineSeconds);
     }
 
-    /** watukuy's items/s over the floor's. */
+    /** watukuy's items/s over the floor's (its time over the floor's, for a phase of no items). */
     double floorRatio() {
-      return itemsPerSecond() / floorItemsPerSecond();
+      return (fetchSeconds + baselineSeconds) / seconds;
+    }
+
+    /** This phase beside its baseline and its plain fetch. */
+    Phase withBaseline(String what, double baselineSeconds, double fetchSeconds) {
+      return new Phase(name, strategy, items, events, runs, seconds, peakHeap, retained, storeCalls, what,
+          baselineSeconds, fetchSeconds);
     }
   }
 
-  /** The whole run's numbers. */
+  /**
+   * The whole run's numbers.
+   *
+   * @param fetchSeconds the plain fetch + parse of the page listing; NaN without the snapshot phases
+   * @param phases the snapshot and timestamp phases that ran
+   * @param live the live-latency phase, or null when it did not run
+   * @param idle the idle-keys phase, or null when it did not run
+   */
   record Result(String store, String storeVersion, String note, int n, double fetchSeconds, List<Phase> phases,
-      String loadBefore, String loadAfter) {}
+      LiveLatency.@Nullable Result live, IdleKeys.@Nullable Result idle, String loadBefore, String loadAfter) {}
 
   private EndToEnd() {}
 
   /**
-   * Runs the three phases and their baselines on a fresh store.
+   * Runs the selected groups of phases, with their baselines, on a fresh store.
    *
    * @param kind {@code memory}, {@code sqlite}, {@code postgres} or {@code redis}
-   * @param n items in the listing; at least 1000, so that 0.1% is at least one item
+   * @param settings what to run; {@code items} at least 1000, so that 0.1% is at least one item
    * @param where the servers of the persistent stores
    * @return the numbers
    * @throws IllegalStateException if a phase did not produce exactly the events it must
    */
-  static Result run(String kind, int n, BenchStore.Where where) throws Exception {
+  static Result run(String kind, Settings settings, BenchStore.Where where) throws Exception {
+    int n = settings.items();
     if (n < 1000) throw new IllegalArgumentException("--items must be >= 1000, but was " + n);
     String loadBefore = Machine.loadAverage();
     List<Phase> phases = new ArrayList<>();
-    double fetchSeconds;
+    double fetchSeconds = Double.NaN;
+    LiveLatency.Result live = null;
+    IdleKeys.Result idle = null;
     String version;
     String note;
-    try (ListingServer server = new ListingServer(n);
-        BenchStore bench = BenchStore.open(kind, where);
-        RawStore raw = bench.raw();
-        HeapWatch heap = new HeapWatch()) {
+    try (BenchStore bench = BenchStore.open(kind, where);
+        RawStore raw = bench.raw()) {
       version = bench.version();
       note = bench.note();
-      AtomicLong handled = new AtomicLong();
-      Poller<JsonNode> poller = poller(server.url(), n);
+      // The raw upsert of the n rows, measured once when the snapshot phases run and reused.
+      double upsertSeconds = Double.NaN;
+      if (settings.groups().contains(Group.SNAPSHOT)) {
+        fetchSeconds = snapshot(bench, raw, n, phases);
+        upsertSeconds = phases.get(0).baselineSeconds();
+      }
+      if (settings.groups().contains(Group.TIMESTAMP))
+        phases.addAll(TimestampPhases.run(bench.store(), raw, n, upsertSeconds));
+      if (settings.groups().contains(Group.LIVE)) live = LiveLatency.run(bench.store(), settings.live());
+      if (settings.groups().contains(Group.IDLE)) idle = IdleKeys.run(bench.store(), settings.idle());
+    }
+    return new Result(kind, version, note, n, fetchSeconds, phases, live, idle, loadBefore, Machine.loadAverage());
+  }
+
+  /** The three snapshotDiff phases; returns the plain fetch + parse time of the listing. */
+  private static double snapshot(BenchStore bench, RawStore raw, int n, List<Phase> phases) throws Exception {
+    try (ListingServer server = new ListingServer(n);
+        HeapWatch heap = new HeapWatch()) {
+      EventCounter counter = new EventCounter();
+      AtomicLong fetched = new AtomicLong();
+      Poller<JsonNode> poller = poller(server.url(), n, fetched);
       TimedStore store = new TimedStore(bench.store());
       try (Watukuy engine = Watukuy.builder().store(store).poller(poller).build()) {
-        engine.on(poller, event -> handled.incrementAndGet());
+        engine.on(poller, counter);
         fetchListing(server); // warms the client and the server's code up
-        fetchSeconds = fetchListing(server);
+        double fetchSeconds = fetchListing(server);
 
-        Phase sync = cycle("first-sync", engine, store, heap, handled, n, 0, 0);
+        Phase sync = cycle("first-sync", SNAPSHOT, engine, store, heap, counter, fetched, n,
+            new EventCounter.Counts(n, 0, 0), pages(n));
         double base = timeBatches(server, raw, Op.UPSERT);
-        phases.add(baseline(sync, "upsert " + n + " rows, 500 per transaction", base, fetchSeconds));
+        phases.add(sync.withBaseline("upsert " + n + " rows, 500 per transaction", base, fetchSeconds));
 
-        Phase idle = cycle("idle-rescan", engine, store, heap, handled, n, 0, 0);
+        Phase idle = cycle("idle-rescan", SNAPSHOT, engine, store, heap, counter, fetched, n,
+            new EventCounter.Counts(0, 0, 0), pages(n));
         base = timeBatches(server, raw, Op.SELECT);
-        phases.add(baseline(idle, "read " + n + " versions, 500 per query", base, fetchSeconds));
+        phases.add(idle.withBaseline("read " + n + " versions, 500 per query", base, fetchSeconds));
 
         List<Integer> updated = new ArrayList<>();
         List<Integer> deleted = new ArrayList<>();
@@ -139,18 +271,23 @@ final class EndToEnd {
         }
         updated.forEach(server::update);
         deleted.forEach(server::delete);
-        Phase changed = cycle("changed-rescan", engine, store, heap, handled, server.size(), updated.size(),
-            deleted.size());
+        Phase changed = cycle("changed-rescan", SNAPSHOT, engine, store, heap, counter, fetched, server.size(),
+            new EventCounter.Counts(0, updated.size(), deleted.size()), pages(server.size()));
         base = timeBatches(server, raw, Op.SELECT) + timeUpserts(server, raw, updated) + timeDeletes(raw, deleted);
-        phases.add(baseline(changed, "read " + server.size() + " versions, upsert " + updated.size()
+        phases.add(changed.withBaseline("read " + server.size() + " versions, upsert " + updated.size()
             + " and delete " + deleted.size() + " rows, 500 per transaction", base,
             fetchSeconds * server.size() / n));
+        return fetchSeconds;
       }
     }
-    return new Result(kind, version, note, n, fetchSeconds, phases, loadBefore, Machine.loadAverage());
   }
 
-  private static Poller<JsonNode> poller(String url, int n) {
+  /** The pages a listing of {@code items} items takes: at least one, empty or not. */
+  static int pages(int items) {
+    return Math.max(1, (items + PAGE - 1) / PAGE);
+  }
+
+  private static Poller<JsonNode> poller(String url, int n, AtomicLong fetched) {
     return Poller.builder("items", JsonNode.class)
         .identity(item -> item.get("id"))
         .version(item -> item.get("updated_at"))
@@ -159,6 +296,7 @@ final class EndToEnd {
           JsonNode body = ctx.http().get(url + "?page=" + ctx.page()).json();
           List<JsonNode> items = new ArrayList<>(PAGE);
           body.get("items").forEach(items::add);
+          fetched.addAndGet(items.size());
           return Page.of(items).withHasMore(body.get("hasMore").asBoolean());
         })
         // The whole listing in one cycle, and due again as soon as the bench ticks.
@@ -167,39 +305,58 @@ final class EndToEnd {
         .build();
   }
 
-  private static Phase cycle(String name, Watukuy engine, TimedStore store, HeapWatch heap,
-      AtomicLong handled, int items, int updates, int deletes) throws InterruptedException {
-    long created = name.equals("first-sync") ? items : 0;
-    long expected = created + updates + deletes;
+  /** The strategy label of the snapshot phases. */
+  static final String SNAPSHOT = "snapshotDiff";
+
+  /**
+   * Runs one tick of the engine's single key and checks it: one key polled over {@code pages}
+   * pages, {@code items} items fetched, exactly {@code expected} events committed and delivered.
+   *
+   * @return the phase, with no baseline yet
+   * @throws IllegalStateException if the tick did anything else
+   */
+  static Phase cycle(String name, String strategy, Watukuy engine, TimedStore store, HeapWatch heap,
+      EventCounter counter, AtomicLong fetched, int items, EventCounter.Counts expected, int pages)
+      throws InterruptedException {
     Thread.sleep(5); // past schedule.min, so the key is due
     heap.reset();
     store.drain();
-    long before = handled.get();
+    EventCounter.Counts before = counter.now();
+    long fetchedBefore = fetched.get();
     long start = System.nanoTime();
     TickReport report = engine.tick();
     double seconds = (System.nanoTime() - start) / 1e9;
     Map<String, TimedStore.Usage> calls = store.drain();
     long peakHeap = heap.peak();
     long retained = heap.retained();
+    check(name, report, counter.now().minus(before), fetched.get() - fetchedBefore, items, expected, pages);
+    return new Phase(name, strategy, items, expected.total(), 1, seconds, peakHeap, retained, calls, "", Double.NaN,
+        Double.NaN);
+  }
+
+  /**
+   * Checks one tick of a single-key engine.
+   *
+   * @throws IllegalStateException if the tick did not poll one key over {@code pages} pages,
+   *     fetching {@code items} items, committing and delivering exactly {@code expected}
+   */
+  static void check(String name, TickReport report, EventCounter.Counts seen, long fetched, int items,
+      EventCounter.Counts expected, int pages) {
     KeyReport key = report.keys().size() == 1 ? report.keys().get(0) : null;
-    int pages = Math.max(1, (items + PAGE - 1) / PAGE);
-    if (key == null || key.failed() || key.truncated() || report.eventsCommitted() != expected
-        || report.delivered() != expected || handled.get() - before != expected || key.pages() != pages) {
-      throw new IllegalStateException(name + ": expected one key, " + expected + " events committed and delivered over "
-          + pages + " pages, but the tick reported " + report + " and the handler saw " + (handled.get() - before));
+    if (key == null || key.failed() || key.truncated() || report.eventsCommitted() != expected.total()
+        || report.delivered() != expected.total() || !seen.equals(expected) || key.pages() != pages
+        || fetched != items) {
+      throw new IllegalStateException(name + ": expected one key, " + items + " items over " + pages + " pages, "
+          + expected + " committed and delivered, but the tick reported " + report + ", fetched " + fetched
+          + " items, and the handler saw " + seen);
     }
-    return new Phase(name, items, expected, seconds, peakHeap, retained, calls, "", Double.NaN, Double.NaN);
   }
 
-  private static Phase baseline(Phase p, String what, double seconds, double fetchSeconds) {
-    return new Phase(p.name(), p.items(), p.events(), p.seconds(), p.peakHeap(), p.retained(), p.storeCalls(), what,
-        seconds, fetchSeconds);
-  }
-
-  private enum Op { UPSERT, SELECT }
+  /** What {@link #timeBatches} times. */
+  enum Op { UPSERT, SELECT }
 
   /** Runs the raw store over every listed item, 500 at a time; only the store calls are timed. */
-  private static double timeBatches(ListingServer server, RawStore raw, Op op) throws Exception {
+  static double timeBatches(ListingServer server, RawStore raw, Op op) throws Exception {
     int n = server.size();
     long nanos = 0;
     long now = Instant.now().toEpochMilli();
@@ -223,7 +380,7 @@ final class EndToEnd {
     return nanos / 1e9;
   }
 
-  private static double timeUpserts(ListingServer server, RawStore raw, List<Integer> indexes) throws Exception {
+  static double timeUpserts(ListingServer server, RawStore raw, List<Integer> indexes) throws Exception {
     long nanos = 0;
     long now = Instant.now().toEpochMilli();
     for (int from = 0; from < indexes.size(); from += PAGE) {
@@ -253,12 +410,13 @@ final class EndToEnd {
       int rev = server.revision(i);
       // A stand-in content hash: 64 hex digits like the real one, without the cost of hashing.
       String hash = String.format(Locale.ROOT, "%016x%016x%016x%016x", i, rev, (long) i * 31 + rev, ~(long) i);
-      rows.add(new RawStore.Row(identity(i), Items.updatedAt(i, rev), hash, now));
+      rows.add(new RawStore.Row(identity(i), server.updatedAt(i), hash, now));
     }
     return rows;
   }
 
-  private static String identity(int index) {
+  /** The {@code id} of item {@code index}, as the store keeps it. */
+  static String identity(int index) {
     return Long.toString(1_000_000L + index);
   }
 
@@ -283,19 +441,41 @@ final class EndToEnd {
   /** The result as a fixed-width table, with the targets of the issue that apply. */
   static String table(Result r) {
     StringBuilder out = new StringBuilder();
-    out.append(String.format(Locale.ROOT, "store: %s, %s; %,d items; listing fetch + parse alone: %,.0f items/s%n",
-        r.store(), r.storeVersion(), r.n(), r.n() / r.fetchSeconds()));
+    out.append(String.format(Locale.ROOT, "store: %s, %s; %,d items; %d cores; %s%n", r.store(), r.storeVersion(),
+        r.n(), Runtime.getRuntime().availableProcessors(), System.getProperty("java.vm.name") + " "
+            + System.getProperty("java.runtime.version")));
+    if (!Double.isNaN(r.fetchSeconds()))
+      out.append(String.format(Locale.ROOT, "listing fetch + parse alone: %,.0f items/s%n", r.n() / r.fetchSeconds()));
     if (!r.note().isEmpty()) out.append("note: ").append(r.note()).append('\n');
+    if (!r.phases().isEmpty()) phasesTable(r, out);
+    if (r.live() != null) out.append(LiveLatency.table(r.live(), r.store()));
+    if (r.idle() != null) out.append(IdleKeys.table(r.idle()));
+    out.append("load average before: ").append(r.loadBefore()).append(", after: ").append(r.loadAfter())
+        .append("; max heap: ").append(mb(Runtime.getRuntime().maxMemory())).append(" MB\n");
+    return out.toString();
+  }
+
+  private static void phasesTable(Result r, StringBuilder out) {
     String format = "%-15s %9s %8s %8s %9s %9s %8s %9s %11s %6s %11s %6s%n";
     out.append(String.format(Locale.ROOT, format, "phase", "items", "events", "seconds", "items/s", "events/s",
         "peak MB", "retain MB", "raw items/s", "ratio", "floor it/s", "vs fl"));
     for (Phase p : r.phases()) {
+      boolean some = p.items() > 0;
       out.append(String.format(Locale.ROOT, format, p.name(), String.format(Locale.ROOT, "%,d", p.items()),
           String.format(Locale.ROOT, "%,d", p.events()), String.format(Locale.ROOT, "%.2f", p.seconds()),
-          String.format(Locale.ROOT, "%,.0f", p.itemsPerSecond()), String.format(Locale.ROOT, "%,.0f", p.eventsPerSecond()),
-          mb(p.peakHeap()), mb(p.retained()), String.format(Locale.ROOT, "%,.0f", p.baselineItemsPerSecond()),
-          String.format(Locale.ROOT, "%.2f", p.ratio()), String.format(Locale.ROOT, "%,.0f", p.floorItemsPerSecond()),
+          some ? String.format(Locale.ROOT, "%,.0f", p.itemsPerSecond()) : "-",
+          some ? String.format(Locale.ROOT, "%,.0f", p.eventsPerSecond()) : "-",
+          mb(p.peakHeap()), mb(p.retained()),
+          some ? String.format(Locale.ROOT, "%,.0f", p.baselineItemsPerSecond()) : "-",
+          String.format(Locale.ROOT, "%.2f", p.ratio()),
+          some ? String.format(Locale.ROOT, "%,.0f", p.floorItemsPerSecond()) : "-",
           String.format(Locale.ROOT, "%.2f", p.floorRatio())));
+    }
+    for (Phase p : r.phases()) {
+      if (p.runs() > 1) {
+        out.append(String.format(Locale.ROOT, "%s: %d polls of an empty page, %.2f ms per poll; baseline (%s): %.2f ms%n",
+            p.name(), p.runs(), 1e3 * p.seconds() / p.runs(), p.baselineWhat(), 1e3 * p.baselineSeconds() / p.runs()));
+      }
     }
     out.append("time inside store calls (wall, calls):\n");
     for (Phase p : r.phases()) {
@@ -308,15 +488,25 @@ final class EndToEnd {
               e.getValue().calls())));
       out.append(line).append('\n');
     }
-    Phase sync = r.phases().get(0);
-    Phase idle = r.phases().get(1);
-    out.append(String.format(Locale.ROOT, "idle re-scan / first sync items/s: %.1fx (target >= 5x)%n",
-        idle.itemsPerSecond() / sync.itemsPerSecond()));
-    if (r.store().equals("sqlite") || r.store().equals("postgres"))
-      out.append(String.format(Locale.ROOT, "first sync / raw baseline: %.2f (target >= 0.60)%n", sync.ratio()));
-    out.append("load average before: ").append(r.loadBefore()).append(", after: ").append(r.loadAfter())
-        .append("; max heap: ").append(mb(Runtime.getRuntime().maxMemory())).append(" MB\n");
-    return out.toString();
+    Phase sync = find(r, "first-sync");
+    Phase idle = find(r, "idle-rescan");
+    if (sync != null && idle != null) {
+      out.append(String.format(Locale.ROOT, "idle re-scan / first sync items/s: %.1fx (target >= 5x)%n",
+          idle.itemsPerSecond() / sync.itemsPerSecond()));
+      if (r.store().equals("sqlite") || r.store().equals("postgres"))
+        out.append(String.format(Locale.ROOT, "first sync / raw baseline: %.2f (target >= 0.60)%n", sync.ratio()));
+    }
+    Phase tsChanged = find(r, "ts-changed-poll");
+    Phase changed = find(r, "changed-rescan");
+    if (tsChanged != null && changed != null) {
+      out.append(String.format(Locale.ROOT, "1%% changed: timestamp poll %.3f s for %,d items vs snapshotDiff re-scan "
+          + "%.3f s for %,d items (%.0fx faster)%n", tsChanged.seconds(), tsChanged.items(), changed.seconds(),
+          changed.items(), changed.seconds() / tsChanged.seconds()));
+    }
+  }
+
+  private static @Nullable Phase find(Result r, String name) {
+    return r.phases().stream().filter(p -> p.name().equals(name)).findFirst().orElse(null);
   }
 
   /** The result as JSON, with the machine it ran on. */
@@ -331,23 +521,26 @@ final class EndToEnd {
     root.put("watukuy", Versions.of("watukuy"));
     root.put("items", r.n());
     root.put("pageSize", PAGE);
-    root.put("strategy", "snapshotDiff");
     ObjectNode load = root.putObject("loadAverage");
     load.put("before", r.loadBefore());
     load.put("after", r.loadAfter());
-    ObjectNode fetch = root.putObject("listingFetch");
-    fetch.put("what", "GET + Jackson parse of every page with java.net.http.HttpClient, no watukuy");
-    fetch.put("seconds", r.fetchSeconds());
-    fetch.put("itemsPerSecond", r.n() / r.fetchSeconds());
+    if (!Double.isNaN(r.fetchSeconds())) {
+      ObjectNode fetch = root.putObject("listingFetch");
+      fetch.put("what", "GET + Jackson parse of every page with java.net.http.HttpClient, no watukuy");
+      fetch.put("seconds", r.fetchSeconds());
+      fetch.put("itemsPerSecond", r.n() / r.fetchSeconds());
+    }
     ArrayNode phases = root.putArray("phases");
     for (Phase p : r.phases()) {
       ObjectNode n = phases.addObject();
       n.put("phase", p.name());
+      n.put("strategy", p.strategy());
       n.put("items", p.items());
       n.put("events", p.events());
+      n.put("runs", p.runs());
       n.put("seconds", p.seconds());
-      n.put("itemsPerSecond", p.itemsPerSecond());
-      n.put("eventsPerSecond", p.eventsPerSecond());
+      number(n, "itemsPerSecond", p.items() > 0 ? p.itemsPerSecond() : Double.NaN);
+      number(n, "eventsPerSecond", p.items() > 0 ? p.eventsPerSecond() : Double.NaN);
       n.put("peakHeapMb", p.peakHeap() / (1024.0 * 1024));
       n.put("retainedHeapMb", p.retained() / (1024.0 * 1024));
       n.put("storeSeconds", p.storeSeconds());
@@ -360,17 +553,25 @@ final class EndToEnd {
       ObjectNode b = n.putObject("baseline");
       b.put("what", p.baselineWhat());
       b.put("seconds", p.baselineSeconds());
-      b.put("itemsPerSecond", p.baselineItemsPerSecond());
-      n.put("ratio", p.ratio());
+      number(b, "itemsPerSecond", p.items() > 0 ? p.baselineItemsPerSecond() : Double.NaN);
+      number(n, "ratio", p.ratio());
       ObjectNode f = n.putObject("floor");
-      f.put("what", "listing fetch + parse, then the raw baseline");
-      f.put("itemsPerSecond", p.floorItemsPerSecond());
-      n.put("floorRatio", p.floorRatio());
+      f.put("what", "a plain client's fetch + parse of the same listing, then the raw baseline");
+      number(f, "itemsPerSecond", p.items() > 0 ? p.floorItemsPerSecond() : Double.NaN);
+      number(n, "floorRatio", p.floorRatio());
     }
+    if (r.live() != null) root.set("live", LiveLatency.json(r.live()));
+    if (r.idle() != null) root.set("idle", IdleKeys.json(r.idle()));
     return root;
   }
 
-  private static String mb(long bytes) {
+  /** Puts a number, or null where it is not finite: JSON has no NaN. */
+  static void number(ObjectNode node, String field, double value) {
+    if (Double.isFinite(value)) node.put(field, value);
+    else node.putNull(field);
+  }
+
+  static String mb(long bytes) {
     return String.format(Locale.ROOT, "%.0f", bytes / (1024.0 * 1024));
   }
 }

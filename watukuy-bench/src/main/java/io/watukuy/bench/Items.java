@@ -81,6 +81,32 @@ public final class Items {
   }
 
   /**
+   * The instant {@code seconds} after the listing's base time, 2022-07-19T04:38:40Z: the {@code
+   * updated_at} the {@link ListingServer} serves, whose items are stamped by a clock of whole
+   * seconds.
+   *
+   * @param seconds 0 or more
+   * @return an ISO-8601 instant in UTC, such as {@code 2022-07-19T04:38:43Z}
+   */
+  public static String timestamp(long seconds) {
+    return BASE.plusSeconds(seconds).toString();
+  }
+
+  /**
+   * The whole seconds from the listing's base time to {@code timestamp}, rounded up: the first
+   * second of the server's clock at or after it.
+   *
+   * @param timestamp an ISO-8601 instant
+   * @return the seconds; negative before the base time
+   * @throws java.time.format.DateTimeParseException if {@code timestamp} is not an ISO-8601 instant
+   */
+  public static long seconds(String timestamp) {
+    Instant at = Instant.parse(timestamp);
+    long s = at.getEpochSecond() - BASE.getEpochSecond();
+    return at.getNano() > 0 ? s + 1 : s;
+  }
+
+  /**
    * A page of {@code count} items of revision 0 starting at {@code from}.
    *
    * @param from the first index

@@ -10,24 +10,52 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import org.jspecify.annotations.Nullable;
 
 /**
- * A vendor API on 127.0.0.1 for the end-to-end bench: {@code GET /items?page=P} (1-based) answers
- * {@code {"items": [...], "hasMore": bool}} with up to {@link #PAGE} items of a listing of {@code
- * n} items, in index order, deleted ones left out. Item {@code i} is {@link Items#item(int, int)}
- * at its current revision, rendered from pre-serialised fragments so that serving a page costs
- * little CPU and the server's heap stays a few bytes per item (a revision byte and a deleted bit)
- * whatever {@code n} is. Mutations happen between phases, never while a listing is read.
+ * A vendor API on 127.0.0.1 for the end-to-end bench, over a listing of {@code n} items, deleted
+ * ones left out; both requests answer {@code {"items": [...], "hasMore": bool}}:
+ *
+ * <ul>
+ *   <li>{@code GET /items?page=P} (1-based): up to {@link #PAGE} items in index order, for page
+ *       and snapshotDiff pollers;
+ *   <li>{@code GET /items?sort=updated[&since=T[&after_id=ID]]}: up to {@link #PAGE} items sorted
+ *       by {@code (updated_at, id)}, those with {@code updated_at >= T} (an ISO-8601 instant) and,
+ *       when {@code after_id} is given, {@code id > ID} at exactly {@code T}: the keyset filter of
+ *       a timestamp poller with tie-break {@code id}. Without {@code since}, from the start.
+ * </ul>
+ *
+ * Item {@code i} is {@link Items#item(int, int)} at its current revision, except for its {@code
+ * updated_at}: the server stamps it from a clock of whole seconds, like an API's clock that only
+ * moves forward. Item {@code i} starts at {@link Items#timestamp} {@code (i)}, and each update
+ * stamps it one second after the latest {@code updated_at} in the listing, so changes come back
+ * from an {@code updated_at} filter in the order they were made. Items are rendered from
+ * pre-serialised fragments so that serving a page costs little CPU, and the server's heap stays a
+ * few bytes per item (a revision byte, a stamp, its slot in the stamp order and a deleted bit)
+ * whatever {@code n} is. Updates may happen while pollers read the {@code sort=updated} listing
+ * (it is served under the server's lock); the page listing is meant to be read between mutations.
  */
 public final class ListingServer implements AutoCloseable {
   /** Items per page. */
   public static final int PAGE = 500;
+
+  static {
+    // Without TCP_NODELAY the JDK server's small responses wait for the client's delayed ACK
+    // (about 40 ms on Linux): an empty page would cost a poll 40 ms that a real API does not.
+    // Read once, when the JDK's server classes load; set here, before the first server.
+    if (System.getProperty("sun.net.httpserver.nodelay") == null)
+      System.setProperty("sun.net.httpserver.nodelay", "true");
+  }
 
   // Sentinels that cannot occur in the recorded issues; each template is split around them.
   private static final long ID = 987_654_321_000L;
@@ -39,6 +67,12 @@ public final class ListingServer implements AutoCloseable {
   private final int n;
   private final byte[] rev;
   private final BitSet deleted;
+  /** The seconds after the base time of each item's {@code updated_at}. */
+  private final int[] stamp;
+  /** The item stamped at each second, or -1 when it was updated again or deleted since. */
+  private int[] byStamp;
+  /** The latest stamp handed out. */
+  private int clock;
   private final List<Template> templates = new ArrayList<>();
   private volatile int[] live;
   private final HttpServer server;
@@ -55,6 +89,13 @@ public final class ListingServer implements AutoCloseable {
     this.n = n;
     this.rev = new byte[n];
     this.deleted = new BitSet(n);
+    this.stamp = new int[n];
+    this.byStamp = new int[n + Math.max(16, n / 8)];
+    for (int i = 0; i < n; i++) {
+      stamp[i] = i;
+      byStamp[i] = i;
+    }
+    this.clock = n - 1;
     for (int t = 0; t < 13; t++) templates.add(new Template(t));
     rebuild();
     executor = Executors.newFixedThreadPool(2, r -> {
@@ -79,13 +120,21 @@ public final class ListingServer implements AutoCloseable {
   }
 
   /**
-   * Edits item {@code index} once more (title, comments, {@code updated_at}).
+   * Edits item {@code index} once more (title, comments) and stamps its {@code updated_at} one
+   * second after the latest one in the listing.
    *
    * @param index an item that is not deleted
+   * @return the item's new {@code updated_at}
    */
-  public synchronized void update(int index) {
+  public synchronized String update(int index) {
     if (deleted.get(index)) throw new IllegalStateException("item " + index + " is deleted");
     rev[index]++;
+    byStamp[stamp[index]] = -1;
+    clock++;
+    if (clock == byStamp.length) byStamp = Arrays.copyOf(byStamp, byStamp.length * 2);
+    byStamp[clock] = index;
+    stamp[index] = clock;
+    return Items.timestamp(clock);
   }
 
   /**
@@ -94,8 +143,24 @@ public final class ListingServer implements AutoCloseable {
    * @param index an item
    */
   public synchronized void delete(int index) {
+    if (!deleted.get(index)) byStamp[stamp[index]] = -1;
     deleted.set(index);
     rebuild();
+  }
+
+  /**
+   * The {@code updated_at} of an item now.
+   *
+   * @param index an item
+   * @return an ISO-8601 instant
+   */
+  public synchronized String updatedAt(int index) {
+    return Items.timestamp(stamp[index]);
+  }
+
+  /** The latest {@code updated_at} in the listing: where a caught-up timestamp poller stands. */
+  public synchronized String latestUpdatedAt() {
+    return Items.timestamp(clock);
   }
 
   /** The indexes of the listed items, in listing order. */
@@ -126,9 +191,44 @@ public final class ListingServer implements AutoCloseable {
     for (int k = from; k < to; k++) {
       if (k > from) out.append(',');
       int i = ids[k];
-      templates.get(i % templates.size()).render(out, i, rev[i]);
+      templates.get(i % templates.size()).render(out, i, rev[i], stamp[i]);
     }
     out.append("],\"hasMore\":").append(to < ids.length).append('}');
+    return out.toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * The body of one page of the {@code sort=updated} listing, as served.
+   *
+   * @param since the inclusive lower bound of {@code updated_at} (ISO-8601), or {@code null} for
+   *     the start
+   * @param afterId at exactly {@code since}, only ids above this one; {@code null} for all
+   * @return UTF-8 JSON
+   * @throws java.time.format.DateTimeParseException if {@code since} is not an ISO-8601 instant
+   * @throws NumberFormatException if {@code afterId} is not a whole number
+   */
+  public synchronized byte[] updatedSince(@Nullable String since, @Nullable String afterId) {
+    long first = since == null ? 0 : Items.seconds(since);
+    long from = Math.max(0, first);
+    // after_id applies to the items stamped exactly at since, not to those after a rounded-up one.
+    boolean exact = since != null && first >= 0 && Instant.parse(since).getNano() == 0;
+    long after = afterId == null ? Long.MIN_VALUE : Long.parseLong(afterId);
+    StringBuilder out = new StringBuilder(PAGE * 2700 + 32);
+    out.append("{\"items\":[");
+    int count = 0;
+    boolean more = false;
+    // Stamps are unique, so (updated_at, id) order is stamp order; holes are items stamped anew.
+    for (long s = from; s <= clock; s++) {
+      int i = byStamp[(int) s];
+      if (i < 0 || (exact && s == from && 1_000_000L + i <= after)) continue;
+      if (count == PAGE) {
+        more = true;
+        break;
+      }
+      if (count++ > 0) out.append(',');
+      templates.get(i % templates.size()).render(out, i, rev[i], stamp[i]);
+    }
+    out.append("],\"hasMore\":").append(more).append('}');
     return out.toString().getBytes(StandardCharsets.UTF_8);
   }
 
@@ -141,23 +241,35 @@ public final class ListingServer implements AutoCloseable {
   private void serve(HttpExchange exchange) throws IOException {
     try (exchange) {
       int page = 1;
+      String sort = null;
+      String since = null;
+      String afterId = null;
       String query = exchange.getRequestURI().getRawQuery();
       if (query != null) {
         for (String part : query.split("&")) {
-          if (part.startsWith("page=")) page = Integer.parseInt(part.substring(5));
+          int eq = part.indexOf('=');
+          if (eq < 0) continue;
+          String value = URLDecoder.decode(part.substring(eq + 1), StandardCharsets.UTF_8);
+          switch (part.substring(0, eq)) {
+            case "page" -> page = Integer.parseInt(value);
+            case "sort" -> sort = value;
+            case "since" -> since = value;
+            case "after_id" -> afterId = value;
+            default -> { }
+          }
         }
       }
-      if (page < 1) {
+      if (page < 1 || (sort != null && !sort.equals("updated"))) {
         exchange.sendResponseHeaders(400, -1);
         return;
       }
-      byte[] body = page(page);
+      byte[] body = sort == null ? page(page) : updatedSince(since, afterId);
       exchange.getResponseHeaders().set("Content-Type", "application/json");
       exchange.sendResponseHeaders(200, body.length);
       try (OutputStream out = exchange.getResponseBody()) {
         out.write(body);
       }
-    } catch (NumberFormatException e) {
+    } catch (NumberFormatException | DateTimeParseException e) {
       exchange.sendResponseHeaders(400, -1);
     }
   }
@@ -219,14 +331,14 @@ public final class ListingServer implements AutoCloseable {
       titleJson = quote(title);
     }
 
-    void render(StringBuilder out, int index, int rev) {
+    void render(StringBuilder out, int index, int rev, int stamp) {
       for (int k = 0; k < fields.length; k++) {
         out.append(fragments[k]);
         switch (fields[k]) {
           case 'i' -> out.append(1_000_000L + index);
           case 'n' -> out.append(index + 1);
           case 'c' -> out.append(comments + rev);
-          case 'u' -> out.append('"').append(Items.updatedAt(index, rev)).append('"');
+          case 'u' -> out.append('"').append(Items.timestamp(stamp)).append('"');
           default -> out.append(rev == 0 ? titleJson : quote(title + " (edit " + rev + ")"));
         }
       }

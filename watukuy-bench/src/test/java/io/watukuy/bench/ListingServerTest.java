@@ -27,15 +27,53 @@ class ListingServerTest {
       assertThat(first.get("items")).hasSize(500);
       assertThat(first.get("hasMore").asBoolean()).isTrue();
       assertThat(first.get("items").get(0).toString()).isEqualTo(Items.item(0, 0).toString());
-      assertThat(first.get("items").get(3).toString()).isEqualTo(Items.item(3, 2).toString());
+      // Two updates stamp item 3 one second, then two seconds, after the latest of the 1 001.
+      assertThat(first.get("items").get(3).toString())
+          .isEqualTo(Items.item(3, 2).put("updated_at", "2022-07-19T04:55:22Z").toString());
       assertThat(first.get("items").get(3).get("title").asText()).endsWith(" (edit 2)");
-      assertThat(first.get("items").get(3).get("updated_at").asText()).isEqualTo("2022-07-21T04:38:43Z");
       // 1 001 items less the deleted #500: pages of 500, 500 and 0.
       assertThat(get(client, server, 2).get("items").get(0).toString()).isEqualTo(Items.item(501, 0).toString());
       assertThat(third.get("items")).isEmpty();
       assertThat(third.get("hasMore").asBoolean()).isFalse();
       assertThat(server.size()).isEqualTo(1_000);
     }
+  }
+
+  @Test
+  void listsByUpdatedAtFromAKeysetAndOnlyWhatChanged() throws Exception {
+    try (ListingServer server = new ListingServer(1_200)) {
+      HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+      JsonNode all = changes(client, server, null, null);
+      JsonNode rest = changes(client, server, "2022-07-19T04:47:00Z", "1000500");
+
+      assertThat(all.get("items")).hasSize(500);
+      assertThat(all.get("hasMore").asBoolean()).isTrue();
+      assertThat(all.get("items").get(0).toString()).isEqualTo(Items.item(0, 0).toString());
+      // 04:47:00 is item 500's second: with after_id 1000500 the page starts at item 501.
+      assertThat(rest.get("items").get(0).get("id").asLong()).isEqualTo(1_000_501L);
+      assertThat(changes(client, server, "2022-07-19T04:47:00Z", null).get("items").get(0).get("id").asLong())
+          .isEqualTo(1_000_500L);
+
+      String latest = server.latestUpdatedAt();
+      assertThat(changes(client, server, latest, "1001199").get("items")).isEmpty();
+      server.update(700);
+      server.update(3);
+      server.delete(4);
+      JsonNode changed = changes(client, server, latest, "1001199");
+      assertThat(changed.get("items")).extracting(n -> n.get("id").asLong()).containsExactly(1_000_700L, 1_000_003L);
+      assertThat(changed.get("items").get(1).get("updated_at").asText()).isEqualTo(server.updatedAt(3));
+      assertThat(changed.get("hasMore").asBoolean()).isFalse();
+    }
+  }
+
+  private static JsonNode changes(HttpClient client, ListingServer server, String since, String afterId)
+      throws Exception {
+    HttpRequest request = HttpRequest.newBuilder(java.net.URI.create(TimestampPhases.changesUrl(server.url(), since,
+        afterId))).timeout(Duration.ofSeconds(10)).build();
+    HttpResponse<byte[]> response = client.send(request, HttpResponse.BodyHandlers.ofByteArray());
+    assertThat(response.statusCode()).isEqualTo(200);
+    return Items.MAPPER.readTree(response.body());
   }
 
   private static JsonNode get(HttpClient client, ListingServer server, int page) throws Exception {
