@@ -440,9 +440,10 @@ public interface Watukuy extends AutoCloseable {
 
     /**
      * Runs the daemon's cycles, one task per key cycle. A cycle waits for its handlers, which run
-     * on {@link #handlerExecutor}, so this may be a bounded pool. Default: the engine's own daemon
-     * thread pool, shut down by {@link Watukuy#close()}. On Java 21+ a virtual-thread executor
-     * suits. {@code tick()} does not use it.
+     * on {@link #handlerExecutor}, so this may be a bounded pool. Default: the engine's own pool
+     * of up to {@code max(16, 4 × available processors)} daemon threads, further due keys
+     * queueing, shut down by {@link Watukuy#close()}. On Java 21+ a virtual-thread executor suits
+     * thousands of keys whose cycles wait on slow APIs. {@code tick()} does not use it.
      *
      * @param executor runs daemon cycles; a rejected task is logged and the key tried next pass
      * @return this builder
@@ -457,8 +458,8 @@ public interface Watukuy extends AutoCloseable {
      * Runs handler calls, at most {@link DeliveryOptions#concurrency()} at once engine-wide. It
      * must not be the executor of {@link #executor} when that one is bounded: a cycle waiting for
      * its handlers would hold the thread they need. {@code Runnable::run} runs handlers on the
-     * cycle's own thread (deterministic tests). Default: the engine's own daemon thread pool. A
-     * rejected task counts as a failed attempt of its event.
+     * cycle's own thread (deterministic tests). Default: the engine's own pool of {@code
+     * concurrency} daemon threads. A rejected task counts as a failed attempt of its event.
      *
      * @param executor runs handler calls, in {@code tick()} and in the daemon
      * @return this builder

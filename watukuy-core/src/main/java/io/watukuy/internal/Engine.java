@@ -23,6 +23,7 @@ import io.watukuy.internal.cursor.LaneCursors;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -34,7 +35,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -50,6 +50,22 @@ public final class Engine implements Watukuy {
   private static final Logger errors = LoggerFactory.getLogger(io.watukuy.Watukuy.ERROR_LOGGER);
   /** How often the daemon looks for due keys at most. */
   static final Duration MAX_PASS_INTERVAL = Duration.ofSeconds(1);
+  /** The shortest wait between two passes, so that a hint in the past cannot spin the timer. */
+  static final Duration MIN_PASS_WAIT = Duration.ofMillis(1);
+  /**
+   * Threads of the engine's own cycle pool: cycles mostly wait on HTTP and the store, so more
+   * than the cores, but bounded: with an unbounded pool, thousands of keys due at once on a slow
+   * store started thousands of threads. Further cycles queue.
+   */
+  static final int CYCLE_THREADS = Math.max(16, 4 * Runtime.getRuntime().availableProcessors());
+
+  /** A pool of up to {@code threads} daemon threads that ends idle ones after a minute. */
+  private static ExecutorService boundedPool(int threads, String prefix) {
+    java.util.concurrent.ThreadPoolExecutor pool = new java.util.concurrent.ThreadPoolExecutor(
+        threads, threads, 60, TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>(), daemonThreads(prefix));
+    pool.allowCoreThreadTimeOut(true);
+    return pool;
+  }
 
   private final StateStore store;
   private final TimeSource time;
@@ -73,6 +89,14 @@ public final class Engine implements Watukuy {
   // Guarded by lock
   private @Nullable Cancellable nextPass;
   private final Map<PollerKey, Running> inFlight = new ConcurrentHashMap<>();
+  /**
+   * Keys the daemon found not due, and when to look at them again (see {@link RunLimits#wakeAt}):
+   * a pass skips them until then instead of reading their state every pass. Cleared by every
+   * operation of this engine.
+   */
+  private final Map<PollerKey, Instant> wakeHints = new ConcurrentHashMap<>();
+  /** Per partitioned poller, the partition list last synced with the store. */
+  private final Map<String, java.util.Set<PollerKey>> syncedPartitions = new ConcurrentHashMap<>();
 
   /** A daemon cycle in flight, and the thread running it (null until it starts). */
   private static final class Running {
@@ -102,14 +126,14 @@ public final class Engine implements Watukuy {
     this.listener = listener;
     RandomGenerator rnd = random != null ? random : new SplittableRandom();
     if (executor == null) {
-      this.ownExecutor = Executors.newCachedThreadPool(daemonThreads("watukuy-cycle-"));
+      this.ownExecutor = boundedPool(CYCLE_THREADS, "watukuy-cycle-");
       this.executor = ownExecutor;
     } else {
       this.ownExecutor = null;
       this.executor = executor;
     }
     if (handlerExecutor == null) {
-      this.ownHandlerExecutor = Executors.newCachedThreadPool(daemonThreads("watukuy-handler-"));
+      this.ownHandlerExecutor = boundedPool(Math.max(delivery.concurrency(), 1), "watukuy-handler-");
       handlerExecutor = ownHandlerExecutor;
     } else {
       this.ownHandlerExecutor = null;
@@ -172,6 +196,7 @@ public final class Engine implements Watukuy {
     if (subscribed.contains(poller.name()))
       throw new ConfigException("poller " + poller.name() + " has an open subscription; close it before on()");
     handlers.put(poller.name(), new Attached((Handler<Object>) (Handler<?>) handler, (Class<Object>) registered.type()));
+    wakeHints.clear(); // events waiting in an outbox now have somewhere to go
     return this;
   }
 
@@ -206,7 +231,14 @@ public final class Engine implements Watukuy {
     return keys;
   }
 
-  private void syncPartitions(Poller<Object> p, List<PollerKey> current) {
+  /**
+   * Pauses the stored keys whose partition is gone and resumes the returning ones. Runs when the
+   * partition list differs from the one last synced (and on the first pass): reading every
+   * stored key's state on every pass made idle partitions cost a core.
+   */
+  private void syncPartitions(Poller<Object> p, List<PollerKey> keys) {
+    java.util.Set<PollerKey> current = new java.util.HashSet<>(keys);
+    if (current.equals(syncedPartitions.get(p.name()))) return;
     for (PollerKey stored : store.listKeys(p.name())) {
       Optional<PollerState> st = store.loadState(stored);
       if (st.isEmpty()) continue;
@@ -220,6 +252,7 @@ public final class Engine implements Watukuy {
         log.info("{}: partition returned, resumed", stored);
       }
     }
+    syncedPartitions.put(p.name(), current);
   }
 
   private KeyReport runKey(Poller<Object> p, PollerKey key, RunLimits limits) {
@@ -271,15 +304,22 @@ public final class Engine implements Watukuy {
         log.warn("{}: cannot list partitions: {}", p.name(), e.toString());
         continue;
       }
+      Instant now = time.now();
       for (PollerKey key : keys) {
         if (!running()) return; // stop() came while this pass listed keys
+        Instant hint = wakeHints.get(key);
+        if (hint != null && hint.isAfter(now)) continue;
         Running running = new Running();
         if (inFlight.putIfAbsent(key, running) != null) continue;
+        wakeHints.remove(key);
         try {
           executor.execute(() -> {
             running.thread = Thread.currentThread();
             try {
-              runKey(p, key, new RunLimits(null, () -> cancelRunning, () -> cancelRunning || stopping));
+              // Queued behind other cycles while stop() came: a stopped daemon starts no cycle.
+              if (stopping) return;
+              runKey(p, key, new RunLimits(null, () -> cancelRunning, () -> cancelRunning || stopping,
+                  at -> wakeHints.put(key, at)));
             } finally {
               inFlight.remove(key);
               running.done.countDown();
@@ -293,8 +333,21 @@ public final class Engine implements Watukuy {
       }
     }
     synchronized (lock) {
-      if (started) nextPass = time.schedule(passInterval, this::pass);
+      if (started) nextPass = time.schedule(nextPassDelay(), this::pass);
     }
+  }
+
+  /**
+   * The wait before the next pass: {@code passInterval}, or less when a skipped key is due
+   * sooner, so that a key is polled when it falls due rather than at the first pass after
+   * (which made a 200 ms schedule poll every 400 ms).
+   */
+  private Duration nextPassDelay() {
+    Instant now = time.now();
+    Instant next = now.plus(passInterval);
+    for (Instant hint : wakeHints.values()) if (hint.isBefore(next)) next = hint;
+    Duration wait = Duration.between(now, next);
+    return wait.compareTo(MIN_PASS_WAIT) < 0 ? MIN_PASS_WAIT : wait;
   }
 
   private boolean running() {
@@ -376,6 +429,7 @@ public final class Engine implements Watukuy {
           .orElseGet(() -> ScheduleState.initial(p.schedule().min().toMillis()));
       store.saveStateUnfenced(key, StatePatch.schedule(change.apply(s)), time.now());
     }
+    wakeHints.clear();
   }
 
   private static ScheduleState manualPause(ScheduleState s) {
@@ -441,6 +495,7 @@ public final class Engine implements Watukuy {
     try {
       return write.apply(lease.get());
     } finally {
+      wakeHints.clear(); // the write may make the key due: the daemon looks at it again
       try {
         store.releaseLease(key, lease.get());
       } catch (RuntimeException e) {
@@ -556,6 +611,7 @@ public final class Engine implements Watukuy {
     Poller<Object> p = known(poller.name());
     if (handlers.containsKey(p.name()))
       throw new ConfigException("poller " + p.name() + " has a handler attached; subscribe() replaces on(), not both");
+    wakeHints.clear();
     if (!subscribed.add(p.name()))
       throw new ConfigException("poller " + p.name() + " already has an open subscription");
     return new Subscriber<>(store, () -> keysOf(p), (Class<T>) p.type(), dispatchBatchSize,

@@ -100,6 +100,28 @@ final class KeyCycle {
     return lane;
   }
 
+  /**
+   * The earliest time a key found not due can need a cycle, as far as its stored schedule says:
+   * the live lane's due time (throttle end, circuit probe, next due), the next reconcile, and at
+   * the latest {@code schedule.min} from now, so that a change made elsewhere (a trigger or resume
+   * from another process) is seen within one minimum interval.
+   */
+  private Instant nextAttention(ScheduleState s, Instant now) {
+    Instant at = now.plus(poller.schedule().min());
+    if (!ScheduleMachine.isPaused(s)) {
+      Instant live = s.nextDueAt();
+      if (s.throttledUntil() != null && s.throttledUntil().isAfter(now)) live = s.throttledUntil();
+      else if (s.circuit() != null) live = s.circuit().probeAt();
+      if (live == null || live.isBefore(at)) at = live == null ? now : live;
+      Reconcile<Object> reconcile = poller.reconcile();
+      if (reconcile != null) {
+        Instant next = s.lastReconcileAt() == null ? now : s.lastReconcileAt().plus(reconcile.every());
+        if (next.isBefore(at)) at = next;
+      }
+    }
+    return at;
+  }
+
   /** Runs the key once; never throws for a cycle error (it is in the report). */
   KeyReport run(PollerKey key, RunLimits limits) throws InterruptedException {
     StateStore store = cx.store();
@@ -119,7 +141,10 @@ final class KeyCycle {
     boolean backfillDue = liveDue && schedule.backfill() != null;
     Attached attached = handler.get();
     if (!liveDue && !reconcileDue && !backfillDue) {
-      if (attached == null || store.countPending(key) == 0) return KeyReport.skipped(key, notDue);
+      if (attached == null || store.countPending(key) == 0) {
+        limits.wakeAt(nextAttention(schedule, now));
+        return KeyReport.skipped(key, notDue);
+      }
     }
 
     Optional<Lease> acquired = store.acquireLease(key, cx.instanceId(), cx.leaseTtl(), now);

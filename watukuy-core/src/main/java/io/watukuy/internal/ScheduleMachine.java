@@ -674,7 +674,7 @@ public final class ScheduleMachine {
 
   // ---- helpers
 
-  private static boolean isPaused(ScheduleState s) {
+  static boolean isPaused(ScheduleState s) {
     return s.paused() != null || s.state() == PAUSED;
   }
 
