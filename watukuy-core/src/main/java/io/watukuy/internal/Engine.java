@@ -88,6 +88,8 @@ public final class Engine implements Watukuy {
   private boolean closed;
   // Guarded by lock
   private @Nullable Cancellable nextPass;
+  // Guarded by lock: when nextPass fires
+  private @Nullable Instant nextPassAt;
   private final Map<PollerKey, Running> inFlight = new ConcurrentHashMap<>();
   /**
    * Keys the daemon found not due, and when to look at them again (see {@link RunLimits#wakeAt}):
@@ -284,6 +286,7 @@ public final class Engine implements Watukuy {
       cancelRunning = false;
       stopping = false;
       nextPass = time.schedule(Duration.ZERO, this::pass);
+      nextPassAt = time.now();
     }
   }
 
@@ -319,7 +322,7 @@ public final class Engine implements Watukuy {
               // Queued behind other cycles while stop() came: a stopped daemon starts no cycle.
               if (stopping) return;
               runKey(p, key, new RunLimits(null, () -> cancelRunning, () -> cancelRunning || stopping,
-                  at -> wakeHints.put(key, at)));
+                  at -> wakeAt(key, at)));
             } finally {
               inFlight.remove(key);
               running.done.countDown();
@@ -333,7 +336,30 @@ public final class Engine implements Watukuy {
       }
     }
     synchronized (lock) {
-      if (started) nextPass = time.schedule(nextPassDelay(), this::pass);
+      if (started) {
+        // A hint may have brought the next pass forward while this one ran: one timer only.
+        if (nextPass != null) nextPass.cancel();
+        Duration wait = nextPassDelay();
+        nextPass = time.schedule(wait, this::pass);
+        nextPassAt = time.now().plus(wait);
+      }
+    }
+  }
+
+  /**
+   * Records a hint and brings the next pass forward to it when it is sooner: the hint of a key
+   * visited by a cycle arrives after the pass that handed the key out scheduled its successor.
+   */
+  private void wakeAt(PollerKey key, Instant at) {
+    wakeHints.put(key, at);
+    synchronized (lock) {
+      if (!started || nextPassAt == null || !at.isBefore(nextPassAt)) return;
+      if (nextPass != null) nextPass.cancel();
+      Instant now = time.now();
+      Duration wait = at.isAfter(now) ? Duration.between(now, at) : Duration.ZERO;
+      if (wait.compareTo(MIN_PASS_WAIT) < 0) wait = MIN_PASS_WAIT;
+      nextPass = time.schedule(wait, this::pass);
+      nextPassAt = now.plus(wait);
     }
   }
 
@@ -369,6 +395,7 @@ public final class Engine implements Watukuy {
       stopping = true;
       if (nextPass != null) nextPass.cancel();
       nextPass = null;
+      nextPassAt = null;
     }
     if (!drain) cancelRunning = true;
     synchronized (passLock) {
