@@ -32,7 +32,8 @@ import java.util.concurrent.atomic.LongAdder;
  * timestamp pollers, either one poller with that many partitions or that many pollers ({@link
  * Shape}), each key polled every {@code every} (adaptive off, default jitter ±10%) by a fetch
  * that returns an empty page at once, without HTTP, and a handler attached that never gets an
- * event. Once every key has had its first poll, the process's CPU time is read over
+ * event. Once every key has had its first poll, and one more interval {@code every} has passed
+ * (every key polled again, the JIT done with the path), the process's CPU time is read over
  * a wall-clock window, as a share of one core; the polls and the visits of keys that were not due
  * in that window show the keys really are being scheduled. The CPU of live threads is also split
  * by name ({@code watukuy-cycle-}, {@code watukuy-timer}, ...), with the garbage collectors'
@@ -163,6 +164,9 @@ final class IdleKeys {
       while (polled.size() < s.keys() && System.nanoTime() < settleDeadline) Thread.sleep(50);
       boolean settled = polled.size() == s.keys();
       double settleSeconds = (System.nanoTime() - begin) / 1e9;
+      // One more interval before measuring: every key polled a second time, the JIT done with
+      // the path; a window right after start() measured compilation more than scheduling.
+      Thread.sleep(s.every().toMillis());
       System.gc(); // the garbage of the runs before is not this window's work
       Thread.sleep(500);
 

@@ -50,8 +50,12 @@ public final class Engine implements Watukuy {
   private static final Logger errors = LoggerFactory.getLogger(io.watukuy.Watukuy.ERROR_LOGGER);
   /** How often the daemon looks for due keys at most. */
   static final Duration MAX_PASS_INTERVAL = Duration.ofSeconds(1);
-  /** The shortest wait between two passes, so that a hint in the past cannot spin the timer. */
-  static final Duration MIN_PASS_WAIT = Duration.ofMillis(1);
+  /**
+   * The shortest wait between two passes: keys falling due within it share a pass (thousands of
+   * keys with jittered schedules fall due every few milliseconds), and a hint in the past cannot
+   * spin the timer.
+   */
+  static final Duration MIN_PASS_WAIT = Duration.ofMillis(10);
   /**
    * Threads of the engine's own cycle pool: cycles mostly wait on HTTP and the store, so more
    * than the cores, but bounded: with an unbounded pool, thousands of keys due at once on a slow
@@ -96,7 +100,9 @@ public final class Engine implements Watukuy {
    * a pass skips them until then instead of reading their state every pass. Cleared by every
    * operation of this engine.
    */
-  private final Map<PollerKey, Instant> wakeHints = new ConcurrentHashMap<>();
+  private final WakeHints wakeHints = new WakeHints();
+  /** When the next pass over every key is due; passes between only wake hinted keys. */
+  private volatile @Nullable Instant nextFullPassAt;
   /** Per partitioned poller, the partition list last synced with the store. */
   private final Map<String, java.util.Set<PollerKey>> syncedPartitions = new ConcurrentHashMap<>();
 
@@ -285,6 +291,7 @@ public final class Engine implements Watukuy {
       started = true;
       cancelRunning = false;
       stopping = false;
+      nextFullPassAt = null;
       nextPass = time.schedule(Duration.ZERO, this::pass);
       nextPassAt = time.now();
     }
@@ -297,42 +304,36 @@ public final class Engine implements Watukuy {
     }
   }
 
+  /**
+   * A full pass (every {@code passInterval}) re-reads the partitions and hands out every key
+   * without a hint in the future; a pass in between hands out only the hinted keys that fell
+   * due, so that a key is polled when it falls due without walking every key each time.
+   */
   private void passLocked() {
     if (!running()) return;
-    for (Poller<Object> p : pollers.values()) {
-      List<PollerKey> keys;
-      try {
-        keys = keys(p);
-      } catch (RuntimeException e) {
-        log.warn("{}: cannot list partitions: {}", p.name(), e.toString());
-        continue;
-      }
-      Instant now = time.now();
-      for (PollerKey key : keys) {
-        if (!running()) return; // stop() came while this pass listed keys
-        Instant hint = wakeHints.get(key);
-        if (hint != null && hint.isAfter(now)) continue;
-        Running running = new Running();
-        if (inFlight.putIfAbsent(key, running) != null) continue;
-        wakeHints.remove(key);
+    Instant now = time.now();
+    if (nextFullPassAt == null || !now.isBefore(nextFullPassAt)) {
+      nextFullPassAt = now.plus(passInterval);
+      for (Poller<Object> p : pollers.values()) {
+        List<PollerKey> keys;
         try {
-          executor.execute(() -> {
-            running.thread = Thread.currentThread();
-            try {
-              // Queued behind other cycles while stop() came: a stopped daemon starts no cycle.
-              if (stopping) return;
-              runKey(p, key, new RunLimits(null, () -> cancelRunning, () -> cancelRunning || stopping,
-                  at -> wakeAt(key, at)));
-            } finally {
-              inFlight.remove(key);
-              running.done.countDown();
-            }
-          });
-        } catch (RuntimeException rejected) {
-          inFlight.remove(key);
-          running.done.countDown();
-          log.warn("{}: executor rejected the cycle: {}", key, rejected.toString());
+          keys = keys(p);
+        } catch (RuntimeException e) {
+          log.warn("{}: cannot list partitions: {}", p.name(), e.toString());
+          continue;
         }
+        for (PollerKey key : keys) {
+          if (!running()) return; // stop() came while this pass listed keys
+          Instant hint = wakeHints.get(key);
+          if (hint != null && hint.isAfter(now)) continue;
+          handOut(p, key);
+        }
+      }
+    } else {
+      for (PollerKey key : wakeHints.takeDue(now)) {
+        if (!running()) return;
+        Poller<Object> p = pollers.get(key.poller());
+        if (p != null) handOut(p, key);
       }
     }
     synchronized (lock) {
@@ -346,6 +347,31 @@ public final class Engine implements Watukuy {
     }
   }
 
+  /** Runs the key's cycle on the executor unless one is in flight. */
+  private void handOut(Poller<Object> p, PollerKey key) {
+    Running running = new Running();
+    if (inFlight.putIfAbsent(key, running) != null) return;
+    wakeHints.remove(key);
+    try {
+      executor.execute(() -> {
+        running.thread = Thread.currentThread();
+        try {
+          // Queued behind other cycles while stop() came: a stopped daemon starts no cycle.
+          if (stopping) return;
+          runKey(p, key, new RunLimits(null, () -> cancelRunning, () -> cancelRunning || stopping,
+              at -> wakeAt(key, at)));
+        } finally {
+          inFlight.remove(key);
+          running.done.countDown();
+        }
+      });
+    } catch (RuntimeException rejected) {
+      inFlight.remove(key);
+      running.done.countDown();
+      log.warn("{}: executor rejected the cycle: {}", key, rejected.toString());
+    }
+  }
+
   /**
    * Records a hint and brings the next pass forward to it when it is sooner: the hint of a key
    * visited by a cycle arrives after the pass that handed the key out scheduled its successor.
@@ -354,25 +380,28 @@ public final class Engine implements Watukuy {
     wakeHints.put(key, at);
     synchronized (lock) {
       if (!started || nextPassAt == null || !at.isBefore(nextPassAt)) return;
-      if (nextPass != null) nextPass.cancel();
       Instant now = time.now();
       Duration wait = at.isAfter(now) ? Duration.between(now, at) : Duration.ZERO;
       if (wait.compareTo(MIN_PASS_WAIT) < 0) wait = MIN_PASS_WAIT;
+      if (!now.plus(wait).isBefore(nextPassAt)) return;
+      if (nextPass != null) nextPass.cancel();
       nextPass = time.schedule(wait, this::pass);
       nextPassAt = now.plus(wait);
     }
   }
 
   /**
-   * The wait before the next pass: {@code passInterval}, or less when a skipped key is due
-   * sooner, so that a key is polled when it falls due rather than at the first pass after
-   * (which made a 200 ms schedule poll every 400 ms).
+   * The wait before the next pass: until the next full pass, or less when a hinted key falls due
+   * sooner, so that a key is polled when it falls due rather than at the first pass after (which
+   * made a 200 ms schedule poll every 400 ms). At least {@link #MIN_PASS_WAIT}, so that keys
+   * falling due close together share a pass.
    */
   private Duration nextPassDelay() {
     Instant now = time.now();
-    Instant next = now.plus(passInterval);
-    for (Instant hint : wakeHints.values()) if (hint.isBefore(next)) next = hint;
-    Duration wait = Duration.between(now, next);
+    Instant next = nextFullPassAt == null ? now : nextFullPassAt;
+    Instant hint = wakeHints.earliest();
+    if (hint != null && hint.isBefore(next)) next = hint;
+    Duration wait = next.isAfter(now) ? Duration.between(now, next) : Duration.ZERO;
     return wait.compareTo(MIN_PASS_WAIT) < 0 ? MIN_PASS_WAIT : wait;
   }
 

@@ -201,6 +201,10 @@ final class KeyCycle {
         if (poller.log().enabled() && run.committed > 0)
           store.pruneLog(key, cx.time().now().minus(poller.log().retention()));
         noHandlerWarning(run);
+        Delivery d = run.delivery;
+        // Nothing left for a handler to retry: the key needs nothing before its schedule says.
+        if (d != null && d.earliestRetry == null && d.unavailable == null && !d.halted)
+          run.limits.wakeAt(nextAttention(next, cx.time().now()));
         return run.report(Outcome.POLLED, run.delivery == null ? null : run.delivery.unavailable);
       } catch (LeaseLostException e) {
         errors.warn("{}: {}", key, e.getMessage());
