@@ -16,10 +16,13 @@
 #                                         live       change -> handler latency on a running daemon,
 #                                                    schedule.min 200 ms (200 changes, at most 75 s)
 #                                         idle       10 000 idle keys on one engine: CPU per wall
-#                                                    second (about 35 s on memory, 1-2 min elsewhere)
+#                                                    second (about 65 s on memory, 1-2 min elsewhere)
 #                                       --live-samples N (default 200)
 #                                       --idle-keys N (default 10000), --idle-seconds S (default 30),
 #                                       --idle-shape partitions|pollers (default partitions)
+#                                       --concurrency N: delivery.concurrency of the snapshot and
+#                                         timestamp engines (default 8; acks of up to N/2 handled
+#                                         events share one store write)
 #                                       --tiny (2000 items, 5 live changes, 200 idle keys for 1 s:
 #                                         a smoke pass)
 #                                       --postgres-url JDBC-URL, --redis-uri URI

@@ -28,7 +28,8 @@ import java.util.Map;
  * <pre>
  * java -Xmx256m -jar watukuy-bench.jar e2e --store memory|sqlite|postgres|redis
  *     [--items N | --tiny] [--phases snapshot,timestamp,live,idle] [--live-samples N]
- *     [--idle-keys N] [--idle-seconds S] [--idle-shape partitions|pollers] [--out DIR] [--postgres-url JDBC-URL] [--redis-uri URI]
+ *     [--idle-keys N] [--idle-seconds S] [--idle-shape partitions|pollers] [--concurrency N]
+ *     [--out DIR] [--postgres-url JDBC-URL] [--redis-uri URI]
  * </pre>
  *
  * {@code e2e} runs the end-to-end bench of one store ({@link EndToEnd}): the snapshot and
@@ -36,7 +37,9 @@ import java.util.Map;
  * the live-lane latency ({@link LiveLatency}; default 200 changes, {@code --tiny}: 5) and the
  * idle keys' CPU ({@link IdleKeys}; default 10 000 keys over a 30 s window, {@code --tiny}: 200
  * keys, 1 s; {@code --idle-shape pollers}: one poller per key instead of one poller's
- * partitions); {@code --phases} picks groups (default all four). It prints the table and, with
+ * partitions); {@code --phases} picks groups (default all four); {@code --concurrency} sets the
+ * snapshot and timestamp engines' {@code delivery.concurrency} (default 8), which bounds the
+ * handled events waiting for their ack and so how many acks share one store write. It prints the table and, with
  * {@code --out}, writes {@code DIR/<date>-<store>.json} ({@code <date>-<store>-<N>items.json} for
  * another {@code N}, {@code <date>-<store>-tiny.json} with {@code --tiny}). PostgreSQL defaults to {@value #POSTGRES_URL} (tables in a fresh schema {@code
  * watukuy_bench_<hex>}, dropped at the end), Redis to {@value #REDIS_URI} (keys under a fresh
@@ -136,7 +139,8 @@ public final class BenchMain {
         case "--out" -> out = Path.of(value(a, args));
         case "--postgres-url" -> postgres = value(a, args);
         case "--redis-uri" -> redis = value(a, args);
-        case "--phases", "--live-samples", "--idle-keys", "--idle-seconds", "--idle-shape" -> given.put(a, value(a, args));
+        case "--phases", "--live-samples", "--idle-keys", "--idle-seconds", "--idle-shape", "--concurrency" ->
+            given.put(a, value(a, args));
         default -> throw new IllegalArgumentException("unknown option '" + a + "' for e2e");
       }
     }
@@ -146,6 +150,8 @@ public final class BenchMain {
     settings = settings.withLive(settings.live().withSamples(integer(given, "--live-samples", settings.live().samples())));
     settings = settings.withIdle(settings.idle().withKeys(integer(given, "--idle-keys", settings.idle().keys()))
         .withWindow(Duration.ofSeconds(integer(given, "--idle-seconds", (int) settings.idle().window().toSeconds()))));
+    settings = settings.withConcurrency(integer(given, "--concurrency", settings.concurrency()));
+    if (settings.concurrency() < 1) throw new IllegalArgumentException("--concurrency must be >= 1");
     if (given.containsKey("--idle-shape"))
       settings = settings.withIdle(settings.idle().withShape(IdleKeys.Shape.parse(given.get("--idle-shape"))));
     if (settings.idle().keys() < 1 || settings.idle().window().isZero())

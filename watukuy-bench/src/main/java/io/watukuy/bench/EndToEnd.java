@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.watukuy.Cursors;
+import io.watukuy.DeliveryOptions;
 import io.watukuy.KeyReport;
 import io.watukuy.Page;
 import io.watukuy.Poller;
@@ -104,28 +105,42 @@ final class EndToEnd {
    * @param groups the groups to run, in {@link Group} order
    * @param live the live-latency phase's settings
    * @param idle the idle-keys phase's settings
+   * @param concurrency {@code delivery.concurrency} of the snapshot and timestamp engines
+   *     (default {@value io.watukuy.DeliveryOptions#DEFAULT_CONCURRENCY}): it bounds the handled
+   *     events waiting for their ack, so it sets how many acks share one store write
    */
-  record Settings(int items, Set<Group> groups, LiveLatency.Settings live, IdleKeys.Settings idle) {
+  record Settings(int items, Set<Group> groups, LiveLatency.Settings live, IdleKeys.Settings idle, int concurrency) {
     /** Every group at full length over {@code items} items. */
     static Settings full(int items) {
-      return new Settings(items, EnumSet.allOf(Group.class), LiveLatency.Settings.full(), IdleKeys.Settings.full());
+      return new Settings(items, EnumSet.allOf(Group.class), LiveLatency.Settings.full(), IdleKeys.Settings.full(),
+          DeliveryOptions.DEFAULT_CONCURRENCY);
     }
 
     /** The smoke pass: 2 000 items, a few live changes, 200 idle keys for 1 s. */
     static Settings tiny() {
-      return new Settings(2_000, EnumSet.allOf(Group.class), LiveLatency.Settings.tiny(), IdleKeys.Settings.tiny());
+      return new Settings(2_000, EnumSet.allOf(Group.class), LiveLatency.Settings.tiny(), IdleKeys.Settings.tiny(),
+          DeliveryOptions.DEFAULT_CONCURRENCY);
     }
 
     Settings withGroups(Set<Group> groups) {
-      return new Settings(items, EnumSet.copyOf(groups), live, idle);
+      return new Settings(items, EnumSet.copyOf(groups), live, idle, concurrency);
     }
 
     Settings withLive(LiveLatency.Settings live) {
-      return new Settings(items, groups, live, idle);
+      return new Settings(items, groups, live, idle, concurrency);
+    }
+
+    Settings withConcurrency(int concurrency) {
+      return new Settings(items, groups, live, idle, concurrency);
+    }
+
+    /** The snapshot and timestamp engines' delivery options. */
+    DeliveryOptions delivery() {
+      return new DeliveryOptions(concurrency, DeliveryOptions.DEFAULT_DISPATCH_BATCH_SIZE);
     }
 
     Settings withIdle(IdleKeys.Settings idle) {
-      return new Settings(items, groups, live, idle);
+      return new Settings(items, groups, live, idle, concurrency);
     }
   }
 
@@ -198,8 +213,9 @@ final class EndToEnd {
    * @param live the live-latency phase, or null when it did not run
    * @param idle the idle-keys phase, or null when it did not run
    */
-  record Result(String store, String storeVersion, String note, int n, double fetchSeconds, List<Phase> phases,
-      LiveLatency.@Nullable Result live, IdleKeys.@Nullable Result idle, String loadBefore, String loadAfter) {}
+  record Result(String store, String storeVersion, String note, int n, int concurrency, double fetchSeconds,
+      List<Phase> phases, LiveLatency.@Nullable Result live, IdleKeys.@Nullable Result idle, String loadBefore,
+      String loadAfter) {}
 
   private EndToEnd() {}
 
@@ -229,26 +245,28 @@ final class EndToEnd {
       // The raw upsert of the n rows, measured once when the snapshot phases run and reused.
       double upsertSeconds = Double.NaN;
       if (settings.groups().contains(Group.SNAPSHOT)) {
-        fetchSeconds = snapshot(bench, raw, n, phases);
+        fetchSeconds = snapshot(bench, raw, n, settings.delivery(), phases);
         upsertSeconds = phases.get(0).baselineSeconds();
       }
       if (settings.groups().contains(Group.TIMESTAMP))
-        phases.addAll(TimestampPhases.run(bench.store(), raw, n, upsertSeconds));
+        phases.addAll(TimestampPhases.run(bench.store(), raw, n, upsertSeconds, settings.delivery()));
       if (settings.groups().contains(Group.LIVE)) live = LiveLatency.run(bench.store(), settings.live());
       if (settings.groups().contains(Group.IDLE)) idle = IdleKeys.run(bench.store(), settings.idle());
     }
-    return new Result(kind, version, note, n, fetchSeconds, phases, live, idle, loadBefore, Machine.loadAverage());
+    return new Result(kind, version, note, n, settings.concurrency(), fetchSeconds, phases, live, idle, loadBefore,
+        Machine.loadAverage());
   }
 
   /** The three snapshotDiff phases; returns the plain fetch + parse time of the listing. */
-  private static double snapshot(BenchStore bench, RawStore raw, int n, List<Phase> phases) throws Exception {
+  private static double snapshot(BenchStore bench, RawStore raw, int n, DeliveryOptions delivery, List<Phase> phases)
+      throws Exception {
     try (ListingServer server = new ListingServer(n);
         HeapWatch heap = new HeapWatch()) {
       EventCounter counter = new EventCounter();
       AtomicLong fetched = new AtomicLong();
       Poller<JsonNode> poller = poller(server.url(), n, fetched);
       TimedStore store = new TimedStore(bench.store());
-      try (Watukuy engine = Watukuy.builder().store(store).poller(poller).build()) {
+      try (Watukuy engine = Watukuy.builder().store(store).poller(poller).delivery(delivery).build()) {
         engine.on(poller, counter);
         fetchListing(server); // warms the client and the server's code up
         double fetchSeconds = fetchListing(server);
@@ -441,9 +459,9 @@ final class EndToEnd {
   /** The result as a fixed-width table, with the targets of the issue that apply. */
   static String table(Result r) {
     StringBuilder out = new StringBuilder();
-    out.append(String.format(Locale.ROOT, "store: %s, %s; %,d items; %d cores; %s%n", r.store(), r.storeVersion(),
-        r.n(), Runtime.getRuntime().availableProcessors(), System.getProperty("java.vm.name") + " "
-            + System.getProperty("java.runtime.version")));
+    out.append(String.format(Locale.ROOT, "store: %s, %s; %,d items; delivery.concurrency %d; %d cores; %s%n",
+        r.store(), r.storeVersion(), r.n(), r.concurrency(), Runtime.getRuntime().availableProcessors(),
+        System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version")));
     if (!Double.isNaN(r.fetchSeconds()))
       out.append(String.format(Locale.ROOT, "listing fetch + parse alone: %,.0f items/s%n", r.n() / r.fetchSeconds()));
     if (!r.note().isEmpty()) out.append("note: ").append(r.note()).append('\n');
@@ -520,6 +538,7 @@ final class EndToEnd {
     root.put("maxHeapMb", Runtime.getRuntime().maxMemory() / (1024 * 1024));
     root.put("watukuy", Versions.of("watukuy"));
     root.put("items", r.n());
+    root.put("deliveryConcurrency", r.concurrency());
     root.put("pageSize", PAGE);
     ObjectNode load = root.putObject("loadAverage");
     load.put("before", r.loadBefore());

@@ -2,6 +2,7 @@ package io.watukuy.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.watukuy.Cursors;
+import io.watukuy.DeliveryOptions;
 import io.watukuy.Page;
 import io.watukuy.Poller;
 import io.watukuy.Schedule;
@@ -59,10 +60,12 @@ final class TimestampPhases {
    * @param raw the run's raw baseline
    * @param n items in the listing; at least 1000
    * @param upsertSeconds the raw upsert of {@code n} rows if already measured, else NaN
+   * @param delivery the engine's delivery options
    * @return the phases, each beside its baseline
    * @throws IllegalStateException if a poll did not fetch and deliver exactly what it must
    */
-  static List<EndToEnd.Phase> run(StateStore base, RawStore raw, int n, double upsertSeconds) throws Exception {
+  static List<EndToEnd.Phase> run(StateStore base, RawStore raw, int n, double upsertSeconds, DeliveryOptions delivery)
+      throws Exception {
     List<EndToEnd.Phase> phases = new ArrayList<>();
     try (ListingServer server = new ListingServer(n);
         HeapWatch heap = new HeapWatch()) {
@@ -71,7 +74,7 @@ final class TimestampPhases {
       Poller<JsonNode> poller = poller(server.url(), n, fetched);
       TimedStore store = new TimedStore(base);
       HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-      try (Watukuy engine = Watukuy.builder().store(store).poller(poller).build()) {
+      try (Watukuy engine = Watukuy.builder().store(store).poller(poller).delivery(delivery).build()) {
         engine.on(poller, counter);
         plainFetch(client, server, null, null); // warms the client and the server's code up
         Listing all = plainFetch(client, server, null, null);
