@@ -184,20 +184,20 @@ public final class JmhSuite {
 
   /**
    * The pairs as a fixed-width table with a {@code ratio} column (of the means) and a {@code
-   * best} column (of the best iterations).
+   * best} column (of the best iterations), both to three significant digits.
    *
    * @param pairs the pairs
    * @return the table, one line per pair after a header, ending with a newline
    */
   public static String table(List<Pair> pairs) {
     StringBuilder out = new StringBuilder();
-    String format = "%-32s %-28s %13s %7s %13s %7s  %-6s %6s %6s%n";
+    String format = "%-32s %-28s %13s %7s %13s %7s  %-6s %7s %7s%n";
     out.append(String.format(Locale.ROOT, format, "benchmark", "params", "watukuy", "±", "baseline", "±", "unit",
         "ratio", "best"));
     for (Pair p : pairs) {
       out.append(String.format(Locale.ROOT, format, p.benchmark(), p.params(), number(p.score()),
           percent(p.error(), p.score()), number(p.baseline()), percent(p.baselineError(), p.baseline()),
-          p.unit(), String.format(Locale.ROOT, "%.2f", p.ratio()), String.format(Locale.ROOT, "%.2f", p.bestRatio())));
+          p.unit(), Ratios.format(p.ratio()), Ratios.format(p.bestRatio())));
     }
     return out.toString();
   }
