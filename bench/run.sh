@@ -5,7 +5,7 @@
 #   bench/run.sh -h | --help      this text (also: bench/run.sh jmh --help, bench/run.sh e2e --help)
 #
 #   bench/run.sh jmh [OPTS]       the JMH suite (about 5 minutes) -> bench/results/<date>-jmh.json
-#     --smoke                       each benchmark once: no fork, no warm-up, one 100 ms iteration
+#     --smoke                       each benchmark once: 1 fork, no warm-up, one 100 ms iteration
 #                                   (numbers mean nothing) -> <date>-jmh-smoke.json
 #     --include REGEX               only the benchmarks whose Class.method matches (default: all)
 #     --forks N                     JMH forks (default 1)

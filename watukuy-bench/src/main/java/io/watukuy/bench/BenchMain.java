@@ -1,6 +1,8 @@
 package io.watukuy.bench;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -209,11 +211,16 @@ public final class BenchMain {
     Thread hook = new Thread(() -> {
       if (bench.closed()) return;
       stopping = true;
-      System.err.println("watukuy-bench: interrupted; removing what the run left in the " + store + " store");
+      PrintStream err = System.err;
+      err.println("watukuy-bench: interrupted; removing what the run left in the " + store + " store");
+      // The engine still runs while its store closes under it: its warnings about a closed store
+      // (logged to System.err) would bury the line above.
+      System.setErr(new PrintStream(OutputStream.nullOutputStream()));
       try {
         bench.close();
+        err.println("watukuy-bench: removed");
       } catch (Exception e) {
-        System.err.println("watukuy-bench: clean-up failed: " + e);
+        err.println("watukuy-bench: clean-up failed: " + e);
       }
     }, "watukuy-bench-cleanup");
     Runtime.getRuntime().addShutdownHook(hook);

@@ -297,9 +297,10 @@ abstract class BenchStore implements AutoCloseable {
         c.isValid(10);
       } catch (SQLException e) {
         boolean network = e.getSQLState() != null && e.getSQLState().startsWith("08");
-        throw new UnreachableException((network ? "cannot reach PostgreSQL at " : "PostgreSQL at ") + at
-            + (network ? "" : " refused the connection") + " (" + reason(e) + "); start it with scripts/services or"
-            + " pass --postgres-url", e);
+        throw new UnreachableException(network
+            ? "cannot reach PostgreSQL at " + at + " (" + reason(e) + "); start it with scripts/services or pass"
+                + " --postgres-url"
+            : "PostgreSQL at " + at + " refused the connection (" + reason(e) + "); check --postgres-url", e);
       }
     }
 

@@ -44,11 +44,12 @@ public final class JmhSuite {
     }
 
     /**
-     * A smoke pass that only proves each benchmark still runs: in this JVM, no warm-up, one
-     * 100 ms iteration, the {@code issue} item only. Its numbers mean nothing.
+     * A smoke pass that only proves each benchmark still runs: one fork (a JVM of its own, as a
+     * real run; JMH gives it this JVM's class path), no warm-up, one 100 ms iteration, the {@code
+     * issue} item only. Its numbers mean nothing.
      */
     public static Settings smoke() {
-      return new Settings(0, 0, 1, 100, "io\\.watukuy\\.bench\\..*",
+      return new Settings(1, 0, 1, 100, "io\\.watukuy\\.bench\\..*",
           Map.of("item", new String[] {"issue"}), true);
     }
   }

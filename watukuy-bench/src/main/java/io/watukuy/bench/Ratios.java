@@ -11,7 +11,7 @@ final class Ratios {
 
   /**
    * A ratio to three significant digits, so that a small one keeps its digits: {@code 0.00412}
-   * for 0.004123, {@code 0.850} for 0.85, {@code 12.3} for 12.34, {@code 1230} for 1234.
+   * for 0.004123, {@code 0.850} for 0.85, {@code 1.00} for 1, {@code 12.3} for 12.34, {@code 1230} for 1234.
    *
    * @param ratio any number
    * @return the digits, or {@code -} when {@code ratio} is not finite
@@ -19,6 +19,9 @@ final class Ratios {
   static String format(double ratio) {
     if (!Double.isFinite(ratio)) return "-";
     if (ratio == 0) return "0";
-    return new BigDecimal(ratio).round(THREE).toPlainString();
+    BigDecimal r = new BigDecimal(ratio).round(THREE);
+    // An exact value keeps its trailing zeros: 1.00, not 1.
+    if (r.precision() < 3) r = r.setScale(r.scale() + 3 - r.precision());
+    return r.toPlainString();
   }
 }

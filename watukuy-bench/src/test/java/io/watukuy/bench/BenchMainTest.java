@@ -85,8 +85,8 @@ class BenchMainTest {
 
   @Test
   void ratiosKeepThreeSignificantDigits() {
-    assertThat(List.of(0.004123, 0.85, 1.0, 12.34, 1234.0, 0.0, Double.NaN).stream().map(Ratios::format))
-        .containsExactly("0.00412", "0.850", "1.00", "12.3", "1230", "0", "-");
+    assertThat(List.of(0.004123, 0.85, 1.0, 20.0, 12.34, 1234.0, 0.0, Double.NaN).stream().map(Ratios::format))
+        .containsExactly("0.00412", "0.850", "1.00", "20.0", "12.3", "1230", "0", "-");
   }
 
   @Test
