@@ -2,68 +2,159 @@
 # Builds the bench jar and runs the benchmarks; results go to bench/results/.
 #
 #   bench/run.sh                  everything: the JMH suite, then the end-to-end bench on every store
+#   bench/run.sh -h | --help      this text (also: bench/run.sh jmh --help, bench/run.sh e2e --help)
+#
 #   bench/run.sh jmh [OPTS]       the JMH suite (about 5 minutes) -> bench/results/<date>-jmh.json
-#                                 OPTS: --smoke, --include REGEX, --forks N, --warmup N,
-#                                       --iterations N, --time-ms MS
+#     --smoke                       each benchmark once: 1 fork, no warm-up, one 100 ms iteration
+#                                   (numbers mean nothing) -> <date>-jmh-smoke.json
+#     --include REGEX               only the benchmarks whose Class.method matches (default: all)
+#     --forks N                     JMH forks (default 1)
+#     --warmup N                    warm-up iterations (default 3)
+#     --iterations N                measured iterations (default 5)
+#     --time-ms MS                  length of each iteration (default 1000)
+#     --out DIR                     where the JSON goes (default bench/results)
+#
 #   bench/run.sh e2e [OPTS]       the end-to-end bench, one JVM per store under -Xmx256m
 #                                 -> bench/results/<date>-<store>.json
-#                                 OPTS: --stores memory,sqlite,postgres,redis (default: all four)
-#                                       --items N (default 100000; 1000000 for the G10 check)
-#                                       --phases snapshot,timestamp,live,idle (default: all four)
-#                                         snapshot   snapshotDiff: first sync, idle re-scan, 1% changed
-#                                         timestamp  the same listing by updated_at: first sync, idle
-#                                                    poll, 1% changed (only those come back)
-#                                         live       change -> handler latency on a running daemon,
-#                                                    schedule.min 200 ms (200 changes, at most 75 s)
-#                                         idle       10 000 idle keys on one engine: CPU per wall
-#                                                    second (about 65 s on memory, 1-2 min elsewhere)
-#                                       --live-samples N (default 200)
-#                                       --idle-keys N (default 10000), --idle-seconds S (default 30),
-#                                       --idle-shape partitions|pollers (default partitions)
-#                                       --concurrency N: delivery.concurrency of the snapshot and
-#                                         timestamp engines (default 8; acks of up to N/2 handled
-#                                         events share one store write)
-#                                       --tiny (2000 items, 5 live changes, 200 idle keys for 1 s:
-#                                         a smoke pass)
-#                                       --postgres-url JDBC-URL, --redis-uri URI
+#     --stores LIST                 comma-separated, of memory,sqlite,postgres,redis (default: all
+#                                   four; with --items above 200000, the three persistent ones:
+#                                   MemoryStore keeps every item on the heap by design, so 256 MB
+#                                   cannot hold 1 M; name memory in --stores to run it anyway)
+#     --items N                     items of the snapshot and timestamp listing (default 100000,
+#                                   at least 1000; 1000000 for the G10 memory check)
+#     --tiny                        a smoke pass: 2000 items, 5 live changes over 1000 items at
+#                                   schedule.min 100 ms, 200 idle keys for 1 s (not with --items)
+#     --phases LIST                 comma-separated, of (default: all four):
+#                                     snapshot   snapshotDiff: first sync, idle re-scan, 1% changed
+#                                     timestamp  the same listing by updated_at: first sync, idle
+#                                                poll, 1% changed (only those come back)
+#                                     live       change -> handler latency on a running daemon, its
+#                                                own listing of 10000 items, schedule.min 200 ms
+#                                                (200 changes, at most 75 s)
+#                                     idle       10000 idle keys on one engine: CPU per wall second
+#                                                (about 65 s on memory, 1-2 min elsewhere)
+#     --live-samples N              changes the live phase times (default 200, at least 1)
+#     --idle-keys N                 keys of the idle phase (default 10000)
+#     --idle-seconds S              the idle phase's measured window (default 30)
+#     --idle-shape partitions|pollers
+#                                   the idle keys as partitions of one poller (default) or one
+#                                   poller each
+#     --concurrency N               delivery.concurrency of the snapshot and timestamp engines
+#                                   (default 8; acks of up to N/2 handled events share one store write)
+#     --postgres-url JDBC-URL       default jdbc:postgresql://127.0.0.1:5432/test?user=postgres
+#     --redis-uri URI               default redis://127.0.0.1:6379/0
+#     --out DIR                     where the JSON goes (default bench/results)
+#
+# A run with anything but the defaults writes <date>-<store>-<what differs>.json (such as
+# <date>-memory-live-idle.json, <date>-sqlite-1000000items.json, <date>-redis-tiny.json), so that
+# it never overwrites the full run's file; -tiny and -smoke files are not committed.
 #
 # Each benchmark runs beside its physical baseline in the same run; the ratio column is
 # watukuy / baseline in throughput (1.0 is as fast as the baseline). The machine's load average
 # is printed and recorded with the numbers: on a loaded machine, compare ratios, not scores.
-# PostgreSQL and Redis are the local ones the tests use (scripts/services starts them).
+# PostgreSQL and Redis are the local ones the tests use (scripts/services starts them); each one
+# a run needs is checked before the first store runs. Ctrl-C removes what the run left (schema,
+# keys, files). Exit code 0 on success, 1 on a failure, 2 on a usage error.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+usage() { sed -n '2,/^[^#]/{/^#/{s/^# \{0,1\}//;p}}' bench/run.sh; }
+fail() {
+  echo "bench/run.sh: $*" >&2
+  echo "bench/run.sh --help lists the options" >&2
+  exit 2
+}
+# An option's value: present, not empty, and not the next option.
+need_value() { [[ $# -ge 2 && -n $2 && $2 != --* ]] || fail "$1 needs a value"; }
+
+all_stores=memory,sqlite,postgres,redis
 command=all
-if [[ $# -gt 0 && $1 != -* ]]; then command=$1; shift; fi
+if [[ $# -gt 0 ]]; then
+  case "$1" in
+    -h|--help) usage; exit 0 ;;
+    -*) fail "unknown option '$1' (expected a command, jmh or e2e, or --help)" ;;
+    *) command=$1; shift ;;
+  esac
+fi
 case "$command" in
-  all|jmh|e2e) ;;
-  *) echo "bench/run.sh: unknown command '$command' (expected jmh or e2e)" >&2; exit 2 ;;
+  jmh|e2e) ;;
+  all) [[ $# -eq 0 ]] || fail "options go after a command (jmh or e2e), not after all" ;;
+  *) fail "unknown command '$command' (expected jmh or e2e)" ;;
 esac
+
+out=bench/results
+jmh_args=()
+e2e_args=()
+stores=
+if [[ $command == jmh ]]; then
+  while [[ $# -gt 0 ]]; do
+    case "$1" in
+      -h|--help) usage; exit 0 ;;
+      --smoke) jmh_args+=("$1"); shift ;;
+      --out) need_value "$@"; out=$2; shift 2 ;;
+      --include|--forks|--warmup|--iterations|--time-ms) need_value "$@"; jmh_args+=("$1" "$2"); shift 2 ;;
+      *) fail "unknown option '$1' for jmh" ;;
+    esac
+  done
+elif [[ $command == e2e ]]; then
+  items=
+  while [[ $# -gt 0 ]]; do
+    case "$1" in
+      -h|--help) usage; exit 0 ;;
+      --store) fail "--store is not an option of bench/run.sh; use --stores (a comma-separated list)" ;;
+      --stores)
+        [[ $# -ge 2 && -n $2 && $2 != --* ]] || fail "--stores needs a comma-separated list of $all_stores"
+        stores=$2; shift 2 ;;
+      --tiny) e2e_args+=("$1"); shift ;;
+      --out) need_value "$@"; out=$2; shift 2 ;;
+      --items) need_value "$@"; items=$2; e2e_args+=("$1" "$2"); shift 2 ;;
+      --phases|--live-samples|--idle-keys|--idle-seconds|--idle-shape|--concurrency|--postgres-url|--redis-uri)
+        need_value "$@"; e2e_args+=("$1" "$2"); shift 2 ;;
+      *) fail "unknown option '$1' for e2e" ;;
+    esac
+  done
+  if [[ -n $stores ]]; then
+    listed=()
+    for store in ${stores//,/ }; do
+      [[ ,$all_stores, == *,"$store",* ]] || fail "--stores: unknown store '$store' (expected some of $all_stores)"
+      listed+=("$store")
+    done
+    [[ ${#listed[@]} -gt 0 ]] || fail "--stores needs a comma-separated list of $all_stores"
+  elif [[ $items =~ ^[0-9]+$ ]] && (( 10#$items > 200000 )); then
+    # MemoryStore keeps every item on the heap by design: 1 M items cannot fit in 256 MB.
+    stores=sqlite,postgres,redis
+    echo "bench/run.sh: --items $items: skipping the memory store (it keeps every item on the heap, which" \
+      "-Xmx256m cannot hold); pass --stores memory to run it anyway" >&2
+  else
+    stores=$all_stores
+  fi
+else
+  stores=$all_stores
+fi
 
 # package, never install: the jar is read from the module's target folder.
 ./mvnw -q -B -pl watukuy-bench -am package -DskipTests
 jar=watukuy-bench/target/watukuy-bench.jar
 
-run_e2e() {
-  local stores=memory,sqlite,postgres,redis args=()
-  while [[ $# -gt 0 ]]; do
-    case "$1" in
-      --stores) stores=$2; shift 2 ;;
-      *) args+=("$1"); shift ;;
-    esac
+# The options and every server a store needs, before anything runs: a run does not fail an hour in.
+if [[ $command != jmh ]]; then
+  for store in ${stores//,/ }; do
+    java -jar "$jar" e2e --check --store "$store" ${e2e_args[@]+"${e2e_args[@]}"}
   done
+fi
+
+run_e2e() {
   local store
   for store in ${stores//,/ }; do
     # One JVM per store, so that each peak heap is its own; 256 MB shows memory flat in N (G10).
-    java -Xmx256m -jar "$jar" e2e --store "$store" --out bench/results ${args[@]+"${args[@]}"}
+    java -Xmx256m -jar "$jar" e2e --store "$store" --out "$out" ${e2e_args[@]+"${e2e_args[@]}"}
   done
 }
 
 case "$command" in
-  jmh) java -jar "$jar" jmh --out bench/results "$@" ;;
-  e2e) run_e2e "$@" ;;
+  jmh) java -jar "$jar" jmh --out "$out" ${jmh_args[@]+"${jmh_args[@]}"} ;;
+  e2e) run_e2e ;;
   all)
-    java -jar "$jar" jmh --out bench/results
+    java -jar "$jar" jmh --out "$out"
     run_e2e ;;
 esac

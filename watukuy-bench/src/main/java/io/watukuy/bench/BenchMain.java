@@ -1,7 +1,8 @@
 package io.watukuy.bench;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -13,7 +14,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The bench's command line, run by {@code bench/run.sh}:
+ * The bench's command line, run by {@code bench/run.sh} ({@code bench/run.sh --help} describes
+ * every option):
  *
  * <pre>
  * java -jar watukuy-bench.jar jmh [--smoke] [--out DIR] [--include REGEX]
@@ -26,7 +28,7 @@ import java.util.Map;
  * --smoke}).
  *
  * <pre>
- * java -Xmx256m -jar watukuy-bench.jar e2e --store memory|sqlite|postgres|redis
+ * java -Xmx256m -jar watukuy-bench.jar e2e --store memory|sqlite|postgres|redis [--check]
  *     [--items N | --tiny] [--phases snapshot,timestamp,live,idle] [--live-samples N]
  *     [--idle-keys N] [--idle-seconds S] [--idle-shape partitions|pollers] [--concurrency N]
  *     [--out DIR] [--postgres-url JDBC-URL] [--redis-uri URI]
@@ -34,18 +36,21 @@ import java.util.Map;
  *
  * {@code e2e} runs the end-to-end bench of one store ({@link EndToEnd}): the snapshot and
  * timestamp phases over {@code N} items (default 100 000; {@code --tiny}: 2 000; at least 1 000),
- * the live-lane latency ({@link LiveLatency}; default 200 changes, {@code --tiny}: 5) and the
- * idle keys' CPU ({@link IdleKeys}; default 10 000 keys over a 30 s window, {@code --tiny}: 200
- * keys, 1 s; {@code --idle-shape pollers}: one poller per key instead of one poller's
- * partitions); {@code --phases} picks groups (default all four); {@code --concurrency} sets the
- * snapshot and timestamp engines' {@code delivery.concurrency} (default 8), which bounds the
- * handled events waiting for their ack and so how many acks share one store write. It prints the table and, with
- * {@code --out}, writes {@code DIR/<date>-<store>.json} ({@code <date>-<store>-<N>items.json} for
- * another {@code N}, {@code <date>-<store>-tiny.json} with {@code --tiny}). PostgreSQL defaults to {@value #POSTGRES_URL} (tables in a fresh schema {@code
- * watukuy_bench_<hex>}, dropped at the end), Redis to {@value #REDIS_URI} (keys under a fresh
- * {@code watukuy-bench:<hex>:} prefix, deleted at the end).
+ * the live-lane latency ({@link LiveLatency}; its own listing of 10 000 items, default 200
+ * changes; {@code --tiny}: 1 000 items, 5 changes) and the idle keys' CPU ({@link IdleKeys};
+ * default 10 000 keys over a 30 s window, {@code --tiny}: 200 keys, 1 s; {@code --idle-shape
+ * pollers}: one poller per key instead of one poller's partitions); {@code --phases} picks groups
+ * (default all four); {@code --concurrency} sets the snapshot and timestamp engines' {@code
+ * delivery.concurrency} (default 8), which bounds the handled events waiting for their ack and so
+ * how many acks share one store write. It prints the table and, with {@code --out}, writes {@code
+ * DIR/<date>-<store><suffix>.json} ({@link #resultName}). PostgreSQL defaults to {@value
+ * #POSTGRES_URL} (tables in a fresh schema {@code watukuy_bench_<hex>}), Redis to {@value
+ * #REDIS_URI} (keys under a fresh {@code watukuy-bench:<hex>:} prefix); both are removed at the
+ * end, and by a shutdown hook when the run is interrupted (Ctrl-C, SIGTERM). {@code --check}
+ * checks the options and that the store's server can be reached, and runs nothing.
  *
- * <p>Exit code 0 on success, 1 on a failed benchmark, 2 on a usage error.
+ * <p>Exit code 0 on success, 1 on a failed benchmark or an unreachable server (one line, no
+ * stack trace), 2 on a usage error.
  */
 public final class BenchMain {
   /** The default PostgreSQL of the end-to-end bench: the one the tests use. */
@@ -53,6 +58,15 @@ public final class BenchMain {
 
   /** The default Redis of the end-to-end bench. */
   public static final String REDIS_URI = "redis://127.0.0.1:6379/0";
+
+  /** Items in the snapshot and timestamp listing by default. */
+  static final int DEFAULT_ITEMS = 100_000;
+
+  private static final String USAGE = "usage: java -jar watukuy-bench.jar jmh|e2e [options]"
+      + " (bench/run.sh --help lists them)";
+
+  /** Set when the shutdown hook cleans up: the run's own failure that follows is not news. */
+  private static volatile boolean stopping;
 
   private BenchMain() {}
 
@@ -67,9 +81,14 @@ public final class BenchMain {
     } catch (IllegalArgumentException e) {
       System.err.println("watukuy-bench: " + e.getMessage());
       System.exit(2);
+    } catch (BenchStore.UnreachableException e) {
+      System.err.println("watukuy-bench: " + e.getMessage());
+      System.exit(1);
     } catch (Exception e) {
-      System.err.println("watukuy-bench: failed: " + e);
-      e.printStackTrace();
+      if (!stopping) {
+        System.err.println("watukuy-bench: failed: " + e);
+        e.printStackTrace();
+      }
       System.exit(1);
     }
   }
@@ -77,7 +96,11 @@ public final class BenchMain {
   static int run(String[] args) throws Exception {
     Deque<String> rest = new ArrayDeque<>(List.of(args));
     String command = rest.poll();
-    if (command == null) throw new IllegalArgumentException("usage: jmh [options] (see bench/run.sh)");
+    if (command == null) throw new IllegalArgumentException(USAGE);
+    if (command.equals("-h") || command.equals("--help")) {
+      System.out.println(USAGE);
+      return 0;
+    }
     if (command.equals("jmh")) return jmh(rest);
     if (command.equals("e2e")) return e2e(rest);
     throw new IllegalArgumentException("unknown command '" + command + "'; expected jmh or e2e");
@@ -99,10 +122,10 @@ public final class BenchMain {
     }
     if (smoke) s = JmhSuite.Settings.smoke();
     s = new JmhSuite.Settings(
-        integer(given, "--forks", s.forks()),
-        integer(given, "--warmup", s.warmupIterations()),
-        integer(given, "--iterations", s.iterations()),
-        integer(given, "--time-ms", (int) s.iterationMillis()),
+        integer(given, "--forks", s.forks(), 0),
+        integer(given, "--warmup", s.warmupIterations(), 0),
+        integer(given, "--iterations", s.iterations(), 1),
+        integer(given, "--time-ms", (int) s.iterationMillis(), 1),
         given.getOrDefault("--include", s.include()),
         s.params(),
         s.quiet());
@@ -124,8 +147,8 @@ public final class BenchMain {
 
   private static int e2e(Deque<String> args) throws Exception {
     String store = null;
-    int items = 100_000;
     boolean tiny = false;
+    boolean check = false;
     Map<String, String> given = new HashMap<>();
     Path out = null;
     String postgres = POSTGRES_URL;
@@ -134,39 +157,118 @@ public final class BenchMain {
       String a = args.poll();
       switch (a) {
         case "--store" -> store = value(a, args);
-        case "--items" -> items = integer(Map.of(a, value(a, args)), a, items);
         case "--tiny" -> tiny = true;
+        case "--check" -> check = true;
         case "--out" -> out = Path.of(value(a, args));
         case "--postgres-url" -> postgres = value(a, args);
         case "--redis-uri" -> redis = value(a, args);
-        case "--phases", "--live-samples", "--idle-keys", "--idle-seconds", "--idle-shape", "--concurrency" ->
+        case "--items", "--phases", "--live-samples", "--idle-keys", "--idle-seconds", "--idle-shape", "--concurrency" ->
             given.put(a, value(a, args));
         default -> throw new IllegalArgumentException("unknown option '" + a + "' for e2e");
       }
     }
     if (store == null) throw new IllegalArgumentException("e2e needs --store memory|sqlite|postgres|redis");
-    EndToEnd.Settings settings = tiny ? EndToEnd.Settings.tiny() : EndToEnd.Settings.full(items);
+    if (!BenchStore.KINDS.contains(store))
+      throw new IllegalArgumentException("--store must be memory, sqlite, postgres or redis, but was '" + store + "'");
+    if (tiny && given.containsKey("--items"))
+      throw new IllegalArgumentException("--tiny runs 2000 items; give --tiny or --items, not both");
+    if (!postgres.startsWith("jdbc:postgresql:"))
+      throw new IllegalArgumentException("--postgres-url must be a jdbc:postgresql: URL, such as " + POSTGRES_URL);
+    EndToEnd.Settings settings = tiny ? EndToEnd.Settings.tiny()
+        : EndToEnd.Settings.full(integer(given, "--items", DEFAULT_ITEMS, 1000));
     if (given.containsKey("--phases")) settings = settings.withGroups(EndToEnd.Group.parse(given.get("--phases")));
-    settings = settings.withLive(settings.live().withSamples(integer(given, "--live-samples", settings.live().samples())));
-    settings = settings.withIdle(settings.idle().withKeys(integer(given, "--idle-keys", settings.idle().keys()))
-        .withWindow(Duration.ofSeconds(integer(given, "--idle-seconds", (int) settings.idle().window().toSeconds()))));
-    settings = settings.withConcurrency(integer(given, "--concurrency", settings.concurrency()));
-    if (settings.concurrency() < 1) throw new IllegalArgumentException("--concurrency must be >= 1");
+    settings = settings.withLive(settings.live().withSamples(
+        integer(given, "--live-samples", settings.live().samples(), 1)));
+    settings = settings.withIdle(settings.idle().withKeys(integer(given, "--idle-keys", settings.idle().keys(), 1))
+        .withWindow(Duration.ofSeconds(integer(given, "--idle-seconds", (int) settings.idle().window().toSeconds(), 1))));
+    settings = settings.withConcurrency(integer(given, "--concurrency", settings.concurrency(), 1));
     if (given.containsKey("--idle-shape"))
       settings = settings.withIdle(settings.idle().withShape(IdleKeys.Shape.parse(given.get("--idle-shape"))));
-    if (settings.idle().keys() < 1 || settings.idle().window().isZero())
-      throw new IllegalArgumentException("--idle-keys and --idle-seconds must be >= 1");
-    items = settings.items();
-    EndToEnd.Result result = EndToEnd.run(store, settings, new BenchStore.Where(postgres, redis));
+    BenchStore.Where where = new BenchStore.Where(postgres, redis);
+    if (check) {
+      BenchStore.check(store, where);
+      return 0;
+    }
+    EndToEnd.Result result = runCleaningUp(store, settings, where);
     System.out.print(EndToEnd.table(result));
     if (out != null) {
       Files.createDirectories(out);
-      String suffix = tiny ? "-tiny" : items == 100_000 ? "" : "-" + items + "items";
-      Path file = out.resolve(LocalDate.now() + "-" + store + suffix + ".json");
+      Path file = out.resolve(resultName(LocalDate.now(), store, tiny, settings));
       Files.writeString(file, Items.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(EndToEnd.json(result)) + "\n");
       System.out.println("wrote " + file);
     }
     return 0;
+  }
+
+  /**
+   * Runs the bench on a store that a shutdown hook closes if the run is interrupted, so that a
+   * Ctrl-C or a SIGTERM leaves no PostgreSQL schema, Redis key or SQLite folder behind; the hook
+   * and the end of the run close it once between them.
+   */
+  private static EndToEnd.Result runCleaningUp(String store, EndToEnd.Settings settings, BenchStore.Where where)
+      throws Exception {
+    BenchStore bench = BenchStore.open(store, where);
+    Thread hook = new Thread(() -> {
+      if (bench.closed()) return;
+      stopping = true;
+      PrintStream err = System.err;
+      err.println("watukuy-bench: interrupted; removing what the run left in the " + store + " store");
+      // The engine still runs while its store closes under it: its warnings about a closed store
+      // (logged to System.err) would bury the line above.
+      System.setErr(new PrintStream(OutputStream.nullOutputStream()));
+      try {
+        bench.close();
+        err.println("watukuy-bench: removed");
+      } catch (Exception e) {
+        err.println("watukuy-bench: clean-up failed: " + e);
+      }
+    }, "watukuy-bench-cleanup");
+    Runtime.getRuntime().addShutdownHook(hook);
+    try {
+      return EndToEnd.run(store, bench, settings);
+    } finally {
+      try {
+        bench.close();
+      } finally {
+        try {
+          Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+          // the hook has run or is running; it found the store closed or closed it
+        }
+      }
+    }
+  }
+
+  /**
+   * The name of a run's result file: {@code <date>-<store>.json} for a full run with the defaults,
+   * and for any other run a suffix that says how it differs, so that it never overwrites the full
+   * run's file: {@code -tiny} or {@code -<N>items}, then the phase groups when not all four ran
+   * ({@code 2026-11-30-memory-live-idle.json}), then {@code -concurrency<N>}, {@code
+   * -samples<N>}, {@code -pollers}, {@code -<N>keys} and {@code -<S>s} for the settings given
+   * that differ from the defaults and apply to a group that ran.
+   *
+   * @param date the run's date
+   * @param store the store's name
+   * @param tiny whether the run started from {@link EndToEnd.Settings#tiny()}
+   * @param s what ran
+   * @return the file name
+   */
+  static String resultName(LocalDate date, String store, boolean tiny, EndToEnd.Settings s) {
+    EndToEnd.Settings base = tiny ? EndToEnd.Settings.tiny() : EndToEnd.Settings.full(DEFAULT_ITEMS);
+    boolean listed = s.groups().contains(EndToEnd.Group.SNAPSHOT) || s.groups().contains(EndToEnd.Group.TIMESTAMP);
+    boolean live = s.groups().contains(EndToEnd.Group.LIVE);
+    boolean idle = s.groups().contains(EndToEnd.Group.IDLE);
+    StringBuilder name = new StringBuilder().append(date).append('-').append(store);
+    if (tiny) name.append("-tiny");
+    else if (listed && s.items() != base.items()) name.append('-').append(s.items()).append("items");
+    if (!s.groups().equals(base.groups())) name.append('-').append(EndToEnd.labels(s.groups(), "-"));
+    if (listed && s.concurrency() != base.concurrency()) name.append("-concurrency").append(s.concurrency());
+    if (live && s.live().samples() != base.live().samples()) name.append("-samples").append(s.live().samples());
+    if (idle && s.idle().shape() != base.idle().shape()) name.append('-').append(s.idle().shape().label());
+    if (idle && s.idle().keys() != base.idle().keys()) name.append('-').append(s.idle().keys()).append("keys");
+    if (idle && !s.idle().window().equals(base.idle().window()))
+      name.append('-').append(s.idle().window().toSeconds()).append('s');
+    return name.append(".json").toString();
   }
 
   private static String value(String option, Deque<String> args) {
@@ -175,15 +277,20 @@ public final class BenchMain {
     return v;
   }
 
-  private static int integer(Map<String, String> given, String option, int fallback) {
+  /**
+   * The whole number given for {@code option}, or {@code fallback} when it was not given.
+   *
+   * @throws IllegalArgumentException if the value is not a whole number of at least {@code min}
+   */
+  private static int integer(Map<String, String> given, String option, int fallback, int min) {
     String v = given.get(option);
     if (v == null) return fallback;
     try {
-      int n = Integer.parseInt(v);
-      if (n < 0) throw new NumberFormatException();
+      int n = Integer.parseInt(v.trim());
+      if (n < min) throw new NumberFormatException();
       return n;
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(option + " must be a whole number >= 0, but was '" + v + "'");
+      throw new IllegalArgumentException(option + " must be a whole number >= " + min + ", but was '" + v + "'");
     }
   }
 }

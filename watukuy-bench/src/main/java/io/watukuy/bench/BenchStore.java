@@ -18,6 +18,9 @@ import io.watukuy.store.redis.LettuceRedis;
 import io.watukuy.store.redis.RedisStore;
 import io.watukuy.store.sqlite.SqliteStore;
 import java.io.IOException;
+import java.net.ConnectException;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -32,16 +35,36 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.postgresql.Driver;
 
-/** One store under test, fresh and empty, with its raw baseline and its version. */
+/**
+ * One store under test, fresh and empty, with its raw baseline and its version. {@link #close()}
+ * removes everything the run left (the PostgreSQL schema, the Redis keys, the SQLite folder); it
+ * runs once, whether the run ends or a shutdown hook closes it first.
+ */
 abstract class BenchStore implements AutoCloseable {
+  /** The stores, as {@code --store} names them. */
+  static final List<String> KINDS = List.of("memory", "sqlite", "postgres", "redis");
+
+  private boolean closed;
 
   /** Where the persistent stores are. */
   record Where(String postgresUrl, String redisUri) {}
+
+  /**
+   * A server of a persistent store that cannot be reached or refused the connection: the message
+   * is one line for the user, with what to do about it.
+   */
+  static final class UnreachableException extends Exception {
+    UnreachableException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
 
   /** The store for the engine. */
   abstract StateStore store();
@@ -57,8 +80,24 @@ abstract class BenchStore implements AutoCloseable {
     return "";
   }
 
+  /**
+   * Releases the store and removes what the run left; only the first call does anything, so the
+   * end of a run and a shutdown hook may both call it.
+   */
   @Override
-  public abstract void close() throws Exception;
+  public final synchronized void close() throws Exception {
+    if (closed) return;
+    closed = true;
+    release();
+  }
+
+  /** Whether {@link #close()} has been called. */
+  final synchronized boolean closed() {
+    return closed;
+  }
+
+  /** Closes the store and removes what the run left; called once. */
+  abstract void release() throws Exception;
 
   /**
    * Opens an empty store.
@@ -66,7 +105,8 @@ abstract class BenchStore implements AutoCloseable {
    * @param kind {@code memory}, {@code sqlite}, {@code postgres} or {@code redis}
    * @param where the servers' addresses
    * @return the store
-   * @throws IllegalArgumentException for an unknown kind
+   * @throws IllegalArgumentException for an unknown kind or a malformed address
+   * @throws UnreachableException if the store's server cannot be reached
    */
   static BenchStore open(String kind, Where where) throws Exception {
     return switch (kind) {
@@ -74,9 +114,41 @@ abstract class BenchStore implements AutoCloseable {
       case "sqlite" -> new Sqlite();
       case "postgres" -> new Postgres(where.postgresUrl());
       case "redis" -> new Redis(where.redisUri());
-      default -> throw new IllegalArgumentException(
-          "--store must be memory, sqlite, postgres or redis, but was '" + kind + "'");
+      default -> throw unknown(kind);
     };
+  }
+
+  /**
+   * Checks, without creating anything, that a store can be opened: its server answers and takes
+   * the login. Nothing to check for {@code memory} and {@code sqlite}.
+   *
+   * @param kind {@code memory}, {@code sqlite}, {@code postgres} or {@code redis}
+   * @param where the servers' addresses
+   * @throws IllegalArgumentException for an unknown kind or a malformed address
+   * @throws UnreachableException if the store's server cannot be reached
+   */
+  static void check(String kind, Where where) throws UnreachableException {
+    switch (kind) {
+      case "memory", "sqlite" -> {}
+      case "postgres" -> Postgres.reach(where.postgresUrl());
+      case "redis" -> Redis.reach(where.redisUri());
+      default -> throw unknown(kind);
+    }
+  }
+
+  private static IllegalArgumentException unknown(String kind) {
+    return new IllegalArgumentException("--store must be memory, sqlite, postgres or redis, but was '" + kind + "'");
+  }
+
+  /** Why a connection failed, in a few words: the innermost cause, named when it is a common one. */
+  static String reason(Throwable e) {
+    Throwable root = e;
+    for (int depth = 0; root.getCause() != null && root.getCause() != root && depth < 20; depth++) root = root.getCause();
+    if (root instanceof ConnectException) return "connection refused";
+    if (root instanceof UnknownHostException) return "unknown host " + root.getMessage();
+    if (root instanceof SocketTimeoutException) return "timed out";
+    String message = root.getMessage() != null ? root.getMessage() : root.getClass().getSimpleName();
+    return message.lines().findFirst().orElse(message).trim();
   }
 
   private static final class Memory extends BenchStore {
@@ -122,7 +194,7 @@ abstract class BenchStore implements AutoCloseable {
     }
 
     @Override
-    public void close() {}
+    void release() {}
   }
 
   private static final class Sqlite extends BenchStore {
@@ -158,7 +230,7 @@ abstract class BenchStore implements AutoCloseable {
     }
 
     @Override
-    public void close() throws IOException {
+    void release() throws IOException {
       store.close();
       try (Stream<Path> files = Files.walk(dir)) {
         for (Path p : files.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
@@ -175,7 +247,8 @@ abstract class BenchStore implements AutoCloseable {
     private final ScheduledExecutorService analyzer;
     private final String note;
 
-    Postgres(String url) throws SQLException {
+    Postgres(String url) throws SQLException, UnreachableException {
+      reach(url);
       this.url = url;
       HikariConfig config = new HikariConfig();
       config.setJdbcUrl(url);
@@ -206,6 +279,28 @@ abstract class BenchStore implements AutoCloseable {
           return t;
         });
         analyzer.scheduleWithFixedDelay(this::analyze, 10, 10, TimeUnit.SECONDS);
+      }
+    }
+
+    /**
+     * Connects once and disconnects.
+     *
+     * @throws IllegalArgumentException if {@code url} is not a {@code jdbc:postgresql:} URL
+     * @throws UnreachableException if the server does not answer or refuses the login
+     */
+    static void reach(String url) throws UnreachableException {
+      Properties parsed = url.startsWith("jdbc:postgresql:") ? Driver.parseURL(url, new Properties()) : null;
+      if (parsed == null)
+        throw new IllegalArgumentException("--postgres-url must be a jdbc:postgresql: URL, such as " + BenchMain.POSTGRES_URL);
+      String at = parsed.getProperty("PGHOST", "localhost") + ":" + parsed.getProperty("PGPORT", "5432");
+      try (Connection c = DriverManager.getConnection(url)) {
+        c.isValid(10);
+      } catch (SQLException e) {
+        boolean network = e.getSQLState() != null && e.getSQLState().startsWith("08");
+        throw new UnreachableException(network
+            ? "cannot reach PostgreSQL at " + at + " (" + reason(e) + "); start it with scripts/services or pass"
+                + " --postgres-url"
+            : "PostgreSQL at " + at + " refused the connection (" + reason(e) + "); check --postgres-url", e);
       }
     }
 
@@ -247,16 +342,18 @@ abstract class BenchStore implements AutoCloseable {
     }
 
     @Override
-    public void close() throws SQLException, InterruptedException {
+    void release() throws SQLException, InterruptedException {
       if (analyzer != null) {
         analyzer.shutdownNow();
         analyzer.awaitTermination(30, TimeUnit.SECONDS);
       }
       store.close();
-      try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+      // The pool first: closing it aborts the connections a still-running engine holds (when a
+      // shutdown hook gets here), so their locks do not hold up the drop.
+      pool.close();
+      try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+        s.execute("SET lock_timeout = '30s'");
         s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
-      } finally {
-        pool.close();
       }
     }
   }
@@ -268,12 +365,51 @@ abstract class BenchStore implements AutoCloseable {
     private final RedisStore store;
     private final List<StatefulRedisConnection<String, String>> extra = new ArrayList<>();
 
-    Redis(String uri) {
-      RedisURI parsed = RedisURI.create(uri);
+    Redis(String uri) throws UnreachableException {
+      RedisURI parsed = parse(uri);
       parsed.setTimeout(Duration.ofSeconds(60));
       client = RedisClient.create(parsed);
-      connection = client.connect();
+      connection = connect(client, parsed);
       store = RedisStore.builder(LettuceRedis.of(connection, RedisURI.create(uri))).prefix(prefix).build();
+    }
+
+    /**
+     * Connects once, pings and disconnects.
+     *
+     * @throws IllegalArgumentException if {@code uri} is not a Redis URI
+     * @throws UnreachableException if the server does not answer or refuses the login
+     */
+    static void reach(String uri) throws UnreachableException {
+      RedisURI parsed = parse(uri);
+      parsed.setTimeout(Duration.ofSeconds(10));
+      RedisClient client = RedisClient.create(parsed);
+      connect(client, parsed).close();
+      client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    }
+
+    private static RedisURI parse(String uri) {
+      if (!uri.matches("(?i)rediss?(-socket|-sentinel)?(\\+[a-z]+)?://.+"))
+        throw new IllegalArgumentException("--redis-uri must be a redis:// URI, such as " + BenchMain.REDIS_URI);
+      try {
+        return RedisURI.create(uri);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("--redis-uri is not a valid Redis URI: " + e.getMessage());
+      }
+    }
+
+    /** A connection that answered a PING; on failure the client is shut down. */
+    private static StatefulRedisConnection<String, String> connect(RedisClient client, RedisURI parsed)
+        throws UnreachableException {
+      try {
+        StatefulRedisConnection<String, String> c = client.connect();
+        c.sync().ping();
+        return c;
+      } catch (RuntimeException e) {
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        String at = parsed.getSocket() != null ? parsed.getSocket() : parsed.getHost() + ":" + parsed.getPort();
+        throw new UnreachableException("cannot reach Redis at " + at + " (" + reason(e) + "); start it with"
+            + " scripts/services or pass --redis-uri", e);
+      }
     }
 
     @Override
@@ -354,15 +490,20 @@ abstract class BenchStore implements AutoCloseable {
     }
 
     @Override
-    public void close() {
+    void release() {
       store.close();
-      List<String> keys = new ArrayList<>();
-      ScanIterator.scan(connection.sync(), ScanArgs.Builder.matches(prefix + "*").limit(1000)).forEachRemaining(keys::add);
-      for (int i = 0; i < keys.size(); i += 500)
-        connection.sync().del(keys.subList(i, Math.min(keys.size(), i + 500)).toArray(new String[0]));
+      // The engine's and the baseline's connections first, so that nothing writes a key after the
+      // scan (when a shutdown hook gets here while the engine still runs).
       extra.forEach(StatefulRedisConnection::close);
       connection.close();
-      client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+      try (StatefulRedisConnection<String, String> c = client.connect()) {
+        List<String> keys = new ArrayList<>();
+        ScanIterator.scan(c.sync(), ScanArgs.Builder.matches(prefix + "*").limit(1000)).forEachRemaining(keys::add);
+        for (int i = 0; i < keys.size(); i += 500)
+          c.sync().del(keys.subList(i, Math.min(keys.size(), i + 500)).toArray(new String[0]));
+      } finally {
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+      }
     }
   }
 }

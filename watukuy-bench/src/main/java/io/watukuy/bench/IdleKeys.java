@@ -36,12 +36,17 @@ import java.util.concurrent.atomic.LongAdder;
  * (every key polled again, the JIT done with the path), the process's CPU time is read over
  * a wall-clock window, as a share of one core; the polls and the visits of keys that were not due
  * in that window show the keys really are being scheduled. The CPU of live threads is also split
- * by name ({@code watukuy-cycle-}, {@code watukuy-timer}, ...), with the garbage collectors'
- * time, to show where it goes. Only this process is counted: the CPU a PostgreSQL or Redis server
+ * by name ({@code watukuy-cycle-}, {@code watukuy-timer}, ...), and what no listed thread
+ * accounts for (the JIT compilers, the garbage collectors and the VM's own threads, which the JVM
+ * does not list, and threads that ended in the window) is the {@value #OTHER} entry, so that the
+ * breakdown adds up to the process's CPU; the collectors' pause time is shown beside it. Only this process is counted: the CPU a PostgreSQL or Redis server
  * spends on the store's calls is not. The baseline is an idle process, whose share of a core is
  * about zero, so there is no ratio.
  */
 final class IdleKeys {
+  /** The entry of the CPU breakdown for what no listed thread accounts for. */
+  static final String OTHER = "other (JIT, GC and VM threads)";
+
   private IdleKeys() {}
 
   /** How the keys are laid out. */
@@ -107,7 +112,9 @@ final class IdleKeys {
    * @param cpuSeconds process CPU time in the window
    * @param polls polls in the window
    * @param notDue visits of keys that were not due, in the window
-   * @param cpuByThread CPU seconds in the window by thread name, digits dropped, largest first
+   * @param cpuByThread CPU seconds in the window by thread name, digits dropped, largest first, then
+   *     {@value #OTHER}: the process's CPU less the listed threads', so that the values add up to
+   *     {@code cpuSeconds}
    * @param gcSeconds time the garbage collectors report for the window
    * @param peakThreads the most live threads in the window
    */
@@ -171,19 +178,21 @@ final class IdleKeys {
       Thread.sleep(500);
 
       threads.resetPeakThreadCount();
-      Map<String, Double> cpuBefore = cpuByThread(threads);
       long polls0 = polls.sum();
       long notDue0 = notDue.sum();
       long gc0 = gcMillis();
       long cpu0 = os.getProcessCpuTime();
       long wall0 = System.nanoTime();
+      // The threads' window lies inside the process's, so that no thread counts more than the
+      // process did and the remainder (OTHER) is not negative.
+      Map<String, Double> cpuBefore = cpuByThread(threads);
       Thread.sleep(s.window().toMillis());
+      Map<String, Double> cpuAfter = cpuByThread(threads);
       long cpu1 = os.getProcessCpuTime();
       long gc1 = gcMillis();
       long wall1 = System.nanoTime();
       long polls1 = polls.sum();
       long notDue1 = notDue.sum();
-      Map<String, Double> cpuAfter = cpuByThread(threads);
       int peak = threads.getPeakThreadCount();
       engine.stop(false);
 
@@ -195,8 +204,11 @@ final class IdleKeys {
       Map<String, Double> sorted = new LinkedHashMap<>();
       delta.entrySet().stream().sorted((a, b) -> Double.compare(b.getValue(), a.getValue()))
           .forEach(e -> sorted.put(e.getKey(), e.getValue()));
+      double cpuSeconds = (cpu1 - cpu0) / 1e9;
+      double listed = sorted.values().stream().mapToDouble(Double::doubleValue).sum();
+      sorted.put(OTHER, cpuSeconds - listed);
       return new Result(s.keys(), s.shape(), s.every(), settled, settleSeconds, (wall1 - wall0) / 1e9,
-          (cpu1 - cpu0) / 1e9, polls1 - polls0, notDue1 - notDue0, sorted, (gc1 - gc0) / 1e3, peak);
+          cpuSeconds, polls1 - polls0, notDue1 - notDue0, sorted, (gc1 - gc0) / 1e3, peak);
     }
   }
 
@@ -245,11 +257,22 @@ final class IdleKeys {
     out.append(String.format(Locale.ROOT, "  in the window: %,d polls (%,.0f/s), %,d visits of keys not due (%,.0f/s);"
             + " peak threads %d%n", r.polls(), r.polls() / r.windowSeconds(), r.notDue(), r.notDue() / r.windowSeconds(),
         r.peakThreads()));
-    StringBuilder by = new StringBuilder("  CPU by thread:");
-    r.cpuByThread().entrySet().stream().limit(5).forEach(e -> by.append(String.format(Locale.ROOT, " %s %.1f%%;",
-        e.getKey(), 100 * e.getValue() / r.windowSeconds())));
-    by.append(String.format(Locale.ROOT, " garbage collection %.1f%% (wall)", 100 * r.gcSeconds() / r.windowSeconds()));
+    // The five busiest threads, the rest of the listed ones together, then OTHER: they add up to
+    // the process's CPU above.
+    StringBuilder by = new StringBuilder("  CPU by thread (% of one core):");
+    List<Map.Entry<String, Double>> threads = r.cpuByThread().entrySet().stream()
+        .filter(e -> !e.getKey().equals(OTHER)).toList();
+    threads.stream().limit(5).forEach(e -> by.append(String.format(Locale.ROOT, " %s %.1f%%;", e.getKey(),
+        100 * e.getValue() / r.windowSeconds())));
+    if (threads.size() > 5) {
+      double rest = threads.stream().skip(5).mapToDouble(Map.Entry::getValue).sum();
+      by.append(String.format(Locale.ROOT, " %d more threads %.1f%%;", threads.size() - 5, 100 * rest / r.windowSeconds()));
+    }
+    by.append(String.format(Locale.ROOT, " %s %.1f%%", OTHER,
+        100 * r.cpuByThread().getOrDefault(OTHER, 0.0) / r.windowSeconds()));
     out.append(by).append('\n');
+    out.append(String.format(Locale.ROOT, "  garbage collection pauses: %.1f%% of the window's wall time%n",
+        100 * r.gcSeconds() / r.windowSeconds()));
     return out.toString();
   }
 
@@ -271,6 +294,8 @@ final class IdleKeys {
     n.put("peakThreads", r.peakThreads());
     ObjectNode by = n.putObject("cpuSecondsByThread");
     r.cpuByThread().forEach(by::put);
+    n.put("cpuSecondsByThreadWhat", "by thread name, digits dropped; \"" + OTHER + "\" is the process CPU less the"
+        + " listed threads', so that the values add up to processCpuSeconds");
     n.put("gcSeconds", r.gcSeconds());
     n.put("cpuCounted", "this process only; a store server's own CPU is not counted");
     n.put("baseline", "an idle process: about 0% of a core; no ratio");

@@ -44,11 +44,12 @@ public final class JmhSuite {
     }
 
     /**
-     * A smoke pass that only proves each benchmark still runs: in this JVM, no warm-up, one
-     * 100 ms iteration, the {@code issue} item only. Its numbers mean nothing.
+     * A smoke pass that only proves each benchmark still runs: one fork (a JVM of its own, as a
+     * real run; JMH gives it this JVM's class path), no warm-up, one 100 ms iteration, the {@code
+     * issue} item only. Its numbers mean nothing.
      */
     public static Settings smoke() {
-      return new Settings(0, 0, 1, 100, "io\\.watukuy\\.bench\\..*",
+      return new Settings(1, 0, 1, 100, "io\\.watukuy\\.bench\\..*",
           Map.of("item", new String[] {"issue"}), true);
     }
   }
@@ -184,20 +185,20 @@ public final class JmhSuite {
 
   /**
    * The pairs as a fixed-width table with a {@code ratio} column (of the means) and a {@code
-   * best} column (of the best iterations).
+   * best} column (of the best iterations), both to three significant digits.
    *
    * @param pairs the pairs
    * @return the table, one line per pair after a header, ending with a newline
    */
   public static String table(List<Pair> pairs) {
     StringBuilder out = new StringBuilder();
-    String format = "%-32s %-28s %13s %7s %13s %7s  %-6s %6s %6s%n";
+    String format = "%-32s %-28s %13s %7s %13s %7s  %-6s %7s %7s%n";
     out.append(String.format(Locale.ROOT, format, "benchmark", "params", "watukuy", "±", "baseline", "±", "unit",
         "ratio", "best"));
     for (Pair p : pairs) {
       out.append(String.format(Locale.ROOT, format, p.benchmark(), p.params(), number(p.score()),
           percent(p.error(), p.score()), number(p.baseline()), percent(p.baselineError(), p.baseline()),
-          p.unit(), String.format(Locale.ROOT, "%.2f", p.ratio()), String.format(Locale.ROOT, "%.2f", p.bestRatio())));
+          p.unit(), Ratios.format(p.ratio()), Ratios.format(p.bestRatio())));
     }
     return out.toString();
   }

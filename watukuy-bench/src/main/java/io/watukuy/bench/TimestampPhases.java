@@ -41,7 +41,8 @@ import org.jspecify.annotations.Nullable;
  * </ol>
  *
  * Each tick is checked like the snapshot phases' (items fetched, pages, events by type), and the
- * floor adds a plain client's fetch + parse of the same filtered pages. The store is the run's, so
+ * floor adds a plain client's fetch + parse of the same filtered pages (the best of {@value
+ * EndToEnd#FLOOR_PASSES} passes, after a warm-up for the whole listing). The store is the run's, so
  * the heap these phases report includes what the snapshot phases left in it.
  */
 final class TimestampPhases {
@@ -77,7 +78,7 @@ final class TimestampPhases {
       try (Watukuy engine = Watukuy.builder().store(store).poller(poller).delivery(delivery).build()) {
         engine.on(poller, counter);
         plainFetch(client, server, null, null); // warms the client and the server's code up
-        Listing all = plainFetch(client, server, null, null);
+        Listing all = fastest(client, server, null, null);
         if (all.items() != n) throw new IllegalStateException("plain timestamp fetch saw " + all.items() + " of " + n);
 
         EndToEnd.Phase sync = EndToEnd.cycle("ts-first-sync", STRATEGY, engine, store, heap, counter, fetched, n,
@@ -90,7 +91,7 @@ final class TimestampPhases {
         List<Integer> updated = new ArrayList<>();
         for (int i = 0; i < n; i++) if (i % 100 == 50) updated.add(i);
         updated.forEach(server::update);
-        Listing changes = plainFetch(client, server, all.since(), all.afterId());
+        Listing changes = fastest(client, server, all.since(), all.afterId());
         if (changes.items() != updated.size())
           throw new IllegalStateException("plain timestamp fetch saw " + changes.items() + " of " + updated.size()
               + " changes");
@@ -173,6 +174,17 @@ final class TimestampPhases {
 
   /** A plain client's walk of the filtered listing: how long, how many items, and where it ended. */
   record Listing(double seconds, int items, @Nullable String since, @Nullable String afterId) {}
+
+  /** The fastest of {@link EndToEnd#FLOOR_PASSES} walks of the same filtered listing. */
+  private static Listing fastest(HttpClient client, ListingServer server, @Nullable String since,
+      @Nullable String afterId) throws Exception {
+    Listing best = null;
+    for (int pass = 0; pass < EndToEnd.FLOOR_PASSES; pass++) {
+      Listing one = plainFetch(client, server, since, afterId);
+      if (best == null || one.seconds() < best.seconds()) best = one;
+    }
+    return Objects.requireNonNull(best);
+  }
 
   /** Fetches and parses every page from the keyset {@code (since, afterId)} with a plain client. */
   static Listing plainFetch(HttpClient client, ListingServer server, @Nullable String since, @Nullable String afterId)

@@ -1,6 +1,7 @@
 package io.watukuy.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -38,8 +39,13 @@ class EndToEndSmokeTest {
     assertThat(result.idle()).isNotNull();
     assertThat(result.idle().settled()).isTrue();
     assertThat(result.idle().cpuSeconds()).isPositive();
+    // The breakdown by thread, with what no listed thread accounts for, adds up to the process's CPU.
+    assertThat(result.idle().cpuByThread()).containsKey(IdleKeys.OTHER);
+    assertThat(result.idle().cpuByThread().values().stream().mapToDouble(Double::doubleValue).sum())
+        .isCloseTo(result.idle().cpuSeconds(), within(1e-9));
     assertThat(EndToEnd.table(result)).contains("ratio", "live lane", "idle keys");
     assertThat(EndToEnd.json(result).get("phases")).hasSize(6);
+    assertThat(EndToEnd.json(result).get("items").asInt()).isEqualTo(2_000);
     assertThat(EndToEnd.json(result).has("live")).isTrue();
     assertThat(EndToEnd.json(result).has("idle")).isTrue();
   }

@@ -6,9 +6,12 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The CI smoke pass: every JMH benchmark of the module runs once, briefly, in this JVM, and has
- * its baseline beside it. Benchmarks are not tests: this checks that the bench still runs (its
- * set-ups check that each page-diff mode diffs what it claims), never how fast.
+ * The CI smoke pass ({@link JmhSuite.Settings#smoke()}, JMH's {@code -f 1 -wi 0 -i 1 -r 100ms}):
+ * every JMH benchmark of the module runs once, briefly, in a forked JVM as in a real run, and has
+ * its baseline beside it; JMH starts the fork with this JVM's class path, which surefire sets to
+ * the test class path, so the fork finds the benchmarks and their generated harness. Benchmarks
+ * are not tests: this checks that the bench still runs (its set-ups check that each page-diff mode
+ * diffs what it claims), never how fast.
  */
 class JmhSmokeTest {
 
