@@ -143,18 +143,31 @@ if [[ $command != jmh ]]; then
   done
 fi
 
+# Runs java in the background and waits, so that a SIGTERM or SIGINT sent to this script reaches
+# the JVM (as SIGTERM: a background job of a script ignores SIGINT), whose shutdown hook removes
+# what the run left in its store; the script then stops with the signal's status.
+run_java() {
+  java "$@" &
+  local pid=$! rc=0
+  trap 'kill -TERM $pid 2>/dev/null; wait $pid; exit 143' TERM
+  trap 'kill -TERM $pid 2>/dev/null; wait $pid; exit 130' INT
+  wait $pid || rc=$?
+  trap - TERM INT
+  return $rc
+}
+
 run_e2e() {
   local store
   for store in ${stores//,/ }; do
     # One JVM per store, so that each peak heap is its own; 256 MB shows memory flat in N (G10).
-    java -Xmx256m -jar "$jar" e2e --store "$store" --out "$out" ${e2e_args[@]+"${e2e_args[@]}"}
+    run_java -Xmx256m -jar "$jar" e2e --store "$store" --out "$out" ${e2e_args[@]+"${e2e_args[@]}"}
   done
 }
 
 case "$command" in
-  jmh) java -jar "$jar" jmh --out "$out" ${jmh_args[@]+"${jmh_args[@]}"} ;;
+  jmh) run_java -jar "$jar" jmh --out "$out" ${jmh_args[@]+"${jmh_args[@]}"} ;;
   e2e) run_e2e ;;
   all)
-    java -jar "$jar" jmh --out "$out"
+    run_java -jar "$jar" jmh --out "$out"
     run_e2e ;;
 esac

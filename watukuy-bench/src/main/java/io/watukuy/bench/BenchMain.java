@@ -25,7 +25,8 @@ import java.util.Map;
  * {@code jmh} runs the JMH benchmarks (defaults: 1 fork, 3 warm-up and 5 measured iterations of
  * 1000 ms), prints a table with a {@code ratio} column (watukuy / baseline, throughput) and, with
  * {@code --out}, writes {@code DIR/<date>-jmh.json} ({@code <date>-jmh-smoke.json} with {@code
- * --smoke}).
+ * --smoke}; a run with {@code --include} or other settings gets a suffix naming them, so that it
+ * never replaces the full run's file).
  *
  * <pre>
  * java -Xmx256m -jar watukuy-bench.jar e2e --store memory|sqlite|postgres|redis [--check]
@@ -131,6 +132,9 @@ public final class BenchMain {
         s.quiet());
     String loadBefore = Machine.loadAverage();
     List<JmhSuite.Pair> pairs = JmhSuite.run(s);
+    if (pairs.isEmpty())
+      throw new IllegalArgumentException("--include '" + s.include() + "' matches no benchmark (names look like"
+          + " CanonicalHashBench.hashTree)");
     System.out.println();
     System.out.println("load average before: " + loadBefore + ", after: " + Machine.loadAverage()
         + "; cores: " + Runtime.getRuntime().availableProcessors());
@@ -138,11 +142,24 @@ public final class BenchMain {
     if (out != null) {
       ObjectNode json = JmhSuite.json(pairs, s, loadBefore);
       Files.createDirectories(out);
-      Path file = out.resolve(LocalDate.now() + (smoke ? "-jmh-smoke.json" : "-jmh.json"));
+      Path file = out.resolve(LocalDate.now() + "-jmh" + jmhSuffix(smoke, given) + ".json");
       Files.writeString(file, Items.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(json) + "\n");
       System.out.println("wrote " + file);
     }
     return 0;
+  }
+
+  /**
+   * What makes a JMH run other than the full default one, for its file name, so that it never
+   * replaces the full run's file: {@code -smoke}, {@code -<include>} (letters and digits of the
+   * pattern), {@code -custom} for other changed settings.
+   */
+  static String jmhSuffix(boolean smoke, Map<String, String> given) {
+    StringBuilder suffix = new StringBuilder(smoke ? "-smoke" : "");
+    String include = given.get("--include");
+    if (include != null) suffix.append('-').append(include.replaceAll("[^A-Za-z0-9]+", "_").replaceAll("^_+|_+$", ""));
+    if (given.keySet().stream().anyMatch(k -> !k.equals("--include"))) suffix.append("-custom");
+    return suffix.toString();
   }
 
   private static int e2e(Deque<String> args) throws Exception {

@@ -67,6 +67,14 @@ final class JdbcRawStore implements RawStore {
   }
 
   @Override
+  public void analyze() throws SQLException {
+    try (Statement s = connection.createStatement()) {
+      s.execute("ANALYZE " + table);
+    }
+    connection.commit();
+  }
+
+  @Override
   public int select(List<String> identities) throws SQLException {
     PreparedStatement ps = selects.computeIfAbsent(identities.size(), this::prepareSelect);
     for (int i = 0; i < identities.size(); i++) ps.setString(i + 1, identities.get(i));

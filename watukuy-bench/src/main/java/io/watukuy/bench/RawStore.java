@@ -15,6 +15,12 @@ interface RawStore extends AutoCloseable {
   /** Inserts or replaces the rows, in one transaction. */
   void upsert(List<Row> rows) throws Exception;
 
+  /**
+   * Brings the store's statistics up to date after a bulk load, as a production database would
+   * have by the time it is read (autovacuum's ANALYZE), untimed. Does nothing by default.
+   */
+  default void analyze() throws Exception {}
+
   /** Reads the version and hash of each identity; returns how many exist. */
   int select(List<String> identities) throws Exception;
 
