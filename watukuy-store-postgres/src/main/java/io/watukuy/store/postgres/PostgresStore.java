@@ -983,17 +983,7 @@ public final class PostgresStore implements StateStore {
             ps.setString(6, lease.owner());
             ps.setLong(7, lease.epoch());
             try (ResultSet rs = ps.executeQuery()) {
-              if (!rs.next()) {
-                throw new LeaseLostException(key, lease.epoch(), null);
-              }
-              String owner = rs.getString(1);
-              long epoch = rs.getLong(2);
-              if (owner == null || rs.wasNull()) {
-                throw new LeaseLostException(key, lease.epoch(), null);
-              }
-              if (!owner.equals(lease.owner()) || epoch != lease.epoch()) {
-                throw new LeaseLostException(key, lease.epoch(), epoch);
-              }
+              checkLeaseRow(rs, key, lease);
             }
           }
           return null;
@@ -1692,22 +1682,32 @@ public final class PostgresStore implements StateStore {
                       + " WHERE poller = ? AND \"partition\" = ? FOR UPDATE")) {
             bindKey(ps, 1, key);
             try (ResultSet rs = ps.executeQuery()) {
-              if (!rs.next()) {
-                throw new LeaseLostException(key, lease.epoch(), null);
-              }
-              String owner = rs.getString(1);
-              long epoch = rs.getLong(2);
-              if (owner == null || rs.wasNull()) {
-                throw new LeaseLostException(key, lease.epoch(), null);
-              }
-              if (!owner.equals(lease.owner()) || epoch != lease.epoch()) {
-                throw new LeaseLostException(key, lease.epoch(), epoch);
-              }
+              checkLeaseRow(rs, key, lease);
               state = rs.getString(3);
             }
           }
           return work.run(c, state);
         });
+  }
+
+  /**
+   * Checks the key row a fenced statement read (columns 1 and 2: {@code lease_owner},
+   * {@code lease_epoch}); leaves the result set on that row.
+   *
+   * @throws LeaseLostException if there is no row, no holder, or another owner or epoch
+   */
+  private static void checkLeaseRow(ResultSet rs, PollerKey key, Lease lease) throws SQLException {
+    if (!rs.next()) {
+      throw new LeaseLostException(key, lease.epoch(), null);
+    }
+    String owner = rs.getString(1);
+    long epoch = rs.getLong(2);
+    if (owner == null || rs.wasNull()) {
+      throw new LeaseLostException(key, lease.epoch(), null);
+    }
+    if (!owner.equals(lease.owner()) || epoch != lease.epoch()) {
+      throw new LeaseLostException(key, lease.epoch(), epoch);
+    }
   }
 
   /**
