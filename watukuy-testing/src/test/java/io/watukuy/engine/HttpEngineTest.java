@@ -17,6 +17,7 @@ import io.watukuy.PollerKey;
 import io.watukuy.Schedule;
 import io.watukuy.ScheduleState;
 import io.watukuy.Watukuy;
+import io.watukuy.testing.CannedHttpServer;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -96,7 +97,10 @@ class HttpEngineTest {
   }
 
   private Poller<JsonNode> poller() {
-    String base = "http://127.0.0.1:" + server.getAddress().getPort() + "/items";
+    return poller("http://127.0.0.1:" + server.getAddress().getPort() + "/items");
+  }
+
+  private Poller<JsonNode> poller(String base) {
     return Poller.builder("catalog", JsonNode.class)
         .identity(n -> n.get("id"))
         .cursor(Cursors.snapshotDiff())
@@ -170,21 +174,23 @@ class HttpEngineTest {
 
   @Test
   void aRetryAfterHttpDateIsReadAgainstTheServersDateHeader() {
-    catalog.put("a", 1);
-    // The JDK server stamps a real Date header; the HTTP-date asks for 150 s after it. Read
-    // against that Date (not our virtual clock), the wait is 150 s on our clock.
-    java.time.Instant serverNow = java.time.Instant.ofEpochSecond(System.currentTimeMillis() / 1000);
-    throttle = java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME
-        .format(serverNow.plusSeconds(150).atZone(java.time.ZoneOffset.UTC));
-    Poller<JsonNode> p = poller();
-    Watukuy w = f.engine("a").poller(p).build().on(p, handler);
+    // A vendor whose clock is far from ours (and from the virtual clock) asks for 120 s after its
+    // own Date, with one-digit days as DateTimeFormatter.RFC_1123_DATE_TIME writes them on days
+    // 1-9. Read against that Date, the wait is exactly 120 s on our clock, whatever day it is.
+    try (CannedHttpServer vendor = CannedHttpServer.start(429, Map.of(
+        "Date", "Tue, 1 Dec 2026 10:00:00 GMT",
+        "Retry-After", "Tue, 1 Dec 2026 10:02:00 GMT"))) {
+      Poller<JsonNode> p = poller(vendor.url("/items"));
+      Watukuy w = f.engine("a").poller(p).build().on(p, handler);
 
-    w.tick();
+      KeyReport report = w.tick().poller("catalog").orElseThrow();
 
-    ScheduleState s = f.store.loadState(PollerKey.of("catalog")).orElseThrow().schedule();
-    // Date has one-second resolution and a loaded machine may take seconds to answer: allow 10 s.
-    // Read against the virtual clock instead, the wait would be off by years.
-    assertThat(Duration.between(f.clock.now(), s.throttledUntil())).isBetween(Duration.ofSeconds(140), Duration.ofSeconds(150));
+      assertThat(report.error()).hasRootCauseInstanceOf(HttpStatusException.class);
+      ScheduleState s = f.store.loadState(PollerKey.of("catalog")).orElseThrow().schedule();
+      assertThat(s.state()).isEqualTo(ScheduleState.Status.THROTTLED);
+      assertThat(s.throttledUntil()).isEqualTo(f.clock.now().plusSeconds(120));
+      assertThat(vendor.requests()).isEqualTo(1);
+    }
   }
 
   @Test

@@ -36,7 +36,8 @@ public final class RetryAfter {
    * @param now when the response was received
    * @return the instant to wait until, never before {@code now} (a past date means "now") and
    *     never after {@code now + MAX_WAIT}; empty when {@code value} is absent or malformed
-   *     ({@code -1}, {@code 1.5}, {@code 120s}, a zone other than {@code GMT}, lower-case names)
+   *     ({@code -1}, {@code 1.5}, {@code 120s}, {@code 31 Feb}, a zone other than {@code GMT},
+   *     {@code UT}, {@code UTC} or {@code ±hhmm}, lower-case names)
    */
   public static Optional<Instant> parse(@Nullable String value, @Nullable String date, Instant now) {
     if (value == null) return Optional.empty();

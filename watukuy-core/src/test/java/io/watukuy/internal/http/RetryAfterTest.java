@@ -54,6 +54,14 @@ class RetryAfterTest {
   }
 
   @Test
+  void oneDigitDaysAsJavaServersWriteThemAreReadAgainstTheDateToo() {
+    // DateTimeFormatter.RFC_1123_DATE_TIME writes days 1-9 with one digit: 120 s after the Date.
+    assertThat(
+            RetryAfter.parse("Tue, 1 Dec 2026 10:02:00 GMT", "Tue, 1 Dec 2026 10:00:00 GMT", NOW))
+        .contains(NOW.plusSeconds(120));
+  }
+
+  @Test
   void farFutureDateIsClampedToTheMaximumWait() {
     assertThat(RetryAfter.parse("Fri, 01 Jan 2100 00:00:00 GMT", null, NOW))
         .contains(NOW.plus(HttpResult.MAX_WAIT));
@@ -74,7 +82,7 @@ class RetryAfterTest {
 
   @Test
   void malformedValuesNeverThrow() {
-    for (String bad : List.of("", " ", "-", "+5", "1e3", "0x10", "Wed, 21 Oct 2026 07:28:00",
+    for (String bad : List.of("", " ", "-", "-3", "1.5", "+5", "1e3", "0x10", "Wed, 21 Oct 2026 07:28:00",
         "Wed, 99 Oct 2026 07:28:00 GMT", "Sun Nov 66 08:49:37 1994", "\u0000")) {
       assertThat(RetryAfter.parse(bad, "not a date", NOW)).as("'%s'", bad).isEmpty();
     }
