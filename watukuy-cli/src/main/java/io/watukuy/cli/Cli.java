@@ -366,10 +366,26 @@ final class Cli {
           Instant shown = until.truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
           if (shown.isBefore(until)) shown = shown.plusSeconds(1);
           long ms = Math.max(0, java.time.Duration.between(after.at(), until).toMillis());
-          return text + " until " + shown + ", in " + Durations.human((ms + 999) / 1000 * 1000);
+          return text + " until " + shown + ", in " + Durations.human((ms + 999) / 1000 * 1000)
+              + notUnderstood(e, after.at());
         }
       }
-      return text;
+      return text + notUnderstood(e, after.at());
+    }
+
+    /**
+     * {@code ; Retry-After 'soon' not understood, default backoff} when the vendor sent a
+     * Retry-After that is neither delay-seconds nor an HTTP-date, so the wait shown is ours and
+     * may be far shorter than the vendor meant; empty otherwise.
+     */
+    private static String notUnderstood(io.watukuy.HttpStatusException e, Instant now) {
+      String value = e.header("retry-after");
+      if (value == null) return "";
+      io.watukuy.HttpResult asReceived =
+          io.watukuy.HttpResult.of(e.status(), e.method(), e.url(), e.headers(), new byte[0], now);
+      if (asReceived.retryAfter().isPresent()) return "";
+      String shown = value.length() <= 64 ? value : value.substring(0, 61) + "...";
+      return "; Retry-After '" + shown + "' not understood, default backoff";
     }
 
     private int daemon(CliConfig cfg, Session s, Set<String> selected, Output output) throws InterruptedException {

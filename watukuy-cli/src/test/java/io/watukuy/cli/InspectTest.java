@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.watukuy.testing.ReadsWallClock;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code watukuy inspect}: human durations in the table, machine values in {@code --json}. */
+@ReadsWallClock("runs the CLI, which keeps time on the system clock: the lag it reports is bounded by two reads")
 class InspectTest {
   /** How far behind the one item's updatedAt is: the lag the table shows, cut to 2h5m. */
   private static final Duration BEHIND = Duration.ofHours(2).plusMinutes(5).plusSeconds(30);

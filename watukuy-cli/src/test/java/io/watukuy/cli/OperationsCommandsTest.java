@@ -10,6 +10,7 @@ import io.watukuy.ParkedRow;
 import io.watukuy.PollerKey;
 import io.watukuy.StateStore;
 import io.watukuy.store.sqlite.SqliteStore;
+import io.watukuy.testing.ReadsWallClock;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -391,6 +392,7 @@ class OperationsCommandsTest {
   }
 
   /** Parks a delivered event as the dispatcher would after its retries ran out. */
+  @ReadsWallClock("writes the store at the time the CLI, on the system clock, reads it next")
   private void park(String deliveredLine, String eventId) {
     String envelope = deliveredLine.replace(",\"attempt\":1}", "}");
     Instant now = Instant.now();

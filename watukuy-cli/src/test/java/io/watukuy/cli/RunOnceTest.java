@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.watukuy.testing.CannedHttpServer;
+import io.watukuy.testing.ReadsWallClock;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -229,6 +230,7 @@ class RunOnceTest {
   }
 
   @Test
+  @ReadsWallClock("runs the CLI, which keeps time on the system clock: the end it prints is bounded by two reads")
   void anHttp429MetInThisRunIsASkipWithItsEndAndExitsZero() throws IOException {
     // The vendor asks for 120 s after its own Date, with one-digit days as Java servers write
     // them on days 1-9: read against that Date, the wait is 120 s on any day the test runs.
@@ -246,7 +248,7 @@ class RunOnceTest {
       assertThat(r.code()).isZero();
       assertThat(r.out()).isEmpty();
       Matcher m = Pattern.compile(
-              "watukuy: poller orders: skipped \\(throttled by HTTP 429 until (\\S+), in (?:2m|1m59s)\\)\n")
+              "watukuy: poller orders: skipped \\(throttled by HTTP 429 until (\\S+), in (?:2m|1m5[0-9]s)\\)\n")
           .matcher(r.err());
       assertThat(m.matches()).as(r.err()).isTrue();
       assertThat(Instant.parse(m.group(1))).isBetween(before.plusSeconds(120), after.plusSeconds(121));
@@ -258,6 +260,19 @@ class RunOnceTest {
       assertThat(again.err()).isEqualTo("watukuy: poller orders: skipped (throttled: Retry-After not yet passed)\n");
       assertThat(vendor.requests()).isEqualTo(1);
     }
+  }
+
+  @Test
+  void aRetryAfterThatIsNotADateIsSaidOnTheSkipLine() {
+    // 29 Feb 2026 does not exist: the wait shown is the default backoff, and the line says why.
+    failWith = 429;
+    retryAfter = "Sun, 29 Feb 2026 10:02:00 GMT";
+
+    Result r = once();
+
+    assertThat(r.code()).isZero();
+    assertThat(r.err()).matches("watukuy: poller orders: skipped \\(throttled by HTTP 429 until \\S+, in 1s;"
+        + " Retry-After 'Sun, 29 Feb 2026 10:02:00 GMT' not understood, default backoff\\)\n");
   }
 
   @Test

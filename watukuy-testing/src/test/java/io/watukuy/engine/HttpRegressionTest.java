@@ -16,6 +16,7 @@ import io.watukuy.Reconcile;
 import io.watukuy.ScheduleState;
 import io.watukuy.Watermark;
 import io.watukuy.Watukuy;
+import io.watukuy.testing.ReadsWallClock;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
@@ -54,6 +55,7 @@ class HttpRegressionTest {
     server.stop(0);
   }
 
+  @ReadsWallClock("X-RateLimit-Reset is read against the Date the JDK's HTTP server stamps from the real clock")
   private synchronized void serve(HttpExchange ex) throws IOException {
     Map<String, String> q = new HashMap<>();
     String query = ex.getRequestURI().getRawQuery();

@@ -4,7 +4,9 @@ import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -16,44 +18,63 @@ import java.util.regex.Pattern;
  * <ul>
  *   <li>IMF-fixdate, {@code Sun, 06 Nov 1994 08:49:37 GMT}, also with a one-digit day ({@code
  *       Tue, 1 Dec 2026 12:50:40 GMT}, as {@link java.time.format.DateTimeFormatter#RFC_1123_DATE_TIME}
- *       writes on days 1–9) and without the weekday (RFC 5322 makes it optional);
+ *       writes on days 1–9), without the weekday or its comma (RFC 5322 makes the weekday
+ *       optional);
  *   <li>the obsolete RFC 850 form, {@code Sunday, 06-Nov-94 08:49:37 GMT}, whose two-digit year is
- *       read in the 100 years that end 50 years after {@code now};
+ *       the latest year with those digits that is not more than 50 years after {@code now}; the
+ *       same dashed form with a four-digit year ({@code 06-Nov-1994}, as cookies write it) is read
+ *       as is;
  *   <li>the obsolete asctime form, {@code Sun Nov  6 08:49:37 1994} (no zone: UTC).
  * </ul>
  *
- * <p>The zone of the first two forms may be {@code GMT}, {@code UT}, {@code UTC} or a numeric
- * offset {@code ±hhmm} (at most ±18:00), which is converted to UTC: {@code 09:49:37 +0100} is
- * {@code 08:49:37Z}. Runs of spaces count as one. Names stay case-sensitive, as in the grammar;
- * the weekday is not checked against the date (the RFC never looks at it). Anything else is not a
- * date: {@code -3}, {@code 1.5}, {@code 31 Feb}, {@code 25:00:00}, a wrong month or day name, an
- * empty value. Callers then fall back (a Retry-After to the default backoff); validators such as
- * {@code Last-Modified} are never parsed here, they are echoed byte for byte.
+ * <p>The zone of the first two forms may be {@code GMT}, {@code UT}, {@code UTC}, a numeric
+ * offset {@code ±hhmm} (at most ±18:00) optionally followed by a comment such as {@code (CET)}, or
+ * one of RFC 5322's obsolete North American names ({@code EST}, {@code EDT}, {@code CST}, {@code
+ * CDT}, {@code MST}, {@code MDT}, {@code PST}, {@code PDT}); the result is converted to UTC:
+ * {@code 09:49:37 +0100} is {@code 08:49:37Z}. Runs of spaces and tabs count as one. A leap second
+ * ({@code 23:59:60}) is the instant one second after {@code 23:59:59}. Names stay case-sensitive,
+ * as in the grammar; the weekday is not checked against the date (the RFC never looks at it).
+ * Anything else is not a date: {@code -3}, {@code 1.5}, {@code 31 Feb}, {@code 29 Feb 2100},
+ * {@code 25:00:00}, a wrong month or day name, an empty value. Callers then fall back (a
+ * Retry-After to the default backoff); validators such as {@code Last-Modified} are never parsed
+ * here, they are echoed byte for byte.
  */
 public final class HttpDates {
 
   private static final List<String> MONTHS =
       List.of("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec");
 
+  // RFC 5322 §4.3 obs-zone: the North American zones a few old servers still write.
+  private static final Map<String, ZoneOffset> NAMED_ZONES =
+      Map.of(
+          "EST", ZoneOffset.ofHours(-5), "EDT", ZoneOffset.ofHours(-4),
+          "CST", ZoneOffset.ofHours(-6), "CDT", ZoneOffset.ofHours(-5),
+          "MST", ZoneOffset.ofHours(-7), "MDT", ZoneOffset.ofHours(-6),
+          "PST", ZoneOffset.ofHours(-8), "PDT", ZoneOffset.ofHours(-7));
+
+  private static final String SP = "[ \\t]+";
   private static final String DAY_NAME =
       "(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)";
+  // The weekday, then a comma or not.
+  private static final String WEEKDAY = DAY_NAME + "(?:,[ \\t]*|[ \\t]+)";
   private static final String MONTH = "(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)";
   private static final String DAY = "(\\d{1,2})";
   private static final String TIME = "(\\d{2}):(\\d{2}):(\\d{2})";
-  // GMT, UT and UTC all mean UTC; a numeric offset keeps its sign, hours and minutes.
-  private static final String ZONE = "(GMT|UTC|UT|[+-]\\d{4})";
-  private static final String SP = " +";
+  // GMT, UT and UTC all mean UTC; a numeric offset keeps its sign, hours and minutes, and may
+  // carry a comment naming the zone.
+  private static final String ZONE =
+      "(GMT|UTC|UT|EST|EDT|CST|CDT|MST|MDT|PST|PDT|[+-]\\d{4}(?:[ \\t]*\\([A-Za-z0-9 +-]{1,32}\\))?)";
 
   private static final Pattern IMF_FIXDATE =
-      Pattern.compile("(?:" + DAY_NAME + "," + " *)?" + DAY + SP + MONTH + SP + "(\\d{4})" + SP
-          + TIME + SP + ZONE);
-  private static final Pattern RFC_850 =
-      Pattern.compile(DAY_NAME + ", *" + DAY + "-" + MONTH + "-(\\d{2})" + SP + TIME + SP + ZONE);
+      Pattern.compile("(?:" + WEEKDAY + ")?" + DAY + SP + MONTH + SP + "(\\d{4})" + SP + TIME + SP + ZONE);
+  private static final Pattern DASHED =
+      Pattern.compile(WEEKDAY + DAY + "-" + MONTH + "-(\\d{2}|\\d{4})" + SP + TIME + SP + ZONE);
   private static final Pattern ASCTIME =
       Pattern.compile(DAY_NAME + SP + MONTH + SP + DAY + SP + TIME + SP + "(\\d{4})");
 
   // RFC 9110 §5.6.7: an rfc850 year more than 50 years ahead means the previous century.
   private static final int TWO_DIGIT_YEAR_HORIZON = 50;
+  private static final int LEAP_SECOND = 60;
 
   private HttpDates() {}
 
@@ -73,12 +94,22 @@ public final class HttpDates {
             at(Integer.parseInt(m.group(3)), m.group(2), m.group(1), m.group(4), m.group(5),
                 m.group(6), m.group(7)));
       }
-      m = RFC_850.matcher(v);
+      m = DASHED.matcher(v);
       if (m.matches()) {
-        Instant in2000s =
-            at(2000 + Integer.parseInt(m.group(3)), m.group(2), m.group(1), m.group(4),
-                m.group(5), m.group(6), m.group(7));
-        return Optional.of(twoDigitYear(in2000s, now));
+        String year = m.group(3);
+        int fullYear =
+            year.length() == 4
+                ? Integer.parseInt(year)
+                : twoDigitYear(
+                    Integer.parseInt(year),
+                    new int[] {
+                      MONTHS.indexOf(m.group(2)) + 1, Integer.parseInt(m.group(1)),
+                      Integer.parseInt(m.group(4)), Integer.parseInt(m.group(5)),
+                      Integer.parseInt(m.group(6))
+                    },
+                    now);
+        return Optional.of(
+            at(fullYear, m.group(2), m.group(1), m.group(4), m.group(5), m.group(6), m.group(7)));
       }
       m = ASCTIME.matcher(v);
       if (m.matches()) {
@@ -87,24 +118,30 @@ public final class HttpDates {
                 m.group(5), "GMT"));
       }
     } catch (DateTimeException outOfRange) {
-      // 31 Feb, 25:00:00, an offset beyond ±18:00 and the like: not a date.
+      // 31 Feb, 29 Feb 2100, 25:00:00, an offset beyond ±18:00 and the like: not a date.
     }
     return Optional.empty();
   }
 
   private static Instant at(
       int year, String month, String day, String hour, String minute, String second, String zone) {
+    int s = Integer.parseInt(second);
+    // A leap second has no LocalDateTime of its own: it is the instant after :59.
+    int leap = s == LEAP_SECOND ? 1 : 0;
     return LocalDateTime.of(
             year,
             MONTHS.indexOf(month) + 1,
             Integer.parseInt(day),
             Integer.parseInt(hour),
             Integer.parseInt(minute),
-            Integer.parseInt(second))
-        .toInstant(offset(zone));
+            s - leap)
+        .toInstant(offset(zone))
+        .plusSeconds(leap);
   }
 
   private static ZoneOffset offset(String zone) {
+    ZoneOffset named = NAMED_ZONES.get(zone);
+    if (named != null) return named;
     if (zone.charAt(0) != '+' && zone.charAt(0) != '-') return ZoneOffset.UTC;
     int sign = zone.charAt(0) == '-' ? -1 : 1;
     int hours = Integer.parseInt(zone.substring(1, 3));
@@ -113,13 +150,20 @@ public final class HttpDates {
     return ZoneOffset.ofHoursMinutes(sign * hours, sign * minutes);
   }
 
-  // Moves the date into the 100-year window that ends 50 years after now.
-  private static Instant twoDigitYear(Instant in2000s, Instant now) {
-    LocalDateTime candidate = LocalDateTime.ofInstant(in2000s, ZoneOffset.UTC);
+  /**
+   * The full year of a two-digit RFC 850 year: the latest year ending in those digits whose date
+   * is not more than 50 years after {@code now}. Worked out from the numbers alone, so that the
+   * date is then built once with its final year (29 Feb 2100 is then rejected, not moved).
+   */
+  private static int twoDigitYear(int twoDigits, int[] monthDayTime, Instant now) {
     LocalDateTime horizon =
         LocalDateTime.ofInstant(now, ZoneOffset.UTC).plusYears(TWO_DIGIT_YEAR_HORIZON);
-    while (candidate.isAfter(horizon)) candidate = candidate.minusYears(100);
-    while (!candidate.plusYears(100).isAfter(horizon)) candidate = candidate.plusYears(100);
-    return candidate.toInstant(ZoneOffset.UTC);
+    int year = horizon.getYear() - Math.floorMod(horizon.getYear() - twoDigits, 100);
+    int[] limit = {
+      horizon.getMonthValue(), horizon.getDayOfMonth(), horizon.getHour(), horizon.getMinute(),
+      horizon.getSecond()
+    };
+    // In the horizon's own year, a date later in the year than the horizon is a century earlier.
+    return year == horizon.getYear() && Arrays.compare(monthDayTime, limit) > 0 ? year - 100 : year;
   }
 }

@@ -1,6 +1,7 @@
 package io.watukuy.internal.http;
 
 import io.watukuy.RateLimitInfo;
+import io.watukuy.internal.Values;
 import io.watukuy.internal.http.StructuredFields.Member;
 import java.time.Duration;
 import java.time.Instant;
@@ -72,7 +73,8 @@ public final class RateLimitHeaders {
         info = draft07(rateLimit, policy, date, now);
         if (info.isPresent()) return info;
         LOG.debug("RateLimit '{}'{} has no member with a remaining count and a reset time;"
-            + " ignored", rateLimit, policy == null ? "" : " (RateLimit-Policy '" + policy + "')");
+            + " ignored", Values.abbreviate(rateLimit),
+            policy == null ? "" : " (RateLimit-Policy '" + Values.abbreviate(policy) + "')");
       }
       Optional<RateLimitInfo> info =
           separateFields(headers, "ratelimit-", policy == null ? null : policy.strip(), date, now);
@@ -186,7 +188,8 @@ public final class RateLimitHeaders {
       @Nullable String rawReset = joined(headers, prefix + "reset");
       if (rawRemaining != null || rawReset != null) {
         LOG.debug("{}remaining '{}' / {}reset '{}' are not both non-negative integers; ignored",
-            prefix, rawRemaining, prefix, rawReset);
+            prefix, Values.abbreviate(String.valueOf(rawRemaining)), prefix,
+            Values.abbreviate(String.valueOf(rawReset)));
       }
       return Optional.empty();
     }

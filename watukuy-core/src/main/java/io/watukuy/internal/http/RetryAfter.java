@@ -1,9 +1,11 @@
 package io.watukuy.internal.http;
 
 import io.watukuy.HttpResult;
+import io.watukuy.internal.Values;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -12,7 +14,7 @@ import org.slf4j.LoggerFactory;
  * Reads {@code Retry-After} (RFC 9110 §10.2.3): {@code delay-seconds} (digits only) or an
  * HTTP-date in any of its three forms ({@link HttpDates}), turned into an instant on the engine's
  * clock and kept within [now, now + {@link HttpResult#MAX_WAIT}]. A malformed value is ignored
- * with a debug log, never an exception; a wait beyond {@link HttpResult#MAX_WAIT} is clamped and
+ * with a warning, never an exception; a wait beyond {@link HttpResult#MAX_WAIT} is clamped and
  * the clamp logged at info.
  */
 public final class RetryAfter {
@@ -20,6 +22,8 @@ public final class RetryAfter {
   private static final Logger LOG = LoggerFactory.getLogger(RetryAfter.class);
 
   private static final String FIELD = "Retry-After";
+
+  private static final AtomicReference<String> lastNotUnderstood = new AtomicReference<>();
 
   // Anything longer does not fit a long; such a value is clamped like any other huge delay.
   private static final int MAX_DIGITS = 18;
@@ -51,7 +55,7 @@ public final class RetryAfter {
     }
     Optional<Instant> at = HttpDates.parse(v, now);
     if (at.isEmpty()) {
-      LOG.debug("{} '{}' is neither delay-seconds nor an HTTP-date; ignored", FIELD, v);
+      warnNotUnderstood(v);
       return Optional.empty();
     }
     Optional<Instant> serverNow =
@@ -93,6 +97,17 @@ public final class RetryAfter {
 
   private static void logClamp(String field, String asked, Instant now) {
     LOG.info("{} asks to wait {}, longer than the maximum of {}; waiting until {} instead",
-        field, asked, HttpResult.MAX_WAIT, now.plus(HttpResult.MAX_WAIT));
+        field, Values.abbreviate(asked), HttpResult.MAX_WAIT, now.plus(HttpResult.MAX_WAIT));
+  }
+
+  /**
+   * A vendor asked for a wait we cannot read: said at WARN, since the default backoff then applies
+   * and may be far shorter than what was meant. One response is read more than once (by the
+   * helper and by the scheduler), so a value is said once until another one comes.
+   */
+  private static void warnNotUnderstood(String v) {
+    if (v.equals(lastNotUnderstood.getAndSet(v))) return;
+    LOG.warn("{} '{}' is neither delay-seconds nor an HTTP-date; ignored, the default backoff"
+        + " applies", FIELD, Values.abbreviate(v));
   }
 }

@@ -41,6 +41,11 @@ class HttpDatesEveryDayTest {
     RFC_850(t -> String.format(Locale.ROOT, "%s, %02d-%s-%02d %s GMT",
         t.getDayOfWeek().getDisplayName(TextStyle.FULL, Locale.US), t.getDayOfMonth(), month(t),
         t.getYear() % 100, time(t))),
+    NO_WEEKDAY(t -> String.format(Locale.ROOT, "%d %s %04d %s GMT",
+        t.getDayOfMonth(), month(t), t.getYear(), time(t))),
+    DASHED_FOUR_DIGIT_YEAR(t -> String.format(Locale.ROOT, "%s, %02d-%s-%04d %s GMT",
+        day(t), t.getDayOfMonth(), month(t), t.getYear(), time(t))),
+    ZONE_EST(t -> local(t, -5, 0, "EST")),
     ASCTIME(t -> String.format(Locale.ROOT, "%s %s %2d %s %04d",
         day(t), month(t), t.getDayOfMonth(), time(t), t.getYear()));
 

@@ -40,6 +40,20 @@ class RetryAfterTest {
   }
 
   @Test
+  void tabsBetweenTheFieldsCountAsSpaces() {
+    assertThat(HttpDates.parse("Sun,\t06 Nov 1994\t08:49:37 GMT", NOW))
+        .contains(Instant.parse("1994-11-06T08:49:37Z"));
+  }
+
+  @Test
+  void aHugeValueIsRejectedQuickly() {
+    // No backtracking blow-up: 100 000 characters that almost form a date.
+    String huge = "Sun, 06 Nov 1994 08:49:37 ".repeat(4_000);
+    assertThat(HttpDates.parse(huge, NOW)).isEmpty();
+    assertThat(RetryAfter.parse(huge, null, NOW)).isEmpty();
+  }
+
+  @Test
   void absentRetryAfterIsEmpty() {
     assertThat(RetryAfter.parse(null, null, NOW)).isEmpty();
   }

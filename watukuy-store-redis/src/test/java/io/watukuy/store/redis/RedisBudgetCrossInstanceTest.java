@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
 import io.watukuy.BudgetLimit;
+import io.watukuy.testing.ReadsWallClock;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -39,6 +40,7 @@ import org.junit.jupiter.api.Test;
  * the check widens each window by that measured D and nothing else. Instances that did not share
  * the bucket would send about three times the rule, far beyond it.
  */
+@ReadsWallClock("a budget shared through Redis, whose TIME is the real clock")
 class RedisBudgetCrossInstanceTest {
   /** A token every 100 ms, and up to 5 at once. */
   static final BudgetLimit LIMIT = new BudgetLimit(10, Duration.ofSeconds(1), 5);

@@ -12,6 +12,7 @@ import io.watukuy.Poller;
 import io.watukuy.RateBudgetStore;
 import io.watukuy.Schedule;
 import io.watukuy.Watukuy;
+import io.watukuy.testing.ReadsWallClock;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.Test;
  * where D bounds the delay from a token's take to its request's arrival (measured by pairing the
  * sorted takes with the sorted arrivals; see {@link RedisBudgetCrossInstanceTest}).
  */
+@ReadsWallClock("a budget shared through Redis, whose TIME is the real clock")
 class RedisBudgetEnginesTest {
   /** A token every 200 ms, up to 3 at once: per at most 2 s, as the issue asks. */
   static final BudgetLimit LIMIT = new BudgetLimit(5, Duration.ofSeconds(1), 3);
