@@ -38,6 +38,22 @@ public interface TimeSource {
   void sleep(Duration duration) throws InterruptedException;
 
   /**
+   * Blocks the calling thread until {@link #nanoTime()} reaches {@code deadlineNanos} (a deadline
+   * already reached returns at once). Unlike {@code sleep(deadline - nanoTime())}, a clock that
+   * moves between the read and the sleep cannot push the wake-up past the deadline: a virtual
+   * clock moved by another thread in that gap would otherwise leave the sleeper waiting for a
+   * moment nobody moves it to. The default reads {@link #nanoTime()} and sleeps the difference,
+   * which is exact for a clock that moves by itself; {@code VirtualClock} overrides it.
+   *
+   * @param deadlineNanos the {@link #nanoTime()} reading to wake at
+   * @throws InterruptedException if the thread is interrupted while waiting
+   */
+  default void sleepUntil(long deadlineNanos) throws InterruptedException {
+    long remaining = deadlineNanos - nanoTime();
+    if (remaining > 0) sleep(Duration.ofNanos(remaining));
+  }
+
+  /**
    * Runs {@code task} once after {@code delay}, on a thread of the implementation's choosing.
    * Does not block.
    *

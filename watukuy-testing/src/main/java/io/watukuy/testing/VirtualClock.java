@@ -202,13 +202,32 @@ public final class VirtualClock implements TimeSource {
     if (duration.isZero() || duration.isNegative()) {
       return;
     }
-    if (Thread.interrupted()) {
-      throw new InterruptedException();
-    }
-    Thread me = Thread.currentThread();
     long wake;
     synchronized (lock) {
       wake = saturatedAdd(elapsedNanos, saturatedNanos(duration));
+    }
+    sleepUntil(wake);
+  }
+
+  /**
+   * Waits until {@link #nanoTime()} reaches {@code deadlineNanos}, as {@link #sleep(Duration)}
+   * does for a duration; returns at once when the clock is already there. The deadline is fixed
+   * before the wait, so a thread moving the clock meanwhile can only bring the wake-up closer.
+   *
+   * @throws InterruptedException if the thread is interrupted before or while waiting; the
+   *     interrupt flag is cleared, as with {@link Thread#sleep(long)}
+   */
+  @Override
+  public void sleepUntil(long deadlineNanos) throws InterruptedException {
+    Thread me = Thread.currentThread();
+    long wake = deadlineNanos;
+    synchronized (lock) {
+      if (elapsedNanos >= wake) {
+        return;
+      }
+      if (Thread.interrupted()) {
+        throw new InterruptedException();
+      }
       sleepers++;
       lock.notifyAll(); // wakes awaitSleepers
     }

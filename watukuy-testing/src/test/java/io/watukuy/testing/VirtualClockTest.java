@@ -329,6 +329,42 @@ class VirtualClockTest {
   }
 
   @Test
+  void sleepUntilADeadlineTheClockAlreadyPassedReturnsAtOnce() throws Exception {
+    // A waiter read the clock and fixed its wake-up; another thread moved the clock past it
+    // before the waiter slept. Sleeping "for the difference it read" would wake 2 s too late,
+    // at a moment nobody moves the clock to; sleeping until the deadline returns at once.
+    clock.withoutTimeSkipping();
+    long deadline = clock.nanoTime() + Duration.ofSeconds(1).toNanos();
+    clock.advance(Duration.ofSeconds(2));
+
+    clock.sleepUntil(deadline);
+
+    assertThat(clock.now()).isEqualTo(START.plusSeconds(2));
+    assertThat(clock.pendingTimers()).isZero();
+  }
+
+  @Test
+  void sleepUntilWakesWhenAnotherThreadAdvancesToTheDeadline() throws Exception {
+    clock.withoutTimeSkipping();
+    long deadline = clock.nanoTime() + Duration.ofSeconds(5).toNanos();
+    AtomicReference<Instant> wokeAt = new AtomicReference<>();
+    Worker sleeper =
+        inThread(
+            () -> {
+              clock.sleepUntil(deadline);
+              wokeAt.set(clock.now());
+            });
+    assertThat(clock.awaitSleepers(1, WAIT)).isTrue();
+
+    clock.advance(Duration.ofSeconds(4));
+    assertThat(sleeper.done()).isNotDone();
+    clock.advance(Duration.ofSeconds(1));
+    sleeper.done().get(WAIT.toSeconds(), SECONDS);
+
+    assertThat(wokeAt.get()).isEqualTo(START.plusSeconds(5));
+  }
+
+  @Test
   void awaitSleepersGivesUpAfterItsTimeout() throws Exception {
     assertThat(clock.awaitSleepers(1, Duration.ofMillis(1))).isFalse();
   }

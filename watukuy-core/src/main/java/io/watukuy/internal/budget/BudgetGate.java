@@ -110,7 +110,7 @@ final class BudgetGate {
     try {
       onWait.accept(expected);
       while (true) {
-        long sleepNanos;
+        long wake;
         synchronized (lock) {
           while (!w.granted && !w.expired && sleeper != null && sleeper != me) lock.wait();
           if (w.granted) return;
@@ -119,11 +119,13 @@ final class BudgetGate {
           sleeperDepth++;
           sleeping = true;
           long now = time.nanoTime();
-          long wake = earliest(tokenAt, now + CHECK_EVERY.toNanos());
+          wake = earliest(tokenAt, now + CHECK_EVERY.toNanos());
           for (Waiter other : order.waiters()) wake = earliest(wake, other.deadlineNanos);
-          sleepNanos = Math.max(0, wake - now);
         }
-        time.sleep(Duration.ofNanos(sleepNanos));
+        // Until an instant, not for a duration: a clock moved between the read above and the
+        // sleep must not carry the wake-up past the token (a virtual clock would then wait for a
+        // moment nobody moves it to).
+        time.sleepUntil(wake);
         synchronized (lock) {
           sleeping = false;
           if (--sleeperDepth == 0) sleeper = null;
