@@ -535,7 +535,9 @@ public final class Engine implements Watukuy {
             + " call this operation outside the cycle");
       if (held.isPresent()) {
         try {
-          time.sleep(Duration.between(time.now(), held.get().expiresAt()).plusMillis(1));
+          // Until an instant, read once: a clock moved meanwhile cannot push the wake-up later.
+          long untilExpiry = Duration.between(time.now(), held.get().expiresAt()).plusMillis(1).toNanos();
+          time.sleepUntil(time.nanoTime() + Math.max(0, untilExpiry));
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           throw new IllegalStateException(key + ": interrupted while waiting for its lease", e);

@@ -21,10 +21,16 @@ import java.lang.annotation.Target;
  *
  * <p>A test that uses it still asserts nothing that depends on the date: it bounds a value between
  * two reads of the clock, or lets the server's clock cancel out.
+ *
+ * <p>What it covers: the annotated method or constructor (lambdas inside it included), or every
+ * method of the annotated class, but not its nested classes (a JUnit {@code @Nested} class needs
+ * its own) nor static field initializers. What the check cannot see: a read inside library code,
+ * such as an engine built without {@code .time(clock)}, which runs on the system clock; a read
+ * through reflection. Build test engines with a {@link VirtualClock}.
  */
 @Documented
 @Retention(RetentionPolicy.CLASS)
-@Target({ElementType.METHOD, ElementType.TYPE, ElementType.CONSTRUCTOR, ElementType.FIELD})
+@Target({ElementType.METHOD, ElementType.TYPE, ElementType.CONSTRUCTOR})
 public @interface ReadsWallClock {
   /**
    * Why this test needs real time.

@@ -33,7 +33,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Sleeping and time-skipping</h2>
  *
- * With time-skipping on (the default), a thread calling {@link #sleep(Duration)} while no other
+ * With time-skipping on (the default), a thread calling {@link #sleep(Duration)} (or {@link
+ * #sleepUntil(long)}) while no other
  * thread is moving time moves the clock itself: it advances to its wake-up instant, running the
  * timers due on the way on its own thread, and returns without any real wait. A budget wait or a
  * backoff inside the engine therefore costs no wall-clock time in a test, and the test sees the
@@ -214,8 +215,9 @@ public final class VirtualClock implements TimeSource {
    * does for a duration; returns at once when the clock is already there. The deadline is fixed
    * before the wait, so a thread moving the clock meanwhile can only bring the wake-up closer.
    *
-   * @throws InterruptedException if the thread is interrupted before or while waiting; the
-   *     interrupt flag is cleared, as with {@link Thread#sleep(long)}
+   * @throws InterruptedException if the thread is interrupted when it has to wait or while it
+   *     waits; the interrupt flag is then cleared. A deadline already reached returns without
+   *     looking at the flag, as {@link #sleep(Duration)} does for a zero duration
    */
   @Override
   public void sleepUntil(long deadlineNanos) throws InterruptedException {
@@ -315,7 +317,7 @@ public final class VirtualClock implements TimeSource {
 
   /**
    * The number of scheduled timers that have neither run nor been cancelled, plus the number of
-   * threads currently inside {@link #sleep(Duration)}. Zero means nothing is waiting on this
+   * threads currently inside {@link #sleep(Duration)} or {@link #sleepUntil(long)}. Zero means nothing is waiting on this
    * clock.
    *
    * @return scheduled timers plus sleeping threads
@@ -328,7 +330,7 @@ public final class VirtualClock implements TimeSource {
 
   /**
    * Waits, in real time, until at least {@code count} threads are inside {@link
-   * #sleep(Duration)}: lets a test hand work to another thread and act once that thread is parked
+   * #sleep(Duration)} or {@link #sleepUntil(long)}: lets a test hand work to another thread and act once that thread is parked
    * on the clock, without a real sleep. Uses the clock's monitor, not polling.
    *
    * @param count how many sleeping threads to wait for

@@ -28,11 +28,12 @@ import java.util.regex.Pattern;
  * </ul>
  *
  * <p>The zone of the first two forms may be {@code GMT}, {@code UT}, {@code UTC}, a numeric
- * offset {@code ±hhmm} (at most ±18:00) optionally followed by a comment such as {@code (CET)}, or
- * one of RFC 5322's obsolete North American names ({@code EST}, {@code EDT}, {@code CST}, {@code
- * CDT}, {@code MST}, {@code MDT}, {@code PST}, {@code PDT}); the result is converted to UTC:
- * {@code 09:49:37 +0100} is {@code 08:49:37Z}. Runs of spaces and tabs count as one. A leap second
- * ({@code 23:59:60}) is the instant one second after {@code 23:59:59}. Names stay case-sensitive,
+ * offset {@code ±hhmm} (at most ±18:00), or one of RFC 5322's obsolete North American names
+ * ({@code EST}, {@code EDT}, {@code CST}, {@code CDT}, {@code MST}, {@code MDT}, {@code PST},
+ * {@code PDT}), optionally followed by one comment such as {@code (CET)} (printable ASCII, at most
+ * 64 characters, not nested); the result is converted to UTC: {@code 09:49:37 +0100} is {@code
+ * 08:49:37Z}. Runs of spaces and tabs count as one. A leap second ({@code 23:59:60} UTC, and only
+ * then) is the instant one second after {@code 23:59:59}. Names stay case-sensitive,
  * as in the grammar; the weekday is not checked against the date (the RFC never looks at it).
  * Anything else is not a date: {@code -3}, {@code 1.5}, {@code 31 Feb}, {@code 29 Feb 2100},
  * {@code 25:00:00}, a wrong month or day name, an empty value. Callers then fall back (a
@@ -60,10 +61,10 @@ public final class HttpDates {
   private static final String MONTH = "(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)";
   private static final String DAY = "(\\d{1,2})";
   private static final String TIME = "(\\d{2}):(\\d{2}):(\\d{2})";
-  // GMT, UT and UTC all mean UTC; a numeric offset keeps its sign, hours and minutes, and may
-  // carry a comment naming the zone.
+  // GMT, UT and UTC all mean UTC; a numeric offset keeps its sign, hours and minutes. Any zone
+  // may be followed by one comment naming it, "(CET)": printable ASCII, no nesting.
   private static final String ZONE =
-      "(GMT|UTC|UT|EST|EDT|CST|CDT|MST|MDT|PST|PDT|[+-]\\d{4}(?:[ \\t]*\\([A-Za-z0-9 +-]{1,32}\\))?)";
+      "(GMT|UTC|UT|EST|EDT|CST|CDT|MST|MDT|PST|PDT|[+-]\\d{4})(?:[ \\t]*\\([\\x20-\\x27\\x2A-\\x7E]{0,64}\\))?";
 
   private static final Pattern IMF_FIXDATE =
       Pattern.compile("(?:" + WEEKDAY + ")?" + DAY + SP + MONTH + SP + "(\\d{4})" + SP + TIME + SP + ZONE);
@@ -128,15 +129,20 @@ public final class HttpDates {
     int s = Integer.parseInt(second);
     // A leap second has no LocalDateTime of its own: it is the instant after :59.
     int leap = s == LEAP_SECOND ? 1 : 0;
-    return LocalDateTime.of(
-            year,
-            MONTHS.indexOf(month) + 1,
-            Integer.parseInt(day),
-            Integer.parseInt(hour),
-            Integer.parseInt(minute),
-            s - leap)
-        .toInstant(offset(zone))
-        .plusSeconds(leap);
+    Instant at =
+        LocalDateTime.of(
+                year,
+                MONTHS.indexOf(month) + 1,
+                Integer.parseInt(day),
+                Integer.parseInt(hour),
+                Integer.parseInt(minute),
+                s - leap)
+            .toInstant(offset(zone));
+    // Leap seconds are inserted at 23:59:60 UTC only; a :60 elsewhere is a typo, not a date.
+    if (leap == 1 && at.atOffset(ZoneOffset.UTC).toLocalTime().toSecondOfDay() != 86_399) {
+      throw new DateTimeException("second 60 outside 23:59 UTC");
+    }
+    return at.plusSeconds(leap);
   }
 
   private static ZoneOffset offset(String zone) {

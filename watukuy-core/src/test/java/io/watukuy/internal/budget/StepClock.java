@@ -48,7 +48,12 @@ final class StepClock implements TimeSource {
   @Override
   public synchronized void sleep(Duration d) throws InterruptedException {
     if (d.isZero() || d.isNegative()) return;
-    long wake = nanos + d.toNanos();
+    sleepUntil(nanos + d.toNanos());
+  }
+
+  @Override
+  public synchronized void sleepUntil(long wake) throws InterruptedException {
+    if (nanos >= wake) return;
     sleepers++;
     notifyAll();
     try {
