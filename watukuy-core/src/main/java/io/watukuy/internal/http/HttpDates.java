@@ -64,7 +64,8 @@ public final class HttpDates {
   // GMT, UT and UTC all mean UTC; a numeric offset keeps its sign, hours and minutes. Any zone
   // may be followed by one comment naming it, "(CET)": printable ASCII, no nesting.
   private static final String ZONE =
-      "(GMT|UTC|UT|EST|EDT|CST|CDT|MST|MDT|PST|PDT|[+-]\\d{4})(?:[ \\t]*\\([\\x20-\\x27\\x2A-\\x7E]{0,64}\\))?";
+      "(GMT|UTC|UT|" + String.join("|", NAMED_ZONES.keySet()) + "|[+-]\\d{4})"
+          + "(?:[ \\t]*\\([\\x20-\\x27\\x2A-\\x7E]{0,64}\\))?";
 
   private static final Pattern IMF_FIXDATE =
       Pattern.compile("(?:" + WEEKDAY + ")?" + DAY + SP + MONTH + SP + "(\\d{4})" + SP + TIME + SP + ZONE);
