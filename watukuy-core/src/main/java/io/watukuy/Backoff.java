@@ -15,7 +15,8 @@ import java.util.random.RandomGenerator;
  */
 public record Backoff(Duration base, double factor, Duration max) {
   /** Poll-error backoff defaults (DESIGN.md): base 1 s, factor 2, max 10 min. */
-  public static final Backoff DEFAULT_POLL = new Backoff(Duration.ofSeconds(1), 2.0, Duration.ofMinutes(10));
+  public static final Backoff DEFAULT_POLL =
+      new Backoff(Duration.ofSeconds(1), 2.0, Duration.ofMinutes(10));
 
   /**
    * Validates the settings.
@@ -31,9 +32,11 @@ public record Backoff(Duration base, double factor, Duration max) {
     Objects.requireNonNull(max, "max");
     if (base.isNegative() || base.isZero())
       throw new ConfigException("backoff.base must be > 0, but was " + base);
-    if (!(factor >= 1.0)) throw new ConfigException("backoff.factor must be >= 1.0, but was " + factor);
+    if (!(factor >= 1.0))
+      throw new ConfigException("backoff.factor must be >= 1.0, but was " + factor);
     if (max.compareTo(base) < 0)
-      throw new ConfigException("backoff.max must be >= backoff.base (" + base + "), but was " + max);
+      throw new ConfigException(
+          "backoff.max must be >= backoff.base (" + base + "), but was " + max);
   }
 
   /**
@@ -50,8 +53,8 @@ public record Backoff(Duration base, double factor, Duration max) {
   }
 
   /**
-   * A full-jitter wait after {@code failures} failures: uniform in {@code [0, cap(failures)]},
-   * both ends inclusive, in whole milliseconds.
+   * A full-jitter wait after {@code failures} failures: uniform in {@code [0, cap(failures)]}, both
+   * ends inclusive, in whole milliseconds.
    *
    * @param failures failures so far, from 1
    * @param random the source of the jitter (the engine's injected generator)

@@ -5,17 +5,16 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A request of a poller that names a rate budget got no token in time (guarantee G6): it waited
- * its poller's {@link Poller#maxWait()}, or the {@code tick()} deadline came first, or the engine
+ * A request of a poller that names a rate budget got no token in time (guarantee G6): it waited its
+ * poller's {@link Poller#maxWait()}, or the {@code tick()} deadline came first, or the engine
  * stopped without drain. The request was not sent. Retryable: the same request may get a token
  * later.
  *
  * <p>The HTTP helper throws it from {@code ctx.http()}; it reaches the cycle as it is (not wrapped
- * in a {@link FetchException}), and so does one thrown by fetch code or found in the cause chain
- * of what fetch threw. The cycle then ends as {@link KeyReport.Outcome#DEFERRED}: the pages
- * committed before stay committed, the key is due again at once, and it is not a failure: the
- * failure count, the backoff and the circuit are left alone. {@code watukuy run --once} reports
- * it as a skip.
+ * in a {@link FetchException}), and so does one thrown by fetch code or found in the cause chain of
+ * what fetch threw. The cycle then ends as {@link KeyReport.Outcome#DEFERRED}: the pages committed
+ * before stay committed, the key is due again at once, and it is not a failure: the failure count,
+ * the backoff and the circuit are left alone. {@code watukuy run --once} reports it as a skip.
  *
  * @since 0.1
  */
@@ -76,16 +75,30 @@ public final class BudgetTimeoutException extends WatukuyException {
     Objects.requireNonNull(waited, "waited");
     Objects.requireNonNull(maxWait, "maxWait");
     String who =
-        "poller " + key.poller() + (key.partition().isEmpty() ? "" : " partition " + key.partition());
+        "poller "
+            + key.poller()
+            + (key.partition().isEmpty() ? "" : " partition " + key.partition());
     String what =
         switch (reason) {
-          case MAX_WAIT -> "no token within maxWait " + text(maxWait) + " (waited " + text(waited) + ")";
+          case MAX_WAIT ->
+              "no token within maxWait " + text(maxWait) + " (waited " + text(waited) + ")";
           case TICK_DEADLINE ->
-              "the tick deadline ended the wait for a token (waited " + text(waited) + ", maxWait "
-                  + text(maxWait) + ")";
-          case STOPPED -> "the engine stopped while the request waited for a token (waited " + text(waited) + ")";
+              "the tick deadline ended the wait for a token (waited "
+                  + text(waited)
+                  + ", maxWait "
+                  + text(maxWait)
+                  + ")";
+          case STOPPED ->
+              "the engine stopped while the request waited for a token (waited "
+                  + text(waited)
+                  + ")";
         };
-    return who + ": budget " + budget + ": " + what + "; the request was not sent and the cycle is deferred";
+    return who
+        + ": budget "
+        + budget
+        + ": "
+        + what
+        + "; the request was not sent and the cycle is deferred";
   }
 
   /** {@code 250 ms}, {@code 2.5 s}, {@code 90 s}, {@code 10 min}, {@code 2 h}. */

@@ -1,8 +1,7 @@
 package io.watukuy;
 
 /**
- * A scheduled task that can be called off. Cancelling twice, or after the task ran, does
- * nothing.
+ * A scheduled task that can be called off. Cancelling twice, or after the task ran, does nothing.
  *
  * @since 0.1
  */

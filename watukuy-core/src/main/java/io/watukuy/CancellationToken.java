@@ -8,8 +8,7 @@ package io.watukuy;
  */
 public interface CancellationToken {
   /**
-   * Whether the cycle should end as soon as possible. Cheap and non-blocking; safe from any
-   * thread.
+   * Whether the cycle should end as soon as possible. Cheap and non-blocking; safe from any thread.
    *
    * @return {@code true} when the engine stops without drain or the tick deadline has passed
    */

@@ -8,8 +8,8 @@ import org.jspecify.annotations.Nullable;
  * One observed change, as handed to a {@link Handler} (DESIGN.md "The event envelope"). Its JSON
  * form has every field, in this order, {@code null} when empty.
  *
- * @param id lowercase hex SHA-256 of the event-id material (guarantee G2): the same observation
- *     has the same id across restarts, instances and replays. A state that recurs is the same
+ * @param id lowercase hex SHA-256 of the event-id material (guarantee G2): the same observation has
+ *     the same id across restarts, instances and replays. A state that recurs is the same
  *     observation again, with a higher sequence; see {@link Handler} on deduplicating
  * @param type created, updated or deleted
  * @param source the poller name

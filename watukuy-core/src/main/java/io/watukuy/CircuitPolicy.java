@@ -8,8 +8,8 @@ import org.jspecify.annotations.Nullable;
  * consecutive failed cycles the key sleeps for {@code probeEvery}, then runs one half-open probe;
  * success closes the circuit and resets the count, failure keeps it open.
  *
- * @param failures consecutive failures that open the circuit, at least 1, default
- *     {@value #DEFAULT_FAILURES}
+ * @param failures consecutive failures that open the circuit, at least 1, default {@value
+ *     #DEFAULT_FAILURES}
  * @param probeEvery how long an open circuit waits before its probe, positive; {@code null}
  *     (default) means the poller's {@code schedule.max}
  * @since 0.1
@@ -17,6 +17,7 @@ import org.jspecify.annotations.Nullable;
 public record CircuitPolicy(int failures, @Nullable Duration probeEvery) {
   /** Default consecutive failures before the circuit opens. */
   public static final int DEFAULT_FAILURES = 5;
+
   /** 5 failures, probe every {@code schedule.max}. */
   public static final CircuitPolicy DEFAULT = new CircuitPolicy(DEFAULT_FAILURES, null);
 
@@ -24,7 +25,8 @@ public record CircuitPolicy(int failures, @Nullable Duration probeEvery) {
    * @throws ConfigException if {@code failures < 1} or {@code probeEvery} is not positive
    */
   public CircuitPolicy {
-    if (failures < 1) throw new ConfigException("circuit.failures must be >= 1, but was " + failures);
+    if (failures < 1)
+      throw new ConfigException("circuit.failures must be >= 1, but was " + failures);
     if (probeEvery != null && (probeEvery.isNegative() || probeEvery.isZero()))
       throw new ConfigException("circuit.probeEvery must be > 0, but was " + probeEvery);
   }

@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Everything one page commits, written by {@link StateStore#commitPoll} in ONE transaction
- * (How it works, "The commit protocol"; guarantee G4).
+ * Everything one page commits, written by {@link StateStore#commitPoll} in ONE transaction (How it
+ * works, "The commit protocol"; guarantee G4).
  *
  * @param statePatch next lane cursor, last outbox sequence, schema version
  * @param upserts item rows to insert or replace

@@ -6,10 +6,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Factories for the five cursor strategies (Cursor strategies document). Pick from what the API
- * offers: an {@code updated_since} filter is {@link #timestamp}; an opaque next token is
- * {@link #token}; plain page numbers are {@link #page} (or {@link #snapshotDiff} when the whole
- * listing is small enough to walk every cycle, which also yields deletes); anything else is
- * {@link #custom}.
+ * offers: an {@code updated_since} filter is {@link #timestamp}; an opaque next token is {@link
+ * #token}; plain page numbers are {@link #page} (or {@link #snapshotDiff} when the whole listing is
+ * small enough to walk every cycle, which also yields deletes); anything else is {@link #custom}.
  *
  * @since 0.1
  */
@@ -17,8 +16,8 @@ public final class Cursors {
   private Cursors() {}
 
   /**
-   * A timestamp strategy on {@code field} (Cursor strategies, "timestamp"). Finish it with
-   * {@link TimestampCursor.Builder#build()}.
+   * A timestamp strategy on {@code field} (Cursor strategies, "timestamp"). Finish it with {@link
+   * TimestampCursor.Builder#build()}.
    *
    * @param field dot path of the timestamp in the item's JSON form, e.g. {@code updatedAt} or
    *     {@code meta.updatedAt}
@@ -33,8 +32,8 @@ public final class Cursors {
   /**
    * A token strategy (Cursor strategies, "token") whose first request carries {@code initial}.
    *
-   * @param initial the token of the first request, or {@code null} for none; the cursor returns
-   *     to it whenever a listing is exhausted
+   * @param initial the token of the first request, or {@code null} for none; the cursor returns to
+   *     it whenever a listing is exhausted
    * @return the strategy
    */
   public static TokenCursor token(@Nullable String initial) {
@@ -63,8 +62,7 @@ public final class Cursors {
   /**
    * A page strategy starting at {@code initial}.
    *
-   * @param initial the first page number, also the page each completed cycle returns to; 0 or
-   *     more
+   * @param initial the first page number, also the page each completed cycle returns to; 0 or more
    * @return the strategy
    * @throws ConfigException if {@code initial} is negative
    */
@@ -98,13 +96,12 @@ public final class Cursors {
   }
 
   /**
-   * A custom cursor of a generic type, such as {@code Map<String, Long>}, stored as JSON
-   * (Jackson) of {@code type}.
+   * A custom cursor of a generic type, such as {@code Map<String, Long>}, stored as JSON (Jackson)
+   * of {@code type}.
    *
    * @param <C> the cursor type
    * @param initial the cursor of the first request, and of a reset
-   * @param type the full cursor type, for example {@code new TypeReference<Map<String, Long>>()
-   *     {}}
+   * @param type the full cursor type, for example {@code new TypeReference<Map<String, Long>>() {}}
    * @param advance computes the next cursor and whether the cycle is done from each page
    * @return the strategy
    * @throws NullPointerException if {@code initial} or {@code advance} is null

@@ -7,10 +7,10 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A cursor of the user's own type (Cursor strategies document, "custom"): offset + limit,
- * GraphQL {@code endCursor}, keyset over a numeric id. {@link Advance#advance} computes the next
- * cursor from the page. The cursor is stored as JSON (Jackson) unless {@code serialize} /
- * {@code deserialize} are given.
+ * A cursor of the user's own type (Cursor strategies document, "custom"): offset + limit, GraphQL
+ * {@code endCursor}, keyset over a numeric id. {@link Advance#advance} computes the next cursor
+ * from the page. The cursor is stored as JSON (Jackson) unless {@code serialize} / {@code
+ * deserialize} are given.
  *
  * @param <C> the cursor type
  * @since 0.1
@@ -121,7 +121,13 @@ public final class CustomCursor<C> implements CursorStrategy<C> {
    * @return a copy of this strategy with the ordering
    */
   public CustomCursor<C> withOrdering(java.util.Comparator<C> ordering) {
-    return new CustomCursor<>(initial, advance, type, serialize, deserialize, Objects.requireNonNull(ordering, "ordering"));
+    return new CustomCursor<>(
+        initial,
+        advance,
+        type,
+        serialize,
+        deserialize,
+        Objects.requireNonNull(ordering, "ordering"));
   }
 
   /**

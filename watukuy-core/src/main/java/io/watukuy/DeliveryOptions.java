@@ -10,8 +10,10 @@ package io.watukuy;
 public record DeliveryOptions(int concurrency, int dispatchBatchSize) {
   /** Default handlers running at once, engine-wide (DESIGN.md defaults). */
   public static final int DEFAULT_CONCURRENCY = 8;
+
   /** Default outbox rows loaded per read (DESIGN.md defaults). */
   public static final int DEFAULT_DISPATCH_BATCH_SIZE = 100;
+
   /**
    * Concurrency {@value #DEFAULT_CONCURRENCY}, batch size {@value #DEFAULT_DISPATCH_BATCH_SIZE}.
    */

@@ -8,12 +8,12 @@ import java.util.Objects;
  * @param retry how often and how far apart a failing event is retried; default {@link
  *     RetryPolicy#DEFAULT}
  * @param poison what happens once the retries are used up; default {@link PoisonPolicy#DEFAULT}
- *
  * @since 0.1
  */
 public record DeliveryPolicy(RetryPolicy retry, PoisonPolicy poison) {
   /** {@link RetryPolicy#DEFAULT} and {@link PoisonPolicy#DEFAULT}. */
-  public static final DeliveryPolicy DEFAULT = new DeliveryPolicy(RetryPolicy.DEFAULT, PoisonPolicy.DEFAULT);
+  public static final DeliveryPolicy DEFAULT =
+      new DeliveryPolicy(RetryPolicy.DEFAULT, PoisonPolicy.DEFAULT);
 
   /**
    * Creates the policy.

@@ -5,11 +5,11 @@ import java.util.Objects;
 
 /**
  * The optional replay log of a poller: when enabled, every event is also appended to the store's
- * log in the same transaction as its outbox row ({@link CommitBatch#log()}), and stays there
- * after it is delivered.
+ * log in the same transaction as its outbox row ({@link CommitBatch#log()}), and stays there after
+ * it is delivered.
  *
- * <p>In this release nothing prunes the log by itself: {@code retention} is validated and kept,
- * and {@link StateStore#pruneLog} removes old entries when called.
+ * <p>In this release nothing prunes the log by itself: {@code retention} is validated and kept, and
+ * {@link StateStore#pruneLog} removes old entries when called.
  *
  * @param enabled whether events are logged; default false
  * @param retention how long logged events are meant to be kept; default 7 days, positive
@@ -18,6 +18,7 @@ import java.util.Objects;
 public record EventLog(boolean enabled, Duration retention) {
   /** Default retention: 7 days (DESIGN.md defaults). */
   public static final Duration DEFAULT_RETENTION = Duration.ofDays(7);
+
   /** No log; the default of every poller. */
   public static final EventLog DISABLED = new EventLog(false, DEFAULT_RETENTION);
 

@@ -47,8 +47,8 @@ public interface FetchContext<C> {
   String partition();
 
   /**
-   * The lane this fetch belongs to; it is also the priority of its requests in a shared rate
-   * budget (live first, then reconcile, then backfill).
+   * The lane this fetch belongs to; it is also the priority of its requests in a shared rate budget
+   * (live first, then reconcile, then backfill).
    *
    * @return {@link Lane#LIVE}, {@link Lane#RECONCILE} or {@link Lane#BACKFILL}
    */

@@ -3,8 +3,8 @@ package io.watukuy;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A page could not be fetched or is not what the poller's fetch function promised (null items,
- * an item without an identity, a value RFC 8785 cannot canonicalize, a timestamp page that goes
+ * A page could not be fetched or is not what the poller's fetch function promised (null items, an
+ * item without an identity, a value RFC 8785 cannot canonicalize, a timestamp page that goes
  * backwards, an exception thrown by fetch). The message names the poller, the partition, the
  * 1-based page and, where one item is at fault, its 0-based index. Nothing of that page was
  * committed and the cursor did not move.
@@ -14,10 +14,13 @@ import org.jspecify.annotations.Nullable;
 public final class FetchException extends WatukuyException {
   /** The poller name. */
   private final String poller;
+
   /** The partition, {@code ""} when unpartitioned. */
   private final String partition;
+
   /** 1-based page of the cycle. */
   private final int page;
+
   /** 0-based item index, or -1 for the whole page. */
   private final int itemIndex;
 

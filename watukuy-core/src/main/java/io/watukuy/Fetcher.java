@@ -3,10 +3,10 @@ package io.watukuy;
 /**
  * Fetches one page for a poller: the user's call to the third-party API.
  *
- * <p>Anything it throws ends the cycle with a {@link FetchException} naming the poller,
- * partition and page; nothing of that page is committed and the cursor does not move. An
- * {@link HttpStatusException} with status 429 (or 503 with Retry-After) throttles the key instead
- * of counting as a failure.
+ * <p>Anything it throws ends the cycle with a {@link FetchException} naming the poller, partition
+ * and page; nothing of that page is committed and the cursor does not move. An {@link
+ * HttpStatusException} with status 429 (or 503 with Retry-After) throttles the key instead of
+ * counting as a failure.
  *
  * @param <T> the item type
  * @param <C> the cursor type of the poller's strategy

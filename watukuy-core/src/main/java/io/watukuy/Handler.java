@@ -1,18 +1,18 @@
 package io.watukuy;
 
 /**
- * The user's code that receives events of one poller. Called at most
- * {@code DeliveryOptions.concurrency()} at a time engine-wide, never concurrently for two events
- * of one ordering key, in sequence order per ordering key (guarantee G3). Delivery is
- * at-least-once (G1): make it idempotent. A redelivery carries the same {@link ChangeEvent#id()}
- * and the same {@link ChangeEvent#sequence()}.
+ * The user's code that receives events of one poller. Called at most {@code
+ * DeliveryOptions.concurrency()} at a time engine-wide, never concurrently for two events of one
+ * ordering key, in sequence order per ordering key (guarantee G3). Delivery is at-least-once (G1):
+ * make it idempotent. A redelivery carries the same {@link ChangeEvent#id()} and the same {@link
+ * ChangeEvent#sequence()}.
  *
  * <p><b>Deduplicating.</b> An id names an observation (G2), and observations can recur: an item
  * tracked by hash that returns to an earlier state (A → B → A), or a snapshotDiff item that
  * disappears and is listed again, gets an event whose id equals an earlier one, with a higher
- * sequence. So drop an event as a duplicate only when its id was seen <em>and</em> its sequence
- * is not newer than the last one processed for its ordering key; or give the poller a
- * {@code version} function, which makes recurring states distinct.
+ * sequence. So drop an event as a duplicate only when its id was seen <em>and</em> its sequence is
+ * not newer than the last one processed for its ordering key; or give the poller a {@code version}
+ * function, which makes recurring states distinct.
  *
  * <p>Returning normally acknowledges the event. Throwing schedules a retry with backoff; after
  * {@code RetryPolicy.attempts()} failed attempts the event is parked (G7).
@@ -27,8 +27,8 @@ public interface Handler<T> {
    * waits for it to return.
    *
    * @param event the event; {@link ChangeEvent#attempt()} counts the deliveries of this event
-   * @throws Exception to fail this attempt: the event is retried after a backoff, and parked
-   *     after the last attempt
+   * @throws Exception to fail this attempt: the event is retried after a backoff, and parked after
+   *     the last attempt
    */
   void handle(ChangeEvent<T> event) throws Exception;
 }

@@ -7,10 +7,10 @@ import org.jspecify.annotations.Nullable;
  * {@link java.net.http.HttpClient}, with conditional requests, Retry-After and rate-limit
  * reporting, and secret redaction in every message.
  *
- * <p><b>Requests.</b> Every request sends {@code Accept: application/json} and {@code
- * User-Agent: watukuy/0.1} unless {@link RequestOptions} sets those headers. Query parameters from
- * the options are URL-encoded and appended to any query already in the URL; null values are not
- * sent. Redirects are followed except from HTTPS to HTTP. The connect timeout is {@link
+ * <p><b>Requests.</b> Every request sends {@code Accept: application/json} and {@code User-Agent:
+ * watukuy/0.1} unless {@link RequestOptions} sets those headers. Query parameters from the options
+ * are URL-encoded and appended to any query already in the URL; null values are not sent. Redirects
+ * are followed except from HTTPS to HTTP. The connect timeout is {@link
  * RequestOptions#DEFAULT_CONNECT_TIMEOUT}; the whole-request timeout is the options' timeout, else
  * the poller's {@code request.timeout}, else {@link RequestOptions#DEFAULT_REQUEST_TIMEOUT}.
  *
@@ -20,23 +20,21 @@ import org.jspecify.annotations.Nullable;
  * only where a 304 can be trusted: page 1 of a listing whose previous cycle ended on page 1
  * (DESIGN.md "304 Not Modified"). There a 304 never reaches the caller: the engine ends the cycle
  * as not modified (the helper tells it by throwing an internal unchecked exception that fetch code
- * must let through: do not catch {@code RuntimeException} around a request without rethrowing
- * what you do not handle). Every other request goes out unconditional, because a 304 there would
- * have to be asked again without validators: one request per page, never two. A 304 without an
- * ETag keeps the stored one. If the options set {@code If-None-Match} or {@code
- * If-Modified-Since} themselves, the helper sends exactly those, stores nothing and returns a 304
- * like a 2xx.
+ * must let through: do not catch {@code RuntimeException} around a request without rethrowing what
+ * you do not handle). Every other request goes out unconditional, because a 304 there would have to
+ * be asked again without validators: one request per page, never two. A 304 without an ETag keeps
+ * the stored one. If the options set {@code If-None-Match} or {@code If-Modified-Since} themselves,
+ * the helper sends exactly those, stores nothing and returns a 304 like a 2xx.
  *
  * <p><b>Rate budgets.</b> When the poller names a budget ({@link Poller.Builder#budget}), every
- * request (GET or POST, every page, lane and partition) first takes one token of it (guarantee
- * G6). Without a token the call blocks on the engine's clock, up to the poller's {@link
+ * request (GET or POST, every page, lane and partition) first takes one token of it (guarantee G6).
+ * Without a token the call blocks on the engine's clock, up to the poller's {@link
  * Poller#maxWait()} and never past the tick deadline, and then throws {@link
- * BudgetTimeoutException} without sending anything; let it through, so the engine defers the
- * cycle instead of counting a failure.
+ * BudgetTimeoutException} without sending anything; let it through, so the engine defers the cycle
+ * instead of counting a failure.
  *
  * <p><b>Throttling.</b> The engine sees the {@code Retry-After} and rate-limit fields of every
- * response, successful or not, and schedules the poller accordingly; fetch code need not read
- * them.
+ * response, successful or not, and schedules the poller accordingly; fetch code need not read them.
  *
  * <p>Instances are bound to one fetch call; use them only on the thread running it.
  *
@@ -74,8 +72,8 @@ public interface Http {
    *     flag set again and cause {@link java.io.InterruptedIOException}. Messages name the method
    *     and the redacted URL.
    * @throws IllegalArgumentException if {@code url} is not an absolute http(s) URL
-   * @throws BudgetTimeoutException when the poller's rate budget had no token in time; nothing
-   *     was sent
+   * @throws BudgetTimeoutException when the poller's rate budget had no token in time; nothing was
+   *     sent
    */
   HttpResult get(String url, RequestOptions options);
 
@@ -85,19 +83,18 @@ public interface Http {
    *
    * @param url an absolute {@code http} or {@code https} URL, possibly with a query
    * @param jsonBody a String is sent as is, with the options' {@code Content-Type} or {@code
-   *     application/json}; any other object is serialized with the engine's Jackson mapper and
-   *     sent as {@code application/json} unless the options set a content type; null sends no
-   *     body
+   *     application/json}; any other object is serialized with the engine's Jackson mapper and sent
+   *     as {@code application/json} unless the options set a content type; null sends no body
    * @param options query parameters, headers and timeout of this request; {@link
    *     RequestOptions#validators()} is ignored
    * @return the 2xx response
    * @throws IllegalArgumentException if Jackson cannot serialize {@code jsonBody}, or {@code url}
    *     is not an absolute http(s) URL
    * @throws HttpStatusException as for {@link #get(String, RequestOptions)}
-   * @throws java.io.UncheckedIOException as for {@link #get(String, RequestOptions)}; a failed
-   *     POST may still have reached the server
-   * @throws BudgetTimeoutException when the poller's rate budget had no token in time; nothing
-   *     was sent
+   * @throws java.io.UncheckedIOException as for {@link #get(String, RequestOptions)}; a failed POST
+   *     may still have reached the server
+   * @throws BudgetTimeoutException when the poller's rate budget had no token in time; nothing was
+   *     sent
    */
   HttpResult post(String url, @Nullable Object jsonBody, RequestOptions options);
 }

@@ -23,10 +23,10 @@ import org.jspecify.annotations.Nullable;
 public interface HttpResult {
 
   /**
-   * Upper bound on how far ahead {@link #retryAfter()} and {@link RateLimitInfo#resetAt()} are
-   * put: 1 day after the response. A header that asks for longer (a huge delta, a far-future
-   * date, a millisecond value read as seconds) is clamped to it, so a bad header never stalls a
-   * poller for years.
+   * Upper bound on how far ahead {@link #retryAfter()} and {@link RateLimitInfo#resetAt()} are put:
+   * 1 day after the response. A header that asks for longer (a huge delta, a far-future date, a
+   * millisecond value read as seconds) is clamped to it, so a bad header never stalls a poller for
+   * years.
    */
   Duration MAX_WAIT = Duration.ofDays(1);
 
@@ -45,8 +45,8 @@ public interface HttpResult {
   String method();
 
   /**
-   * The request URL, query included, with credential-like query values and secret values
-   * replaced by {@code [redacted]}: safe for messages and logs, not for requesting again.
+   * The request URL, query included, with credential-like query values and secret values replaced
+   * by {@code [redacted]}: safe for messages and logs, not for requesting again.
    *
    * @return the redacted URL
    */
@@ -85,8 +85,8 @@ public interface HttpResult {
   String body();
 
   /**
-   * Decodes the body with the engine's Jackson mapper (unknown properties ignored, ISO-8601
-   * {@code java.time} values).
+   * Decodes the body with the engine's Jackson mapper (unknown properties ignored, ISO-8601 {@code
+   * java.time} values).
    *
    * @param <R> the result type
    * @param type the class to decode into
@@ -97,8 +97,7 @@ public interface HttpResult {
   <R> R json(Class<R> type);
 
   /**
-   * Decodes the body into a generic type, for example {@code new TypeReference<List<Order>>()
-   * {}}.
+   * Decodes the body into a generic type, for example {@code new TypeReference<List<Order>>() {}}.
    *
    * @param <R> the result type
    * @param type the full type to decode into
@@ -126,8 +125,8 @@ public interface HttpResult {
 
   /**
    * The absolute time the server asked the client to wait until, from {@code Retry-After}:
-   * delay-seconds or any HTTP-date form of RFC 9110 (IMF-fixdate, the obsolete RFC 850 form with
-   * a two-digit year, asctime). A date is converted with the response's {@code Date} field when
+   * delay-seconds or any HTTP-date form of RFC 9110 (IMF-fixdate, the obsolete RFC 850 form with a
+   * two-digit year, asctime). A date is converted with the response's {@code Date} field when
    * present (the server's own clock, so clock skew cancels out) and taken as is otherwise. The
    * result is never before {@link #receivedAt()} and never more than {@link #MAX_WAIT} after it.
    * Empty when the field is absent or malformed ({@code -1}, {@code 1.5}, {@code 120s}, a zone
@@ -138,12 +137,12 @@ public interface HttpResult {
   Optional<Instant> retryAfter();
 
   /**
-   * The rate-limit state reported by the response, empty when none of the supported field
-   * families is present and well formed, or when the reset time is unknown. Families, first match
-   * wins: {@code RateLimit} of drafts -08 to -10 (with {@code RateLimit-Policy} for the limit),
-   * {@code RateLimit} of draft -07 ({@code limit=, remaining=, reset=}), {@code
-   * RateLimit-Remaining} / {@code -Reset} / {@code -Limit} of drafts up to -06, and {@code
-   * X-RateLimit-Remaining} / {@code -Reset} / {@code -Limit} (GitHub and others).
+   * The rate-limit state reported by the response, empty when none of the supported field families
+   * is present and well formed, or when the reset time is unknown. Families, first match wins:
+   * {@code RateLimit} of drafts -08 to -10 (with {@code RateLimit-Policy} for the limit), {@code
+   * RateLimit} of draft -07 ({@code limit=, remaining=, reset=}), {@code RateLimit-Remaining} /
+   * {@code -Reset} / {@code -Limit} of drafts up to -06, and {@code X-RateLimit-Remaining} / {@code
+   * -Reset} / {@code -Limit} (GitHub and others).
    *
    * <p>Reset values are read as follows, in every family: a value of at least 10<sup>12</sup> is
    * epoch milliseconds, a value of at least 10<sup>9</sup> (2001-09-09) is epoch seconds, and a

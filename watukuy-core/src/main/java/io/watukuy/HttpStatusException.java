@@ -7,35 +7,38 @@ import org.jspecify.annotations.Nullable;
 /**
  * An HTTP response from {@code ctx.http()} with a status the helper does not treat as success.
  * Carries the status, the method, the URL and the response headers with secrets redacted
- * (credential-like query parameters and {@code Authorization}, {@code Cookie},
- * {@code Proxy-Authorization}, {@code Set-Cookie} values replaced by {@code [redacted]}), and up
- * to 2 KiB of the body. 429 and 503-with-Retry-After are throttles, not failures, for the
- * scheduler.
+ * (credential-like query parameters and {@code Authorization}, {@code Cookie}, {@code
+ * Proxy-Authorization}, {@code Set-Cookie} values replaced by {@code [redacted]}), and up to 2 KiB
+ * of the body. 429 and 503-with-Retry-After are throttles, not failures, for the scheduler.
  *
  * @since 0.1
  */
 public final class HttpStatusException extends WatukuyException {
   /** The response status. */
   private final int status;
+
   /** The request method. */
   private final String method;
+
   /** The redacted request URL. */
   private final String url;
+
   /** The redacted response headers, names lower-cased. */
   private final Map<String, List<String>> headers;
+
   /** Up to 2 KiB of the redacted body, or null. */
   private final @Nullable String bodySnippet;
 
   /**
-   * Creates the exception; the message is {@code "<method> <redactedUrl> returned HTTP
-   * <status>"}. The caller redacts; this constructor copies but does not redact.
+   * Creates the exception; the message is {@code "<method> <redactedUrl> returned HTTP <status>"}.
+   * The caller redacts; this constructor copies but does not redact.
    *
    * @param status the response status
    * @param method the request method
    * @param redactedUrl the request URL with credential-like query values redacted
    * @param redactedHeaders the response headers, names lower-cased, secret values redacted
-   * @param bodySnippet up to 2 KiB of the redacted body as text, or {@code null} when there was
-   *     no body
+   * @param bodySnippet up to 2 KiB of the redacted body as text, or {@code null} when there was no
+   *     body
    */
   public HttpStatusException(
       int status,

@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * A snapshot of every key of an engine's pollers (Guarantees G7: {@code parked},
- * {@code outboxPending}). Serializable to JSON with {@link #toJson()} for the command line.
+ * A snapshot of every key of an engine's pollers (Guarantees G7: {@code parked}, {@code
+ * outboxPending}). Serializable to JSON with {@link #toJson()} for the command line.
  *
  * @param at when the snapshot was taken
  * @param pollers one entry per key, sorted by poller then partition

@@ -34,9 +34,29 @@ import org.jspecify.annotations.Nullable;
  * @since 0.1
  */
 @JsonInclude(JsonInclude.Include.ALWAYS)
-@JsonPropertyOrder({"poller", "partition", "state", "paused", "nextDueAt", "dueReason", "intervalMs",
-    "consecutiveFailures", "throttledUntil", "circuit", "lease", "cursors", "lagMs", "outboxPending", "parked",
-    "parkedByKind", "items", "lastPoll", "lastError", "lastReconcileAt", "backfill"})
+@JsonPropertyOrder({
+  "poller",
+  "partition",
+  "state",
+  "paused",
+  "nextDueAt",
+  "dueReason",
+  "intervalMs",
+  "consecutiveFailures",
+  "throttledUntil",
+  "circuit",
+  "lease",
+  "cursors",
+  "lagMs",
+  "outboxPending",
+  "parked",
+  "parkedByKind",
+  "items",
+  "lastPoll",
+  "lastError",
+  "lastReconcileAt",
+  "backfill"
+})
 public record KeyInspection(
     String poller,
     String partition,

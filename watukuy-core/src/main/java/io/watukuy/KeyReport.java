@@ -91,8 +91,8 @@ public record KeyReport(
      * The key ran, but a request got no rate-budget token within its poller's {@link
      * Poller#maxWait()} or before the tick deadline (G6): the request was not sent and the cycle
      * ended there. {@link KeyReport#error()} is the {@link BudgetTimeoutException}. Not a failure:
-     * the pages committed before stay, the key is due again at once, its failure count, backoff
-     * and circuit are left alone, and {@link WatukuyListener#onError} is not called.
+     * the pages committed before stay, the key is due again at once, its failure count, backoff and
+     * circuit are left alone, and {@link WatukuyListener#onError} is not called.
      */
     DEFERRED
   }

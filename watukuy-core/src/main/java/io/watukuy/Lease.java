@@ -4,9 +4,9 @@ import java.time.Instant;
 import java.util.Objects;
 
 /**
- * Exclusive right to poll and write one {@link PollerKey} until {@code expiresAt}. The
- * {@code epoch} (fencing token) increments on every acquisition; every fenced store write
- * compares owner and epoch and throws {@link LeaseLostException} on mismatch (guarantee G5).
+ * Exclusive right to poll and write one {@link PollerKey} until {@code expiresAt}. The {@code
+ * epoch} (fencing token) increments on every acquisition; every fenced store write compares owner
+ * and epoch and throws {@link LeaseLostException} on mismatch (guarantee G5).
  *
  * @param owner the instance id of the holder
  * @param epoch fencing token, strictly increasing per key across acquisitions, from 1

@@ -3,18 +3,20 @@ package io.watukuy;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A fenced write was made with a lease that is no longer the current lease of its key: it
- * expired and another instance acquired the key (a higher epoch), or it was released. The
- * writer must drop its in-memory work and stop writing (How it works, commit protocol rule 3;
- * guarantee G5). Never retried with the same lease.
+ * A fenced write was made with a lease that is no longer the current lease of its key: it expired
+ * and another instance acquired the key (a higher epoch), or it was released. The writer must drop
+ * its in-memory work and stop writing (How it works, commit protocol rule 3; guarantee G5). Never
+ * retried with the same lease.
  *
  * @since 0.1
  */
 public final class LeaseLostException extends WatukuyException {
   /** The key whose lease was lost. */
   private final PollerKey key;
+
   /** The epoch the writer presented. */
   private final long heldEpoch;
+
   /** The stored epoch, or null when the key has no lease. */
   private final @Nullable Long currentEpoch;
 

@@ -16,9 +16,9 @@ import org.jspecify.annotations.Nullable;
  *
  * Exactly the formula of {@link RateBudgetStore}, on integers, so nothing drifts however long a
  * bucket lives. With {@code U} = {@code per} in nanoseconds, a bucket counts in units of {@code
- * 1/U} token: it holds {@code left} units, at most {@code C = burst × U}, and gains {@code
- * requests × 10^6} units per millisecond. {@code now} is read as {@link Instant#toEpochMilli()}
- * (rounded down). At {@code t = max(now, last)}:
+ * 1/U} token: it holds {@code left} units, at most {@code C = burst × U}, and gains {@code requests
+ * × 10^6} units per millisecond. {@code now} is read as {@link Instant#toEpochMilli()} (rounded
+ * down). At {@code t = max(now, last)}:
  *
  * <pre>
  *   held = min(C, left + (t - last) × requests × 10^6)
@@ -28,13 +28,13 @@ import org.jspecify.annotations.Nullable;
  * </pre>
  *
  * A new bucket starts full ({@code left = C}) at its first {@code now}. So in any interval of T
- * milliseconds at most {@code burst + requests × T / per} takes succeed, and a take that is told
- * to wait {@code w} succeeds when retried {@code w} after {@code t} (if nothing else took in
- * between). The same arithmetic runs in the Redis module's budget store, and
- * {@code RateBudgetStoreContractTest} holds both to one reference model.
+ * milliseconds at most {@code burst + requests × T / per} takes succeed, and a take that is told to
+ * wait {@code w} succeeds when retried {@code w} after {@code t} (if nothing else took in between).
+ * The same arithmetic runs in the Redis module's budget store, and {@code
+ * RateBudgetStoreContractTest} holds both to one reference model.
  *
- * <p>When a name is used with another limit than before, the bucket keeps its whole tokens, at
- * most the new burst, and continues under the new limit.
+ * <p>When a name is used with another limit than before, the bucket keeps its whole tokens, at most
+ * the new burst, and continues under the new limit.
  *
  * <p>Thread-safe; one lock per bucket; never blocks on anything else.
  *
@@ -64,7 +64,12 @@ public final class MemoryBudgetStore implements RateBudgetStore {
     Objects.requireNonNull(now, "now");
     if (permits < 1 || permits > limit.burst())
       throw new IllegalArgumentException(
-          "budget " + name + ": permits must be 1 to burst " + limit.burst() + ", but was " + permits);
+          "budget "
+              + name
+              + ": permits must be 1 to burst "
+              + limit.burst()
+              + ", but was "
+              + permits);
     long nowMs = now.toEpochMilli();
     Bucket bucket = buckets.computeIfAbsent(name, n -> new Bucket(limit));
     synchronized (bucket) {
@@ -77,8 +82,8 @@ public final class MemoryBudgetStore implements RateBudgetStore {
    *
    * @param limit the budget's rate
    * @return the capacity, in 1/per-milliseconds of a token
-   * @throws IllegalArgumentException when the product does not fit a {@code long} with room for
-   *     one refill step
+   * @throws IllegalArgumentException when the product does not fit a {@code long} with room for one
+   *     refill step
    */
   static long capacity(BudgetLimit limit) {
     long perMs = perMillis(limit.per());
@@ -90,8 +95,13 @@ public final class MemoryBudgetStore implements RateBudgetStore {
     }
     if (capacity > MAX_CAPACITY)
       throw new IllegalArgumentException(
-          "budget burst " + limit.burst() + " x per " + limit.per() + " is too large: burst times per in"
-              + " milliseconds must stay below " + MAX_CAPACITY);
+          "budget burst "
+              + limit.burst()
+              + " x per "
+              + limit.per()
+              + " is too large: burst times per in"
+              + " milliseconds must stay below "
+              + MAX_CAPACITY);
     return capacity;
   }
 
@@ -141,7 +151,8 @@ public final class MemoryBudgetStore implements RateBudgetStore {
         return Duration.ZERO;
       }
       BigInteger[] qr = want.subtract(held).divideAndRemainder(perMs);
-      return Duration.ofMillis((qr[1].signum() == 0 ? qr[0] : qr[0].add(BigInteger.ONE)).longValueExact());
+      return Duration.ofMillis(
+          (qr[1].signum() == 0 ? qr[0] : qr[0].add(BigInteger.ONE)).longValueExact());
     }
 
     private static BigInteger unit(BudgetLimit limit) {

@@ -5,8 +5,8 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One pending event in the outbox of a key. Rows are keyed by {@code sequence}; {@code eventId}
- * is indexed but not unique (an item returning to an earlier state, or a replay, repeats an id).
+ * One pending event in the outbox of a key. Rows are keyed by {@code sequence}; {@code eventId} is
+ * indexed but not unique (an item returning to an earlier state, or a replay, repeats an id).
  *
  * @param sequence position in the key's outbox, strictly increasing per key, from 1
  * @param eventId the event's deterministic id (DESIGN.md event-id rule)

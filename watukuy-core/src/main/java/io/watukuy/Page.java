@@ -12,8 +12,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <ul>
  *   <li>{@code cursor}: for token, the next token ({@code null} or {@code ""} ends the listing);
- *       for timestamp, a string that overrides the watermark; for custom, the page cursor handed
- *       to {@code advance}; ignored by page and snapshotDiff.
+ *       for timestamp, a string that overrides the watermark; for custom, the page cursor handed to
+ *       {@code advance}; ignored by page and snapshotDiff.
  *   <li>{@code hasMore}: {@code true} fetches again at once (catch-up), {@code false} ends the
  *       cycle, {@code null} lets the strategy decide (Cursor strategies document).
  *   <li>{@code tombstones}: identities the API reports deleted (DESIGN.md "Tombstones").
@@ -43,8 +43,8 @@ public final class Page<T> {
   }
 
   /**
-   * A page of items, with no cursor, {@code hasMore} null and no tombstones. The list is copied;
-   * a null element is allowed here but fails the cycle with a {@link FetchException} naming its
+   * A page of items, with no cursor, {@code hasMore} null and no tombstones. The list is copied; a
+   * null element is allowed here but fails the cycle with a {@link FetchException} naming its
    * index.
    *
    * @param <T> the item type
@@ -54,7 +54,8 @@ public final class Page<T> {
    */
   public static <T> Page<T> of(List<? extends T> items) {
     Objects.requireNonNull(items, "items");
-    return new Page<>(Collections.unmodifiableList(new ArrayList<>(items)), null, null, List.of(), false);
+    return new Page<>(
+        Collections.unmodifiableList(new ArrayList<>(items)), null, null, List.of(), false);
   }
 
   /**
@@ -68,8 +69,8 @@ public final class Page<T> {
   }
 
   /**
-   * The listing is unchanged since the last cycle (an HTTP 304 the caller handled itself).
-   * Trusted only on page 1 of a listing whose previous cycle ended on page 1 (DESIGN.md "304 Not
+   * The listing is unchanged since the last cycle (an HTTP 304 the caller handled itself). Trusted
+   * only on page 1 of a listing whose previous cycle ended on page 1 (DESIGN.md "304 Not
    * Modified"); elsewhere it fails the cycle with a {@link FetchException}.
    *
    * @param <T> the item type
@@ -104,8 +105,8 @@ public final class Page<T> {
 
   /**
    * This page with tombstones: identities the API reports deleted. A known one commits a deleted
-   * event with the last stored version-or-hash and removes the row; an unknown one does nothing.
-   * An identity that is also among this page's items is left to the item.
+   * event with the last stored version-or-hash and removes the row; an unknown one does nothing. An
+   * identity that is also among this page's items is left to the item.
    *
    * @param identities the deleted identities; copied
    * @return a new page; this one is unchanged
@@ -162,8 +163,14 @@ public final class Page<T> {
 
   @Override
   public String toString() {
-    return "Page[items=" + items.size() + ", cursor=" + cursor + ", hasMore=" + hasMore
+    return "Page[items="
+        + items.size()
+        + ", cursor="
+        + cursor
+        + ", hasMore="
+        + hasMore
         + (tombstones.isEmpty() ? "" : ", tombstones=" + tombstones.size())
-        + (notModified ? ", notModified" : "") + "]";
+        + (notModified ? ", notModified" : "")
+        + "]";
   }
 }

@@ -8,7 +8,6 @@ import java.util.Objects;
  * @param key the key whose outbox or page the row came from
  * @param row the parked row; pass {@link ParkedRow#id()} to {@link ParkedEvents#retry} or {@link
  *     ParkedEvents#discard}
- *
  * @since 0.1
  */
 public record ParkedEvent(PollerKey key, ParkedRow row) {

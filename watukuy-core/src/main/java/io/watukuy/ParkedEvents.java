@@ -41,8 +41,8 @@ public interface ParkedEvents {
   int retry(PollerKey key, Collection<String> ids);
 
   /**
-   * Drops parked rows for good, releasing the ordering keys they held. Ids that are not parked
-   * are ignored.
+   * Drops parked rows for good, releasing the ordering keys they held. Ids that are not parked are
+   * ignored.
    *
    * @param key the key the rows belong to
    * @param ids {@link ParkedRow#id()} values

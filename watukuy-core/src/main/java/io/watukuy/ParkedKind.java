@@ -3,8 +3,8 @@ package io.watukuy;
 import java.util.Locale;
 
 /**
- * Why a row was parked: {@code POISON}, an event whose handler failed {@code retry.attempts}
- * times; {@code INVALID}, an item the poller's validator rejected.
+ * Why a row was parked: {@code POISON}, an event whose handler failed {@code retry.attempts} times;
+ * {@code INVALID}, an item the poller's validator rejected.
  *
  * @since 0.1
  */

@@ -11,8 +11,8 @@ import org.jspecify.annotations.Nullable;
  *     invalid item's is {@code invalid-} and 16 hex digits derived from its identity and JSON, so
  *     the same invalid item parked again replaces its row
  * @param kind poison or invalid
- * @param sequence the original outbox sequence of a poison event ({@code retry} puts it back
- *     there, so per-key order holds), {@code null} for an invalid item
+ * @param sequence the original outbox sequence of a poison event ({@code retry} puts it back there,
+ *     so per-key order holds), {@code null} for an invalid item
  * @param eventId the parked event's id, {@code null} for an invalid item
  * @param orderingKey the ordering key of the event or item
  * @param event the event envelope JSON of a poison event, else {@code null}
@@ -50,8 +50,8 @@ public record ParkedRow(
    * @param attempts delivery attempts made
    * @param parkedAt when it was parked
    * @param holdKey the ordering key held back, or {@code null}
-   * @throws NullPointerException if {@code id}, {@code kind}, {@code orderingKey}, {@code error}
-   *     or {@code parkedAt} is null
+   * @throws NullPointerException if {@code id}, {@code kind}, {@code orderingKey}, {@code error} or
+   *     {@code parkedAt} is null
    */
   public ParkedRow {
     Objects.requireNonNull(id, "id");

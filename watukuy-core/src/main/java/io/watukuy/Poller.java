@@ -10,8 +10,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A declared poller: what to fetch, how to identify and version items, which cursor strategy
- * remembers progress, and how events are delivered. Immutable and thread-safe; build with
- * {@link #builder(String, Class)}:
+ * remembers progress, and how events are delivered. Immutable and thread-safe; build with {@link
+ * #builder(String, Class)}:
  *
  * <pre>{@code
  * Poller<Order> orders = Poller.builder("orders", Order.class)
@@ -28,10 +28,13 @@ import org.jspecify.annotations.Nullable;
 public final class Poller<T> {
   /** Default page cap per cycle (DESIGN.md). */
   public static final int DEFAULT_MAX_PAGES_PER_CYCLE = 50;
+
   /** Default schema version. */
   public static final int DEFAULT_SCHEMA_VERSION = 1;
+
   /** Default {@link #weight()} in a shared rate budget (DESIGN.md): one turn per round. */
   public static final int DEFAULT_WEIGHT = 1;
+
   /** Largest {@link #weight()}. */
   public static final int MAX_WEIGHT = 1000;
 
@@ -105,7 +108,8 @@ public final class Poller<T> {
   }
 
   private static <V> V required(@Nullable V value, String poller, String field) {
-    if (value == null) throw new ConfigException("poller " + poller + ": " + field + " is required");
+    if (value == null)
+      throw new ConfigException("poller " + poller + ": " + field + " is required");
     return value;
   }
 
@@ -160,7 +164,8 @@ public final class Poller<T> {
   /**
    * The item's version function.
    *
-   * @return the function set with {@link Builder#version}, or {@code null}: items are compared by hash
+   * @return the function set with {@link Builder#version}, or {@code null}: items are compared by
+   *     hash
    */
   public @Nullable Function<? super T, ?> version() {
     return version;
@@ -169,7 +174,8 @@ public final class Poller<T> {
   /**
    * The projection that is hashed instead of the whole item.
    *
-   * @return the function set with {@link Builder#fingerprint}, or {@code null} to hash the whole item
+   * @return the function set with {@link Builder#fingerprint}, or {@code null} to hash the whole
+   *     item
    */
   public @Nullable Function<? super T, ?> fingerprint() {
     return fingerprint;
@@ -187,8 +193,8 @@ public final class Poller<T> {
   /**
    * The ordering-key function.
    *
-   * @return the function set with {@link Builder#orderingKey}, or {@code null} for the default
-   *     (the identity)
+   * @return the function set with {@link Builder#orderingKey}, or {@code null} for the default (the
+   *     identity)
    */
   public @Nullable Function<? super T, String> orderingKey() {
     return orderingKey;
@@ -276,9 +282,9 @@ public final class Poller<T> {
   }
 
   /**
-   * The partitions now: re-read on every scheduling pass; {@code [""]} when unpartitioned.
-   * Invalid names and duplicates from a supplier are dropped with a warning. Calls the supplier
-   * on the calling thread.
+   * The partitions now: re-read on every scheduling pass; {@code [""]} when unpartitioned. Invalid
+   * names and duplicates from a supplier are dropped with a warning. Calls the supplier on the
+   * calling thread.
    *
    * @return an unmodifiable list in the supplier's order; empty when the supplier returned null
    */
@@ -306,6 +312,7 @@ public final class Poller<T> {
   public java.time.Duration requestTimeout() {
     return requestTimeout;
   }
+
   /**
    * When the key's circuit opens. Default {@link CircuitPolicy#DEFAULT}.
    *
@@ -325,8 +332,8 @@ public final class Poller<T> {
   }
 
   /**
-   * The rate budget every request of this poller's {@code ctx.http()} is charged to (guarantee
-   * G6), in every lane and partition.
+   * The rate budget every request of this poller's {@code ctx.http()} is charged to (guarantee G6),
+   * in every lane and partition.
    *
    * @return the budget name set with {@link Builder#budget}, or {@code null}: requests are not
    *     limited by the engine
@@ -346,8 +353,8 @@ public final class Poller<T> {
   }
 
   /**
-   * The longest time a request waits for a budget token before the cycle is deferred with a
-   * {@link BudgetTimeoutException}.
+   * The longest time a request waits for a budget token before the cycle is deferred with a {@link
+   * BudgetTimeoutException}.
    *
    * @return the value set with {@link Builder#maxWait}, else {@link Schedule#max()} of this
    *     poller's schedule (default 10 min)
@@ -411,9 +418,9 @@ public final class Poller<T> {
     }
 
     /**
-     * The item's identity: a {@code String}, or an integer ({@code Integer}, {@code Long},
-     * {@code BigInteger}, or an integral JSON node) written as decimal text. Anything else fails
-     * the page with a {@link FetchException} naming the poller and the field. Required.
+     * The item's identity: a {@code String}, or an integer ({@code Integer}, {@code Long}, {@code
+     * BigInteger}, or an integral JSON node) written as decimal text. Anything else fails the page
+     * with a {@link FetchException} naming the poller and the field. Required.
      *
      * @param identity item to identity; a null or empty identity fails the page
      * @return this builder
@@ -425,10 +432,10 @@ public final class Poller<T> {
     }
 
     /**
-     * The item's version (same value types as identity). An item whose version equals the
-     * stored one is skipped without hashing, and the version (not the hash) goes into the event
-     * id, so a state that recurs under a new version gets a new id. Default none: items are
-     * compared by hash.
+     * The item's version (same value types as identity). An item whose version equals the stored
+     * one is skipped without hashing, and the version (not the hash) goes into the event id, so a
+     * state that recurs under a new version gets a new id. Default none: items are compared by
+     * hash.
      *
      * @param version item to version; null counts as no version for that item
      * @return this builder
@@ -440,9 +447,9 @@ public final class Poller<T> {
     }
 
     /**
-     * A projection of the item that is hashed instead of the whole item (e.g. to ignore a
-     * volatile field). It must be serializable to JSON; a value RFC 8785 cannot canonicalize
-     * fails the page. Default: the whole item.
+     * A projection of the item that is hashed instead of the whole item (e.g. to ignore a volatile
+     * field). It must be serializable to JSON; a value RFC 8785 cannot canonicalize fails the page.
+     * Default: the whole item.
      *
      * @param fingerprint item to the part that matters
      * @return this builder
@@ -454,9 +461,9 @@ public final class Poller<T> {
     }
 
     /**
-     * Items for which the predicate holds are tombstones: the API reports them deleted
-     * (DESIGN.md "Tombstones"). A known identity commits a deleted event; an unknown one does
-     * nothing; either way the item still moves the cursor. Tombstones are not validated.
+     * Items for which the predicate holds are tombstones: the API reports them deleted (DESIGN.md
+     * "Tombstones"). A known identity commits a deleted event; an unknown one does nothing; either
+     * way the item still moves the cursor. Tombstones are not validated.
      *
      * @param tombstone true for an item the API reports deleted
      * @return this builder
@@ -529,9 +536,9 @@ public final class Poller<T> {
     }
 
     /**
-     * Page cap per cycle; a longer listing is truncated and continues at once (catch-up).
-     * Default {@value #DEFAULT_MAX_PAGES_PER_CYCLE}. For snapshotDiff it must cover the whole
-     * listing: a truncated full scan emits no deletes and starts again at page 1.
+     * Page cap per cycle; a longer listing is truncated and continues at once (catch-up). Default
+     * {@value #DEFAULT_MAX_PAGES_PER_CYCLE}. For snapshotDiff it must cover the whole listing: a
+     * truncated full scan emits no deletes and starts again at page 1.
      *
      * @param pages at least 1
      * @return this builder
@@ -622,10 +629,12 @@ public final class Poller<T> {
      */
     public Builder<T, C> partitions(List<String> partitions) {
       List<String> copy = List.copyOf(partitions);
-      if (copy.isEmpty()) throw new ConfigException("poller " + name + ": partitions must not be empty");
+      if (copy.isEmpty())
+        throw new ConfigException("poller " + name + ": partitions must not be empty");
       for (String p : copy) {
         String problem = partitionProblem(p);
-        if (problem != null) throw new ConfigException("poller " + name + ": partition '" + p + "' " + problem);
+        if (problem != null)
+          throw new ConfigException("poller " + name + ": partition '" + p + "' " + problem);
       }
       if (copy.stream().distinct().count() != copy.size())
         throw new ConfigException("poller " + name + ": partitions has duplicates: " + copy);
@@ -636,10 +645,10 @@ public final class Poller<T> {
 
     /**
      * Partitions re-read on every scheduling pass. A partition that disappears is paused with
-     * reason {@code partitionRemoved} and resumes when it returns. Names follow the rules of
-     * {@link #partitions(List)}; an invalid name, a duplicate or a null list is skipped with a
-     * warning. Called on the engine's threads before every tick and daemon pass; it must be fast
-     * and thread-safe. Replaces earlier partitions.
+     * reason {@code partitionRemoved} and resumes when it returns. Names follow the rules of {@link
+     * #partitions(List)}; an invalid name, a duplicate or a null list is skipped with a warning.
+     * Called on the engine's threads before every tick and daemon pass; it must be fast and
+     * thread-safe. Replaces earlier partitions.
      *
      * @param partitions returns the current partition names
      * @return this builder
@@ -662,7 +671,10 @@ public final class Poller<T> {
     public Builder<T, C> reconcile(Reconcile<T> reconcile) {
       Objects.requireNonNull(reconcile, "reconcile");
       if (cursor instanceof SnapshotDiffCursor)
-        throw new ConfigException("poller " + name + ": reconcile is redundant with cursor snapshotDiff, which lists everything every cycle");
+        throw new ConfigException(
+            "poller "
+                + name
+                + ": reconcile is redundant with cursor snapshotDiff, which lists everything every cycle");
       this.reconcile = reconcile;
       return this;
     }
@@ -689,7 +701,8 @@ public final class Poller<T> {
      */
     public Builder<T, C> requestTimeout(java.time.Duration timeout) {
       if (timeout.isNegative() || timeout.isZero())
-        throw new ConfigException("poller " + name + ": request.timeout must be > 0, but was " + timeout);
+        throw new ConfigException(
+            "poller " + name + ": request.timeout must be > 0, but was " + timeout);
       this.requestTimeout = timeout;
       return this;
     }
@@ -711,8 +724,12 @@ public final class Poller<T> {
     public Builder<T, C> budget(String budget) {
       Objects.requireNonNull(budget, "budget");
       if (!NAME.matcher(budget).matches())
-        throw new ConfigException("poller " + name + ": budget name '" + budget
-            + "' is not valid: use letters, digits, _ . : - (at most 100)");
+        throw new ConfigException(
+            "poller "
+                + name
+                + ": budget name '"
+                + budget
+                + "' is not valid: use letters, digits, _ . : - (at most 100)");
       this.budget = budget;
       return this;
     }
@@ -762,7 +779,10 @@ public final class Poller<T> {
      */
     public Poller<T> build() {
       if (reconcile != null && cursor instanceof SnapshotDiffCursor)
-        throw new ConfigException("poller " + name + ": reconcile is redundant with cursor snapshotDiff, which lists everything every cycle");
+        throw new ConfigException(
+            "poller "
+                + name
+                + ": reconcile is redundant with cursor snapshotDiff, which lists everything every cycle");
       Poller<T> p = new Poller<>(this);
       io.watukuy.internal.cursor.LaneCursors.validate(name, p.cursor);
       return p;

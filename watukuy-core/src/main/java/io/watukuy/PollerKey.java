@@ -9,7 +9,6 @@ import java.util.Objects;
  *
  * @param poller the poller name
  * @param partition the partition, {@code ""} for an unpartitioned poller
- *
  * @since 0.1
  */
 public record PollerKey(String poller, String partition) implements Comparable<PollerKey> {

@@ -5,9 +5,9 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Everything a store keeps for one {@link PollerKey} besides items, outbox, parked rows,
- * validators and log: per-lane cursors, the schedule, the schema version and the last outbox
- * sequence. Immutable.
+ * Everything a store keeps for one {@link PollerKey} besides items, outbox, parked rows, validators
+ * and log: per-lane cursors, the schedule, the schema version and the last outbox sequence.
+ * Immutable.
  *
  * @param cursors lane name ({@code live}, {@code reconcile}, {@code backfill}) to the cursor as
  *     JSON text; a lane without an entry is at its strategy's initial cursor
@@ -44,8 +44,8 @@ public record PollerState(
   }
 
   /**
-   * This state with {@code patch} applied: each non-null field of the patch replaces the
-   * current one; {@code updatedAt} becomes {@code now}. Stores call it to apply {@link
+   * This state with {@code patch} applied: each non-null field of the patch replaces the current
+   * one; {@code updatedAt} becomes {@code now}. Stores call it to apply {@link
    * StateStore#saveState} and the patch of {@link StateStore#commitPoll}.
    *
    * @param patch the fields to replace

@@ -6,20 +6,20 @@ import java.time.Instant;
 /**
  * Where the token buckets of rate budgets live (guarantee G6; Stores document, "RedisBudgetStore").
  * The in-process default keeps them in memory, so a budget holds for one process; a shared
- * implementation (the Redis module's {@code RedisBudgetStore}) holds it across every instance
- * that uses the same store.
+ * implementation (the Redis module's {@code RedisBudgetStore}) holds it across every instance that
+ * uses the same store.
  *
- * <p>Every implementation has the same arithmetic, driven by the caller's {@code now} and never
- * by a clock of its own (so it is deterministic under a virtual clock): a bucket first used at
- * {@code t0} holds {@code burst} tokens; at {@code now} it holds {@code min(burst, left +
- * (now - last) * requests / per)} where {@code left} is what the last successful take left at
- * {@code last}. A take of {@code n} tokens succeeds when the bucket holds at least {@code n};
- * otherwise nothing is taken (nothing at all is written) and the store answers how long until it
- * will hold them, in whole milliseconds rounded up, so a take at {@code now + answer} succeeds
- * unless someone else took first. A {@code now} earlier than the bucket's last successful take
- * counts as that take's instant (clocks of several instances may disagree a little; time never
- * runs backwards for a bucket). A {@code per} that is not a whole number of milliseconds is
- * still exact: the arithmetic is on integers, with no rounding but the answer's.
+ * <p>Every implementation has the same arithmetic, driven by the caller's {@code now} and never by
+ * a clock of its own (so it is deterministic under a virtual clock): a bucket first used at {@code
+ * t0} holds {@code burst} tokens; at {@code now} it holds {@code min(burst, left + (now - last) *
+ * requests / per)} where {@code left} is what the last successful take left at {@code last}. A take
+ * of {@code n} tokens succeeds when the bucket holds at least {@code n}; otherwise nothing is taken
+ * (nothing at all is written) and the store answers how long until it will hold them, in whole
+ * milliseconds rounded up, so a take at {@code now + answer} succeeds unless someone else took
+ * first. A {@code now} earlier than the bucket's last successful take counts as that take's instant
+ * (clocks of several instances may disagree a little; time never runs backwards for a bucket). A
+ * {@code per} that is not a whole number of milliseconds is still exact: the arithmetic is on
+ * integers, with no rounding but the answer's.
  *
  * <p>Implementations are thread-safe. Fairness and lane priority among waiters are the engine's,
  * not the store's.

@@ -11,13 +11,12 @@ import org.jspecify.annotations.Nullable;
  *
  * @param remaining units (usually requests) left in the current window, never negative
  * @param resetAt when more quota arrives, already converted from the header's delta seconds or
- *     epoch seconds to an instant on the engine's clock; never before the response was received
- *     and never more than {@link HttpResult#MAX_WAIT} after it
+ *     epoch seconds to an instant on the engine's clock; never before the response was received and
+ *     never more than {@link HttpResult#MAX_WAIT} after it
  * @param limit the quota of the window, or null when the response did not say
- * @param policy the policy the values belong to: the quoted name of drafts -08 to -10 (for
- *     example {@code default}), the raw {@code RateLimit-Policy} value of older drafts (for example
- *     {@code 100;w=60}), the {@code X-RateLimit-Resource} of GitHub (for example {@code core}), or
- *     null
+ * @param policy the policy the values belong to: the quoted name of drafts -08 to -10 (for example
+ *     {@code default}), the raw {@code RateLimit-Policy} value of older drafts (for example {@code
+ *     100;w=60}), the {@code X-RateLimit-Resource} of GitHub (for example {@code core}), or null
  * @since 0.1
  */
 public record RateLimitInfo(

@@ -4,12 +4,12 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * The reconcile lane of an incremental poller (Cursor strategies document, "Reconcile: deletes
- * for incremental strategies"): every {@code every}, a full listing with its own paged
- * {@code fetch} ({@link FetchContext#page()} from 1; the cursor handed to it is the page number)
- * emits created for unknown identities, updated for changed ones and, when the listing
- * completed, deleted for stored identities it did not list. Events carry lane
- * {@code reconcile}. The first reconcile runs on the first cycle.
+ * The reconcile lane of an incremental poller (Cursor strategies document, "Reconcile: deletes for
+ * incremental strategies"): every {@code every}, a full listing with its own paged {@code fetch}
+ * ({@link FetchContext#page()} from 1; the cursor handed to it is the page number) emits created
+ * for unknown identities, updated for changed ones and, when the listing completed, deleted for
+ * stored identities it did not list. Events carry lane {@code reconcile}. The first reconcile runs
+ * on the first cycle.
  *
  * @param every time between completed reconciles, positive
  * @param fetch the paged full listing; {@code hasMore(true)} asks for the next page

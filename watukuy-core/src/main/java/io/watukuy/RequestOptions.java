@@ -33,8 +33,8 @@ public final class RequestOptions {
 
   /**
    * Time allowed for a whole request, from sending it until the response body is read: 30 s
-   * (DESIGN.md defaults). The poller's {@code request.timeout} replaces it for every request of
-   * the poller; {@link Builder#timeout(Duration)} replaces it for one request.
+   * (DESIGN.md defaults). The poller's {@code request.timeout} replaces it for every request of the
+   * poller; {@link Builder#timeout(Duration)} replaces it for one request.
    */
   public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
 
@@ -95,10 +95,10 @@ public final class RequestOptions {
   }
 
   /**
-   * Extra request headers in insertion order, names as last given (setting a header again moves
-   * it to the end under the new spelling of its name). They replace the helper's
-   * defaults ({@code Accept: application/json}, {@code User-Agent: watukuy/0.1}) when the names
-   * match case-insensitively.
+   * Extra request headers in insertion order, names as last given (setting a header again moves it
+   * to the end under the new spelling of its name). They replace the helper's defaults ({@code
+   * Accept: application/json}, {@code User-Agent: watukuy/0.1}) when the names match
+   * case-insensitively.
    *
    * @return an unmodifiable map, empty by default
    */
@@ -183,10 +183,10 @@ public final class RequestOptions {
     private Builder() {}
 
     /**
-     * Adds every entry of {@code params} as a query parameter, in the map's iteration order (use
-     * a {@link LinkedHashMap} to keep an order). Entries with a null value are dropped, and
-     * remove a parameter of that name set earlier, so {@code Map.of("after_id", cursor)} sends
-     * nothing while the cursor is null.
+     * Adds every entry of {@code params} as a query parameter, in the map's iteration order (use a
+     * {@link LinkedHashMap} to keep an order). Entries with a null value are dropped, and remove a
+     * parameter of that name set earlier, so {@code Map.of("after_id", cursor)} sends nothing while
+     * the cursor is null.
      *
      * @param params parameter names to values rendered with {@link String#valueOf(Object)}
      * @return this builder
@@ -223,16 +223,16 @@ public final class RequestOptions {
 
     /**
      * Sets a request header, replacing a value set earlier under the same name (compared
-     * case-insensitively) and the helper's default for that name. {@code Content-Type} here is
-     * the content type of a {@link Http#post} body given as a String.
+     * case-insensitively) and the helper's default for that name. {@code Content-Type} here is the
+     * content type of a {@link Http#post} body given as a String.
      *
      * @param name the header name, an HTTP token
      * @param value the value; may hold a credential, which is never echoed in messages
      * @return this builder
      * @throws NullPointerException if {@code name} or {@code value} is null
      * @throws ConfigException if {@code name} is not an HTTP token, is one the HTTP client sets
-     *     itself ({@code Connection}, {@code Content-Length}, {@code Expect}, {@code Host},
-     *     {@code Upgrade}), or {@code value} contains CR, LF or NUL
+     *     itself ({@code Connection}, {@code Content-Length}, {@code Expect}, {@code Host}, {@code
+     *     Upgrade}), or {@code value} contains CR, LF or NUL
      */
     public Builder header(String name, String value) {
       Objects.requireNonNull(name, "header name");
@@ -254,10 +254,10 @@ public final class RequestOptions {
     }
 
     /**
-     * Whether a GET sends the validators stored for its URL ({@code If-None-Match},
-     * {@code If-Modified-Since}) and stores those of a 200. Default true. Turn it off for URLs
-     * that change every cycle (a timestamp in the query): each distinct URL keeps one stored row
-     * per poller key. POST requests never use validators.
+     * Whether a GET sends the validators stored for its URL ({@code If-None-Match}, {@code
+     * If-Modified-Since}) and stores those of a 200. Default true. Turn it off for URLs that change
+     * every cycle (a timestamp in the query): each distinct URL keeps one stored row per poller
+     * key. POST requests never use validators.
      *
      * @param enabled {@code false} to send no validators and store none
      * @return this builder
@@ -268,8 +268,8 @@ public final class RequestOptions {
     }
 
     /**
-     * The whole-request timeout of this request, replacing the poller's (itself by default
-     * {@link #DEFAULT_REQUEST_TIMEOUT}). The connect timeout is the HTTP client's.
+     * The whole-request timeout of this request, replacing the poller's (itself by default {@link
+     * #DEFAULT_REQUEST_TIMEOUT}). The connect timeout is the HTTP client's.
      *
      * @param timeout time from sending the request until the body is read; positive
      * @return this builder

@@ -5,8 +5,8 @@ import com.fasterxml.jackson.annotation.JsonValue;
 
 /**
  * What the item snapshot keeps per item: {@code HASH} (default) keeps identity, version and hash
- * only; {@code PAYLOAD} also keeps the last payload in the store, so updated events carry
- * {@code previous} and deleted events carry the last {@code data}. Serialized in lower case.
+ * only; {@code PAYLOAD} also keeps the last payload in the store, so updated events carry {@code
+ * previous} and deleted events carry the last {@code data}. Serialized in lower case.
  *
  * @since 0.1
  */

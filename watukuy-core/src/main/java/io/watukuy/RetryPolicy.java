@@ -4,10 +4,9 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Handler retries of one poller: up to {@code attempts} attempts per event, spaced by
- * {@code backoff} (full jitter); then the poison policy applies (guarantee G7). A retry is never
- * waited for: the event's ordering key is held until the retry is due, and a later run delivers
- * it.
+ * Handler retries of one poller: up to {@code attempts} attempts per event, spaced by {@code
+ * backoff} (full jitter); then the poison policy applies (guarantee G7). A retry is never waited
+ * for: the event's ordering key is held until the retry is due, and a later run delivers it.
  *
  * @param attempts attempts per event including the first, at least 1, default 3
  * @param backoff default base 1 s, factor 2, max 5 min
@@ -16,9 +15,11 @@ import java.util.Objects;
 public record RetryPolicy(int attempts, Backoff backoff) {
   /** Default attempts per event, the first included (DESIGN.md defaults). */
   public static final int DEFAULT_ATTEMPTS = 3;
+
   /** Default handler backoff: base 1 s, factor 2, max 5 min (DESIGN.md defaults). */
   public static final Backoff DEFAULT_BACKOFF =
       new Backoff(Duration.ofSeconds(1), 2.0, Duration.ofMinutes(5));
+
   /** {@value #DEFAULT_ATTEMPTS} attempts with {@link #DEFAULT_BACKOFF}. */
   public static final RetryPolicy DEFAULT = new RetryPolicy(DEFAULT_ATTEMPTS, DEFAULT_BACKOFF);
 

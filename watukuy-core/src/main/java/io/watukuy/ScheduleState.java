@@ -10,10 +10,10 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The persisted schedule of one {@link PollerKey} (DESIGN.md "ScheduleState"; How it works,
- * "Poller state machine"). Stored as JSON in the poller row with a format version {@code v} so
- * later releases can migrate it. {@code POLLING} is informational: the lease alone decides who
- * polls, so a key left {@code POLLING} by a killed process is due once its lease has expired.
+ * The persisted schedule of one {@link PollerKey} (DESIGN.md "ScheduleState"; How it works, "Poller
+ * state machine"). Stored as JSON in the poller row with a format version {@code v} so later
+ * releases can migrate it. {@code POLLING} is informational: the lease alone decides who polls, so
+ * a key left {@code POLLING} by a killed process is due once its lease has expired.
  *
  * @param v stored-format version, currently {@value #FORMAT_VERSION}
  * @param state the state-machine state
@@ -22,8 +22,8 @@ import org.jspecify.annotations.Nullable;
  * @param dueReason why it is due then
  * @param intervalMs the current polling interval in milliseconds, before jitter and pacing: AIMD
  *     between {@link Schedule#min()} and {@link Schedule#max()}
- * @param consecutiveFailures failed cycles in a row; a throttle does not count, a success resets
- *     it to 0
+ * @param consecutiveFailures failed cycles in a row; a throttle does not count, a success resets it
+ *     to 0
  * @param throttledUntil a Retry-After not yet passed, or {@code null}
  * @param circuit the open circuit, or {@code null} when closed
  * @param lastPoll summary of the last cycle, or {@code null} before the first
@@ -34,8 +34,19 @@ import org.jspecify.annotations.Nullable;
  */
 @JsonInclude(JsonInclude.Include.ALWAYS)
 @JsonPropertyOrder({
-  "v", "state", "paused", "nextDueAt", "dueReason", "intervalMs", "consecutiveFailures",
-  "throttledUntil", "circuit", "lastPoll", "lastError", "lastReconcileAt", "backfill"
+  "v",
+  "state",
+  "paused",
+  "nextDueAt",
+  "dueReason",
+  "intervalMs",
+  "consecutiveFailures",
+  "throttledUntil",
+  "circuit",
+  "lastPoll",
+  "lastError",
+  "lastReconcileAt",
+  "backfill"
 })
 public record ScheduleState(
     int v,
@@ -85,8 +96,19 @@ public record ScheduleState(
    */
   public static ScheduleState initial(long intervalMs) {
     return new ScheduleState(
-        FORMAT_VERSION, Status.IDLE, null, null, DueReason.SCHEDULE, intervalMs, 0, null, null, null,
-        null, null, null);
+        FORMAT_VERSION,
+        Status.IDLE,
+        null,
+        null,
+        DueReason.SCHEDULE,
+        intervalMs,
+        0,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null);
   }
 
   /**
@@ -96,8 +118,20 @@ public record ScheduleState(
    * @return a copy; this one is unchanged
    */
   public ScheduleState withState(Status s) {
-    return new ScheduleState(v, s, paused, nextDueAt, dueReason, intervalMs, consecutiveFailures,
-        throttledUntil, circuit, lastPoll, lastError, lastReconcileAt, backfill);
+    return new ScheduleState(
+        v,
+        s,
+        paused,
+        nextDueAt,
+        dueReason,
+        intervalMs,
+        consecutiveFailures,
+        throttledUntil,
+        circuit,
+        lastPoll,
+        lastError,
+        lastReconcileAt,
+        backfill);
   }
 
   /**
@@ -108,8 +142,20 @@ public record ScheduleState(
    * @return a copy; this one is unchanged
    */
   public ScheduleState withNextDue(@Nullable Instant at, @Nullable DueReason reason) {
-    return new ScheduleState(v, state, paused, at, reason, intervalMs, consecutiveFailures,
-        throttledUntil, circuit, lastPoll, lastError, lastReconcileAt, backfill);
+    return new ScheduleState(
+        v,
+        state,
+        paused,
+        at,
+        reason,
+        intervalMs,
+        consecutiveFailures,
+        throttledUntil,
+        circuit,
+        lastPoll,
+        lastError,
+        lastReconcileAt,
+        backfill);
   }
 
   /**
@@ -119,8 +165,20 @@ public record ScheduleState(
    * @return a copy; this one is unchanged
    */
   public ScheduleState withInterval(long ms) {
-    return new ScheduleState(v, state, paused, nextDueAt, dueReason, ms, consecutiveFailures,
-        throttledUntil, circuit, lastPoll, lastError, lastReconcileAt, backfill);
+    return new ScheduleState(
+        v,
+        state,
+        paused,
+        nextDueAt,
+        dueReason,
+        ms,
+        consecutiveFailures,
+        throttledUntil,
+        circuit,
+        lastPoll,
+        lastError,
+        lastReconcileAt,
+        backfill);
   }
 
   /**
@@ -131,8 +189,20 @@ public record ScheduleState(
    * @return a copy; this one is unchanged
    */
   public ScheduleState withFailures(int n, @Nullable LastError error) {
-    return new ScheduleState(v, state, paused, nextDueAt, dueReason, intervalMs, n,
-        throttledUntil, circuit, lastPoll, error, lastReconcileAt, backfill);
+    return new ScheduleState(
+        v,
+        state,
+        paused,
+        nextDueAt,
+        dueReason,
+        intervalMs,
+        n,
+        throttledUntil,
+        circuit,
+        lastPoll,
+        error,
+        lastReconcileAt,
+        backfill);
   }
 
   /**
@@ -142,8 +212,20 @@ public record ScheduleState(
    * @return a copy; this one is unchanged
    */
   public ScheduleState withLastPoll(@Nullable LastPoll p) {
-    return new ScheduleState(v, state, paused, nextDueAt, dueReason, intervalMs, consecutiveFailures,
-        throttledUntil, circuit, p, lastError, lastReconcileAt, backfill);
+    return new ScheduleState(
+        v,
+        state,
+        paused,
+        nextDueAt,
+        dueReason,
+        intervalMs,
+        consecutiveFailures,
+        throttledUntil,
+        circuit,
+        p,
+        lastError,
+        lastReconcileAt,
+        backfill);
   }
 
   /**
@@ -156,10 +238,24 @@ public record ScheduleState(
    */
   public ScheduleState withPaused(@Nullable PauseReason reason) {
     // Unpaused, the state follows what still applies: an open circuit, a throttle, or idle.
-    Status unpaused = circuit != null ? Status.CIRCUIT_OPEN : throttledUntil != null ? Status.THROTTLED : Status.IDLE;
-    return new ScheduleState(v, reason == null ? unpaused : Status.PAUSED, reason, nextDueAt,
-        dueReason, intervalMs, consecutiveFailures, throttledUntil, circuit, lastPoll, lastError,
-        lastReconcileAt, backfill);
+    Status unpaused =
+        circuit != null
+            ? Status.CIRCUIT_OPEN
+            : throttledUntil != null ? Status.THROTTLED : Status.IDLE;
+    return new ScheduleState(
+        v,
+        reason == null ? unpaused : Status.PAUSED,
+        reason,
+        nextDueAt,
+        dueReason,
+        intervalMs,
+        consecutiveFailures,
+        throttledUntil,
+        circuit,
+        lastPoll,
+        lastError,
+        lastReconcileAt,
+        backfill);
   }
 
   /** The states of How it works, "Poller state machine". */
@@ -298,8 +394,8 @@ public record ScheduleState(
    * An open circuit: opened at {@code openedAt}, half-open probe due at {@code probeAt}.
    *
    * @param openedAt when the circuit opened
-   * @param probeAt when the probe cycle is due: {@code openedAt} plus the circuit's
-   *     {@code probeEvery} ({@link Schedule#max()} by default), or now after a {@code trigger()}
+   * @param probeAt when the probe cycle is due: {@code openedAt} plus the circuit's {@code
+   *     probeEvery} ({@link Schedule#max()} by default), or now after a {@code trigger()}
    */
   public record Circuit(Instant openedAt, Instant probeAt) {}
 
@@ -310,14 +406,19 @@ public record ScheduleState(
    * @param pages pages fetched
    * @param items items fetched in the cycle, all pages, duplicates and invalid items included
    * @param events events committed
-   * @param truncated whether the listing was cut by the page cap or the tick deadline; also
-   *     {@code true} after a failed cycle
+   * @param truncated whether the listing was cut by the page cap or the tick deadline; also {@code
+   *     true} after a failed cycle
    * @param notModified whether the cycle ended on a trusted 304
    * @param durationMs elapsed time of the cycle in milliseconds, measured on {@link
    *     TimeSource#nanoTime()}
    */
   public record LastPoll(
-      Instant at, int pages, int items, int events, boolean truncated, boolean notModified,
+      Instant at,
+      int pages,
+      int items,
+      int events,
+      boolean truncated,
+      boolean notModified,
       long durationMs) {}
 
   /**

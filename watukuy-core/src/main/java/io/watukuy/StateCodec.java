@@ -8,8 +8,8 @@ import java.time.Instant;
 import java.util.Map;
 
 /**
- * JSON form of {@link PollerState} for stores that keep it as text (the {@code state} column
- * of the pollers table). Shape: {@code {"cursors":{lane: cursorJsonText}, "schedule":{...},
+ * JSON form of {@link PollerState} for stores that keep it as text (the {@code state} column of the
+ * pollers table). Shape: {@code {"cursors":{lane: cursorJsonText}, "schedule":{...},
  * "schemaVersion":n, "lastSequence":n, "createdAt":iso, "updatedAt":iso}}. Thread-safe.
  *
  * @since 0.1
@@ -41,8 +41,7 @@ public final class StateCodec {
    *
    * @param json the stored text
    * @return the state
-   * @throws StoreException when the text is not a stored state; the parser's exception is the
-   *     cause
+   * @throws StoreException when the text is not a stored state; the parser's exception is the cause
    */
   public static PollerState fromJson(String json) {
     try {

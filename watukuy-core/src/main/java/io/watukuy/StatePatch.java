@@ -4,15 +4,14 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A partial update of a {@link PollerState}: each non-null field replaces the stored one, a
- * null field leaves it alone. {@code cursors} replaces the whole cursor map. Applied by {@link
+ * A partial update of a {@link PollerState}: each non-null field replaces the stored one, a null
+ * field leaves it alone. {@code cursors} replaces the whole cursor map. Applied by {@link
  * PollerState#apply}.
  *
  * @param cursors the new lane-to-cursor-JSON map, replacing the stored one whole, or {@code null}
  * @param schedule the new schedule, or {@code null}
  * @param schemaVersion the new schema version, or {@code null}
  * @param lastSequence the new highest outbox sequence, or {@code null}
- *
  * @since 0.1
  */
 public record StatePatch(

@@ -16,26 +16,26 @@ import org.jspecify.annotations.Nullable;
  * StateStore contract"). Implementations are storage primitives only: no retry policy, diffing,
  * backoff or clock reads; every time a store needs is passed in as {@code now}.
  *
- * <p>Rules every implementation follows, certified by {@code StoreContractTest} in
- * {@code watukuy-testing}:
+ * <p>Rules every implementation follows, certified by {@code StoreContractTest} in {@code
+ * watukuy-testing}:
  *
  * <ol>
  *   <li><b>Fencing.</b> Every method that takes a {@link Lease} compares owner and epoch with the
  *       stored lease and throws {@link LeaseLostException} on mismatch. {@link #acquireLease}
- *       succeeds only when the key is unowned or its lease has expired ({@code expiresAt <=
- *       now}), and increments the epoch on every acquisition.
- *   <li><b>Atomicity.</b> {@link #commitPoll} writes the state patch, upserts, deletes, events,
- *       the log append and parked rows in one transaction, or nothing.
- *   <li><b>Ordering.</b> {@link #loadPending} returns rows in sequence order and does not filter
- *       by {@code nextAttemptAt}: the dispatcher decides eligibility so per-key order holds.
+ *       succeeds only when the key is unowned or its lease has expired ({@code expiresAt <= now}),
+ *       and increments the epoch on every acquisition.
+ *   <li><b>Atomicity.</b> {@link #commitPoll} writes the state patch, upserts, deletes, events, the
+ *       log append and parked rows in one transaction, or nothing.
+ *   <li><b>Ordering.</b> {@link #loadPending} returns rows in sequence order and does not filter by
+ *       {@code nextAttemptAt}: the dispatcher decides eligibility so per-key order holds.
  *   <li><b>Unfenced administrative writes</b> ({@link #saveStateUnfenced}, {@link #retryParked},
  *       {@link #discardParked}, {@link #deleteKey}, {@link #clearItems}) never touch the lease.
  *   <li><b>Copies, not references.</b> Returned objects are immutable or copies.
  * </ol>
  *
- * <p>Implementations are safe for use from several threads. No constructor performs I/O; tables
- * are created by {@link #migrate()} or lazily on first use. Driver failures are wrapped in
- * {@link StoreException}.
+ * <p>Implementations are safe for use from several threads. No constructor performs I/O; tables are
+ * created by {@link #migrate()} or lazily on first use. Driver failures are wrapped in {@link
+ * StoreException}.
  *
  * @since 0.1
  */
@@ -64,10 +64,9 @@ public interface StateStore extends AutoCloseable {
 
   /**
    * Acquires the lease of {@code key} for {@code owner} until {@code now + ttl}, when the key is
-   * unowned or its lease has expired ({@code expiresAt <= now}). The epoch is the previous
-   * epoch + 1 (1 for a new key), also when the same owner re-acquires. Epochs never go back, not
-   * even after {@link #releaseLease} or {@link #deleteKey} (StateStore contract rule 1; guarantee
-   * G5).
+   * unowned or its lease has expired ({@code expiresAt <= now}). The epoch is the previous epoch +
+   * 1 (1 for a new key), also when the same owner re-acquires. Epochs never go back, not even after
+   * {@link #releaseLease} or {@link #deleteKey} (StateStore contract rule 1; guarantee G5).
    *
    * @param key the key to lease
    * @param owner the caller's instance id
@@ -95,8 +94,8 @@ public interface StateStore extends AutoCloseable {
 
   /**
    * Releases a held lease so another instance can acquire at once. A lease that is no longer
-   * current is left alone (no exception): the new holder's lease must survive. The epoch counter
-   * is kept.
+   * current is left alone (no exception): the new holder's lease must survive. The epoch counter is
+   * kept.
    *
    * @param key the key
    * @param lease the lease the caller holds
@@ -165,8 +164,8 @@ public interface StateStore extends AutoCloseable {
   void deleteKey(PollerKey key);
 
   /**
-   * Removes every item row of {@code key}, so every item is created again on its next
-   * observation (contract rule 4). Does not touch the lease, the state or the outbox.
+   * Removes every item row of {@code key}, so every item is created again on its next observation
+   * (contract rule 4). Does not touch the lease, the state or the outbox.
    *
    * @param key the key
    * @throws StoreException on a driver failure
@@ -185,9 +184,9 @@ public interface StateStore extends AutoCloseable {
   Map<String, ItemRow> loadVersions(PollerKey key, Collection<String> identities);
 
   /**
-   * Every stored identity of {@code key}, in batches of at most {@code batchSize}, without
-   * loading the whole snapshot. The stream must be closed. Identities inserted or removed while
-   * the stream is consumed may or may not appear. Each identity appears once.
+   * Every stored identity of {@code key}, in batches of at most {@code batchSize}, without loading
+   * the whole snapshot. The stream must be closed. Identities inserted or removed while the stream
+   * is consumed may or may not appear. Each identity appears once.
    *
    * @param key the key
    * @param batchSize the largest batch; at least 1
@@ -209,17 +208,15 @@ public interface StateStore extends AutoCloseable {
 
   /**
    * Writes {@code batch} in one transaction: state patch, upserts, deletes, outbox rows, the log
-   * append when {@code batch.log()}, parked rows. Either all of it or nothing is stored
-   * (contract rule 2; guarantee G4). The state is created when missing; upserts replace rows by
-   * identity; a parked row replaces one with the same id; an outbox sequence already pending
-   * fails the commit.
+   * append when {@code batch.log()}, parked rows. Either all of it or nothing is stored (contract
+   * rule 2; guarantee G4). The state is created when missing; upserts replace rows by identity; a
+   * parked row replaces one with the same id; an outbox sequence already pending fails the commit.
    *
    * @param key the key
    * @param lease the lease the caller holds
    * @param batch everything the page commits
    * @param now the caller's current time: {@code updatedAt} of the state and {@code createdAt} of
    *     logged events
-   *
    * @throws LeaseLostException when {@code lease} is not current; nothing is written
    * @throws StoreException on a driver failure; nothing is written
    */
@@ -259,8 +256,8 @@ public interface StateStore extends AutoCloseable {
   void ackEvents(PollerKey key, Lease lease, Collection<Long> sequences);
 
   /**
-   * Records a failed delivery attempt of the row {@code sequence}: attempts + 1, the error
-   * history JSON, and the earliest next attempt. An unknown sequence is ignored.
+   * Records a failed delivery attempt of the row {@code sequence}: attempts + 1, the error history
+   * JSON, and the earliest next attempt. An unknown sequence is ignored.
    *
    * @param key the key
    * @param lease the lease the caller holds
@@ -274,9 +271,9 @@ public interface StateStore extends AutoCloseable {
       PollerKey key, Lease lease, long sequence, String errorJson, @Nullable Instant nextAttemptAt);
 
   /**
-   * Moves a poison event from the outbox to the parked rows in one transaction: removes the
-   * outbox row {@code row.sequence()} and inserts {@code row}, replacing a parked row with the
-   * same id. A row whose {@code holdKey} is set holds that ordering key (see {@link #heldKeys}).
+   * Moves a poison event from the outbox to the parked rows in one transaction: removes the outbox
+   * row {@code row.sequence()} and inserts {@code row}, replacing a parked row with the same id. A
+   * row whose {@code holdKey} is set holds that ordering key (see {@link #heldKeys}).
    *
    * @param key the key
    * @param lease the lease the caller holds
@@ -306,9 +303,9 @@ public interface StateStore extends AutoCloseable {
   long countParked(PollerKey key);
 
   /**
-   * Puts parked poison events back into the outbox at their original sequence with zero
-   * attempts, and removes them (and parked invalid items) from the parked rows, in one
-   * transaction. Unfenced (contract rule 4). Ids that are not parked are ignored.
+   * Puts parked poison events back into the outbox at their original sequence with zero attempts,
+   * and removes them (and parked invalid items) from the parked rows, in one transaction. Unfenced
+   * (contract rule 4). Ids that are not parked are ignored.
    *
    * @param key the key
    * @param ids {@link ParkedRow#id()} values
@@ -378,8 +375,8 @@ public interface StateStore extends AutoCloseable {
    * Removes logged events created strictly before {@code olderThan}. Unfenced.
    *
    * @param key the key
-   * @param olderThan the exclusive cut-off, computed by the caller (for example {@code now}
-   *     minus {@link EventLog#retention()})
+   * @param olderThan the exclusive cut-off, computed by the caller (for example {@code now} minus
+   *     {@link EventLog#retention()})
    * @return the number removed
    * @throws StoreException on a driver failure
    */

@@ -6,10 +6,10 @@ import java.util.Iterator;
  * A pull consumer of one poller's events, the alternative to a {@link Handler} (Guarantees G10):
  * the next slice of the outbox ({@code dispatchBatchSize} rows) is loaded only when the consumer
  * asks, and an event is acknowledged when the consumer asks for the one after it ({@link #next()}
- * or {@link #hasNext()}), so closing leaves the last unacknowledged event, and everything after
- * it, in the outbox. Events of one ordering key come in sequence order. The engine keeps polling
- * and committing while a subscription is open; {@link #hasNext()} is false when nothing is
- * pending right now.
+ * or {@link #hasNext()}), so closing leaves the last unacknowledged event, and everything after it,
+ * in the outbox. Events of one ordering key come in sequence order. The engine keeps polling and
+ * committing while a subscription is open; {@link #hasNext()} is false when nothing is pending
+ * right now.
  *
  * <p>Not thread-safe: one consumer thread. Each acknowledgement takes the key's lease briefly.
  *

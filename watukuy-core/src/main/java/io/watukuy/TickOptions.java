@@ -20,8 +20,8 @@ public record TickOptions(@Nullable Duration maxDuration, Set<String> pollers) {
   /**
    * Validates the options; the poller set is copied.
    *
-   * @param maxDuration a deadline for the whole tick, measured on {@link TimeSource#nanoTime()},
-   *     or {@code null} for none; zero or more
+   * @param maxDuration a deadline for the whole tick, measured on {@link TimeSource#nanoTime()}, or
+   *     {@code null} for none; zero or more
    * @param pollers the poller names to run, or empty for all
    * @throws NullPointerException if {@code pollers} or one of its names is null
    * @throws ConfigException if {@code maxDuration} is negative

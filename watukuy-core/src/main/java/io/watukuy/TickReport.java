@@ -4,11 +4,10 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * What one {@code tick()} did: a report per key, in the order the keys ran (pollers in
- * registration order, partitions in the order listed).
+ * What one {@code tick()} did: a report per key, in the order the keys ran (pollers in registration
+ * order, partitions in the order listed).
  *
  * @param keys one report per key that the tick visited, skipped keys included
- *
  * @since 0.1
  */
 public record TickReport(List<KeyReport> keys) {

@@ -7,8 +7,8 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The timestamp strategy: an {@code updated_since} filter plus an optional tie-break key
- * (Cursor strategies document, "timestamp"). Build with {@link Cursors#timestamp(String)}.
+ * The timestamp strategy: an {@code updated_since} filter plus an optional tie-break key (Cursor
+ * strategies document, "timestamp"). Build with {@link Cursors#timestamp(String)}.
  *
  * <p>After each page the watermark becomes the largest {@code (field, tieBreak)} of the page's
  * items, storing the server's own string; ties at the boundary only grow {@code tieBreak} (a

@@ -3,11 +3,11 @@ package io.watukuy;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The token strategy: an opaque next / cursor / sync token (Cursor strategies document, "token").
- * A non-empty token returned in {@link Page#cursor()} continues the cycle, unless the page says
- * {@code hasMore: false} (the sync-token pattern: the token is kept for next time). {@code null}
- * or {@code ""} ends the listing and resets the cursor to {@code initial}. A page with no items
- * whose token equals the one just sent ends the cycle and keeps the token.
+ * The token strategy: an opaque next / cursor / sync token (Cursor strategies document, "token"). A
+ * non-empty token returned in {@link Page#cursor()} continues the cycle, unless the page says
+ * {@code hasMore: false} (the sync-token pattern: the token is kept for next time). {@code null} or
+ * {@code ""} ends the listing and resets the cursor to {@code initial}. A page with no items whose
+ * token equals the one just sent ends the cycle and keeps the token.
  *
  * @since 0.1
  */
@@ -24,8 +24,7 @@ public final class TokenCursor implements CursorStrategy<String> {
   }
 
   /**
-   * The token of the first request, and the one the cursor returns to when a listing is
-   * exhausted.
+   * The token of the first request, and the one the cursor returns to when a listing is exhausted.
    *
    * @return the initial token, or {@code null} for none
    */

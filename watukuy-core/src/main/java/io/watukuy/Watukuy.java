@@ -10,9 +10,9 @@ import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The engine: runs the pollers' cycles against a {@link StateStore} and delivers their events
- * to the attached handlers, with the guarantees G1–G10 of the Guarantees document. Create with
- * {@link #builder()}.
+ * The engine: runs the pollers' cycles against a {@link StateStore} and delivers their events to
+ * the attached handlers, with the guarantees G1–G10 of the Guarantees document. Create with {@link
+ * #builder()}.
  *
  * <p>Two ways to run it: {@link #tick()} runs every due key once on the calling thread (tests,
  * cron, serverless), {@link #start()} runs a daemon scheduler until {@link #stop()}. Thread-safe.
@@ -23,6 +23,7 @@ public interface Watukuy extends AutoCloseable {
 
   /** Default lease TTL (DESIGN.md): 30 s, renewed every ttl/3 and after each committed page. */
   Duration DEFAULT_LEASE_TTL = Duration.ofSeconds(30);
+
   /** Default time {@link #stop()} waits for in-flight cycles to finish and deliver. */
   Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofSeconds(30);
 
@@ -31,8 +32,8 @@ public interface Watukuy extends AutoCloseable {
    * store failure before the lease, a handler that reported its destination unavailable. Each is
    * logged once at WARN (message only, no stack trace) on this logger, and is also the {@link
    * KeyReport#error()} of the key's run and reaches {@link WatukuyListener#onCycle} (and, for a
-   * failed cycle, {@link WatukuyListener#onError}). An application that reports these errors
-   * itself may turn this logger off without losing the engine's other warnings.
+   * failed cycle, {@link WatukuyListener#onError}). An application that reports these errors itself
+   * may turn this logger off without losing the engine's other warnings.
    */
   String ERROR_LOGGER = "io.watukuy.errors";
 
@@ -71,14 +72,14 @@ public interface Watukuy extends AutoCloseable {
   /**
    * Runs every due key of the selected pollers once on the calling thread: drains each key's
    * outbox, polls its live lane when due, delivers. It never waits out a poll backoff or a
-   * Retry-After, nor a handler retry backoff: those make the key (or the event) not due yet.
-   * Errors of a key are reported, not thrown.
+   * Retry-After, nor a handler retry backoff: those make the key (or the event) not due yet. Errors
+   * of a key are reported, not thrown.
    *
    * <p>Keys run one after another, pollers in registration order. Handlers run on the handler
    * executor ({@link Builder#handlerExecutor}); the calling thread waits for them. Partitions are
    * re-read first: a partition that disappeared is paused, one that returned is resumed. Does not
-   * need {@link #start()}, and may run while the daemon runs: leases keep the two apart (a key
-   * the daemon holds is reported {@code SKIPPED_LEASED}).
+   * need {@link #start()}, and may run while the daemon runs: leases keep the two apart (a key the
+   * daemon holds is reported {@code SKIPPED_LEASED}).
    *
    * @param options the deadline and the pollers to run
    * @return a report per key, in the order the keys ran
@@ -88,9 +89,9 @@ public interface Watukuy extends AutoCloseable {
   TickReport tick(TickOptions options);
 
   /**
-   * Starts the daemon scheduler: due keys run on the executor, concurrently across keys, one
-   * cycle per key at a time. A pass over every key runs at once, then again every second (or
-   * every shortest {@link Schedule#min()} of the pollers, when that is shorter), on the {@link
+   * Starts the daemon scheduler: due keys run on the executor, concurrently across keys, one cycle
+   * per key at a time. A pass over every key runs at once, then again every second (or every
+   * shortest {@link Schedule#min()} of the pollers, when that is shorter), on the {@link
    * TimeSource}'s timer. Returns at once. A stopped engine may be started again.
    *
    * @throws IllegalStateException if already started or closed
@@ -106,23 +107,22 @@ public interface Watukuy extends AutoCloseable {
 
   /**
    * Stops the daemon. With {@code drain}, running cycles finish and deliver their outbox (up to
-   * {@link #DEFAULT_DRAIN_TIMEOUT}); without, they stop after the page in progress and
-   * undelivered events stay in the outbox for the next run (G1); handlers already running
-   * finish, no new one starts. Either way a request waiting for a rate-budget token stops
-   * waiting within a second, is not sent, and its cycle ends {@link KeyReport.Outcome#DEFERRED}.
-   * The call blocks, in real time, until the cycles in
-   * flight end or {@link #DEFAULT_DRAIN_TIMEOUT} passes; a cycle that calls {@code stop} from its
-   * fetch or handler is not waited for. Cancels the scheduler's timer (G8). Does nothing when the
-   * daemon is not running. Idempotent.
+   * {@link #DEFAULT_DRAIN_TIMEOUT}); without, they stop after the page in progress and undelivered
+   * events stay in the outbox for the next run (G1); handlers already running finish, no new one
+   * starts. Either way a request waiting for a rate-budget token stops waiting within a second, is
+   * not sent, and its cycle ends {@link KeyReport.Outcome#DEFERRED}. The call blocks, in real time,
+   * until the cycles in flight end or {@link #DEFAULT_DRAIN_TIMEOUT} passes; a cycle that calls
+   * {@code stop} from its fetch or handler is not waited for. Cancels the scheduler's timer (G8).
+   * Does nothing when the daemon is not running. Idempotent.
    *
    * @param drain {@code true} to let running cycles finish their pages and deliveries
    */
   void stop(boolean drain);
 
   /**
-   * Pauses every key of a poller; legal from every state (a running cycle finishes first). A
-   * manual pause stays until {@link #resume}. Unfenced: takes effect on the next scheduling pass
-   * of every instance.
+   * Pauses every key of a poller; legal from every state (a running cycle finishes first). A manual
+   * pause stays until {@link #resume}. Unfenced: takes effect on the next scheduling pass of every
+   * instance.
    *
    * @param poller the poller name
    * @throws ConfigException for an unknown poller
@@ -193,9 +193,9 @@ public interface Watukuy extends AutoCloseable {
   void trigger(PollerKey key);
 
   /**
-   * Moves the live cursor of every key of a poller (Cursor strategies, "Cursors in the store and
-   * in operations"). Takes each key's lease for the write, waiting up to one lease TTL for a
-   * running cycle.
+   * Moves the live cursor of every key of a poller (Cursor strategies, "Cursors in the store and in
+   * operations"). Takes each key's lease for the write, waiting up to one lease TTL for a running
+   * cycle.
    *
    * @param poller the poller name
    * @param to the API's own raw string (a timestamp, a page number, a token, a custom cursor's
@@ -221,8 +221,8 @@ public interface Watukuy extends AutoCloseable {
    *     poller declares now or one with stored state (a removed partition keeps its key)
    * @param to the API's own raw string (a timestamp, a page number, a token, a custom cursor's
    *     JSON), or null for the strategy's initial cursor
-   * @param clearSnapshot also drop the key's item rows, so its items are re-emitted as created
-   *     with the same ids (G2)
+   * @param clearSnapshot also drop the key's item rows, so its items are re-emitted as created with
+   *     the same ids (G2)
    * @throws ConfigException for an unknown poller, or a partition the poller neither declares nor
    *     has state for (the message names the poller, the partition and the known partitions), or a
    *     string that is not a cursor of its strategy
@@ -233,10 +233,10 @@ public interface Watukuy extends AutoCloseable {
 
   /**
    * Starts a backfill on every key of a poller: from the key's next due cycle on (so pacing and
-   * throttles hold), the backfill lane runs the poller's strategy from {@code from} until
-   * {@code to}, after live and reconcile; {@link #trigger} starts it at once. Known
-   * versions are suppressed unless {@code force}, which re-emits every known item as updated.
-   * Timestamp and page cursors, and custom cursors with an ordering, support it.
+   * throttles hold), the backfill lane runs the poller's strategy from {@code from} until {@code
+   * to}, after live and reconcile; {@link #trigger} starts it at once. Known versions are
+   * suppressed unless {@code force}, which re-emits every known item as updated. Timestamp and page
+   * cursors, and custom cursors with an ordering, support it.
    *
    * @param poller the poller name
    * @param from the API's raw cursor string to start from, or null for the initial cursor
@@ -251,8 +251,8 @@ public interface Watukuy extends AutoCloseable {
 
   /**
    * Starts a backfill on one key (one partition) of a poller, as {@link #backfill(String, String,
-   * String, boolean)} does on every key (How it works, "Lanes"): from the key's next due cycle,
-   * the backfill lane runs the poller's strategy from {@code from} until {@code to} (default: this
+   * String, boolean)} does on every key (How it works, "Lanes"): from the key's next due cycle, the
+   * backfill lane runs the poller's strategy from {@code from} until {@code to} (default: this
    * key's live cursor now); {@link #trigger(PollerKey)} starts it at once. The poller's other keys
    * get no backfill. Takes the key's lease for the write, waiting up to one lease TTL.
    *
@@ -286,11 +286,11 @@ public interface Watukuy extends AutoCloseable {
   int replay(String poller, java.time.Instant from, java.time.@Nullable Instant to);
 
   /**
-   * Copies the logged events of one key (one partition) of a poller committed in {@code [from,
-   * to)} back into that key's outbox, with their original ids, fresh sequences and lane {@code
-   * replay} (How it works, "Lanes"); they are delivered on the key's next drain. The poller's other
-   * keys are untouched. Takes the key's lease for the write, waiting up to one lease TTL. Needs
-   * {@code log(EventLog.keep(...))} on the poller.
+   * Copies the logged events of one key (one partition) of a poller committed in {@code [from, to)}
+   * back into that key's outbox, with their original ids, fresh sequences and lane {@code replay}
+   * (How it works, "Lanes"); they are delivered on the key's next drain. The poller's other keys
+   * are untouched. Takes the key's lease for the write, waiting up to one lease TTL. Needs {@code
+   * log(EventLog.keep(...))} on the poller.
    *
    * @param key the poller and one of its partitions: {@code PollerKey.of(poller, partition)}, or
    *     {@code PollerKey.of(poller)} for an unpartitioned poller. The partition must be one the
@@ -316,8 +316,8 @@ public interface Watukuy extends AutoCloseable {
   <T> Subscription<T> subscribe(Poller<T> poller);
 
   /**
-   * A snapshot of every key of the engine's pollers: state, schedule, lease, cursors, lag,
-   * outbox, parked rows, items, last poll and error.
+   * A snapshot of every key of the engine's pollers: state, schedule, lease, cursors, lag, outbox,
+   * parked rows, items, last poll and error.
    *
    * @return the inspection
    */
@@ -440,10 +440,10 @@ public interface Watukuy extends AutoCloseable {
 
     /**
      * Runs the daemon's cycles, one task per key cycle. A cycle waits for its handlers, which run
-     * on {@link #handlerExecutor}, so this may be a bounded pool. Default: the engine's own pool
-     * of up to {@code max(16, 4 × available processors)} daemon threads, further due keys
-     * queueing, shut down by {@link Watukuy#close()}. On Java 21+ a virtual-thread executor suits
-     * thousands of keys whose cycles wait on slow APIs. {@code tick()} does not use it.
+     * on {@link #handlerExecutor}, so this may be a bounded pool. Default: the engine's own pool of
+     * up to {@code max(16, 4 × available processors)} daemon threads, further due keys queueing,
+     * shut down by {@link Watukuy#close()}. On Java 21+ a virtual-thread executor suits thousands
+     * of keys whose cycles wait on slow APIs. {@code tick()} does not use it.
      *
      * @param executor runs daemon cycles; a rejected task is logged and the key tried next pass
      * @return this builder
@@ -510,8 +510,8 @@ public interface Watukuy extends AutoCloseable {
     }
 
     /**
-     * Values to redact wherever the engine reports them (HTTP error messages, logs, the stored
-     * last error): typically the values of {@code ${ENV}} substitutions in a configuration.
+     * Values to redact wherever the engine reports them (HTTP error messages, logs, the stored last
+     * error): typically the values of {@code ${ENV}} substitutions in a configuration.
      * Authorization, Cookie and Proxy-Authorization headers and credential-like query parameters
      * are redacted anyway. Default none.
      *
@@ -545,26 +545,26 @@ public interface Watukuy extends AutoCloseable {
      * Declares a rate budget (guarantee G6): a token bucket of {@code limit.burst()} tokens,
      * refilled at {@code limit.requests()} tokens per {@code limit.per()}, shared by every request
      * of every poller that names it with {@link Poller.Builder#budget}, in every lane and
-     * partition. The HTTP helper takes one token before sending each request, so in any interval
-     * of length T the requests sent under the budget are at most {@code burst + requests × T /
-     * per} (in this process; across instances with a shared {@link #budgetStore}). Times count in
-     * whole milliseconds.
+     * partition. The HTTP helper takes one token before sending each request, so in any interval of
+     * length T the requests sent under the budget are at most {@code burst + requests × T / per}
+     * (in this process; across instances with a shared {@link #budgetStore}). Times count in whole
+     * milliseconds.
      *
-     * <p>A request that finds no token waits (the listener's {@link
-     * WatukuyListener#onBudgetWait} is called first) up to its poller's {@link Poller#maxWait()},
-     * and never past a {@code tick()} deadline; then it is not sent and the cycle is deferred with
-     * a {@link BudgetTimeoutException}. Waiting requests of one budget get tokens in this order:
-     * lane priority first (live, reconcile, backfill, replay); then round-robin between keys,
-     * where each key gets up to its poller's {@link Poller#weight()} turns per round; then arrival
-     * order. A request never takes a token while one ahead of it in that order waits.
+     * <p>A request that finds no token waits (the listener's {@link WatukuyListener#onBudgetWait}
+     * is called first) up to its poller's {@link Poller#maxWait()}, and never past a {@code tick()}
+     * deadline; then it is not sent and the cycle is deferred with a {@link
+     * BudgetTimeoutException}. Waiting requests of one budget get tokens in this order: lane
+     * priority first (live, reconcile, backfill, replay); then round-robin between keys, where each
+     * key gets up to its poller's {@link Poller#weight()} turns per round; then arrival order. A
+     * request never takes a token while one ahead of it in that order waits.
      *
      * @param name letters, digits, {@code _ . : -}, at most 100 characters
      * @param limit the rate and burst
      * @return this builder
      * @throws NullPointerException if an argument is null
-     * @throws ConfigException if the name is not valid or already declared, if {@code per} is not
-     *     a whole number of milliseconds, or if {@code burst × per} in milliseconds is too large
-     *     for the bucket arithmetic (above about 9.2 × 10<sup>18</sup>)
+     * @throws ConfigException if the name is not valid or already declared, if {@code per} is not a
+     *     whole number of milliseconds, or if {@code burst × per} in milliseconds is too large for
+     *     the bucket arithmetic (above about 9.2 × 10<sup>18</sup>)
      */
     public Builder budget(String name, BudgetLimit limit) {
       Objects.requireNonNull(name, "name");
@@ -572,10 +572,14 @@ public interface Watukuy extends AutoCloseable {
       if (!BUDGET_NAME.matcher(name).matches())
         throw new ConfigException(
             "budget name '" + name + "' is not valid: use letters, digits, _ . : - (at most 100)");
-      if (budgets.containsKey(name)) throw new ConfigException("budget " + name + " is declared twice");
+      if (budgets.containsKey(name))
+        throw new ConfigException("budget " + name + " is declared twice");
       if (!limit.per().minusMillis(limit.per().toMillis()).isZero())
         throw new ConfigException(
-            "budget " + name + ": per must be a whole number of milliseconds, but was " + limit.per());
+            "budget "
+                + name
+                + ": per must be a whole number of milliseconds, but was "
+                + limit.per());
       try {
         MemoryBudgetStore.capacity(limit);
       } catch (IllegalArgumentException e) {
@@ -600,8 +604,8 @@ public interface Watukuy extends AutoCloseable {
     }
 
     /**
-     * The engine. Starts no cycle and touches no store; the builder stays usable. Without an
-     * {@link #instanceId}, looks up the local host name.
+     * The engine. Starts no cycle and touches no store; the builder stays usable. Without an {@link
+     * #instanceId}, looks up the local host name.
      *
      * @return a new engine, not started
      * @throws ConfigException if the store or every poller is missing, or a poller names a budget
@@ -613,13 +617,30 @@ public interface Watukuy extends AutoCloseable {
       for (Poller<?> p : pollers) {
         String b = p.budget();
         if (b != null && !budgets.containsKey(b))
-          throw new ConfigException("poller " + p.name() + ": budget '" + b + "' is not declared"
-              + (budgets.isEmpty() ? " (the engine declares no budget)" : "; declared: " + String.join(", ", budgets.keySet())));
+          throw new ConfigException(
+              "poller "
+                  + p.name()
+                  + ": budget '"
+                  + b
+                  + "' is not declared"
+                  + (budgets.isEmpty()
+                      ? " (the engine declares no budget)"
+                      : "; declared: " + String.join(", ", budgets.keySet())));
       }
       RateBudgetStore bs = budgetStore != null ? budgetStore : new MemoryBudgetStore();
       return new Engine(
-          store, List.copyOf(pollers), time, random, instanceId, executor, handlerExecutor, leaseTtl,
-          delivery, listener, secrets, new io.watukuy.internal.budget.Budgets(java.util.Map.copyOf(budgets), bs, time));
+          store,
+          List.copyOf(pollers),
+          time,
+          random,
+          instanceId,
+          executor,
+          handlerExecutor,
+          leaseTtl,
+          delivery,
+          listener,
+          secrets,
+          new io.watukuy.internal.budget.Budgets(java.util.Map.copyOf(budgets), bs, time));
     }
   }
 }

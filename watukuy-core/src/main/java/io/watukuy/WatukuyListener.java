@@ -4,10 +4,10 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * Callbacks about what the engine does, for metrics and alerts. Every method has a no-op
- * default. Called synchronously on engine threads (the thread running {@code tick()}, or a daemon
- * cycle thread), possibly from several at once: keep them fast and thread-safe, and never throw
- * (a {@code RuntimeException} is logged and ignored).
+ * Callbacks about what the engine does, for metrics and alerts. Every method has a no-op default.
+ * Called synchronously on engine threads (the thread running {@code tick()}, or a daemon cycle
+ * thread), possibly from several at once: keep them fast and thread-safe, and never throw (a {@code
+ * RuntimeException} is logged and ignored).
  *
  * @since 0.1
  */
@@ -47,12 +47,12 @@ public interface WatukuyListener {
   default void onParked(PollerKey key, ParkedRow row) {}
 
   /**
-   * The API throttled the key (429, or 503 with Retry-After); the key is not polled before
-   * {@code until}.
+   * The API throttled the key (429, or 503 with Retry-After); the key is not polled before {@code
+   * until}.
    *
    * @param key the key
-   * @param until the Retry-After instant, or now plus {@link Schedule#min()} when the response
-   *     had none
+   * @param until the Retry-After instant, or now plus {@link Schedule#min()} when the response had
+   *     none
    */
   default void onThrottled(PollerKey key, Instant until) {}
 
@@ -73,8 +73,8 @@ public interface WatukuyListener {
   default void onCircuitClose(PollerKey key) {}
 
   /**
-   * A run of a key ended, polled or skipped; called once per key per {@code tick()} and per
-   * daemon run.
+   * A run of a key ended, polled or skipped; called once per key per {@code tick()} and per daemon
+   * run.
    *
    * @param report what the run did
    */

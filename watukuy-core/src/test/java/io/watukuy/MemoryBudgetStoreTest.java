@@ -39,7 +39,8 @@ class MemoryBudgetStoreTest {
   void aFailedTakeTakesNothing() {
     BudgetLimit onePerSecond = BudgetLimit.of(1, Duration.ofSeconds(1));
     assertThat(take(onePerSecond, 0)).isZero();
-    for (int i = 0; i < 5; i++) assertThat(take(onePerSecond, 500)).isEqualTo(Duration.ofMillis(500));
+    for (int i = 0; i < 5; i++)
+      assertThat(take(onePerSecond, 500)).isEqualTo(Duration.ofMillis(500));
     assertThat(take(onePerSecond, 1_000)).isZero();
   }
 
@@ -160,11 +161,14 @@ class MemoryBudgetStoreTest {
           assertThat(wait).isPositive();
           if (random.nextBoolean()) {
             now += wait.toMillis();
-            assertThat(s.tryTake("b", limit, permits, T0.plusMillis(now))).as("seed %d", seed).isZero();
+            assertThat(s.tryTake("b", limit, permits, T0.plusMillis(now)))
+                .as("seed %d", seed)
+                .isZero();
             takes.add(new long[] {now, permits});
           }
         }
-        now += random.nextInt(4) == 0 ? random.nextLong(2 * perMs) : random.nextLong(1 + perMs / 10);
+        now +=
+            random.nextInt(4) == 0 ? random.nextLong(2 * perMs) : random.nextLong(1 + perMs / 10);
       }
       for (int i = 0; i < takes.size(); i++) {
         long taken = 0;
@@ -173,8 +177,11 @@ class MemoryBudgetStoreTest {
           long t = takes.get(j)[0] - takes.get(i)[0];
           // taken <= burst + requests × t / per, in integers.
           if (taken * perMs > (long) burst * perMs + requests * t)
-            assertThat(taken).as("seed %d: %d tokens in %d ms (burst %d, %d per %d ms)", seed, taken, t,
-                burst, requests, perMs).isLessThanOrEqualTo(burst + requests * t / perMs);
+            assertThat(taken)
+                .as(
+                    "seed %d: %d tokens in %d ms (burst %d, %d per %d ms)",
+                    seed, taken, t, burst, requests, perMs)
+                .isLessThanOrEqualTo(burst + requests * t / perMs);
         }
       }
     }

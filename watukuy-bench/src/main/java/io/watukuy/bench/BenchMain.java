@@ -35,23 +35,23 @@ import java.util.Map;
  *     [--out DIR] [--postgres-url JDBC-URL] [--redis-uri URI]
  * </pre>
  *
- * {@code e2e} runs the end-to-end bench of one store ({@link EndToEnd}): the snapshot and
- * timestamp phases over {@code N} items (default 100 000; {@code --tiny}: 2 000; at least 1 000),
- * the live-lane latency ({@link LiveLatency}; its own listing of 10 000 items, default 200
- * changes; {@code --tiny}: 1 000 items, 5 changes) and the idle keys' CPU ({@link IdleKeys};
- * default 10 000 keys over a 30 s window, {@code --tiny}: 200 keys, 1 s; {@code --idle-shape
- * pollers}: one poller per key instead of one poller's partitions); {@code --phases} picks groups
- * (default all four); {@code --concurrency} sets the snapshot and timestamp engines' {@code
- * delivery.concurrency} (default 8), which bounds the handled events waiting for their ack and so
- * how many acks share one store write. It prints the table and, with {@code --out}, writes {@code
+ * {@code e2e} runs the end-to-end bench of one store ({@link EndToEnd}): the snapshot and timestamp
+ * phases over {@code N} items (default 100 000; {@code --tiny}: 2 000; at least 1 000), the
+ * live-lane latency ({@link LiveLatency}; its own listing of 10 000 items, default 200 changes;
+ * {@code --tiny}: 1 000 items, 5 changes) and the idle keys' CPU ({@link IdleKeys}; default 10 000
+ * keys over a 30 s window, {@code --tiny}: 200 keys, 1 s; {@code --idle-shape pollers}: one poller
+ * per key instead of one poller's partitions); {@code --phases} picks groups (default all four);
+ * {@code --concurrency} sets the snapshot and timestamp engines' {@code delivery.concurrency}
+ * (default 8), which bounds the handled events waiting for their ack and so how many acks share one
+ * store write. It prints the table and, with {@code --out}, writes {@code
  * DIR/<date>-<store><suffix>.json} ({@link #resultName}). PostgreSQL defaults to {@value
  * #POSTGRES_URL} (tables in a fresh schema {@code watukuy_bench_<hex>}), Redis to {@value
  * #REDIS_URI} (keys under a fresh {@code watukuy-bench:<hex>:} prefix); both are removed at the
- * end, and by a shutdown hook when the run is interrupted (Ctrl-C, SIGTERM). {@code --check}
- * checks the options and that the store's server can be reached, and runs nothing.
+ * end, and by a shutdown hook when the run is interrupted (Ctrl-C, SIGTERM). {@code --check} checks
+ * the options and that the store's server can be reached, and runs nothing.
  *
- * <p>Exit code 0 on success, 1 on a failed benchmark or an unreachable server (one line, no
- * stack trace), 2 on a usage error.
+ * <p>Exit code 0 on success, 1 on a failed benchmark or an unreachable server (one line, no stack
+ * trace), 2 on a usage error.
  */
 public final class BenchMain {
   /** The default PostgreSQL of the end-to-end bench: the one the tests use. */
@@ -63,8 +63,8 @@ public final class BenchMain {
   /** Items in the snapshot and timestamp listing by default. */
   static final int DEFAULT_ITEMS = 100_000;
 
-  private static final String USAGE = "usage: java -jar watukuy-bench.jar jmh|e2e [options]"
-      + " (bench/run.sh --help lists them)";
+  private static final String USAGE =
+      "usage: java -jar watukuy-bench.jar jmh|e2e [options]" + " (bench/run.sh --help lists them)";
 
   /** Set when the shutdown hook cleans up: the run's own failure that follows is not news. */
   private static volatile boolean stopping;
@@ -117,33 +117,44 @@ public final class BenchMain {
       switch (a) {
         case "--smoke" -> smoke = true;
         case "--out" -> out = Path.of(value(a, args));
-        case "--include", "--forks", "--warmup", "--iterations", "--time-ms" -> given.put(a, value(a, args));
+        case "--include", "--forks", "--warmup", "--iterations", "--time-ms" ->
+            given.put(a, value(a, args));
         default -> throw new IllegalArgumentException("unknown option '" + a + "' for jmh");
       }
     }
     if (smoke) s = JmhSuite.Settings.smoke();
-    s = new JmhSuite.Settings(
-        integer(given, "--forks", s.forks(), 0),
-        integer(given, "--warmup", s.warmupIterations(), 0),
-        integer(given, "--iterations", s.iterations(), 1),
-        integer(given, "--time-ms", (int) s.iterationMillis(), 1),
-        given.getOrDefault("--include", s.include()),
-        s.params(),
-        s.quiet());
+    s =
+        new JmhSuite.Settings(
+            integer(given, "--forks", s.forks(), 0),
+            integer(given, "--warmup", s.warmupIterations(), 0),
+            integer(given, "--iterations", s.iterations(), 1),
+            integer(given, "--time-ms", (int) s.iterationMillis(), 1),
+            given.getOrDefault("--include", s.include()),
+            s.params(),
+            s.quiet());
     String loadBefore = Machine.loadAverage();
     List<JmhSuite.Pair> pairs = JmhSuite.run(s);
     if (pairs.isEmpty())
-      throw new IllegalArgumentException("--include '" + s.include() + "' matches no benchmark (names look like"
-          + " CanonicalHashBench.hashTree)");
+      throw new IllegalArgumentException(
+          "--include '"
+              + s.include()
+              + "' matches no benchmark (names look like"
+              + " CanonicalHashBench.hashTree)");
     System.out.println();
-    System.out.println("load average before: " + loadBefore + ", after: " + Machine.loadAverage()
-        + "; cores: " + Runtime.getRuntime().availableProcessors());
+    System.out.println(
+        "load average before: "
+            + loadBefore
+            + ", after: "
+            + Machine.loadAverage()
+            + "; cores: "
+            + Runtime.getRuntime().availableProcessors());
     System.out.print(JmhSuite.table(pairs));
     if (out != null) {
       ObjectNode json = JmhSuite.json(pairs, s, loadBefore);
       Files.createDirectories(out);
       Path file = out.resolve(LocalDate.now() + "-jmh" + jmhSuffix(smoke, given) + ".json");
-      Files.writeString(file, Items.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(json) + "\n");
+      Files.writeString(
+          file, Items.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(json) + "\n");
       System.out.println("wrote " + file);
     }
     return 0;
@@ -157,7 +168,8 @@ public final class BenchMain {
   static String jmhSuffix(boolean smoke, Map<String, String> given) {
     StringBuilder suffix = new StringBuilder(smoke ? "-smoke" : "");
     String include = given.get("--include");
-    if (include != null) suffix.append('-').append(include.replaceAll("[^A-Za-z0-9]+", "_").replaceAll("^_+|_+$", ""));
+    if (include != null)
+      suffix.append('-').append(include.replaceAll("[^A-Za-z0-9]+", "_").replaceAll("^_+|_+$", ""));
     if (given.keySet().stream().anyMatch(k -> !k.equals("--include"))) suffix.append("-custom");
     return suffix.toString();
   }
@@ -179,28 +191,56 @@ public final class BenchMain {
         case "--out" -> out = Path.of(value(a, args));
         case "--postgres-url" -> postgres = value(a, args);
         case "--redis-uri" -> redis = value(a, args);
-        case "--items", "--phases", "--live-samples", "--idle-keys", "--idle-seconds", "--idle-shape", "--concurrency" ->
+        case "--items",
+            "--phases",
+            "--live-samples",
+            "--idle-keys",
+            "--idle-seconds",
+            "--idle-shape",
+            "--concurrency" ->
             given.put(a, value(a, args));
         default -> throw new IllegalArgumentException("unknown option '" + a + "' for e2e");
       }
     }
-    if (store == null) throw new IllegalArgumentException("e2e needs --store memory|sqlite|postgres|redis");
+    if (store == null)
+      throw new IllegalArgumentException("e2e needs --store memory|sqlite|postgres|redis");
     if (!BenchStore.KINDS.contains(store))
-      throw new IllegalArgumentException("--store must be memory, sqlite, postgres or redis, but was '" + store + "'");
+      throw new IllegalArgumentException(
+          "--store must be memory, sqlite, postgres or redis, but was '" + store + "'");
     if (tiny && given.containsKey("--items"))
-      throw new IllegalArgumentException("--tiny runs 2000 items; give --tiny or --items, not both");
+      throw new IllegalArgumentException(
+          "--tiny runs 2000 items; give --tiny or --items, not both");
     if (!postgres.startsWith("jdbc:postgresql:"))
-      throw new IllegalArgumentException("--postgres-url must be a jdbc:postgresql: URL, such as " + POSTGRES_URL);
-    EndToEnd.Settings settings = tiny ? EndToEnd.Settings.tiny()
-        : EndToEnd.Settings.full(integer(given, "--items", DEFAULT_ITEMS, 1000));
-    if (given.containsKey("--phases")) settings = settings.withGroups(EndToEnd.Group.parse(given.get("--phases")));
-    settings = settings.withLive(settings.live().withSamples(
-        integer(given, "--live-samples", settings.live().samples(), 1)));
-    settings = settings.withIdle(settings.idle().withKeys(integer(given, "--idle-keys", settings.idle().keys(), 1))
-        .withWindow(Duration.ofSeconds(integer(given, "--idle-seconds", (int) settings.idle().window().toSeconds(), 1))));
+      throw new IllegalArgumentException(
+          "--postgres-url must be a jdbc:postgresql: URL, such as " + POSTGRES_URL);
+    EndToEnd.Settings settings =
+        tiny
+            ? EndToEnd.Settings.tiny()
+            : EndToEnd.Settings.full(integer(given, "--items", DEFAULT_ITEMS, 1000));
+    if (given.containsKey("--phases"))
+      settings = settings.withGroups(EndToEnd.Group.parse(given.get("--phases")));
+    settings =
+        settings.withLive(
+            settings
+                .live()
+                .withSamples(integer(given, "--live-samples", settings.live().samples(), 1)));
+    settings =
+        settings.withIdle(
+            settings
+                .idle()
+                .withKeys(integer(given, "--idle-keys", settings.idle().keys(), 1))
+                .withWindow(
+                    Duration.ofSeconds(
+                        integer(
+                            given,
+                            "--idle-seconds",
+                            (int) settings.idle().window().toSeconds(),
+                            1))));
     settings = settings.withConcurrency(integer(given, "--concurrency", settings.concurrency(), 1));
     if (given.containsKey("--idle-shape"))
-      settings = settings.withIdle(settings.idle().withShape(IdleKeys.Shape.parse(given.get("--idle-shape"))));
+      settings =
+          settings.withIdle(
+              settings.idle().withShape(IdleKeys.Shape.parse(given.get("--idle-shape"))));
     BenchStore.Where where = new BenchStore.Where(postgres, redis);
     if (check) {
       BenchStore.check(store, where);
@@ -211,7 +251,10 @@ public final class BenchMain {
     if (out != null) {
       Files.createDirectories(out);
       Path file = out.resolve(resultName(LocalDate.now(), store, tiny, settings));
-      Files.writeString(file, Items.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(EndToEnd.json(result)) + "\n");
+      Files.writeString(
+          file,
+          Items.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(EndToEnd.json(result))
+              + "\n");
       System.out.println("wrote " + file);
     }
     return 0;
@@ -222,24 +265,31 @@ public final class BenchMain {
    * Ctrl-C or a SIGTERM leaves no PostgreSQL schema, Redis key or SQLite folder behind; the hook
    * and the end of the run close it once between them.
    */
-  private static EndToEnd.Result runCleaningUp(String store, EndToEnd.Settings settings, BenchStore.Where where)
-      throws Exception {
+  private static EndToEnd.Result runCleaningUp(
+      String store, EndToEnd.Settings settings, BenchStore.Where where) throws Exception {
     BenchStore bench = BenchStore.open(store, where);
-    Thread hook = new Thread(() -> {
-      if (bench.closed()) return;
-      stopping = true;
-      PrintStream err = System.err;
-      err.println("watukuy-bench: interrupted; removing what the run left in the " + store + " store");
-      // The engine still runs while its store closes under it: its warnings about a closed store
-      // (logged to System.err) would bury the line above.
-      System.setErr(new PrintStream(OutputStream.nullOutputStream()));
-      try {
-        bench.close();
-        err.println("watukuy-bench: removed");
-      } catch (Exception e) {
-        err.println("watukuy-bench: clean-up failed: " + e);
-      }
-    }, "watukuy-bench-cleanup");
+    Thread hook =
+        new Thread(
+            () -> {
+              if (bench.closed()) return;
+              stopping = true;
+              PrintStream err = System.err;
+              err.println(
+                  "watukuy-bench: interrupted; removing what the run left in the "
+                      + store
+                      + " store");
+              // The engine still runs while its store closes under it: its warnings about a closed
+              // store
+              // (logged to System.err) would bury the line above.
+              System.setErr(new PrintStream(OutputStream.nullOutputStream()));
+              try {
+                bench.close();
+                err.println("watukuy-bench: removed");
+              } catch (Exception e) {
+                err.println("watukuy-bench: clean-up failed: " + e);
+              }
+            },
+            "watukuy-bench-cleanup");
     Runtime.getRuntime().addShutdownHook(hook);
     try {
       return EndToEnd.run(store, bench, settings);
@@ -260,9 +310,9 @@ public final class BenchMain {
    * The name of a run's result file: {@code <date>-<store>.json} for a full run with the defaults,
    * and for any other run a suffix that says how it differs, so that it never overwrites the full
    * run's file: {@code -tiny} or {@code -<N>items}, then the phase groups when not all four ran
-   * ({@code 2026-11-30-memory-live-idle.json}), then {@code -concurrency<N>}, {@code
-   * -samples<N>}, {@code -pollers}, {@code -<N>keys} and {@code -<S>s} for the settings given
-   * that differ from the defaults and apply to a group that ran.
+   * ({@code 2026-11-30-memory-live-idle.json}), then {@code -concurrency<N>}, {@code -samples<N>},
+   * {@code -pollers}, {@code -<N>keys} and {@code -<S>s} for the settings given that differ from
+   * the defaults and apply to a group that ran.
    *
    * @param date the run's date
    * @param store the store's name
@@ -271,18 +321,27 @@ public final class BenchMain {
    * @return the file name
    */
   static String resultName(LocalDate date, String store, boolean tiny, EndToEnd.Settings s) {
-    EndToEnd.Settings base = tiny ? EndToEnd.Settings.tiny() : EndToEnd.Settings.full(DEFAULT_ITEMS);
-    boolean listed = s.groups().contains(EndToEnd.Group.SNAPSHOT) || s.groups().contains(EndToEnd.Group.TIMESTAMP);
+    EndToEnd.Settings base =
+        tiny ? EndToEnd.Settings.tiny() : EndToEnd.Settings.full(DEFAULT_ITEMS);
+    boolean listed =
+        s.groups().contains(EndToEnd.Group.SNAPSHOT)
+            || s.groups().contains(EndToEnd.Group.TIMESTAMP);
     boolean live = s.groups().contains(EndToEnd.Group.LIVE);
     boolean idle = s.groups().contains(EndToEnd.Group.IDLE);
     StringBuilder name = new StringBuilder().append(date).append('-').append(store);
     if (tiny) name.append("-tiny");
-    else if (listed && s.items() != base.items()) name.append('-').append(s.items()).append("items");
-    if (!s.groups().equals(base.groups())) name.append('-').append(EndToEnd.labels(s.groups(), "-"));
-    if (listed && s.concurrency() != base.concurrency()) name.append("-concurrency").append(s.concurrency());
-    if (live && s.live().samples() != base.live().samples()) name.append("-samples").append(s.live().samples());
-    if (idle && s.idle().shape() != base.idle().shape()) name.append('-').append(s.idle().shape().label());
-    if (idle && s.idle().keys() != base.idle().keys()) name.append('-').append(s.idle().keys()).append("keys");
+    else if (listed && s.items() != base.items())
+      name.append('-').append(s.items()).append("items");
+    if (!s.groups().equals(base.groups()))
+      name.append('-').append(EndToEnd.labels(s.groups(), "-"));
+    if (listed && s.concurrency() != base.concurrency())
+      name.append("-concurrency").append(s.concurrency());
+    if (live && s.live().samples() != base.live().samples())
+      name.append("-samples").append(s.live().samples());
+    if (idle && s.idle().shape() != base.idle().shape())
+      name.append('-').append(s.idle().shape().label());
+    if (idle && s.idle().keys() != base.idle().keys())
+      name.append('-').append(s.idle().keys()).append("keys");
     if (idle && !s.idle().window().equals(base.idle().window()))
       name.append('-').append(s.idle().window().toSeconds()).append('s');
     return name.append(".json").toString();
@@ -307,7 +366,8 @@ public final class BenchMain {
       if (n < min) throw new NumberFormatException();
       return n;
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(option + " must be a whole number >= " + min + ", but was '" + v + "'");
+      throw new IllegalArgumentException(
+          option + " must be a whole number >= " + min + ", but was '" + v + "'");
     }
   }
 }

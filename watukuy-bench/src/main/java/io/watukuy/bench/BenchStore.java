@@ -57,8 +57,8 @@ abstract class BenchStore implements AutoCloseable {
   record Where(String postgresUrl, String redisUri) {}
 
   /**
-   * A server of a persistent store that cannot be reached or refused the connection: the message
-   * is one line for the user, with what to do about it.
+   * A server of a persistent store that cannot be reached or refused the connection: the message is
+   * one line for the user, with what to do about it.
    */
   static final class UnreachableException extends Exception {
     UnreachableException(String message, Throwable cause) {
@@ -81,8 +81,8 @@ abstract class BenchStore implements AutoCloseable {
   }
 
   /**
-   * Releases the store and removes what the run left; only the first call does anything, so the
-   * end of a run and a shutdown hook may both call it.
+   * Releases the store and removes what the run left; only the first call does anything, so the end
+   * of a run and a shutdown hook may both call it.
    */
   @Override
   public final synchronized void close() throws Exception {
@@ -119,8 +119,8 @@ abstract class BenchStore implements AutoCloseable {
   }
 
   /**
-   * Checks, without creating anything, that a store can be opened: its server answers and takes
-   * the login. Nothing to check for {@code memory} and {@code sqlite}.
+   * Checks, without creating anything, that a store can be opened: its server answers and takes the
+   * login. Nothing to check for {@code memory} and {@code sqlite}.
    *
    * @param kind {@code memory}, {@code sqlite}, {@code postgres} or {@code redis}
    * @param where the servers' addresses
@@ -137,17 +137,22 @@ abstract class BenchStore implements AutoCloseable {
   }
 
   private static IllegalArgumentException unknown(String kind) {
-    return new IllegalArgumentException("--store must be memory, sqlite, postgres or redis, but was '" + kind + "'");
+    return new IllegalArgumentException(
+        "--store must be memory, sqlite, postgres or redis, but was '" + kind + "'");
   }
 
-  /** Why a connection failed, in a few words: the innermost cause, named when it is a common one. */
+  /**
+   * Why a connection failed, in a few words: the innermost cause, named when it is a common one.
+   */
   static String reason(Throwable e) {
     Throwable root = e;
-    for (int depth = 0; root.getCause() != null && root.getCause() != root && depth < 20; depth++) root = root.getCause();
+    for (int depth = 0; root.getCause() != null && root.getCause() != root && depth < 20; depth++)
+      root = root.getCause();
     if (root instanceof ConnectException) return "connection refused";
     if (root instanceof UnknownHostException) return "unknown host " + root.getMessage();
     if (root instanceof SocketTimeoutException) return "timed out";
-    String message = root.getMessage() != null ? root.getMessage() : root.getClass().getSimpleName();
+    String message =
+        root.getMessage() != null ? root.getMessage() : root.getClass().getSimpleName();
     return message.lines().findFirst().orElse(message).trim();
   }
 
@@ -240,7 +245,8 @@ abstract class BenchStore implements AutoCloseable {
 
   private static final class Postgres extends BenchStore {
     // A schema of its own per run: two runs (or a run and the smoke test) never share tables.
-    private final String schema = "watukuy_bench_" + Long.toHexString(System.nanoTime() ^ ProcessHandle.current().pid());
+    private final String schema =
+        "watukuy_bench_" + Long.toHexString(System.nanoTime() ^ ProcessHandle.current().pid());
     private final String url;
     private final HikariDataSource pool;
     private final PostgresStore store;
@@ -259,7 +265,8 @@ abstract class BenchStore implements AutoCloseable {
       store = PostgresStore.builder(pool).schema(schema).build();
       store.migrate();
       boolean autovacuum;
-      try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement();
+      try (Connection c = DriverManager.getConnection(url);
+          Statement s = c.createStatement();
           ResultSet rs = s.executeQuery("show autovacuum")) {
         rs.next();
         autovacuum = rs.getString(1).equals("on");
@@ -273,12 +280,15 @@ abstract class BenchStore implements AutoCloseable {
         // every later ack slower (1 ms per ack at 1 M items, 10 ms in the re-scan after it). A
         // server in production vacuums and analyzes a busy table within its naptime (1 min by
         // default); the bench stands in for it, on both the store's tables and the baseline's.
-        note = "autovacuum off on the server: the bench runs VACUUM ANALYZE on its schema's tables every 10 s";
-        analyzer = Executors.newSingleThreadScheduledExecutor(r -> {
-          Thread t = new Thread(r, "bench-analyze");
-          t.setDaemon(true);
-          return t;
-        });
+        note =
+            "autovacuum off on the server: the bench runs VACUUM ANALYZE on its schema's tables every 10 s";
+        analyzer =
+            Executors.newSingleThreadScheduledExecutor(
+                r -> {
+                  Thread t = new Thread(r, "bench-analyze");
+                  t.setDaemon(true);
+                  return t;
+                });
         analyzer.scheduleWithFixedDelay(this::analyze, 10, 10, TimeUnit.SECONDS);
       }
     }
@@ -290,24 +300,40 @@ abstract class BenchStore implements AutoCloseable {
      * @throws UnreachableException if the server does not answer or refuses the login
      */
     static void reach(String url) throws UnreachableException {
-      Properties parsed = url.startsWith("jdbc:postgresql:") ? Driver.parseURL(url, new Properties()) : null;
+      Properties parsed =
+          url.startsWith("jdbc:postgresql:") ? Driver.parseURL(url, new Properties()) : null;
       if (parsed == null)
-        throw new IllegalArgumentException("--postgres-url must be a jdbc:postgresql: URL, such as " + BenchMain.POSTGRES_URL);
-      String at = parsed.getProperty("PGHOST", "localhost") + ":" + parsed.getProperty("PGPORT", "5432");
+        throw new IllegalArgumentException(
+            "--postgres-url must be a jdbc:postgresql: URL, such as " + BenchMain.POSTGRES_URL);
+      String at =
+          parsed.getProperty("PGHOST", "localhost") + ":" + parsed.getProperty("PGPORT", "5432");
       try (Connection c = DriverManager.getConnection(url)) {
         c.isValid(10);
       } catch (SQLException e) {
         boolean network = e.getSQLState() != null && e.getSQLState().startsWith("08");
-        throw new UnreachableException(network
-            ? "cannot reach PostgreSQL at " + at + " (" + reason(e) + "); start it with scripts/services or pass"
-                + " --postgres-url"
-            : "PostgreSQL at " + at + " refused the connection (" + reason(e) + "); check --postgres-url", e);
+        throw new UnreachableException(
+            network
+                ? "cannot reach PostgreSQL at "
+                    + at
+                    + " ("
+                    + reason(e)
+                    + "); start it with scripts/services or pass"
+                    + " --postgres-url"
+                : "PostgreSQL at "
+                    + at
+                    + " refused the connection ("
+                    + reason(e)
+                    + "); check --postgres-url",
+            e);
       }
     }
 
     private void analyze() {
-      try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement();
-          ResultSet rs = s.executeQuery("select tablename from pg_tables where schemaname = '" + schema + "'")) {
+      try (Connection c = DriverManager.getConnection(url);
+          Statement s = c.createStatement();
+          ResultSet rs =
+              s.executeQuery(
+                  "select tablename from pg_tables where schemaname = '" + schema + "'")) {
         List<String> tables = new ArrayList<>();
         while (rs.next()) tables.add(rs.getString(1));
         for (String t : tables) s.execute("VACUUM ANALYZE " + schema + "." + t);
@@ -354,7 +380,8 @@ abstract class BenchStore implements AutoCloseable {
       // The pool first: closing it aborts the connections a still-running engine holds (when a
       // shutdown hook gets here), so their locks do not hold up the drop.
       pool.close();
-      try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+      try (Connection c = DriverManager.getConnection(url);
+          Statement s = c.createStatement()) {
         s.execute("SET lock_timeout = '30s'");
         s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
       }
@@ -373,7 +400,10 @@ abstract class BenchStore implements AutoCloseable {
       parsed.setTimeout(Duration.ofSeconds(60));
       client = RedisClient.create(parsed);
       connection = connect(client, parsed);
-      store = RedisStore.builder(LettuceRedis.of(connection, RedisURI.create(uri))).prefix(prefix).build();
+      store =
+          RedisStore.builder(LettuceRedis.of(connection, RedisURI.create(uri)))
+              .prefix(prefix)
+              .build();
     }
 
     /**
@@ -392,26 +422,37 @@ abstract class BenchStore implements AutoCloseable {
 
     private static RedisURI parse(String uri) {
       if (!uri.matches("(?i)rediss?(-socket|-sentinel)?(\\+[a-z]+)?://.+"))
-        throw new IllegalArgumentException("--redis-uri must be a redis:// URI, such as " + BenchMain.REDIS_URI);
+        throw new IllegalArgumentException(
+            "--redis-uri must be a redis:// URI, such as " + BenchMain.REDIS_URI);
       try {
         return RedisURI.create(uri);
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("--redis-uri is not a valid Redis URI: " + e.getMessage());
+        throw new IllegalArgumentException(
+            "--redis-uri is not a valid Redis URI: " + e.getMessage());
       }
     }
 
     /** A connection that answered a PING; on failure the client is shut down. */
-    private static StatefulRedisConnection<String, String> connect(RedisClient client, RedisURI parsed)
-        throws UnreachableException {
+    private static StatefulRedisConnection<String, String> connect(
+        RedisClient client, RedisURI parsed) throws UnreachableException {
       try {
         StatefulRedisConnection<String, String> c = client.connect();
         c.sync().ping();
         return c;
       } catch (RuntimeException e) {
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-        String at = parsed.getSocket() != null ? parsed.getSocket() : parsed.getHost() + ":" + parsed.getPort();
-        throw new UnreachableException("cannot reach Redis at " + at + " (" + reason(e) + "); start it with"
-            + " scripts/services or pass --redis-uri", e);
+        String at =
+            parsed.getSocket() != null
+                ? parsed.getSocket()
+                : parsed.getHost() + ":" + parsed.getPort();
+        throw new UnreachableException(
+            "cannot reach Redis at "
+                + at
+                + " ("
+                + reason(e)
+                + "); start it with"
+                + " scripts/services or pass --redis-uri",
+            e);
       }
     }
 
@@ -434,7 +475,9 @@ abstract class BenchStore implements AutoCloseable {
           Map<String, String> fields = new LinkedHashMap<>();
           List<ScoredValue<String>> members = new ArrayList<>(rows.size());
           for (Row r : rows) {
-            fields.put(r.identity(), r.version() + "|" + r.hash() + "|1|" + r.identity() + "|" + r.seenAt());
+            fields.put(
+                r.identity(),
+                r.version() + "|" + r.hash() + "|1|" + r.identity() + "|" + r.seenAt());
             members.add(ScoredValue.just(0, r.identity()));
           }
           c.setAutoFlushCommands(false);
@@ -455,7 +498,8 @@ abstract class BenchStore implements AutoCloseable {
         @Override
         public int select(List<String> identities) throws Exception {
           int found = 0;
-          for (var kv : c.sync().hmget(items, identities.toArray(new String[0]))) if (kv.hasValue()) found++;
+          for (var kv : c.sync().hmget(items, identities.toArray(new String[0])))
+            if (kv.hasValue()) found++;
           return found;
         }
 
@@ -486,8 +530,12 @@ abstract class BenchStore implements AutoCloseable {
     String version() {
       String info = connection.sync().info("server");
       for (String line : info.split("\r?\n")) {
-        if (line.startsWith("redis_version:")) return "Redis " + line.substring("redis_version:".length()).trim()
-            + " (Lettuce " + Versions.of("lettuce") + ")";
+        if (line.startsWith("redis_version:"))
+          return "Redis "
+              + line.substring("redis_version:".length()).trim()
+              + " (Lettuce "
+              + Versions.of("lettuce")
+              + ")";
       }
       return "Redis (version unknown)";
     }
@@ -501,7 +549,8 @@ abstract class BenchStore implements AutoCloseable {
       connection.close();
       try (StatefulRedisConnection<String, String> c = client.connect()) {
         List<String> keys = new ArrayList<>();
-        ScanIterator.scan(c.sync(), ScanArgs.Builder.matches(prefix + "*").limit(1000)).forEachRemaining(keys::add);
+        ScanIterator.scan(c.sync(), ScanArgs.Builder.matches(prefix + "*").limit(1000))
+            .forEachRemaining(keys::add);
         for (int i = 0; i < keys.size(); i += 500)
           c.sync().del(keys.subList(i, Math.min(keys.size(), i + 500)).toArray(new String[0]));
       } finally {

@@ -19,16 +19,16 @@ import org.openjdk.jmh.infra.Blackhole;
  * physical baseline on the same bytes. Two pairs:
  *
  * <ul>
- *   <li>{@code parseAndHash}: from the bytes on the wire, as a fetch that parses JSON and the
- *       diff together do; baseline {@code parseAndHashBaseline}: Jackson parse + serialize of
- *       the same bytes, and a plain SHA-256 of the same bytes.
- *   <li>{@code hashTree}: from the parsed tree, which is what the engine does per item (the
- *       fetch already parsed it); baseline {@code hashTreeBaseline}: Jackson serialize of the
- *       same tree, then a plain SHA-256 of what it wrote.
+ *   <li>{@code parseAndHash}: from the bytes on the wire, as a fetch that parses JSON and the diff
+ *       together do; baseline {@code parseAndHashBaseline}: Jackson parse + serialize of the same
+ *       bytes, and a plain SHA-256 of the same bytes.
+ *   <li>{@code hashTree}: from the parsed tree, which is what the engine does per item (the fetch
+ *       already parsed it); baseline {@code hashTreeBaseline}: Jackson serialize of the same tree,
+ *       then a plain SHA-256 of what it wrote.
  * </ul>
  *
- * Throughput in operations (items) per second; {@code ratio = watukuy / baseline}, so 1.0 means
- * as fast as the baseline and the target is at least 0.7.
+ * Throughput in operations (items) per second; {@code ratio = watukuy / baseline}, so 1.0 means as
+ * fast as the baseline and the target is at least 0.7.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)

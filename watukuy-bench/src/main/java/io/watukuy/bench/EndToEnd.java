@@ -39,8 +39,8 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  *
  * The snapshot phases run a {@code snapshotDiff} poller over HTTP against a {@link ListingServer}
- * of {@code n} items in 500-item pages, each phase followed by the store's raw baseline on the
- * same rows:
+ * of {@code n} items in 500-item pages, each phase followed by the store's raw baseline on the same
+ * rows:
  *
  * <ol>
  *   <li>{@code first-sync}: every item is new, {@code n} created events; baseline: upsert the
@@ -53,13 +53,13 @@ import org.jspecify.annotations.Nullable;
  * </ol>
  *
  * A phase is one {@link Watukuy#tick()}: it lists every page, diffs, commits, delivers every event
- * to a handler that counts them, and (for snapshotDiff) emits the deletes; its events and pages
- * are checked against what the phase must produce, so a number is never reported for a run that
- * did the wrong thing. {@code ratio} is watukuy's items/s over the baseline's items/s for the same
- * items. The fetch + parse of the whole listing with a plain {@link HttpClient} is the best of
- * {@value #FLOOR_PASSES} timed passes after one warm-up pass; added to the raw baseline it gives
- * each phase's physical floor (no watukuy logic at all), and {@code floorRatio} is watukuy's
- * items/s over the floor's.
+ * to a handler that counts them, and (for snapshotDiff) emits the deletes; its events and pages are
+ * checked against what the phase must produce, so a number is never reported for a run that did the
+ * wrong thing. {@code ratio} is watukuy's items/s over the baseline's items/s for the same items.
+ * The fetch + parse of the whole listing with a plain {@link HttpClient} is the best of {@value
+ * #FLOOR_PASSES} timed passes after one warm-up pass; added to the raw baseline it gives each
+ * phase's physical floor (no watukuy logic at all), and {@code floorRatio} is watukuy's items/s
+ * over the floor's.
  *
  * <p>The phases never assert timing: {@link Settings#tiny()} is the smoke pass of {@code ./mvnw
  * verify}.
@@ -76,7 +76,10 @@ final class EndToEnd {
 
   /** The groups of phases, as {@code --phases} names them. */
   enum Group {
-    SNAPSHOT, TIMESTAMP, LIVE, IDLE;
+    SNAPSHOT,
+    TIMESTAMP,
+    LIVE,
+    IDLE;
 
     /** The name on the command line and in the results. */
     String label() {
@@ -95,12 +98,21 @@ final class EndToEnd {
       for (String part : list.split(",")) {
         String label = part.trim();
         if (label.isEmpty()) continue;
-        Group g = Arrays.stream(values()).filter(v -> v.label().equals(label)).findFirst()
-            .orElseThrow(() -> new IllegalArgumentException(
-                "--phases: unknown phase '" + label + "'; expected snapshot, timestamp, live or idle"));
+        Group g =
+            Arrays.stream(values())
+                .filter(v -> v.label().equals(label))
+                .findFirst()
+                .orElseThrow(
+                    () ->
+                        new IllegalArgumentException(
+                            "--phases: unknown phase '"
+                                + label
+                                + "'; expected snapshot, timestamp, live or idle"));
         out.add(g);
       }
-      if (out.isEmpty()) throw new IllegalArgumentException("--phases needs at least one of snapshot,timestamp,live,idle");
+      if (out.isEmpty())
+        throw new IllegalArgumentException(
+            "--phases needs at least one of snapshot,timestamp,live,idle");
       return out;
     }
   }
@@ -112,20 +124,33 @@ final class EndToEnd {
    * @param groups the groups to run, in {@link Group} order
    * @param live the live-latency phase's settings
    * @param idle the idle-keys phase's settings
-   * @param concurrency {@code delivery.concurrency} of the snapshot and timestamp engines
-   *     (default {@value io.watukuy.DeliveryOptions#DEFAULT_CONCURRENCY}): it bounds the handled
-   *     events waiting for their ack, so it sets how many acks share one store write
+   * @param concurrency {@code delivery.concurrency} of the snapshot and timestamp engines (default
+   *     {@value io.watukuy.DeliveryOptions#DEFAULT_CONCURRENCY}): it bounds the handled events
+   *     waiting for their ack, so it sets how many acks share one store write
    */
-  record Settings(int items, Set<Group> groups, LiveLatency.Settings live, IdleKeys.Settings idle, int concurrency) {
+  record Settings(
+      int items,
+      Set<Group> groups,
+      LiveLatency.Settings live,
+      IdleKeys.Settings idle,
+      int concurrency) {
     /** Every group at full length over {@code items} items. */
     static Settings full(int items) {
-      return new Settings(items, EnumSet.allOf(Group.class), LiveLatency.Settings.full(), IdleKeys.Settings.full(),
+      return new Settings(
+          items,
+          EnumSet.allOf(Group.class),
+          LiveLatency.Settings.full(),
+          IdleKeys.Settings.full(),
           DeliveryOptions.DEFAULT_CONCURRENCY);
     }
 
     /** The smoke pass: 2 000 items, a few live changes, 200 idle keys for 1 s. */
     static Settings tiny() {
-      return new Settings(2_000, EnumSet.allOf(Group.class), LiveLatency.Settings.tiny(), IdleKeys.Settings.tiny(),
+      return new Settings(
+          2_000,
+          EnumSet.allOf(Group.class),
+          LiveLatency.Settings.tiny(),
+          IdleKeys.Settings.tiny(),
           DeliveryOptions.DEFAULT_CONCURRENCY);
     }
 
@@ -167,8 +192,18 @@ final class EndToEnd {
    * @param baselineSeconds the baseline's wall time for the same work
    * @param fetchSeconds a plain client's fetch + parse of the same listing, seconds
    */
-  record Phase(String name, String strategy, int items, long events, int runs, double seconds, long peakHeap,
-      long retained, Map<String, TimedStore.Usage> storeCalls, String baselineWhat, double baselineSeconds,
+  record Phase(
+      String name,
+      String strategy,
+      int items,
+      long events,
+      int runs,
+      double seconds,
+      long peakHeap,
+      long retained,
+      Map<String, TimedStore.Usage> storeCalls,
+      String baselineWhat,
+      double baselineSeconds,
       double fetchSeconds) {
     /** Seconds spent inside store calls. */
     double storeSeconds() {
@@ -187,7 +222,10 @@ final class EndToEnd {
       return items / baselineSeconds;
     }
 
-    /** watukuy's throughput over the baseline's: the baseline's time over watukuy's for the same work. */
+    /**
+     * watukuy's throughput over the baseline's: the baseline's time over watukuy's for the same
+     * work.
+     */
     double ratio() {
       return baselineSeconds / seconds;
     }
@@ -207,8 +245,19 @@ final class EndToEnd {
 
     /** This phase beside its baseline and its plain fetch. */
     Phase withBaseline(String what, double baselineSeconds, double fetchSeconds) {
-      return new Phase(name, strategy, items, events, runs, seconds, peakHeap, retained, storeCalls, what,
-          baselineSeconds, fetchSeconds);
+      return new Phase(
+          name,
+          strategy,
+          items,
+          events,
+          runs,
+          seconds,
+          peakHeap,
+          retained,
+          storeCalls,
+          what,
+          baselineSeconds,
+          fetchSeconds);
     }
   }
 
@@ -218,14 +267,25 @@ final class EndToEnd {
    * @param groups the groups that ran
    * @param n items in the listing of the snapshot and timestamp phases (the live phase has its own)
    * @param concurrency {@code delivery.concurrency} of the snapshot and timestamp engines
-   * @param fetchSeconds the plain fetch + parse of the page listing; NaN without the snapshot phases
+   * @param fetchSeconds the plain fetch + parse of the page listing; NaN without the snapshot
+   *     phases
    * @param phases the snapshot and timestamp phases that ran
    * @param live the live-latency phase, or null when it did not run
    * @param idle the idle-keys phase, or null when it did not run
    */
-  record Result(String store, String storeVersion, String note, Set<Group> groups, int n, int concurrency,
-      double fetchSeconds, List<Phase> phases, LiveLatency.@Nullable Result live, IdleKeys.@Nullable Result idle,
-      String loadBefore, String loadAfter) {
+  record Result(
+      String store,
+      String storeVersion,
+      String note,
+      Set<Group> groups,
+      int n,
+      int concurrency,
+      double fetchSeconds,
+      List<Phase> phases,
+      LiveLatency.@Nullable Result live,
+      IdleKeys.@Nullable Result idle,
+      String loadBefore,
+      String loadAfter) {
     /** Whether the snapshot or timestamp phases ran, the ones over {@link #n()} items. */
     boolean listed() {
       return groups.contains(Group.SNAPSHOT) || groups.contains(Group.TIMESTAMP);
@@ -279,16 +339,31 @@ final class EndToEnd {
         upsertSeconds = phases.get(0).baselineSeconds();
       }
       if (settings.groups().contains(Group.TIMESTAMP))
-        phases.addAll(TimestampPhases.run(bench.store(), raw, n, upsertSeconds, settings.delivery()));
-      if (settings.groups().contains(Group.LIVE)) live = LiveLatency.run(bench.store(), settings.live());
-      if (settings.groups().contains(Group.IDLE)) idle = IdleKeys.run(bench.store(), settings.idle());
+        phases.addAll(
+            TimestampPhases.run(bench.store(), raw, n, upsertSeconds, settings.delivery()));
+      if (settings.groups().contains(Group.LIVE))
+        live = LiveLatency.run(bench.store(), settings.live());
+      if (settings.groups().contains(Group.IDLE))
+        idle = IdleKeys.run(bench.store(), settings.idle());
     }
-    return new Result(kind, version, note, settings.groups(), n, settings.concurrency(), fetchSeconds, phases, live,
-        idle, loadBefore, Machine.loadAverage());
+    return new Result(
+        kind,
+        version,
+        note,
+        settings.groups(),
+        n,
+        settings.concurrency(),
+        fetchSeconds,
+        phases,
+        live,
+        idle,
+        loadBefore,
+        Machine.loadAverage());
   }
 
   /** The three snapshotDiff phases; returns the plain fetch + parse time of the listing. */
-  private static double snapshot(BenchStore bench, RawStore raw, int n, DeliveryOptions delivery, List<Phase> phases)
+  private static double snapshot(
+      BenchStore bench, RawStore raw, int n, DeliveryOptions delivery, List<Phase> phases)
       throws Exception {
     try (ListingServer server = new ListingServer(n);
         HeapWatch heap = new HeapWatch()) {
@@ -296,19 +371,42 @@ final class EndToEnd {
       AtomicLong fetched = new AtomicLong();
       Poller<JsonNode> poller = poller(server.url(), n, fetched);
       TimedStore store = new TimedStore(bench.store());
-      try (Watukuy engine = Watukuy.builder().store(store).poller(poller).delivery(delivery).build()) {
+      try (Watukuy engine =
+          Watukuy.builder().store(store).poller(poller).delivery(delivery).build()) {
         engine.on(poller, counter);
         fetchListing(server); // warms the client and the server's code up
         double fetchSeconds = Double.POSITIVE_INFINITY;
-        for (int pass = 0; pass < FLOOR_PASSES; pass++) fetchSeconds = Math.min(fetchSeconds, fetchListing(server));
+        for (int pass = 0; pass < FLOOR_PASSES; pass++)
+          fetchSeconds = Math.min(fetchSeconds, fetchListing(server));
 
-        Phase sync = cycle("first-sync", SNAPSHOT, engine, store, heap, counter, fetched, n,
-            new EventCounter.Counts(n, 0, 0), pages(n));
+        Phase sync =
+            cycle(
+                "first-sync",
+                SNAPSHOT,
+                engine,
+                store,
+                heap,
+                counter,
+                fetched,
+                n,
+                new EventCounter.Counts(n, 0, 0),
+                pages(n));
         double base = timeBatches(server, raw, Op.UPSERT);
-        phases.add(sync.withBaseline("upsert " + n + " rows, 500 per transaction", base, fetchSeconds));
+        phases.add(
+            sync.withBaseline("upsert " + n + " rows, 500 per transaction", base, fetchSeconds));
 
-        Phase idle = cycle("idle-rescan", SNAPSHOT, engine, store, heap, counter, fetched, n,
-            new EventCounter.Counts(0, 0, 0), pages(n));
+        Phase idle =
+            cycle(
+                "idle-rescan",
+                SNAPSHOT,
+                engine,
+                store,
+                heap,
+                counter,
+                fetched,
+                n,
+                new EventCounter.Counts(0, 0, 0),
+                pages(n));
         base = timeBatches(server, raw, Op.SELECT);
         phases.add(idle.withBaseline("read " + n + " versions, 500 per query", base, fetchSeconds));
 
@@ -320,12 +418,33 @@ final class EndToEnd {
         }
         updated.forEach(server::update);
         deleted.forEach(server::delete);
-        Phase changed = cycle("changed-rescan", SNAPSHOT, engine, store, heap, counter, fetched, server.size(),
-            new EventCounter.Counts(0, updated.size(), deleted.size()), pages(server.size()));
-        base = timeBatches(server, raw, Op.SELECT) + timeUpserts(server, raw, updated) + timeDeletes(raw, deleted);
-        phases.add(changed.withBaseline("read " + server.size() + " versions, upsert " + updated.size()
-            + " and delete " + deleted.size() + " rows, 500 per transaction", base,
-            fetchSeconds * server.size() / n));
+        Phase changed =
+            cycle(
+                "changed-rescan",
+                SNAPSHOT,
+                engine,
+                store,
+                heap,
+                counter,
+                fetched,
+                server.size(),
+                new EventCounter.Counts(0, updated.size(), deleted.size()),
+                pages(server.size()));
+        base =
+            timeBatches(server, raw, Op.SELECT)
+                + timeUpserts(server, raw, updated)
+                + timeDeletes(raw, deleted);
+        phases.add(
+            changed.withBaseline(
+                "read "
+                    + server.size()
+                    + " versions, upsert "
+                    + updated.size()
+                    + " and delete "
+                    + deleted.size()
+                    + " rows, 500 per transaction",
+                base,
+                fetchSeconds * server.size() / n));
         return fetchSeconds;
       }
     }
@@ -341,13 +460,14 @@ final class EndToEnd {
         .identity(item -> item.get("id"))
         .version(item -> item.get("updated_at"))
         .cursor(Cursors.snapshotDiff())
-        .fetch(ctx -> {
-          JsonNode body = ctx.http().get(url + "?page=" + ctx.page()).json();
-          List<JsonNode> items = new ArrayList<>(PAGE);
-          body.get("items").forEach(items::add);
-          fetched.addAndGet(items.size());
-          return Page.of(items).withHasMore(body.get("hasMore").asBoolean());
-        })
+        .fetch(
+            ctx -> {
+              JsonNode body = ctx.http().get(url + "?page=" + ctx.page()).json();
+              List<JsonNode> items = new ArrayList<>(PAGE);
+              body.get("items").forEach(items::add);
+              fetched.addAndGet(items.size());
+              return Page.of(items).withHasMore(body.get("hasMore").asBoolean());
+            })
         // The whole listing in one cycle, and due again as soon as the bench ticks.
         .maxPagesPerCycle(n / PAGE + 2)
         .schedule(Schedule.every(Duration.ofMillis(1)).withAdaptive(false).withJitter(0))
@@ -364,8 +484,17 @@ final class EndToEnd {
    * @return the phase, with no baseline yet
    * @throws IllegalStateException if the tick did anything else
    */
-  static Phase cycle(String name, String strategy, Watukuy engine, TimedStore store, HeapWatch heap,
-      EventCounter counter, AtomicLong fetched, int items, EventCounter.Counts expected, int pages)
+  static Phase cycle(
+      String name,
+      String strategy,
+      Watukuy engine,
+      TimedStore store,
+      HeapWatch heap,
+      EventCounter counter,
+      AtomicLong fetched,
+      int items,
+      EventCounter.Counts expected,
+      int pages)
       throws InterruptedException {
     Thread.sleep(5); // past schedule.min, so the key is due
     heap.reset();
@@ -378,8 +507,26 @@ final class EndToEnd {
     Map<String, TimedStore.Usage> calls = store.drain();
     long peakHeap = heap.peak();
     long retained = heap.retained();
-    check(name, report, counter.now().minus(before), fetched.get() - fetchedBefore, items, expected, pages);
-    return new Phase(name, strategy, items, expected.total(), 1, seconds, peakHeap, retained, calls, "", Double.NaN,
+    check(
+        name,
+        report,
+        counter.now().minus(before),
+        fetched.get() - fetchedBefore,
+        items,
+        expected,
+        pages);
+    return new Phase(
+        name,
+        strategy,
+        items,
+        expected.total(),
+        1,
+        seconds,
+        peakHeap,
+        retained,
+        calls,
+        "",
+        Double.NaN,
         Double.NaN);
   }
 
@@ -389,20 +536,45 @@ final class EndToEnd {
    * @throws IllegalStateException if the tick did not poll one key over {@code pages} pages,
    *     fetching {@code items} items, committing and delivering exactly {@code expected}
    */
-  static void check(String name, TickReport report, EventCounter.Counts seen, long fetched, int items,
-      EventCounter.Counts expected, int pages) {
+  static void check(
+      String name,
+      TickReport report,
+      EventCounter.Counts seen,
+      long fetched,
+      int items,
+      EventCounter.Counts expected,
+      int pages) {
     KeyReport key = report.keys().size() == 1 ? report.keys().get(0) : null;
-    if (key == null || key.failed() || key.truncated() || report.eventsCommitted() != expected.total()
-        || report.delivered() != expected.total() || !seen.equals(expected) || key.pages() != pages
+    if (key == null
+        || key.failed()
+        || key.truncated()
+        || report.eventsCommitted() != expected.total()
+        || report.delivered() != expected.total()
+        || !seen.equals(expected)
+        || key.pages() != pages
         || fetched != items) {
-      throw new IllegalStateException(name + ": expected one key, " + items + " items over " + pages + " pages, "
-          + expected + " committed and delivered, but the tick reported " + report + ", fetched " + fetched
-          + " items, and the handler saw " + seen);
+      throw new IllegalStateException(
+          name
+              + ": expected one key, "
+              + items
+              + " items over "
+              + pages
+              + " pages, "
+              + expected
+              + " committed and delivered, but the tick reported "
+              + report
+              + ", fetched "
+              + fetched
+              + " items, and the handler saw "
+              + seen);
     }
   }
 
   /** What {@link #timeBatches} times. */
-  enum Op { UPSERT, SELECT }
+  enum Op {
+    UPSERT,
+    SELECT
+  }
 
   /** Runs the raw store over every listed item, 500 at a time; only the store calls are timed. */
   static double timeBatches(ListingServer server, RawStore raw, Op op) throws Exception {
@@ -426,17 +598,20 @@ final class EndToEnd {
         long t = System.nanoTime();
         int found = raw.select(ids);
         nanos += System.nanoTime() - t;
-        if (found != ids.size()) throw new IllegalStateException("baseline read found " + found + " of " + ids.size());
+        if (found != ids.size())
+          throw new IllegalStateException("baseline read found " + found + " of " + ids.size());
       }
     }
     return nanos / 1e9;
   }
 
-  static double timeUpserts(ListingServer server, RawStore raw, List<Integer> indexes) throws Exception {
+  static double timeUpserts(ListingServer server, RawStore raw, List<Integer> indexes)
+      throws Exception {
     long nanos = 0;
     long now = Instant.now().toEpochMilli();
     for (int from = 0; from < indexes.size(); from += PAGE) {
-      List<RawStore.Row> rows = rows(server, indexes.subList(from, Math.min(indexes.size(), from + PAGE)), now);
+      List<RawStore.Row> rows =
+          rows(server, indexes.subList(from, Math.min(indexes.size(), from + PAGE)), now);
       long t = System.nanoTime();
       raw.upsert(rows);
       nanos += System.nanoTime() - t;
@@ -448,7 +623,8 @@ final class EndToEnd {
     long nanos = 0;
     for (int from = 0; from < indexes.size(); from += PAGE) {
       List<String> ids = new ArrayList<>();
-      for (int i : indexes.subList(from, Math.min(indexes.size(), from + PAGE))) ids.add(identity(i));
+      for (int i : indexes.subList(from, Math.min(indexes.size(), from + PAGE)))
+        ids.add(identity(i));
       long t = System.nanoTime();
       raw.delete(ids);
       nanos += System.nanoTime() - t;
@@ -461,7 +637,9 @@ final class EndToEnd {
     for (int i : indexes) {
       int rev = server.revision(i);
       // A stand-in content hash: 64 hex digits like the real one, without the cost of hashing.
-      String hash = String.format(Locale.ROOT, "%016x%016x%016x%016x", i, rev, (long) i * 31 + rev, ~(long) i);
+      String hash =
+          String.format(
+              Locale.ROOT, "%016x%016x%016x%016x", i, rev, (long) i * 31 + rev, ~(long) i);
       rows.add(new RawStore.Row(identity(i), server.updatedAt(i), hash, now));
     }
     return rows;
@@ -478,86 +656,162 @@ final class EndToEnd {
     long start = System.nanoTime();
     int seen = 0;
     for (int page = 1; ; page++) {
-      HttpRequest request = HttpRequest.newBuilder(URI.create(server.url() + "?page=" + page))
-          .timeout(Duration.ofSeconds(30)).GET().build();
+      HttpRequest request =
+          HttpRequest.newBuilder(URI.create(server.url() + "?page=" + page))
+              .timeout(Duration.ofSeconds(30))
+              .GET()
+              .build();
       byte[] body = client.send(request, HttpResponse.BodyHandlers.ofByteArray()).body();
       JsonNode tree = Items.MAPPER.readTree(body);
       seen += tree.get("items").size();
       if (!tree.get("hasMore").asBoolean()) break;
     }
     double seconds = (System.nanoTime() - start) / 1e9;
-    if (seen != server.size()) throw new IllegalStateException("listing fetch saw " + seen + " of " + server.size());
+    if (seen != server.size())
+      throw new IllegalStateException("listing fetch saw " + seen + " of " + server.size());
     return seconds;
   }
 
   /** The result as a fixed-width table, with the targets of the issue that apply. */
   static String table(Result r) {
     StringBuilder out = new StringBuilder();
-    out.append(String.format(Locale.ROOT, "store: %s, %s; phases: %s; %d cores; %s%n", r.store(), r.storeVersion(),
-        labels(r.groups(), ","), Runtime.getRuntime().availableProcessors(),
-        System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version")));
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "store: %s, %s; phases: %s; %d cores; %s%n",
+            r.store(),
+            r.storeVersion(),
+            labels(r.groups(), ","),
+            Runtime.getRuntime().availableProcessors(),
+            System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version")));
     if (r.listed())
-      out.append(String.format(Locale.ROOT, "snapshot and timestamp phases: %,d items, delivery.concurrency %d%n", r.n(),
-          r.concurrency()));
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "snapshot and timestamp phases: %,d items, delivery.concurrency %d%n",
+              r.n(),
+              r.concurrency()));
     if (!Double.isNaN(r.fetchSeconds()))
-      out.append(String.format(Locale.ROOT, "listing fetch + parse alone (plain client, best of %d passes after a"
-          + " warm-up): %,.0f items/s%n", FLOOR_PASSES, r.n() / r.fetchSeconds()));
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "listing fetch + parse alone (plain client, best of %d passes after a"
+                  + " warm-up): %,.0f items/s%n",
+              FLOOR_PASSES,
+              r.n() / r.fetchSeconds()));
     if (!r.note().isEmpty()) out.append("note: ").append(r.note()).append('\n');
     if (!r.phases().isEmpty()) phasesTable(r, out);
     if (r.live() != null) out.append(LiveLatency.table(r.live(), r.store()));
     if (r.idle() != null) out.append(IdleKeys.table(r.idle()));
-    out.append("load average before: ").append(r.loadBefore()).append(", after: ").append(r.loadAfter())
-        .append("; max heap: ").append(mb(Runtime.getRuntime().maxMemory())).append(" MB\n");
+    out.append("load average before: ")
+        .append(r.loadBefore())
+        .append(", after: ")
+        .append(r.loadAfter())
+        .append("; max heap: ")
+        .append(mb(Runtime.getRuntime().maxMemory()))
+        .append(" MB\n");
     return out.toString();
   }
 
   private static void phasesTable(Result r, StringBuilder out) {
     String format = "%-15s %9s %8s %8s %9s %9s %8s %9s %11s %8s %11s %8s%n";
-    out.append(String.format(Locale.ROOT, format, "phase", "items", "events", "seconds", "items/s", "events/s",
-        "peak MB", "retain MB", "raw items/s", "ratio", "floor it/s", "vs fl"));
+    out.append(
+        String.format(
+            Locale.ROOT,
+            format,
+            "phase",
+            "items",
+            "events",
+            "seconds",
+            "items/s",
+            "events/s",
+            "peak MB",
+            "retain MB",
+            "raw items/s",
+            "ratio",
+            "floor it/s",
+            "vs fl"));
     for (Phase p : r.phases()) {
       boolean some = p.items() > 0;
-      out.append(String.format(Locale.ROOT, format, p.name(), String.format(Locale.ROOT, "%,d", p.items()),
-          String.format(Locale.ROOT, "%,d", p.events()), String.format(Locale.ROOT, "%.2f", p.seconds()),
-          some ? String.format(Locale.ROOT, "%,.0f", p.itemsPerSecond()) : "-",
-          some ? String.format(Locale.ROOT, "%,.0f", p.eventsPerSecond()) : "-",
-          mb(p.peakHeap()), mb(p.retained()),
-          some ? String.format(Locale.ROOT, "%,.0f", p.baselineItemsPerSecond()) : "-",
-          Ratios.format(p.ratio()),
-          some ? String.format(Locale.ROOT, "%,.0f", p.floorItemsPerSecond()) : "-",
-          Ratios.format(p.floorRatio())));
+      out.append(
+          String.format(
+              Locale.ROOT,
+              format,
+              p.name(),
+              String.format(Locale.ROOT, "%,d", p.items()),
+              String.format(Locale.ROOT, "%,d", p.events()),
+              String.format(Locale.ROOT, "%.2f", p.seconds()),
+              some ? String.format(Locale.ROOT, "%,.0f", p.itemsPerSecond()) : "-",
+              some ? String.format(Locale.ROOT, "%,.0f", p.eventsPerSecond()) : "-",
+              mb(p.peakHeap()),
+              mb(p.retained()),
+              some ? String.format(Locale.ROOT, "%,.0f", p.baselineItemsPerSecond()) : "-",
+              Ratios.format(p.ratio()),
+              some ? String.format(Locale.ROOT, "%,.0f", p.floorItemsPerSecond()) : "-",
+              Ratios.format(p.floorRatio())));
     }
     for (Phase p : r.phases()) {
       if (p.runs() > 1) {
-        out.append(String.format(Locale.ROOT, "%s: %d polls of an empty page, %.2f ms per poll; baseline (%s): %.2f ms%n",
-            p.name(), p.runs(), 1e3 * p.seconds() / p.runs(), p.baselineWhat(), 1e3 * p.baselineSeconds() / p.runs()));
+        out.append(
+            String.format(
+                Locale.ROOT,
+                "%s: %d polls of an empty page, %.2f ms per poll; baseline (%s): %.2f ms%n",
+                p.name(),
+                p.runs(),
+                1e3 * p.seconds() / p.runs(),
+                p.baselineWhat(),
+                1e3 * p.baselineSeconds() / p.runs()));
       }
     }
     out.append("time inside store calls (wall, calls):\n");
     for (Phase p : r.phases()) {
-      StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "  %-15s %5.1f%% of %.2f s:", p.name(),
-          100 * p.storeSeconds() / p.seconds(), p.seconds()));
+      StringBuilder line =
+          new StringBuilder(
+              String.format(
+                  Locale.ROOT,
+                  "  %-15s %5.1f%% of %.2f s:",
+                  p.name(),
+                  100 * p.storeSeconds() / p.seconds(),
+                  p.seconds()));
       p.storeCalls().entrySet().stream()
           .sorted((a, b) -> Double.compare(b.getValue().seconds(), a.getValue().seconds()))
           .limit(4)
-          .forEach(e -> line.append(String.format(Locale.ROOT, " %s %.2f s (%,d)", e.getKey(), e.getValue().seconds(),
-              e.getValue().calls())));
+          .forEach(
+              e ->
+                  line.append(
+                      String.format(
+                          Locale.ROOT,
+                          " %s %.2f s (%,d)",
+                          e.getKey(),
+                          e.getValue().seconds(),
+                          e.getValue().calls())));
       out.append(line).append('\n');
     }
     Phase sync = find(r, "first-sync");
     Phase idle = find(r, "idle-rescan");
     if (sync != null && idle != null) {
-      out.append(String.format(Locale.ROOT, "idle re-scan / first sync items/s: %.1fx (target >= 5x)%n",
-          idle.itemsPerSecond() / sync.itemsPerSecond()));
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "idle re-scan / first sync items/s: %.1fx (target >= 5x)%n",
+              idle.itemsPerSecond() / sync.itemsPerSecond()));
       if (r.store().equals("sqlite") || r.store().equals("postgres"))
-        out.append("first sync / raw baseline: " + Ratios.format(sync.ratio()) + " (target >= 0.60)\n");
+        out.append(
+            "first sync / raw baseline: " + Ratios.format(sync.ratio()) + " (target >= 0.60)\n");
     }
     Phase tsChanged = find(r, "ts-changed-poll");
     Phase changed = find(r, "changed-rescan");
     if (tsChanged != null && changed != null) {
-      out.append(String.format(Locale.ROOT, "1%% changed: timestamp poll %.3f s for %,d items vs snapshotDiff re-scan "
-          + "%.3f s for %,d items (%.0fx faster)%n", tsChanged.seconds(), tsChanged.items(), changed.seconds(),
-          changed.items(), changed.seconds() / tsChanged.seconds()));
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "1%% changed: timestamp poll %.3f s for %,d items vs snapshotDiff re-scan "
+                  + "%.3f s for %,d items (%.0fx faster)%n",
+              tsChanged.seconds(),
+              tsChanged.items(),
+              changed.seconds(),
+              changed.items(),
+              changed.seconds() / tsChanged.seconds()));
     }
   }
 
@@ -588,8 +842,11 @@ final class EndToEnd {
     load.put("after", r.loadAfter());
     if (!Double.isNaN(r.fetchSeconds())) {
       ObjectNode fetch = root.putObject("listingFetch");
-      fetch.put("what", "GET + Jackson parse of every page with java.net.http.HttpClient, no watukuy; the best of "
-          + FLOOR_PASSES + " timed passes after a warm-up pass");
+      fetch.put(
+          "what",
+          "GET + Jackson parse of every page with java.net.http.HttpClient, no watukuy; the best of "
+              + FLOOR_PASSES
+              + " timed passes after a warm-up pass");
       fetch.put("seconds", r.fetchSeconds());
       fetch.put("itemsPerSecond", r.n() / r.fetchSeconds());
     }
@@ -608,19 +865,24 @@ final class EndToEnd {
       n.put("retainedHeapMb", p.retained() / (1024.0 * 1024));
       n.put("storeSeconds", p.storeSeconds());
       ObjectNode calls = n.putObject("storeCalls");
-      p.storeCalls().forEach((method, u) -> {
-        ObjectNode c = calls.putObject(method);
-        c.put("calls", u.calls());
-        c.put("seconds", u.seconds());
-      });
+      p.storeCalls()
+          .forEach(
+              (method, u) -> {
+                ObjectNode c = calls.putObject(method);
+                c.put("calls", u.calls());
+                c.put("seconds", u.seconds());
+              });
       ObjectNode b = n.putObject("baseline");
       b.put("what", p.baselineWhat());
       b.put("seconds", p.baselineSeconds());
       number(b, "itemsPerSecond", p.items() > 0 ? p.baselineItemsPerSecond() : Double.NaN);
       number(n, "ratio", p.ratio());
       ObjectNode f = n.putObject("floor");
-      f.put("what", "a plain client's fetch + parse of the same listing (best of " + FLOOR_PASSES
-          + " passes after a warm-up), then the raw baseline");
+      f.put(
+          "what",
+          "a plain client's fetch + parse of the same listing (best of "
+              + FLOOR_PASSES
+              + " passes after a warm-up), then the raw baseline");
       number(f, "itemsPerSecond", p.items() > 0 ? p.floorItemsPerSecond() : Double.NaN);
       number(n, "floorRatio", p.floorRatio());
     }

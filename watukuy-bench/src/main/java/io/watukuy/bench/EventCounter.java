@@ -33,7 +33,8 @@ final class EventCounter implements Handler<JsonNode> {
     }
 
     Counts minus(Counts before) {
-      return new Counts(created - before.created, updated - before.updated, deleted - before.deleted);
+      return new Counts(
+          created - before.created, updated - before.updated, deleted - before.deleted);
     }
 
     @Override

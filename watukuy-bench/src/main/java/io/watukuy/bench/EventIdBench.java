@@ -15,9 +15,9 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
 /**
- * The event id ({@link EventIds#eventId}) beside its physical baseline: a plain SHA-256, as hex,
- * of the UTF-8 bytes of the very text the id hashes, built once in set-up. The difference is
- * what the rule itself costs: building the text, escaping, encoding.
+ * The event id ({@link EventIds#eventId}) beside its physical baseline: a plain SHA-256, as hex, of
+ * the UTF-8 bytes of the very text the id hashes, built once in set-up. The difference is what the
+ * rule itself costs: building the text, escaping, encoding.
  *
  * <p>{@code versionOrHash}: {@code version} for a poller with a version function (an ISO
  * timestamp), {@code hash} for one without (the item's 64-hex content hash).
@@ -37,11 +37,13 @@ public class EventIdBench {
   /** Builds the inputs and the baseline's text, and checks both hash the same text. */
   @Setup
   public void build() throws IOException {
-    value = versionOrHash.equals("version")
-        ? "2022-07-19T04:39:16Z"
-        : Jcs.hash(Items.MAPPER.readTree(Items.bytes("issue")));
+    value =
+        versionOrHash.equals("version")
+            ? "2022-07-19T04:39:16Z"
+            : Jcs.hash(Items.MAPPER.readTree(Items.bytes("issue")));
     text = ("watukuy|v1|issues||1000012|" + value + "|1|updated").getBytes(StandardCharsets.UTF_8);
-    if (!eventId().equals(eventIdBaseline())) throw new IllegalStateException("event id text drifted");
+    if (!eventId().equals(eventIdBaseline()))
+      throw new IllegalStateException("event id text drifted");
   }
 
   /** The event id of an {@code updated} event of issue 1000012, unpartitioned, schema 1. */

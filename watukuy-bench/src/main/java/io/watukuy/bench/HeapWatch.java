@@ -6,9 +6,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The heap of one phase: the highest heap in use while it ran (sampled every 10 ms, garbage
- * included, so it says how close the phase came to {@code -Xmx}) and the heap still in use after
- * a full collection at its end, which is what the engine and the store retain (G10 is about that
- * one staying flat as the listing grows).
+ * included, so it says how close the phase came to {@code -Xmx}) and the heap still in use after a
+ * full collection at its end, which is what the engine and the store retain (G10 is about that one
+ * staying flat as the listing grows).
  */
 final class HeapWatch implements AutoCloseable {
   private final MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
@@ -17,16 +17,19 @@ final class HeapWatch implements AutoCloseable {
   private volatile boolean running = true;
 
   HeapWatch() {
-    sampler = new Thread(() -> {
-      while (running) {
-        sample();
-        try {
-          Thread.sleep(10);
-        } catch (InterruptedException e) {
-          return;
-        }
-      }
-    }, "heap-watch");
+    sampler =
+        new Thread(
+            () -> {
+              while (running) {
+                sample();
+                try {
+                  Thread.sleep(10);
+                } catch (InterruptedException e) {
+                  return;
+                }
+              }
+            },
+            "heap-watch");
     sampler.setDaemon(true);
     sampler.start();
   }

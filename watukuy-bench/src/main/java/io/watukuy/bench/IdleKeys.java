@@ -30,18 +30,18 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * The scheduler's cost of many idle keys: one engine running its daemon over {@code keys} keys of
  * timestamp pollers, either one poller with that many partitions or that many pollers ({@link
- * Shape}), each key polled every {@code every} (adaptive off, default jitter ±10%) by a fetch
- * that returns an empty page at once, without HTTP, and a handler attached that never gets an
- * event. Once every key has had its first poll, and one more interval {@code every} has passed
- * (every key polled again, the JIT done with the path), the process's CPU time is read over
- * a wall-clock window, as a share of one core; the polls and the visits of keys that were not due
- * in that window show the keys really are being scheduled. The CPU of live threads is also split
- * by name ({@code watukuy-cycle-}, {@code watukuy-timer}, ...), and what no listed thread
- * accounts for (the JIT compilers, the garbage collectors and the VM's own threads, which the JVM
- * does not list, and threads that ended in the window) is the {@value #OTHER} entry, so that the
- * breakdown adds up to the process's CPU; the collectors' pause time is shown beside it. Only this process is counted: the CPU a PostgreSQL or Redis server
- * spends on the store's calls is not. The baseline is an idle process, whose share of a core is
- * about zero, so there is no ratio.
+ * Shape}), each key polled every {@code every} (adaptive off, default jitter ±10%) by a fetch that
+ * returns an empty page at once, without HTTP, and a handler attached that never gets an event.
+ * Once every key has had its first poll, and one more interval {@code every} has passed (every key
+ * polled again, the JIT done with the path), the process's CPU time is read over a wall-clock
+ * window, as a share of one core; the polls and the visits of keys that were not due in that window
+ * show the keys really are being scheduled. The CPU of live threads is also split by name ({@code
+ * watukuy-cycle-}, {@code watukuy-timer}, ...), and what no listed thread accounts for (the JIT
+ * compilers, the garbage collectors and the VM's own threads, which the JVM does not list, and
+ * threads that ended in the window) is the {@value #OTHER} entry, so that the breakdown adds up to
+ * the process's CPU; the collectors' pause time is shown beside it. Only this process is counted:
+ * the CPU a PostgreSQL or Redis server spends on the store's calls is not. The baseline is an idle
+ * process, whose share of a core is about zero, so there is no ratio.
  */
 final class IdleKeys {
   /** The entry of the CPU breakdown for what no listed thread accounts for. */
@@ -62,7 +62,8 @@ final class IdleKeys {
 
     static Shape parse(String label) {
       for (Shape s : values()) if (s.label().equals(label)) return s;
-      throw new IllegalArgumentException("--idle-shape must be partitions or pollers, but was '" + label + "'");
+      throw new IllegalArgumentException(
+          "--idle-shape must be partitions or pollers, but was '" + label + "'");
     }
   }
 
@@ -78,13 +79,22 @@ final class IdleKeys {
   record Settings(int keys, Duration every, Duration window, Duration settleBound, Shape shape) {
     /** 10 000 partitions polled every 30 s (the default schedule.min), a 30 s window. */
     static Settings full() {
-      return new Settings(10_000, Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofSeconds(120),
+      return new Settings(
+          10_000,
+          Duration.ofSeconds(30),
+          Duration.ofSeconds(30),
+          Duration.ofSeconds(120),
           Shape.PARTITIONS);
     }
 
     /** 200 partitions polled every second, a 1 s window: the smoke pass. */
     static Settings tiny() {
-      return new Settings(200, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(30), Shape.PARTITIONS);
+      return new Settings(
+          200,
+          Duration.ofSeconds(1),
+          Duration.ofSeconds(1),
+          Duration.ofSeconds(30),
+          Shape.PARTITIONS);
     }
 
     Settings withKeys(int keys) {
@@ -112,14 +122,24 @@ final class IdleKeys {
    * @param cpuSeconds process CPU time in the window
    * @param polls polls in the window
    * @param notDue visits of keys that were not due, in the window
-   * @param cpuByThread CPU seconds in the window by thread name, digits dropped, largest first, then
-   *     {@value #OTHER}: the process's CPU less the listed threads', so that the values add up to
-   *     {@code cpuSeconds}
+   * @param cpuByThread CPU seconds in the window by thread name, digits dropped, largest first,
+   *     then {@value #OTHER}: the process's CPU less the listed threads', so that the values add up
+   *     to {@code cpuSeconds}
    * @param gcSeconds time the garbage collectors report for the window
    * @param peakThreads the most live threads in the window
    */
-  record Result(int keys, Shape shape, Duration every, boolean settled, double settleSeconds, double windowSeconds,
-      double cpuSeconds, long polls, long notDue, Map<String, Double> cpuByThread, double gcSeconds,
+  record Result(
+      int keys,
+      Shape shape,
+      Duration every,
+      boolean settled,
+      double settleSeconds,
+      double windowSeconds,
+      double cpuSeconds,
+      long polls,
+      long notDue,
+      Map<String, Double> cpuByThread,
+      double gcSeconds,
       int peakThreads) {
     /** CPU seconds per wall second, as a percentage of one core. */
     double cpuPercent() {
@@ -138,22 +158,24 @@ final class IdleKeys {
     List<String> names = new ArrayList<>(s.keys());
     for (int k = 0; k < s.keys(); k++) names.add(String.format(Locale.ROOT, "k%05d", k));
     List<Poller<JsonNode>> pollers = new ArrayList<>();
-    if (s.shape() == Shape.PARTITIONS) pollers.add(poller("idle", s.every()).partitions(names).build());
+    if (s.shape() == Shape.PARTITIONS)
+      pollers.add(poller("idle", s.every()).partitions(names).build());
     else for (String name : names) pollers.add(poller("idle-" + name, s.every()).build());
     Set<PollerKey> polled = ConcurrentHashMap.newKeySet();
     LongAdder polls = new LongAdder();
     LongAdder notDue = new LongAdder();
-    WatukuyListener listener = new WatukuyListener() {
-      @Override
-      public void onCycle(KeyReport report) {
-        if (report.outcome() == KeyReport.Outcome.POLLED && report.error() == null) {
-          polls.increment();
-          polled.add(report.key());
-        } else if (report.outcome() == KeyReport.Outcome.SKIPPED_NOT_DUE) {
-          notDue.increment();
-        }
-      }
-    };
+    WatukuyListener listener =
+        new WatukuyListener() {
+          @Override
+          public void onCycle(KeyReport report) {
+            if (report.outcome() == KeyReport.Outcome.POLLED && report.error() == null) {
+              polls.increment();
+              polled.add(report.key());
+            } else if (report.outcome() == KeyReport.Outcome.SKIPPED_NOT_DUE) {
+              notDue.increment();
+            }
+          }
+        };
     com.sun.management.OperatingSystemMXBean os =
         (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
     ThreadMXBean threads = ManagementFactory.getThreadMXBean();
@@ -161,9 +183,11 @@ final class IdleKeys {
     pollers.forEach(builder::poller);
     try (Watukuy engine = builder.build()) {
       for (Poller<JsonNode> p : pollers) {
-        engine.on(p, event -> {
-          throw new IllegalStateException("idle key got an event: " + event);
-        });
+        engine.on(
+            p,
+            event -> {
+              throw new IllegalStateException("idle key got an event: " + event);
+            });
       }
       long begin = System.nanoTime();
       engine.start();
@@ -197,18 +221,31 @@ final class IdleKeys {
       engine.stop(false);
 
       Map<String, Double> delta = new HashMap<>();
-      cpuAfter.forEach((name, v) -> {
-        double d = v - cpuBefore.getOrDefault(name, 0.0);
-        if (d > 0) delta.put(name, d);
-      });
+      cpuAfter.forEach(
+          (name, v) -> {
+            double d = v - cpuBefore.getOrDefault(name, 0.0);
+            if (d > 0) delta.put(name, d);
+          });
       Map<String, Double> sorted = new LinkedHashMap<>();
-      delta.entrySet().stream().sorted((a, b) -> Double.compare(b.getValue(), a.getValue()))
+      delta.entrySet().stream()
+          .sorted((a, b) -> Double.compare(b.getValue(), a.getValue()))
           .forEach(e -> sorted.put(e.getKey(), e.getValue()));
       double cpuSeconds = (cpu1 - cpu0) / 1e9;
       double listed = sorted.values().stream().mapToDouble(Double::doubleValue).sum();
       sorted.put(OTHER, cpuSeconds - listed);
-      return new Result(s.keys(), s.shape(), s.every(), settled, settleSeconds, (wall1 - wall0) / 1e9,
-          cpuSeconds, polls1 - polls0, notDue1 - notDue0, sorted, (gc1 - gc0) / 1e3, peak);
+      return new Result(
+          s.keys(),
+          s.shape(),
+          s.every(),
+          settled,
+          settleSeconds,
+          (wall1 - wall0) / 1e9,
+          cpuSeconds,
+          polls1 - polls0,
+          notDue1 - notDue0,
+          sorted,
+          (gc1 - gc0) / 1e3,
+          peak);
     }
   }
 
@@ -230,8 +267,8 @@ final class IdleKeys {
   }
 
   /**
-   * CPU seconds of the live threads by name with its digits dropped ({@code watukuy-cycle-},
-   * {@code watukuy-timer}); a thread that ends within the window takes its time with it.
+   * CPU seconds of the live threads by name with its digits dropped ({@code watukuy-cycle-}, {@code
+   * watukuy-timer}); a thread that ends within the window takes its time with it.
    */
   private static Map<String, Double> cpuByThread(ThreadMXBean threads) {
     Map<String, Double> out = new HashMap<>();
@@ -247,39 +284,79 @@ final class IdleKeys {
   /** The phase as lines of the printed table. */
   static String table(Result r) {
     StringBuilder out = new StringBuilder();
-    out.append(String.format(Locale.ROOT, "idle keys: %,d keys (%s) on one engine, each polled every %d s ±10%%"
-            + " (adaptive off; an empty page, no HTTP); every key polled once %s %.1f s after start()%n", r.keys(),
-        r.shape() == Shape.PARTITIONS ? "partitions of one poller" : "one poller each", r.every().toSeconds(),
-        r.settled() ? "within" : "NOT within", r.settleSeconds()));
-    out.append(String.format(Locale.ROOT, "  process CPU in a %.1f s window: %.2f s, %.1f%% of one core (target < 5%%"
-            + " for 10 000 keys; this process only, not a store server's own CPU)%n", r.windowSeconds(),
-        r.cpuSeconds(), r.cpuPercent()));
-    out.append(String.format(Locale.ROOT, "  in the window: %,d polls (%,.0f/s), %,d visits of keys not due (%,.0f/s);"
-            + " peak threads %d%n", r.polls(), r.polls() / r.windowSeconds(), r.notDue(), r.notDue() / r.windowSeconds(),
-        r.peakThreads()));
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "idle keys: %,d keys (%s) on one engine, each polled every %d s ±10%%"
+                + " (adaptive off; an empty page, no HTTP); every key polled once %s %.1f s after start()%n",
+            r.keys(),
+            r.shape() == Shape.PARTITIONS ? "partitions of one poller" : "one poller each",
+            r.every().toSeconds(),
+            r.settled() ? "within" : "NOT within",
+            r.settleSeconds()));
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "  process CPU in a %.1f s window: %.2f s, %.1f%% of one core (target < 5%%"
+                + " for 10 000 keys; this process only, not a store server's own CPU)%n",
+            r.windowSeconds(),
+            r.cpuSeconds(),
+            r.cpuPercent()));
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "  in the window: %,d polls (%,.0f/s), %,d visits of keys not due (%,.0f/s);"
+                + " peak threads %d%n",
+            r.polls(),
+            r.polls() / r.windowSeconds(),
+            r.notDue(),
+            r.notDue() / r.windowSeconds(),
+            r.peakThreads()));
     // The five busiest threads, the rest of the listed ones together, then OTHER: they add up to
     // the process's CPU above.
     StringBuilder by = new StringBuilder("  CPU by thread (% of one core):");
-    List<Map.Entry<String, Double>> threads = r.cpuByThread().entrySet().stream()
-        .filter(e -> !e.getKey().equals(OTHER)).toList();
-    threads.stream().limit(5).forEach(e -> by.append(String.format(Locale.ROOT, " %s %.1f%%;", e.getKey(),
-        100 * e.getValue() / r.windowSeconds())));
+    List<Map.Entry<String, Double>> threads =
+        r.cpuByThread().entrySet().stream().filter(e -> !e.getKey().equals(OTHER)).toList();
+    threads.stream()
+        .limit(5)
+        .forEach(
+            e ->
+                by.append(
+                    String.format(
+                        Locale.ROOT,
+                        " %s %.1f%%;",
+                        e.getKey(),
+                        100 * e.getValue() / r.windowSeconds())));
     if (threads.size() > 5) {
       double rest = threads.stream().skip(5).mapToDouble(Map.Entry::getValue).sum();
-      by.append(String.format(Locale.ROOT, " %d more threads %.1f%%;", threads.size() - 5, 100 * rest / r.windowSeconds()));
+      by.append(
+          String.format(
+              Locale.ROOT,
+              " %d more threads %.1f%%;",
+              threads.size() - 5,
+              100 * rest / r.windowSeconds()));
     }
-    by.append(String.format(Locale.ROOT, " %s %.1f%%", OTHER,
-        100 * r.cpuByThread().getOrDefault(OTHER, 0.0) / r.windowSeconds()));
+    by.append(
+        String.format(
+            Locale.ROOT,
+            " %s %.1f%%",
+            OTHER,
+            100 * r.cpuByThread().getOrDefault(OTHER, 0.0) / r.windowSeconds()));
     out.append(by).append('\n');
-    out.append(String.format(Locale.ROOT, "  garbage collection pauses: %.1f%% of the window's wall time%n",
-        100 * r.gcSeconds() / r.windowSeconds()));
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "  garbage collection pauses: %.1f%% of the window's wall time%n",
+            100 * r.gcSeconds() / r.windowSeconds()));
     return out.toString();
   }
 
   /** The phase as JSON. */
   static ObjectNode json(Result r) {
     ObjectNode n = Items.MAPPER.createObjectNode();
-    n.put("what", "one engine running its daemon over this many keys of timestamp pollers, empty pages without HTTP");
+    n.put(
+        "what",
+        "one engine running its daemon over this many keys of timestamp pollers, empty pages without HTTP");
     n.put("keys", r.keys());
     n.put("shape", r.shape().label());
     n.put("scheduleMinSeconds", r.every().toSeconds());
@@ -294,8 +371,12 @@ final class IdleKeys {
     n.put("peakThreads", r.peakThreads());
     ObjectNode by = n.putObject("cpuSecondsByThread");
     r.cpuByThread().forEach(by::put);
-    n.put("cpuSecondsByThreadWhat", "by thread name, digits dropped; \"" + OTHER + "\" is the process CPU less the"
-        + " listed threads', so that the values add up to processCpuSeconds");
+    n.put(
+        "cpuSecondsByThreadWhat",
+        "by thread name, digits dropped; \""
+            + OTHER
+            + "\" is the process CPU less the"
+            + " listed threads', so that the values add up to processCpuSeconds");
     n.put("gcSeconds", r.gcSeconds());
     n.put("cpuCounted", "this process only; a store server's own CPU is not counted");
     n.put("baseline", "an idle process: about 0% of a core; no ratio");

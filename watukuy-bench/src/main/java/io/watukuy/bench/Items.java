@@ -39,7 +39,8 @@ public final class Items {
   public static byte[] bytes(String name) {
     String path = "items/" + name + ".json";
     try (InputStream in = Items.class.getResourceAsStream(path)) {
-      if (in == null) throw new IllegalArgumentException("no benchmark item '" + name + "' (" + path + ")");
+      if (in == null)
+        throw new IllegalArgumentException("no benchmark item '" + name + "' (" + path + ")");
       return in.readAllBytes();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -49,9 +50,9 @@ public final class Items {
   /**
    * Item {@code index} of the synthetic listing, in revision {@code rev}: recorded issue {@code
    * index % 13} with {@code id = 1_000_000 + index}, {@code number = index + 1} and {@code
-   * updated_at} one second per index after 2022-07-19T04:38:40Z. Each revision after 0 adds
-   * {@code " (edit N)"} to the title, one comment, and one day to {@code updated_at}, so both
-   * the version and the content hash change.
+   * updated_at} one second per index after 2022-07-19T04:38:40Z. Each revision after 0 adds {@code
+   * " (edit N)"} to the title, one comment, and one day to {@code updated_at}, so both the version
+   * and the content hash change.
    *
    * @param index 0 or more
    * @param rev 0 for the original, or the number of edits

@@ -34,21 +34,29 @@ final class JdbcRawStore implements RawStore {
     this.table = table;
     try (Statement s = connection.createStatement()) {
       s.execute("DROP TABLE IF EXISTS " + table);
-      s.execute("CREATE TABLE " + table
-          + " (poller TEXT NOT NULL, \"partition\" TEXT NOT NULL, identity TEXT NOT NULL,"
-          + " version TEXT, hash TEXT NOT NULL, schema_version INTEGER NOT NULL, payload TEXT,"
-          + " ordering_key TEXT NOT NULL, seen_at BIGINT NOT NULL,"
-          + " PRIMARY KEY (poller, \"partition\", identity))");
+      s.execute(
+          "CREATE TABLE "
+              + table
+              + " (poller TEXT NOT NULL, \"partition\" TEXT NOT NULL, identity TEXT NOT NULL,"
+              + " version TEXT, hash TEXT NOT NULL, schema_version INTEGER NOT NULL, payload TEXT,"
+              + " ordering_key TEXT NOT NULL, seen_at BIGINT NOT NULL,"
+              + " PRIMARY KEY (poller, \"partition\", identity))");
     }
     connection.setAutoCommit(false);
-    upsert = connection.prepareStatement("INSERT INTO " + table
-        + " (poller, \"partition\", identity, version, hash, schema_version, payload, ordering_key, seen_at)"
-        + " VALUES ('items', '', ?, ?, ?, 1, NULL, ?, ?)"
-        + " ON CONFLICT (poller, \"partition\", identity) DO UPDATE SET version = excluded.version,"
-        + " hash = excluded.hash, schema_version = excluded.schema_version, payload = excluded.payload,"
-        + " ordering_key = excluded.ordering_key, seen_at = excluded.seen_at");
-    delete = connection.prepareStatement(
-        "DELETE FROM " + table + " WHERE poller = 'items' AND \"partition\" = '' AND identity = ?");
+    upsert =
+        connection.prepareStatement(
+            "INSERT INTO "
+                + table
+                + " (poller, \"partition\", identity, version, hash, schema_version, payload, ordering_key, seen_at)"
+                + " VALUES ('items', '', ?, ?, ?, 1, NULL, ?, ?)"
+                + " ON CONFLICT (poller, \"partition\", identity) DO UPDATE SET version = excluded.version,"
+                + " hash = excluded.hash, schema_version = excluded.schema_version, payload = excluded.payload,"
+                + " ordering_key = excluded.ordering_key, seen_at = excluded.seen_at");
+    delete =
+        connection.prepareStatement(
+            "DELETE FROM "
+                + table
+                + " WHERE poller = 'items' AND \"partition\" = '' AND identity = ?");
     connection.commit();
   }
 
@@ -101,8 +109,11 @@ final class JdbcRawStore implements RawStore {
   }
 
   private PreparedStatement prepareSelect(int size) {
-    StringBuilder sql = new StringBuilder("SELECT identity, version, hash FROM " + table
-        + " WHERE poller = 'items' AND \"partition\" = '' AND identity IN (");
+    StringBuilder sql =
+        new StringBuilder(
+            "SELECT identity, version, hash FROM "
+                + table
+                + " WHERE poller = 'items' AND \"partition\" = '' AND identity IN (");
     for (int i = 0; i < size; i++) sql.append(i == 0 ? "?" : ",?");
     sql.append(')');
     try {

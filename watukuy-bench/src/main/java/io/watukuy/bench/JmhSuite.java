@@ -2,6 +2,8 @@ package io.watukuy.bench;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -10,10 +12,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.StringJoiner;
 import java.util.TreeMap;
-import java.util.regex.Pattern;
-import java.lang.reflect.Field;
-import java.lang.reflect.Method;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.infra.BenchmarkParams;
@@ -35,8 +35,14 @@ import org.openjdk.jmh.runner.options.VerboseMode;
 public final class JmhSuite {
 
   /** How long and how often to measure. */
-  public record Settings(int forks, int warmupIterations, int iterations, long iterationMillis,
-      String include, Map<String, String[]> params, boolean quiet) {
+  public record Settings(
+      int forks,
+      int warmupIterations,
+      int iterations,
+      long iterationMillis,
+      String include,
+      Map<String, String[]> params,
+      boolean quiet) {
 
     /** A full run: 1 fork, 3 warm-up and 5 measured iterations of 1 s each. */
     public static Settings full() {
@@ -49,8 +55,8 @@ public final class JmhSuite {
      * issue} item only. Its numbers mean nothing.
      */
     public static Settings smoke() {
-      return new Settings(1, 0, 1, 100, "io\\.watukuy\\.bench\\..*",
-          Map.of("item", new String[] {"issue"}), true);
+      return new Settings(
+          1, 0, 1, 100, "io\\.watukuy\\.bench\\..*", Map.of("item", new String[] {"issue"}), true);
     }
   }
 
@@ -67,8 +73,16 @@ public final class JmhSuite {
    * @param best watukuy's best measured iteration
    * @param baselineBest the baseline's best measured iteration
    */
-  public record Pair(String benchmark, String params, String unit, double score, double error,
-      double baseline, double baselineError, double best, double baselineBest) {
+  public record Pair(
+      String benchmark,
+      String params,
+      String unit,
+      double score,
+      double error,
+      double baseline,
+      double baselineError,
+      double best,
+      double baselineBest) {
     /** {@code score / baseline}: 1.0 is as fast as the baseline. */
     public double ratio() {
       return score / baseline;
@@ -90,9 +104,8 @@ public final class JmhSuite {
       List.of(CanonicalHashBench.class, EventIdBench.class, PageDiffBench.class);
 
   /**
-   * Runs the benchmarks and pairs the results. Each benchmark runs right before its baseline
-   * (one JMH run per pair and parameter set), so that both see the same load on a shared
-   * machine.
+   * Runs the benchmarks and pairs the results. Each benchmark runs right before its baseline (one
+   * JMH run per pair and parameter set), so that both see the same load on a shared machine.
    *
    * @param settings what to run and how long
    * @return the pairs, in benchmark and parameter order
@@ -108,16 +121,17 @@ public final class JmhSuite {
         String name = type.getName() + "." + m.getName();
         if (!include.matcher(name).find()) continue;
         for (Map<String, String> params : paramSets(type, settings.params())) {
-          ChainedOptionsBuilder options = new OptionsBuilder()
-              .include("^" + Pattern.quote(name) + "(Baseline)?$")
-              .forks(settings.forks())
-              .warmupIterations(settings.warmupIterations())
-              .warmupTime(TimeValue.milliseconds(settings.iterationMillis()))
-              .measurementIterations(settings.iterations())
-              .measurementTime(TimeValue.milliseconds(settings.iterationMillis()))
-              .timeUnit(TimeUnit.SECONDS)
-              .shouldFailOnError(true)
-              .verbosity(settings.quiet() ? VerboseMode.SILENT : VerboseMode.NORMAL);
+          ChainedOptionsBuilder options =
+              new OptionsBuilder()
+                  .include("^" + Pattern.quote(name) + "(Baseline)?$")
+                  .forks(settings.forks())
+                  .warmupIterations(settings.warmupIterations())
+                  .warmupTime(TimeValue.milliseconds(settings.iterationMillis()))
+                  .measurementIterations(settings.iterations())
+                  .measurementTime(TimeValue.milliseconds(settings.iterationMillis()))
+                  .timeUnit(TimeUnit.SECONDS)
+                  .shouldFailOnError(true)
+                  .verbosity(settings.quiet() ? VerboseMode.SILENT : VerboseMode.NORMAL);
           params.forEach(options::param);
           results.addAll(new Runner(options.build()).run());
         }
@@ -127,7 +141,8 @@ public final class JmhSuite {
   }
 
   /** Every combination of the class's {@code @Param} values, overrides first. */
-  private static List<Map<String, String>> paramSets(Class<?> type, Map<String, String[]> overrides) {
+  private static List<Map<String, String>> paramSets(
+      Class<?> type, Map<String, String[]> overrides) {
     List<Map<String, String>> sets = new ArrayList<>();
     sets.add(new TreeMap<>());
     for (Field f : type.getFields()) {
@@ -176,16 +191,26 @@ public final class JmhSuite {
       Result<?> s = e.getValue().getPrimaryResult();
       Result<?> b = base.getPrimaryResult();
       BenchmarkParams p = e.getValue().getParams();
-      pairs.add(new Pair(shortName(p.getBenchmark()), params(p), s.getScoreUnit(), s.getScore(),
-          s.getScoreError(), b.getScore(), b.getScoreError(), best(e.getValue()), best(base)));
+      pairs.add(
+          new Pair(
+              shortName(p.getBenchmark()),
+              params(p),
+              s.getScoreUnit(),
+              s.getScore(),
+              s.getScoreError(),
+              b.getScore(),
+              b.getScoreError(),
+              best(e.getValue()),
+              best(base)));
     }
-    if (!baselines.isEmpty()) throw new IllegalStateException("baselines without a benchmark: " + baselines.keySet());
+    if (!baselines.isEmpty())
+      throw new IllegalStateException("baselines without a benchmark: " + baselines.keySet());
     return pairs;
   }
 
   /**
-   * The pairs as a fixed-width table with a {@code ratio} column (of the means) and a {@code
-   * best} column (of the best iterations), both to three significant digits.
+   * The pairs as a fixed-width table with a {@code ratio} column (of the means) and a {@code best}
+   * column (of the best iterations), both to three significant digits.
    *
    * @param pairs the pairs
    * @return the table, one line per pair after a header, ending with a newline
@@ -193,12 +218,33 @@ public final class JmhSuite {
   public static String table(List<Pair> pairs) {
     StringBuilder out = new StringBuilder();
     String format = "%-32s %-28s %13s %7s %13s %7s  %-6s %7s %7s%n";
-    out.append(String.format(Locale.ROOT, format, "benchmark", "params", "watukuy", "±", "baseline", "±", "unit",
-        "ratio", "best"));
+    out.append(
+        String.format(
+            Locale.ROOT,
+            format,
+            "benchmark",
+            "params",
+            "watukuy",
+            "±",
+            "baseline",
+            "±",
+            "unit",
+            "ratio",
+            "best"));
     for (Pair p : pairs) {
-      out.append(String.format(Locale.ROOT, format, p.benchmark(), p.params(), number(p.score()),
-          percent(p.error(), p.score()), number(p.baseline()), percent(p.baselineError(), p.baseline()),
-          p.unit(), Ratios.format(p.ratio()), Ratios.format(p.bestRatio())));
+      out.append(
+          String.format(
+              Locale.ROOT,
+              format,
+              p.benchmark(),
+              p.params(),
+              number(p.score()),
+              percent(p.error(), p.score()),
+              number(p.baseline()),
+              percent(p.baselineError(), p.baseline()),
+              p.unit(),
+              Ratios.format(p.ratio()),
+              Ratios.format(p.bestRatio())));
     }
     return out.toString();
   }
@@ -209,7 +255,8 @@ public final class JmhSuite {
    * @param pairs the pairs
    * @param settings how they ran
    * @param loadBefore the load average when the run started
-   * @return {@code {date, cores, jvm, os, loadAverage: {before, after}, jmh: {...}, benchmarks: [...]}}
+   * @return {@code {date, cores, jvm, os, loadAverage: {before, after}, jmh: {...}, benchmarks:
+   *     [...]}}
    */
   public static ObjectNode json(List<Pair> pairs, Settings settings, String loadBefore) {
     ObjectNode root = Items.MAPPER.createObjectNode();
@@ -245,7 +292,8 @@ public final class JmhSuite {
   private static double best(RunResult r) {
     double best = 0;
     for (BenchmarkResult b : r.getBenchmarkResults())
-      for (IterationResult i : b.getIterationResults()) best = Math.max(best, i.getPrimaryResult().getScore());
+      for (IterationResult i : b.getIterationResults())
+        best = Math.max(best, i.getPrimaryResult().getScore());
     return best;
   }
 

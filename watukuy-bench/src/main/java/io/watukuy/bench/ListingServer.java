@@ -27,8 +27,8 @@ import org.jspecify.annotations.Nullable;
  * ones left out; both requests answer {@code {"items": [...], "hasMore": bool}}:
  *
  * <ul>
- *   <li>{@code GET /items?page=P} (1-based): up to {@link #PAGE} items in index order, for page
- *       and snapshotDiff pollers;
+ *   <li>{@code GET /items?page=P} (1-based): up to {@link #PAGE} items in index order, for page and
+ *       snapshotDiff pollers;
  *   <li>{@code GET /items?sort=updated[&since=T[&after_id=ID]]}: up to {@link #PAGE} items sorted
  *       by {@code (updated_at, id)}, those with {@code updated_at >= T} (an ISO-8601 instant) and,
  *       when {@code after_id} is given, {@code id > ID} at exactly {@code T}: the keyset filter of
@@ -42,8 +42,8 @@ import org.jspecify.annotations.Nullable;
  * from an {@code updated_at} filter in the order they were made. Items are rendered from
  * pre-serialised fragments so that serving a page costs little CPU, and the server's heap stays a
  * few bytes per item (a revision byte, a stamp, its slot in the stamp order and a deleted bit)
- * whatever {@code n} is. Updates may happen while pollers read the {@code sort=updated} listing
- * (it is served under the server's lock); the page listing is meant to be read between mutations.
+ * whatever {@code n} is. Updates may happen while pollers read the {@code sort=updated} listing (it
+ * is served under the server's lock); the page listing is meant to be read between mutations.
  */
 public final class ListingServer implements AutoCloseable {
   /** Items per page. */
@@ -67,12 +67,16 @@ public final class ListingServer implements AutoCloseable {
   private final int n;
   private final byte[] rev;
   private final BitSet deleted;
+
   /** The seconds after the base time of each item's {@code updated_at}. */
   private final int[] stamp;
+
   /** The item stamped at each second, or -1 when it was updated again or deleted since. */
   private int[] byStamp;
+
   /** The latest stamp handed out. */
   private int clock;
+
   private final List<Template> templates = new ArrayList<>();
   private volatile int[] live;
   private final HttpServer server;
@@ -98,11 +102,14 @@ public final class ListingServer implements AutoCloseable {
     this.clock = n - 1;
     for (int t = 0; t < 13; t++) templates.add(new Template(t));
     rebuild();
-    executor = Executors.newFixedThreadPool(2, r -> {
-      Thread th = new Thread(r, "listing-server");
-      th.setDaemon(true);
-      return th;
-    });
+    executor =
+        Executors.newFixedThreadPool(
+            2,
+            r -> {
+              Thread th = new Thread(r, "listing-server");
+              th.setDaemon(true);
+              return th;
+            });
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
     server.setExecutor(executor);
     server.createContext("/items", this::serve);
@@ -255,7 +262,7 @@ public final class ListingServer implements AutoCloseable {
             case "sort" -> sort = value;
             case "since" -> since = value;
             case "after_id" -> afterId = value;
-            default -> { }
+            default -> {}
           }
         }
       }
@@ -305,15 +312,19 @@ public final class ListingServer implements AutoCloseable {
       String json = n.toString();
       // {key, sentinel as written, field}: the key makes each marker unique in the text.
       String[][] markers = {
-        {"\"id\":", Long.toString(ID), "i"}, {"\"number\":", Integer.toString(NUMBER), "n"},
-        {"\"comments\":", Integer.toString(COMMENTS), "c"}, {"\"updated_at\":", "\"" + UPDATED + "\"", "u"},
-        {"\"title\":", "\"" + TITLE + "\"", "t"}};
+        {"\"id\":", Long.toString(ID), "i"},
+        {"\"number\":", Integer.toString(NUMBER), "n"},
+        {"\"comments\":", Integer.toString(COMMENTS), "c"},
+        {"\"updated_at\":", "\"" + UPDATED + "\"", "u"},
+        {"\"title\":", "\"" + TITLE + "\"", "t"}
+      };
       List<int[]> at = new ArrayList<>();
       for (int m = 0; m < markers.length; m++) {
         String marker = markers[m][0] + markers[m][1];
         int pos = json.indexOf(marker);
         if (pos < 0 || json.indexOf(marker, pos + 1) >= 0)
-          throw new IllegalStateException("template " + t + ": marker " + marker + " not found exactly once");
+          throw new IllegalStateException(
+              "template " + t + ": marker " + marker + " not found exactly once");
         at.add(new int[] {pos + markers[m][0].length(), m});
       }
       at.sort((a, b) -> Integer.compare(a[0], b[0]));

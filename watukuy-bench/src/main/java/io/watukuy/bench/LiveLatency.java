@@ -29,8 +29,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * The live lane's latency on a running daemon ({@link Watukuy#start()}, real clock): a timestamp
  * poller ({@code items-live}, tie-break {@code id}) over a {@link ListingServer}, its schedule
  * pinned at {@code schedule.min} (adaptive off, no jitter). After a first sync by {@link
- * Watukuy#tick()}, the bench changes one item at a time, at a random point of the poll period,
- * and waits for the handler to see that change before making the next. Per change:
+ * Watukuy#tick()}, the bench changes one item at a time, at a random point of the poll period, and
+ * waits for the handler to see that change before making the next. Per change:
  *
  * <ul>
  *   <li>latency: from the change on the server to the handler's call, end to end. It includes the
@@ -39,8 +39,8 @@ import java.util.concurrent.atomic.AtomicReference;
  *       function, before its GET) to the handler's call: the request, parse, diff, commit and
  *       delivery, what watukuy adds to the wait. Split into the fetch (GET + parse in the fetch
  *       function) and what follows it;
- *   <li>the gap between the starts of consecutive polls, against {@code schedule.min}: how late
- *       the daemon starts a due key.
+ *   <li>the gap between the starts of consecutive polls, against {@code schedule.min}: how late the
+ *       daemon starts a due key.
  * </ul>
  *
  * Bounded by a count of changes and a wall-clock cap; a change that does not reach the handler
@@ -82,7 +82,8 @@ final class LiveLatency {
       List<Double> sorted = new ArrayList<>(millis);
       Collections.sort(sorted);
       if (sorted.isEmpty()) return new Stats(0, Double.NaN, Double.NaN, Double.NaN);
-      return new Stats(sorted.size(), at(sorted, 0.50), at(sorted, 0.99), sorted.get(sorted.size() - 1));
+      return new Stats(
+          sorted.size(), at(sorted, 0.50), at(sorted, 0.99), sorted.get(sorted.size() - 1));
     }
 
     // Nearest rank: the smallest value with at least q of the sample at or below it.
@@ -115,8 +116,17 @@ final class LiveLatency {
    * @param plainFetch a plain client's GET + parse of a page holding one change
    * @param seconds the measured loop's wall time
    */
-  record Result(int items, Duration every, int samples, Stats latency, Stats overhead, Stats fetch, Stats afterFetch,
-      Stats interval, Stats plainFetch, double seconds) {
+  record Result(
+      int items,
+      Duration every,
+      int samples,
+      Stats latency,
+      Stats overhead,
+      Stats fetch,
+      Stats afterFetch,
+      Stats interval,
+      Stats plainFetch,
+      double seconds) {
     /**
      * The baseline's median over the overhead's, as the other phases' ratio: 1.0 when watukuy adds
      * no more to a poll that finds a change than a plain GET + parse of the same page costs.
@@ -160,46 +170,58 @@ final class LiveLatency {
     AtomicLong created = new AtomicLong();
     try (ListingServer server = new ListingServer(s.items())) {
       String url = server.url();
-      Poller<JsonNode> poller = Poller.builder("items-live", JsonNode.class)
-          .identity(item -> item.get("id"))
-          .version(item -> item.get("updated_at"))
-          .cursor(Cursors.timestamp("updated_at").tieBreak("id").build())
-          .fetch(ctx -> {
-            long start = System.nanoTime();
-            if (ctx.page() == 1) pollStarts.add(start);
-            Watermark w = Objects.requireNonNull(ctx.cursor());
-            JsonNode body = ctx.http().get(TimestampPhases.changesUrl(url, w.value(), w.tieBreak())).json();
-            List<JsonNode> items = new ArrayList<>(EndToEnd.PAGE);
-            body.get("items").forEach(items::add);
-            long end = System.nanoTime();
-            Target t = pending.get();
-            if (t != null && t.fetchStart == 0) {
-              for (JsonNode item : items) {
-                if (t.is(item)) {
-                  t.fetchEnd = end;
-                  t.fetchStart = start;
-                }
-              }
-            }
-            return Page.of(items).withHasMore(body.get("hasMore").asBoolean());
-          })
-          .maxPagesPerCycle(s.items() / EndToEnd.PAGE + 2)
-          .schedule(Schedule.every(s.every()).withAdaptive(false).withJitter(0))
-          .build();
+      Poller<JsonNode> poller =
+          Poller.builder("items-live", JsonNode.class)
+              .identity(item -> item.get("id"))
+              .version(item -> item.get("updated_at"))
+              .cursor(Cursors.timestamp("updated_at").tieBreak("id").build())
+              .fetch(
+                  ctx -> {
+                    long start = System.nanoTime();
+                    if (ctx.page() == 1) pollStarts.add(start);
+                    Watermark w = Objects.requireNonNull(ctx.cursor());
+                    JsonNode body =
+                        ctx.http()
+                            .get(TimestampPhases.changesUrl(url, w.value(), w.tieBreak()))
+                            .json();
+                    List<JsonNode> items = new ArrayList<>(EndToEnd.PAGE);
+                    body.get("items").forEach(items::add);
+                    long end = System.nanoTime();
+                    Target t = pending.get();
+                    if (t != null && t.fetchStart == 0) {
+                      for (JsonNode item : items) {
+                        if (t.is(item)) {
+                          t.fetchEnd = end;
+                          t.fetchStart = start;
+                        }
+                      }
+                    }
+                    return Page.of(items).withHasMore(body.get("hasMore").asBoolean());
+                  })
+              .maxPagesPerCycle(s.items() / EndToEnd.PAGE + 2)
+              .schedule(Schedule.every(s.every()).withAdaptive(false).withJitter(0))
+              .build();
       try (Watukuy engine = Watukuy.builder().store(store).poller(poller).build()) {
-        engine.on(poller, (ChangeEvent<JsonNode> event) -> {
-          long now = System.nanoTime();
-          if (event.type() == EventType.CREATED) created.incrementAndGet();
-          Target t = pending.get();
-          if (t != null && event.data() != null && t.is(event.data())) {
-            t.handledAt = now;
-            t.handled.countDown();
-          }
-        });
+        engine.on(
+            poller,
+            (ChangeEvent<JsonNode> event) -> {
+              long now = System.nanoTime();
+              if (event.type() == EventType.CREATED) created.incrementAndGet();
+              Target t = pending.get();
+              if (t != null && event.data() != null && t.is(event.data())) {
+                t.handledAt = now;
+                t.handled.countDown();
+              }
+            });
         TickReport sync = engine.tick();
         if (created.get() != s.items())
-          throw new IllegalStateException("live: first sync delivered " + created.get() + " of " + s.items()
-              + " created events: " + sync);
+          throw new IllegalStateException(
+              "live: first sync delivered "
+                  + created.get()
+                  + " of "
+                  + s.items()
+                  + " created events: "
+                  + sync);
         engine.start();
         Thread.sleep(s.every().toMillis() * 2); // the daemon's first passes
         List<Double> latency = new ArrayList<>();
@@ -220,10 +242,17 @@ final class LiveLatency {
           t.changedAt = System.nanoTime();
           server.update(index);
           if (!t.handled.await(wait, TimeUnit.MILLISECONDS))
-            throw new IllegalStateException("live: change " + k + " of item " + t.id + " did not reach the handler in "
-                + wait + " ms");
+            throw new IllegalStateException(
+                "live: change "
+                    + k
+                    + " of item "
+                    + t.id
+                    + " did not reach the handler in "
+                    + wait
+                    + " ms");
           if (t.fetchStart == 0)
-            throw new IllegalStateException("live: change " + k + " reached the handler, but no fetch returned it");
+            throw new IllegalStateException(
+                "live: change " + k + " reached the handler, but no fetch returned it");
           latency.add((t.handledAt - t.changedAt) / 1e6);
           overhead.add((t.handledAt - t.fetchStart) / 1e6);
           fetch.add((t.fetchEnd - t.fetchStart) / 1e6);
@@ -237,8 +266,17 @@ final class LiveLatency {
             gaps.add((pollStarts.get(i) - pollStarts.get(i - 1)) / 1e6);
         }
         Stats plain = plainFetch(server);
-        return new Result(s.items(), s.every(), latency.size(), Stats.of(latency), Stats.of(overhead), Stats.of(fetch),
-            Stats.of(afterFetch), Stats.of(gaps), plain, seconds);
+        return new Result(
+            s.items(),
+            s.every(),
+            latency.size(),
+            Stats.of(latency),
+            Stats.of(overhead),
+            Stats.of(fetch),
+            Stats.of(afterFetch),
+            Stats.of(gaps),
+            plain,
+            seconds);
       }
     }
   }
@@ -250,7 +288,8 @@ final class LiveLatency {
     List<Double> millis = new ArrayList<>();
     for (int k = 0; k < 60; k++) {
       TimestampPhases.Listing one = TimestampPhases.plainFetch(client, server, since, null);
-      if (one.items() != 1) throw new IllegalStateException("plain fetch saw " + one.items() + " items, not 1");
+      if (one.items() != 1)
+        throw new IllegalStateException("plain fetch saw " + one.items() + " items, not 1");
       if (k >= 10) millis.add(one.seconds() * 1e3); // the first ten warm the client up
     }
     return Stats.of(millis);
@@ -259,9 +298,15 @@ final class LiveLatency {
   /** The phase as lines of the printed table. */
   static String table(Result r, String store) {
     StringBuilder out = new StringBuilder();
-    out.append(String.format(Locale.ROOT,
-        "live lane: timestamp poller, schedule.min %d ms (adaptive off, no jitter), daemon; %,d items; %d changes"
-            + " in %.1f s%n", r.every().toMillis(), r.items(), r.samples(), r.seconds()));
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "live lane: timestamp poller, schedule.min %d ms (adaptive off, no jitter), daemon; %,d items; %d changes"
+                + " in %.1f s%n",
+            r.every().toMillis(),
+            r.items(),
+            r.samples(),
+            r.seconds()));
     String format = "  %-48s %8s %8s %8s%n";
     out.append(String.format(Locale.ROOT, format, "ms", "p50", "p99", "max"));
     line(out, format, "latency: change -> handler (end to end)", r.latency());
@@ -270,13 +315,25 @@ final class LiveLatency {
     line(out, format, "  of which after the fetch: diff, commit, deliver", r.afterFetch());
     line(out, format, "poll start -> next poll start", r.interval());
     line(out, format, "baseline: plain GET + parse of a 1-change page", r.plainFetch());
-    out.append(String.format(Locale.ROOT, "  latency p99 %s ms (includes the wait for the next poll, up to"
-        + " schedule.min %d ms)%n", ms(r.latency().p99()), r.every().toMillis()));
-    out.append(String.format(Locale.ROOT, "  overhead p99 %s ms, target <= %d ms %s%n", ms(r.overhead().p99()),
-        OVERHEAD_TARGET_MS, store.equals("memory")
-            ? (r.overhead().p99() <= OVERHEAD_TARGET_MS ? "(met)" : "(NOT met)")
-            : "(set for MemoryStore; this store's calls add to it)"));
-    out.append("  ratio (baseline p50 / overhead p50): ").append(Ratios.format(r.ratio())).append('\n');
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "  latency p99 %s ms (includes the wait for the next poll, up to"
+                + " schedule.min %d ms)%n",
+            ms(r.latency().p99()),
+            r.every().toMillis()));
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "  overhead p99 %s ms, target <= %d ms %s%n",
+            ms(r.overhead().p99()),
+            OVERHEAD_TARGET_MS,
+            store.equals("memory")
+                ? (r.overhead().p99() <= OVERHEAD_TARGET_MS ? "(met)" : "(NOT met)")
+                : "(set for MemoryStore; this store's calls add to it)"));
+    out.append("  ratio (baseline p50 / overhead p50): ")
+        .append(Ratios.format(r.ratio()))
+        .append('\n');
     return out.toString();
   }
 
@@ -291,18 +348,32 @@ final class LiveLatency {
   /** The phase as JSON. */
   static ObjectNode json(Result r) {
     ObjectNode n = Items.MAPPER.createObjectNode();
-    n.put("what", "timestamp poller on a running daemon; one change at a time, at a random point of the poll period");
+    n.put(
+        "what",
+        "timestamp poller on a running daemon; one change at a time, at a random point of the poll period");
     n.put("items", r.items());
     n.put("scheduleMinMs", r.every().toMillis());
     n.put("schedule", "adaptive off, jitter 0");
     n.put("samples", r.samples());
     n.put("seconds", r.seconds());
     n.set("latency", r.latency().json().put("what", "change on the server -> handler called"));
-    n.set("overhead", r.overhead().json().put("what", "start of the fetch that returned the change -> handler called"));
+    n.set(
+        "overhead",
+        r.overhead()
+            .json()
+            .put("what", "start of the fetch that returned the change -> handler called"));
     n.set("fetch", r.fetch().json().put("what", "GET + parse inside the fetch function"));
-    n.set("afterFetch", r.afterFetch().json().put("what", "fetch returned -> handler called: diff, commit, delivery"));
+    n.set(
+        "afterFetch",
+        r.afterFetch()
+            .json()
+            .put("what", "fetch returned -> handler called: diff, commit, delivery"));
     n.set("pollInterval", r.interval().json().put("what", "start of a poll -> start of the next"));
-    n.set("baseline", r.plainFetch().json().put("what", "plain HttpClient GET + Jackson parse of a 1-change page"));
+    n.set(
+        "baseline",
+        r.plainFetch()
+            .json()
+            .put("what", "plain HttpClient GET + Jackson parse of a 1-change page"));
     EndToEnd.number(n, "ratio", r.ratio());
     return n;
   }

@@ -15,8 +15,8 @@ final class Machine {
   private Machine() {}
 
   /**
-   * The load averages over 1, 5 and 15 minutes, as {@code /proc/loadavg} prints them, or the
-   * JVM's one-minute figure where there is no {@code /proc}.
+   * The load averages over 1, 5 and 15 minutes, as {@code /proc/loadavg} prints them, or the JVM's
+   * one-minute figure where there is no {@code /proc}.
    */
   static String loadAverage() {
     try {
@@ -31,7 +31,15 @@ final class Machine {
   /** Adds {@code cores}, {@code jvm}, {@code os} to a result object. */
   static void describe(ObjectNode out) {
     out.put("cores", Runtime.getRuntime().availableProcessors());
-    out.put("jvm", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
-    out.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"));
+    out.put(
+        "jvm",
+        System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
+    out.put(
+        "os",
+        System.getProperty("os.name")
+            + " "
+            + System.getProperty("os.version")
+            + " "
+            + System.getProperty("os.arch"));
   }
 }

@@ -30,24 +30,24 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * The diff of one 500-item page against the stored versions, through the real engine: one
- * {@link Watukuy#tick()} of a {@code snapshotDiff} poller on a {@link MemoryStore}, whose fetch
- * hands back a prebuilt page of recorded GitHub issues (no HTTP, no JSON parsing). A tick is what
- * a page costs the engine: state and lease, the version look-up, the diff, the commit of rows
- * and events, delivery to a no-op handler, the deletes pass of a completed listing, schedule and
- * release. The engine's page diff ({@code KeyCycle}) is package-private and is reached only
- * this way, so nothing internal is opened for the bench.
+ * The diff of one 500-item page against the stored versions, through the real engine: one {@link
+ * Watukuy#tick()} of a {@code snapshotDiff} poller on a {@link MemoryStore}, whose fetch hands back
+ * a prebuilt page of recorded GitHub issues (no HTTP, no JSON parsing). A tick is what a page costs
+ * the engine: state and lease, the version look-up, the diff, the commit of rows and events,
+ * delivery to a no-op handler, the deletes pass of a completed listing, schedule and release. The
+ * engine's page diff ({@code KeyCycle}) is package-private and is reached only this way, so nothing
+ * internal is opened for the bench.
  *
- * <p>Modes: {@code unchanged-by-version} (a poller with a version function: every item skipped
- * on its version, none hashed), {@code unchanged-by-hash} (no version function: every item
+ * <p>Modes: {@code unchanged-by-version} (a poller with a version function: every item skipped on
+ * its version, none hashed), {@code unchanged-by-hash} (no version function: every item
  * canonicalized and hashed, none changed), {@code changed-10pct} (with version; every tick
- * alternates between two pages that differ in every tenth item, so 50 items are hashed, stored
- * and delivered as {@code updated} events per tick).
+ * alternates between two pages that differ in every tenth item, so 50 items are hashed, stored and
+ * delivered as {@code updated} events per tick).
  *
- * <p>Baseline ({@code tickBaseline}): a hand-written diff of the same page with no engine and
- * no store: identity and version read from each tree, a {@link HashMap} look-up, and where the
- * version does not decide, Jackson serialize + plain SHA-256 of the item; changed rows are put
- * back in the map. Throughput in pages per second; {@code ratio = watukuy / baseline}.
+ * <p>Baseline ({@code tickBaseline}): a hand-written diff of the same page with no engine and no
+ * store: identity and version read from each tree, a {@link HashMap} look-up, and where the version
+ * does not decide, Jackson serialize + plain SHA-256 of the item; changed rows are put back in the
+ * map. Throughput in pages per second; {@code ratio = watukuy / baseline}.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -78,29 +78,32 @@ public class PageDiffBench {
     byVersion = !mode.equals("unchanged-by-hash");
     changing = mode.equals("changed-10pct");
     if (!mode.equals("unchanged-by-version") && !mode.equals("unchanged-by-hash") && !changing)
-      throw new IllegalArgumentException("mode must be unchanged-by-version, unchanged-by-hash or changed-10pct, but was " + mode);
+      throw new IllegalArgumentException(
+          "mode must be unchanged-by-version, unchanged-by-hash or changed-10pct, but was " + mode);
     pageA = Items.page(0, PAGE);
     pageB = new ArrayList<>(pageA);
     for (int i = 0; i < PAGE; i += 10) pageB.set(i, Items.item(i, 1));
     current = pageA;
 
     clock = VirtualClock.at("2026-01-01T00:00:00Z");
-    Poller.Builder<JsonNode, Void> poller = Poller.builder("issues", JsonNode.class)
-        .identity(n -> n.get("id"))
-        .cursor(Cursors.snapshotDiff())
-        .fetch(ctx -> ctx.page() == 1 ? Page.of(current) : Page.<JsonNode>empty())
-        .schedule(Schedule.every(MIN).withAdaptive(false).withJitter(0));
+    Poller.Builder<JsonNode, Void> poller =
+        Poller.builder("issues", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .cursor(Cursors.snapshotDiff())
+            .fetch(ctx -> ctx.page() == 1 ? Page.of(current) : Page.<JsonNode>empty())
+            .schedule(Schedule.every(MIN).withAdaptive(false).withJitter(0));
     if (byVersion) poller.version(n -> n.get("updated_at"));
     Poller<JsonNode> built = poller.build();
-    engine = Watukuy.builder()
-        .store(new MemoryStore())
-        .time(clock)
-        .random(SeededRandom.of(7))
-        .executor(Runnable::run)
-        .handlerExecutor(Runnable::run)
-        .delivery(new DeliveryOptions(1, DeliveryOptions.DEFAULT_DISPATCH_BATCH_SIZE))
-        .poller(built)
-        .build();
+    engine =
+        Watukuy.builder()
+            .store(new MemoryStore())
+            .time(clock)
+            .random(SeededRandom.of(7))
+            .executor(Runnable::run)
+            .handlerExecutor(Runnable::run)
+            .delivery(new DeliveryOptions(1, DeliveryOptions.DEFAULT_DISPATCH_BATCH_SIZE))
+            .poller(built)
+            .build();
     engine.on(built, event -> {});
     expect(tick(), PAGE, "the first sync");
     expect(tick(), changing ? PAGE / 10 : 0, "a re-scan");
@@ -149,7 +152,13 @@ public class PageDiffBench {
 
   private void expect(TickReport report, int events, String what) {
     if (report.failed() || report.eventsCommitted() != events || report.delivered() != events)
-      throw new IllegalStateException(mode + ": " + what + " should commit and deliver " + events
-          + " events, but the tick reported " + report);
+      throw new IllegalStateException(
+          mode
+              + ": "
+              + what
+              + " should commit and deliver "
+              + events
+              + " events, but the tick reported "
+              + report);
   }
 }

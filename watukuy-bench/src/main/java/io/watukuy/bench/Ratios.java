@@ -10,8 +10,9 @@ final class Ratios {
   private Ratios() {}
 
   /**
-   * A ratio to three significant digits, so that a small one keeps its digits: {@code 0.00412}
-   * for 0.004123, {@code 0.850} for 0.85, {@code 1.00} for 1, {@code 12.3} for 12.34, {@code 1230} for 1234.
+   * A ratio to three significant digits, so that a small one keeps its digits: {@code 0.00412} for
+   * 0.004123, {@code 0.850} for 0.85, {@code 1.00} for 1, {@code 12.3} for 12.34, {@code 1230} for
+   * 1234.
    *
    * @param ratio any number
    * @return the digits, or {@code -} when {@code ratio} is not finite

@@ -3,8 +3,8 @@ package io.watukuy.bench;
 import java.util.List;
 
 /**
- * A store's raw baseline: the same item rows written and read with no watukuy logic (no lease,
- * no outbox, no state, no diff), one transaction per call, with the durability settings the store
+ * A store's raw baseline: the same item rows written and read with no watukuy logic (no lease, no
+ * outbox, no state, no diff), one transaction per call, with the durability settings the store
  * itself uses.
  */
 interface RawStore extends AutoCloseable {
@@ -16,8 +16,8 @@ interface RawStore extends AutoCloseable {
   void upsert(List<Row> rows) throws Exception;
 
   /**
-   * Brings the store's statistics up to date after a bulk load, as a production database would
-   * have by the time it is read (autovacuum's ANALYZE), untimed. Does nothing by default.
+   * Brings the store's statistics up to date after a bulk load, as a production database would have
+   * by the time it is read (autovacuum's ANALYZE), untimed. Does nothing by default.
    */
   default void analyze() throws Exception {}
 

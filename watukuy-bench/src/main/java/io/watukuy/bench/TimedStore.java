@@ -24,9 +24,9 @@ import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 /**
- * A store that adds up the wall time and the number of calls of each store method the engine
- * makes, so that a phase's time splits into store time and the rest (fetch, JSON, diff, events,
- * delivery) without a profiler. Timing costs two {@link System#nanoTime()} per call.
+ * A store that adds up the wall time and the number of calls of each store method the engine makes,
+ * so that a phase's time splits into store time and the rest (fetch, JSON, diff, events, delivery)
+ * without a profiler. Timing costs two {@link System#nanoTime()} per call.
  */
 final class TimedStore extends ForwardingStore {
 
@@ -42,11 +42,12 @@ final class TimedStore extends ForwardingStore {
   /** The usage since the last call, by method name, and starts counting anew. */
   Map<String, Usage> drain() {
     Map<String, Usage> out = new TreeMap<>();
-    usage.forEach((name, a) -> {
-      long calls = a[0].sumThenReset();
-      long nanos = a[1].sumThenReset();
-      if (calls > 0) out.put(name, new Usage(calls, nanos / 1e9));
-    });
+    usage.forEach(
+        (name, a) -> {
+          long calls = a[0].sumThenReset();
+          long nanos = a[1].sumThenReset();
+          if (calls > 0) out.put(name, new Usage(calls, nanos / 1e9));
+        });
     return out;
   }
 
@@ -55,17 +56,20 @@ final class TimedStore extends ForwardingStore {
     try {
       return call.get();
     } finally {
-      LongAdder[] a = usage.computeIfAbsent(name, k -> new LongAdder[] {new LongAdder(), new LongAdder()});
+      LongAdder[] a =
+          usage.computeIfAbsent(name, k -> new LongAdder[] {new LongAdder(), new LongAdder()});
       a[0].increment();
       a[1].add(System.nanoTime() - start);
     }
   }
 
   private void run(String name, Runnable call) {
-    time(name, () -> {
-      call.run();
-      return null;
-    });
+    time(
+        name,
+        () -> {
+          call.run();
+          return null;
+        });
   }
 
   @Override
@@ -101,9 +105,11 @@ final class TimedStore extends ForwardingStore {
   @Override
   public Stream<List<String>> streamIdentities(PollerKey key, int batchSize) {
     // Each batch is read when the stream asks for it: time the reads, not the stream's consumer.
-    Stream<List<String>> stream = time("streamIdentities", () -> delegate.streamIdentities(key, batchSize));
+    Stream<List<String>> stream =
+        time("streamIdentities", () -> delegate.streamIdentities(key, batchSize));
     var batches = stream.iterator();
-    return Stream.generate(() -> time("streamIdentities", () -> batches.hasNext() ? batches.next() : null))
+    return Stream.generate(
+            () -> time("streamIdentities", () -> batches.hasNext() ? batches.next() : null))
         .takeWhile(b -> b != null)
         .onClose(stream::close);
   }

@@ -65,7 +65,8 @@ final class TimestampPhases {
    * @return the phases, each beside its baseline
    * @throws IllegalStateException if a poll did not fetch and deliver exactly what it must
    */
-  static List<EndToEnd.Phase> run(StateStore base, RawStore raw, int n, double upsertSeconds, DeliveryOptions delivery)
+  static List<EndToEnd.Phase> run(
+      StateStore base, RawStore raw, int n, double upsertSeconds, DeliveryOptions delivery)
       throws Exception {
     List<EndToEnd.Phase> phases = new ArrayList<>();
     try (ListingServer server = new ListingServer(n);
@@ -75,16 +76,32 @@ final class TimestampPhases {
       Poller<JsonNode> poller = poller(server.url(), n, fetched);
       TimedStore store = new TimedStore(base);
       HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-      try (Watukuy engine = Watukuy.builder().store(store).poller(poller).delivery(delivery).build()) {
+      try (Watukuy engine =
+          Watukuy.builder().store(store).poller(poller).delivery(delivery).build()) {
         engine.on(poller, counter);
         plainFetch(client, server, null, null); // warms the client and the server's code up
         Listing all = fastest(client, server, null, null);
-        if (all.items() != n) throw new IllegalStateException("plain timestamp fetch saw " + all.items() + " of " + n);
+        if (all.items() != n)
+          throw new IllegalStateException("plain timestamp fetch saw " + all.items() + " of " + n);
 
-        EndToEnd.Phase sync = EndToEnd.cycle("ts-first-sync", STRATEGY, engine, store, heap, counter, fetched, n,
-            new EventCounter.Counts(n, 0, 0), EndToEnd.pages(n));
-        double upsert = Double.isNaN(upsertSeconds) ? EndToEnd.timeBatches(server, raw, EndToEnd.Op.UPSERT) : upsertSeconds;
-        phases.add(sync.withBaseline("upsert " + n + " rows, 500 per transaction", upsert, all.seconds()));
+        EndToEnd.Phase sync =
+            EndToEnd.cycle(
+                "ts-first-sync",
+                STRATEGY,
+                engine,
+                store,
+                heap,
+                counter,
+                fetched,
+                n,
+                new EventCounter.Counts(n, 0, 0),
+                EndToEnd.pages(n));
+        double upsert =
+            Double.isNaN(upsertSeconds)
+                ? EndToEnd.timeBatches(server, raw, EndToEnd.Op.UPSERT)
+                : upsertSeconds;
+        phases.add(
+            sync.withBaseline("upsert " + n + " rows, 500 per transaction", upsert, all.seconds()));
 
         phases.add(idlePolls(engine, store, heap, counter, fetched, client, server, all));
 
@@ -93,20 +110,45 @@ final class TimestampPhases {
         updated.forEach(server::update);
         Listing changes = fastest(client, server, all.since(), all.afterId());
         if (changes.items() != updated.size())
-          throw new IllegalStateException("plain timestamp fetch saw " + changes.items() + " of " + updated.size()
-              + " changes");
-        EndToEnd.Phase changed = EndToEnd.cycle("ts-changed-poll", STRATEGY, engine, store, heap, counter, fetched,
-            updated.size(), new EventCounter.Counts(0, updated.size(), 0), EndToEnd.pages(updated.size()));
+          throw new IllegalStateException(
+              "plain timestamp fetch saw "
+                  + changes.items()
+                  + " of "
+                  + updated.size()
+                  + " changes");
+        EndToEnd.Phase changed =
+            EndToEnd.cycle(
+                "ts-changed-poll",
+                STRATEGY,
+                engine,
+                store,
+                heap,
+                counter,
+                fetched,
+                updated.size(),
+                new EventCounter.Counts(0, updated.size(), 0),
+                EndToEnd.pages(updated.size()));
         double changedUpsert = EndToEnd.timeUpserts(server, raw, updated);
-        phases.add(changed.withBaseline("upsert " + updated.size() + " rows, 500 per transaction", changedUpsert,
-            changes.seconds()));
+        phases.add(
+            changed.withBaseline(
+                "upsert " + updated.size() + " rows, 500 per transaction",
+                changedUpsert,
+                changes.seconds()));
       }
     }
     return phases;
   }
 
-  private static EndToEnd.Phase idlePolls(Watukuy engine, TimedStore store, HeapWatch heap, EventCounter counter,
-      AtomicLong fetched, HttpClient client, ListingServer server, Listing all) throws Exception {
+  private static EndToEnd.Phase idlePolls(
+      Watukuy engine,
+      TimedStore store,
+      HeapWatch heap,
+      EventCounter counter,
+      AtomicLong fetched,
+      HttpClient client,
+      ListingServer server,
+      Listing all)
+      throws Exception {
     heap.reset();
     store.drain();
     double seconds = 0;
@@ -118,21 +160,47 @@ final class TimestampPhases {
       long start = System.nanoTime();
       TickReport report = engine.tick();
       seconds += (System.nanoTime() - start) / 1e9;
-      EndToEnd.check("ts-idle-poll", report, counter.now().minus(before), fetched.get() - fetchedBefore, 0,
-          new EventCounter.Counts(0, 0, 0), 1);
-      store.drain().forEach((method, u) -> calls.merge(method, u,
-          (a, b) -> new TimedStore.Usage(a.calls() + b.calls(), a.seconds() + b.seconds())));
+      EndToEnd.check(
+          "ts-idle-poll",
+          report,
+          counter.now().minus(before),
+          fetched.get() - fetchedBefore,
+          0,
+          new EventCounter.Counts(0, 0, 0),
+          1);
+      store
+          .drain()
+          .forEach(
+              (method, u) ->
+                  calls.merge(
+                      method,
+                      u,
+                      (a, b) ->
+                          new TimedStore.Usage(a.calls() + b.calls(), a.seconds() + b.seconds())));
     }
     long peak = heap.peak();
     long retained = heap.retained();
     double plain = 0;
     for (int k = 0; k < IDLE_POLLS; k++) {
       Listing none = plainFetch(client, server, all.since(), all.afterId());
-      if (none.items() != 0) throw new IllegalStateException("plain idle poll saw " + none.items() + " items");
+      if (none.items() != 0)
+        throw new IllegalStateException("plain idle poll saw " + none.items() + " items");
       plain += none.seconds();
     }
-    return new EndToEnd.Phase("ts-idle-poll", STRATEGY, 0, 0, IDLE_POLLS, seconds, peak, retained, calls, "", Double.NaN,
-        Double.NaN).withBaseline("plain GET + parse of the empty page, no store work", plain, 0);
+    return new EndToEnd.Phase(
+            "ts-idle-poll",
+            STRATEGY,
+            0,
+            0,
+            IDLE_POLLS,
+            seconds,
+            peak,
+            retained,
+            calls,
+            "",
+            Double.NaN,
+            Double.NaN)
+        .withBaseline("plain GET + parse of the empty page, no store work", plain, 0);
   }
 
   /**
@@ -144,14 +212,15 @@ final class TimestampPhases {
         .identity(item -> item.get("id"))
         .version(item -> item.get("updated_at"))
         .cursor(Cursors.timestamp("updated_at").tieBreak("id").build())
-        .fetch(ctx -> {
-          Watermark w = Objects.requireNonNull(ctx.cursor());
-          JsonNode body = ctx.http().get(changesUrl(url, w.value(), w.tieBreak())).json();
-          List<JsonNode> items = new ArrayList<>(EndToEnd.PAGE);
-          body.get("items").forEach(items::add);
-          fetched.addAndGet(items.size());
-          return Page.of(items).withHasMore(body.get("hasMore").asBoolean());
-        })
+        .fetch(
+            ctx -> {
+              Watermark w = Objects.requireNonNull(ctx.cursor());
+              JsonNode body = ctx.http().get(changesUrl(url, w.value(), w.tieBreak())).json();
+              List<JsonNode> items = new ArrayList<>(EndToEnd.PAGE);
+              body.get("items").forEach(items::add);
+              fetched.addAndGet(items.size());
+              return Page.of(items).withHasMore(body.get("hasMore").asBoolean());
+            })
         .maxPagesPerCycle(n / EndToEnd.PAGE + 2)
         .schedule(Schedule.every(Duration.ofMillis(1)).withAdaptive(false).withJitter(0))
         .build();
@@ -167,17 +236,22 @@ final class TimestampPhases {
    */
   static String changesUrl(String url, @Nullable String since, @Nullable String afterId) {
     StringBuilder out = new StringBuilder(url).append("?sort=updated");
-    if (since != null) out.append("&since=").append(URLEncoder.encode(since, StandardCharsets.UTF_8));
-    if (afterId != null) out.append("&after_id=").append(URLEncoder.encode(afterId, StandardCharsets.UTF_8));
+    if (since != null)
+      out.append("&since=").append(URLEncoder.encode(since, StandardCharsets.UTF_8));
+    if (afterId != null)
+      out.append("&after_id=").append(URLEncoder.encode(afterId, StandardCharsets.UTF_8));
     return out.toString();
   }
 
-  /** A plain client's walk of the filtered listing: how long, how many items, and where it ended. */
+  /**
+   * A plain client's walk of the filtered listing: how long, how many items, and where it ended.
+   */
   record Listing(double seconds, int items, @Nullable String since, @Nullable String afterId) {}
 
   /** The fastest of {@link EndToEnd#FLOOR_PASSES} walks of the same filtered listing. */
-  private static Listing fastest(HttpClient client, ListingServer server, @Nullable String since,
-      @Nullable String afterId) throws Exception {
+  private static Listing fastest(
+      HttpClient client, ListingServer server, @Nullable String since, @Nullable String afterId)
+      throws Exception {
     Listing best = null;
     for (int pass = 0; pass < EndToEnd.FLOOR_PASSES; pass++) {
       Listing one = plainFetch(client, server, since, afterId);
@@ -187,13 +261,17 @@ final class TimestampPhases {
   }
 
   /** Fetches and parses every page from the keyset {@code (since, afterId)} with a plain client. */
-  static Listing plainFetch(HttpClient client, ListingServer server, @Nullable String since, @Nullable String afterId)
+  static Listing plainFetch(
+      HttpClient client, ListingServer server, @Nullable String since, @Nullable String afterId)
       throws Exception {
     long start = System.nanoTime();
     int seen = 0;
     for (int page = 0; page < 100_000; page++) {
-      HttpRequest request = HttpRequest.newBuilder(URI.create(changesUrl(server.url(), since, afterId)))
-          .timeout(Duration.ofSeconds(30)).GET().build();
+      HttpRequest request =
+          HttpRequest.newBuilder(URI.create(changesUrl(server.url(), since, afterId)))
+              .timeout(Duration.ofSeconds(30))
+              .GET()
+              .build();
       byte[] body = client.send(request, HttpResponse.BodyHandlers.ofByteArray()).body();
       JsonNode tree = Items.MAPPER.readTree(body);
       JsonNode items = tree.get("items");

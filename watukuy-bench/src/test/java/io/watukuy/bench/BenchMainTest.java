@@ -11,8 +11,8 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * The bench's command line: what it refuses before running anything, the names of its result
- * files, its ratios, and its one-line answer for a server that is not there. Nothing here runs a
+ * The bench's command line: what it refuses before running anything, the names of its result files,
+ * its ratios, and its one-line answer for a server that is not there. Nothing here runs a
  * benchmark.
  */
 class BenchMainTest {
@@ -20,46 +20,88 @@ class BenchMainTest {
 
   @Test
   void refusesBadOptionsAsUsageErrors() {
-    assertThatThrownBy(() -> BenchMain.run(new String[] {"e2e", "--store", "memory", "--tiny", "--items", "5000"}))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--tiny or --items, not both");
-    assertThatThrownBy(() -> BenchMain.run(new String[] {"e2e", "--store", "memory", "--items", "abc"}))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("--items must be a whole number >= 1000, but was 'abc'");
-    assertThatThrownBy(() -> BenchMain.run(new String[] {"e2e", "--store", "memory", "--items", "999"}))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(">= 1000");
-    assertThatThrownBy(() -> BenchMain.run(new String[] {"e2e", "--store", "memory", "--live-samples", "0"}))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--live-samples must be a whole number >= 1");
-    assertThatThrownBy(() -> BenchMain.run(new String[] {"e2e", "--store", "memory", "--concurrency", "0"}))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--concurrency must be a whole number >= 1");
+    assertThatThrownBy(
+            () ->
+                BenchMain.run(
+                    new String[] {"e2e", "--store", "memory", "--tiny", "--items", "5000"}))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--tiny or --items, not both");
+    assertThatThrownBy(
+            () -> BenchMain.run(new String[] {"e2e", "--store", "memory", "--items", "abc"}))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("--items must be a whole number >= 1000, but was 'abc'");
+    assertThatThrownBy(
+            () -> BenchMain.run(new String[] {"e2e", "--store", "memory", "--items", "999"}))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(">= 1000");
+    assertThatThrownBy(
+            () -> BenchMain.run(new String[] {"e2e", "--store", "memory", "--live-samples", "0"}))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--live-samples must be a whole number >= 1");
+    assertThatThrownBy(
+            () -> BenchMain.run(new String[] {"e2e", "--store", "memory", "--concurrency", "0"}))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--concurrency must be a whole number >= 1");
     assertThatThrownBy(() -> BenchMain.run(new String[] {"e2e", "--store", "mysql"}))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("but was 'mysql'");
-    assertThatThrownBy(() -> BenchMain.run(new String[] {"e2e", "--store", "postgres", "--postgres-url",
-        "postgresql://127.0.0.1/test"}))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must be a jdbc:postgresql: URL");
-    assertThatThrownBy(() -> BenchMain.run(new String[] {"e2e", "--store", "redis", "--check", "--redis-uri",
-        "http://127.0.0.1:6379"}))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--redis-uri must be a redis:// URI");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("but was 'mysql'");
+    assertThatThrownBy(
+            () ->
+                BenchMain.run(
+                    new String[] {
+                      "e2e", "--store", "postgres", "--postgres-url", "postgresql://127.0.0.1/test"
+                    }))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("must be a jdbc:postgresql: URL");
+    assertThatThrownBy(
+            () ->
+                BenchMain.run(
+                    new String[] {
+                      "e2e", "--store", "redis", "--check", "--redis-uri", "http://127.0.0.1:6379"
+                    }))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--redis-uri must be a redis:// URI");
   }
 
   @Test
   void checkOfAStoreWithoutAServerRunsNothing() throws Exception {
-    assertThat(BenchMain.run(new String[] {"e2e", "--check", "--store", "memory", "--tiny"})).isZero();
-    assertThat(BenchMain.run(new String[] {"e2e", "--check", "--store", "sqlite", "--items", "1000000"})).isZero();
+    assertThat(BenchMain.run(new String[] {"e2e", "--check", "--store", "memory", "--tiny"}))
+        .isZero();
+    assertThat(
+            BenchMain.run(
+                new String[] {"e2e", "--check", "--store", "sqlite", "--items", "1000000"}))
+        .isZero();
   }
 
   @Test
   void aServerThatIsNotThereIsOneLine() throws Exception {
     int port = closedPort();
 
-    assertThatThrownBy(() -> BenchStore.check("postgres",
-        new BenchStore.Where("jdbc:postgresql://127.0.0.1:" + port + "/test?user=postgres", BenchMain.REDIS_URI)))
+    assertThatThrownBy(
+            () ->
+                BenchStore.check(
+                    "postgres",
+                    new BenchStore.Where(
+                        "jdbc:postgresql://127.0.0.1:" + port + "/test?user=postgres",
+                        BenchMain.REDIS_URI)))
         .isInstanceOf(BenchStore.UnreachableException.class)
-        .hasMessage("cannot reach PostgreSQL at 127.0.0.1:" + port + " (connection refused); start it with"
-            + " scripts/services or pass --postgres-url");
-    assertThatThrownBy(() -> BenchStore.check("redis",
-        new BenchStore.Where(BenchMain.POSTGRES_URL, "redis://127.0.0.1:" + port + "/0")))
+        .hasMessage(
+            "cannot reach PostgreSQL at 127.0.0.1:"
+                + port
+                + " (connection refused); start it with"
+                + " scripts/services or pass --postgres-url");
+    assertThatThrownBy(
+            () ->
+                BenchStore.check(
+                    "redis",
+                    new BenchStore.Where(
+                        BenchMain.POSTGRES_URL, "redis://127.0.0.1:" + port + "/0")))
         .isInstanceOf(BenchStore.UnreachableException.class)
-        .hasMessage("cannot reach Redis at 127.0.0.1:" + port + " (connection refused); start it with"
-            + " scripts/services or pass --redis-uri");
+        .hasMessage(
+            "cannot reach Redis at 127.0.0.1:"
+                + port
+                + " (connection refused); start it with"
+                + " scripts/services or pass --redis-uri");
   }
 
   @Test
@@ -67,17 +109,34 @@ class BenchMainTest {
     EndToEnd.Settings full = EndToEnd.Settings.full(BenchMain.DEFAULT_ITEMS);
     EndToEnd.Settings tiny = EndToEnd.Settings.tiny();
 
-    assertThat(BenchMain.resultName(DAY, "memory", false, full)).isEqualTo("2026-11-30-memory.json");
+    assertThat(BenchMain.resultName(DAY, "memory", false, full))
+        .isEqualTo("2026-11-30-memory.json");
     assertThat(BenchMain.resultName(DAY, "sqlite", false, EndToEnd.Settings.full(1_000_000)))
         .isEqualTo("2026-11-30-sqlite-1000000items.json");
-    assertThat(BenchMain.resultName(DAY, "memory", false, full.withGroups(groups(EndToEnd.Group.LIVE,
-        EndToEnd.Group.IDLE)))).isEqualTo("2026-11-30-memory-live-idle.json");
+    assertThat(
+            BenchMain.resultName(
+                DAY,
+                "memory",
+                false,
+                full.withGroups(groups(EndToEnd.Group.LIVE, EndToEnd.Group.IDLE))))
+        .isEqualTo("2026-11-30-memory-live-idle.json");
     // --items means nothing to a run without the listing's phases.
-    assertThat(BenchMain.resultName(DAY, "memory", false, EndToEnd.Settings.full(5_000)
-        .withGroups(groups(EndToEnd.Group.IDLE)))).isEqualTo("2026-11-30-memory-idle.json");
-    assertThat(BenchMain.resultName(DAY, "redis", true, tiny)).isEqualTo("2026-11-30-redis-tiny.json");
-    assertThat(BenchMain.resultName(DAY, "redis", true, tiny.withGroups(groups(EndToEnd.Group.IDLE))
-        .withIdle(tiny.idle().withShape(IdleKeys.Shape.POLLERS))))
+    assertThat(
+            BenchMain.resultName(
+                DAY,
+                "memory",
+                false,
+                EndToEnd.Settings.full(5_000).withGroups(groups(EndToEnd.Group.IDLE))))
+        .isEqualTo("2026-11-30-memory-idle.json");
+    assertThat(BenchMain.resultName(DAY, "redis", true, tiny))
+        .isEqualTo("2026-11-30-redis-tiny.json");
+    assertThat(
+            BenchMain.resultName(
+                DAY,
+                "redis",
+                true,
+                tiny.withGroups(groups(EndToEnd.Group.IDLE))
+                    .withIdle(tiny.idle().withShape(IdleKeys.Shape.POLLERS))))
         .isEqualTo("2026-11-30-redis-tiny-idle-pollers.json");
     assertThat(BenchMain.resultName(DAY, "postgres", false, full.withConcurrency(1)))
         .isEqualTo("2026-11-30-postgres-concurrency1.json");
@@ -85,14 +144,28 @@ class BenchMainTest {
 
   @Test
   void ratiosKeepThreeSignificantDigits() {
-    assertThat(List.of(0.004123, 0.85, 1.0, 20.0, 12.34, 1234.0, 0.0, Double.NaN).stream().map(Ratios::format))
+    assertThat(
+            List.of(0.004123, 0.85, 1.0, 20.0, 12.34, 1234.0, 0.0, Double.NaN).stream()
+                .map(Ratios::format))
         .containsExactly("0.00412", "0.850", "1.00", "20.0", "12.3", "1230", "0", "-");
   }
 
   @Test
   void withoutTheListingsPhasesAResultHasNoItems() {
-    EndToEnd.Result live = new EndToEnd.Result("memory", "MemoryStore", "", groups(EndToEnd.Group.LIVE), 100_000, 8,
-        Double.NaN, List.of(), null, null, "0.1", "0.1");
+    EndToEnd.Result live =
+        new EndToEnd.Result(
+            "memory",
+            "MemoryStore",
+            "",
+            groups(EndToEnd.Group.LIVE),
+            100_000,
+            8,
+            Double.NaN,
+            List.of(),
+            null,
+            null,
+            "0.1",
+            "0.1");
 
     assertThat(EndToEnd.json(live).has("items")).isFalse();
     assertThat(EndToEnd.json(live).get("phaseGroups").toString()).isEqualTo("[\"live\"]");

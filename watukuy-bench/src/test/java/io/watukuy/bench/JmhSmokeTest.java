@@ -9,8 +9,8 @@ import org.junit.jupiter.api.Test;
  * The CI smoke pass ({@link JmhSuite.Settings#smoke()}, JMH's {@code -f 1 -wi 0 -i 1 -r 100ms}):
  * every JMH benchmark of the module runs once, briefly, in a forked JVM as in a real run, and has
  * its baseline beside it; JMH starts the fork with this JVM's class path, which surefire sets to
- * the test class path, so the fork finds the benchmarks and their generated harness. Benchmarks
- * are not tests: this checks that the bench still runs (its set-ups check that each page-diff mode
+ * the test class path, so the fork finds the benchmarks and their generated harness. Benchmarks are
+ * not tests: this checks that the bench still runs (its set-ups check that each page-diff mode
  * diffs what it claims), never how fast.
  */
 class JmhSmokeTest {
@@ -29,11 +29,13 @@ class JmhSmokeTest {
             "PageDiffBench.tick mode=unchanged-by-version",
             "PageDiffBench.tick mode=unchanged-by-hash",
             "PageDiffBench.tick mode=changed-10pct");
-    assertThat(pairs).allSatisfy(p -> {
-      assertThat(p.score()).isPositive();
-      assertThat(p.baseline()).isPositive();
-      assertThat(p.unit()).isEqualTo("ops/s");
-    });
+    assertThat(pairs)
+        .allSatisfy(
+            p -> {
+              assertThat(p.score()).isPositive();
+              assertThat(p.baseline()).isPositive();
+              assertThat(p.unit()).isEqualTo("ops/s");
+            });
     assertThat(JmhSuite.table(pairs)).contains("ratio");
   }
 }

@@ -32,7 +32,8 @@ class ListingServerTest {
           .isEqualTo(Items.item(3, 2).put("updated_at", "2022-07-19T04:55:22Z").toString());
       assertThat(first.get("items").get(3).get("title").asText()).endsWith(" (edit 2)");
       // 1 001 items less the deleted #500: pages of 500, 500 and 0.
-      assertThat(get(client, server, 2).get("items").get(0).toString()).isEqualTo(Items.item(501, 0).toString());
+      assertThat(get(client, server, 2).get("items").get(0).toString())
+          .isEqualTo(Items.item(501, 0).toString());
       assertThat(third.get("items")).isEmpty();
       assertThat(third.get("hasMore").asBoolean()).isFalse();
       assertThat(server.size()).isEqualTo(1_000);
@@ -52,7 +53,12 @@ class ListingServerTest {
       assertThat(all.get("items").get(0).toString()).isEqualTo(Items.item(0, 0).toString());
       // 04:47:00 is item 500's second: with after_id 1000500 the page starts at item 501.
       assertThat(rest.get("items").get(0).get("id").asLong()).isEqualTo(1_000_501L);
-      assertThat(changes(client, server, "2022-07-19T04:47:00Z", null).get("items").get(0).get("id").asLong())
+      assertThat(
+              changes(client, server, "2022-07-19T04:47:00Z", null)
+                  .get("items")
+                  .get(0)
+                  .get("id")
+                  .asLong())
           .isEqualTo(1_000_500L);
 
       String latest = server.latestUpdatedAt();
@@ -61,23 +67,30 @@ class ListingServerTest {
       server.update(3);
       server.delete(4);
       JsonNode changed = changes(client, server, latest, "1001199");
-      assertThat(changed.get("items")).extracting(n -> n.get("id").asLong()).containsExactly(1_000_700L, 1_000_003L);
-      assertThat(changed.get("items").get(1).get("updated_at").asText()).isEqualTo(server.updatedAt(3));
+      assertThat(changed.get("items"))
+          .extracting(n -> n.get("id").asLong())
+          .containsExactly(1_000_700L, 1_000_003L);
+      assertThat(changed.get("items").get(1).get("updated_at").asText())
+          .isEqualTo(server.updatedAt(3));
       assertThat(changed.get("hasMore").asBoolean()).isFalse();
     }
   }
 
-  private static JsonNode changes(HttpClient client, ListingServer server, String since, String afterId)
-      throws Exception {
-    HttpRequest request = HttpRequest.newBuilder(java.net.URI.create(TimestampPhases.changesUrl(server.url(), since,
-        afterId))).timeout(Duration.ofSeconds(10)).build();
+  private static JsonNode changes(
+      HttpClient client, ListingServer server, String since, String afterId) throws Exception {
+    HttpRequest request =
+        HttpRequest.newBuilder(
+                java.net.URI.create(TimestampPhases.changesUrl(server.url(), since, afterId)))
+            .timeout(Duration.ofSeconds(10))
+            .build();
     HttpResponse<byte[]> response = client.send(request, HttpResponse.BodyHandlers.ofByteArray());
     assertThat(response.statusCode()).isEqualTo(200);
     return Items.MAPPER.readTree(response.body());
   }
 
   private static JsonNode get(HttpClient client, ListingServer server, int page) throws Exception {
-    HttpRequest request = HttpRequest.newBuilder(server.pageUri(page)).timeout(Duration.ofSeconds(10)).build();
+    HttpRequest request =
+        HttpRequest.newBuilder(server.pageUri(page)).timeout(Duration.ofSeconds(10)).build();
     HttpResponse<byte[]> response = client.send(request, HttpResponse.BodyHandlers.ofByteArray());
     assertThat(response.statusCode()).isEqualTo(200);
     return Items.MAPPER.readTree(response.body());

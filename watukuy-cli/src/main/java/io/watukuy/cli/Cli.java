@@ -5,7 +5,6 @@ import io.watukuy.ConfigException;
 import io.watukuy.Inspection;
 import io.watukuy.KeyInspection;
 import io.watukuy.KeyReport;
-import io.watukuy.MemoryStore;
 import io.watukuy.Poller;
 import io.watukuy.ScheduleState;
 import io.watukuy.StateStore;
@@ -13,7 +12,6 @@ import io.watukuy.TickOptions;
 import io.watukuy.TickReport;
 import io.watukuy.Watukuy;
 import io.watukuy.cli.CliConfig.StoreSpec;
-import io.watukuy.store.sqlite.SqliteStore;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -54,17 +52,28 @@ final class Cli {
     root.addSubcommand("validate", new CommandLine(new Validate()));
     root.addSubcommand("migrate", new CommandLine(new Migrate()));
     root.addSubcommand("inspect", new CommandLine(new Inspect()));
-    root.addSubcommand("pause", operation("pause",
-        "Pauses every key (every partition) of poller NAME until resume.",
-        "run skips a paused key, and a running daemon stops polling it from its next cycle."));
-    root.addSubcommand("resume", operation("resume",
-        "Resumes every key (every partition) of poller NAME.",
-        "The keys return to idle; a pending Retry-After or an open circuit still applies."));
-    root.addSubcommand("trigger", operation("trigger",
-        "Makes every key (every partition) of poller NAME due now.",
-        "It also forces a probe of an open circuit; a running daemon polls the keys at once."));
+    root.addSubcommand(
+        "pause",
+        operation(
+            "pause",
+            "Pauses every key (every partition) of poller NAME until resume.",
+            "run skips a paused key, and a running daemon stops polling it from its next cycle."));
+    root.addSubcommand(
+        "resume",
+        operation(
+            "resume",
+            "Resumes every key (every partition) of poller NAME.",
+            "The keys return to idle; a pending Retry-After or an open circuit still applies."));
+    root.addSubcommand(
+        "trigger",
+        operation(
+            "trigger",
+            "Makes every key (every partition) of poller NAME due now.",
+            "It also forces a probe of an open circuit; a running daemon polls the keys at once."));
     // Redrawn in place only on the process's own terminal, never into a stream a caller passed in.
-    root.addSubcommand("demo", new CommandLine(new DemoCommand(out, err, err == System.err && DemoCommand.onTerminal())));
+    root.addSubcommand(
+        "demo",
+        new CommandLine(new DemoCommand(out, err, err == System.err && DemoCommand.onTerminal())));
     OperationCommands ops = new OperationCommands(this);
     root.addSubcommand("reset-cursor", new CommandLine(ops.new ResetCursor()));
     root.addSubcommand("backfill", new CommandLine(ops.new Backfill()));
@@ -84,7 +93,8 @@ final class Cli {
     all.addAll(List.of(usage.description()));
     usage.description(all.toArray(String[]::new));
     String[] synopsis = usage.customSynopsis();
-    for (int i = 0; i < synopsis.length; i++) synopsis[i] = synopsis[i].replace("pause|resume|trigger", op);
+    for (int i = 0; i < synopsis.length; i++)
+      synopsis[i] = synopsis[i].replace("pause|resume|trigger", op);
     usage.customSynopsis(synopsis);
     return cmd;
   }
@@ -113,7 +123,8 @@ final class Cli {
     try {
       java.nio.file.Files.createDirectories(parent);
     } catch (IOException e) {
-      throw new io.watukuy.StoreException("cannot create the folder " + parent + ": " + whyNot(parent, e), e);
+      throw new io.watukuy.StoreException(
+          "cannot create the folder " + parent + ": " + whyNot(parent, e), e);
     }
   }
 
@@ -125,7 +136,8 @@ final class Cli {
       }
     }
     if (e instanceof java.nio.file.AccessDeniedException) return "permission denied";
-    if (e instanceof java.nio.file.FileSystemException fs && fs.getReason() != null) return fs.getReason();
+    if (e instanceof java.nio.file.FileSystemException fs && fs.getReason() != null)
+      return fs.getReason();
     return e.getMessage() == null ? "I/O error" : e.getMessage();
   }
 
@@ -140,22 +152,38 @@ final class Cli {
     final List<Poller<JsonNode>> pollers;
 
     Session(CliConfig config) {
-      this(config.store(), YamlPollers.build(config), config.delivery(), config.secrets(),
-          io.watukuy.WatukuyListener.NONE, config.budgets(), config.budgetStore());
+      this(
+          config.store(),
+          YamlPollers.build(config),
+          config.delivery(),
+          config.secrets(),
+          io.watukuy.WatukuyListener.NONE,
+          config.budgets(),
+          config.budgetStore());
     }
 
     Session(StoreSpec spec, List<Poller<JsonNode>> pollers, io.watukuy.DeliveryOptions delivery) {
       this(spec, pollers, delivery, java.util.Set.of());
     }
 
-    /** Over {@code pollers}, which may be {@link OperationCommands#standIn stand-ins} for {@code --store}. */
-    Session(StoreSpec spec, List<Poller<JsonNode>> pollers, io.watukuy.DeliveryOptions delivery,
+    /**
+     * Over {@code pollers}, which may be {@link OperationCommands#standIn stand-ins} for {@code
+     * --store}.
+     */
+    Session(
+        StoreSpec spec,
+        List<Poller<JsonNode>> pollers,
+        io.watukuy.DeliveryOptions delivery,
         java.util.Set<String> secrets) {
       this(spec, pollers, delivery, secrets, io.watukuy.WatukuyListener.NONE);
     }
 
-    Session(StoreSpec spec, List<Poller<JsonNode>> pollers, io.watukuy.DeliveryOptions delivery,
-        java.util.Set<String> secrets, io.watukuy.WatukuyListener listener) {
+    Session(
+        StoreSpec spec,
+        List<Poller<JsonNode>> pollers,
+        io.watukuy.DeliveryOptions delivery,
+        java.util.Set<String> secrets,
+        io.watukuy.WatukuyListener listener) {
       this(spec, pollers, delivery, secrets, listener, java.util.Map.of(), null);
     }
 
@@ -163,18 +191,27 @@ final class Cli {
      * With the config's rate budgets, which its pollers may name, kept in {@code budgetStore} when
      * it is set (shared with other instances) or in this process.
      */
-    Session(StoreSpec spec, List<Poller<JsonNode>> pollers, io.watukuy.DeliveryOptions delivery,
-        java.util.Set<String> secrets, io.watukuy.WatukuyListener listener,
-        java.util.Map<String, io.watukuy.BudgetLimit> budgets, @Nullable StoreSpec budgetStore) {
+    Session(
+        StoreSpec spec,
+        List<Poller<JsonNode>> pollers,
+        io.watukuy.DeliveryOptions delivery,
+        java.util.Set<String> secrets,
+        io.watukuy.WatukuyListener listener,
+        java.util.Map<String, io.watukuy.BudgetLimit> budgets,
+        @Nullable StoreSpec budgetStore) {
       this.pollers = pollers;
       this.store = open(spec);
       try {
         if (budgetStore != null) shared = Stores.budgetStore(budgetStore);
         // The sink is one stream: handlers run on the cycle's thread, so lines come in outbox
         // order (per key, and across keys of one poller) and one write never interleaves another.
-        Watukuy.Builder b = Watukuy.builder().store(store).delivery(delivery).handlerExecutor(Runnable::run)
-            .secrets(secrets) // ${ENV} values never show in engine errors or logs
-            .listener(listener);
+        Watukuy.Builder b =
+            Watukuy.builder()
+                .store(store)
+                .delivery(delivery)
+                .handlerExecutor(Runnable::run)
+                .secrets(secrets) // ${ENV} values never show in engine errors or logs
+                .listener(listener);
         pollers.forEach(b::poller);
         budgets.forEach(b::budget);
         if (shared != null) b.budgetStore(shared.store());
@@ -212,17 +249,24 @@ final class Cli {
   }
 
   static final class Verbose {
-    @Option(names = "--verbose", description = "Log at debug level and print stack traces, on stderr.")
+    @Option(
+        names = "--verbose",
+        description = "Log at debug level and print stack traces, on stderr.")
     boolean verbose;
   }
 
   // Help texts: the first description line is one sentence (the command lists show it alone);
   // each further line is a paragraph that picocli wraps, so no sentence is broken by hand.
-  @Command(name = "watukuy", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-      description = {"Polls HTTP JSON APIs declared in YAML and writes each change as one JSON line.",
-          "Events go to standard output, everything else to standard error. Exit codes: 0 success, 1 a fetch,"
-              + " store or output error, 2 a usage or config error.",
-          "Run watukuy COMMAND --help for the arguments of a command; docs/config.md has the YAML format."},
+  @Command(
+      name = "watukuy",
+      mixinStandardHelpOptions = true,
+      versionProvider = Main.Version.class,
+      description = {
+        "Polls HTTP JSON APIs declared in YAML and writes each change as one JSON line.",
+        "Events go to standard output, everything else to standard error. Exit codes: 0 success, 1 a fetch,"
+            + " store or output error, 2 a usage or config error.",
+        "Run watukuy COMMAND --help for the arguments of a command; docs/config.md has the YAML format."
+      },
       synopsisSubcommandLabel = "COMMAND")
   final class Root implements Callable<Integer> {
     @Override
@@ -232,20 +276,31 @@ final class Cli {
     }
   }
 
-  @Command(name = "run", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-      description = {"Polls the APIs of CONFIG and writes each change as one JSON line.",
-          "With --once: one pass (idle and backing-off keys are made due), delivery, then exit 0, or 1 if"
-              + " any key failed. Without --once: runs until SIGINT or SIGTERM, delivers what was fetched,"
-              + " and exits 0."})
+  @Command(
+      name = "run",
+      mixinStandardHelpOptions = true,
+      versionProvider = Main.Version.class,
+      description = {
+        "Polls the APIs of CONFIG and writes each change as one JSON line.",
+        "With --once: one pass (idle and backing-off keys are made due), delivery, then exit 0, or 1 if"
+            + " any key failed. Without --once: runs until SIGINT or SIGTERM, delivers what was fetched,"
+            + " and exits 0."
+      })
   final class Run implements Callable<Integer> {
-    @Parameters(paramLabel = "CONFIG",
+    @Parameters(
+        paramLabel = "CONFIG",
         description = "The YAML config file; relative paths in it resolve against its folder.")
     Path config;
 
-    @Option(names = "--once", description = "Poll once, deliver and exit, for cron (default: run as a daemon).")
+    @Option(
+        names = "--once",
+        description = "Poll once, deliver and exit, for cron (default: run as a daemon).")
     boolean once;
 
-    @Option(names = "--poller", paramLabel = "NAME", arity = "1..*",
+    @Option(
+        names = "--poller",
+        paramLabel = "NAME",
+        arity = "1..*",
         description = "Run only these pollers (default: all of CONFIG).")
     List<String> only = new ArrayList<>();
 
@@ -270,33 +325,49 @@ final class Cli {
         err.println("watukuy: output " + cfg.outputFile() + ": " + e.getMessage());
         return Main.FAILED;
       } catch (IOException | RuntimeException e) {
-        String why = e instanceof java.nio.file.AccessDeniedException ? "permission denied"
-            : e instanceof java.nio.file.FileSystemException fs && fs.getReason() != null ? fs.getReason()
-            : e.getMessage();
+        String why =
+            e instanceof java.nio.file.AccessDeniedException
+                ? "permission denied"
+                : e instanceof java.nio.file.FileSystemException fs && fs.getReason() != null
+                    ? fs.getReason()
+                    : e.getMessage();
         err.println("watukuy: output " + cfg.outputFile() + ": cannot open: " + why);
         return Main.FAILED;
       }
       // The daemon registers only the selected pollers: start() runs every registered one.
-      List<Poller<JsonNode>> pollers = YamlPollers.build(cfg).stream()
-          .filter(p -> once || selected.contains(p.name())).toList();
-      io.watukuy.WatukuyListener listener = once ? io.watukuy.WatukuyListener.NONE : new io.watukuy.WatukuyListener() {
-        @Override
-        public void onCycle(KeyReport report) {
-          // --once reports from the TickReport; the daemon, as each run ends.
-          if (report.error() != null) failed(report.key(), report.error());
-        }
-      };
-      try (output; Session s = new Session(cfg.store(), pollers, cfg.delivery(), cfg.secrets(), listener,
-          cfg.budgets(), cfg.budgetStore())) {
+      List<Poller<JsonNode>> pollers =
+          YamlPollers.build(cfg).stream().filter(p -> once || selected.contains(p.name())).toList();
+      io.watukuy.WatukuyListener listener =
+          once
+              ? io.watukuy.WatukuyListener.NONE
+              : new io.watukuy.WatukuyListener() {
+                @Override
+                public void onCycle(KeyReport report) {
+                  // --once reports from the TickReport; the daemon, as each run ends.
+                  if (report.error() != null) failed(report.key(), report.error());
+                }
+              };
+      try (output;
+          Session s =
+              new Session(
+                  cfg.store(),
+                  pollers,
+                  cfg.delivery(),
+                  cfg.secrets(),
+                  listener,
+                  cfg.budgets(),
+                  cfg.budgetStore())) {
         for (Poller<JsonNode> p : s.pollers) {
-          s.engine.on(p, event -> {
-            try {
-              output.write(event.toJson());
-            } catch (java.io.IOException e) {
-              // The sink is down, not the event: it stays pending and is never parked.
-              throw new io.watukuy.HandlerUnavailableException(e.getMessage(), e);
-            }
-          });
+          s.engine.on(
+              p,
+              event -> {
+                try {
+                  output.write(event.toJson());
+                } catch (java.io.IOException e) {
+                  // The sink is down, not the event: it stays pending and is never parked.
+                  throw new io.watukuy.HandlerUnavailableException(e.getMessage(), e);
+                }
+              });
         }
         return once ? once(s, selected, output) : daemon(cfg, s, selected, output);
       }
@@ -315,13 +386,18 @@ final class Cli {
       for (KeyInspection k : before.pollers()) {
         if (!selected.contains(k.poller())) continue;
         ScheduleState.Status st = k.state();
-        boolean throttled = st == ScheduleState.Status.THROTTLED
-            || (k.throttledUntil() != null && k.throttledUntil().isAfter(now));
-        boolean blocked = k.paused() != null || st == ScheduleState.Status.PAUSED || throttled
-            || st == ScheduleState.Status.CIRCUIT_OPEN;
+        boolean throttled =
+            st == ScheduleState.Status.THROTTLED
+                || (k.throttledUntil() != null && k.throttledUntil().isAfter(now));
+        boolean blocked =
+            k.paused() != null
+                || st == ScheduleState.Status.PAUSED
+                || throttled
+                || st == ScheduleState.Status.CIRCUIT_OPEN;
         // Key by key: a paused or throttled partition must not keep its idle siblings waiting, and
         // trigger() would force a circuit probe.
-        if (!blocked && (st == ScheduleState.Status.IDLE || st == ScheduleState.Status.BACKING_OFF)) {
+        if (!blocked
+            && (st == ScheduleState.Status.IDLE || st == ScheduleState.Status.BACKING_OFF)) {
           s.engine.trigger(io.watukuy.PollerKey.of(k.poller(), k.partition()));
         }
       }
@@ -329,8 +405,10 @@ final class Cli {
       int code = Main.OK;
       @Nullable Inspection after = null;
       for (KeyReport k : report.keys()) {
-        String who = "poller " + k.key().poller()
-            + (k.key().partition().isEmpty() ? "" : " partition " + k.key().partition());
+        String who =
+            "poller "
+                + k.key().poller()
+                + (k.key().partition().isEmpty() ? "" : " partition " + k.key().partition());
         io.watukuy.@Nullable HttpStatusException throttle = Failures.throttle(k.error());
         if (k.outcome() == KeyReport.Outcome.DEFERRED && k.error() != null) {
           // A budget timeout is a skip (DESIGN.md exit codes): the line says the cycle is deferred.
@@ -338,7 +416,8 @@ final class Cli {
         } else if (throttle != null) {
           // DESIGN.md, exit codes: a 429 (or a 503 with Retry-After) met in this run is a skip.
           if (after == null) after = s.engine.inspect();
-          err.println("watukuy: " + who + ": skipped (" + throttled(throttle, after, k.key()) + ")");
+          err.println(
+              "watukuy: " + who + ": skipped (" + throttled(throttle, after, k.key()) + ")");
         } else if (k.error() != null) {
           code = Main.FAILED;
           failed(k.key(), k.error());
@@ -348,25 +427,34 @@ final class Cli {
       }
       IOException failed = output.failure();
       if (failed != null) {
-        err.println("watukuy: " + redact(failed.getMessage()) + "; the undelivered events stay pending");
+        err.println(
+            "watukuy: " + redact(failed.getMessage()) + "; the undelivered events stay pending");
         code = Main.FAILED;
       }
       return code;
     }
 
-    /** {@code throttled by HTTP 429 until 2026-11-30T10:20:00Z, in 2m}, the instant from the store. */
+    /**
+     * {@code throttled by HTTP 429 until 2026-11-30T10:20:00Z, in 2m}, the instant from the store.
+     */
     private static String throttled(
         io.watukuy.HttpStatusException e, Inspection after, io.watukuy.PollerKey key) {
       String text = "throttled by HTTP " + e.status();
       for (KeyInspection k : after.pollers()) {
         Instant until = k.throttledUntil();
-        if (k.poller().equals(key.poller()) && k.partition().equals(key.partition()) && until != null) {
+        if (k.poller().equals(key.poller())
+            && k.partition().equals(key.partition())
+            && until != null) {
           // Whole seconds rounded up, never earlier than the wait: a Retry-After of 120 reads
           // "in 2m", not "in 1m59s", and the end carries no nanoseconds.
           Instant shown = until.truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
           if (shown.isBefore(until)) shown = shown.plusSeconds(1);
           long ms = Math.max(0, java.time.Duration.between(after.at(), until).toMillis());
-          return text + " until " + shown + ", in " + Durations.human((ms + 999) / 1000 * 1000)
+          return text
+              + " until "
+              + shown
+              + ", in "
+              + Durations.human((ms + 999) / 1000 * 1000)
               + notUnderstood(e, after.at());
         }
       }
@@ -375,8 +463,8 @@ final class Cli {
 
     /**
      * {@code ; Retry-After 'soon' not understood, default backoff} when the vendor sent a
-     * Retry-After that is neither delay-seconds nor an HTTP-date, so the wait shown is ours and
-     * may be far shorter than the vendor meant; empty otherwise.
+     * Retry-After that is neither delay-seconds nor an HTTP-date, so the wait shown is ours and may
+     * be far shorter than the vendor meant; empty otherwise.
      */
     private static String notUnderstood(io.watukuy.HttpStatusException e, Instant now) {
       String value = e.header("retry-after");
@@ -388,21 +476,32 @@ final class Cli {
       return "; Retry-After '" + shown + "' not understood, default backoff";
     }
 
-    private int daemon(CliConfig cfg, Session s, Set<String> selected, Output output) throws InterruptedException {
+    private int daemon(CliConfig cfg, Session s, Set<String> selected, Output output)
+        throws InterruptedException {
       CountDownLatch stop = new CountDownLatch(1);
       Thread hook = new Thread(stop::countDown, "watukuy-shutdown");
       Runtime.getRuntime().addShutdownHook(hook);
       Signals.onTermination(stop::countDown);
       // Before start(): a first cycle that fails at once must not print its line ahead of this one.
-      err.println("watukuy: running " + count(selected.size(), "poller") + " (" + String.join(", ", selected)
-          + ") from " + cfg.file() + ", store " + redact(storeText(cfg.store())) + "; Ctrl-C to stop");
+      err.println(
+          "watukuy: running "
+              + count(selected.size(), "poller")
+              + " ("
+              + String.join(", ", selected)
+              + ") from "
+              + cfg.file()
+              + ", store "
+              + redact(storeText(cfg.store()))
+              + "; Ctrl-C to stop");
       s.engine.start();
       int code = Main.OK;
       try {
         while (!stop.await(1, java.util.concurrent.TimeUnit.SECONDS)) {
           if (output.failure() != null) {
-            err.println("watukuy: " + redact(output.failure().getMessage())
-                + "; stopping, the undelivered events stay pending");
+            err.println(
+                "watukuy: "
+                    + redact(output.failure().getMessage())
+                    + "; stopping, the undelivered events stay pending");
             s.engine.stop(false);
             code = Main.FAILED;
             break;
@@ -425,9 +524,14 @@ final class Cli {
     return n + " " + noun + (n == 1 ? "" : "s");
   }
 
-  /** The store as a user finds it: {@code sqlite:} with the absolute path, else its URI with any password hidden. */
+  /**
+   * The store as a user finds it: {@code sqlite:} with the absolute path, else its URI with any
+   * password hidden.
+   */
   static String storeText(StoreSpec spec) {
-    return spec.sqlitePath() != null ? "sqlite:" + spec.sqlitePath().toAbsolutePath() : spec.display();
+    return spec.sqlitePath() != null
+        ? "sqlite:" + spec.sqlitePath().toAbsolutePath()
+        : spec.display();
   }
 
   private static String skipReason(KeyReport.Outcome o) {
@@ -442,11 +546,18 @@ final class Cli {
     };
   }
 
-  @Command(name = "validate", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-      description = {"Checks CONFIG without polling or opening the store.",
-          "Prints FILE: ok, N poller(s) and exits 0, or prints the first problem as FILE:LINE: ... and exits 2."})
+  @Command(
+      name = "validate",
+      mixinStandardHelpOptions = true,
+      versionProvider = Main.Version.class,
+      description = {
+        "Checks CONFIG without polling or opening the store.",
+        "Prints FILE: ok, N poller(s) and exits 0, or prints the first problem as FILE:LINE: ... and exits 2."
+      })
   final class Validate implements Callable<Integer> {
-    @Parameters(paramLabel = "CONFIG", description = "The YAML config file.") Path config;
+    @Parameters(paramLabel = "CONFIG", description = "The YAML config file.")
+    Path config;
+
     @CommandLine.Mixin Verbose v;
 
     @Override
@@ -458,26 +569,41 @@ final class Cli {
     }
   }
 
-  @Command(name = "migrate", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-      description = {"Creates or upgrades the tables of a store.",
-          "The store is the one CONFIG names, or the one given by --store."})
+  @Command(
+      name = "migrate",
+      mixinStandardHelpOptions = true,
+      versionProvider = Main.Version.class,
+      description = {
+        "Creates or upgrades the tables of a store.",
+        "The store is the one CONFIG names, or the one given by --store."
+      })
   final class Migrate implements Callable<Integer> {
-    @Parameters(paramLabel = "CONFIG", arity = "0..1", description = "The YAML config file whose store to migrate.")
+    @Parameters(
+        paramLabel = "CONFIG",
+        arity = "0..1",
+        description = "The YAML config file whose store to migrate.")
     @Nullable Path config;
-    @Option(names = "--store", paramLabel = "URI",
+
+    @Option(
+        names = "--store",
+        paramLabel = "URI",
         description = "sqlite:PATH (relative to the current folder) instead of CONFIG.")
     @Nullable String store;
+
     @CommandLine.Mixin Verbose v;
 
     @Override
     public Integer call() {
       if ((config == null) == (store == null)) {
-        err.println("watukuy migrate: give CONFIG or --store URI" + (config == null ? "" : ", not both"));
+        err.println(
+            "watukuy migrate: give CONFIG or --store URI" + (config == null ? "" : ", not both"));
         return Main.USAGE;
       }
       StoreSpec spec = store != null ? ConfigReader.storeUri(store) : load(config).store();
-      if (spec.sqlitePath() != null && !Files.isDirectory(spec.sqlitePath().toAbsolutePath().getParent())) {
-        throw new ConfigException(spec.display() + ": folder " + spec.sqlitePath().getParent() + " does not exist");
+      if (spec.sqlitePath() != null
+          && !Files.isDirectory(spec.sqlitePath().toAbsolutePath().getParent())) {
+        throw new ConfigException(
+            spec.display() + ": folder " + spec.sqlitePath().getParent() + " does not exist");
       }
       try (StateStore s = open(spec)) {
         s.migrate();
@@ -487,16 +613,26 @@ final class Cli {
     }
   }
 
-  @Command(name = "inspect", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-      description = {"Shows the state of every key of the pollers of CONFIG.",
-          "One row per key: state, when it is next due, lag (how far a timestamp cursor is behind now),"
-              + " pending and parked events, last error; durations in human units (850ms, 3m20s, 2h5m)."})
+  @Command(
+      name = "inspect",
+      mixinStandardHelpOptions = true,
+      versionProvider = Main.Version.class,
+      description = {
+        "Shows the state of every key of the pollers of CONFIG.",
+        "One row per key: state, when it is next due, lag (how far a timestamp cursor is behind now),"
+            + " pending and parked events, last error; durations in human units (850ms, 3m20s, 2h5m)."
+      })
   final class Inspect implements Callable<Integer> {
-    @Parameters(paramLabel = "CONFIG", description = "The YAML config file.") Path config;
-    @Option(names = "--json",
-        description = "One line of JSON instead, with machine values: lagMs and intervalMs in milliseconds,"
-            + " instants in ISO 8601.")
+    @Parameters(paramLabel = "CONFIG", description = "The YAML config file.")
+    Path config;
+
+    @Option(
+        names = "--json",
+        description =
+            "One line of JSON instead, with machine values: lagMs and intervalMs in milliseconds,"
+                + " instants in ISO 8601.")
     boolean json;
+
     @CommandLine.Mixin Verbose v;
 
     @Override
@@ -508,15 +644,23 @@ final class Cli {
           return Main.OK;
         }
         // Durations in human units here; --json keeps the machine values (lagMs, ISO instants).
-        out.printf("%-20s %-12s %-12s %-12s %-10s %-8s %-7s %s%n",
+        out.printf(
+            "%-20s %-12s %-12s %-12s %-10s %-8s %-7s %s%n",
             "POLLER", "PARTITION", "STATE", "NEXT DUE", "LAG", "PENDING", "PARKED", "LAST ERROR");
         for (KeyInspection k : ins.pollers()) {
-          out.printf("%-20s %-12s %-12s %-12s %-10s %-8d %-7d %s%n", k.poller(),
-              k.partition().isEmpty() ? "-" : k.partition(), k.state().wire(),
+          out.printf(
+              "%-20s %-12s %-12s %-12s %-10s %-8d %-7d %s%n",
+              k.poller(),
+              k.partition().isEmpty() ? "-" : k.partition(),
+              k.state().wire(),
               k.nextDueAt() == null || !k.nextDueAt().isAfter(ins.at())
-                  ? "now" : "in " + Durations.human(java.time.Duration.between(ins.at(), k.nextDueAt()).toMillis()),
+                  ? "now"
+                  : "in "
+                      + Durations.human(
+                          java.time.Duration.between(ins.at(), k.nextDueAt()).toMillis()),
               k.lagMs() == null ? "-" : Durations.human(k.lagMs()),
-              k.outboxPending(), k.parked(),
+              k.outboxPending(),
+              k.parked(),
               k.lastError() == null ? "-" : redact(k.lastError().message()));
         }
         return Main.OK;
@@ -524,15 +668,22 @@ final class Cli {
     }
   }
 
-  @Command(mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+  @Command(
+      mixinStandardHelpOptions = true,
+      versionProvider = Main.Version.class,
       customSynopsis = "watukuy pause|resume|trigger (CONFIG | --store URI) NAME [--partition P]",
-      description = "Takes CONFIG, or --store URI when there is no config; then NAME must have state in that store.")
+      description =
+          "Takes CONFIG, or --store URI when there is no config; then NAME must have state in that store.")
   final class Operation implements Callable<Integer> {
     private final String op;
     @CommandLine.Mixin OperationCommands.Target target;
-    @Parameters(paramLabel = "[CONFIG] NAME", arity = "1..2",
+
+    @Parameters(
+        paramLabel = "[CONFIG] NAME",
+        arity = "1..2",
         description = "The YAML config file (unless --store), then the poller's name.")
     List<String> args = new ArrayList<>();
+
     @CommandLine.Mixin OperationCommands.PartitionOption only;
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
     @CommandLine.Mixin Verbose v;
@@ -543,14 +694,24 @@ final class Cli {
 
     @Override
     public Integer call() {
-      OperationCommands.Resolved r = OperationCommands.resolve(Cli.this, spec, target, args, false, false);
+      OperationCommands.Resolved r =
+          OperationCommands.resolve(Cli.this, spec, target, args, false, false);
       String name = r.name();
       io.watukuy.PollerKey key = only.key(name);
       try (Session s = r.session()) {
         switch (op) {
-          case "pause" -> { if (key == null) s.engine.pause(name); else s.engine.pause(key); }
-          case "resume" -> { if (key == null) s.engine.resume(name); else s.engine.resume(key); }
-          default -> { if (key == null) s.engine.trigger(name); else s.engine.trigger(key); }
+          case "pause" -> {
+            if (key == null) s.engine.pause(name);
+            else s.engine.pause(key);
+          }
+          case "resume" -> {
+            if (key == null) s.engine.resume(name);
+            else s.engine.resume(key);
+          }
+          default -> {
+            if (key == null) s.engine.trigger(name);
+            else s.engine.trigger(key);
+          }
         }
       }
       err.println("watukuy: " + only.who(name) + ": " + op + (op.endsWith("e") ? "d" : "ed"));

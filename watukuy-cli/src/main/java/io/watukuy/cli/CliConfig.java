@@ -31,8 +31,8 @@ record CliConfig(
 
   /**
    * A store URI and its options (DESIGN.md "Stores in YAML and on the command line"): {@code
-   * memory:}, {@code sqlite:PATH} (the path already resolved), {@code postgres:JDBC-URL} or
-   * {@code redis://host:port/db}. Only the options of its kind are set.
+   * memory:}, {@code sqlite:PATH} (the path already resolved), {@code postgres:JDBC-URL} or {@code
+   * redis://host:port/db}. Only the options of its kind are set.
    *
    * @param uri as written, for messages through {@link #display()} only (it may hold a password)
    * @param target the JDBC URL ({@code POSTGRES}) or the Redis URI ({@code REDIS}), else null
@@ -47,19 +47,26 @@ record CliConfig(
       @Nullable String schema,
       @Nullable String keyPrefix) {
 
-    enum Kind { MEMORY, SQLITE, POSTGRES, REDIS }
+    enum Kind {
+      MEMORY,
+      SQLITE,
+      POSTGRES,
+      REDIS
+    }
 
     static StoreSpec memory(String uri) {
       return new StoreSpec(uri, Kind.MEMORY, null, null, null, null, null, null);
     }
 
-    static StoreSpec sqlite(String uri, Path path, @Nullable String tablePrefix, @Nullable Long busyTimeoutMs) {
+    static StoreSpec sqlite(
+        String uri, Path path, @Nullable String tablePrefix, @Nullable Long busyTimeoutMs) {
       return new StoreSpec(uri, Kind.SQLITE, path, null, tablePrefix, busyTimeoutMs, null, null);
     }
 
     /** The URI with any password (a {@code password=} parameter, {@code user:password@}) hidden. */
     String display() {
-      return uri.replaceAll("(?i)(password=)[^&;]*", "$1***").replaceAll("(//[^/@:]*:)[^/@]*@", "$1***@");
+      return uri.replaceAll("(?i)(password=)[^&;]*", "$1***")
+          .replaceAll("(//[^/@:]*:)[^/@]*@", "$1***@");
     }
   }
 
@@ -88,7 +95,10 @@ record CliConfig(
   record ReconcileSpec(Duration every, RequestSpec request, ResponseSpec response) {}
 
   record RequestSpec(
-      Template url, Map<String, Template> headers, Map<String, Template> query, @Nullable Duration timeout) {}
+      Template url,
+      Map<String, Template> headers,
+      Map<String, Template> query,
+      @Nullable Duration timeout) {}
 
   /**
    * {@code hasMore} is a pointer, or {@code nonEmpty} (then {@code hasMore} is null); {@code next}
@@ -96,7 +106,11 @@ record CliConfig(
    * (then {@code next} and {@code hasMore} are null).
    */
   record ResponseSpec(
-      Locator items, @Nullable Locator hasMore, boolean hasMoreNonEmpty, @Nullable Locator next, boolean nextLink) {}
+      Locator items,
+      @Nullable Locator hasMore,
+      boolean hasMoreNonEmpty,
+      @Nullable Locator next,
+      boolean nextLink) {}
 
   /** A tombstone test: the value at {@code at} is {@code true}, or equals {@code equals}. */
   record DeletedSpec(Locator at, @Nullable String equals) {}

@@ -98,9 +98,12 @@ final class ConfigReader {
     DeliveryOptions options = DeliveryOptions.DEFAULT;
     if (!delivery.missing()) {
       delivery.object("concurrency", "dispatchBatchSize");
-      options = new DeliveryOptions(
-          delivery.child("concurrency").integer(DeliveryOptions.DEFAULT_CONCURRENCY, 1),
-          delivery.child("dispatchBatchSize").integer(DeliveryOptions.DEFAULT_DISPATCH_BATCH_SIZE, 1));
+      options =
+          new DeliveryOptions(
+              delivery.child("concurrency").integer(DeliveryOptions.DEFAULT_CONCURRENCY, 1),
+              delivery
+                  .child("dispatchBatchSize")
+                  .integer(DeliveryOptions.DEFAULT_DISPATCH_BATCH_SIZE, 1));
     }
     budgets = budgets(root.child("budgets"));
     StoreSpec budgetStore = budgetStore(root.child("budgetStore"), dir);
@@ -115,12 +118,22 @@ final class ConfigReader {
       At p = new At(pollers.node.get(i), pollers.pointer + "/" + i, "");
       PollerSpec spec = poller(p, i);
       if (!names.add(spec.name())) {
-        throw new ConfigException(file + ":" + spec.line() + ": poller " + spec.name() + ": name: used twice");
+        throw new ConfigException(
+            file + ":" + spec.line() + ": poller " + spec.name() + ": name: used twice");
       }
       specs.add(spec);
       poller = null;
     }
-    return new CliConfig(file, dir, store, output, options, List.copyOf(specs), Set.copyOf(secrets), budgets, budgetStore);
+    return new CliConfig(
+        file,
+        dir,
+        store,
+        output,
+        options,
+        List.copyOf(specs),
+        Set.copyOf(secrets),
+        budgets,
+        budgetStore);
   }
 
   /**
@@ -138,13 +151,18 @@ final class ConfigReader {
       at.object("uri", "prefix");
       At uri = at.child("uri");
       if (uri.missing()) throw at.error("uri: missing (redis://host:port/db)");
-      spec = storeSpec(uri.envString(), new StoreOptions(null, null, null, option(at, "prefix")), dir, at);
+      spec =
+          storeSpec(
+              uri.envString(), new StoreOptions(null, null, null, option(at, "prefix")), dir, at);
     } else {
       spec = storeSpec(at.envString(), StoreOptions.NONE, dir, at);
     }
     if (spec.kind() != StoreSpec.Kind.REDIS) {
-      throw at.error("'" + spec.display() + "': budgets are shared through Redis only (redis://host:port/db);"
-          + " without budgetStore they hold for this process");
+      throw at.error(
+          "'"
+              + spec.display()
+              + "': budgets are shared through Redis only (redis://host:port/db);"
+              + " without budgetStore they hold for this process");
     }
     if (budgets.isEmpty()) throw at.error("there are no budgets to share (budgets: is missing)");
     return spec;
@@ -152,12 +170,14 @@ final class ConfigReader {
 
   private Map<String, BudgetLimit> budgets(At at) {
     if (at.missing()) return Map.of();
-    if (!at.node.isObject()) throw at.error("must be a map of budgets, e.g. {erp: {requests: 100, per: 1m}}");
+    if (!at.node.isObject())
+      throw at.error("must be a map of budgets, e.g. {erp: {requests: 100, per: 1m}}");
     Map<String, BudgetLimit> out = new LinkedHashMap<>();
     for (Iterator<String> it = at.node.fieldNames(); it.hasNext(); ) {
       String name = it.next();
       At b = at.child(name);
-      if (!BUDGET_NAME.matcher(name).matches()) throw b.error("is not a budget name (letters, digits, _ . : -)");
+      if (!BUDGET_NAME.matcher(name).matches())
+        throw b.error("is not a budget name (letters, digits, _ . : -)");
       b.object("requests", "per", "burst");
       if (b.child("requests").missing()) throw b.error("requests: missing (tokens per `per`)");
       if (b.child("per").missing()) throw b.error("per: missing (a duration, e.g. 1m)");
@@ -183,13 +203,17 @@ final class ConfigReader {
     at.object("uri", "tablePrefix", "busyTimeoutMs", "schema", "prefix");
     At uriAt = at.child("uri");
     if (uriAt.missing()) {
-      throw at.error("uri: missing (sqlite:PATH, memory:, postgres:JDBC-URL or redis://host:port/db)");
+      throw at.error(
+          "uri: missing (sqlite:PATH, memory:, postgres:JDBC-URL or redis://host:port/db)");
     }
-    StoreOptions options = new StoreOptions(
-        option(at, "tablePrefix"),
-        at.child("busyTimeoutMs").missing() ? null : (long) at.child("busyTimeoutMs").integer(0, 0),
-        option(at, "schema"),
-        option(at, "prefix"));
+    StoreOptions options =
+        new StoreOptions(
+            option(at, "tablePrefix"),
+            at.child("busyTimeoutMs").missing()
+                ? null
+                : (long) at.child("busyTimeoutMs").integer(0, 0),
+            option(at, "schema"),
+            option(at, "prefix"));
     return storeSpec(uriAt.envString(), options, dir, at);
   }
 
@@ -199,7 +223,10 @@ final class ConfigReader {
 
   /** The options of a {@code store:} map; each applies to one or two kinds of store. */
   record StoreOptions(
-      @Nullable String tablePrefix, @Nullable Long busyTimeoutMs, @Nullable String schema, @Nullable String prefix) {
+      @Nullable String tablePrefix,
+      @Nullable Long busyTimeoutMs,
+      @Nullable String schema,
+      @Nullable String prefix) {
     static final StoreOptions NONE = new StoreOptions(null, null, null, null);
   }
 
@@ -213,15 +240,21 @@ final class ConfigReader {
     if (uri.startsWith("sqlite:")) {
       onlyFor(at, "sqlite:", o, true, true, false, false);
       String path = uri.substring("sqlite:".length());
-      if (path.isEmpty()) throw fail(at, "'" + uri + "': sqlite: needs a file path, e.g. sqlite:watukuy.db");
-      return StoreSpec.sqlite(uri, dir.resolve(path).normalize(), o.tablePrefix(), o.busyTimeoutMs());
+      if (path.isEmpty())
+        throw fail(at, "'" + uri + "': sqlite: needs a file path, e.g. sqlite:watukuy.db");
+      return StoreSpec.sqlite(
+          uri, dir.resolve(path).normalize(), o.tablePrefix(), o.busyTimeoutMs());
     }
     if (uri.startsWith("postgres:")) {
       onlyFor(at, "postgres:", o, true, false, true, false);
       String jdbc = uri.substring("postgres:".length());
       if (!jdbc.startsWith("jdbc:postgresql:")) {
-        throw fail(at, "'" + StoreSpec.memory(uri).display() + "': postgres: is followed by a JDBC URL,"
-            + " e.g. postgres:jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+        throw fail(
+            at,
+            "'"
+                + StoreSpec.memory(uri).display()
+                + "': postgres: is followed by a JDBC URL,"
+                + " e.g. postgres:jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
       }
       try {
         // Checked here, before anything runs, so the message can name the line.
@@ -231,7 +264,8 @@ final class ConfigReader {
       } catch (ConfigException e) {
         throw fail(at, e.getMessage());
       }
-      return new StoreSpec(uri, StoreSpec.Kind.POSTGRES, null, jdbc, o.tablePrefix(), null, o.schema(), null);
+      return new StoreSpec(
+          uri, StoreSpec.Kind.POSTGRES, null, jdbc, o.tablePrefix(), null, o.schema(), null);
     }
     if (uri.startsWith("redis://") || uri.startsWith("rediss://")) {
       onlyFor(at, "redis:", o, false, false, false, true);
@@ -241,26 +275,43 @@ final class ConfigReader {
       } catch (ConfigException e) {
         throw fail(at, e.getMessage());
       } catch (IllegalArgumentException e) {
-        throw fail(at, "'" + StoreSpec.memory(uri).display() + "' is not a Redis URI (redis://host:port/db): "
-            + e.getMessage());
+        throw fail(
+            at,
+            "'"
+                + StoreSpec.memory(uri).display()
+                + "' is not a Redis URI (redis://host:port/db): "
+                + e.getMessage());
       }
       return new StoreSpec(uri, StoreSpec.Kind.REDIS, null, uri, null, null, null, o.prefix());
     }
-    throw fail(at, "'" + StoreSpec.memory(uri).display()
-        + "' is not a store URI (sqlite:PATH, memory:, postgres:JDBC-URL or redis://host:port/db)");
+    throw fail(
+        at,
+        "'"
+            + StoreSpec.memory(uri).display()
+            + "' is not a store URI (sqlite:PATH, memory:, postgres:JDBC-URL or redis://host:port/db)");
   }
 
-  private void onlyFor(@Nullable At at, String kind, StoreOptions o, boolean tablePrefix, boolean busy,
-      boolean schema, boolean prefix) {
-    String wrong = !tablePrefix && o.tablePrefix() != null ? "tablePrefix (sqlite: and postgres: only)"
-        : !busy && o.busyTimeoutMs() != null ? "busyTimeoutMs (sqlite: only)"
-        : !schema && o.schema() != null ? "schema (postgres: only)"
-        : !prefix && o.prefix() != null ? "prefix (redis: only)"
-        : null;
+  private void onlyFor(
+      @Nullable At at,
+      String kind,
+      StoreOptions o,
+      boolean tablePrefix,
+      boolean busy,
+      boolean schema,
+      boolean prefix) {
+    String wrong =
+        !tablePrefix && o.tablePrefix() != null
+            ? "tablePrefix (sqlite: and postgres: only)"
+            : !busy && o.busyTimeoutMs() != null
+                ? "busyTimeoutMs (sqlite: only)"
+                : !schema && o.schema() != null
+                    ? "schema (postgres: only)"
+                    : !prefix && o.prefix() != null ? "prefix (redis: only)" : null;
     if (wrong != null) throw fail(at, "a " + kind + " store takes no " + wrong);
   }
 
-  private static final Pattern SECRET_NAME = Pattern.compile("(?i).*(TOKEN|KEY|SECRET|PASS|AUTH|CRED|SIGNATURE).*");
+  private static final Pattern SECRET_NAME =
+      Pattern.compile("(?i).*(TOKEN|KEY|SECRET|PASS|AUTH|CRED|SIGNATURE).*");
 
   /**
    * Whether an environment value is hidden in what the command prints: when it is 6 characters or
@@ -300,9 +351,25 @@ final class ConfigReader {
       throw nameAt.error("'" + name + "' is not a poller name (letters, digits, _ . -)");
     }
     poller = name;
-    p.object("name", "partitions", "request", "response", "identity", "version", "orderingKey",
-        "deleted", "cursor", "schedule", "maxPagesPerCycle", "retain", "delivery", "log", "reconcile",
-        "budget", "weight", "maxWait");
+    p.object(
+        "name",
+        "partitions",
+        "request",
+        "response",
+        "identity",
+        "version",
+        "orderingKey",
+        "deleted",
+        "cursor",
+        "schedule",
+        "maxPagesPerCycle",
+        "retain",
+        "delivery",
+        "log",
+        "reconcile",
+        "budget",
+        "weight",
+        "maxWait");
 
     List<String> partitions = new ArrayList<>();
     At parts = p.child("partitions");
@@ -327,7 +394,8 @@ final class ConfigReader {
     Locator next = responseSpec.next();
 
     At identityAt = p.child("identity");
-    if (identityAt.missing()) throw p.error("identity: missing (a pointer to each item's id, e.g. /id)");
+    if (identityAt.missing())
+      throw p.error("identity: missing (a pointer to each item's id, e.g. /id)");
     Locator identity = identityAt.locator();
     Locator version = p.child("version").missing() ? null : p.child("version").locator();
     Locator ordering = p.child("orderingKey").missing() ? null : p.child("orderingKey").locator();
@@ -340,7 +408,8 @@ final class ConfigReader {
     At retainAt = p.child("retain");
     if (!retainAt.missing()) {
       String r = retainAt.string("");
-      if (!r.equals("hash") && !r.equals("payload")) throw retainAt.error("'" + r + "' is not hash or payload");
+      if (!r.equals("hash") && !r.equals("payload"))
+        throw retainAt.error("'" + r + "' is not hash or payload");
       retain = Retain.fromWire(r);
     }
     DeliveryPolicy delivery = delivery(p.child("delivery"));
@@ -348,23 +417,49 @@ final class ConfigReader {
     At budgetAt = p.child("budget");
     String budget = budgetAt.string(null);
     if (budget != null && !budgets.containsKey(budget)) {
-      throw budgetAt.error("'" + budget + "' is not declared under budgets"
-          + (budgets.isEmpty() ? " (the file has no budgets: section)" : " (declared: "
-              + String.join(", ", new java.util.TreeSet<>(budgets.keySet())) + ")"));
+      throw budgetAt.error(
+          "'"
+              + budget
+              + "' is not declared under budgets"
+              + (budgets.isEmpty()
+                  ? " (the file has no budgets: section)"
+                  : " (declared: "
+                      + String.join(", ", new java.util.TreeSet<>(budgets.keySet()))
+                      + ")"));
     }
     At weightAt = p.child("weight");
     int weight = weightAt.integer(Poller.DEFAULT_WEIGHT, 1);
-    if (weight > Poller.MAX_WEIGHT) throw weightAt.error("'" + weight + "' is more than " + Poller.MAX_WEIGHT);
+    if (weight > Poller.MAX_WEIGHT)
+      throw weightAt.error("'" + weight + "' is more than " + Poller.MAX_WEIGHT);
     At maxWaitAt = p.child("maxWait");
     Duration maxWait = maxWaitAt.duration(null);
     if (budget == null) {
       // Both only shape the wait for a budget's tokens: without a budget they would do nothing.
-      if (!weightAt.missing()) throw weightAt.error("needs budget: (it orders the requests waiting for a budget)");
-      if (!maxWaitAt.missing()) throw maxWaitAt.error("needs budget: (it bounds the wait for a budget's token)");
+      if (!weightAt.missing())
+        throw weightAt.error("needs budget: (it orders the requests waiting for a budget)");
+      if (!maxWaitAt.missing())
+        throw maxWaitAt.error("needs budget: (it bounds the wait for a budget's token)");
     }
-    return new PollerSpec(name, tree.line(p.pointer), List.copyOf(partitions),
-        requestSpec, responseSpec, identity, version, ordering, deleted, cursor, schedule, maxPages, retain,
-        delivery, log, reconcile, budget, weight, maxWait);
+    return new PollerSpec(
+        name,
+        tree.line(p.pointer),
+        List.copyOf(partitions),
+        requestSpec,
+        responseSpec,
+        identity,
+        version,
+        ordering,
+        deleted,
+        cursor,
+        schedule,
+        maxPages,
+        retain,
+        delivery,
+        log,
+        reconcile,
+        budget,
+        weight,
+        maxWait);
   }
 
   private RequestSpec request(At request) {
@@ -389,7 +484,8 @@ final class ConfigReader {
   private ResponseSpec response(At response) {
     response.object("items", "hasMore", "next");
     At itemsAt = response.child("items");
-    if (itemsAt.missing()) throw response.error("items: missing (a JSON Pointer, \"\" for the body itself)");
+    if (itemsAt.missing())
+      throw response.error("items: missing (a JSON Pointer, \"\" for the body itself)");
     Locator items = itemsAt.locator();
     At hasMoreAt = response.child("hasMore");
     boolean nonEmpty = hasMoreAt.node.isTextual() && hasMoreAt.node.textValue().equals("nonEmpty");
@@ -403,8 +499,9 @@ final class ConfigReader {
         throw header.error("'" + header.node.asText() + "': only the Link header is supported");
       }
       if (!hasMoreAt.missing()) {
-        throw hasMoreAt.error("must be omitted with next: {header: Link}, whose rel=\"next\" link says"
-            + " whether more pages exist");
+        throw hasMoreAt.error(
+            "must be omitted with next: {header: Link}, whose rel=\"next\" link says"
+                + " whether more pages exist");
       }
       return new ResponseSpec(items, null, false, null, true);
     }
@@ -415,7 +512,8 @@ final class ConfigReader {
   private @Nullable ReconcileSpec reconcile(At at, CursorSpec cursor) {
     if (at.missing()) return null;
     if (cursor.strategy().equals("snapshotDiff")) {
-      throw at.error("not with cursor.strategy snapshotDiff, which lists everything every cycle already");
+      throw at.error(
+          "not with cursor.strategy snapshotDiff, which lists everything every cycle already");
     }
     at.object("every", "request", "response");
     At every = at.child("every");
@@ -429,7 +527,9 @@ final class ConfigReader {
     if (response.missing()) throw at.error("response: missing (at least items)");
     ResponseSpec responseSpec = response(response);
     if (responseSpec.next() != null) {
-      throw response.child("next").error("a reconcile listing pages by {{page}} or {header: Link}, not by a token");
+      throw response
+          .child("next")
+          .error("a reconcile listing pages by {{page}} or {header: Link}, not by a token");
     }
     return new ReconcileSpec(interval, requestSpec, responseSpec);
   }
@@ -442,27 +542,37 @@ final class ConfigReader {
       if (ptr.missing()) throw at.error("pointer: missing");
       At eq = at.child("equals");
       if (eq.missing()) throw at.error("equals: missing (the value that marks a deleted item)");
-      if (!eq.node.isValueNode() || eq.node.isNull()) throw eq.error("must be a string, number or boolean");
+      if (!eq.node.isValueNode() || eq.node.isNull())
+        throw eq.error("must be a string, number or boolean");
       return new DeletedSpec(ptr.locator(), eq.node.asText());
     }
     return new DeletedSpec(at.locator(), null);
   }
 
   private CursorSpec cursor(At poller, At at, @Nullable Locator next, boolean nextLink) {
-    if (at.missing()) throw poller.error("cursor: missing (strategy: timestamp | token | page | snapshotDiff)");
+    if (at.missing())
+      throw poller.error("cursor: missing (strategy: timestamp | token | page | snapshotDiff)");
     at.object("strategy", "field", "tieBreak", "initial", "lag", "overlap");
     At strategyAt = at.child("strategy");
-    if (strategyAt.missing()) throw at.error("strategy: missing (timestamp | token | page | snapshotDiff)");
+    if (strategyAt.missing())
+      throw at.error("strategy: missing (timestamp | token | page | snapshotDiff)");
     String strategy = strategyAt.string("");
     switch (strategy) {
       case "timestamp" -> {
         At field = at.child("field");
         if (field.missing()) throw at.error("field: missing (where the timestamp is in each item)");
-        String tieBreak = at.child("tieBreak").missing() ? null : at.child("tieBreak").locator().dotPath();
+        String tieBreak =
+            at.child("tieBreak").missing() ? null : at.child("tieBreak").locator().dotPath();
         At initial = at.child("initial");
         String init = initial.missing() || initial.node.isNull() ? null : initial.node.asText();
-        return new CursorSpec(strategy, field.locator().dotPath(), tieBreak, init, null,
-            at.child("lag").duration(Duration.ZERO), at.child("overlap").duration(Duration.ZERO));
+        return new CursorSpec(
+            strategy,
+            field.locator().dotPath(),
+            tieBreak,
+            init,
+            null,
+            at.child("lag").duration(Duration.ZERO),
+            at.child("overlap").duration(Duration.ZERO));
       }
       case "token", "page", "snapshotDiff" -> {
         for (String only : List.of("field", "tieBreak", "lag", "overlap")) {
@@ -475,19 +585,33 @@ final class ConfigReader {
           throw initial.error("snapshotDiff has no cursor, so no initial value");
         }
         if (strategy.equals("token") && nextLink) {
-          throw poller.child("response").child("next").error(
-              "the token strategy needs a pointer to the token in the body, not {header: Link}");
+          throw poller
+              .child("response")
+              .child("next")
+              .error(
+                  "the token strategy needs a pointer to the token in the body, not {header: Link}");
         }
         if (strategy.equals("token") && next == null) {
-          throw poller.error("response.next: missing (the token strategy reads the next token there)");
+          throw poller.error(
+              "response.next: missing (the token strategy reads the next token there)");
         }
         String init = initial.missing() || initial.node.isNull() ? null : initial.node.asText();
-        Integer page = strategy.equals("page") ? initial.integer(io.watukuy.PageCursor.DEFAULT_INITIAL, 0) : null;
-        return new CursorSpec(strategy, null, null, strategy.equals("token") ? init : null, page,
-            Duration.ZERO, Duration.ZERO);
+        Integer page =
+            strategy.equals("page")
+                ? initial.integer(io.watukuy.PageCursor.DEFAULT_INITIAL, 0)
+                : null;
+        return new CursorSpec(
+            strategy,
+            null,
+            null,
+            strategy.equals("token") ? init : null,
+            page,
+            Duration.ZERO,
+            Duration.ZERO);
       }
-      default -> throw strategyAt.error(
-          "'" + strategy + "' is not a strategy (timestamp, token, page, snapshotDiff)");
+      default ->
+          throw strategyAt.error(
+              "'" + strategy + "' is not a strategy (timestamp, token, page, snapshotDiff)");
     }
   }
 
@@ -495,12 +619,16 @@ final class ConfigReader {
     if (at.missing()) return Schedule.DEFAULT;
     at.object("min", "max", "jitter", "adaptive");
     Duration min = at.child("min").duration(Schedule.DEFAULT_MIN);
-    Duration max = at.child("max").duration(min.compareTo(Schedule.DEFAULT_MAX) > 0 ? min : Schedule.DEFAULT_MAX);
+    Duration max =
+        at.child("max")
+            .duration(min.compareTo(Schedule.DEFAULT_MAX) > 0 ? min : Schedule.DEFAULT_MAX);
     if (max.compareTo(min) < 0) throw at.child("max").error("must not be shorter than min");
     At jitterAt = at.child("jitter");
     double jitter = Schedule.DEFAULT_JITTER;
     if (!jitterAt.missing()) {
-      if (!jitterAt.node.isNumber() || jitterAt.node.doubleValue() < 0 || jitterAt.node.doubleValue() > 1) {
+      if (!jitterAt.node.isNumber()
+          || jitterAt.node.doubleValue() < 0
+          || jitterAt.node.doubleValue() > 1) {
         throw jitterAt.error("'" + jitterAt.node.asText() + "' is not a number from 0 to 1");
       }
       jitter = jitterAt.node.doubleValue();
@@ -509,7 +637,9 @@ final class ConfigReader {
     return new Schedule(min, max, jitter, adaptive, Backoff.DEFAULT_POLL);
   }
 
-  /** The event log that {@code replay} copies from: {@code {enabled, retention}}, off by default. */
+  /**
+   * The event log that {@code replay} copies from: {@code {enabled, retention}}, off by default.
+   */
   private EventLog log(At at) {
     if (at.missing()) return EventLog.DISABLED;
     at.object("enabled", "retention");
@@ -528,8 +658,10 @@ final class ConfigReader {
       Duration base = r.child("base").duration(d.base());
       Duration max = r.child("max").duration(d.max());
       if (max.compareTo(base) < 0) throw r.child("max").error("must not be shorter than base");
-      retry = new RetryPolicy(r.child("attempts").integer(RetryPolicy.DEFAULT_ATTEMPTS, 1),
-          new Backoff(base, d.factor(), max));
+      retry =
+          new RetryPolicy(
+              r.child("attempts").integer(RetryPolicy.DEFAULT_ATTEMPTS, 1),
+              new Backoff(base, d.factor(), max));
     }
     PoisonPolicy poison = PoisonPolicy.DEFAULT;
     At q = at.child("poison");
@@ -539,11 +671,12 @@ final class ConfigReader {
       At a = q.child("action");
       if (!a.missing()) {
         String s = a.string("");
-        action = switch (s) {
-          case "park" -> PoisonPolicy.Action.PARK;
-          case "halt" -> PoisonPolicy.Action.HALT;
-          default -> throw a.error("'" + s + "' is not park or halt");
-        };
+        action =
+            switch (s) {
+              case "park" -> PoisonPolicy.Action.PARK;
+              case "halt" -> PoisonPolicy.Action.HALT;
+              default -> throw a.error("'" + s + "' is not park or halt");
+            };
       }
       poison = new PoisonPolicy(action, q.child("holdKey").bool(PoisonPolicy.DEFAULT.holdKey()));
     }
@@ -552,7 +685,8 @@ final class ConfigReader {
 
   static Duration parseDuration(String text) {
     Matcher m = DURATION.matcher(text.trim());
-    if (!m.matches()) throw new IllegalArgumentException("'" + text + "' is not a duration " + DURATION_UNITS);
+    if (!m.matches())
+      throw new IllegalArgumentException("'" + text + "' is not a duration " + DURATION_UNITS);
     long n = Long.parseLong(m.group(1));
     return switch (m.group(2)) {
       case "ms" -> Duration.ofMillis(n);
@@ -581,7 +715,8 @@ final class ConfigReader {
 
     At child(String key) {
       JsonNode n = node.isObject() && node.has(key) ? node.get(key) : MissingNode.getInstance();
-      return new At(n, pointer + "/" + YamlTree.escape(key), label.isEmpty() ? key : label + "." + key);
+      return new At(
+          n, pointer + "/" + YamlTree.escape(key), label.isEmpty() ? key : label + "." + key);
     }
 
     At item(int i) {
@@ -601,7 +736,8 @@ final class ConfigReader {
       for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
         String key = it.next();
         if (!known.contains(key)) {
-          throw child(key).error("unknown key (expected one of " + String.join(", ", allowed) + ")");
+          throw child(key)
+              .error("unknown key (expected one of " + String.join(", ", allowed) + ")");
         }
       }
     }
@@ -656,7 +792,8 @@ final class ConfigReader {
     }
 
     Locator locator() {
-      if (!node.isTextual()) throw error("must be a JSON Pointer (/id) or a dot path (id), but was " + node);
+      if (!node.isTextual())
+        throw error("must be a JSON Pointer (/id) or a dot path (id), but was " + node);
       try {
         return Locator.parse(node.textValue());
       } catch (IllegalArgumentException e) {

@@ -42,22 +42,29 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code watukuy demo}: starts {@link DemoVendor} on a loopback port and polls it with the
- * timestamp strategy on {@code (updated_at, number)} plus a short reconcile that catches
- * deletes, into {@code watukuy-demo.db}, printing each event as one readable line on stdout and
- * a status line on stderr. Stops on SIGINT or SIGTERM (or after {@code --for}) with drain; a
- * second run resumes from the same database and vendor state.
+ * timestamp strategy on {@code (updated_at, number)} plus a short reconcile that catches deletes,
+ * into {@code watukuy-demo.db}, printing each event as one readable line on stdout and a status
+ * line on stderr. Stops on SIGINT or SIGTERM (or after {@code --for}) with drain; a second run
+ * resumes from the same database and vendor state.
  */
-@Command(name = "demo", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-    description = {"Runs watukuy against a built-in vendor API whose GitHub issues keep changing.",
-        "No network needed: the vendor runs on 127.0.0.1. Each event is printed as one line, with a status"
-            + " line on stderr. State goes to watukuy-demo.db and watukuy-demo.vendor.json in --dir: run it"
-            + " again to resume where it stopped, delete both files to start over. Ctrl-C stops it."})
+@Command(
+    name = "demo",
+    mixinStandardHelpOptions = true,
+    versionProvider = Main.Version.class,
+    description = {
+      "Runs watukuy against a built-in vendor API whose GitHub issues keep changing.",
+      "No network needed: the vendor runs on 127.0.0.1. Each event is printed as one line, with a status"
+          + " line on stderr. State goes to watukuy-demo.db and watukuy-demo.vendor.json in --dir: run it"
+          + " again to resume where it stopped, delete both files to start over. Ctrl-C stops it."
+    })
 final class DemoCommand implements Callable<Integer> {
   static final String DB_FILE = "watukuy-demo.db";
   static final String VENDOR_FILE = "watukuy-demo.vendor.json";
   static final String POLLER = "issues";
+
   /** Items this recent wait for the next cycle: the vendor's timestamps have whole seconds. */
   static final Duration LAG = Duration.ofSeconds(2);
+
   static final int PER_PAGE = 5;
   static final Duration POLL_EVERY = Duration.ofSeconds(1);
   static final String DEFAULT_MUTATE_EVERY = "3s";
@@ -78,15 +85,26 @@ final class DemoCommand implements Callable<Integer> {
   // The status line now drawn at the bottom of a terminal, or null; guarded by screen.
   private @Nullable String shown;
 
-  @Option(names = "--dir", paramLabel = "DIR", description = "Folder of the demo database and vendor state (default: the current folder).")
+  @Option(
+      names = "--dir",
+      paramLabel = "DIR",
+      description = "Folder of the demo database and vendor state (default: the current folder).")
   @Nullable Path dir;
 
-  @Option(names = "--for", paramLabel = "DURATION", description = "Stop after this long (e.g. 30s, 5m) and exit 0 (default: run until Ctrl-C).")
+  @Option(
+      names = "--for",
+      paramLabel = "DURATION",
+      description = "Stop after this long (e.g. 30s, 5m) and exit 0 (default: run until Ctrl-C).")
   @Nullable String runFor;
 
-  @Option(names = "--mutate-every", hidden = true, defaultValue = DEFAULT_MUTATE_EVERY) String mutateEvery;
-  @Option(names = "--reconcile-every", hidden = true, defaultValue = DEFAULT_RECONCILE_EVERY) String reconcileEvery;
-  @Option(names = "--status-every", hidden = true, defaultValue = DEFAULT_STATUS_EVERY) String statusEvery;
+  @Option(names = "--mutate-every", hidden = true, defaultValue = DEFAULT_MUTATE_EVERY)
+  String mutateEvery;
+
+  @Option(names = "--reconcile-every", hidden = true, defaultValue = DEFAULT_RECONCILE_EVERY)
+  String reconcileEvery;
+
+  @Option(names = "--status-every", hidden = true, defaultValue = DEFAULT_STATUS_EVERY)
+  String statusEvery;
 
   @CommandLine.Mixin Cli.Verbose v;
 
@@ -102,7 +120,8 @@ final class DemoCommand implements Callable<Integer> {
 
   /**
    * Whether this process writes to a terminal. {@code System.console()} is null when a stream is
-   * redirected (Java 17 to 21); from Java 22 it may exist regardless, and {@code isTerminal()} tells.
+   * redirected (Java 17 to 21); from Java 22 it may exist regardless, and {@code isTerminal()}
+   * tells.
    */
   static boolean onTerminal() {
     java.io.Console console = System.console();
@@ -145,26 +164,42 @@ final class DemoCommand implements Callable<Integer> {
       long before = delivered(store);
       vendor.start();
       String base = vendor.baseUrl() + DemoVendor.PATH;
-      err.println("watukuy demo: vendor API at " + base + " (" + vendor.size() + " issues; "
-          + (vendor.resumed() ? "same world as last time" : "a new world") + ", in " + vendorFile + ")");
+      err.println(
+          "watukuy demo: vendor API at "
+              + base
+              + " ("
+              + vendor.size()
+              + " issues; "
+              + (vendor.resumed() ? "same world as last time" : "a new world")
+              + ", in "
+              + vendorFile
+              + ")");
       if (before > 0 || store.loadState(PollerKey.of(POLLER)).isPresent()) {
-        err.println("watukuy demo: resuming: " + before + " events already delivered, state in " + db);
+        err.println(
+            "watukuy demo: resuming: " + before + " events already delivered, state in " + db);
       } else {
         err.println("watukuy demo: starting fresh, state in " + db);
       }
-      err.println("watukuy demo: polling every " + POLL_EVERY.toSeconds() + "s, reconcile every "
-          + reconcile.toSeconds() + "s; " + (bound == null ? "Ctrl-C stops" : "stopping after " + runFor));
+      err.println(
+          "watukuy demo: polling every "
+              + POLL_EVERY.toSeconds()
+              + "s, reconcile every "
+              + reconcile.toSeconds()
+              + "s; "
+              + (bound == null ? "Ctrl-C stops" : "stopping after " + runFor));
 
       Poller<JsonNode> poller = poller(base, reconcile);
-      try (Watukuy engine = Watukuy.builder().store(store).poller(poller).handlerExecutor(Runnable::run).build()) {
+      try (Watukuy engine =
+          Watukuy.builder().store(store).poller(poller).handlerExecutor(Runnable::run).build()) {
         engine.on(poller, this::print);
         return runUntilStopped(engine, vendor, bound, status, before);
       }
     }
   }
 
-  private int runUntilStopped(Watukuy engine, DemoVendor vendor, @Nullable Duration bound, Duration status,
-      long before) throws InterruptedException {
+  private int runUntilStopped(
+      Watukuy engine, DemoVendor vendor, @Nullable Duration bound, Duration status, long before)
+      throws InterruptedException {
     CountDownLatch stop = new CountDownLatch(1);
     Thread hook = new Thread(stop::countDown, "watukuy-demo-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
@@ -177,7 +212,8 @@ final class DemoCommand implements Callable<Integer> {
         long wait = Math.min(status.toNanos(), Math.max(0, left));
         if (stop.await(wait, TimeUnit.NANOSECONDS) || System.nanoTime() >= end) break;
         if (out.checkError()) {
-          say("watukuy demo: standard output is closed; stopping, the undelivered events stay pending");
+          say(
+              "watukuy demo: standard output is closed; stopping, the undelivered events stay pending");
           engine.stop(false);
           return Main.FAILED;
         }
@@ -215,39 +251,42 @@ final class DemoCommand implements Callable<Integer> {
   /** The live lane: issues updated at or after the watermark, oldest first, keyset on number. */
   private static Page<JsonNode> changedSince(FetchContext<Watermark> ctx, String base) {
     Watermark w = ctx.cursor();
-    RequestOptions options = RequestOptions.builder()
-        .query("since", w == null ? null : w.value())
-        .query("after", w == null ? null : w.tieBreak())
-        .query("state", "all")
-        .query("sort", "updated")
-        .query("direction", "asc")
-        .query("per_page", PER_PAGE)
-        .build();
+    RequestOptions options =
+        RequestOptions.builder()
+            .query("since", w == null ? null : w.value())
+            .query("after", w == null ? null : w.tieBreak())
+            .query("state", "all")
+            .query("sort", "updated")
+            .query("direction", "asc")
+            .query("per_page", PER_PAGE)
+            .build();
     return page(ctx.http().get(base, options));
   }
 
   /**
    * The reconcile lane: every issue; what it no longer lists was deleted. In pages of the most the
    * vendor serves, so the whole world (at most {@link DemoVendor#MAX_ISSUES}) is one response: a
-   * listing by page numbers that spans pages is no snapshot, and a delete on an earlier page between
-   * two requests would move an issue across the page boundary unseen and report it deleted.
+   * listing by page numbers that spans pages is no snapshot, and a delete on an earlier page
+   * between two requests would move an issue across the page boundary unseen and report it deleted.
    */
   private static Page<JsonNode> everything(FetchContext<Integer> ctx, String base) {
     Integer page = ctx.cursor();
-    RequestOptions options = RequestOptions.builder()
-        .query("state", "all")
-        .query("sort", "created")
-        .query("direction", "asc")
-        .query("per_page", DemoVendor.MAX_PER_PAGE)
-        .query("page", page == null ? ctx.page() : page)
-        .build();
+    RequestOptions options =
+        RequestOptions.builder()
+            .query("state", "all")
+            .query("sort", "created")
+            .query("direction", "asc")
+            .query("per_page", DemoVendor.MAX_PER_PAGE)
+            .query("page", page == null ? ctx.page() : page)
+            .build();
     return page(ctx.http().get(base, options));
   }
 
   // More pages exist exactly when the Link header has rel="next", as on GitHub.
   private static Page<JsonNode> page(HttpResult result) {
     JsonNode body = result.json();
-    if (!body.isArray()) throw new IllegalStateException("GET " + result.url() + ": the body is not a JSON array");
+    if (!body.isArray())
+      throw new IllegalStateException("GET " + result.url() + ": the body is not a JSON array");
     List<JsonNode> items = new ArrayList<>(body.size());
     body.forEach(items::add);
     String link = result.header("Link");
@@ -331,14 +370,23 @@ final class DemoCommand implements Callable<Integer> {
           String a = was.path(field).asText();
           String b = now.path(field).asText();
           if (!a.equals(b)) {
-            changes.add(field.equals("title") ? "title " + quote(a) + " -> " + quote(b) : field + " " + a + " -> " + b);
+            changes.add(
+                field.equals("title")
+                    ? "title " + quote(a) + " -> " + quote(b)
+                    : field + " " + a + " -> " + b);
           }
         }
       }
       what = changes.isEmpty() ? summary(now) : String.join(", ", changes);
     }
     String lane = e.lane() == Lane.LIVE ? "" : "  via " + e.lane().wire();
-    return String.format(Locale.ROOT, "%-8s #%-4s %s%s  [%s]", e.type().wire(), e.identity(), what, lane,
+    return String.format(
+        Locale.ROOT,
+        "%-8s #%-4s %s%s  [%s]",
+        e.type().wire(),
+        e.identity(),
+        what,
+        lane,
         e.id().substring(0, 8));
   }
 
@@ -356,13 +404,29 @@ final class DemoCommand implements Callable<Integer> {
     long run = printed.get();
     String lag = k == null || k.lagMs() == null ? "-" : Durations.human(k.lagMs());
     String state = k == null ? "new" : k.state().wire();
-    String error = k == null || k.lastError() == null ? "" : ", last error: " + k.lastError().message();
-    showStatus("status: 1 poller (" + state + "), " + run + " events this run, " + (before + run)
-        + " in all, lag " + lag + ", pending " + (k == null ? 0 : k.outboxPending()) + ", vendor has "
-        + vendor.size() + " issues" + error);
+    String error =
+        k == null || k.lastError() == null ? "" : ", last error: " + k.lastError().message();
+    showStatus(
+        "status: 1 poller ("
+            + state
+            + "), "
+            + run
+            + " events this run, "
+            + (before + run)
+            + " in all, lag "
+            + lag
+            + ", pending "
+            + (k == null ? 0 : k.outboxPending())
+            + ", vendor has "
+            + vendor.size()
+            + " issues"
+            + error);
   }
 
-  /** Events delivered by earlier runs: every sequence handed out, less those still pending or parked. */
+  /**
+   * Events delivered by earlier runs: every sequence handed out, less those still pending or
+   * parked.
+   */
   private static long delivered(StateStore store) {
     PollerKey key = PollerKey.of(POLLER);
     PollerState state = store.loadState(key).orElse(null);

@@ -39,15 +39,15 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The vendor API of {@code watukuy demo}: a GitHub-like issues listing on a loopback port, seeded
- * from recorded GitHub issues, that keeps changing. It serves
- * {@code GET /repos/demo/issues?since=&after=&state=&sort=&direction=&per_page=&page=} with
- * GitHub's {@code Link} paging pointing at itself, a strong {@code ETag} per body and 304 on a
- * matching {@code If-None-Match}. {@code after} is this vendor's own tie-break: with
- * {@code since}, it skips issues updated exactly at {@code since} whose number is not above it.
+ * from recorded GitHub issues, that keeps changing. It serves {@code GET
+ * /repos/demo/issues?since=&after=&state=&sort=&direction=&per_page=&page=} with GitHub's {@code
+ * Link} paging pointing at itself, a strong {@code ETag} per body and 304 on a matching {@code
+ * If-None-Match}. {@code after} is this vendor's own tie-break: with {@code since}, it skips issues
+ * updated exactly at {@code since} whose number is not above it.
  *
  * <p>A mutator edits a title or a state, adds an issue or deletes one at a fixed interval, with a
- * seeded random per mutation. The world is saved to a JSON file after every mutation and read
- * back at start, so a restart continues it.
+ * seeded random per mutation. The world is saved to a JSON file after every mutation and read back
+ * at start, so a restart continues it.
  */
 final class DemoVendor implements AutoCloseable {
   static final String PATH = "/repos/demo/issues";
@@ -61,14 +61,25 @@ final class DemoVendor implements AutoCloseable {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String SEED_RESOURCE = "/demo/github-issues-pages.json";
+
   /** The recording's timestamps: GitHub's ISO 8601 in UTC, whole seconds. */
   private static final java.util.regex.Pattern TIMESTAMP =
       java.util.regex.Pattern.compile("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z");
-  private static final List<String> TITLES = List.of(
-      "Pagination skips the last page", "Document the since parameter", "ETag ignored after a 304",
-      "Crash when the body is empty", "Follow Link headers verbatim", "Typo in the README",
-      "Flaky test on Windows", "Retry with backoff on 503", "Rate limit reached too early",
-      "Time zone bug in updated_at", "Deleted issues still listed", "Support per_page above 100");
+
+  private static final List<String> TITLES =
+      List.of(
+          "Pagination skips the last page",
+          "Document the since parameter",
+          "ETag ignored after a 304",
+          "Crash when the body is empty",
+          "Follow Link headers verbatim",
+          "Typo in the README",
+          "Flaky test on Windows",
+          "Retry with backoff on 503",
+          "Rate limit reached too early",
+          "Time zone bug in updated_at",
+          "Deleted issues still listed",
+          "Support per_page above 100");
 
   private final Path stateFile;
   private final Supplier<Instant> clock;
@@ -101,7 +112,8 @@ final class DemoVendor implements AutoCloseable {
     s.setExecutor(Executors.newFixedThreadPool(2, r -> daemon(r, "demo-vendor-http")));
     s.start();
     server = s;
-    ScheduledExecutorService m = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "demo-vendor-mutator"));
+    ScheduledExecutorService m =
+        Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "demo-vendor-mutator"));
     long ms = mutateEvery.toMillis();
     m.scheduleWithFixedDelay(this::mutateQuietly, ms, ms, TimeUnit.MILLISECONDS);
     mutator = m;
@@ -159,13 +171,16 @@ final class DemoVendor implements AutoCloseable {
         seed = root.path("seed").asLong(DEFAULT_SEED);
         mutations = root.path("mutations").asLong();
         nextNumber = root.path("nextNumber").asInt();
-        for (JsonNode issue : root.path("issues")) issues.put(issue.path("number").asInt(), (ObjectNode) issue);
+        for (JsonNode issue : root.path("issues"))
+          issues.put(issue.path("number").asInt(), (ObjectNode) issue);
       } else {
         seed = DEFAULT_SEED;
         try (InputStream in = DemoVendor.class.getResourceAsStream(SEED_RESOURCE)) {
-          if (in == null) throw new IllegalStateException(SEED_RESOURCE + " is missing from the jar");
+          if (in == null)
+            throw new IllegalStateException(SEED_RESOURCE + " is missing from the jar");
           for (JsonNode exchange : JSON.readTree(in)) {
-            for (JsonNode issue : exchange.path("response")) issues.put(issue.path("number").asInt(), (ObjectNode) issue);
+            for (JsonNode issue : exchange.path("response"))
+              issues.put(issue.path("number").asInt(), (ObjectNode) issue);
           }
         }
         bringToNow();
@@ -205,7 +220,8 @@ final class DemoVendor implements AutoCloseable {
       Map.Entry<String, JsonNode> field = it.next();
       JsonNode value = field.getValue();
       if (value.isTextual() && TIMESTAMP.matcher(value.textValue()).matches()) {
-        field.setValue(JSON.getNodeFactory().textNode(Instant.parse(value.textValue()).plus(by).toString()));
+        field.setValue(
+            JSON.getNodeFactory().textNode(Instant.parse(value.textValue()).plus(by).toString()));
       } else if (value.isObject()) {
         shift((ObjectNode) value, by);
       } else if (value.isArray()) {
@@ -223,7 +239,8 @@ final class DemoVendor implements AutoCloseable {
     Path tmp = stateFile.resolveSibling(stateFile.getFileName() + ".tmp");
     try {
       JSON.writeValue(tmp.toFile(), root);
-      Files.move(tmp, stateFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      Files.move(
+          tmp, stateFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException e) {
       throw new UncheckedIOException("demo vendor state " + stateFile + ": " + e.getMessage(), e);
     }
@@ -271,14 +288,20 @@ final class DemoVendor implements AutoCloseable {
   }
 
   private void add(SplittableRandom r, String now) {
-    ObjectNode template = issues.isEmpty() ? JSON.createObjectNode() : issues.firstEntry().getValue();
+    ObjectNode template =
+        issues.isEmpty() ? JSON.createObjectNode() : issues.firstEntry().getValue();
     int from = template.path("number").asInt();
     int number = nextNumber++;
     ObjectNode issue = template.deepCopy();
     // The recorded URLs end in /issues/{number}; point them at the new number.
     for (String field : List.of("url", "labels_url", "comments_url", "events_url", "html_url")) {
       if (issue.path(field).isTextual()) {
-        issue.put(field, issue.path(field).asText().replaceFirst("/issues/" + from + "(?=\\D|$)", "/issues/" + number));
+        issue.put(
+            field,
+            issue
+                .path(field)
+                .asText()
+                .replaceFirst("/issues/" + from + "(?=\\D|$)", "/issues/" + number));
       }
     }
     issue.put("id", template.path("id").asLong() + number - from);
@@ -324,17 +347,20 @@ final class DemoVendor implements AutoCloseable {
 
   private Listing list(Map<String, String> q) {
     String state = q.getOrDefault("state", "open");
-    if (!List.of("open", "closed", "all").contains(state)) throw new IllegalArgumentException("state: open, closed or all");
+    if (!List.of("open", "closed", "all").contains(state))
+      throw new IllegalArgumentException("state: open, closed or all");
     String sort = q.getOrDefault("sort", "created");
-    if (!List.of("created", "updated").contains(sort)) throw new IllegalArgumentException("sort: created or updated");
+    if (!List.of("created", "updated").contains(sort))
+      throw new IllegalArgumentException("sort: created or updated");
     boolean asc = q.getOrDefault("direction", "desc").equals("asc");
     int perPage = Math.min(MAX_PER_PAGE, positive(q.get("per_page"), DEFAULT_PER_PAGE, "per_page"));
     int page = positive(q.get("page"), 1, "page");
     Instant since = q.get("since") == null ? null : instant(q.get("since"), "since");
     Integer after = q.get("after") == null ? null : positive(q.get("after"), 0, "after");
     String field = sort.equals("updated") ? "updated_at" : "created_at";
-    Comparator<ObjectNode> order = Comparator.<ObjectNode, Instant>comparing(i -> Instant.parse(i.path(field).asText()))
-        .thenComparingInt(i -> i.path("number").asInt());
+    Comparator<ObjectNode> order =
+        Comparator.<ObjectNode, Instant>comparing(i -> Instant.parse(i.path(field).asText()))
+            .thenComparingInt(i -> i.path("number").asInt());
     if (!asc) order = order.reversed();
     List<ObjectNode> all = new ArrayList<>();
     synchronized (lock) {
@@ -416,7 +442,8 @@ final class DemoVendor implements AutoCloseable {
     try {
       return Instant.parse(v);
     } catch (java.time.format.DateTimeParseException e) {
-      throw new IllegalArgumentException(name + ": '" + v + "' is not an ISO 8601 time (YYYY-MM-DDTHH:MM:SSZ)");
+      throw new IllegalArgumentException(
+          name + ": '" + v + "' is not an ISO 8601 time (YYYY-MM-DDTHH:MM:SSZ)");
     }
   }
 
@@ -426,7 +453,9 @@ final class DemoVendor implements AutoCloseable {
 
   private static String sha256(String s) {
     try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
+      return HexFormat.of()
+          .formatHex(
+              MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }

@@ -12,9 +12,9 @@ final class Durations {
   private Durations() {}
 
   /**
-   * {@code ms} in its largest sensible units: {@code 850ms}, {@code 12.5s} (tenths below a
-   * minute, {@code 12s} when whole), {@code 3m20s}, {@code 2h5m}, {@code 1d3h} below ten days,
-   * then whole days ({@code 1595d}). Each form is cut, not rounded, so it never overstates.
+   * {@code ms} in its largest sensible units: {@code 850ms}, {@code 12.5s} (tenths below a minute,
+   * {@code 12s} when whole), {@code 3m20s}, {@code 2h5m}, {@code 1d3h} below ten days, then whole
+   * days ({@code 1595d}). Each form is cut, not rounded, so it never overstates.
    *
    * @param ms milliseconds; a negative value gets a leading {@code -}
    */
@@ -23,7 +23,9 @@ final class Durations {
     if (ms < SECOND) return ms + "ms";
     if (ms < MINUTE) {
       long tenths = ms / 100;
-      return tenths % 10 == 0 ? tenths / 10 + "s" : String.format(Locale.ROOT, "%d.%ds", tenths / 10, tenths % 10);
+      return tenths % 10 == 0
+          ? tenths / 10 + "s"
+          : String.format(Locale.ROOT, "%d.%ds", tenths / 10, tenths % 10);
     }
     if (ms < HOUR) return two(ms / MINUTE, "m", ms % MINUTE / SECOND, "s");
     if (ms < DAY) return two(ms / HOUR, "h", ms % HOUR / MINUTE, "m");

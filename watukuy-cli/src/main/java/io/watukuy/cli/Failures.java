@@ -31,7 +31,9 @@ final class Failures {
   }
 
   static String who(PollerKey key) {
-    return "poller " + key.poller() + (key.partition().isEmpty() ? "" : " partition " + key.partition());
+    return "poller "
+        + key.poller()
+        + (key.partition().isEmpty() ? "" : " partition " + key.partition());
   }
 
   static String problem(Throwable error) {
@@ -63,10 +65,14 @@ final class Failures {
     String body = e.bodySnippet();
     if (body == null || body.isBlank()) return text;
     String flat = body.strip().replaceAll("\\s+", " ");
-    return text + ": " + (flat.length() > BODY_CHARS ? flat.substring(0, BODY_CHARS) + "..." : flat);
+    return text
+        + ": "
+        + (flat.length() > BODY_CHARS ? flat.substring(0, BODY_CHARS) + "..." : flat);
   }
 
-  /** The problem of a {@link FetchException} without its {@code poller P page N item I: } prefix. */
+  /**
+   * The problem of a {@link FetchException} without its {@code poller P page N item I: } prefix.
+   */
   private static String afterPrefix(FetchException f) {
     StringBuilder prefix = new StringBuilder("poller ").append(f.poller());
     if (!f.partition().isEmpty()) prefix.append(" partition ").append(f.partition());
@@ -79,7 +85,8 @@ final class Failures {
 
   private static String message(Throwable e) {
     String m = e.getMessage();
-    if (m == null || m.isBlank()) return "unexpected error without a message (--verbose prints its stack trace)";
+    if (m == null || m.isBlank())
+      return "unexpected error without a message (--verbose prints its stack trace)";
     return m;
   }
 

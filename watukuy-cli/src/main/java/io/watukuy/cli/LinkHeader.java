@@ -50,7 +50,8 @@ final class LinkHeader {
       int eq = param.indexOf('=');
       if (eq < 0 || !param.substring(0, eq).trim().equalsIgnoreCase("rel")) continue;
       String rel = param.substring(eq + 1).trim();
-      if (rel.length() >= 2 && rel.startsWith("\"") && rel.endsWith("\"")) rel = rel.substring(1, rel.length() - 1);
+      if (rel.length() >= 2 && rel.startsWith("\"") && rel.endsWith("\""))
+        rel = rel.substring(1, rel.length() - 1);
       for (String r : rel.toLowerCase(Locale.ROOT).trim().split("\\s+")) {
         if (r.equals("next")) return true;
       }

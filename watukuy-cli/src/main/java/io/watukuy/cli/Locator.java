@@ -4,8 +4,8 @@ import com.fasterxml.jackson.core.JsonPointer;
 import com.fasterxml.jackson.databind.JsonNode;
 
 /**
- * Where a value is in a JSON document, as written in the config: a JSON Pointer when it starts
- * with {@code /}, {@code ""} for the document itself, otherwise a dot path ({@code meta.id}).
+ * Where a value is in a JSON document, as written in the config: a JSON Pointer when it starts with
+ * {@code /}, {@code ""} for the document itself, otherwise a dot path ({@code meta.id}).
  */
 record Locator(String spec, JsonPointer pointer) {
 
@@ -21,7 +21,9 @@ record Locator(String spec, JsonPointer pointer) {
     return root.at(pointer);
   }
 
-  /** The same place as a dot path, as the cursor strategies take it; null if it has no such form. */
+  /**
+   * The same place as a dot path, as the cursor strategies take it; null if it has no such form.
+   */
   String dotPath() {
     if (!spec.startsWith("/")) return spec;
     StringBuilder b = new StringBuilder();

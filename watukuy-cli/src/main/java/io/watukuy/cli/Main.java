@@ -13,20 +13,22 @@ import picocli.CommandLine;
 
 /**
  * The {@code watukuy} command line: {@code run}, {@code validate}, {@code migrate}, {@code
- * inspect}, {@code pause}, {@code resume}, {@code trigger}, {@code reset-cursor}, {@code
- * backfill}, {@code replay}, {@code parked}. Events go to standard output (or the
- * config's {@code output}), everything else to standard error.
+ * inspect}, {@code pause}, {@code resume}, {@code trigger}, {@code reset-cursor}, {@code backfill},
+ * {@code replay}, {@code parked}. Events go to standard output (or the config's {@code output}),
+ * everything else to standard error.
  *
- * <p>Exit codes: 0 when every selected key polled or was skipped, 1 for any fetch, page, store
- * or output error, 2 for a usage or config error before any key ran.
+ * <p>Exit codes: 0 when every selected key polled or was skipped, 1 for any fetch, page, store or
+ * output error, 2 for a usage or config error before any key ran.
  *
  * @since 0.1
  */
 public final class Main {
   /** Every selected key polled without error, or was skipped. */
   public static final int OK = 0;
+
   /** A fetch, page, store or output error. */
   public static final int FAILED = 1;
+
   /** A usage or config error, before any key ran. */
   public static final int USAGE = 2;
 
@@ -56,28 +58,32 @@ public final class Main {
     return run(args, out, err, System.getenv()::get);
   }
 
-  static int run(String[] args, PrintStream out, PrintStream err, Function<String, @Nullable String> env) {
+  static int run(
+      String[] args, PrintStream out, PrintStream err, Function<String, @Nullable String> env) {
     boolean verbose = Arrays.asList(args).contains("--verbose");
     Cli cli = new Cli(out, err, env, verbose);
     CommandLine cmd = cli.commandLine();
     cmd.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
     cmd.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
     // One line, not the whole usage text: the error stays visible in cron mail and scripts.
-    cmd.setParameterExceptionHandler((e, given) -> {
-      String command = e.getCommandLine().getCommandSpec().qualifiedName(" ");
-      err.println(command + ": " + cli.redact(e.getMessage()) + " (see " + command + " --help)");
-      return USAGE;
-    });
-    cmd.setExecutionExceptionHandler((e, line, parsed) -> {
-      if (e instanceof ConfigException) {
-        err.println("watukuy: " + cli.redact(e.getMessage()));
-        if (verbose) e.printStackTrace(err);
-        return USAGE;
-      }
-      err.println("watukuy: " + cli.redact(Cli.describe(e)));
-      if (verbose) e.printStackTrace(err);
-      return FAILED;
-    });
+    cmd.setParameterExceptionHandler(
+        (e, given) -> {
+          String command = e.getCommandLine().getCommandSpec().qualifiedName(" ");
+          err.println(
+              command + ": " + cli.redact(e.getMessage()) + " (see " + command + " --help)");
+          return USAGE;
+        });
+    cmd.setExecutionExceptionHandler(
+        (e, line, parsed) -> {
+          if (e instanceof ConfigException) {
+            err.println("watukuy: " + cli.redact(e.getMessage()));
+            if (verbose) e.printStackTrace(err);
+            return USAGE;
+          }
+          err.println("watukuy: " + cli.redact(Cli.describe(e)));
+          if (verbose) e.printStackTrace(err);
+          return FAILED;
+        });
     return cmd.execute(args);
   }
 
@@ -98,7 +104,8 @@ public final class Main {
     System.setProperty("org.slf4j.simpleLogger.warnLevelString", "watukuy: warning:");
     // The store clients log a lost connection with its stack trace, while the cycle that met it
     // already prints one line naming the store and the operation.
-    for (String client : new String[] {"com.zaxxer.hikari", "io.lettuce", "io.netty", "org.postgresql"}) {
+    for (String client :
+        new String[] {"com.zaxxer.hikari", "io.lettuce", "io.netty", "org.postgresql"}) {
       System.setProperty("org.slf4j.simpleLogger.log." + client, "off");
     }
   }
@@ -120,5 +127,4 @@ public final class Main {
       return new String[] {"watukuy " + version()};
     }
   }
-
 }

@@ -30,17 +30,21 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * The operations on stored state: {@code reset-cursor}, {@code backfill}, {@code replay} and
- * {@code parked list|retry|discard} ({@code pause}, {@code resume} and {@code trigger} are in
- * {@link Cli}). Each names its store by {@code CONFIG} or, where the poller's definition is not
- * needed, by {@code --store URI}, then the poller by {@code NAME}, and one partition's key by
- * {@code --partition P}.
+ * The operations on stored state: {@code reset-cursor}, {@code backfill}, {@code replay} and {@code
+ * parked list|retry|discard} ({@code pause}, {@code resume} and {@code trigger} are in {@link
+ * Cli}). Each names its store by {@code CONFIG} or, where the poller's definition is not needed, by
+ * {@code --store URI}, then the poller by {@code NAME}, and one partition's key by {@code
+ * --partition P}.
  */
 final class OperationCommands {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** A poison event's outbox sequence, or an invalid item's {@code invalid-} id (see {@link io.watukuy.ParkedRow#id()}). */
-  private static final java.util.regex.Pattern PARKED_ID = java.util.regex.Pattern.compile("[0-9]+|invalid-[0-9a-f]{16}");
+  /**
+   * A poison event's outbox sequence, or an invalid item's {@code invalid-} id (see {@link
+   * io.watukuy.ParkedRow#id()}).
+   */
+  private static final java.util.regex.Pattern PARKED_ID =
+      java.util.regex.Pattern.compile("[0-9]+|invalid-[0-9a-f]{16}");
 
   private final Cli cli;
 
@@ -50,7 +54,9 @@ final class OperationCommands {
 
   /** {@code --store URI}: the store, when there is no config. */
   static final class Target {
-    @Option(names = "--store", paramLabel = "URI",
+    @Option(
+        names = "--store",
+        paramLabel = "URI",
         description = "sqlite:PATH (relative to the current folder) instead of CONFIG.")
     @Nullable String store;
   }
@@ -76,7 +82,9 @@ final class OperationCommands {
    * refuses any other with a config error (exit 2) naming poller, partition and the known ones.
    */
   static final class PartitionOption {
-    @Option(names = "--partition", paramLabel = "P",
+    @Option(
+        names = "--partition",
+        paramLabel = "P",
         description = "Only this partition's key (default: every key of NAME).")
     @Nullable String partition;
 
@@ -104,8 +112,13 @@ final class OperationCommands {
         if (s.store.listKeys(name).isEmpty()) {
           TreeSet<String> known = new TreeSet<>();
           s.store.listKeys(null).forEach(k -> known.add(k.poller()));
-          throw new ConfigException(store.display() + ": no state for poller " + name
-              + (known.isEmpty() ? " (the store holds no pollers)" : " (it holds: " + String.join(", ", known) + ")"));
+          throw new ConfigException(
+              store.display()
+                  + ": no state for poller "
+                  + name
+                  + (known.isEmpty()
+                      ? " (the store holds no pollers)"
+                      : " (it holds: " + String.join(", ", known) + ")"));
         }
       } catch (RuntimeException e) {
         s.close();
@@ -128,11 +141,17 @@ final class OperationCommands {
    * @throws ParameterException for a usage error
    * @throws ConfigException for a config that does not load or has no poller NAME
    */
-  static Resolved resolve(Cli cli, CommandSpec spec, Target target, List<String> args, boolean needsConfig,
+  static Resolved resolve(
+      Cli cli,
+      CommandSpec spec,
+      Target target,
+      List<String> args,
+      boolean needsConfig,
       boolean rest) {
     String command = spec.qualifiedName(" ").replaceFirst("^watukuy ", "");
     if (target.store == null) {
-      if (args.size() < 2) throw usage(spec, "give CONFIG NAME" + (needsConfig ? "" : ", or --store URI NAME"));
+      if (args.size() < 2)
+        throw usage(spec, "give CONFIG NAME" + (needsConfig ? "" : ", or --store URI NAME"));
       if (!rest && args.size() > 2) throw usage(spec, "unexpected argument '" + args.get(2) + "'");
       CliConfig cfg = cli.load(Path.of(args.get(0)));
       String name = args.get(1);
@@ -142,7 +161,10 @@ final class OperationCommands {
       return new Resolved(cfg, cfg.store(), name, List.copyOf(args.subList(2, args.size())));
     }
     if (needsConfig) {
-      throw usage(spec, command + " needs CONFIG, not --store: it checks values against the poller's cursor strategy");
+      throw usage(
+          spec,
+          command
+              + " needs CONFIG, not --store: it checks values against the poller's cursor strategy");
     }
     if (args.isEmpty()) throw usage(spec, "give NAME after --store URI");
     if (!rest && args.size() > 1) throw usage(spec, "give CONFIG or --store URI, not both");
@@ -157,7 +179,9 @@ final class OperationCommands {
   }
 
   private static @Nullable String nameProblem(String name) {
-    return name.matches("[A-Za-z0-9_.-]+") ? null : "'" + name + "' is not a poller name (letters, digits, _ . -)";
+    return name.matches("[A-Za-z0-9_.-]+")
+        ? null
+        : "'" + name + "' is not a poller name (letters, digits, _ . -)";
   }
 
   static ParameterException usage(CommandSpec spec, String message) {
@@ -175,63 +199,113 @@ final class OperationCommands {
         .identity(item -> item)
         .partitions(() -> List.of())
         .cursor(Cursors.snapshotDiff())
-        .fetch(ctx -> {
-          throw new IllegalStateException("poller " + name + ": a --store stand-in never fetches");
-        })
+        .fetch(
+            ctx -> {
+              throw new IllegalStateException(
+                  "poller " + name + ": a --store stand-in never fetches");
+            })
         .build();
   }
 
-  @Command(name = "reset-cursor", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-      customSynopsis = "watukuy reset-cursor CONFIG NAME [--partition P] (--to VALUE | --initial) [--clear-snapshot]",
-      description = {"Moves the live cursor of every key of poller NAME (or of partition P only) and makes the keys due now.",
-          "VALUE is the API's own string (a timestamp, a page number, a token), checked against the poller's"
-              + " cursor strategy, so CONFIG is required (no --store). Waits up to one lease TTL (30 s) for a"
-              + " running cycle; exits 1 if a key stays leased."})
+  @Command(
+      name = "reset-cursor",
+      mixinStandardHelpOptions = true,
+      versionProvider = Main.Version.class,
+      customSynopsis =
+          "watukuy reset-cursor CONFIG NAME [--partition P] (--to VALUE | --initial) [--clear-snapshot]",
+      description = {
+        "Moves the live cursor of every key of poller NAME (or of partition P only) and makes the keys due now.",
+        "VALUE is the API's own string (a timestamp, a page number, a token), checked against the poller's"
+            + " cursor strategy, so CONFIG is required (no --store). Waits up to one lease TTL (30 s) for a"
+            + " running cycle; exits 1 if a key stays leased."
+      })
   final class ResetCursor implements Callable<Integer> {
     @CommandLine.Mixin HiddenTarget target;
-    @Parameters(paramLabel = "CONFIG NAME", arity = "1..*", description = "The YAML config file, then the poller's name.")
+
+    @Parameters(
+        paramLabel = "CONFIG NAME",
+        arity = "1..*",
+        description = "The YAML config file, then the poller's name.")
     List<String> args = new ArrayList<>();
-    @Option(names = "--to", paramLabel = "VALUE", description = "The new live cursor, as the API writes it.")
+
+    @Option(
+        names = "--to",
+        paramLabel = "VALUE",
+        description = "The new live cursor, as the API writes it.")
     @Nullable String to;
-    @Option(names = "--initial", description = "Back to the strategy's initial cursor.") boolean initial;
-    @Option(names = "--clear-snapshot",
-        description = "Also forget the known items, so the next run emits every item as created, with the same ids.")
+
+    @Option(names = "--initial", description = "Back to the strategy's initial cursor.")
+    boolean initial;
+
+    @Option(
+        names = "--clear-snapshot",
+        description =
+            "Also forget the known items, so the next run emits every item as created, with the same ids.")
     boolean clearSnapshot;
+
     @CommandLine.Mixin PartitionOption only;
     @Spec CommandSpec spec;
     @CommandLine.Mixin Cli.Verbose v;
 
     @Override
     public Integer call() {
-      if ((to == null) != initial) throw usage(spec, "give exactly one of --to VALUE and --initial");
+      if ((to == null) != initial)
+        throw usage(spec, "give exactly one of --to VALUE and --initial");
       Resolved r = resolve(cli, spec, target.target(), args, true, false);
       PollerKey key = only.key(r.name());
       try (Cli.Session s = r.session()) {
         if (key == null) s.engine.resetCursor(r.name(), to, clearSnapshot);
         else s.engine.resetCursor(key, to, clearSnapshot);
       }
-      cli.err.println("watukuy: " + only.who(r.name()) + ": live cursor reset to "
-          + (to == null ? "its initial value" : "'" + to + "'") + (clearSnapshot ? ", snapshot cleared" : ""));
+      cli.err.println(
+          "watukuy: "
+              + only.who(r.name())
+              + ": live cursor reset to "
+              + (to == null ? "its initial value" : "'" + to + "'")
+              + (clearSnapshot ? ", snapshot cleared" : ""));
       return Main.OK;
     }
   }
 
-  @Command(name = "backfill", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-      customSynopsis = "watukuy backfill CONFIG NAME [--partition P] --from VALUE [--to VALUE] [--force]",
-      description = {"Starts a backfill of every key of poller NAME (or of partition P only), from --from to --to.",
-          "From each key's next due cycle (trigger starts it at once), a second lane runs the cursor strategy"
-              + " from --from until --to. Timestamp and page cursors only, so CONFIG is required (no --store)."
-              + " Known, unchanged items are not emitted again unless --force."})
+  @Command(
+      name = "backfill",
+      mixinStandardHelpOptions = true,
+      versionProvider = Main.Version.class,
+      customSynopsis =
+          "watukuy backfill CONFIG NAME [--partition P] --from VALUE [--to VALUE] [--force]",
+      description = {
+        "Starts a backfill of every key of poller NAME (or of partition P only), from --from to --to.",
+        "From each key's next due cycle (trigger starts it at once), a second lane runs the cursor strategy"
+            + " from --from until --to. Timestamp and page cursors only, so CONFIG is required (no --store)."
+            + " Known, unchanged items are not emitted again unless --force."
+      })
   final class Backfill implements Callable<Integer> {
     @CommandLine.Mixin HiddenTarget target;
-    @Parameters(paramLabel = "CONFIG NAME", arity = "1..*", description = "The YAML config file, then the poller's name.")
+
+    @Parameters(
+        paramLabel = "CONFIG NAME",
+        arity = "1..*",
+        description = "The YAML config file, then the poller's name.")
     List<String> args = new ArrayList<>();
-    @Option(names = "--from", paramLabel = "VALUE", required = true, description = "The cursor to start from.")
+
+    @Option(
+        names = "--from",
+        paramLabel = "VALUE",
+        required = true,
+        description = "The cursor to start from.")
     String from;
-    @Option(names = "--to", paramLabel = "VALUE", description = "The cursor to stop at (default: the live cursor now).")
+
+    @Option(
+        names = "--to",
+        paramLabel = "VALUE",
+        description = "The cursor to stop at (default: the live cursor now).")
     @Nullable String to;
-    @Option(names = "--force", description = "Emit every known item again, as updated (default: only changes).")
+
+    @Option(
+        names = "--force",
+        description = "Emit every known item again, as updated (default: only changes).")
     boolean force;
+
     @CommandLine.Mixin PartitionOption only;
     @Spec CommandSpec spec;
     @CommandLine.Mixin Cli.Verbose v;
@@ -244,27 +318,52 @@ final class OperationCommands {
         if (key == null) s.engine.backfill(r.name(), from, to, force);
         else s.engine.backfill(key, from, to, force);
       }
-      cli.err.println("watukuy: " + only.who(r.name()) + ": backfill from '" + from + "' to "
-          + (to == null ? "the live cursor" : "'" + to + "'") + (force ? " (force)" : "")
-          + " starts with its next cycle; trigger to start it now");
+      cli.err.println(
+          "watukuy: "
+              + only.who(r.name())
+              + ": backfill from '"
+              + from
+              + "' to "
+              + (to == null ? "the live cursor" : "'" + to + "'")
+              + (force ? " (force)" : "")
+              + " starts with its next cycle; trigger to start it now");
       return Main.OK;
     }
   }
 
-  @Command(name = "replay", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+  @Command(
+      name = "replay",
+      mixinStandardHelpOptions = true,
+      versionProvider = Main.Version.class,
       customSynopsis = "watukuy replay CONFIG NAME [--partition P] --from INSTANT [--to INSTANT]",
-      description = {"Puts the logged events of poller NAME (or of partition P only) back into the outbox, so the next run delivers them again.",
-          "Copies the events committed in [--from, --to), with their original ids, and prints how many on stdout."
-              + " Needs log: {enabled: true} on the poller, so CONFIG is required (no --store)."
-              + " INSTANT is ISO 8601 UTC, e.g. 2024-05-01T00:00:00Z."})
+      description = {
+        "Puts the logged events of poller NAME (or of partition P only) back into the outbox, so the next run delivers them again.",
+        "Copies the events committed in [--from, --to), with their original ids, and prints how many on stdout."
+            + " Needs log: {enabled: true} on the poller, so CONFIG is required (no --store)."
+            + " INSTANT is ISO 8601 UTC, e.g. 2024-05-01T00:00:00Z."
+      })
   final class Replay implements Callable<Integer> {
     @CommandLine.Mixin HiddenTarget target;
-    @Parameters(paramLabel = "CONFIG NAME", arity = "1..*", description = "The YAML config file, then the poller's name.")
+
+    @Parameters(
+        paramLabel = "CONFIG NAME",
+        arity = "1..*",
+        description = "The YAML config file, then the poller's name.")
     List<String> args = new ArrayList<>();
-    @Option(names = "--from", paramLabel = "INSTANT", required = true, description = "First commit time, inclusive.")
+
+    @Option(
+        names = "--from",
+        paramLabel = "INSTANT",
+        required = true,
+        description = "First commit time, inclusive.")
     String from;
-    @Option(names = "--to", paramLabel = "INSTANT", description = "End, exclusive (default: no end).")
+
+    @Option(
+        names = "--to",
+        paramLabel = "INSTANT",
+        description = "End, exclusive (default: no end).")
     @Nullable String to;
+
     @CommandLine.Mixin PartitionOption only;
     @Spec CommandSpec spec;
     @CommandLine.Mixin Cli.Verbose v;
@@ -275,16 +374,25 @@ final class OperationCommands {
       Instant end = to == null ? null : instant(spec, "--to", to);
       Resolved r = resolve(cli, spec, target.target(), args, true, false);
       if (!r.poller().log().enabled()) {
-        throw new ConfigException("poller " + r.name() + ": replay needs the event log; add log: {enabled: true}"
-            + " to the poller (events committed from then on can be replayed)");
+        throw new ConfigException(
+            "poller "
+                + r.name()
+                + ": replay needs the event log; add log: {enabled: true}"
+                + " to the poller (events committed from then on can be replayed)");
       }
       PollerKey key = only.key(r.name());
       int copied;
       try (Cli.Session s = r.session()) {
-        copied = key == null ? s.engine.replay(r.name(), start, end) : s.engine.replay(key, start, end);
+        copied =
+            key == null ? s.engine.replay(r.name(), start, end) : s.engine.replay(key, start, end);
       }
       cli.out.println(copied);
-      cli.err.println("watukuy: " + only.who(r.name()) + ": " + copied + " event(s) back in the outbox; the next run delivers them");
+      cli.err.println(
+          "watukuy: "
+              + only.who(r.name())
+              + ": "
+              + copied
+              + " event(s) back in the outbox; the next run delivers them");
       return Main.OK;
     }
   }
@@ -293,21 +401,31 @@ final class OperationCommands {
     try {
       return Instant.parse(value);
     } catch (DateTimeParseException e) {
-      throw usage(spec, option + " '" + value + "' is not an ISO-8601 instant (e.g. 2024-05-01T00:00:00Z)");
+      throw usage(
+          spec, option + " '" + value + "' is not an ISO-8601 instant (e.g. 2024-05-01T00:00:00Z)");
     }
   }
 
   CommandLine parked() {
     CommandLine parked = new CommandLine(new Parked());
     parked.addSubcommand("list", new CommandLine(new ParkedList()));
-    parked.addSubcommand("retry", parkedChange(true, "Puts parked events back into the outbox at their original place.",
-        "The next run delivers them, attempts from zero; parked invalid items are dropped."));
-    parked.addSubcommand("discard", parkedChange(false, "Drops parked rows for good.",
-        "An ordering key they held is released."));
+    parked.addSubcommand(
+        "retry",
+        parkedChange(
+            true,
+            "Puts parked events back into the outbox at their original place.",
+            "The next run delivers them, attempts from zero; parked invalid items are dropped."));
+    parked.addSubcommand(
+        "discard",
+        parkedChange(
+            false, "Drops parked rows for good.", "An ordering key they held is released."));
     return parked;
   }
 
-  /** retry or discard: the shared command with its own synopsis and first sentences (as in Cli#operation). */
+  /**
+   * retry or discard: the shared command with its own synopsis and first sentences (as in
+   * Cli#operation).
+   */
   private CommandLine parkedChange(boolean retry, String... description) {
     String op = retry ? "retry" : "discard";
     CommandLine cmd = new CommandLine(new ParkedChange(retry));
@@ -316,15 +434,21 @@ final class OperationCommands {
     all.addAll(List.of(usage.description()));
     usage.description(all.toArray(String[]::new));
     String[] synopsis = usage.customSynopsis();
-    for (int i = 0; i < synopsis.length; i++) synopsis[i] = synopsis[i].replace("retry|discard", op);
+    for (int i = 0; i < synopsis.length; i++)
+      synopsis[i] = synopsis[i].replace("retry|discard", op);
     usage.customSynopsis(synopsis);
     return cmd;
   }
 
-  @Command(name = "parked", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+  @Command(
+      name = "parked",
+      mixinStandardHelpOptions = true,
+      versionProvider = Main.Version.class,
       synopsisSubcommandLabel = "(list | retry | discard)",
-      description = {"Lists, retries or discards the parked events and invalid items of a poller.",
-          "Takes CONFIG or --store URI; --partition P limits it to one key."})
+      description = {
+        "Lists, retries or discards the parked events and invalid items of a poller.",
+        "Takes CONFIG or --store URI; --partition P limits it to one key."
+      })
   final class Parked implements Callable<Integer> {
     @Spec CommandSpec spec;
 
@@ -342,27 +466,49 @@ final class OperationCommands {
     if (partition == null) return List.copyOf(all);
     PollerKey key = PollerKey.of(r.name(), partition);
     if (!all.contains(key)) {
-      List<String> known = all.stream().map(PollerKey::partition).map(k -> k.isEmpty() ? "\"\"" : k).toList();
-      throw new ConfigException("poller " + r.name() + ": no partition '" + partition + "' (known: "
-          + (known.isEmpty() ? "none" : String.join(", ", known)) + ")");
+      List<String> known =
+          all.stream().map(PollerKey::partition).map(k -> k.isEmpty() ? "\"\"" : k).toList();
+      throw new ConfigException(
+          "poller "
+              + r.name()
+              + ": no partition '"
+              + partition
+              + "' (known: "
+              + (known.isEmpty() ? "none" : String.join(", ", known))
+              + ")");
     }
     return List.of(key);
   }
 
-  @Command(name = "list", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+  @Command(
+      name = "list",
+      mixinStandardHelpOptions = true,
+      versionProvider = Main.Version.class,
       customSynopsis = "watukuy parked list (CONFIG | --store URI) NAME [--partition P] [--json]",
-      description = {"Lists the parked rows of poller NAME, oldest first per key.",
-          "One tab-separated line per row: KEY ID KIND ATTEMPTS PARKED-AT ERROR, where KEY is NAME or"
-              + " NAME[partition] and KIND is poison (a handler gave up) or invalid (an item failed validation)."
-              + " Nothing parked: no output."})
+      description = {
+        "Lists the parked rows of poller NAME, oldest first per key.",
+        "One tab-separated line per row: KEY ID KIND ATTEMPTS PARKED-AT ERROR, where KEY is NAME or"
+            + " NAME[partition] and KIND is poison (a handler gave up) or invalid (an item failed validation)."
+            + " Nothing parked: no output."
+      })
   final class ParkedList implements Callable<Integer> {
     @CommandLine.Mixin Target target;
-    @Parameters(paramLabel = "[CONFIG] NAME", arity = "1..*",
+
+    @Parameters(
+        paramLabel = "[CONFIG] NAME",
+        arity = "1..*",
         description = "The YAML config file (unless --store), then the poller's name.")
     List<String> args = new ArrayList<>();
-    @Option(names = "--partition", paramLabel = "P", description = "Only this partition's key (default: every key).")
+
+    @Option(
+        names = "--partition",
+        paramLabel = "P",
+        description = "Only this partition's key (default: every key).")
     @Nullable String partition;
-    @Option(names = "--json", description = "One JSON object per line instead.") boolean json;
+
+    @Option(names = "--json", description = "One JSON object per line instead.")
+    boolean json;
+
     @Spec CommandSpec spec;
     @CommandLine.Mixin Cli.Verbose v;
 
@@ -381,8 +527,14 @@ final class OperationCommands {
 
     private String line(ParkedEvent e) {
       ParkedRow row = e.row();
-      return String.join("\t", e.key().toString(), row.id(), row.kind().wire(), Integer.toString(row.attempts()),
-          row.parkedAt().toString(), message(row).replaceAll("\\s*\\R\\s*", " "));
+      return String.join(
+          "\t",
+          e.key().toString(),
+          row.id(),
+          row.kind().wire(),
+          Integer.toString(row.attempts()),
+          row.parkedAt().toString(),
+          message(row).replaceAll("\\s*\\R\\s*", " "));
     }
 
     private String json(ParkedEvent e) {
@@ -400,7 +552,9 @@ final class OperationCommands {
       return n.toString();
     }
 
-    /** The message of the row's error, which stores keep as JSON {name, message, stack, history}. */
+    /**
+     * The message of the row's error, which stores keep as JSON {name, message, stack, history}.
+     */
     private static String message(ParkedRow row) {
       try {
         JsonNode error = JSON.readTree(row.error());
@@ -416,18 +570,31 @@ final class OperationCommands {
     }
   }
 
-  @Command(mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-      customSynopsis = "watukuy parked retry|discard (CONFIG | --store URI) NAME [--partition P] ID...",
-      description = "Without --partition, every key of NAME is searched for the ids; unknown ids are ignored."
-          + " Prints how many rows were removed on stdout.")
+  @Command(
+      mixinStandardHelpOptions = true,
+      versionProvider = Main.Version.class,
+      customSynopsis =
+          "watukuy parked retry|discard (CONFIG | --store URI) NAME [--partition P] ID...",
+      description =
+          "Without --partition, every key of NAME is searched for the ids; unknown ids are ignored."
+              + " Prints how many rows were removed on stdout.")
   final class ParkedChange implements Callable<Integer> {
     private final boolean retry;
     @CommandLine.Mixin Target target;
-    @Parameters(paramLabel = "[CONFIG] NAME ID", arity = "1..*",
-        description = "The YAML config file (unless --store), the poller's name, then parked ids (see parked list).")
+
+    @Parameters(
+        paramLabel = "[CONFIG] NAME ID",
+        arity = "1..*",
+        description =
+            "The YAML config file (unless --store), the poller's name, then parked ids (see parked list).")
     List<String> args = new ArrayList<>();
-    @Option(names = "--partition", paramLabel = "P", description = "Only this partition's key (default: every key).")
+
+    @Option(
+        names = "--partition",
+        paramLabel = "P",
+        description = "Only this partition's key (default: every key).")
     @Nullable String partition;
+
     @Spec CommandSpec spec;
     @CommandLine.Mixin Cli.Verbose v;
 
@@ -442,14 +609,21 @@ final class OperationCommands {
       for (String id : r.rest()) {
         // A typo would otherwise match no row and print 0, as if there were nothing to do.
         if (!PARKED_ID.matcher(id).matches()) {
-          throw usage(spec, "parked ID '" + id + "' is not an id of parked list (a whole number, or invalid-"
-              + " and 16 hex digits)");
+          throw usage(
+              spec,
+              "parked ID '"
+                  + id
+                  + "' is not an id of parked list (a whole number, or invalid-"
+                  + " and 16 hex digits)");
         }
       }
       int changed = 0;
       try (Cli.Session s = r.session()) {
         for (PollerKey key : keys(s, r, partition)) {
-          changed += retry ? s.engine.parked().retry(key, r.rest()) : s.engine.parked().discard(key, r.rest());
+          changed +=
+              retry
+                  ? s.engine.parked().retry(key, r.rest())
+                  : s.engine.parked().discard(key, r.rest());
         }
       }
       cli.out.println(changed);

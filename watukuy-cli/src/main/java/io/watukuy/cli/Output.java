@@ -18,7 +18,8 @@ final class Output implements AutoCloseable {
   private final @Nullable FileChannel channel;
   private final String name;
   private volatile @Nullable IOException failure;
-  private final java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong written =
+      new java.util.concurrent.atomic.AtomicLong();
 
   private Output(@Nullable PrintStream stream, @Nullable FileChannel channel, String name) {
     this.stream = stream;
@@ -32,8 +33,9 @@ final class Output implements AutoCloseable {
 
   /** Opens {@code file} for appending, creating it when missing. */
   static Output file(Path file) throws IOException {
-    FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-        StandardOpenOption.APPEND);
+    FileChannel ch =
+        FileChannel.open(
+            file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
     return new Output(null, ch, file.toString());
   }
 

@@ -26,9 +26,9 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * Opens the store a {@link StoreSpec} names. The command line owns the clients it opens for a
- * store (a HikariCP pool for PostgreSQL, a Lettuce connection for Redis): closing the returned
- * store closes them too.
+ * Opens the store a {@link StoreSpec} names. The command line owns the clients it opens for a store
+ * (a HikariCP pool for PostgreSQL, a Lettuce connection for Redis): closing the returned store
+ * closes them too.
  */
 final class Stores {
   /** Connections of one command's PostgreSQL pool: the engine runs a few keys at once. */
@@ -40,8 +40,8 @@ final class Stores {
   private Stores() {}
 
   /**
-   * The store of {@code spec}. Opens no connection for SQLite and PostgreSQL (the first call
-   * does); connects at once for Redis.
+   * The store of {@code spec}. Opens no connection for SQLite and PostgreSQL (the first call does);
+   * connects at once for Redis.
    *
    * @throws StoreException when the folder of a SQLite file cannot be created or Redis does not
    *     answer; the message names the store, never a password
@@ -94,8 +94,8 @@ final class Stores {
   }
 
   /**
-   * The shared budget store of {@code spec} ({@code budgetStore: redis://…}), and the connection
-   * to close after the engine.
+   * The shared budget store of {@code spec} ({@code budgetStore: redis://…}), and the connection to
+   * close after the engine.
    *
    * @throws StoreException when Redis does not answer
    */
@@ -110,7 +110,8 @@ final class Stores {
   record BudgetStore(RateBudgetStore store, AutoCloseable connection) {}
 
   /** A Lettuce connection the command owns: closing it shuts the client down. */
-  record Redis(RedisLike client, StatefulRedisConnection<String, String> connection, RedisClient owner)
+  record Redis(
+      RedisLike client, StatefulRedisConnection<String, String> connection, RedisClient owner)
       implements AutoCloseable {
     @Override
     public void close() {
@@ -124,40 +125,52 @@ final class Stores {
     if (uri.getTimeout().compareTo(REDIS_TIMEOUT) > 0) uri.setTimeout(REDIS_TIMEOUT);
     RedisClient client = RedisClient.create(uri);
     // A command sent while disconnected fails at once (the cycle backs off) instead of queueing.
-    client.setOptions(ClientOptions.builder()
-        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
+    client.setOptions(
+        ClientOptions.builder()
+            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+            .build());
     StatefulRedisConnection<String, String> connection;
     try {
       connection = client.connect();
     } catch (RuntimeException e) {
       client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-      throw new StoreException("redis store " + uri.getHost() + ":" + uri.getPort() + ": cannot connect: "
-          + e.getMessage(), e);
+      throw new StoreException(
+          "redis store "
+              + uri.getHost()
+              + ":"
+              + uri.getPort()
+              + ": cannot connect: "
+              + e.getMessage(),
+          e);
     }
     return new Redis(LettuceRedis.of(connection, uri), connection, client);
   }
 
   /** {@code store}, whose {@link StateStore#close()} then closes {@code client} as well. */
   static StateStore closingAlso(StateStore store, AutoCloseable client) {
-    return (StateStore) Proxy.newProxyInstance(StateStore.class.getClassLoader(), new Class<?>[] {StateStore.class},
-        (proxy, method, args) -> {
-          if (method.getName().equals("close") && method.getParameterCount() == 0) {
-            try {
-              store.close();
-            } finally {
-              client.close();
-            }
-            return null;
-          }
-          if (method.getDeclaringClass() == Object.class && method.getName().equals("toString")) {
-            return store.toString();
-          }
-          try {
-            return method.invoke(store, args);
-          } catch (InvocationTargetException e) {
-            throw e.getCause();
-          }
-        });
+    return (StateStore)
+        Proxy.newProxyInstance(
+            StateStore.class.getClassLoader(),
+            new Class<?>[] {StateStore.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("close") && method.getParameterCount() == 0) {
+                try {
+                  store.close();
+                } finally {
+                  client.close();
+                }
+                return null;
+              }
+              if (method.getDeclaringClass() == Object.class
+                  && method.getName().equals("toString")) {
+                return store.toString();
+              }
+              try {
+                return method.invoke(store, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
   }
 
   /** A client that is never called: lets the config reader check a Redis prefix up front. */

@@ -43,7 +43,9 @@ final class Template {
       String name = text.substring(open + 2, close).trim();
       if (!VARIABLES.contains(name)) {
         throw new IllegalArgumentException(
-            "unknown template variable {{" + name + "}} (known: {{cursor.value}}, {{cursor.tieBreak}},"
+            "unknown template variable {{"
+                + name
+                + "}} (known: {{cursor.value}}, {{cursor.tieBreak}},"
                 + " {{cursor.page}}, {{page}}, {{partition}})");
       }
       parts.add(text.substring(i, open));
@@ -59,8 +61,8 @@ final class Template {
   /**
    * Renders with {@code vars}; each variable's value goes through {@code encode} first.
    *
-   * @return the text, or {@code null} when some variable has no value and {@code nullIfMissing}
-   *     is set; otherwise a missing value renders as {@code ""}
+   * @return the text, or {@code null} when some variable has no value and {@code nullIfMissing} is
+   *     set; otherwise a missing value renders as {@code ""}
    */
   @Nullable String render(
       Map<String, @Nullable String> vars, UnaryOperator<String> encode, boolean nullIfMissing) {

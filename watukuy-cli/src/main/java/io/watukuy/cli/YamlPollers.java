@@ -43,28 +43,33 @@ final class YamlPollers {
         out.add(build(spec));
       } catch (ConfigException e) {
         throw new ConfigException(
-            config.file() + ":" + spec.line() + ": poller " + spec.name() + ": " + e.getMessage(), e);
+            config.file() + ":" + spec.line() + ": poller " + spec.name() + ": " + e.getMessage(),
+            e);
       }
     }
     return out;
   }
 
   private static Poller<JsonNode> build(PollerSpec spec) {
-    Poller.Builder<JsonNode, Void> b = Poller.builder(spec.name(), JsonNode.class)
-        .identity(item -> spec.identity().find(item))
-        .schedule(spec.schedule())
-        .maxPagesPerCycle(spec.maxPagesPerCycle())
-        .retain(spec.retain())
-        .delivery(spec.delivery())
-        .log(spec.log());
+    Poller.Builder<JsonNode, Void> b =
+        Poller.builder(spec.name(), JsonNode.class)
+            .identity(item -> spec.identity().find(item))
+            .schedule(spec.schedule())
+            .maxPagesPerCycle(spec.maxPagesPerCycle())
+            .retain(spec.retain())
+            .delivery(spec.delivery())
+            .log(spec.log());
     if (spec.version() != null) b.version(item -> spec.version().find(item));
     if (spec.orderingKey() != null) b.orderingKey(item -> keyText(spec.orderingKey().find(item)));
     if (spec.deleted() != null) {
       CliConfig.DeletedSpec d = spec.deleted();
-      b.tombstone(item -> {
-        JsonNode v = d.at().find(item);
-        return d.equals() == null ? v.isBoolean() && v.booleanValue() : v.isValueNode() && v.asText().equals(d.equals());
-      });
+      b.tombstone(
+          item -> {
+            JsonNode v = d.at().find(item);
+            return d.equals() == null
+                ? v.isBoolean() && v.booleanValue()
+                : v.isValueNode() && v.asText().equals(d.equals());
+          });
     }
     if (!spec.partitions().isEmpty()) b.partitions(spec.partitions());
     if (spec.budget() != null) b.budget(spec.budget()).weight(spec.weight());
@@ -74,7 +79,8 @@ final class YamlPollers {
     if (spec.version() != null) live.checkVersion(spec.name(), spec.version());
     Reconcile<JsonNode> reconcile = null;
     if (spec.reconcile() != null) {
-      YamlFetcher listing = new YamlFetcher(spec.reconcile().request(), spec.reconcile().response(), spec.identity());
+      YamlFetcher listing =
+          new YamlFetcher(spec.reconcile().request(), spec.reconcile().response(), spec.identity());
       reconcile = Reconcile.every(spec.reconcile().every(), listing::fetch);
     }
     return finish(b.cursor(strategy(spec.cursor())), live, reconcile);
@@ -90,7 +96,8 @@ final class YamlPollers {
   private static CursorStrategy<?> strategy(CursorSpec c) {
     return switch (c.strategy()) {
       case "timestamp" -> {
-        TimestampCursor.Builder t = Cursors.timestamp(c.field()).tieBreak(c.tieBreak()).initial(c.initial());
+        TimestampCursor.Builder t =
+            Cursors.timestamp(c.field()).tieBreak(c.tieBreak()).initial(c.initial());
         yield t.lag(c.lag()).overlap(c.overlap()).build();
       }
       case "token" -> Cursors.token(c.initial());
@@ -119,7 +126,8 @@ final class YamlPollers {
     // A version pointer that no item of a page has: said once, events then carry the content hash.
     private @Nullable String versionPoller;
     private @Nullable Locator version;
-    private final java.util.concurrent.atomic.AtomicBoolean versionWarned = new java.util.concurrent.atomic.AtomicBoolean();
+    private final java.util.concurrent.atomic.AtomicBoolean versionWarned =
+        new java.util.concurrent.atomic.AtomicBoolean();
 
     void checkVersion(String poller, Locator version) {
       this.versionPoller = poller;
@@ -164,10 +172,13 @@ final class YamlPollers {
       }
       // A Link may point at another host (a CDN, a vendor's API gateway): credentials stay home.
       if (followed == null || sameOrigin(followed, configured)) {
-        request.headers().forEach((name, t) -> {
-          String value = t.render(vars, v -> v, true);
-          if (value != null) options.header(name, value);
-        });
+        request
+            .headers()
+            .forEach(
+                (name, t) -> {
+                  String value = t.render(vars, v -> v, true);
+                  if (value != null) options.header(name, value);
+                });
       }
       HttpResult result = ctx.http().get(url, options.build());
       String where = result.method() + " " + result.url();
@@ -175,17 +186,28 @@ final class YamlPollers {
       CliConfig.ResponseSpec r = response;
       JsonNode items = r.items().find(body);
       if (!items.isArray()) {
-        throw new IllegalStateException(where + ": response.items " + show(r.items())
-            + (items.isMissingNode() ? " is not in the response" : " is not an array (found " + kind(items) + ")"));
+        throw new IllegalStateException(
+            where
+                + ": response.items "
+                + show(r.items())
+                + (items.isMissingNode()
+                    ? " is not in the response"
+                    : " is not an array (found " + kind(items) + ")"));
       }
       List<JsonNode> list = new ArrayList<>(items.size());
       items.forEach(list::add);
       for (int i = 0; i < list.size(); i++) checkIdentity(list.get(i), i, where);
-      if (version != null && !list.isEmpty() && list.stream().allMatch(item -> version.find(item).isMissingNode())
+      if (version != null
+          && !list.isEmpty()
+          && list.stream().allMatch(item -> version.find(item).isMissingNode())
           && versionWarned.compareAndSet(false, true)) {
-        org.slf4j.LoggerFactory.getLogger(YamlPollers.class).warn(
-            "poller {}: version {} is in none of the {} items of this page; their events carry the content"
-                + " hash as version (check the pointer)", versionPoller, show(version), list.size());
+        org.slf4j.LoggerFactory.getLogger(YamlPollers.class)
+            .warn(
+                "poller {}: version {} is in none of the {} items of this page; their events carry the content"
+                    + " hash as version (check the pointer)",
+                versionPoller,
+                show(version),
+                list.size());
       }
       Page<JsonNode> page = Page.of(list);
       if (r.nextLink()) {
@@ -199,17 +221,29 @@ final class YamlPollers {
         // A pointer that finds nothing must not read as "no more pages": a full scan would take
         // page 1 for the whole listing and report everything else deleted.
         if (more.isMissingNode())
-          throw new IllegalStateException(where + ": response.hasMore " + show(r.hasMore())
-              + " is not in the response; fix the pointer (the page is not committed)");
+          throw new IllegalStateException(
+              where
+                  + ": response.hasMore "
+                  + show(r.hasMore())
+                  + " is not in the response; fix the pointer (the page is not committed)");
         if (!more.isNull() && !more.isBoolean()) {
-          throw new IllegalStateException(where + ": response.hasMore " + show(r.hasMore())
-              + " is not a boolean (found " + kind(more) + ")");
+          throw new IllegalStateException(
+              where
+                  + ": response.hasMore "
+                  + show(r.hasMore())
+                  + " is not a boolean (found "
+                  + kind(more)
+                  + ")");
         }
         page = page.withHasMore(more.isBoolean() && more.booleanValue());
       }
       if (r.next() != null) {
         JsonNode next = r.next().find(body);
-        page = page.withCursor(next.isMissingNode() || next.isNull() ? null : next.isTextual() ? next.textValue() : next.toString());
+        page =
+            page.withCursor(
+                next.isMissingNode() || next.isNull()
+                    ? null
+                    : next.isTextual() ? next.textValue() : next.toString());
       }
       return page;
     }
@@ -218,7 +252,8 @@ final class YamlPollers {
     private static JsonNode body(HttpResult result, String where) {
       // A 204, or a 200 without content, has no listing: say so rather than blame a pointer.
       if (result.body().isBlank()) {
-        throw new IllegalStateException(where + ": the response body is empty (HTTP " + result.status() + ")");
+        throw new IllegalStateException(
+            where + ": the response body is empty (HTTP " + result.status() + ")");
       }
       try {
         return result.json();
@@ -226,9 +261,13 @@ final class YamlPollers {
         String text = result.body().strip().replaceAll("\\s+", " ");
         String type = result.header("Content-Type");
         String start = text.length() > 60 ? text.substring(0, 60) + "..." : text;
-        throw new IllegalStateException(where + ": the response is not JSON (HTTP " + result.status()
-            + (type == null ? "" : ", Content-Type " + type)
-            + (text.isEmpty() ? ", empty body)" : ", body starts '" + start + "')"), e);
+        throw new IllegalStateException(
+            where
+                + ": the response is not JSON (HTTP "
+                + result.status()
+                + (type == null ? "" : ", Content-Type " + type)
+                + (text.isEmpty() ? ", empty body)" : ", body starts '" + start + "')"),
+            e);
       }
     }
 
@@ -243,7 +282,8 @@ final class YamlPollers {
       else if (id.isNull()) problem = "is null";
       else if (id.isTextual() || id.isIntegralNumber()) return;
       else problem = "is " + kind(id) + ", not a string or a whole number";
-      throw new IllegalStateException(where + ": item " + index + ": identity " + show(identity) + " " + problem);
+      throw new IllegalStateException(
+          where + ": item " + index + ": identity " + show(identity) + " " + problem);
     }
 
     /** {@code next} as an absolute URL; a relative Link resolves against the URL it came with. */
@@ -251,14 +291,24 @@ final class YamlPollers {
       try {
         URI uri = new URI(requested).resolve(new URI(next));
         String scheme = uri.getScheme();
-        if (scheme == null || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))) {
-          throw new IllegalStateException(result.method() + " " + result.url()
-              + ": the Link rel=\"next\" URL is not http(s): " + next);
+        if (scheme == null
+            || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))) {
+          throw new IllegalStateException(
+              result.method()
+                  + " "
+                  + result.url()
+                  + ": the Link rel=\"next\" URL is not http(s): "
+                  + next);
         }
         return uri.toString();
       } catch (URISyntaxException e) {
-        throw new IllegalStateException(result.method() + " " + result.url()
-            + ": the Link rel=\"next\" URL is not a URL: " + e.getMessage(), e);
+        throw new IllegalStateException(
+            result.method()
+                + " "
+                + result.url()
+                + ": the Link rel=\"next\" URL is not a URL: "
+                + e.getMessage(),
+            e);
       }
     }
 
@@ -267,7 +317,8 @@ final class YamlPollers {
       try {
         URI x = new URI(a);
         URI y = new URI(b);
-        return x.getScheme() != null && x.getHost() != null
+        return x.getScheme() != null
+            && x.getHost() != null
             && x.getScheme().equalsIgnoreCase(y.getScheme())
             && x.getHost().equalsIgnoreCase(y.getHost())
             && port(x) == port(y);

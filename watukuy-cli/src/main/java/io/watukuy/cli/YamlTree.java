@@ -15,8 +15,8 @@ import java.util.Map;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 
 /**
- * A YAML document as a Jackson tree plus the line of every node, keyed by JSON Pointer, so that
- * a config error can name the line it is about. A member's line is the line of its key.
+ * A YAML document as a Jackson tree plus the line of every node, keyed by JSON Pointer, so that a
+ * config error can name the line it is about. A member's line is the line of its key.
  */
 final class YamlTree {
   private static final YAMLFactory YAML = YAMLFactory.builder().build();
@@ -75,7 +75,11 @@ final class YamlTree {
     }
     if (yaml == null || yaml.getProblemMark() == null) {
       int line = e.getLocation() == null ? 1 : Math.max(1, e.getLocation().getLineNr());
-      return file + ":" + line + ": not valid YAML: " + e.getOriginalMessage().lines().findFirst().orElse("").strip();
+      return file
+          + ":"
+          + line
+          + ": not valid YAML: "
+          + e.getOriginalMessage().lines().findFirst().orElse("").strip();
     }
     String problem = String.valueOf(yaml.getProblem());
     String context = yaml.getContext() == null ? "" : yaml.getContext();
@@ -87,31 +91,47 @@ final class YamlTree {
     } else if (context.contains("quoted scalar") && opened != null) {
       line = opened;
       text = "the quoted value that starts here is never closed (a missing \" or ')";
-    } else if ((context.contains("flow mapping") || context.contains("flow sequence")) && opened != null) {
-      String[] brackets = context.contains("flow mapping") ? new String[] {"{", "}"} : new String[] {"[", "]"};
-      text = "the " + brackets[0] + " on this line is not closed with " + brackets[1]
-          + (opened == line ? "" : " before line " + line) + " (or a comma is missing)";
+    } else if ((context.contains("flow mapping") || context.contains("flow sequence"))
+        && opened != null) {
+      String[] brackets =
+          context.contains("flow mapping") ? new String[] {"{", "}"} : new String[] {"[", "]"};
+      text =
+          "the "
+              + brackets[0]
+              + " on this line is not closed with "
+              + brackets[1]
+              + (opened == line ? "" : " before line " + line)
+              + " (or a comma is missing)";
       line = opened;
     } else if (problem.startsWith("mapping values are not allowed")) {
-      text = "a ':' where no key can start: indent this line like the keys it belongs with,"
-          + " or quote a value that contains ': '";
+      text =
+          "a ':' where no key can start: indent this line like the keys it belongs with,"
+              + " or quote a value that contains ': '";
     } else if (problem.startsWith("expected <block end>") && problem.contains("<scalar>")) {
-      text = "unexpected text after a value: quote the whole value, or indent this line like the keys it belongs with";
+      text =
+          "unexpected text after a value: quote the whole value, or indent this line like the keys it belongs with";
     } else if (problem.startsWith("expected <block end>")) {
-      text = "this line is indented differently from the lines it belongs with"
-          + (opened != null && opened != line ? " (the block that starts on line " + opened + ")" : "");
+      text =
+          "this line is indented differently from the lines it belongs with"
+              + (opened != null && opened != line
+                  ? " (the block that starts on line " + opened + ")"
+                  : "");
     } else if (problem.startsWith("could not find expected ':'") && opened != null) {
       line = opened;
       text = "a key without ':' (each line of a map is key: value)";
     } else {
-      text = "not valid YAML: " + problem.replaceAll("\\s+", " ").strip()
-          + (opened == null ? "" : " (" + context.strip() + " that starts on line " + opened + ")");
+      text =
+          "not valid YAML: "
+              + problem.replaceAll("\\s+", " ").strip()
+              + (opened == null
+                  ? ""
+                  : " (" + context.strip() + " that starts on line " + opened + ")");
     }
     return file + ":" + line + ": " + text;
   }
 
-  private static JsonNode read(JsonParser p, String pointer, Map<String, Integer> lines, String file)
-      throws IOException {
+  private static JsonNode read(
+      JsonParser p, String pointer, Map<String, Integer> lines, String file) throws IOException {
     lines.putIfAbsent(pointer, line(p));
     JsonToken t = p.currentToken();
     switch (t) {

@@ -25,14 +25,16 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The issue's "Bad input": an unreachable URL, a body that is not JSON, an items pointer that
- * finds no array, an identity pointer that misses, an HTTP 500. Each is one line on stderr naming
- * the poller, the redacted URL and the status or pointer; {@code --once} exits 1 and the stored
- * cursor stays where the last good run left it.
+ * The issue's "Bad input": an unreachable URL, a body that is not JSON, an items pointer that finds
+ * no array, an identity pointer that misses, an HTTP 500. Each is one line on stderr naming the
+ * poller, the redacted URL and the status or pointer; {@code --once} exits 1 and the stored cursor
+ * stays where the last good run left it.
  */
 class BadInputTest {
   private static final String SECRET = "k3y-s3cret";
-  private static final String GOOD = "{\"data\":[{\"id\":1,\"updatedAt\":\"2024-01-01T00:00:00Z\"}],\"has_more\":false}";
+  private static final String GOOD =
+      "{\"data\":[{\"id\":1,\"updatedAt\":\"2024-01-01T00:00:00Z\"}],\"has_more\":false}";
+
   /** The cursor the good run leaves: the newest updatedAt of GOOD. */
   private static final String CURSOR = "2024-01-01T00:00:00Z";
 
@@ -52,7 +54,9 @@ class BadInputTest {
     server.start();
     port = server.getAddress().getPort();
     config = dir.resolve("watukuy.yaml");
-    Files.writeString(config, """
+    Files.writeString(
+        config,
+        """
         store: sqlite:watukuy.db
         pollers:
           - name: orders
@@ -62,7 +66,8 @@ class BadInputTest {
             response: { items: /data, hasMore: /has_more }
             identity: /id
             cursor: { strategy: timestamp, field: updatedAt }
-        """.formatted(port));
+        """
+            .formatted(port));
   }
 
   @AfterEach
@@ -85,10 +90,14 @@ class BadInputTest {
   private Result once() {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = Main.run(new String[] {"run", config.toString(), "--once"},
-        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
-        Map.of("VENDOR_KEY", SECRET)::get);
-    return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    int code =
+        Main.run(
+            new String[] {"run", config.toString(), "--once"},
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            Map.of("VENDOR_KEY", SECRET)::get);
+    return new Result(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   private Map<String, String> storedCursors() {
@@ -97,13 +106,20 @@ class BadInputTest {
     }
   }
 
-  /** The URL of the request after the good run, as the engine redacts it (api_key is a credential). */
+  /**
+   * The URL of the request after the good run, as the engine redacts it (api_key is a credential).
+   */
   private String url() {
-    return "http://127.0.0.1:" + port + "/orders?updated_since=" + URLEncoder.encode(CURSOR, StandardCharsets.UTF_8)
+    return "http://127.0.0.1:"
+        + port
+        + "/orders?updated_since="
+        + URLEncoder.encode(CURSOR, StandardCharsets.UTF_8)
         + "&limit=2&api_key=[redacted]";
   }
 
-  /** A good run, then the failing one: exit 1, nothing on stdout, exactly {@code line} on stderr. */
+  /**
+   * A good run, then the failing one: exit 1, nothing on stdout, exactly {@code line} on stderr.
+   */
   private void failsWith(Runnable breakIt, String line) {
     Result good = once();
     assertThat(good.code()).as(good.err()).isZero();
@@ -122,60 +138,80 @@ class BadInputTest {
 
   @Test
   void anHttp500NamesTheRequestAndTheStatus() {
-    failsWith(() -> {
-      status = 500;
-      body = "";
-    }, "watukuy: poller orders: GET " + url() + " returned HTTP 500");
+    failsWith(
+        () -> {
+          status = 500;
+          body = "";
+        },
+        "watukuy: poller orders: GET " + url() + " returned HTTP 500");
   }
 
   @Test
   void anErrorResponseShowsTheStartOfItsBody() {
-    failsWith(() -> {
-      status = 400;
-      body = "{\"message\": \"updated_since:\n   not a date\"}";
-    }, "watukuy: poller orders: GET " + url() + " returned HTTP 400: {\"message\": \"updated_since: not a date\"}");
+    failsWith(
+        () -> {
+          status = 400;
+          body = "{\"message\": \"updated_since:\n   not a date\"}";
+        },
+        "watukuy: poller orders: GET "
+            + url()
+            + " returned HTTP 400: {\"message\": \"updated_since: not a date\"}");
   }
 
   @Test
   void anUnreachableUrlSaysConnectionRefused() {
-    failsWith(() -> {
-      server.stop(0);
-      stopped = true;
-    }, "watukuy: poller orders: GET " + url() + " failed: connection refused");
+    failsWith(
+        () -> {
+          server.stop(0);
+          stopped = true;
+        },
+        "watukuy: poller orders: GET " + url() + " failed: connection refused");
   }
 
   @Test
   void aBodyThatIsNotJsonIsNamedByItsTypeAndFirstCharacters() {
-    failsWith(() -> {
-      contentType = "text/html";
-      body = "<html><body>Please log in</body></html>";
-    }, "watukuy: poller orders: GET " + url() + ": the response is not JSON (HTTP 200, Content-Type text/html,"
-        + " body starts '<html><body>Please log in</body></html>')");
+    failsWith(
+        () -> {
+          contentType = "text/html";
+          body = "<html><body>Please log in</body></html>";
+        },
+        "watukuy: poller orders: GET "
+            + url()
+            + ": the response is not JSON (HTTP 200, Content-Type text/html,"
+            + " body starts '<html><body>Please log in</body></html>')");
   }
 
   @Test
   void anItemsPointerThatFindsAnObjectNamesThePointer() {
-    failsWith(() -> body = "{\"data\":{\"id\":1},\"has_more\":false}",
-        "watukuy: poller orders: GET " + url() + ": response.items /data is not an array (found an object)");
+    failsWith(
+        () -> body = "{\"data\":{\"id\":1},\"has_more\":false}",
+        "watukuy: poller orders: GET "
+            + url()
+            + ": response.items /data is not an array (found an object)");
   }
 
   @Test
   void anItemsPointerThatFindsNothingNamesThePointer() {
-    failsWith(() -> body = "{\"items\":[],\"has_more\":false}",
+    failsWith(
+        () -> body = "{\"items\":[],\"has_more\":false}",
         "watukuy: poller orders: GET " + url() + ": response.items /data is not in the response");
   }
 
   @Test
   void aNoContentResponseSaysTheBodyIsEmptyNotThatThePointerMisses() {
-    failsWith(() -> {
-      status = 204;
-      body = "";
-    }, "watukuy: poller orders: GET " + url() + ": the response body is empty (HTTP 204)");
+    failsWith(
+        () -> {
+          status = 204;
+          body = "";
+        },
+        "watukuy: poller orders: GET " + url() + ": the response body is empty (HTTP 204)");
   }
 
   @Test
   void anEmpty200SaysTheBodyIsEmpty() {
-    failsWith(() -> body = "", "watukuy: poller orders: GET " + url() + ": the response body is empty (HTTP 200)");
+    failsWith(
+        () -> body = "",
+        "watukuy: poller orders: GET " + url() + ": the response body is empty (HTTP 200)");
   }
 
   @Test
@@ -188,21 +224,34 @@ class BadInputTest {
 
     assertThat(r.code()).isEqualTo(Main.FAILED);
     assertThat(r.out()).isEmpty();
-    assertThat(r.err()).isEqualTo("watukuy: output " + blocker.resolve("y") + ": cannot create the folder "
-        + blocker + ": a file is in the way\n");
+    assertThat(r.err())
+        .isEqualTo(
+            "watukuy: output "
+                + blocker.resolve("y")
+                + ": cannot create the folder "
+                + blocker
+                + ": a file is in the way\n");
   }
 
   @Test
   void anIdentityPointerThatMissesNamesTheItemAndThePointer() {
-    failsWith(() -> body = "{\"data\":[{\"id\":2,\"updatedAt\":\"2024-01-02T00:00:00Z\"},"
-            + "{\"ID\":3,\"updatedAt\":\"2024-01-03T00:00:00Z\"}],\"has_more\":false}",
+    failsWith(
+        () ->
+            body =
+                "{\"data\":[{\"id\":2,\"updatedAt\":\"2024-01-02T00:00:00Z\"},"
+                    + "{\"ID\":3,\"updatedAt\":\"2024-01-03T00:00:00Z\"}],\"has_more\":false}",
         "watukuy: poller orders: GET " + url() + ": item 1: identity /id is not in the item");
   }
 
   @Test
   void anIdentityThatIsAnObjectIsNamedByWhatItIs() {
-    failsWith(() -> body = "{\"data\":[{\"id\":{\"n\":2},\"updatedAt\":\"2024-01-02T00:00:00Z\"}],\"has_more\":false}",
-        "watukuy: poller orders: GET " + url() + ": item 0: identity /id is an object, not a string or a whole number");
+    failsWith(
+        () ->
+            body =
+                "{\"data\":[{\"id\":{\"n\":2},\"updatedAt\":\"2024-01-02T00:00:00Z\"}],\"has_more\":false}",
+        "watukuy: poller orders: GET "
+            + url()
+            + ": item 0: identity /id is an object, not a string or a whole number");
   }
 
   /**
@@ -212,10 +261,18 @@ class BadInputTest {
   @Test
   @Timeout(value = 60, unit = TimeUnit.SECONDS)
   void aCursorFieldNoItemHasIsAWarningLineWithoutDateOrLoggerName() throws Exception {
-    Files.writeString(config, Files.readString(config).replace("field: updatedAt", "field: updated_at"));
+    Files.writeString(
+        config, Files.readString(config).replace("field: updatedAt", "field: updated_at"));
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-        Main.class.getName(), "run", config.toString(), "--once");
+    ProcessBuilder pb =
+        new ProcessBuilder(
+            java,
+            "-cp",
+            System.getProperty("java.class.path"),
+            Main.class.getName(),
+            "run",
+            config.toString(),
+            "--once");
     pb.environment().put("VENDOR_KEY", SECRET);
     pb.redirectOutput(dir.resolve("stdout").toFile());
     pb.redirectError(dir.resolve("stderr").toFile());
@@ -224,9 +281,11 @@ class BadInputTest {
 
     assertThat(p.exitValue()).isEqualTo(Main.OK);
     assertThat(Files.readString(dir.resolve("stdout")).lines()).hasSize(1);
-    assertThat(Files.readAllLines(dir.resolve("stderr"))).isEqualTo(List.of(
-        "watukuy: warning: poller orders: none of the 1 items of this page has a parseable cursor.field"
-            + " 'updated_at'; the cursor cannot move (check the field name)"));
+    assertThat(Files.readAllLines(dir.resolve("stderr")))
+        .isEqualTo(
+            List.of(
+                "watukuy: warning: poller orders: none of the 1 items of this page has a parseable cursor.field"
+                    + " 'updated_at'; the cursor cannot move (check the field name)"));
   }
 
   /**
@@ -239,8 +298,15 @@ class BadInputTest {
     status = 500;
     body = "";
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-        Main.class.getName(), "run", config.toString(), "--once");
+    ProcessBuilder pb =
+        new ProcessBuilder(
+            java,
+            "-cp",
+            System.getProperty("java.class.path"),
+            Main.class.getName(),
+            "run",
+            config.toString(),
+            "--once");
     pb.environment().put("VENDOR_KEY", SECRET);
     pb.redirectOutput(dir.resolve("stdout").toFile());
     pb.redirectError(dir.resolve("stderr").toFile());
@@ -249,7 +315,11 @@ class BadInputTest {
 
     assertThat(p.exitValue()).isEqualTo(Main.FAILED);
     assertThat(Files.readString(dir.resolve("stdout"))).isEmpty();
-    assertThat(Files.readAllLines(dir.resolve("stderr"))).isEqualTo(List.of(
-        "watukuy: poller orders: GET http://127.0.0.1:" + port + "/orders?limit=2&api_key=[redacted] returned HTTP 500"));
+    assertThat(Files.readAllLines(dir.resolve("stderr")))
+        .isEqualTo(
+            List.of(
+                "watukuy: poller orders: GET http://127.0.0.1:"
+                    + port
+                    + "/orders?limit=2&api_key=[redacted] returned HTTP 500"));
   }
 }

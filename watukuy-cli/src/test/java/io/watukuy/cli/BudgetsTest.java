@@ -21,8 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code budgets:} in YAML (G6): a top-level map of token buckets, {@code budget}, {@code weight}
- * and {@code maxWait} per poller; a budget timeout under {@code --once} is a skip (exit 0), and
- * the config errors name file, line, poller and key.
+ * and {@code maxWait} per poller; a budget timeout under {@code --once} is a skip (exit 0), and the
+ * config errors name file, line, poller and key.
  */
 class BudgetsTest {
   @TempDir Path dir;
@@ -66,7 +66,8 @@ class BudgetsTest {
             identity: /id
             cursor: { strategy: snapshotDiff }
         %s
-        """.formatted(budgets, server.getAddress().getPort(), pollerExtra);
+        """
+        .formatted(budgets, server.getAddress().getPort(), pollerExtra);
   }
 
   private record Result(int code, String out, String err) {}
@@ -75,36 +76,57 @@ class BudgetsTest {
     Path file = dir.resolve("watukuy.yaml");
     Files.writeString(file, yaml);
     // "validate" checks the file; anything else is passed to run.
-    String[] argv = args.length == 1 && args[0].equals("validate")
-        ? new String[] {"validate", file.toString()}
-        : java.util.stream.Stream.concat(java.util.stream.Stream.of("run", file.toString()),
-            java.util.Arrays.stream(args)).toArray(String[]::new);
+    String[] argv =
+        args.length == 1 && args[0].equals("validate")
+            ? new String[] {"validate", file.toString()}
+            : java.util.stream.Stream.concat(
+                    java.util.stream.Stream.of("run", file.toString()),
+                    java.util.Arrays.stream(args))
+                .toArray(String[]::new);
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = Main.run(argv, new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8), Map.<String, String>of()::get);
-    return new Result(code, out.toString(StandardCharsets.UTF_8),
+    int code =
+        Main.run(
+            argv,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            Map.<String, String>of()::get);
+    return new Result(
+        code,
+        out.toString(StandardCharsets.UTF_8),
         err.toString(StandardCharsets.UTF_8).replace(file.toString(), "watukuy.yaml"));
   }
 
   @Test
   void aBudgetTimeoutUnderOnceIsASkipThatExitsZero() throws IOException {
     // Two tokens per hour and no waiting: pages 1 and 2 go out, page 3 is deferred.
-    Result r = run(config("budgets: { erp: { requests: 2, per: 1h } }",
-        "    budget: erp\n    maxWait: 0s"), "--once");
+    Result r =
+        run(
+            config(
+                "budgets: { erp: { requests: 2, per: 1h } }", "    budget: erp\n    maxWait: 0s"),
+            "--once");
 
     assertThat(requests).containsExactly("items?page=1", "items?page=2");
     assertThat(r.code()).isZero();
-    assertThat(r.out().lines()).hasSize(2).allSatisfy(line -> assertThat(line).contains("\"type\":\"created\""));
-    assertThat(r.err()).matches("watukuy: poller items: budget erp: no token within maxWait 0 ms \\(waited \\d+ ms\\);"
-        + " the request was not sent and the cycle is deferred\n");
+    assertThat(r.out().lines())
+        .hasSize(2)
+        .allSatisfy(line -> assertThat(line).contains("\"type\":\"created\""));
+    assertThat(r.err())
+        .matches(
+            "watukuy: poller items: budget erp: no token within maxWait 0 ms \\(waited \\d+ ms\\);"
+                + " the request was not sent and the cycle is deferred\n");
   }
 
   @Test
   void aRedisBudgetStoreSharesTheBucketsBetweenRuns() throws Exception {
     String prefix = "watukuy-test:cli-budget:" + Long.toHexString(System.nanoTime()) + ":";
-    String yaml = config("budgets: { erp: { requests: 2, per: 1h } }\nbudgetStore: { uri: \"redis://127.0.0.1:6379/0\","
-        + " prefix: \"" + prefix + "\" }", "    budget: erp\n    maxWait: 0s");
+    String yaml =
+        config(
+            "budgets: { erp: { requests: 2, per: 1h } }\nbudgetStore: { uri: \"redis://127.0.0.1:6379/0\","
+                + " prefix: \""
+                + prefix
+                + "\" }",
+            "    budget: erp\n    maxWait: 0s");
     try {
       Result first = run(yaml, "--once");
       assertThat(first.code()).as(first.err()).isZero();
@@ -115,7 +137,8 @@ class BudgetsTest {
       assertThat(requests).hasSize(2);
       assertThat(second.err()).contains("budget erp: no token within maxWait");
     } finally {
-      io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create("redis://127.0.0.1:6379/0");
+      io.lettuce.core.RedisClient client =
+          io.lettuce.core.RedisClient.create("redis://127.0.0.1:6379/0");
       try (var c = client.connect()) {
         var keys = c.sync().keys(prefix + "*");
         if (!keys.isEmpty()) c.sync().del(keys.toArray(new String[0]));
@@ -127,20 +150,30 @@ class BudgetsTest {
 
   @Test
   void aBudgetStoreMustBeRedisAndHaveBudgetsToShare() throws IOException {
-    Result r = run(config("budgets: { erp: { requests: 2, per: 1h } }\nbudgetStore: sqlite:b.db", ""), "validate");
+    Result r =
+        run(
+            config("budgets: { erp: { requests: 2, per: 1h } }\nbudgetStore: sqlite:b.db", ""),
+            "validate");
     assertThat(r.code()).isEqualTo(2);
-    assertThat(r.err()).isEqualTo("watukuy: watukuy.yaml:3: budgetStore: 'sqlite:b.db': budgets are shared through"
-        + " Redis only (redis://host:port/db); without budgetStore they hold for this process\n");
+    assertThat(r.err())
+        .isEqualTo(
+            "watukuy: watukuy.yaml:3: budgetStore: 'sqlite:b.db': budgets are shared through"
+                + " Redis only (redis://host:port/db); without budgetStore they hold for this process\n");
     r = run(config("budgetStore: redis://127.0.0.1:6379/0", ""), "validate");
     assertThat(r.code()).isEqualTo(2);
-    assertThat(r.err()).isEqualTo(
-        "watukuy: watukuy.yaml:2: budgetStore: there are no budgets to share (budgets: is missing)\n");
+    assertThat(r.err())
+        .isEqualTo(
+            "watukuy: watukuy.yaml:2: budgetStore: there are no budgets to share (budgets: is missing)\n");
   }
 
   @Test
   void aBurstLetsEveryPageThrough() throws IOException {
-    Result r = run(config("budgets: { erp: { requests: 1, per: 1h, burst: 3 } }",
-        "    budget: erp\n    weight: 2\n    maxWait: 0s"), "--once");
+    Result r =
+        run(
+            config(
+                "budgets: { erp: { requests: 1, per: 1h, burst: 3 } }",
+                "    budget: erp\n    weight: 2\n    maxWait: 0s"),
+            "--once");
 
     assertThat(r.code()).isZero();
     assertThat(r.err()).isEmpty();
@@ -149,48 +182,65 @@ class BudgetsTest {
 
   @Test
   void aValidBudgetConfigPassesValidation() throws IOException {
-    Result r = run(config("budgets:\n  erp: { requests: 100, per: 1m, burst: 20 }\n  crm: { requests: 5, per: 1s }",
-        "    budget: crm\n    weight: 3\n    maxWait: 30s"), "validate");
+    Result r =
+        run(
+            config(
+                "budgets:\n  erp: { requests: 100, per: 1m, burst: 20 }\n  crm: { requests: 5, per: 1s }",
+                "    budget: crm\n    weight: 3\n    maxWait: 30s"),
+            "validate");
     assertThat(r.err()).isEmpty();
     assertThat(r.code()).isZero();
   }
 
   @Test
   void aPollerNamingAnUndeclaredBudgetIsAConfigError() throws IOException {
-    Result r = run(config("budgets: { erp: { requests: 2, per: 1h } }", "    budget: crm"), "validate");
+    Result r =
+        run(config("budgets: { erp: { requests: 2, per: 1h } }", "    budget: crm"), "validate");
     assertThat(r.code()).isEqualTo(2);
-    assertThat(r.err()).isEqualTo(
-        "watukuy: watukuy.yaml:11: poller items: budget: 'crm' is not declared under budgets (declared: erp)\n");
+    assertThat(r.err())
+        .isEqualTo(
+            "watukuy: watukuy.yaml:11: poller items: budget: 'crm' is not declared under budgets (declared: erp)\n");
 
     r = run(config("", "    budget: erp"), "validate");
-    assertThat(r.err()).isEqualTo("watukuy: watukuy.yaml:11: poller items: budget: 'erp' is not declared under"
-        + " budgets (the file has no budgets: section)\n");
+    assertThat(r.err())
+        .isEqualTo(
+            "watukuy: watukuy.yaml:11: poller items: budget: 'erp' is not declared under"
+                + " budgets (the file has no budgets: section)\n");
   }
 
   @Test
   void weightOrMaxWaitWithoutABudgetIsAConfigError() throws IOException {
     Result r = run(config("", "    weight: 2"), "validate");
     assertThat(r.code()).isEqualTo(2);
-    assertThat(r.err()).isEqualTo(
-        "watukuy: watukuy.yaml:11: poller items: weight: needs budget: (it orders the requests waiting for a budget)\n");
+    assertThat(r.err())
+        .isEqualTo(
+            "watukuy: watukuy.yaml:11: poller items: weight: needs budget: (it orders the requests waiting for a budget)\n");
     r = run(config("", "    maxWait: 10s"), "validate");
-    assertThat(r.err()).isEqualTo("watukuy: watukuy.yaml:11: poller items: maxWait: needs budget: (it bounds the"
-        + " wait for a budget's token)\n");
+    assertThat(r.err())
+        .isEqualTo(
+            "watukuy: watukuy.yaml:11: poller items: maxWait: needs budget: (it bounds the"
+                + " wait for a budget's token)\n");
   }
 
   @Test
   void budgetEntriesAreChecked() throws IOException {
     assertThat(run(config("budgets: { erp: { requests: 0, per: 1m } }", ""), "validate").err())
-        .isEqualTo("watukuy: watukuy.yaml:2: budgets.erp.requests: '0' is not a whole number of at least 1\n");
+        .isEqualTo(
+            "watukuy: watukuy.yaml:2: budgets.erp.requests: '0' is not a whole number of at least 1\n");
     assertThat(run(config("budgets: { erp: { requests: 5 } }", ""), "validate").err())
         .isEqualTo("watukuy: watukuy.yaml:2: budgets.erp: per: missing (a duration, e.g. 1m)\n");
     assertThat(run(config("budgets: { erp: { requests: 5, per: 1x } }", ""), "validate").err())
-        .isEqualTo("watukuy: watukuy.yaml:2: budgets.erp.per: '1x' is not a duration (ms, s, m, h, d)\n");
-    assertThat(run(config("budgets: { erp: { requests: 5, per: 1m, brust: 2 } }", ""), "validate").err())
-        .isEqualTo("watukuy: watukuy.yaml:2: budgets.erp.brust: unknown key (expected one of requests, per, burst)\n");
+        .isEqualTo(
+            "watukuy: watukuy.yaml:2: budgets.erp.per: '1x' is not a duration (ms, s, m, h, d)\n");
+    assertThat(
+            run(config("budgets: { erp: { requests: 5, per: 1m, brust: 2 } }", ""), "validate")
+                .err())
+        .isEqualTo(
+            "watukuy: watukuy.yaml:2: budgets.erp.brust: unknown key (expected one of requests, per, burst)\n");
     assertThat(run(config("budgets: { erp: { requests: 5, per: 0s } }", ""), "validate").err())
         .isEqualTo("watukuy: watukuy.yaml:2: budgets.erp.per: must be at least 1ms\n");
     assertThat(run(config("budgets: [erp]", ""), "validate").err())
-        .isEqualTo("watukuy: watukuy.yaml:2: budgets: must be a map of budgets, e.g. {erp: {requests: 100, per: 1m}}\n");
+        .isEqualTo(
+            "watukuy: watukuy.yaml:2: budgets: must be a map of budgets, e.g. {erp: {requests: 100, per: 1m}}\n");
   }
 }

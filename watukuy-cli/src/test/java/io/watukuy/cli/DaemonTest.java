@@ -25,8 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
  * log in between.
  */
 class DaemonTest {
-  private static final String ORDERS = "[{\"id\":1,\"updatedAt\":\"2024-01-01T00:00:00Z\"},"
-      + "{\"id\":2,\"updatedAt\":\"2024-01-02T00:00:00Z\"}]";
+  private static final String ORDERS =
+      "[{\"id\":1,\"updatedAt\":\"2024-01-01T00:00:00Z\"},"
+          + "{\"id\":2,\"updatedAt\":\"2024-01-02T00:00:00Z\"}]";
 
   @TempDir Path dir;
 
@@ -38,14 +39,18 @@ class DaemonTest {
   void start() throws IOException {
     server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     server.createContext("/orders", ex -> reply(ex, 200, ORDERS));
-    server.createContext("/customers", ex -> {
-      customerRequests.incrementAndGet();
-      reply(ex, 500, "");
-    });
+    server.createContext(
+        "/customers",
+        ex -> {
+          customerRequests.incrementAndGet();
+          reply(ex, 500, "");
+        });
     server.start();
     int port = server.getAddress().getPort();
     config = dir.resolve("watukuy.yaml");
-    Files.writeString(config, """
+    Files.writeString(
+        config,
+        """
         store: sqlite:watukuy.db
         pollers:
           - name: orders
@@ -58,7 +63,8 @@ class DaemonTest {
             response: { items: "" }
             identity: /id
             cursor: { strategy: snapshotDiff }
-        """.formatted(port, port));
+        """
+            .formatted(port, port));
   }
 
   @AfterEach
@@ -79,16 +85,27 @@ class DaemonTest {
   /** Starts the daemon, waits for {@code events} lines on stdout, stops it with SIGTERM. */
   private Run daemon(int events, String... extra) throws Exception {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
-        Main.class.getName(), "run", config.toString()));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                java,
+                "-cp",
+                System.getProperty("java.class.path"),
+                Main.class.getName(),
+                "run",
+                config.toString()));
     command.addAll(List.of(extra));
     Path out = dir.resolve("stdout");
     Path err = dir.resolve("stderr");
-    Process p = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+    Process p =
+        new ProcessBuilder(command)
+            .redirectOutput(out.toFile())
+            .redirectError(err.toFile())
+            .start();
     try {
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (System.nanoTime() < deadline && (Files.readAllLines(out).size() < events
-          || Files.readAllLines(err).isEmpty())) {
+      while (System.nanoTime() < deadline
+          && (Files.readAllLines(out).size() < events || Files.readAllLines(err).isEmpty())) {
         Thread.sleep(100);
       }
       Thread.sleep(500); // a poller that should not run would have had its first cycle by now
@@ -111,12 +128,21 @@ class DaemonTest {
 
     assertThat(r.code()).as(String.join("\n", r.err())).isZero();
     assertThat(r.out()).hasSize(2).allMatch(l -> l.contains("\"source\":\"orders\""));
-    assertThat(r.err().get(0)).isEqualTo("watukuy: running 2 pollers (orders, customers) from " + config
-        + ", store " + storeText() + "; Ctrl-C to stop");
+    assertThat(r.err().get(0))
+        .isEqualTo(
+            "watukuy: running 2 pollers (orders, customers) from "
+                + config
+                + ", store "
+                + storeText()
+                + "; Ctrl-C to stop");
     assertThat(r.err().get(r.err().size() - 1)).isEqualTo("watukuy: stopped, 2 events delivered");
     List<String> failures = r.err().subList(1, r.err().size() - 1);
-    assertThat(failures).hasSize(customerRequests.get()).containsOnly("watukuy: poller customers: GET http://127.0.0.1:"
-        + server.getAddress().getPort() + "/customers returned HTTP 500");
+    assertThat(failures)
+        .hasSize(customerRequests.get())
+        .containsOnly(
+            "watukuy: poller customers: GET http://127.0.0.1:"
+                + server.getAddress().getPort()
+                + "/customers returned HTTP 500");
   }
 
   @Test
@@ -125,9 +151,14 @@ class DaemonTest {
     Run r = daemon(2, "--poller", "orders");
 
     assertThat(r.code()).as(String.join("\n", r.err())).isZero();
-    assertThat(r.err()).containsExactly(
-        "watukuy: running 1 poller (orders) from " + config + ", store " + storeText() + "; Ctrl-C to stop",
-        "watukuy: stopped, 2 events delivered");
+    assertThat(r.err())
+        .containsExactly(
+            "watukuy: running 1 poller (orders) from "
+                + config
+                + ", store "
+                + storeText()
+                + "; Ctrl-C to stop",
+            "watukuy: stopped, 2 events delivered");
     assertThat(customerRequests).hasValue(0);
   }
 }

@@ -39,7 +39,8 @@ class DemoVendorTest {
     assertThat(issues.keySet()).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13);
     for (int n = 1; n <= 13; n++) {
       // Whole seconds, as the vendor writes them: the newest is now, cut to the second.
-      String expected = Instant.parse("2030-01-01T12:00:00Z").minusSeconds(3L * (13 - n)).toString();
+      String expected =
+          Instant.parse("2030-01-01T12:00:00Z").minusSeconds(3L * (13 - n)).toString();
       assertThat(issues.get(n).path("created_at").asText()).as("#%d", n).isEqualTo(expected);
       assertThat(issues.get(n).path("updated_at").asText()).as("#%d", n).isEqualTo(expected);
     }
@@ -48,12 +49,15 @@ class DemoVendorTest {
   @Test
   void aSavedWorldKeepsItsOwnTimestamps() throws IOException {
     Path file = dir.resolve(DemoCommand.VENDOR_FILE);
-    try (DemoVendor first = new DemoVendor(file, () -> RECORDED_NEWEST.plus(Duration.ofDays(1)), Duration.ofHours(1))) {
+    try (DemoVendor first =
+        new DemoVendor(file, () -> RECORDED_NEWEST.plus(Duration.ofDays(1)), Duration.ofHours(1))) {
       first.mutate();
     }
     TreeMap<Integer, JsonNode> before = saved(file);
 
-    try (DemoVendor again = new DemoVendor(file, () -> RECORDED_NEWEST.plus(Duration.ofDays(400)), Duration.ofHours(1))) {
+    try (DemoVendor again =
+        new DemoVendor(
+            file, () -> RECORDED_NEWEST.plus(Duration.ofDays(400)), Duration.ofHours(1))) {
       assertThat(again.resumed()).isTrue();
     }
 

@@ -34,8 +34,12 @@ class HelpTest {
 
   private static String help(String... words) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    int code = Main.run(words, new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), Map.<String, String>of()::get);
+    int code =
+        Main.run(
+            words,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+            Map.<String, String>of()::get);
     assertThat(code).isZero();
     return out.toString(StandardCharsets.UTF_8);
   }
@@ -47,7 +51,8 @@ class HelpTest {
       CommandSpec spec = cmd.getCommandSpec();
       String name = spec.qualifiedName(" ");
       String[] description = spec.usageMessage().description();
-      List<String> words = new ArrayList<>(List.of(name.split(" ")).subList(1, name.split(" ").length));
+      List<String> words =
+          new ArrayList<>(List.of(name.split(" ")).subList(1, name.split(" ").length));
       words.add("--help");
 
       String text = help(words.toArray(String[]::new));
@@ -57,7 +62,9 @@ class HelpTest {
       // The sentence follows the usage line (which may wrap when long), whole.
       assertThat(synopsisAndAfter).as(name).contains(description[0]);
       assertThat(description[0]).as(name).endsWith(".").doesNotContain(". ");
-      assertThat(firstSentences.add(description[0])).as("%s has a description of its own", name).isTrue();
+      assertThat(firstSentences.add(description[0]))
+          .as("%s has a description of its own", name)
+          .isTrue();
       for (String paragraph : description) {
         // A paragraph is whole sentences; picocli wraps it, nothing breaks it by hand.
         assertThat(paragraph).as(name).endsWith(".");
@@ -84,22 +91,26 @@ class HelpTest {
     List<String> lines = help("--help").lines().toList();
     List<String> entries = new ArrayList<>();
     for (String line : lines.subList(lines.indexOf("Commands:") + 1, lines.size())) {
-      if (line.startsWith("  ") && !line.startsWith("    ")) entries.add(line.strip().replaceAll("\\s+", " "));
+      if (line.startsWith("  ") && !line.startsWith("    "))
+        entries.add(line.strip().replaceAll("\\s+", " "));
       else entries.set(entries.size() - 1, entries.get(entries.size() - 1) + " " + line.strip());
     }
 
     assertThat(entries).hasSize(12).allSatisfy(e -> assertThat(e).endsWith("."));
-    assertThat(entries).contains(
-        "pause Pauses every key (every partition) of poller NAME until resume.",
-        "backfill Starts a backfill of every key of poller NAME (or of partition P only), from --from to --to.");
+    assertThat(entries)
+        .contains(
+            "pause Pauses every key (every partition) of poller NAME until resume.",
+            "backfill Starts a backfill of every key of poller NAME (or of partition P only), from --from to --to.");
   }
 
   @Test
   void optionsSayTheirDefaults() {
-    assertThat(help("run", "--help")).contains("--poller=NAME...   Run only these pollers (default: all of CONFIG).");
+    assertThat(help("run", "--help"))
+        .contains("--poller=NAME...   Run only these pollers (default: all of CONFIG).");
     assertThat(help("backfill", "--help").replaceAll("\\s+", " "))
         .contains("--to=VALUE The cursor to stop at (default: the live cursor now).");
     assertThat(help("demo", "--help").replaceAll("\\s+", " "))
-        .contains("--dir=DIR Folder of the demo database and vendor state (default: the current folder).");
+        .contains(
+            "--dir=DIR Folder of the demo database and vendor state (default: the current folder).");
   }
 }

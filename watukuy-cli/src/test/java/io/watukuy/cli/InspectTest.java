@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code watukuy inspect}: human durations in the table, machine values in {@code --json}. */
-@ReadsWallClock("runs the CLI, which keeps time on the system clock: the lag it reports is bounded by two reads")
+@ReadsWallClock(
+    "runs the CLI, which keeps time on the system clock: the lag it reports is bounded by two reads")
 class InspectTest {
   /** How far behind the one item's updatedAt is: the lag the table shows, cut to 2h5m. */
   private static final Duration BEHIND = Duration.ofHours(2).plusMinutes(5).plusSeconds(30);
@@ -43,7 +44,9 @@ class InspectTest {
     server.createContext("/orders", this::list);
     server.start();
     config = dir.resolve("watukuy.yaml");
-    Files.writeString(config, """
+    Files.writeString(
+        config,
+        """
         store: sqlite:watukuy.db
         pollers:
           - name: orders
@@ -52,7 +55,8 @@ class InspectTest {
             identity: /id
             cursor: { strategy: timestamp, field: updatedAt }
             schedule: { min: 10m, max: 10m, jitter: 0 }
-        """.formatted(server.getAddress().getPort()));
+        """
+            .formatted(server.getAddress().getPort()));
   }
 
   @AfterEach
@@ -61,7 +65,8 @@ class InspectTest {
   }
 
   private void list(HttpExchange ex) throws IOException {
-    byte[] body = ("[{\"id\":1,\"updatedAt\":\"" + updatedAt + "\"}]").getBytes(StandardCharsets.UTF_8);
+    byte[] body =
+        ("[{\"id\":1,\"updatedAt\":\"" + updatedAt + "\"}]").getBytes(StandardCharsets.UTF_8);
     ex.getResponseHeaders().set("Content-Type", "application/json");
     ex.sendResponseHeaders(200, body.length);
     ex.getResponseBody().write(body);
@@ -71,8 +76,12 @@ class InspectTest {
   private String cli(String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8), Map.<String, String>of()::get);
+    int code =
+        Main.run(
+            args,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            Map.<String, String>of()::get);
     assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
     return out.toString(StandardCharsets.UTF_8);
   }
@@ -84,7 +93,11 @@ class InspectTest {
     List<String> lines = cli("inspect", config.toString()).lines().toList();
 
     assertThat(lines).hasSize(2);
-    assertThat(lines.get(0)).startsWith("POLLER").contains("NEXT DUE").contains("LAG").endsWith("LAST ERROR");
+    assertThat(lines.get(0))
+        .startsWith("POLLER")
+        .contains("NEXT DUE")
+        .contains("LAG")
+        .endsWith("LAST ERROR");
     List<String> row = List.of(lines.get(1).trim().split("\\s+"));
     // The key polled a moment ago on a fixed 10-minute schedule, so it is due in just under 10m.
     assertThat(row).hasSize(9);
@@ -99,12 +112,18 @@ class InspectTest {
     cli("run", config.toString(), "--once");
     Instant before = Instant.now();
 
-    JsonNode key = new ObjectMapper().readTree(cli("inspect", config.toString(), "--json")).path("pollers").get(0);
+    JsonNode key =
+        new ObjectMapper()
+            .readTree(cli("inspect", config.toString(), "--json"))
+            .path("pollers")
+            .get(0);
 
     Instant after = Instant.now();
     assertThat(key.path("lagMs").isIntegralNumber()).isTrue();
     assertThat(key.path("lagMs").asLong())
-        .isBetween(Duration.between(updatedAt, before).toMillis() - 1000, Duration.between(updatedAt, after).toMillis());
+        .isBetween(
+            Duration.between(updatedAt, before).toMillis() - 1000,
+            Duration.between(updatedAt, after).toMillis());
     assertThat(key.path("intervalMs").asLong()).isEqualTo(Duration.ofMinutes(10).toMillis());
     assertThat(Instant.parse(key.path("nextDueAt").asText())).isAfter(before);
   }

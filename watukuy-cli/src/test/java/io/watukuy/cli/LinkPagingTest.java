@@ -47,7 +47,9 @@ class LinkPagingTest {
     home = serve();
     other = serve();
     config = dir.resolve("watukuy.yaml");
-    Files.writeString(config, """
+    Files.writeString(
+        config,
+        """
         store: sqlite:watukuy.db
         pollers:
           - name: users
@@ -60,7 +62,8 @@ class LinkPagingTest {
               next: { header: Link }
             identity: /id
             cursor: { strategy: snapshotDiff }
-        """.formatted(home.getAddress().getPort(), PER_PAGE));
+        """
+            .formatted(home.getAddress().getPort(), PER_PAGE));
   }
 
   private HttpServer serve() throws IOException {
@@ -85,12 +88,20 @@ class LinkPagingTest {
     int from = Math.min((page - 1) * PER_PAGE, all.size());
     int to = Math.min(from + PER_PAGE, all.size());
     StringBuilder body = new StringBuilder("{\"users\":[");
-    for (int i = from; i < to; i++) body.append(i == from ? "" : ",").append("{\"id\":").append(all.get(i)).append('}');
+    for (int i = from; i < to; i++)
+      body.append(i == from ? "" : ",").append("{\"id\":").append(all.get(i)).append('}');
     body.append("]}");
     int nextPort = page == 2 ? other.getAddress().getPort() : home.getAddress().getPort();
-    String link = to < all.size()
-        ? "<http://127.0.0.1:" + nextPort + "/users?page=" + (page + 1) + "&per_page=" + PER_PAGE + ">; rel=\"next\""
-        : "";
+    String link =
+        to < all.size()
+            ? "<http://127.0.0.1:"
+                + nextPort
+                + "/users?page="
+                + (page + 1)
+                + "&per_page="
+                + PER_PAGE
+                + ">; rel=\"next\""
+            : "";
     ex.getResponseHeaders().set("Link", link);
     ex.getResponseHeaders().set("Content-Type", "application/json");
     byte[] bytes = body.toString().getBytes(StandardCharsets.UTF_8);
@@ -102,9 +113,12 @@ class LinkPagingTest {
   private List<JsonNode> once() {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = Main.run(new String[] {"run", config.toString(), "--once"},
-        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
-        Map.of("VENDOR_TOKEN", TOKEN)::get);
+    int code =
+        Main.run(
+            new String[] {"run", config.toString(), "--once"},
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            Map.of("VENDOR_TOKEN", TOKEN)::get);
     assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
     assertThat(code).isZero();
     return out.toString(StandardCharsets.UTF_8).lines().map(LinkPagingTest::parse).toList();
@@ -119,15 +133,18 @@ class LinkPagingTest {
   }
 
   private static List<String> summary(List<JsonNode> events) {
-    return events.stream().map(e -> e.get("type").asText() + " " + e.get("identity").asText()).toList();
+    return events.stream()
+        .map(e -> e.get("type").asText() + " " + e.get("identity").asText())
+        .toList();
   }
 
   @Test
   void linkPagedSnapshotListsEveryPageThenCatchesAHardDelete() {
     List<JsonNode> first = once();
 
-    assertThat(summary(first)).containsExactly(
-        "created 1", "created 2", "created 3", "created 4", "created 5", "created 6");
+    assertThat(summary(first))
+        .containsExactly(
+            "created 1", "created 2", "created 3", "created 4", "created 5", "created 6");
 
     users.remove(Integer.valueOf(4));
     List<JsonNode> second = once();
@@ -141,9 +158,10 @@ class LinkPagingTest {
 
     int homePort = home.getAddress().getPort();
     int otherPort = other.getAddress().getPort();
-    assertThat(seen).containsExactly(
-        new Seen(homePort, "page=1&per_page=2", "Bearer " + TOKEN),
-        new Seen(homePort, "page=2&per_page=2", "Bearer " + TOKEN),
-        new Seen(otherPort, "page=3&per_page=2", null));
+    assertThat(seen)
+        .containsExactly(
+            new Seen(homePort, "page=1&per_page=2", "Bearer " + TOKEN),
+            new Seen(homePort, "page=2&per_page=2", "Bearer " + TOKEN),
+            new Seen(otherPort, "page=3&per_page=2", null));
   }
 }

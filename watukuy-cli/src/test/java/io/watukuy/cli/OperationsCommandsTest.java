@@ -33,8 +33,22 @@ import org.junit.jupiter.api.io.TempDir;
 /** The operations on stored state, driven through {@code Main.run} against a local listing. */
 class OperationsCommandsTest {
   private static final Pattern EVENT_ID = Pattern.compile("^\\{\"id\":\"([0-9a-f]+)\"");
-  private static final List<String> COMMANDS = List.of("run", "validate", "migrate", "inspect", "pause", "resume",
-      "trigger", "reset-cursor", "backfill", "replay", "parked", "parked list", "parked retry", "parked discard");
+  private static final List<String> COMMANDS =
+      List.of(
+          "run",
+          "validate",
+          "migrate",
+          "inspect",
+          "pause",
+          "resume",
+          "trigger",
+          "reset-cursor",
+          "backfill",
+          "replay",
+          "parked",
+          "parked list",
+          "parked retry",
+          "parked discard");
 
   @TempDir Path dir;
 
@@ -62,7 +76,9 @@ class OperationsCommandsTest {
   }
 
   private void writeConfig(String extra) throws IOException {
-    Files.writeString(config, """
+    Files.writeString(
+        config,
+        """
         store: sqlite:watukuy.db
         pollers:
           - name: orders
@@ -73,11 +89,13 @@ class OperationsCommandsTest {
             identity: /id
             version: /updatedAt
             cursor: { strategy: timestamp, field: updatedAt }
-        %s""".formatted(server.getAddress().getPort(), extra));
+        %s"""
+            .formatted(server.getAddress().getPort(), extra));
   }
 
   private void list(HttpExchange ex) throws IOException {
-    byte[] body = ("{\"data\":[" + String.join(",", orders) + "]}").getBytes(StandardCharsets.UTF_8);
+    byte[] body =
+        ("{\"data\":[" + String.join(",", orders) + "]}").getBytes(StandardCharsets.UTF_8);
     ex.getResponseHeaders().set("Content-Type", "application/json");
     ex.sendResponseHeaders(200, body.length);
     ex.getResponseBody().write(body);
@@ -86,20 +104,28 @@ class OperationsCommandsTest {
 
   private record Result(int code, String out, String err) {
     List<String> ids() {
-      return out.lines().map(l -> {
-        Matcher m = EVENT_ID.matcher(l);
-        assertThat(m.find()).as("an event line: %s", l).isTrue();
-        return m.group(1);
-      }).toList();
+      return out.lines()
+          .map(
+              l -> {
+                Matcher m = EVENT_ID.matcher(l);
+                assertThat(m.find()).as("an event line: %s", l).isTrue();
+                return m.group(1);
+              })
+          .toList();
     }
   }
 
   private Result cli(String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8), Map.<String, String>of()::get);
-    return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    int code =
+        Main.run(
+            args,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            Map.<String, String>of()::get);
+    return new Result(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   private Result once() {
@@ -114,10 +140,12 @@ class OperationsCommandsTest {
     assertThat(first).hasSize(2);
     assertThat(once().ids()).isEmpty();
 
-    Result reset = cli("reset-cursor", config.toString(), "orders", "--initial", "--clear-snapshot");
+    Result reset =
+        cli("reset-cursor", config.toString(), "orders", "--initial", "--clear-snapshot");
 
     assertThat(reset.code()).as(reset.err()).isZero();
-    assertThat(reset.err()).contains("poller orders: live cursor reset to its initial value, snapshot cleared");
+    assertThat(reset.err())
+        .contains("poller orders: live cursor reset to its initial value, snapshot cleared");
     assertThat(once().ids()).containsExactlyElementsOf(first);
   }
 
@@ -125,7 +153,9 @@ class OperationsCommandsTest {
   void resetWithoutClearingTheSnapshotEmitsNothingKnown() {
     once();
 
-    assertThat(cli("reset-cursor", config.toString(), "orders", "--to", "2023-12-31T00:00:00Z").code()).isZero();
+    assertThat(
+            cli("reset-cursor", config.toString(), "orders", "--to", "2023-12-31T00:00:00Z").code())
+        .isZero();
 
     assertThat(once().ids()).isEmpty();
   }
@@ -133,10 +163,19 @@ class OperationsCommandsTest {
   @Test
   void resetCursorNeedsExactlyOneOfToAndInitial() {
     Result neither = cli("reset-cursor", config.toString(), "orders");
-    Result both = cli("reset-cursor", config.toString(), "orders", "--initial", "--to", "2024-01-01T00:00:00Z");
+    Result both =
+        cli(
+            "reset-cursor",
+            config.toString(),
+            "orders",
+            "--initial",
+            "--to",
+            "2024-01-01T00:00:00Z");
 
     assertThat(neither.code()).isEqualTo(Main.USAGE);
-    assertThat(neither.err().lines().toList()).singleElement().asString()
+    assertThat(neither.err().lines().toList())
+        .singleElement()
+        .asString()
         .contains("give exactly one of --to VALUE and --initial");
     assertThat(both.code()).isEqualTo(Main.USAGE);
   }
@@ -146,30 +185,50 @@ class OperationsCommandsTest {
     once();
 
     Result reset = cli("reset-cursor", config.toString(), "orders", "--to", "last-tuesday");
-    Result backfill = cli("backfill", config.toString(), "orders", "--from", "2024-01-01T00:00:00Z", "--to", "soon");
+    Result backfill =
+        cli(
+            "backfill",
+            config.toString(),
+            "orders",
+            "--from",
+            "2024-01-01T00:00:00Z",
+            "--to",
+            "soon");
 
     // What a YAML user can do about it: write the value in a shape the poller reads.
-    String shapes = ": use ISO 8601 (2024-05-01T00:00:00Z, 2024-05-01T02:00:00+02:00, 2024-05-01)"
-        + " or epoch seconds (10 digits) or milliseconds (13 digits)\n";
+    String shapes =
+        ": use ISO 8601 (2024-05-01T00:00:00Z, 2024-05-01T02:00:00+02:00, 2024-05-01)"
+            + " or epoch seconds (10 digits) or milliseconds (13 digits)\n";
     assertThat(reset.code()).isEqualTo(Main.USAGE);
-    assertThat(reset.err()).isEqualTo("watukuy: poller orders: cursor.field updatedAt: 'last-tuesday' is not a timestamp"
-        + shapes);
+    assertThat(reset.err())
+        .isEqualTo(
+            "watukuy: poller orders: cursor.field updatedAt: 'last-tuesday' is not a timestamp"
+                + shapes);
     assertThat(backfill.code()).isEqualTo(Main.USAGE);
-    assertThat(backfill.err()).isEqualTo("watukuy: poller orders: cursor.field updatedAt: 'soon' is not a timestamp"
-        + shapes);
+    assertThat(backfill.err())
+        .isEqualTo(
+            "watukuy: poller orders: cursor.field updatedAt: 'soon' is not a timestamp" + shapes);
   }
 
   @Test
   void operationsThatCheckCursorsRefuseStoreWithoutConfig() {
     once();
-    for (String[] args : List.of(
-        new String[] {"reset-cursor", "--store", "sqlite:" + db, "orders", "--initial"},
-        new String[] {"backfill", "--store", "sqlite:" + db, "orders", "--from", "2024-01-01T00:00:00Z"},
-        new String[] {"replay", "--store", "sqlite:" + db, "orders", "--from", "2024-01-01T00:00:00Z"})) {
+    for (String[] args :
+        List.of(
+            new String[] {"reset-cursor", "--store", "sqlite:" + db, "orders", "--initial"},
+            new String[] {
+              "backfill", "--store", "sqlite:" + db, "orders", "--from", "2024-01-01T00:00:00Z"
+            },
+            new String[] {
+              "replay", "--store", "sqlite:" + db, "orders", "--from", "2024-01-01T00:00:00Z"
+            })) {
       Result r = cli(args);
 
       assertThat(r.code()).as(String.join(" ", args)).isEqualTo(Main.USAGE);
-      assertThat(r.err().lines().toList()).singleElement().asString().contains("needs CONFIG, not --store");
+      assertThat(r.err().lines().toList())
+          .singleElement()
+          .asString()
+          .contains("needs CONFIG, not --store");
     }
   }
 
@@ -177,10 +236,12 @@ class OperationsCommandsTest {
   void backfillIsRecordedAndRunsOnTheNextCycle() {
     once();
 
-    Result r = cli("backfill", config.toString(), "orders", "--from", "2023-01-01T00:00:00Z", "--force");
+    Result r =
+        cli("backfill", config.toString(), "orders", "--from", "2023-01-01T00:00:00Z", "--force");
 
     assertThat(r.code()).as(r.err()).isZero();
-    assertThat(r.err()).contains("poller orders: backfill from '2023-01-01T00:00:00Z' to the live cursor (force)");
+    assertThat(r.err())
+        .contains("poller orders: backfill from '2023-01-01T00:00:00Z' to the live cursor (force)");
   }
 
   @Test
@@ -191,7 +252,9 @@ class OperationsCommandsTest {
 
     assertThat(r.code()).isEqualTo(Main.USAGE);
     assertThat(r.out()).isEmpty();
-    assertThat(r.err().lines().toList()).singleElement().asString()
+    assertThat(r.err().lines().toList())
+        .singleElement()
+        .asString()
         .contains("poller orders: replay needs the event log");
   }
 
@@ -253,10 +316,17 @@ class OperationsCommandsTest {
     Result json = cli("parked", "list", "--store", "sqlite:" + db, "orders", "--json");
 
     assertThat(listed.code()).as(listed.err()).isZero();
-    assertThat(listed.out().lines().toList()).singleElement().asString()
+    assertThat(listed.out().lines().toList())
+        .singleElement()
+        .asString()
         .startsWith("orders\t99\tpoison\t3\t2024-02-01T00:00:00Z\tIOException: disk full");
-    assertThat(json.out().lines().toList()).singleElement().asString()
-        .contains("\"poller\":\"orders\"", "\"id\":\"99\"", "\"eventId\":\"" + eventId + "\"",
+    assertThat(json.out().lines().toList())
+        .singleElement()
+        .asString()
+        .contains(
+            "\"poller\":\"orders\"",
+            "\"id\":\"99\"",
+            "\"eventId\":\"" + eventId + "\"",
             "\"error\":\"IOException: disk full\"");
 
     Result retry = cli("parked", "retry", config.toString(), "orders", "99");
@@ -311,14 +381,17 @@ class OperationsCommandsTest {
     Result r = cli("trigger", "--store", "sqlite:" + db, "invoices");
 
     assertThat(r.code()).isEqualTo(Main.USAGE);
-    assertThat(r.err().lines().toList()).singleElement().asString()
+    assertThat(r.err().lines().toList())
+        .singleElement()
+        .asString()
         .contains("no state for poller invoices (it holds: orders)");
   }
 
   @Test
   void aStoreThatIsNotADatabaseExitsOne() throws IOException {
     Path garbage = dir.resolve("garbage.db");
-    Files.writeString(garbage, "this is not a database, just some text that is long enough ".repeat(40));
+    Files.writeString(
+        garbage, "this is not a database, just some text that is long enough ".repeat(40));
 
     Result r = cli("parked", "list", "--store", "sqlite:" + garbage, "orders");
 
@@ -344,9 +417,12 @@ class OperationsCommandsTest {
     Result both = cli("migrate", config.toString(), "--store", "sqlite:" + db);
 
     assertThat(none.code()).isEqualTo(Main.USAGE);
-    assertThat(none.err()).isEqualTo("watukuy migrate: give CONFIG or --store URI" + System.lineSeparator());
+    assertThat(none.err())
+        .isEqualTo("watukuy migrate: give CONFIG or --store URI" + System.lineSeparator());
     assertThat(both.code()).isEqualTo(Main.USAGE);
-    assertThat(both.err()).isEqualTo("watukuy migrate: give CONFIG or --store URI, not both" + System.lineSeparator());
+    assertThat(both.err())
+        .isEqualTo(
+            "watukuy migrate: give CONFIG or --store URI, not both" + System.lineSeparator());
   }
 
   @Test
@@ -358,11 +434,18 @@ class OperationsCommandsTest {
 
     assertThat(retry.code()).isEqualTo(Main.USAGE);
     assertThat(retry.out()).isEmpty();
-    assertThat(retry.err()).isEqualTo("watukuy parked retry: parked ID 'abc' is not an id of parked list (a whole"
-        + " number, or invalid- and 16 hex digits) (see watukuy parked retry --help)" + System.lineSeparator());
+    assertThat(retry.err())
+        .isEqualTo(
+            "watukuy parked retry: parked ID 'abc' is not an id of parked list (a whole"
+                + " number, or invalid- and 16 hex digits) (see watukuy parked retry --help)"
+                + System.lineSeparator());
     assertThat(discard.code()).isEqualTo(Main.USAGE);
-    assertThat(discard.err()).startsWith("watukuy parked discard: parked ID 'invalid-XYZ' is not an id");
-    assertThat(cli("parked", "discard", config.toString(), "orders", "invalid-0123456789abcdef").code()).isZero();
+    assertThat(discard.err())
+        .startsWith("watukuy parked discard: parked ID 'invalid-XYZ' is not an id");
+    assertThat(
+            cli("parked", "discard", config.toString(), "orders", "invalid-0123456789abcdef")
+                .code())
+        .isZero();
   }
 
   @Test
@@ -372,7 +455,8 @@ class OperationsCommandsTest {
     }
     Result given = cli("reset-cursor", "--store", "sqlite:" + db, "orders", "--initial");
     assertThat(given.code()).isEqualTo(Main.USAGE);
-    assertThat(given.err()).startsWith("watukuy reset-cursor: reset-cursor needs CONFIG, not --store");
+    assertThat(given.err())
+        .startsWith("watukuy reset-cursor: reset-cursor needs CONFIG, not --store");
     assertThat(cli("parked", "list", "--help").out()).contains("--store=URI");
   }
 
@@ -381,7 +465,9 @@ class OperationsCommandsTest {
     Result r = cli("pause", config.toString(), "orders", "--region", "eu");
 
     assertThat(r.code()).isEqualTo(Main.USAGE);
-    assertThat(r.err().lines().toList()).singleElement().asString()
+    assertThat(r.err().lines().toList())
+        .singleElement()
+        .asString()
         .startsWith("watukuy pause: Unknown option: '--region'");
   }
 
@@ -399,9 +485,21 @@ class OperationsCommandsTest {
     PollerKey key = PollerKey.of("orders");
     try (StateStore store = SqliteStore.builder(db).build()) {
       Lease lease = store.acquireLease(key, "test", Duration.ofSeconds(5), now).orElseThrow();
-      store.parkEvent(key, lease, new ParkedRow("99", ParkedKind.POISON, 99L, eventId, "1", envelope, null,
-          "{\"name\":\"IOException\",\"message\":\"disk full\",\"stack\":null,\"history\":[]}", 3,
-          Instant.parse("2024-02-01T00:00:00Z"), null));
+      store.parkEvent(
+          key,
+          lease,
+          new ParkedRow(
+              "99",
+              ParkedKind.POISON,
+              99L,
+              eventId,
+              "1",
+              envelope,
+              null,
+              "{\"name\":\"IOException\",\"message\":\"disk full\",\"stack\":null,\"history\":[]}",
+              3,
+              Instant.parse("2024-02-01T00:00:00Z"),
+              null));
       store.releaseLease(key, lease);
     }
   }

@@ -65,7 +65,9 @@ class PartitionCommandsTest {
   }
 
   private void writeConfig(String extra) throws IOException {
-    Files.writeString(config, """
+    Files.writeString(
+        config,
+        """
         store: sqlite:watukuy.db
         pollers:
           - name: orders
@@ -77,11 +79,14 @@ class PartitionCommandsTest {
             identity: /id
             version: /updatedAt
             cursor: { strategy: timestamp, field: updatedAt }
-        %s""".formatted(server.getAddress().getPort(), extra));
+        %s"""
+            .formatted(server.getAddress().getPort(), extra));
   }
 
   private void list(HttpExchange ex, String region) throws IOException {
-    byte[] body = ("{\"data\":[" + String.join(",", orders.get(region)) + "]}").getBytes(StandardCharsets.UTF_8);
+    byte[] body =
+        ("{\"data\":[" + String.join(",", orders.get(region)) + "]}")
+            .getBytes(StandardCharsets.UTF_8);
     ex.getResponseHeaders().set("Content-Type", "application/json");
     ex.sendResponseHeaders(200, body.length);
     ex.getResponseBody().write(body);
@@ -95,7 +100,9 @@ class PartitionCommandsTest {
   private record Result(int code, String out, String err) {
     /** "partition/identity:type" per event line. */
     List<String> events() {
-      return out.lines().map(l -> field(PARTITION, l) + "/" + field(IDENTITY, l) + ":" + field(TYPE, l)).toList();
+      return out.lines()
+          .map(l -> field(PARTITION, l) + "/" + field(IDENTITY, l) + ":" + field(TYPE, l))
+          .toList();
     }
 
     /** "partition/id" per event line. */
@@ -117,9 +124,14 @@ class PartitionCommandsTest {
   private Result cli(String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8), Map.<String, String>of()::get);
-    return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    int code =
+        Main.run(
+            args,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            Map.<String, String>of()::get);
+    return new Result(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   private Result ok(String... args) {
@@ -138,16 +150,20 @@ class PartitionCommandsTest {
 
     Result pause = ok("pause", config.toString(), "orders", "--partition", "eu");
 
-    assertThat(pause.err()).isEqualTo("watukuy: poller orders partition eu: paused" + System.lineSeparator());
+    assertThat(pause.err())
+        .isEqualTo("watukuy: poller orders partition eu: paused" + System.lineSeparator());
     add("eu", 2, "2024-01-02T00:00:00Z");
     add("us", 2, "2024-01-02T00:00:00Z");
     Result skipped = once();
     assertThat(skipped.events()).containsExactly("us/2:created");
-    assertThat(skipped.err()).isEqualTo("watukuy: poller orders partition eu: skipped (paused)" + System.lineSeparator());
+    assertThat(skipped.err())
+        .isEqualTo(
+            "watukuy: poller orders partition eu: skipped (paused)" + System.lineSeparator());
 
     Result resume = ok("resume", "--store", "sqlite:" + db, "orders", "--partition", "eu");
 
-    assertThat(resume.err()).isEqualTo("watukuy: poller orders partition eu: resumed" + System.lineSeparator());
+    assertThat(resume.err())
+        .isEqualTo("watukuy: poller orders partition eu: resumed" + System.lineSeparator());
     assertThat(once().events()).containsExactly("eu/2:created");
   }
 
@@ -159,7 +175,8 @@ class PartitionCommandsTest {
     Result trigger = ok("trigger", config.toString(), "orders", "--partition", "us");
     ok("resume", config.toString(), "orders", "--partition", "us");
 
-    assertThat(trigger.err()).isEqualTo("watukuy: poller orders partition us: triggered" + System.lineSeparator());
+    assertThat(trigger.err())
+        .isEqualTo("watukuy: poller orders partition us: triggered" + System.lineSeparator());
     add("eu", 2, "2024-01-02T00:00:00Z");
     add("us", 2, "2024-01-02T00:00:00Z");
     Result r = once();
@@ -172,11 +189,21 @@ class PartitionCommandsTest {
     List<String> first = once().ids();
     assertThat(first).hasSize(2);
 
-    Result reset = ok("reset-cursor", config.toString(), "orders", "--partition", "eu", "--initial",
-        "--clear-snapshot");
+    Result reset =
+        ok(
+            "reset-cursor",
+            config.toString(),
+            "orders",
+            "--partition",
+            "eu",
+            "--initial",
+            "--clear-snapshot");
 
-    assertThat(reset.err()).isEqualTo("watukuy: poller orders partition eu: live cursor reset to its initial value,"
-        + " snapshot cleared" + System.lineSeparator());
+    assertThat(reset.err())
+        .isEqualTo(
+            "watukuy: poller orders partition eu: live cursor reset to its initial value,"
+                + " snapshot cleared"
+                + System.lineSeparator());
     Result again = once();
     assertThat(again.events()).containsExactly("eu/1:created");
     assertThat(again.ids()).containsExactly(first.get(0));
@@ -187,11 +214,21 @@ class PartitionCommandsTest {
   void backfillOfOnePartitionRunsOnThatKeyOnly() {
     once();
 
-    Result backfill = ok("backfill", config.toString(), "orders", "--partition", "us", "--from",
-        "2023-01-01T00:00:00Z", "--force");
+    Result backfill =
+        ok(
+            "backfill",
+            config.toString(),
+            "orders",
+            "--partition",
+            "us",
+            "--from",
+            "2023-01-01T00:00:00Z",
+            "--force");
 
-    assertThat(backfill.err()).startsWith("watukuy: poller orders partition us: backfill from '2023-01-01T00:00:00Z'"
-        + " to the live cursor (force)");
+    assertThat(backfill.err())
+        .startsWith(
+            "watukuy: poller orders partition us: backfill from '2023-01-01T00:00:00Z'"
+                + " to the live cursor (force)");
     Result r = once();
     assertThat(r.events()).containsExactly("us/1:updated");
     assertThat(r.lanes()).containsExactly("backfill");
@@ -202,49 +239,86 @@ class PartitionCommandsTest {
     writeConfig("    log: { enabled: true, retention: 1d }\n");
     once();
 
-    Result replay = ok("replay", config.toString(), "orders", "--partition", "eu", "--from", "2000-01-01T00:00:00Z");
+    Result replay =
+        ok(
+            "replay",
+            config.toString(),
+            "orders",
+            "--partition",
+            "eu",
+            "--from",
+            "2000-01-01T00:00:00Z");
 
     assertThat(replay.out()).isEqualTo("1" + System.lineSeparator());
-    assertThat(replay.err()).startsWith("watukuy: poller orders partition eu: 1 event(s) back in the outbox");
+    assertThat(replay.err())
+        .startsWith("watukuy: poller orders partition eu: 1 event(s) back in the outbox");
     Result r = once();
     assertThat(r.events()).containsExactly("eu/1:created");
     assertThat(r.lanes()).containsExactly("replay");
   }
 
   @Test
-  void aPartitionTheConfigDoesNotDeclareExitsTwoWithOneLineNamingTheDeclaredOnes() throws IOException {
+  void aPartitionTheConfigDoesNotDeclareExitsTwoWithOneLineNamingTheDeclaredOnes()
+      throws IOException {
     writeConfig("    log: { enabled: true, retention: 1d }\n");
     once();
-    for (String[] args : List.of(
-        new String[] {"pause", config.toString(), "orders", "--partition", "ap"},
-        new String[] {"resume", "--store", "sqlite:" + db, "orders", "--partition", "ap"},
-        new String[] {"trigger", config.toString(), "orders", "--partition", "ap"},
-        new String[] {"reset-cursor", config.toString(), "orders", "--partition", "ap", "--initial"},
-        new String[] {"backfill", config.toString(), "orders", "--partition", "ap", "--from", "2024-01-01T00:00:00Z"},
-        new String[] {"replay", config.toString(), "orders", "--partition", "ap", "--from", "2024-01-01T00:00:00Z"})) {
+    for (String[] args :
+        List.of(
+            new String[] {"pause", config.toString(), "orders", "--partition", "ap"},
+            new String[] {"resume", "--store", "sqlite:" + db, "orders", "--partition", "ap"},
+            new String[] {"trigger", config.toString(), "orders", "--partition", "ap"},
+            new String[] {
+              "reset-cursor", config.toString(), "orders", "--partition", "ap", "--initial"
+            },
+            new String[] {
+              "backfill",
+              config.toString(),
+              "orders",
+              "--partition",
+              "ap",
+              "--from",
+              "2024-01-01T00:00:00Z"
+            },
+            new String[] {
+              "replay",
+              config.toString(),
+              "orders",
+              "--partition",
+              "ap",
+              "--from",
+              "2024-01-01T00:00:00Z"
+            })) {
       Result r = cli(args);
 
       assertThat(r.code()).as(String.join(" ", args)).isEqualTo(Main.USAGE);
       assertThat(r.out()).isEmpty();
-      assertThat(r.err()).as(String.join(" ", args))
-          .isEqualTo("watukuy: poller orders: no partition 'ap' (known: eu, us)" + System.lineSeparator());
+      assertThat(r.err())
+          .as(String.join(" ", args))
+          .isEqualTo(
+              "watukuy: poller orders: no partition 'ap' (known: eu, us)" + System.lineSeparator());
     }
     try (StateStore store = SqliteStore.builder(db).build()) {
-      assertThat(store.listKeys("orders")).containsExactly(PollerKey.of("orders", "eu"), PollerKey.of("orders", "us"));
+      assertThat(store.listKeys("orders"))
+          .containsExactly(PollerKey.of("orders", "eu"), PollerKey.of("orders", "us"));
     }
   }
 
   @Test
   void aPartitionOnAnUnpartitionedPollerExitsTwo() throws IOException {
-    Files.writeString(config, Files.readString(config).replace("    partitions: [eu, us]\n", "")
-        .replace("/{{partition}}/orders", "/eu/orders"));
+    Files.writeString(
+        config,
+        Files.readString(config)
+            .replace("    partitions: [eu, us]\n", "")
+            .replace("/{{partition}}/orders", "/eu/orders"));
     once();
 
     Result r = cli("trigger", config.toString(), "orders", "--partition", "eu");
 
     assertThat(r.code()).isEqualTo(Main.USAGE);
-    assertThat(r.err()).isEqualTo("watukuy: poller orders: no partition 'eu' (the poller has no partitions)"
-        + System.lineSeparator());
+    assertThat(r.err())
+        .isEqualTo(
+            "watukuy: poller orders: no partition 'eu' (the poller has no partitions)"
+                + System.lineSeparator());
   }
 
   @Test
@@ -255,11 +329,18 @@ class PartitionCommandsTest {
     Result r = cli("pause", "--store", "sqlite:" + db, "orders", "--partition", "");
 
     assertThat(r.code()).isEqualTo(Main.USAGE);
-    assertThat(r.err()).isEqualTo("watukuy: poller orders: no partition '' (known: eu, us)" + System.lineSeparator());
+    assertThat(r.err())
+        .isEqualTo(
+            "watukuy: poller orders: no partition '' (known: eu, us)" + System.lineSeparator());
     try (StateStore store = SqliteStore.builder(db).build()) {
-      assertThat(store.listKeys("orders")).containsExactly(PollerKey.of("orders", "eu"), PollerKey.of("orders", "us"));
+      assertThat(store.listKeys("orders"))
+          .containsExactly(PollerKey.of("orders", "eu"), PollerKey.of("orders", "us"));
     }
-    assertThat(once().err()).isEqualTo("watukuy: poller orders partition eu: skipped (paused)" + System.lineSeparator()
-        + "watukuy: poller orders partition us: skipped (paused)" + System.lineSeparator());
+    assertThat(once().err())
+        .isEqualTo(
+            "watukuy: poller orders partition eu: skipped (paused)"
+                + System.lineSeparator()
+                + "watukuy: poller orders partition us: skipped (paused)"
+                + System.lineSeparator());
   }
 }

@@ -46,7 +46,9 @@ class ReconcileTest {
     server.start();
     int port = server.getAddress().getPort();
     config = dir.resolve("watukuy.yaml");
-    Files.writeString(config, """
+    Files.writeString(
+        config,
+        """
         store: sqlite:watukuy.db
         pollers:
           - name: orders
@@ -63,7 +65,8 @@ class ReconcileTest {
                 url: http://127.0.0.1:%d/all
                 query: { page: "{{page}}" }
               response: { items: "", next: { header: Link } }
-        """.formatted(port, port));
+        """
+            .formatted(port, port));
   }
 
   @AfterEach
@@ -74,26 +77,39 @@ class ReconcileTest {
   // The incremental listing: strictly newer than updated_since, so a caught-up cycle is empty.
   private void changed(HttpExchange ex) throws IOException {
     String raw = ex.getRequestURI().getRawQuery();
-    String since = raw == null ? null
-        : java.net.URLDecoder.decode(raw.substring(raw.indexOf('=') + 1), StandardCharsets.UTF_8);
-    List<Order> page = orders.stream().filter(o -> since == null || o.updatedAt().compareTo(since) > 0).toList();
+    String since =
+        raw == null
+            ? null
+            : java.net.URLDecoder.decode(
+                raw.substring(raw.indexOf('=') + 1), StandardCharsets.UTF_8);
+    List<Order> page =
+        orders.stream().filter(o -> since == null || o.updatedAt().compareTo(since) > 0).toList();
     send(ex, page, null);
   }
 
-  // The full listing, one item per page, with GitHub-style Link paging; the last page has an empty Link.
+  // The full listing, one item per page, with GitHub-style Link paging; the last page has an empty
+  // Link.
   private void all(HttpExchange ex) throws IOException {
-    int page = Integer.parseInt(ex.getRequestURI().getRawQuery().replaceAll("^(?:.*&)?page=(\\d+).*$", "$1"));
+    int page =
+        Integer.parseInt(
+            ex.getRequestURI().getRawQuery().replaceAll("^(?:.*&)?page=(\\d+).*$", "$1"));
     List<Order> all = List.copyOf(orders);
     List<Order> items = page <= all.size() ? List.of(all.get(page - 1)) : List.of();
-    String link = page < all.size()
-        ? "<http://127.0.0.1:" + server.getAddress().getPort() + "/all?page=" + (page + 1) + ">; rel=\"next\""
-        : "";
+    String link =
+        page < all.size()
+            ? "<http://127.0.0.1:"
+                + server.getAddress().getPort()
+                + "/all?page="
+                + (page + 1)
+                + ">; rel=\"next\""
+            : "";
     send(ex, items, link);
   }
 
   private static void send(HttpExchange ex, List<Order> items, String link) throws IOException {
     StringBuilder body = new StringBuilder("[");
-    for (int i = 0; i < items.size(); i++) body.append(i == 0 ? "" : ",").append(items.get(i).json());
+    for (int i = 0; i < items.size(); i++)
+      body.append(i == 0 ? "" : ",").append(items.get(i).json());
     byte[] bytes = body.append(']').toString().getBytes(StandardCharsets.UTF_8);
     if (link != null) ex.getResponseHeaders().set("Link", link);
     ex.getResponseHeaders().set("Content-Type", "application/json");
@@ -105,9 +121,12 @@ class ReconcileTest {
   private List<JsonNode> once() {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = Main.run(new String[] {"run", config.toString(), "--once"},
-        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
-        Map.<String, String>of()::get);
+    int code =
+        Main.run(
+            new String[] {"run", config.toString(), "--once"},
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            Map.<String, String>of()::get);
     assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
     assertThat(code).isZero();
     return out.toString(StandardCharsets.UTF_8).lines().map(ReconcileTest::parse).toList();
@@ -123,20 +142,27 @@ class ReconcileTest {
 
   @Test
   void aHardDeleteBecomesADeletedEventOnTheReconcileLane() throws InterruptedException {
-    orders.addAll(List.of(new Order(1, "2024-01-01T00:00:00Z"), new Order(2, "2024-01-02T00:00:00Z"),
-        new Order(3, "2024-01-03T00:00:00Z")));
+    orders.addAll(
+        List.of(
+            new Order(1, "2024-01-01T00:00:00Z"),
+            new Order(2, "2024-01-02T00:00:00Z"),
+            new Order(3, "2024-01-03T00:00:00Z")));
     List<JsonNode> first = once();
-    assertThat(first).extracting(e -> e.get("type").asText() + " " + e.get("identity").asText())
+    assertThat(first)
+        .extracting(e -> e.get("type").asText() + " " + e.get("identity").asText())
         .containsExactlyInAnyOrder("created 1", "created 2", "created 3");
 
     orders.removeIf(o -> o.id() == 2);
     Thread.sleep(5); // past reconcile.every
     List<JsonNode> second = once();
 
-    assertThat(second).singleElement().satisfies(e -> {
-      assertThat(e.get("type").asText()).isEqualTo("deleted");
-      assertThat(e.get("identity").asText()).isEqualTo("2");
-      assertThat(e.get("lane").asText()).isEqualTo("reconcile");
-    });
+    assertThat(second)
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.get("type").asText()).isEqualTo("deleted");
+              assertThat(e.get("identity").asText()).isEqualTo("2");
+              assertThat(e.get("lane").asText()).isEqualTo("reconcile");
+            });
   }
 }

@@ -55,7 +55,9 @@ class RunOnceTest {
     server.createContext("/orders", this::list);
     server.start();
     config = dir.resolve("watukuy.yaml");
-    Files.writeString(config, """
+    Files.writeString(
+        config,
+        """
         store: sqlite:state/watukuy.db
         pollers:
           - name: orders
@@ -75,7 +77,8 @@ class RunOnceTest {
               strategy: timestamp
               field: updatedAt
               tieBreak: id
-        """.formatted(server.getAddress().getPort()));
+        """
+            .formatted(server.getAddress().getPort()));
     Files.createDirectories(dir.resolve("state"));
   }
 
@@ -132,15 +135,21 @@ class RunOnceTest {
   private Result once() {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = Main.run(new String[] {"run", config.toString(), "--once"},
-        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
-        Map.of("VENDOR_KEY", "k3y-s3cret")::get);
-    return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    int code =
+        Main.run(
+            new String[] {"run", config.toString(), "--once"},
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            Map.of("VENDOR_KEY", "k3y-s3cret")::get);
+    return new Result(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   private static String sha256(String s) {
     try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
+      return HexFormat.of()
+          .formatHex(
+              MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
     } catch (NoSuchAlgorithmException e) {
       throw new AssertionError(e);
     }
@@ -154,14 +163,30 @@ class RunOnceTest {
 
   private static String created(Order o, long sequence, String type) {
     String id = sha256("watukuy|v1|orders||" + o.id() + "|" + o.updatedAt() + "|1|" + type);
-    return "{\"id\":\"" + id + "\",\"type\":\"" + type + "\",\"source\":\"orders\",\"partition\":\"\","
-        + "\"identity\":\"" + o.id() + "\",\"orderingKey\":\"" + o.id() + "\",\"version\":\"" + o.updatedAt()
-        + "\",\"hash\":\"" + sha256(o.json()) + "\",\"schemaVersion\":1,\"lane\":\"live\",\"sequence\":"
-        + sequence + ",\"observedAt\":\"T\",\"data\":" + o.json() + ",\"previous\":null,\"attempt\":1}";
+    return "{\"id\":\""
+        + id
+        + "\",\"type\":\""
+        + type
+        + "\",\"source\":\"orders\",\"partition\":\"\","
+        + "\"identity\":\""
+        + o.id()
+        + "\",\"orderingKey\":\""
+        + o.id()
+        + "\",\"version\":\""
+        + o.updatedAt()
+        + "\",\"hash\":\""
+        + sha256(o.json())
+        + "\",\"schemaVersion\":1,\"lane\":\"live\",\"sequence\":"
+        + sequence
+        + ",\"observedAt\":\"T\",\"data\":"
+        + o.json()
+        + ",\"previous\":null,\"attempt\":1}";
   }
 
   private static List<String> lines(String out) {
-    return out.lines().map(l -> l.replaceAll("\"observedAt\":\"[^\"]+\"", "\"observedAt\":\"T\"")).toList();
+    return out.lines()
+        .map(l -> l.replaceAll("\"observedAt\":\"[^\"]+\"", "\"observedAt\":\"T\""))
+        .toList();
   }
 
   @Test
@@ -176,7 +201,8 @@ class RunOnceTest {
 
     assertThat(first.err()).isEmpty();
     assertThat(first.code()).isZero();
-    assertThat(lines(first.out())).containsExactly(created(a, 1), created(b, 2), created(c, 3), created(d, 4));
+    assertThat(lines(first.out()))
+        .containsExactly(created(a, 1), created(b, 2), created(c, 3), created(d, 4));
     assertThat(dir.resolve("state/watukuy.db")).exists();
 
     Order b2 = new Order(2, "bravo-2", "2024-01-03T00:00:00Z");
@@ -195,21 +221,27 @@ class RunOnceTest {
     Order a = new Order(1, "alpha", "2024-01-01T00:00:00Z");
     Order b = new Order(2, "bravo", "2024-01-01T00:00:00Z");
     orders.addAll(List.of(a, b));
-    java.io.OutputStream broken = new java.io.OutputStream() {
-      @Override
-      public void write(int x) throws IOException {
-        throw new IOException("Broken pipe");
-      }
-    };
+    java.io.OutputStream broken =
+        new java.io.OutputStream() {
+          @Override
+          public void write(int x) throws IOException {
+            throw new IOException("Broken pipe");
+          }
+        };
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     // The failed writes count no attempt: the redelivered events below still say attempt 1.
-    int code = Main.run(new String[] {"run", config.toString(), "--once"}, new PrintStream(broken, true),
-        new PrintStream(err, true, StandardCharsets.UTF_8), Map.of("VENDOR_KEY", "k3y-s3cret")::get);
+    int code =
+        Main.run(
+            new String[] {"run", config.toString(), "--once"},
+            new PrintStream(broken, true),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            Map.of("VENDOR_KEY", "k3y-s3cret")::get);
 
     assertThat(code).isEqualTo(1);
     // One line for the output, not one more per key whose delivery it stopped.
-    assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo(
-        "watukuy: output standard output: write failed (closed pipe?); the undelivered events stay pending\n");
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .isEqualTo(
+            "watukuy: output standard output: write failed (closed pipe?); the undelivered events stay pending\n");
 
     Result again = once();
     assertThat(again.code()).isZero();
@@ -225,20 +257,31 @@ class RunOnceTest {
 
     assertThat(r.code()).isEqualTo(1);
     assertThat(r.out()).isEmpty();
-    assertThat(r.err()).isEqualTo("watukuy: poller orders: GET http://127.0.0.1:" + server.getAddress().getPort()
-        + "/orders?limit=2&api_key=[redacted] returned HTTP 500\n");
+    assertThat(r.err())
+        .isEqualTo(
+            "watukuy: poller orders: GET http://127.0.0.1:"
+                + server.getAddress().getPort()
+                + "/orders?limit=2&api_key=[redacted] returned HTTP 500\n");
   }
 
   @Test
-  @ReadsWallClock("runs the CLI, which keeps time on the system clock: the end it prints is bounded by two reads")
+  @ReadsWallClock(
+      "runs the CLI, which keeps time on the system clock: the end it prints is bounded by two reads")
   void anHttp429MetInThisRunIsASkipWithItsEndAndExitsZero() throws IOException {
     // The vendor asks for 120 s after its own Date, with one-digit days as Java servers write
     // them on days 1-9: read against that Date, the wait is 120 s on any day the test runs.
-    try (CannedHttpServer vendor = CannedHttpServer.start(429, Map.of(
-        "Date", "Tue, 1 Dec 2026 10:00:00 GMT",
-        "Retry-After", "Tue, 1 Dec 2026 10:02:00 GMT"))) {
-      Files.writeString(config, Files.readString(config)
-          .replace("http://127.0.0.1:" + server.getAddress().getPort() + "/orders", vendor.url("/orders")));
+    try (CannedHttpServer vendor =
+        CannedHttpServer.start(
+            429,
+            Map.of(
+                "Date", "Tue, 1 Dec 2026 10:00:00 GMT",
+                "Retry-After", "Tue, 1 Dec 2026 10:02:00 GMT"))) {
+      Files.writeString(
+          config,
+          Files.readString(config)
+              .replace(
+                  "http://127.0.0.1:" + server.getAddress().getPort() + "/orders",
+                  vendor.url("/orders")));
       // The CLI runs on the system clock: its "until" lies 120 s after the receive time.
       Instant before = Instant.now().truncatedTo(ChronoUnit.SECONDS);
 
@@ -247,17 +290,20 @@ class RunOnceTest {
       Instant after = Instant.now();
       assertThat(r.code()).isZero();
       assertThat(r.out()).isEmpty();
-      Matcher m = Pattern.compile(
-              "watukuy: poller orders: skipped \\(throttled by HTTP 429 until (\\S+), in (?:2m|1m5[0-9]s)\\)\n")
-          .matcher(r.err());
+      Matcher m =
+          Pattern.compile(
+                  "watukuy: poller orders: skipped \\(throttled by HTTP 429 until (\\S+), in (?:2m|1m5[0-9]s)\\)\n")
+              .matcher(r.err());
       assertThat(m.matches()).as(r.err()).isTrue();
-      assertThat(Instant.parse(m.group(1))).isBetween(before.plusSeconds(120), after.plusSeconds(121));
+      assertThat(Instant.parse(m.group(1)))
+          .isBetween(before.plusSeconds(120), after.plusSeconds(121));
       assertThat(vendor.requests()).isEqualTo(1);
 
       // The next run inside the Retry-After skips the key without a request.
       Result again = once();
       assertThat(again.code()).isZero();
-      assertThat(again.err()).isEqualTo("watukuy: poller orders: skipped (throttled: Retry-After not yet passed)\n");
+      assertThat(again.err())
+          .isEqualTo("watukuy: poller orders: skipped (throttled: Retry-After not yet passed)\n");
       assertThat(vendor.requests()).isEqualTo(1);
     }
   }
@@ -271,8 +317,10 @@ class RunOnceTest {
     Result r = once();
 
     assertThat(r.code()).isZero();
-    assertThat(r.err()).matches("watukuy: poller orders: skipped \\(throttled by HTTP 429 until \\S+, in 1s;"
-        + " Retry-After 'Sun, 29 Feb 2026 10:02:00 GMT' not understood, default backoff\\)\n");
+    assertThat(r.err())
+        .matches(
+            "watukuy: poller orders: skipped \\(throttled by HTTP 429 until \\S+, in 1s;"
+                + " Retry-After 'Sun, 29 Feb 2026 10:02:00 GMT' not understood, default backoff\\)\n");
   }
 
   @Test
@@ -283,33 +331,40 @@ class RunOnceTest {
     Result r = once();
 
     assertThat(r.code()).isZero();
-    assertThat(r.err()).matches(
-        "watukuy: poller orders: skipped \\(throttled by HTTP 503 until [0-9-]+T[0-9:]+Z, in (2m|1m59s)\\)\n");
+    assertThat(r.err())
+        .matches(
+            "watukuy: poller orders: skipped \\(throttled by HTTP 503 until [0-9-]+T[0-9:]+Z, in (2m|1m59s)\\)\n");
   }
 
   @Test
   void aConfigErrorExitsTwoBeforeAnyRequest() throws IOException {
-    Files.writeString(config, Files.readString(config).replace("strategy: timestamp", "strategy: stamp"));
+    Files.writeString(
+        config, Files.readString(config).replace("strategy: timestamp", "strategy: stamp"));
 
     Result r = once();
 
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.out()).isEmpty();
-    assertThat(r.err()).endsWith(
-        ":17: poller orders: cursor.strategy: 'stamp' is not a strategy (timestamp, token, page, snapshotDiff)\n");
+    assertThat(r.err())
+        .endsWith(
+            ":17: poller orders: cursor.strategy: 'stamp' is not a strategy (timestamp, token, page, snapshotDiff)\n");
   }
 
   @Test
   void aHasMorePointerThatFindsNothingFailsThePageInsteadOfEndingTheListing() throws IOException {
     orders.add(new Order(1, "alpha", "2024-01-01T00:00:00Z"));
-    Files.writeString(config, Files.readString(config).replace("hasMore: /has_more", "hasMore: /hasmore"));
+    Files.writeString(
+        config, Files.readString(config).replace("hasMore: /has_more", "hasMore: /hasmore"));
 
     Result r = once();
 
     assertThat(r.code()).isEqualTo(1);
     assertThat(r.out()).isEmpty();
-    assertThat(r.err()).isEqualTo("watukuy: poller orders: GET http://127.0.0.1:" + server.getAddress().getPort()
-        + "/orders?limit=2&api_key=[redacted]: response.hasMore /hasmore is not in the response; fix the pointer"
-        + " (the page is not committed)\n");
+    assertThat(r.err())
+        .isEqualTo(
+            "watukuy: poller orders: GET http://127.0.0.1:"
+                + server.getAddress().getPort()
+                + "/orders?limit=2&api_key=[redacted]: response.hasMore /hasmore is not in the response; fix the pointer"
+                + " (the page is not committed)\n");
   }
 }

@@ -44,22 +44,26 @@ class StoreUrisTest {
   @BeforeEach
   void startVendor() throws IOException {
     vendor = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    vendor.createContext("/orders", ex -> {
-      byte[] body = """
+    vendor.createContext(
+        "/orders",
+        ex -> {
+          byte[] body =
+              """
           [{"id":1,"updatedAt":"2024-05-01T10:00:00Z"},{"id":2,"updatedAt":"2024-05-01T10:05:00Z"}]"""
-          .getBytes(StandardCharsets.UTF_8);
-      ex.getResponseHeaders().set("Content-Type", "application/json");
-      ex.sendResponseHeaders(200, body.length);
-      ex.getResponseBody().write(body);
-      ex.close();
-    });
+                  .getBytes(StandardCharsets.UTF_8);
+          ex.getResponseHeaders().set("Content-Type", "application/json");
+          ex.sendResponseHeaders(200, body.length);
+          ex.getResponseBody().write(body);
+          ex.close();
+        });
     vendor.start();
   }
 
   @AfterEach
   void cleanUp() throws Exception {
     vendor.stop(0);
-    try (Connection c = DriverManager.getConnection(PG); Statement s = c.createStatement()) {
+    try (Connection c = DriverManager.getConnection(PG);
+        Statement s = c.createStatement()) {
       s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
     }
     RedisClient client = RedisClient.create("redis://127.0.0.1:6379/0");
@@ -72,7 +76,8 @@ class StoreUrisTest {
   }
 
   private String config(String store) {
-    return store + """
+    return store
+        + """
 
         pollers:
           - name: orders
@@ -81,12 +86,20 @@ class StoreUrisTest {
             identity: /id
             version: /updatedAt
             cursor: { strategy: snapshotDiff }
-        """.formatted(vendor.getAddress().getPort());
+        """
+            .formatted(vendor.getAddress().getPort());
   }
 
   @Test
   void aPostgresStoreKeepsStateBetweenRuns() throws Exception {
-    Path file = write(config("store: { uri: \"postgres:" + PG + "\", schema: " + schema + ", tablePrefix: cli_ }"));
+    Path file =
+        write(
+            config(
+                "store: { uri: \"postgres:"
+                    + PG
+                    + "\", schema: "
+                    + schema
+                    + ", tablePrefix: cli_ }"));
 
     Result first = watukuy("run", file.toString(), "--once");
     assertThat(first.exit).as(first.err).isZero();
@@ -99,7 +112,10 @@ class StoreUrisTest {
 
   @Test
   void aRedisStoreKeepsStateBetweenRuns() {
-    Path file = write(config("store: { uri: \"redis://127.0.0.1:6379/0\", prefix: \"" + redisPrefix + "\" }"));
+    Path file =
+        write(
+            config(
+                "store: { uri: \"redis://127.0.0.1:6379/0\", prefix: \"" + redisPrefix + "\" }"));
 
     Result first = watukuy("run", file.toString(), "--once");
     assertThat(first.exit).as(first.err).isZero();
@@ -117,7 +133,14 @@ class StoreUrisTest {
     assertThat(watukuy("migrate", "--store", "sqlite:" + sqlite).exit).isZero();
     assertThat(Files.isRegularFile(sqlite)).isTrue();
     assertThat(watukuy("migrate", "--store", "redis://127.0.0.1:6379/0").exit).isZero();
-    Path file = write(config("store: { uri: \"postgres:" + PG + "&password=hunter2\", schema: " + schema + " }"));
+    Path file =
+        write(
+            config(
+                "store: { uri: \"postgres:"
+                    + PG
+                    + "&password=hunter2\", schema: "
+                    + schema
+                    + " }"));
     Result pg = watukuy("migrate", file.toString());
     assertThat(pg.exit).as(pg.err).isZero();
     assertThat(pg.err).isEqualTo("watukuy: postgres:" + PG + "&password=***: migrated\n");
@@ -127,31 +150,45 @@ class StoreUrisTest {
   @Test
   void optionsOfAnotherKindOfStoreAreConfigErrors() {
     assertThat(validate("store: { uri: \"postgres:" + PG + "\", busyTimeoutMs: 500 }"))
-        .isEqualTo("watukuy: watukuy.yaml:1: store: a postgres: store takes no busyTimeoutMs (sqlite: only)\n");
+        .isEqualTo(
+            "watukuy: watukuy.yaml:1: store: a postgres: store takes no busyTimeoutMs (sqlite: only)\n");
     assertThat(validate("store: { uri: sqlite:x.db, schema: s }"))
-        .isEqualTo("watukuy: watukuy.yaml:1: store: a sqlite: store takes no schema (postgres: only)\n");
+        .isEqualTo(
+            "watukuy: watukuy.yaml:1: store: a sqlite: store takes no schema (postgres: only)\n");
     assertThat(validate("store: { uri: \"redis://127.0.0.1:6379/0\", tablePrefix: t_ }"))
-        .isEqualTo("watukuy: watukuy.yaml:1: store: a redis: store takes no tablePrefix (sqlite: and postgres: only)\n");
+        .isEqualTo(
+            "watukuy: watukuy.yaml:1: store: a redis: store takes no tablePrefix (sqlite: and postgres: only)\n");
   }
 
   @Test
   void aBadSchemaOrPrefixIsRefusedBeforeAnythingRuns() {
     assertThat(validate("store: { uri: \"postgres:" + PG + "\", schema: \"x; DROP TABLE y\" }"))
-        .startsWith("watukuy: watukuy.yaml:1: store: ").contains("schema").contains("x; DROP TABLE y");
+        .startsWith("watukuy: watukuy.yaml:1: store: ")
+        .contains("schema")
+        .contains("x; DROP TABLE y");
     assertThat(validate("store: { uri: \"redis://127.0.0.1:6379/0\", prefix: \"a{b}\" }"))
-        .startsWith("watukuy: watukuy.yaml:1: store: ").contains("prefix").contains("a{b}");
+        .startsWith("watukuy: watukuy.yaml:1: store: ")
+        .contains("prefix")
+        .contains("a{b}");
     assertThat(validate("store: \"postgres:mysql://127.0.0.1/x?password=hunter2\""))
-        .startsWith("watukuy: watukuy.yaml:1: store: ").contains("JDBC URL").doesNotContain("hunter2");
+        .startsWith("watukuy: watukuy.yaml:1: store: ")
+        .contains("JDBC URL")
+        .doesNotContain("hunter2");
   }
 
   @Test
   void aStoreServerThatIsDownFailsTheRunWithOneLineNamingItAndNoPassword() throws IOException {
     int closed;
-    try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+    try (java.net.ServerSocket s =
+        new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       closed = s.getLocalPort();
     }
-    Path pg = write(config("store: \"postgres:jdbc:postgresql://127.0.0.1:" + closed
-        + "/test?user=postgres&password=hunter2&connectTimeout=2\""));
+    Path pg =
+        write(
+            config(
+                "store: \"postgres:jdbc:postgresql://127.0.0.1:"
+                    + closed
+                    + "/test?user=postgres&password=hunter2&connectTimeout=2\""));
     Result r = watukuy("run", pg.toString(), "--once");
     assertThat(r.exit).isEqualTo(1);
     assertThat(r.err).contains("127.0.0.1:" + closed + "/test").doesNotContain("hunter2");
@@ -190,9 +227,14 @@ class StoreUrisTest {
   private static Result watukuy(String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8), Map.<String, String>of()::get);
-    return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    int code =
+        Main.run(
+            args,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            Map.<String, String>of()::get);
+    return new Result(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   private static byte[] randomBytes() {

@@ -36,19 +36,23 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Three {@code watukuy run} daemons, three JVMs, on one PostgreSQL store (guarantee G5 in real
- * time): a local vendor serves eight partitions and counts requests per partition in flight;
- * it never sees two at once, every change reaches one daemon's stdout, and SIGTERM drains each
- * daemon to exit 0. Bounded: 60 s per wait, 3 minutes in all.
+ * time): a local vendor serves eight partitions and counts requests per partition in flight; it
+ * never sees two at once, every change reaches one daemon's stdout, and SIGTERM drains each daemon
+ * to exit 0. Bounded: 60 s per wait, 3 minutes in all.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class ThreeDaemonsTest {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final List<String> PARTITIONS = List.of("p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7");
+  private static final List<String> PARTITIONS =
+      List.of("p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7");
 
   @TempDir Path dir;
   private final String schema = "wk_daemons_" + Long.toHexString(System.nanoTime());
+
   /** Per partition: id to item, as the vendor stores them. */
-  private final Map<String, ConcurrentSkipListMap<Integer, ObjectNode>> items = new ConcurrentHashMap<>();
+  private final Map<String, ConcurrentSkipListMap<Integer, ObjectNode>> items =
+      new ConcurrentHashMap<>();
+
   private final Map<String, AtomicInteger> inFlight = new ConcurrentHashMap<>();
   private final Set<String> overlapping = ConcurrentHashMap.newKeySet();
   private final AtomicInteger requests = new AtomicInteger();
@@ -74,14 +78,18 @@ class ThreeDaemonsTest {
   void stopAll() throws Exception {
     for (Process p : daemons) p.destroyForcibly();
     vendor.stop(0);
-    try (Connection c = DriverManager.getConnection(StoreUrisTest.PG); Statement s = c.createStatement()) {
+    try (Connection c = DriverManager.getConnection(StoreUrisTest.PG);
+        Statement s = c.createStatement()) {
       s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
     }
   }
 
   @Test
   void threeDaemonsOnOnePostgresStoreShareTheKeysAndDeliverEveryChangeOnce() throws Exception {
-    Path config = Files.writeString(dir.resolve("watukuy.yaml"), """
+    Path config =
+        Files.writeString(
+            dir.resolve("watukuy.yaml"),
+            """
         store: { uri: "postgres:%s", schema: %s }
         pollers:
           - name: orders
@@ -94,14 +102,19 @@ class ThreeDaemonsTest {
             version: /updatedAt
             cursor: { strategy: timestamp, field: updatedAt, tieBreak: id }
             schedule: { min: 200ms, max: 1s, adaptive: false }
-        """.formatted(StoreUrisTest.PG, schema, String.join(", ", PARTITIONS), vendor.getAddress().getPort()));
+        """
+                .formatted(
+                    StoreUrisTest.PG,
+                    schema,
+                    String.join(", ", PARTITIONS),
+                    vendor.getAddress().getPort()));
     for (String name : List.of("a", "b", "c")) daemons.add(daemon(config, name));
 
     Map<String, String> expected = expected();
     awaitDelivered(expected);
     for (String p : PARTITIONS) {
-      put(p, items.get(p).firstKey());           // an update
-      put(p, nextId++);                          // a new item
+      put(p, items.get(p).firstKey()); // an update
+      put(p, nextId++); // a new item
     }
     expected = expected();
     awaitDelivered(expected);
@@ -117,13 +130,18 @@ class ThreeDaemonsTest {
     assertThat(events).extracting(e -> e.get("id").asText()).doesNotHaveDuplicates();
     assertThat(delivered(events)).containsAllEntriesOf(expected);
     assertThat(requests.get()).isGreaterThan(PARTITIONS.size());
-
   }
 
   private Process daemon(Path config, String name) throws IOException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    return new ProcessBuilder(java, "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-        "io.watukuy.cli.Main", "run", config.toString())
+    return new ProcessBuilder(
+            java,
+            "-XX:TieredStopAtLevel=1",
+            "-cp",
+            System.getProperty("java.class.path"),
+            "io.watukuy.cli.Main",
+            "run",
+            config.toString())
         .redirectOutput(dir.resolve("out-" + name).toFile())
         .redirectError(dir.resolve("err-" + name).toFile())
         .start();
@@ -134,9 +152,13 @@ class ThreeDaemonsTest {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (!delivered(events()).entrySet().containsAll(expected.entrySet())) {
       for (int i = 0; i < daemons.size(); i++) {
-        assertThat(daemons.get(i).isAlive()).as("daemon %d alive; stderr:%n%s", i, stderr(i)).isTrue();
+        assertThat(daemons.get(i).isAlive())
+            .as("daemon %d alive; stderr:%n%s", i, stderr(i))
+            .isTrue();
       }
-      assertThat(System.nanoTime()).as("events within 60 s; have %s", delivered(events())).isLessThan(deadline);
+      assertThat(System.nanoTime())
+          .as("events within 60 s; have %s", delivered(events()))
+          .isLessThan(deadline);
       Thread.sleep(100);
     }
   }
@@ -168,14 +190,19 @@ class ThreeDaemonsTest {
 
   private Map<String, String> expected() {
     Map<String, String> m = new HashMap<>();
-    items.forEach((p, byId) -> byId.forEach((id, item) -> m.put(p + "/" + id, item.get("updatedAt").asText())));
+    items.forEach(
+        (p, byId) ->
+            byId.forEach((id, item) -> m.put(p + "/" + id, item.get("updatedAt").asText())));
     return m;
   }
 
   private synchronized void put(String partition, int id) {
     clock += 1000;
-    ObjectNode item = JSON.createObjectNode().put("id", id).put("partition", partition)
-        .put("updatedAt", Instant.ofEpochMilli(clock).toString());
+    ObjectNode item =
+        JSON.createObjectNode()
+            .put("id", id)
+            .put("partition", partition)
+            .put("updatedAt", Instant.ofEpochMilli(clock).toString());
     items.get(partition).put(id, item);
   }
 
@@ -193,7 +220,8 @@ class ThreeDaemonsTest {
       Thread.sleep(20); // a slow vendor widens the window in which a second poller would show
       Map<String, String> q = query(ex.getRequestURI().getRawQuery());
       String since = q.get("updated_since");
-      int after = q.containsKey("after_id") ? Integer.parseInt(q.get("after_id")) : Integer.MIN_VALUE;
+      int after =
+          q.containsKey("after_id") ? Integer.parseInt(q.get("after_id")) : Integer.MIN_VALUE;
       int limit = Integer.parseInt(q.getOrDefault("limit", "100"));
       List<ObjectNode> match = new ArrayList<>();
       for (ObjectNode item : items.get(partition).values()) {
@@ -201,10 +229,11 @@ class ThreeDaemonsTest {
         int cmp = since == null ? 1 : at.compareTo(since);
         if (cmp > 0 || (cmp == 0 && item.get("id").asInt() > after)) match.add(item);
       }
-      match.sort((x, y) -> {
-        int c = x.get("updatedAt").asText().compareTo(y.get("updatedAt").asText());
-        return c != 0 ? c : Integer.compare(x.get("id").asInt(), y.get("id").asInt());
-      });
+      match.sort(
+          (x, y) -> {
+            int c = x.get("updatedAt").asText().compareTo(y.get("updatedAt").asText());
+            return c != 0 ? c : Integer.compare(x.get("id").asInt(), y.get("id").asInt());
+          });
       ObjectNode body = JSON.createObjectNode();
       ArrayNode data = body.putArray("data");
       match.stream().limit(limit).forEach(data::add);
@@ -227,7 +256,8 @@ class ThreeDaemonsTest {
     for (String pair : raw.split("&")) {
       int eq = pair.indexOf('=');
       if (eq > 0) {
-        q.put(URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
+        q.put(
+            URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
             URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
       }
     }

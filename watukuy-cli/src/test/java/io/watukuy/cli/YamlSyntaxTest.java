@@ -24,32 +24,43 @@ class YamlSyntaxTest {
     Path file = dir.resolve("watukuy.yaml");
     Files.writeString(file, yaml);
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = Main.run(new String[] {"validate", file.toString()},
-        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8), Map.<String, String>of()::get);
+    int code =
+        Main.run(
+            new String[] {"validate", file.toString()},
+            new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            Map.<String, String>of()::get);
     assertThat(code).isEqualTo(Main.USAGE);
     return err.toString(StandardCharsets.UTF_8).replace(file.toString(), "watukuy.yaml");
   }
 
   @Test
   void aKeyIndentedDeeperThanItsSiblings() throws IOException {
-    assertThat(validate("""
+    assertThat(
+            validate(
+                """
         store: memory
         pollers:
           - name: orders
              request: { url: "http://127.0.0.1:9/orders" }
-        """)).isEqualTo("watukuy: watukuy.yaml:4: a ':' where no key can start: indent this line like the keys"
-        + " it belongs with, or quote a value that contains ': '\n");
+        """))
+        .isEqualTo(
+            "watukuy: watukuy.yaml:4: a ':' where no key can start: indent this line like the keys"
+                + " it belongs with, or quote a value that contains ': '\n");
   }
 
   @Test
   void aKeyIndentedLessThanItsSiblings() throws IOException {
-    assertThat(validate("""
+    assertThat(
+            validate(
+                """
         pollers:
           - name: orders
            request: { url: "http://127.0.0.1:9/orders" }
-        """)).isEqualTo("watukuy: watukuy.yaml:3: this line is indented differently from the lines it belongs"
-        + " with (the block that starts on line 2)\n");
+        """))
+        .isEqualTo(
+            "watukuy: watukuy.yaml:3: this line is indented differently from the lines it belongs"
+                + " with (the block that starts on line 2)\n");
   }
 
   @Test
@@ -60,31 +71,43 @@ class YamlSyntaxTest {
 
   @Test
   void anUnclosedQuoteIsNamedWhereItOpens() throws IOException {
-    assertThat(validate("""
+    assertThat(
+            validate(
+                """
         store: memory
         pollers:
           - name: "orders
             identity: /id
-        """)).isEqualTo("watukuy: watukuy.yaml:3: the quoted value that starts here is never closed"
-        + " (a missing \" or ')\n");
+        """))
+        .isEqualTo(
+            "watukuy: watukuy.yaml:3: the quoted value that starts here is never closed"
+                + " (a missing \" or ')\n");
   }
 
   @Test
   void anUnclosedBraceIsNamedWhereItOpens() throws IOException {
-    assertThat(validate("""
+    assertThat(
+            validate(
+                """
         pollers:
           - name: orders
             request: { url: "http://127.0.0.1:9/orders"
             identity: /id
-        """)).isEqualTo("watukuy: watukuy.yaml:3: the { on this line is not closed with } before line 4"
-        + " (or a comma is missing)\n");
+        """))
+        .isEqualTo(
+            "watukuy: watukuy.yaml:3: the { on this line is not closed with } before line 4"
+                + " (or a comma is missing)\n");
   }
 
   @Test
   void aLineWithoutAColon() throws IOException {
-    assertThat(validate("""
+    assertThat(
+            validate(
+                """
         store: memory
         pollers
-        """)).isEqualTo("watukuy: watukuy.yaml:2: a key without ':' (each line of a map is key: value)\n");
+        """))
+        .isEqualTo(
+            "watukuy: watukuy.yaml:2: a key without ':' (each line of a map is key: value)\n");
   }
 }

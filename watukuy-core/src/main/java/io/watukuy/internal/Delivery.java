@@ -18,12 +18,16 @@ final class Delivery {
   final Handler<Object> handler;
   final Class<Object> type;
   final DeliveryPolicy policy;
+
   /** True once the engine stops without drain: no new handler starts. */
   final java.util.function.BooleanSupplier cancelled;
+
   /** Ordering keys whose next event must not be delivered in this cycle. */
   final Set<String> blocked = new HashSet<>();
+
   /** Set when the handler reported its destination down: nothing more is delivered this cycle. */
   io.watukuy.@Nullable HandlerUnavailableException unavailable;
+
   int delivered;
   int parked;
   boolean halted;

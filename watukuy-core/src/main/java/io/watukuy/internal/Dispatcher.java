@@ -27,21 +27,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Delivers outbox rows to a handler (DESIGN.md "Delivery"): per ordering key in sequence order,
- * at most {@code concurrency} events in flight engine-wide, acks by sequence, retries with
- * backoff, park after the last attempt.
+ * Delivers outbox rows to a handler (DESIGN.md "Delivery"): per ordering key in sequence order, at
+ * most {@code concurrency} events in flight engine-wide, acks by sequence, retries with backoff,
+ * park after the last attempt.
  *
- * <p>An event is in flight from the start of its handler until its ack is written, and holds one
- * of the {@code concurrency} permits all that time. Acks of handled events are written together
- * in one {@code ackEvents} call (one store transaction rather than one per event, which made the
- * store round trip the cost of a bulk sync) when the permits run out, before the next event of
- * the same ordering key starts, before any other store write of the dispatcher and when the
- * batch ends. So a crash redelivers at most {@code concurrency} handled events (G9: one duplicate
- * per in-flight event), and never an event after a later one of its ordering key (spec K4: acks
- * per ordering key in sequence order). A failed event's ordering key waits for its retry
- * (recorded in the store) and every later event of that key waits with it; other keys keep
- * flowing (G3, G7). Never sleeps: a retry that is not yet due ends the key's delivery for this
- * cycle and is picked up by a later one.
+ * <p>An event is in flight from the start of its handler until its ack is written, and holds one of
+ * the {@code concurrency} permits all that time. Acks of handled events are written together in one
+ * {@code ackEvents} call (one store transaction rather than one per event, which made the store
+ * round trip the cost of a bulk sync) when the permits run out, before the next event of the same
+ * ordering key starts, before any other store write of the dispatcher and when the batch ends. So a
+ * crash redelivers at most {@code concurrency} handled events (G9: one duplicate per in-flight
+ * event), and never an event after a later one of its ordering key (spec K4: acks per ordering key
+ * in sequence order). A failed event's ordering key waits for its retry (recorded in the store) and
+ * every later event of that key waits with it; other keys keep flowing (G3, G7). Never sleeps: a
+ * retry that is not yet due ends the key's delivery for this cycle and is picked up by a later one.
  */
 final class Dispatcher {
   private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
@@ -100,14 +99,16 @@ final class Dispatcher {
         for (Map.Entry<String, ArrayDeque<OutboxRow>> e : queues.entrySet()) {
           String ok = e.getKey();
           ArrayDeque<OutboxRow> q = e.getValue();
-          if (d.cancelled.getAsBoolean() || d.unavailable != null) break; // the rest stays pending (G1)
+          if (d.cancelled.getAsBoolean() || d.unavailable != null)
+            break; // the rest stays pending (G1)
           if (running.contains(ok) || q.isEmpty() || d.blocked.contains(ok)) continue;
           OutboxRow head = q.peek();
           if (head.nextAttemptAt() != null && head.nextAttemptAt().isAfter(now)) {
             block(d, ok, q, head.nextAttemptAt());
             continue;
           }
-          if (acks.holds(ok)) acks.flush(); // the earlier event of this ordering key is acked first (K4)
+          if (acks.holds(ok))
+            acks.flush(); // the earlier event of this ordering key is acked first (K4)
           if (!permits.tryAcquire()) {
             // Half or more of this key's permits wait for their ack: write them, which frees them.
             if (acks.size() > 0 && acks.size() >= running.size()) acks.flush();
@@ -129,7 +130,8 @@ final class Dispatcher {
       }
     } finally {
       // Delivery ended early (stop, lease lost, store down): ack what was handled if the store
-      // still takes it, let handlers in flight finish without acking them; they are redelivered (G1).
+      // still takes it, let handlers in flight finish without acking them; they are redelivered
+      // (G1).
       acks.flushQuietly();
       while (!running.isEmpty()) {
         Result r = done.take();
@@ -180,7 +182,11 @@ final class Dispatcher {
       d.unavailable = down;
       d.blocked.add(row.orderingKey());
       q.clear();
-      errors.warn("{}: handler unavailable, delivery stops with {} pending: {}", d.key, row.eventId(), down.getMessage());
+      errors.warn(
+          "{}: handler unavailable, delivery stops with {} pending: {}",
+          d.key,
+          row.eventId(),
+          down.getMessage());
       return;
     }
     int attempt = row.attempts() + 1;
@@ -209,8 +215,13 @@ final class Dispatcher {
               hold ? row.orderingKey() : null);
       store.parkEvent(d.key, d.lease.lease(), parked);
       d.parked++;
-      log.warn("{}: event {} (sequence {}) parked after {} attempts: {}", d.key, row.eventId(),
-          row.sequence(), attempt, Errors.message(r.failure));
+      log.warn(
+          "{}: event {} (sequence {}) parked after {} attempts: {}",
+          d.key,
+          row.eventId(),
+          row.sequence(),
+          attempt,
+          Errors.message(r.failure));
       safe(() -> listener.onParked(d.key, parked));
       q.poll();
       if (hold) {
@@ -222,8 +233,13 @@ final class Dispatcher {
     }
     Instant next = now.plus(d.policy.retry().backoff().delay(attempt, random));
     store.recordAttempt(d.key, d.lease.lease(), row.sequence(), history.toString(), next);
-    log.debug("{}: event {} attempt {} failed, retry at {}: {}", d.key, row.eventId(), attempt,
-        next, Errors.message(r.failure));
+    log.debug(
+        "{}: event {} attempt {} failed, retry at {}: {}",
+        d.key,
+        row.eventId(),
+        attempt,
+        next,
+        Errors.message(r.failure));
     block(d, row.orderingKey(), q, next);
   }
 
@@ -270,9 +286,9 @@ final class Dispatcher {
     }
 
     /**
-     * Writes the acks in one call and frees their permits, whether the store takes them or not
-     * (a refused ack leaves the rows pending: they are redelivered, G1). {@code delivered} counts
-     * only what the store took.
+     * Writes the acks in one call and frees their permits, whether the store takes them or not (a
+     * refused ack leaves the rows pending: they are redelivered, G1). {@code delivered} counts only
+     * what the store took.
      */
     void flush() {
       if (sequences.isEmpty()) return;
@@ -287,7 +303,10 @@ final class Dispatcher {
       }
     }
 
-    /** {@link #flush()} on the way out of a failed delivery, where the first error is the one to report. */
+    /**
+     * {@link #flush()} on the way out of a failed delivery, where the first error is the one to
+     * report.
+     */
     void flushQuietly() {
       try {
         flush();

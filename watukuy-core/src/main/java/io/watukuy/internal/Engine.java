@@ -48,25 +48,34 @@ import org.slf4j.LoggerFactory;
 public final class Engine implements Watukuy {
   private static final Logger log = LoggerFactory.getLogger(Engine.class);
   private static final Logger errors = LoggerFactory.getLogger(io.watukuy.Watukuy.ERROR_LOGGER);
+
   /** How often the daemon looks for due keys at most. */
   static final Duration MAX_PASS_INTERVAL = Duration.ofSeconds(1);
+
   /**
    * The shortest wait between two passes: keys falling due within it share a pass (thousands of
    * keys with jittered schedules fall due every few milliseconds), and a hint in the past cannot
    * spin the timer.
    */
   static final Duration MIN_PASS_WAIT = Duration.ofMillis(10);
+
   /**
-   * Threads of the engine's own cycle pool: cycles mostly wait on HTTP and the store, so more
-   * than the cores, but bounded: with an unbounded pool, thousands of keys due at once on a slow
-   * store started thousands of threads. Further cycles queue.
+   * Threads of the engine's own cycle pool: cycles mostly wait on HTTP and the store, so more than
+   * the cores, but bounded: with an unbounded pool, thousands of keys due at once on a slow store
+   * started thousands of threads. Further cycles queue.
    */
   static final int CYCLE_THREADS = Math.max(16, 4 * Runtime.getRuntime().availableProcessors());
 
   /** A pool of up to {@code threads} daemon threads that ends idle ones after a minute. */
   private static ExecutorService boundedPool(int threads, String prefix) {
-    java.util.concurrent.ThreadPoolExecutor pool = new java.util.concurrent.ThreadPoolExecutor(
-        threads, threads, 60, TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>(), daemonThreads(prefix));
+    java.util.concurrent.ThreadPoolExecutor pool =
+        new java.util.concurrent.ThreadPoolExecutor(
+            threads,
+            threads,
+            60,
+            TimeUnit.SECONDS,
+            new java.util.concurrent.LinkedBlockingQueue<>(),
+            daemonThreads(prefix));
     pool.allowCoreThreadTimeOut(true);
     return pool;
   }
@@ -95,14 +104,17 @@ public final class Engine implements Watukuy {
   // Guarded by lock: when nextPass fires
   private @Nullable Instant nextPassAt;
   private final Map<PollerKey, Running> inFlight = new ConcurrentHashMap<>();
+
   /**
-   * Keys the daemon found not due, and when to look at them again (see {@link RunLimits#wakeAt}):
-   * a pass skips them until then instead of reading their state every pass. Cleared by every
+   * Keys the daemon found not due, and when to look at them again (see {@link RunLimits#wakeAt}): a
+   * pass skips them until then instead of reading their state every pass. Cleared by every
    * operation of this engine.
    */
   private final WakeHints wakeHints = new WakeHints();
+
   /** When the next pass over every key is due; passes between only wake hinted keys. */
   private volatile @Nullable Instant nextFullPassAt;
+
   /** Per partitioned poller, the partition list last synced with the store. */
   private final Map<String, java.util.Set<PollerKey>> syncedPartitions = new ConcurrentHashMap<>();
 
@@ -111,7 +123,9 @@ public final class Engine implements Watukuy {
     final CountDownLatch done = new CountDownLatch(1);
     volatile @Nullable Thread thread;
   }
+
   private volatile boolean cancelRunning;
+
   /** Set by stop(), with or without drain: ends the daemon cycles' budget waits. */
   private volatile boolean stopping;
 
@@ -141,7 +155,8 @@ public final class Engine implements Watukuy {
       this.executor = executor;
     }
     if (handlerExecutor == null) {
-      this.ownHandlerExecutor = boundedPool(Math.max(delivery.concurrency(), 1), "watukuy-handler-");
+      this.ownHandlerExecutor =
+          boundedPool(Math.max(delivery.concurrency(), 1), "watukuy-handler-");
       handlerExecutor = ownHandlerExecutor;
     } else {
       this.ownHandlerExecutor = null;
@@ -151,16 +166,38 @@ public final class Engine implements Watukuy {
     this.leaseTtl = leaseTtl;
     this.dispatchBatchSize = delivery.dispatchBatchSize();
     Dispatcher dispatcher =
-        new Dispatcher(store, time, rnd, handlerExecutor, new Semaphore(delivery.concurrency()),
-            listener, delivery.dispatchBatchSize());
-    CycleContext cx = new CycleContext(store, time, rnd, id, leaseTtl, listener, dispatcher, this::httpClient, secrets,
-        budgets);
+        new Dispatcher(
+            store,
+            time,
+            rnd,
+            handlerExecutor,
+            new Semaphore(delivery.concurrency()),
+            listener,
+            delivery.dispatchBatchSize());
+    CycleContext cx =
+        new CycleContext(
+            store,
+            time,
+            rnd,
+            id,
+            leaseTtl,
+            listener,
+            dispatcher,
+            this::httpClient,
+            secrets,
+            budgets);
     Duration shortest = MAX_PASS_INTERVAL;
     for (Poller<?> p : pollers) {
       Poller<Object> po = (Poller<Object>) p;
       this.pollers.put(p.name(), po);
-      this.cycles.put(p.name(), new KeyCycle(cx, po, LaneCursors.of(p.name(), p.cursor()), () -> handlers.get(p.name()),
-          () -> subscribed.contains(p.name())));
+      this.cycles.put(
+          p.name(),
+          new KeyCycle(
+              cx,
+              po,
+              LaneCursors.of(p.name(), p.cursor()),
+              () -> handlers.get(p.name()),
+              () -> subscribed.contains(p.name())));
       if (p.schedule().min().compareTo(shortest) < 0) shortest = p.schedule().min();
     }
     this.passInterval = shortest;
@@ -202,8 +239,11 @@ public final class Engine implements Watukuy {
     if (registered == null)
       throw new ConfigException("poller " + poller.name() + " is not registered with this engine");
     if (subscribed.contains(poller.name()))
-      throw new ConfigException("poller " + poller.name() + " has an open subscription; close it before on()");
-    handlers.put(poller.name(), new Attached((Handler<Object>) (Handler<?>) handler, (Class<Object>) registered.type()));
+      throw new ConfigException(
+          "poller " + poller.name() + " has an open subscription; close it before on()");
+    handlers.put(
+        poller.name(),
+        new Attached((Handler<Object>) (Handler<?>) handler, (Class<Object>) registered.type()));
     wakeHints.clear(); // events waiting in an outbox now have somewhere to go
     return this;
   }
@@ -219,8 +259,10 @@ public final class Engine implements Watukuy {
       if (closed) throw new IllegalStateException("engine is closed");
     }
     for (String name : options.pollers())
-      if (!pollers.containsKey(name)) throw new ConfigException("tick: unknown poller '" + name + "'");
-    Long deadline = options.maxDuration() == null ? null : time.nanoTime() + options.maxDuration().toNanos();
+      if (!pollers.containsKey(name))
+        throw new ConfigException("tick: unknown poller '" + name + "'");
+    Long deadline =
+        options.maxDuration() == null ? null : time.nanoTime() + options.maxDuration().toNanos();
     RunLimits limits = new RunLimits(deadline, () -> false);
     List<KeyReport> reports = new ArrayList<>();
     for (Poller<Object> p : pollers.values()) {
@@ -241,8 +283,8 @@ public final class Engine implements Watukuy {
 
   /**
    * Pauses the stored keys whose partition is gone and resumes the returning ones. Runs when the
-   * partition list differs from the one last synced (and on the first pass): reading every
-   * stored key's state on every pass made idle partitions cost a core.
+   * partition list differs from the one last synced (and on the first pass): reading every stored
+   * key's state on every pass made idle partitions cost a core.
    */
   private void syncPartitions(Poller<Object> p, List<PollerKey> keys) {
     java.util.Set<PollerKey> current = new java.util.HashSet<>(keys);
@@ -253,10 +295,14 @@ public final class Engine implements Watukuy {
       ScheduleState s = st.get().schedule();
       boolean present = current.contains(stored);
       if (!present && s.paused() == null) {
-        store.saveStateUnfenced(stored, StatePatch.schedule(s.withPaused(ScheduleState.PauseReason.PARTITION_REMOVED)), time.now());
+        store.saveStateUnfenced(
+            stored,
+            StatePatch.schedule(s.withPaused(ScheduleState.PauseReason.PARTITION_REMOVED)),
+            time.now());
         log.info("{}: partition removed, paused", stored);
       } else if (present && s.paused() == ScheduleState.PauseReason.PARTITION_REMOVED) {
-        store.saveStateUnfenced(stored, StatePatch.schedule(Operations.resume(s, time.now())), time.now());
+        store.saveStateUnfenced(
+            stored, StatePatch.schedule(Operations.resume(s, time.now())), time.now());
         log.info("{}: partition returned, resumed", stored);
       }
     }
@@ -306,8 +352,8 @@ public final class Engine implements Watukuy {
 
   /**
    * A full pass (every {@code passInterval}) re-reads the partitions and hands out every key
-   * without a hint in the future; a pass in between hands out only the hinted keys that fell
-   * due, so that a key is polled when it falls due without walking every key each time.
+   * without a hint in the future; a pass in between hands out only the hinted keys that fell due,
+   * so that a key is polled when it falls due without walking every key each time.
    */
   private void passLocked() {
     if (!running()) return;
@@ -353,18 +399,25 @@ public final class Engine implements Watukuy {
     if (inFlight.putIfAbsent(key, running) != null) return;
     wakeHints.remove(key);
     try {
-      executor.execute(() -> {
-        running.thread = Thread.currentThread();
-        try {
-          // Queued behind other cycles while stop() came: a stopped daemon starts no cycle.
-          if (stopping) return;
-          runKey(p, key, new RunLimits(null, () -> cancelRunning, () -> cancelRunning || stopping,
-              at -> wakeAt(key, at)));
-        } finally {
-          inFlight.remove(key);
-          running.done.countDown();
-        }
-      });
+      executor.execute(
+          () -> {
+            running.thread = Thread.currentThread();
+            try {
+              // Queued behind other cycles while stop() came: a stopped daemon starts no cycle.
+              if (stopping) return;
+              runKey(
+                  p,
+                  key,
+                  new RunLimits(
+                      null,
+                      () -> cancelRunning,
+                      () -> cancelRunning || stopping,
+                      at -> wakeAt(key, at)));
+            } finally {
+              inFlight.remove(key);
+              running.done.countDown();
+            }
+          });
     } catch (RuntimeException rejected) {
       inFlight.remove(key);
       running.done.countDown();
@@ -439,7 +492,9 @@ public final class Engine implements Watukuy {
       try {
         long left = deadline - real.nanoTime();
         if (left <= 0 || !running.done.await(left, TimeUnit.NANOSECONDS)) {
-          log.warn("stop: cycles still running after {}; their events stay in the outbox", DEFAULT_DRAIN_TIMEOUT);
+          log.warn(
+              "stop: cycles still running after {}; their events stay in the outbox",
+              DEFAULT_DRAIN_TIMEOUT);
           break;
         }
       } catch (InterruptedException e) {
@@ -453,7 +508,8 @@ public final class Engine implements Watukuy {
 
   private Poller<Object> known(String poller) {
     Poller<Object> p = pollers.get(poller);
-    if (p == null) throw new ConfigException("unknown poller '" + poller + "'; known: " + pollers.keySet());
+    if (p == null)
+      throw new ConfigException("unknown poller '" + poller + "'; known: " + pollers.keySet());
     return p;
   }
 
@@ -472,17 +528,32 @@ public final class Engine implements Watukuy {
     Poller<Object> p = known(key.poller());
     List<PollerKey> keys = keysOf(p);
     if (!keys.contains(key)) {
-      List<String> partitions = keys.stream().map(PollerKey::partition).filter(k -> !k.isEmpty()).toList();
-      throw new ConfigException("poller " + p.name() + ": no partition '" + key.partition() + "' ("
-          + (partitions.isEmpty() ? "the poller has no partitions" : "known: " + String.join(", ", partitions)) + ")");
+      List<String> partitions =
+          keys.stream().map(PollerKey::partition).filter(k -> !k.isEmpty()).toList();
+      throw new ConfigException(
+          "poller "
+              + p.name()
+              + ": no partition '"
+              + key.partition()
+              + "' ("
+              + (partitions.isEmpty()
+                  ? "the poller has no partitions"
+                  : "known: " + String.join(", ", partitions))
+              + ")");
     }
     return p;
   }
 
-  private void updateSchedule(Poller<Object> p, List<PollerKey> keys, java.util.function.UnaryOperator<ScheduleState> change) {
+  private void updateSchedule(
+      Poller<Object> p,
+      List<PollerKey> keys,
+      java.util.function.UnaryOperator<ScheduleState> change) {
     for (PollerKey key : keys) {
-      ScheduleState s = store.loadState(key).map(PollerState::schedule)
-          .orElseGet(() -> ScheduleState.initial(p.schedule().min().toMillis()));
+      ScheduleState s =
+          store
+              .loadState(key)
+              .map(PollerState::schedule)
+              .orElseGet(() -> ScheduleState.initial(p.schedule().min().toMillis()));
       store.saveStateUnfenced(key, StatePatch.schedule(change.apply(s)), time.now());
     }
     wakeHints.clear();
@@ -531,12 +602,15 @@ public final class Engine implements Watukuy {
     if (lease.isEmpty()) {
       Optional<io.watukuy.Lease> held = store.getLease(key);
       if (held.isPresent() && held.get().owner().equals(instanceId) && inFlightHere(key))
-        throw new IllegalStateException(key + " is in a cycle of this engine (called from its handler or fetch?);"
-            + " call this operation outside the cycle");
+        throw new IllegalStateException(
+            key
+                + " is in a cycle of this engine (called from its handler or fetch?);"
+                + " call this operation outside the cycle");
       if (held.isPresent()) {
         try {
           // Until an instant, read once: a clock moved meanwhile cannot push the wake-up later.
-          long untilExpiry = Duration.between(time.now(), held.get().expiresAt()).plusMillis(1).toNanos();
+          long untilExpiry =
+              Duration.between(time.now(), held.get().expiresAt()).plusMillis(1).toNanos();
           time.sleepUntil(time.nanoTime() + Math.max(0, untilExpiry));
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
@@ -547,8 +621,11 @@ public final class Engine implements Watukuy {
     }
     if (lease.isEmpty()) {
       io.watukuy.Lease h = store.getLease(key).orElse(null);
-      throw new IllegalStateException(key + " is leased by " + (h == null ? "another instance" : h.owner() + " until "
-          + h.expiresAt()) + "; try again");
+      throw new IllegalStateException(
+          key
+              + " is leased by "
+              + (h == null ? "another instance" : h.owner() + " until " + h.expiresAt())
+              + "; try again");
     }
     try {
       return write.apply(lease.get());
@@ -573,23 +650,37 @@ public final class Engine implements Watukuy {
     resetCursor(knownKey(key), List.of(key), to, clearSnapshot);
   }
 
-  private void resetCursor(Poller<Object> p, List<PollerKey> keys, @Nullable String to, boolean clearSnapshot) {
+  private void resetCursor(
+      Poller<Object> p, List<PollerKey> keys, @Nullable String to, boolean clearSnapshot) {
     io.watukuy.internal.cursor.LaneCursor<Object> lane = cycles.get(p.name()).laneCursor();
     String encoded = lane.encode(lane.fromRaw(to)); // validates before anything is written
     for (PollerKey key : keys) {
-      withLease(key, lease -> {
-        java.util.Map<String, String> cursors = new java.util.HashMap<>(
-            store.loadState(key).map(PollerState::cursors).orElse(java.util.Map.of()));
-        if (encoded == null) cursors.remove("live");
-        else cursors.put("live", encoded);
-        ScheduleState s = store.loadState(key).map(PollerState::schedule)
-            .orElseGet(() -> ScheduleState.initial(p.schedule().min().toMillis()));
-        store.saveState(key, lease, new StatePatch(cursors, Operations.trigger(s, time.now()), null, null), time.now());
-        if (clearSnapshot) store.clearItems(key);
-        log.info("{}: live cursor reset to {}{}", key, to == null ? "its initial value" : "'" + to + "'",
-            clearSnapshot ? ", snapshot cleared" : "");
-        return null;
-      });
+      withLease(
+          key,
+          lease -> {
+            java.util.Map<String, String> cursors =
+                new java.util.HashMap<>(
+                    store.loadState(key).map(PollerState::cursors).orElse(java.util.Map.of()));
+            if (encoded == null) cursors.remove("live");
+            else cursors.put("live", encoded);
+            ScheduleState s =
+                store
+                    .loadState(key)
+                    .map(PollerState::schedule)
+                    .orElseGet(() -> ScheduleState.initial(p.schedule().min().toMillis()));
+            store.saveState(
+                key,
+                lease,
+                new StatePatch(cursors, Operations.trigger(s, time.now()), null, null),
+                time.now());
+            if (clearSnapshot) store.clearItems(key);
+            log.info(
+                "{}: live cursor reset to {}{}",
+                key,
+                to == null ? "its initial value" : "'" + to + "'",
+                clearSnapshot ? ", snapshot cleared" : "");
+            return null;
+          });
     }
   }
 
@@ -604,31 +695,61 @@ public final class Engine implements Watukuy {
     backfill(knownKey(key), List.of(key), from, to, force);
   }
 
-  private void backfill(Poller<Object> p, List<PollerKey> keys, @Nullable String from, @Nullable String to,
+  private void backfill(
+      Poller<Object> p,
+      List<PollerKey> keys,
+      @Nullable String from,
+      @Nullable String to,
       boolean force) {
     String poller = p.name();
     io.watukuy.internal.cursor.LaneCursor<Object> lane = cycles.get(poller).laneCursor();
     if (!lane.ordered())
-      throw new ConfigException("poller " + poller + ": backfill needs a timestamp or page cursor, or a custom cursor"
-          + " with an ordering; cursor " + p.cursor().name() + " has no order to stop at");
+      throw new ConfigException(
+          "poller "
+              + poller
+              + ": backfill needs a timestamp or page cursor, or a custom cursor"
+              + " with an ordering; cursor "
+              + p.cursor().name()
+              + " has no order to stop at");
     Object start = lane.fromRaw(from);
     if (to != null && lane.reached(start, lane.fromRaw(to)))
-      throw new ConfigException("poller " + poller + ": backfill from '" + from + "' is not before to '" + to + "'");
+      throw new ConfigException(
+          "poller " + poller + ": backfill from '" + from + "' is not before to '" + to + "'");
     for (PollerKey key : keys) {
-      withLease(key, lease -> {
-        PollerState state = store.loadState(key).orElse(null);
-        String target = to;
-        if (target == null) target = lane.toRaw(lane.decode(state == null ? null : state.cursors().get("live")));
-        java.util.Map<String, String> cursors = new java.util.HashMap<>(state == null ? java.util.Map.of() : state.cursors());
-        cursors.remove("backfill");
-        ScheduleState s = state == null ? ScheduleState.initial(p.schedule().min().toMillis()) : state.schedule();
-        ScheduleState withBackfill = new ScheduleState(s.v(), s.state(), s.paused(), s.nextDueAt(), s.dueReason(),
-            s.intervalMs(), s.consecutiveFailures(), s.throttledUntil(), s.circuit(), s.lastPoll(), s.lastError(),
-            s.lastReconcileAt(), new ScheduleState.Backfill(from, target, force, null));
-        store.saveState(key, lease, new StatePatch(cursors, withBackfill, null, null), time.now());
-        log.info("{}: backfill from {} to {}{}", key, from, target, force ? " (force)" : "");
-        return null;
-      });
+      withLease(
+          key,
+          lease -> {
+            PollerState state = store.loadState(key).orElse(null);
+            String target = to;
+            if (target == null)
+              target = lane.toRaw(lane.decode(state == null ? null : state.cursors().get("live")));
+            java.util.Map<String, String> cursors =
+                new java.util.HashMap<>(state == null ? java.util.Map.of() : state.cursors());
+            cursors.remove("backfill");
+            ScheduleState s =
+                state == null
+                    ? ScheduleState.initial(p.schedule().min().toMillis())
+                    : state.schedule();
+            ScheduleState withBackfill =
+                new ScheduleState(
+                    s.v(),
+                    s.state(),
+                    s.paused(),
+                    s.nextDueAt(),
+                    s.dueReason(),
+                    s.intervalMs(),
+                    s.consecutiveFailures(),
+                    s.throttledUntil(),
+                    s.circuit(),
+                    s.lastPoll(),
+                    s.lastError(),
+                    s.lastReconcileAt(),
+                    new ScheduleState.Backfill(from, target, force, null));
+            store.saveState(
+                key, lease, new StatePatch(cursors, withBackfill, null, null), time.now());
+            log.info("{}: backfill from {} to {}{}", key, from, target, force ? " (force)" : "");
+            return null;
+          });
     }
   }
 
@@ -643,19 +764,28 @@ public final class Engine implements Watukuy {
     return replay(knownKey(key), List.of(key), from, to);
   }
 
-  private int replay(Poller<Object> p, List<PollerKey> keys, java.time.Instant from, java.time.@Nullable Instant to) {
+  private int replay(
+      Poller<Object> p,
+      List<PollerKey> keys,
+      java.time.Instant from,
+      java.time.@Nullable Instant to) {
     String poller = p.name();
-    if (from == null) throw new ConfigException("poller " + poller + ": replay needs a from instant");
+    if (from == null)
+      throw new ConfigException("poller " + poller + ": replay needs a from instant");
     if (to != null && !to.isAfter(from))
-      throw new ConfigException("poller " + poller + ": replay to " + to + " is not after from " + from);
+      throw new ConfigException(
+          "poller " + poller + ": replay to " + to + " is not after from " + from);
     if (!p.log().enabled())
-      throw new ConfigException("poller " + poller + ": replay needs the event log (log(EventLog.keep(...)))");
+      throw new ConfigException(
+          "poller " + poller + ": replay needs the event log (log(EventLog.keep(...)))");
     int total = 0;
-    for (PollerKey key : keys) total += withLease(key, lease -> Replay.copy(store, key, lease, from, to, time.now()));
+    for (PollerKey key : keys)
+      total += withLease(key, lease -> Replay.copy(store, key, lease, from, to, time.now()));
     return total;
   }
 
   private final java.util.Set<String> subscribed = ConcurrentHashMap.newKeySet();
+
   /** Keys whose cycle runs on this engine now, with the thread running it. */
   private final Map<PollerKey, Thread> running = new ConcurrentHashMap<>();
 
@@ -668,12 +798,18 @@ public final class Engine implements Watukuy {
   public <T> io.watukuy.Subscription<T> subscribe(Poller<T> poller) {
     Poller<Object> p = known(poller.name());
     if (handlers.containsKey(p.name()))
-      throw new ConfigException("poller " + p.name() + " has a handler attached; subscribe() replaces on(), not both");
+      throw new ConfigException(
+          "poller " + p.name() + " has a handler attached; subscribe() replaces on(), not both");
     wakeHints.clear();
     if (!subscribed.add(p.name()))
       throw new ConfigException("poller " + p.name() + " already has an open subscription");
-    return new Subscriber<>(store, () -> keysOf(p), (Class<T>) p.type(), dispatchBatchSize,
-        (key, write) -> withLease(key, write), () -> subscribed.remove(p.name()));
+    return new Subscriber<>(
+        store,
+        () -> keysOf(p),
+        (Class<T>) p.type(),
+        dispatchBatchSize,
+        (key, write) -> withLease(key, write),
+        () -> subscribed.remove(p.name()));
   }
 
   @Override
@@ -683,8 +819,11 @@ public final class Engine implements Watukuy {
     for (Poller<Object> p : pollers.values())
       for (PollerKey key : keysOf(p)) {
         // A key that never ran shows as new: idle, due now.
-        PollerState state = store.loadState(key).orElseGet(() ->
-            PollerState.create(StatePatch.schedule(ScheduleMachine.initial(p)), now));
+        PollerState state =
+            store
+                .loadState(key)
+                .orElseGet(
+                    () -> PollerState.create(StatePatch.schedule(ScheduleMachine.initial(p)), now));
         out.add(Inspect.key(store, key, state, cycles.get(p.name()).laneCursor(), now));
       }
     return new io.watukuy.Inspection(now, out);
@@ -723,7 +862,8 @@ public final class Engine implements Watukuy {
 
     @Override
     public List<ParkedEvent> list(String poller) {
-      if (!pollers.containsKey(poller)) throw new ConfigException("parked: unknown poller '" + poller + "'");
+      if (!pollers.containsKey(poller))
+        throw new ConfigException("parked: unknown poller '" + poller + "'");
       List<ParkedEvent> out = new ArrayList<>();
       for (PollerKey key : store.listKeys(poller))
         for (ParkedRow row : store.listParked(key, null, LIMIT)) out.add(new ParkedEvent(key, row));

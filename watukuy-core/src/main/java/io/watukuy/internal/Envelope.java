@@ -83,8 +83,19 @@ public final class Envelope {
   /** The JSON form of a delivered event: the stored envelope with its attempt. */
   public static String toJson(ChangeEvent<?> e) {
     ObjectNode n =
-        of(e.id(), e.type(), e.source(), e.partition(), e.identity(), e.orderingKey(), e.version(),
-            e.hash(), e.schemaVersion(), e.lane(), e.sequence(), e.observedAt(),
+        of(
+            e.id(),
+            e.type(),
+            e.source(),
+            e.partition(),
+            e.identity(),
+            e.orderingKey(),
+            e.version(),
+            e.hash(),
+            e.schemaVersion(),
+            e.lane(),
+            e.sequence(),
+            e.observedAt(),
             e.data() == null ? null : Json.MAPPER.valueToTree(e.data()),
             e.previous() == null ? null : Json.MAPPER.valueToTree(e.previous()));
     n.put("attempt", e.attempt());

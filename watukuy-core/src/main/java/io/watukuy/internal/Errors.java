@@ -30,8 +30,7 @@ final class Errors {
 
   /** {@code history} (a JSON array or null) with one more failed attempt appended. */
   static ArrayNode appendAttempt(@Nullable String history, int attempt, Instant at, Throwable t) {
-    ArrayNode a =
-        history == null ? Json.MAPPER.createArrayNode() : (ArrayNode) Json.tree(history);
+    ArrayNode a = history == null ? Json.MAPPER.createArrayNode() : (ArrayNode) Json.tree(history);
     ObjectNode o = a.addObject();
     o.put("attempt", attempt);
     o.put("at", Envelope.instant(at));

@@ -18,10 +18,12 @@ final class Inspect {
 
   private Inspect() {}
 
-  static KeyInspection key(StateStore store, PollerKey key, PollerState state, LaneCursor<Object> lane, Instant now) {
+  static KeyInspection key(
+      StateStore store, PollerKey key, PollerState state, LaneCursor<Object> lane, Instant now) {
     ScheduleState s = state.schedule();
     Map<String, JsonNode> cursors = new LinkedHashMap<>();
-    state.cursors().entrySet().stream().sorted(Map.Entry.comparingByKey())
+    state.cursors().entrySet().stream()
+        .sorted(Map.Entry.comparingByKey())
         .forEach(e -> cursors.put(e.getKey(), Json.tree(e.getValue())));
     Long lag = null;
     try {
@@ -32,9 +34,27 @@ final class Inspect {
     Map<String, Long> byKind = new LinkedHashMap<>();
     for (ParkedKind k : ParkedKind.values())
       byKind.put(k.wire(), (long) store.listParked(key, k, PARKED_LIMIT).size());
-    return new KeyInspection(key.poller(), key.partition(), s.state(), s.paused(), s.nextDueAt(), s.dueReason(),
-        s.intervalMs(), s.consecutiveFailures(), s.throttledUntil(), s.circuit(), store.getLease(key).orElse(null),
-        cursors, lag, store.countPending(key), store.countParked(key), byKind, store.countItems(key), s.lastPoll(),
-        s.lastError(), s.lastReconcileAt(), s.backfill());
+    return new KeyInspection(
+        key.poller(),
+        key.partition(),
+        s.state(),
+        s.paused(),
+        s.nextDueAt(),
+        s.dueReason(),
+        s.intervalMs(),
+        s.consecutiveFailures(),
+        s.throttledUntil(),
+        s.circuit(),
+        store.getLease(key).orElse(null),
+        cursors,
+        lag,
+        store.countPending(key),
+        store.countParked(key),
+        byKind,
+        store.countItems(key),
+        s.lastPoll(),
+        s.lastError(),
+        s.lastReconcileAt(),
+        s.backfill());
   }
 }

@@ -5,8 +5,8 @@ import io.watukuy.internal.diff.Jcs;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One fetched item with what the diff needs: its JSON form, identity, version, ordering key.
- * The hash is computed on demand, because most polls re-see unchanged items whose version alone
+ * One fetched item with what the diff needs: its JSON form, identity, version, ordering key. The
+ * hash is computed on demand, because most polls re-see unchanged items whose version alone
  * decides.
  */
 public final class ItemView {
@@ -19,6 +19,7 @@ public final class ItemView {
   final boolean tombstone;
   private final @Nullable Object fingerprint;
   private @Nullable String hash;
+
   /** The validator's problems, or null when valid (or not validated). */
   java.util.@Nullable List<String> problems;
 

@@ -17,9 +17,9 @@ import io.watukuy.Page;
 import io.watukuy.ParkedKind;
 import io.watukuy.ParkedRow;
 import io.watukuy.Poller;
-import io.watukuy.Reconcile;
 import io.watukuy.PollerKey;
 import io.watukuy.PollerState;
+import io.watukuy.Reconcile;
 import io.watukuy.Retain;
 import io.watukuy.ScheduleState;
 import io.watukuy.StatePatch;
@@ -51,12 +51,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One run of one key (How it works, "The poll cycle"): due check, lease, drain, live lane page
- * by page with one commit per page, deletes after a completed full scan, schedule, release.
+ * One run of one key (How it works, "The poll cycle"): due check, lease, drain, live lane page by
+ * page with one commit per page, deletes after a completed full scan, schedule, release.
  */
 final class KeyCycle {
   private static final Logger log = LoggerFactory.getLogger(KeyCycle.class);
-  // Errors that are also in the KeyReport: a separate logger, so a caller that reports them can mute it.
+  // Errors that are also in the KeyReport: a separate logger, so a caller that reports them can
+  // mute it.
   private static final Logger errors = LoggerFactory.getLogger(io.watukuy.Watukuy.ERROR_LOGGER);
   private static final String LIVE = "live";
   private static final String BACKFILL = "backfill";
@@ -82,7 +83,8 @@ final class KeyCycle {
     this.lane = lane;
     this.handler = handler;
     this.pollerLog = LoggerFactory.getLogger("io.watukuy.poller." + poller.name());
-    this.reconcileCursor = io.watukuy.internal.cursor.LaneCursors.of(poller.name(), io.watukuy.Cursors.page());
+    this.reconcileCursor =
+        io.watukuy.internal.cursor.LaneCursors.of(poller.name(), io.watukuy.Cursors.page());
   }
 
   /** Tells the listener what the new schedule changed: throttle, circuit opened or closed. */
@@ -90,9 +92,12 @@ final class KeyCycle {
     WatukuyListener l = cx.listener();
     if (after.throttledUntil() != null && !after.throttledUntil().equals(before.throttledUntil()))
       Dispatcher.safe(() -> l.onThrottled(key, after.throttledUntil()));
-    if (after.circuit() != null && (before.circuit() == null || !after.circuit().probeAt().equals(before.circuit().probeAt())))
+    if (after.circuit() != null
+        && (before.circuit() == null
+            || !after.circuit().probeAt().equals(before.circuit().probeAt())))
       Dispatcher.safe(() -> l.onCircuitOpen(key, after.circuit().probeAt()));
-    if (before.circuit() != null && after.circuit() == null) Dispatcher.safe(() -> l.onCircuitClose(key));
+    if (before.circuit() != null && after.circuit() == null)
+      Dispatcher.safe(() -> l.onCircuitClose(key));
   }
 
   /** The engine side of the poller's live strategy. */
@@ -101,10 +106,10 @@ final class KeyCycle {
   }
 
   /**
-   * The earliest time a key found not due can need a cycle, as far as its stored schedule says:
-   * the live lane's due time (throttle end, circuit probe, next due), the next reconcile, and at
-   * the latest {@code schedule.min} from now, so that a change made elsewhere (a trigger or resume
-   * from another process) is seen within one minimum interval.
+   * The earliest time a key found not due can need a cycle, as far as its stored schedule says: the
+   * live lane's due time (throttle end, circuit probe, next due), the next reconcile, and at the
+   * latest {@code schedule.min} from now, so that a change made elsewhere (a trigger or resume from
+   * another process) is seen within one minimum interval.
    */
   private Instant nextAttention(ScheduleState s, Instant now) {
     Instant at = now.plus(poller.schedule().min());
@@ -115,7 +120,8 @@ final class KeyCycle {
       if (live == null || live.isBefore(at)) at = live == null ? now : live;
       Reconcile<Object> reconcile = poller.reconcile();
       if (reconcile != null) {
-        Instant next = s.lastReconcileAt() == null ? now : s.lastReconcileAt().plus(reconcile.every());
+        Instant next =
+            s.lastReconcileAt() == null ? now : s.lastReconcileAt().plus(reconcile.every());
         if (next.isBefore(at)) at = next;
       }
     }
@@ -128,15 +134,20 @@ final class KeyCycle {
     Instant now = cx.time().now();
     Optional<PollerState> loaded = store.loadState(key);
     ScheduleState schedule =
-        loaded.map(PollerState::schedule).orElseGet(() -> ScheduleState.initial(poller.schedule().min().toMillis()));
+        loaded
+            .map(PollerState::schedule)
+            .orElseGet(() -> ScheduleState.initial(poller.schedule().min().toMillis()));
 
     ScheduleMachine.Due due = ScheduleMachine.due(schedule, now, false);
     boolean blocked = !due.due() && due.skipped() != Outcome.SKIPPED_NOT_DUE;
     boolean liveDue = due.due();
     Outcome notDue = due.skipped() == null ? Outcome.SKIPPED_NOT_DUE : due.skipped();
     Reconcile<Object> reconcile = poller.reconcile();
-    boolean reconcileDue = !blocked && reconcile != null
-        && (schedule.lastReconcileAt() == null || !now.isBefore(schedule.lastReconcileAt().plus(reconcile.every())));
+    boolean reconcileDue =
+        !blocked
+            && reconcile != null
+            && (schedule.lastReconcileAt() == null
+                || !now.isBefore(schedule.lastReconcileAt().plus(reconcile.every())));
     // Backfill runs at the live lane's pace (and so under its pacing), after live and reconcile.
     boolean backfillDue = liveDue && schedule.backfill() != null;
     Attached attached = handler.get();
@@ -188,16 +199,26 @@ final class KeyCycle {
         backfill = run.backfill;
         ScheduleState next = schedule;
         if (liveDue) {
-          next = ScheduleMachine.afterCycle(poller, schedule, run.outcome(null), cx.time().now(), cx.random());
-          if (run.delivery != null && run.delivery.halted) next = ScheduleMachine.poisonHalt(poller, next, cx.time().now());
+          next =
+              ScheduleMachine.afterCycle(
+                  poller, schedule, run.outcome(null), cx.time().now(), cx.random());
+          if (run.delivery != null && run.delivery.halted)
+            next = ScheduleMachine.poisonHalt(poller, next, cx.time().now());
         } else if (run.delivery != null && run.delivery.halted) {
           next = ScheduleMachine.poisonHalt(poller, schedule, cx.time().now());
         }
         next = withLanes(next, lastReconcileAt, backfill);
         announce(key, schedule, next);
-        next = Operations.mergeConcurrent(next, store.loadState(key).map(PollerState::schedule).orElse(null), schedule);
-        if (!next.equals(schedule) || !run.cursors.equals(run.state == null ? Map.of() : run.state.cursors()))
-          store.saveState(key, keeper.lease(), new StatePatch(Map.copyOf(run.cursors), next, null, null), cx.time().now());
+        next =
+            Operations.mergeConcurrent(
+                next, store.loadState(key).map(PollerState::schedule).orElse(null), schedule);
+        if (!next.equals(schedule)
+            || !run.cursors.equals(run.state == null ? Map.of() : run.state.cursors()))
+          store.saveState(
+              key,
+              keeper.lease(),
+              new StatePatch(Map.copyOf(run.cursors), next, null, null),
+              cx.time().now());
         if (poller.log().enabled() && run.committed > 0)
           store.pruneLog(key, cx.time().now().minus(poller.log().retention()));
         noHandlerWarning(run);
@@ -218,9 +239,13 @@ final class KeyCycle {
         errors.warn("{}: cycle failed: {}", key, e.getMessage());
         Dispatcher.safe(() -> cx.listener().onError(key, e));
         if (liveDue || reconcileDue || backfillDue || run.pages > 0) {
-          ScheduleState next = ScheduleMachine.afterCycle(poller, schedule, run.outcome(e), cx.time().now(), cx.random());
+          ScheduleState next =
+              ScheduleMachine.afterCycle(
+                  poller, schedule, run.outcome(e), cx.time().now(), cx.random());
           try {
-            next = Operations.mergeConcurrent(next, store.loadState(key).map(PollerState::schedule).orElse(null), schedule);
+            next =
+                Operations.mergeConcurrent(
+                    next, store.loadState(key).map(PollerState::schedule).orElse(null), schedule);
           } catch (RuntimeException readFailed) {
             e.addSuppressed(readFailed);
           }
@@ -250,7 +275,11 @@ final class KeyCycle {
    * cut short is retried after {@code every} and a backfill at the live lane's next cycle, as when
    * they are truncated.
    */
-  private KeyReport deferred(Run run, ScheduleState schedule, boolean liveDue, RuntimeException error,
+  private KeyReport deferred(
+      Run run,
+      ScheduleState schedule,
+      boolean liveDue,
+      RuntimeException error,
       io.watukuy.BudgetTimeoutException budget) {
     PollerKey key = run.key;
     StateStore store = cx.store();
@@ -260,20 +289,36 @@ final class KeyCycle {
     ScheduleState next = schedule;
     boolean liveCut = run.spec == null || run.spec.lane() == Lane.LIVE;
     if (liveDue)
-      next = ScheduleMachine.afterCycle(poller, schedule, run.outcome(liveCut ? error : null), cx.time().now(), cx.random());
-    if (run.delivery != null && run.delivery.halted) next = ScheduleMachine.poisonHalt(poller, next, cx.time().now());
+      next =
+          ScheduleMachine.afterCycle(
+              poller, schedule, run.outcome(liveCut ? error : null), cx.time().now(), cx.random());
+    if (run.delivery != null && run.delivery.halted)
+      next = ScheduleMachine.poisonHalt(poller, next, cx.time().now());
     next = withLanes(next, lastReconcileAt, run.backfill);
     announce(key, schedule, next);
-    next = Operations.mergeConcurrent(next, store.loadState(key).map(PollerState::schedule).orElse(null), schedule);
-    if (!next.equals(schedule) || !run.cursors.equals(run.state == null ? Map.of() : run.state.cursors()))
-      store.saveState(key, run.keeper.lease(), new StatePatch(Map.copyOf(run.cursors), next, null, null), cx.time().now());
+    next =
+        Operations.mergeConcurrent(
+            next, store.loadState(key).map(PollerState::schedule).orElse(null), schedule);
+    if (!next.equals(schedule)
+        || !run.cursors.equals(run.state == null ? Map.of() : run.state.cursors()))
+      store.saveState(
+          key,
+          run.keeper.lease(),
+          new StatePatch(Map.copyOf(run.cursors), next, null, null),
+          cx.time().now());
     noHandlerWarning(run);
     return run.report(Outcome.DEFERRED, budget);
   }
 
   private Delivery newDelivery(Run run, Attached attached) {
     Set<String> held = cx.store().heldKeys(run.key);
-    return new Delivery(run.key, run.keeper, attached.handler(), attached.type(), poller.delivery(), held,
+    return new Delivery(
+        run.key,
+        run.keeper,
+        attached.handler(),
+        attached.type(),
+        poller.delivery(),
+        held,
         run.limits.cancelled());
   }
 
@@ -293,12 +338,33 @@ final class KeyCycle {
    *     starts from its initial cursor every cycle
    * @param target backfill's target cursor, or null
    */
-  record LaneSpec(Lane lane, LaneCursor<Object> cursor, io.watukuy.Fetcher<Object, Object> fetch,
-      @Nullable String cursorKey, boolean fullScan, @Nullable Object target, boolean force) {}
+  record LaneSpec(
+      Lane lane,
+      LaneCursor<Object> cursor,
+      io.watukuy.Fetcher<Object, Object> fetch,
+      @Nullable String cursorKey,
+      boolean fullScan,
+      @Nullable Object target,
+      boolean force) {}
 
-  private static ScheduleState withLanes(ScheduleState s, @Nullable Instant lastReconcileAt, ScheduleState.@Nullable Backfill backfill) {
-    return new ScheduleState(s.v(), s.state(), s.paused(), s.nextDueAt(), s.dueReason(), s.intervalMs(),
-        s.consecutiveFailures(), s.throttledUntil(), s.circuit(), s.lastPoll(), s.lastError(), lastReconcileAt, backfill);
+  private static ScheduleState withLanes(
+      ScheduleState s,
+      @Nullable Instant lastReconcileAt,
+      ScheduleState.@Nullable Backfill backfill) {
+    return new ScheduleState(
+        s.v(),
+        s.state(),
+        s.paused(),
+        s.nextDueAt(),
+        s.dueReason(),
+        s.intervalMs(),
+        s.consecutiveFailures(),
+        s.throttledUntil(),
+        s.circuit(),
+        s.lastPoll(),
+        s.lastError(),
+        lastReconcileAt,
+        backfill);
   }
 
   /** The reconcile lane: page numbers from 1 over the poller's reconcile fetch, a full listing. */
@@ -306,7 +372,8 @@ final class KeyCycle {
   private @Nullable LaneSpec reconcileSpec() {
     Reconcile<Object> r = poller.reconcile();
     if (r == null) return null;
-    io.watukuy.Fetcher<Object, Object> fetch = (io.watukuy.Fetcher<Object, Object>) (io.watukuy.Fetcher<?, ?>) r.fetch();
+    io.watukuy.Fetcher<Object, Object> fetch =
+        (io.watukuy.Fetcher<Object, Object>) (io.watukuy.Fetcher<?, ?>) r.fetch();
     return new LaneSpec(Lane.RECONCILE, reconcileCursor, fetch, null, true, null, false);
   }
 
@@ -319,15 +386,29 @@ final class KeyCycle {
     }
     Object target = b.to() == null ? null : lane.fromRaw(b.to());
     // A page cursor back at its first page (a completed listing) is no target: list to the end.
-    if (target != null && java.util.Objects.equals(lane.encode(target), lane.encode(lane.initial()))) target = null;
-    return new LaneSpec(Lane.BACKFILL, lane, (io.watukuy.Fetcher<Object, Object>) poller.fetch(), BACKFILL,
-        false, target, b.force());
+    if (target != null
+        && java.util.Objects.equals(lane.encode(target), lane.encode(lane.initial())))
+      target = null;
+    return new LaneSpec(
+        Lane.BACKFILL,
+        lane,
+        (io.watukuy.Fetcher<Object, Object>) poller.fetch(),
+        BACKFILL,
+        false,
+        target,
+        b.force());
   }
 
   @SuppressWarnings("unchecked")
   LaneSpec liveSpec() {
-    return new LaneSpec(Lane.LIVE, lane, (io.watukuy.Fetcher<Object, Object>) poller.fetch(), LIVE,
-        lane.fullScan(), null, false);
+    return new LaneSpec(
+        Lane.LIVE,
+        lane,
+        (io.watukuy.Fetcher<Object, Object>) poller.fetch(),
+        LIVE,
+        lane.fullScan(),
+        null,
+        false);
   }
 
   /**
@@ -358,7 +439,8 @@ final class KeyCycle {
       int pageNo = ++pages;
       // Before the first commit there is no watermark to overlap: the first request carries the
       // initial cursor exactly (Cursor strategies, pitfall 5).
-      Object sent = key != null && run.cursors.containsKey(key) ? lc.forFetch(stored, pageNo) : stored;
+      Object sent =
+          key != null && run.cursors.containsKey(key) ? lc.forFetch(stored, pageNo) : stored;
       Page<Object> page = fetch(run, spec, sent, pageNo);
       run.pages++;
       if (page.isNotModified()) {
@@ -366,8 +448,13 @@ final class KeyCycle {
           run.notModified = true;
           return false; // the whole listing is one page and unchanged: idle, no deletes
         }
-        throw new FetchException(poller.name(), run.key.partition(), pageNo, -1,
-            "a 304 Not Modified can only stand for a listing whose previous cycle was one page", null);
+        throw new FetchException(
+            poller.name(),
+            run.key.partition(),
+            pageNo,
+            -1,
+            "a 304 Not Modified can only stand for a listing whose previous cycle was one page",
+            null);
       }
       List<ItemView> views = views(run, page, pageNo);
       run.items += views.size();
@@ -376,7 +463,8 @@ final class KeyCycle {
       try {
         step = lc.advance(stored, sent, page, views, cx.time().now());
       } catch (BadPage e) {
-        throw new FetchException(poller.name(), run.key.partition(), pageNo, e.itemIndex(), e.getMessage(), null);
+        throw new FetchException(
+            poller.name(), run.key.partition(), pageNo, e.itemIndex(), e.getMessage(), null);
       }
       if (seen != null) for (ItemView v : views) seen.add(v.identity);
       if (spec.target() != null) step = stopAtTarget(lc, step, spec.target());
@@ -396,9 +484,15 @@ final class KeyCycle {
         // twice in a row (e.g. more ties than a page and no way to page past them), instead of
         // burning the page cap, and say why.
         if (ids.equals(previousIds)) {
-          log.warn("{}: {} page {} returned the items of page {} again without moving the cursor ({}); ending"
-              + " the lane to avoid requesting the same page again; for timestamp cursors set a tieBreak or a"
-              + " larger page", run.key, spec.lane().wire(), pageNo, pageNo - 1, lc.encode(stored));
+          log.warn(
+              "{}: {} page {} returned the items of page {} again without moving the cursor ({}); ending"
+                  + " the lane to avoid requesting the same page again; for timestamp cursors set a tieBreak or a"
+                  + " larger page",
+              run.key,
+              spec.lane().wire(),
+              pageNo,
+              pageNo - 1,
+              lc.encode(stored));
           break;
         }
       }
@@ -408,8 +502,11 @@ final class KeyCycle {
     if (truncated) {
       run.truncated = true;
       if (spec.fullScan())
-        log.warn("{}: the {} listing has more than maxPagesPerCycle={} pages or outlasted the tick deadline;"
-            + " no deletes this cycle, and the next one starts again at page 1", run.key, spec.lane().wire(),
+        log.warn(
+            "{}: the {} listing has more than maxPagesPerCycle={} pages or outlasted the tick deadline;"
+                + " no deletes this cycle, and the next one starts again at page 1",
+            run.key,
+            spec.lane().wire(),
             poller.maxPagesPerCycle());
       else if (spec.lane() == Lane.LIVE) run.catchUp = true;
     }
@@ -418,7 +515,8 @@ final class KeyCycle {
   }
 
   /** A backfill page that crosses its target: the items past it are left out and the lane ends. */
-  private static Step<Object> stopAtTarget(LaneCursor<Object> lc, Step<Object> step, Object target) {
+  private static Step<Object> stopAtTarget(
+      LaneCursor<Object> lc, Step<Object> step, Object target) {
     List<ItemView> kept = new ArrayList<>(step.kept().size());
     boolean crossed = false;
     for (ItemView v : step.kept()) {
@@ -428,7 +526,8 @@ final class KeyCycle {
     return crossed ? new Step<>(step.next(), true, kept, true) : step;
   }
 
-  private static boolean samePosition(LaneCursor<Object> lc, @Nullable Object a, @Nullable Object b) {
+  private static boolean samePosition(
+      LaneCursor<Object> lc, @Nullable Object a, @Nullable Object b) {
     return java.util.Objects.equals(lc.encode(a), lc.encode(b));
   }
 
@@ -441,17 +540,24 @@ final class KeyCycle {
       return Page.notModified();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new FetchException(poller.name(), run.key.partition(), pageNo, -1, "fetch interrupted", e);
+      throw new FetchException(
+          poller.name(), run.key.partition(), pageNo, -1, "fetch interrupted", e);
     } catch (io.watukuy.WatukuyException e) {
       if (e instanceof io.watukuy.BudgetTimeoutException) throw e;
       throw new FetchException(poller.name(), run.key.partition(), pageNo, -1, e.getMessage(), e);
     } catch (Exception e) {
       if (notModifiedCause(e)) return Page.notModified();
-      throw new FetchException(poller.name(), run.key.partition(), pageNo, -1,
-          "fetch threw " + e.getClass().getSimpleName() + ": " + e.getMessage(), e);
+      throw new FetchException(
+          poller.name(),
+          run.key.partition(),
+          pageNo,
+          -1,
+          "fetch threw " + e.getClass().getSimpleName() + ": " + e.getMessage(),
+          e);
     }
     if (page == null)
-      throw new FetchException(poller.name(), run.key.partition(), pageNo, -1, "fetch returned no page (null)", null);
+      throw new FetchException(
+          poller.name(), run.key.partition(), pageNo, -1, "fetch returned no page (null)", null);
     return page;
   }
 
@@ -471,7 +577,8 @@ final class KeyCycle {
       try {
         problems = validator.validate(v.item());
       } catch (RuntimeException e) {
-        problems = List.of("validator threw " + e.getClass().getSimpleName() + ": " + e.getMessage());
+        problems =
+            List.of("validator threw " + e.getClass().getSimpleName() + ": " + e.getMessage());
       }
       if (problems != null && !problems.isEmpty()) v.problems = List.copyOf(problems);
     }
@@ -491,7 +598,10 @@ final class KeyCycle {
         String identity = valueText(run, pageNo, i, "identity", poller.identity().apply(item));
         if (identity == null) throw bad(run, pageNo, i, "identity is missing (null)", null);
         if (identity.isEmpty()) throw bad(run, pageNo, i, "identity is empty", null);
-        String version = poller.version() == null ? null : valueText(run, pageNo, i, "version", poller.version().apply(item));
+        String version =
+            poller.version() == null
+                ? null
+                : valueText(run, pageNo, i, "version", poller.version().apply(item));
         String orderingKey = ordering == null ? identity : ordering.apply(item);
         if (orderingKey == null) throw bad(run, pageNo, i, "orderingKey is null", null);
         boolean dead = tombstone != null && tombstone.test(item);
@@ -506,15 +616,22 @@ final class KeyCycle {
     return views;
   }
 
-  private @Nullable String valueText(Run run, int pageNo, int index, String field, @Nullable Object value) {
+  private @Nullable String valueText(
+      Run run, int pageNo, int index, String field, @Nullable Object value) {
     try {
       return Values.text(value);
     } catch (IllegalArgumentException e) {
-      throw bad(run, pageNo, index, field + " must be a string or an integer, but was " + e.getMessage(), null);
+      throw bad(
+          run,
+          pageNo,
+          index,
+          field + " must be a string or an integer, but was " + e.getMessage(),
+          null);
     }
   }
 
-  private FetchException bad(Run run, int pageNo, int index, String problem, @Nullable Throwable cause) {
+  private FetchException bad(
+      Run run, int pageNo, int index, String problem, @Nullable Throwable cause) {
     return new FetchException(poller.name(), run.key.partition(), pageNo, index, problem, cause);
   }
 
@@ -538,7 +655,8 @@ final class KeyCycle {
     }
     Set<String> lookups = new HashSet<>(latest.keySet());
     lookups.addAll(page.tombstones());
-    Map<String, ItemRow> stored = lookups.isEmpty() ? Map.of() : cx.store().loadVersions(run.key, lookups);
+    Map<String, ItemRow> stored =
+        lookups.isEmpty() ? Map.of() : cx.store().loadVersions(run.key, lookups);
 
     Batch batch = new Batch(run, now);
     for (ItemView v : latest.values()) {
@@ -548,18 +666,21 @@ final class KeyCycle {
         continue;
       }
       if (row != null && v.version != null && v.version.equals(row.version())) {
-        if (spec.force()) batch.change(EventType.UPDATED, v, row.hash(), row); // backfill force re-emits
+        if (spec.force())
+          batch.change(EventType.UPDATED, v, row.hash(), row); // backfill force re-emits
         continue; // unchanged, no hash
       }
       String hash;
       try {
         hash = v.hash();
       } catch (CanonicalizationException e) {
-        throw bad(run, pageNo, v.index(), "cannot be canonicalized (RFC 8785): " + e.getMessage(), e);
+        throw bad(
+            run, pageNo, v.index(), "cannot be canonicalized (RFC 8785): " + e.getMessage(), e);
       }
       if (row != null && hash.equals(row.hash())) {
         if (spec.force()) batch.change(EventType.UPDATED, v, hash, row);
-        else if (v.version != null && !v.version.equals(row.version())) batch.upserts.add(itemRow(v, hash, now));
+        else if (v.version != null && !v.version.equals(row.version()))
+          batch.upserts.add(itemRow(v, hash, now));
         continue;
       }
       batch.change(row == null ? EventType.CREATED : EventType.UPDATED, v, hash, row);
@@ -590,27 +711,44 @@ final class KeyCycle {
     String itemJson = v.json.toString();
     // Deterministic, so the same invalid item seen again replaces its parked row.
     String id = "invalid-" + Sha256.hex(v.identity + "\n" + itemJson).substring(0, 16);
-    return new ParkedRow(id, ParkedKind.INVALID, null, null, v.orderingKey, null, itemJson, error.toString(), 0, now, null);
+    return new ParkedRow(
+        id,
+        ParkedKind.INVALID,
+        null,
+        null,
+        v.orderingKey,
+        null,
+        itemJson,
+        error.toString(),
+        0,
+        now,
+        null);
   }
 
   private ItemRow itemRow(ItemView v, String hash, Instant now) {
     String payload = poller.retain() == Retain.PAYLOAD ? v.json.toString() : null;
-    return new ItemRow(v.identity, v.version, hash, poller.schemaVersion(), payload, v.orderingKey, now);
+    return new ItemRow(
+        v.identity, v.version, hash, poller.schemaVersion(), payload, v.orderingKey, now);
   }
 
   private void commit(Run run, Batch batch, List<ParkedRow> parked) throws InterruptedException {
     StatePatch patch =
-        new StatePatch(Map.copyOf(run.cursors), run.state == null ? ScheduleState.initial(poller.schedule().min().toMillis()) : null,
-            poller.schemaVersion(), run.lastSequence);
+        new StatePatch(
+            Map.copyOf(run.cursors),
+            run.state == null ? ScheduleState.initial(poller.schedule().min().toMillis()) : null,
+            poller.schemaVersion(),
+            run.lastSequence);
     CommitBatch commit =
-        new CommitBatch(patch, batch.upserts, batch.deletes, batch.events, poller.log().enabled(), parked);
+        new CommitBatch(
+            patch, batch.upserts, batch.deletes, batch.events, poller.log().enabled(), parked);
     cx.store().commitPoll(run.key, run.keeper.lease(), commit, batch.now);
     if (run.state == null) run.state = PollerState.create(patch, batch.now);
     run.committed += batch.events.size();
     run.parked += parked.size();
     for (ParkedRow p : parked) Dispatcher.safe(() -> cx.listener().onParked(run.key, p));
     run.keeper.renew();
-    if (run.delivery != null && !batch.events.isEmpty()) cx.dispatcher().deliver(run.delivery, batch.events);
+    if (run.delivery != null && !batch.events.isEmpty())
+      cx.dispatcher().deliver(run.delivery, batch.events);
   }
 
   /** After a completed full listing: deleted events for stored identities not listed. */
@@ -654,26 +792,64 @@ final class KeyCycle {
 
     void change(EventType type, ItemView v, String hash, @Nullable ItemRow previous) {
       String versionOrHash = v.version != null ? v.version : hash;
-      JsonNode prior = previous != null && previous.payload() != null && poller.retain() == Retain.PAYLOAD
-          ? Json.tree(previous.payload()) : null;
+      JsonNode prior =
+          previous != null && previous.payload() != null && poller.retain() == Retain.PAYLOAD
+              ? Json.tree(previous.payload())
+              : null;
       event(type, v.identity, v.orderingKey, versionOrHash, hash, v.json, prior);
       upserts.add(itemRow(v, hash, now));
     }
 
     void delete(ItemRow row) {
-      JsonNode last = row.payload() != null && poller.retain() == Retain.PAYLOAD ? Json.tree(row.payload()) : null;
-      event(EventType.DELETED, row.identity(), row.orderingKey(), row.versionOrHash(), row.hash(), last, last);
+      JsonNode last =
+          row.payload() != null && poller.retain() == Retain.PAYLOAD
+              ? Json.tree(row.payload())
+              : null;
+      event(
+          EventType.DELETED,
+          row.identity(),
+          row.orderingKey(),
+          row.versionOrHash(),
+          row.hash(),
+          last,
+          last);
       deletes.add(row.identity());
     }
 
-    private void event(EventType type, String identity, String orderingKey, String versionOrHash,
-        String hash, @Nullable JsonNode data, @Nullable JsonNode previous) {
+    private void event(
+        EventType type,
+        String identity,
+        String orderingKey,
+        String versionOrHash,
+        String hash,
+        @Nullable JsonNode data,
+        @Nullable JsonNode previous) {
       long seq = ++run.lastSequence;
-      String id = EventIds.eventId(poller.name(), run.key.partition(), identity, versionOrHash,
-          poller.schemaVersion(), type.wire());
-      String envelope = Envelope.of(id, type, poller.name(), run.key.partition(), identity, orderingKey,
-          versionOrHash, hash, poller.schemaVersion(), run.spec == null ? Lane.LIVE : run.spec.lane(), seq, now, data,
-          previous).toString();
+      String id =
+          EventIds.eventId(
+              poller.name(),
+              run.key.partition(),
+              identity,
+              versionOrHash,
+              poller.schemaVersion(),
+              type.wire());
+      String envelope =
+          Envelope.of(
+                  id,
+                  type,
+                  poller.name(),
+                  run.key.partition(),
+                  identity,
+                  orderingKey,
+                  versionOrHash,
+                  hash,
+                  poller.schemaVersion(),
+                  run.spec == null ? Lane.LIVE : run.spec.lane(),
+                  seq,
+                  now,
+                  data,
+                  previous)
+              .toString();
       events.add(OutboxRow.pending(seq, id, orderingKey, envelope, now));
     }
   }
@@ -688,24 +864,34 @@ final class KeyCycle {
     Map<String, String> cursors = new HashMap<>();
     long lastSequence;
     @Nullable Delivery delivery;
+
     /** The lane running now. */
     @Nullable LaneSpec spec;
+
     /** The reconcile time to store: the stored one, or now once this run's listing ended. */
     @Nullable Instant lastReconcileAt;
+
     /** The backfill to store: the stored one, or null once this run reached its target. */
     ScheduleState.@Nullable Backfill backfill;
+
     int pages;
+
     /** Items fetched, all pages. */
     int items;
+
     /** Pages of the live lane: what decides whether the next 304 can be trusted. */
     int livePages;
+
     /** Whether the lane that ran last was cut short (page cap or deadline). */
     boolean laneTruncated;
+
     int committed;
     int parked;
     boolean truncated;
+
     /** Truncated with progress kept in the cursor: due again at once. */
     boolean catchUp;
+
     boolean notModified;
     io.watukuy.@Nullable HttpResult lastResponse;
     final long startedNanos;
@@ -725,8 +911,16 @@ final class KeyCycle {
     }
 
     CycleOutcome outcome(@Nullable RuntimeException error) {
-      return new CycleOutcome(livePages, items, committed, catchUp, notModified, durationMs(),
-          delivery != null && delivery.halted, error, lastResponse);
+      return new CycleOutcome(
+          livePages,
+          items,
+          committed,
+          catchUp,
+          notModified,
+          durationMs(),
+          delivery != null && delivery.halted,
+          error,
+          lastResponse);
     }
 
     long durationMs() {
@@ -736,7 +930,16 @@ final class KeyCycle {
     KeyReport report(Outcome outcome, @Nullable Throwable error) {
       int delivered = delivery == null ? 0 : delivery.delivered;
       int parkedEvents = delivery == null ? 0 : delivery.parked;
-      return new KeyReport(key, outcome, pages, committed, delivered, parked + parkedEvents, truncated, notModified, error);
+      return new KeyReport(
+          key,
+          outcome,
+          pages,
+          committed,
+          delivered,
+          parked + parkedEvents,
+          truncated,
+          notModified,
+          error);
     }
   }
 
@@ -797,7 +1000,8 @@ final class KeyCycle {
 
     @Override
     public io.watukuy.Http http() {
-      if (http == null) http = new io.watukuy.internal.http.DefaultHttp(cx.httpClient().get(), this);
+      if (http == null)
+        http = new io.watukuy.internal.http.DefaultHttp(cx.httpClient().get(), this);
       return http;
     }
 
@@ -849,13 +1053,21 @@ final class KeyCycle {
       String budget = poller.budget();
       if (budget == null) return;
       try {
-        cx.budgets().acquire(budget, run.key, laneName, poller.weight(), poller.maxWait(),
-            run.limits.deadlineNanos(), run.limits.stopping(),
-            wait -> Dispatcher.safe(() -> cx.listener().onBudgetWait(run.key, budget, wait)));
+        cx.budgets()
+            .acquire(
+                budget,
+                run.key,
+                laneName,
+                poller.weight(),
+                poller.maxWait(),
+                run.limits.deadlineNanos(),
+                run.limits.stopping(),
+                wait -> Dispatcher.safe(() -> cx.listener().onBudgetWait(run.key, budget, wait)));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         java.io.InterruptedIOException cause =
-            new java.io.InterruptedIOException("interrupted while waiting for a token of budget " + budget);
+            new java.io.InterruptedIOException(
+                "interrupted while waiting for a token of budget " + budget);
         cause.initCause(e);
         throw new java.io.UncheckedIOException(cause.getMessage(), cause);
       }

@@ -8,8 +8,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The schedule side of pause, resume and trigger, as pure functions, and how a cycle keeps an
- * operation that landed while it ran (operations are unfenced writes: the cycle must not undo
- * them with its own final write).
+ * operation that landed while it ran (operations are unfenced writes: the cycle must not undo them
+ * with its own final write).
  */
 final class Operations {
   private Operations() {}
@@ -36,18 +36,37 @@ final class Operations {
    * @param stored what the store holds now
    * @param atStart what the cycle read when it started
    */
-  static ScheduleState mergeConcurrent(ScheduleState computed, @Nullable ScheduleState stored, ScheduleState atStart) {
+  static ScheduleState mergeConcurrent(
+      ScheduleState computed, @Nullable ScheduleState stored, ScheduleState atStart) {
     if (stored == null || stored.equals(atStart)) return computed;
     ScheduleState out = computed;
     if (!java.util.Objects.equals(stored.paused(), atStart.paused()))
-      out = stored.paused() != null ? ScheduleMachine.pause(out, stored.paused()) : out.withPaused(null);
-    boolean triggered = stored.dueReason() == DueReason.TRIGGER
-        && !(atStart.dueReason() == DueReason.TRIGGER && java.util.Objects.equals(stored.nextDueAt(), atStart.nextDueAt()));
-    if (triggered && stored.nextDueAt() != null) out = ScheduleMachine.trigger(out, stored.nextDueAt());
+      out =
+          stored.paused() != null
+              ? ScheduleMachine.pause(out, stored.paused())
+              : out.withPaused(null);
+    boolean triggered =
+        stored.dueReason() == DueReason.TRIGGER
+            && !(atStart.dueReason() == DueReason.TRIGGER
+                && java.util.Objects.equals(stored.nextDueAt(), atStart.nextDueAt()));
+    if (triggered && stored.nextDueAt() != null)
+      out = ScheduleMachine.trigger(out, stored.nextDueAt());
     if (!java.util.Objects.equals(stored.backfill(), atStart.backfill()))
-      out = new ScheduleState(out.v(), out.state(), out.paused(), out.nextDueAt(), out.dueReason(), out.intervalMs(),
-          out.consecutiveFailures(), out.throttledUntil(), out.circuit(), out.lastPoll(), out.lastError(),
-          out.lastReconcileAt(), stored.backfill());
+      out =
+          new ScheduleState(
+              out.v(),
+              out.state(),
+              out.paused(),
+              out.nextDueAt(),
+              out.dueReason(),
+              out.intervalMs(),
+              out.consecutiveFailures(),
+              out.throttledUntil(),
+              out.circuit(),
+              out.lastPoll(),
+              out.lastError(),
+              out.lastReconcileAt(),
+              stored.backfill());
     return out;
   }
 }

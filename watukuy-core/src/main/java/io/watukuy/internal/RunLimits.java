@@ -24,14 +24,15 @@ record RunLimits(
 
   /**
    * Tells the daemon that a key it found not due needs no visit before {@code at} (a hint: the
-   * daemon also looks again after {@code schedule.min}, and an operation of this engine clears
-   * it). {@code tick()} passes no receiver.
+   * daemon also looks again after {@code schedule.min}, and an operation of this engine clears it).
+   * {@code tick()} passes no receiver.
    */
   void wakeAt(Instant at) {
     if (wake != null) wake.accept(at);
   }
 
   boolean expired(TimeSource time) {
-    return cancelled.getAsBoolean() || (deadlineNanos != null && time.nanoTime() - deadlineNanos >= 0);
+    return cancelled.getAsBoolean()
+        || (deadlineNanos != null && time.nanoTime() - deadlineNanos >= 0);
   }
 }

@@ -64,8 +64,8 @@ import org.slf4j.LoggerFactory;
  *       not count as a failure and leaves the circuit alone. A 429 without a usable Retry-After
  *       waits until the rate-limit reset when one lies ahead, else for the next backoff delay. A
  *       503 without one is a failure.
- *   <li><b>Deferral</b>: a cycle ended by a {@link BudgetTimeoutException} (no rate-budget token
- *       in time, G6) is no failure: it is due again like a truncated cycle (catch-up), with the
+ *   <li><b>Deferral</b>: a cycle ended by a {@link BudgetTimeoutException} (no rate-budget token in
+ *       time, G6) is no failure: it is due again like a truncated cycle (catch-up), with the
  *       failure count, throttle and circuit left alone.
  *   <li><b>Backoff</b>: other errors wait {@code schedule.backoff} with full jitter after the n-th
  *       consecutive failure.
@@ -216,8 +216,8 @@ public final class ScheduleMachine {
    *   <li><b>Deferral</b> (a {@link BudgetTimeoutException} in the error's cause chain): {@code
    *       IDLE}, due after the pacing wait alone with jitter (reason {@code catch-up}); a deferred
    *       half-open probe stays {@code CIRCUIT_OPEN} with its probe due then. The failure count,
-   *       {@code throttledUntil} and the circuit's {@code openedAt} are kept; the interval moves
-   *       by AIMD only when the cycle committed events.
+   *       {@code throttledUntil} and the circuit's {@code openedAt} are kept; the interval moves by
+   *       AIMD only when the cycle committed events.
    *   <li><b>Failure</b> (any other error, a 503 without a usable Retry-After included): the
    *       failure count grows by one; a failed half-open probe re-opens the circuit for {@code
    *       circuit.probeEvery} (keeping its {@code openedAt}); reaching {@code circuit.failures}
@@ -483,8 +483,10 @@ public final class ScheduleMachine {
   private static ScheduleState deferred(
       Poller<?> poller, ScheduleState before, CycleOutcome o, Instant now, RandomGenerator random) {
     Schedule schedule = poller.schedule();
-    long interval = o.events() > 0 ? aimd(schedule, before.intervalMs(), o.events()) : before.intervalMs();
-    Instant next = now.plusMillis(jitter(pacing(rateLimit(o.lastResponse()), now), schedule.jitter(), random));
+    long interval =
+        o.events() > 0 ? aimd(schedule, before.intervalMs(), o.events()) : before.intervalMs();
+    Instant next =
+        now.plusMillis(jitter(pacing(rateLimit(o.lastResponse()), now), schedule.jitter(), random));
     @Nullable Circuit circuit =
         before.circuit() == null ? null : new Circuit(before.circuit().openedAt(), next);
     return new ScheduleState(
@@ -627,7 +629,10 @@ public final class ScheduleMachine {
       Duration previous = Duration.between(before.lastPoll().at(), before.throttledUntil());
       if (!previous.isNegative() && !previous.isZero()) {
         double grown = previous.toMillis() * b.factor();
-        wait = grown >= b.max().toMillis() ? b.max() : Duration.ofMillis((long) Math.max(grown, b.cap(1).toMillis()));
+        wait =
+            grown >= b.max().toMillis()
+                ? b.max()
+                : Duration.ofMillis((long) Math.max(grown, b.cap(1).toMillis()));
       }
     }
     return now.plus(wait);

@@ -28,8 +28,13 @@ final class Subscriber<T> implements Subscription<T> {
 
   private record Row(PollerKey key, OutboxRow row) {}
 
-  Subscriber(StateStore store, Supplier<List<PollerKey>> keys, Class<T> type, int slice,
-      BiFunction<PollerKey, Function<Lease, Void>, Void> withLease, Runnable onClose) {
+  Subscriber(
+      StateStore store,
+      Supplier<List<PollerKey>> keys,
+      Class<T> type,
+      int slice,
+      BiFunction<PollerKey, Function<Lease, Void>, Void> withLease,
+      Runnable onClose) {
     this.store = store;
     this.keys = keys;
     this.type = type;
@@ -57,10 +62,12 @@ final class Subscriber<T> implements Subscription<T> {
   private void ackPrevious() {
     Row r = unacked;
     if (r == null) return;
-    withLease.apply(r.key(), lease -> {
-      store.ackEvents(r.key(), lease, List.of(r.row().sequence()));
-      return null;
-    });
+    withLease.apply(
+        r.key(),
+        lease -> {
+          store.ackEvents(r.key(), lease, List.of(r.row().sequence()));
+          return null;
+        });
     unacked = null;
   }
 

@@ -18,15 +18,20 @@ public final class Values {
   public static @Nullable String text(@Nullable Object value) {
     if (value == null) return null;
     if (value instanceof String s) return s;
-    if (value instanceof Integer || value instanceof Long || value instanceof Short
-        || value instanceof Byte || value instanceof BigInteger) return value.toString();
+    if (value instanceof Integer
+        || value instanceof Long
+        || value instanceof Short
+        || value instanceof Byte
+        || value instanceof BigInteger) return value.toString();
     if (value instanceof JsonNode n) {
       if (n.isNull() || n.isMissingNode()) return null;
       if (n.isTextual()) return n.textValue();
       if (n.isIntegralNumber()) return n.bigIntegerValue().toString();
-      throw new IllegalArgumentException("a JSON " + n.getNodeType().name().toLowerCase() + " (" + abbreviate(n.toString()) + ")");
+      throw new IllegalArgumentException(
+          "a JSON " + n.getNodeType().name().toLowerCase() + " (" + abbreviate(n.toString()) + ")");
     }
-    throw new IllegalArgumentException(kind(value) + " (" + abbreviate(String.valueOf(value)) + ")");
+    throw new IllegalArgumentException(
+        kind(value) + " (" + abbreviate(String.valueOf(value)) + ")");
   }
 
   /** A JSON value kept as its own text: a string's contents, any other scalar's JSON text. */

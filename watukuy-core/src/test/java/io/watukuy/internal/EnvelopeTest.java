@@ -17,12 +17,44 @@ class EnvelopeTest {
 
   @Test
   void jsonFormHasEveryFieldInTheDesignOrderWithNullsPresent() {
-    String json = Envelope.of("abc", EventType.DELETED, "orders", "", "o1", "o1", "v1", null, 1, Lane.LIVE, 7, AT, null, null).toString();
+    String json =
+        Envelope.of(
+                "abc",
+                EventType.DELETED,
+                "orders",
+                "",
+                "o1",
+                "o1",
+                "v1",
+                null,
+                1,
+                Lane.LIVE,
+                7,
+                AT,
+                null,
+                null)
+            .toString();
 
     JsonNode n = Json.tree(json);
-    List<String> names = StreamSupport.stream(((Iterable<String>) n::fieldNames).spliterator(), false).toList();
-    assertThat(names).containsExactly("id", "type", "source", "partition", "identity", "orderingKey", "version",
-        "hash", "schemaVersion", "lane", "sequence", "observedAt", "data", "previous", "attempt");
+    List<String> names =
+        StreamSupport.stream(((Iterable<String>) n::fieldNames).spliterator(), false).toList();
+    assertThat(names)
+        .containsExactly(
+            "id",
+            "type",
+            "source",
+            "partition",
+            "identity",
+            "orderingKey",
+            "version",
+            "hash",
+            "schemaVersion",
+            "lane",
+            "sequence",
+            "observedAt",
+            "data",
+            "previous",
+            "attempt");
     assertThat(n.get("hash").isNull()).isTrue();
     assertThat(n.get("data").isNull()).isTrue();
     assertThat(n.get("type").asText()).isEqualTo("deleted");
@@ -32,13 +64,30 @@ class EnvelopeTest {
   @Test
   void observedAtIsUtcWithExactlyThreeFractionDigits() {
     assertThat(Envelope.instant(AT)).isEqualTo("2026-03-01T10:00:00.123Z");
-    assertThat(Envelope.instant(Instant.parse("2026-03-01T10:00:00Z"))).isEqualTo("2026-03-01T10:00:00.000Z");
+    assertThat(Envelope.instant(Instant.parse("2026-03-01T10:00:00Z")))
+        .isEqualTo("2026-03-01T10:00:00.000Z");
   }
 
   @Test
   void storedRowBecomesAnEventWithTheRowsSequenceAndNextAttempt() {
     JsonNode data = Json.tree("{\"id\":\"o1\",\"n\":1}");
-    String json = Envelope.of("abc", EventType.CREATED, "orders", "eu", "o1", "k", "v1", "h", 2, Lane.LIVE, 7, AT, data, null).toString();
+    String json =
+        Envelope.of(
+                "abc",
+                EventType.CREATED,
+                "orders",
+                "eu",
+                "o1",
+                "k",
+                "v1",
+                "h",
+                2,
+                Lane.LIVE,
+                7,
+                AT,
+                data,
+                null)
+            .toString();
     OutboxRow row = new OutboxRow(7, "abc", "k", json, 2, null, null, AT);
 
     ChangeEvent<JsonNode> e = Envelope.toEvent(row, JsonNode.class);
@@ -57,9 +106,25 @@ class EnvelopeTest {
 
   @Test
   void dataIsConvertedToThePollersItemType() {
-    String json = Envelope.of("abc", EventType.CREATED, "orders", "", "o1", "o1", "v1", "h", 1, Lane.LIVE, 1, AT,
-        Json.tree("{\"id\":\"o1\",\"n\":5}"), null).toString();
-    ChangeEvent<Item> e = Envelope.toEvent(new OutboxRow(1, "abc", "o1", json, 0, null, null, AT), Item.class);
+    String json =
+        Envelope.of(
+                "abc",
+                EventType.CREATED,
+                "orders",
+                "",
+                "o1",
+                "o1",
+                "v1",
+                "h",
+                1,
+                Lane.LIVE,
+                1,
+                AT,
+                Json.tree("{\"id\":\"o1\",\"n\":5}"),
+                null)
+            .toString();
+    ChangeEvent<Item> e =
+        Envelope.toEvent(new OutboxRow(1, "abc", "o1", json, 0, null, null, AT), Item.class);
     assertThat(e.data()).isEqualTo(new Item("o1", 5));
   }
 }

@@ -426,9 +426,13 @@ class ScheduleMachineTest {
     assertThat(s.consecutiveFailures()).as("not incremented").isEqualTo(2);
 
     // each further 429 in a row waits backoff.factor (2) times longer: 2 s, then 4 s
-    ScheduleState again = ScheduleMachine.afterCycle(POLLER, s, failure(status(429)), s.throttledUntil(), new FixedRandom(0.5));
+    ScheduleState again =
+        ScheduleMachine.afterCycle(
+            POLLER, s, failure(status(429)), s.throttledUntil(), new FixedRandom(0.5));
     assertThat(again.throttledUntil()).isEqualTo(s.throttledUntil().plusMillis(2000));
-    ScheduleState third = ScheduleMachine.afterCycle(POLLER, again, failure(status(429)), again.throttledUntil(), new FixedRandom(0.5));
+    ScheduleState third =
+        ScheduleMachine.afterCycle(
+            POLLER, again, failure(status(429)), again.throttledUntil(), new FixedRandom(0.5));
     assertThat(third.throttledUntil()).isEqualTo(again.throttledUntil().plusMillis(4000));
   }
 
@@ -836,14 +840,19 @@ class ScheduleMachineTest {
   // ---- deferral (G6: a budget timeout is no failure)
 
   private static io.watukuy.BudgetTimeoutException budgetTimeout() {
-    return new io.watukuy.BudgetTimeoutException("erp", io.watukuy.PollerKey.of("orders"), Duration.ofSeconds(80),
-        Duration.ofSeconds(80), io.watukuy.BudgetTimeoutException.Reason.MAX_WAIT);
+    return new io.watukuy.BudgetTimeoutException(
+        "erp",
+        io.watukuy.PollerKey.of("orders"),
+        Duration.ofSeconds(80),
+        Duration.ofSeconds(80),
+        io.watukuy.BudgetTimeoutException.Reason.MAX_WAIT);
   }
 
   @Test
   void aBudgetTimeoutDefersTheKeyDueAtOnceWithFailuresAndIntervalKept() {
     ScheduleState before = withFailures(idle(40_000), Status.BACKING_OFF, 2);
-    CycleOutcome deferred = new CycleOutcome(0, 0, 0, false, false, 80_000, false, budgetTimeout(), null);
+    CycleOutcome deferred =
+        new CycleOutcome(0, 0, 0, false, false, 80_000, false, budgetTimeout(), null);
     ScheduleState s = ScheduleMachine.afterCycle(POLLER, before, deferred, NOW, NO_RANDOM);
     assertThat(s.state()).isEqualTo(Status.IDLE);
     assertThat(s.nextDueAt()).isEqualTo(NOW);
@@ -860,8 +869,17 @@ class ScheduleMachineTest {
 
   @Test
   void aDeferredCycleThatCommittedEventsHalvesTheIntervalAndRecordsItsPages() {
-    CycleOutcome deferred = new CycleOutcome(2, 40, 7, false, false, 900, false,
-        new FetchException("orders", "", 3, -1, "wrapped", budgetTimeout()), null);
+    CycleOutcome deferred =
+        new CycleOutcome(
+            2,
+            40,
+            7,
+            false,
+            false,
+            900,
+            false,
+            new FetchException("orders", "", 3, -1, "wrapped", budgetTimeout()),
+            null);
     ScheduleState s = ScheduleMachine.afterCycle(POLLER, idle(40_000), deferred, NOW, NO_RANDOM);
     assertThat(s.state()).isEqualTo(Status.IDLE);
     assertThat(s.intervalMs()).isEqualTo(20_000);
@@ -873,7 +891,8 @@ class ScheduleMachineTest {
   @Test
   void aDeferredProbeKeepsTheCircuitOpenWithTheProbeDueAtOnce() {
     ScheduleState before = open(new Circuit(OPENED, NOW), 3);
-    CycleOutcome deferred = new CycleOutcome(0, 0, 0, false, false, 10, false, budgetTimeout(), null);
+    CycleOutcome deferred =
+        new CycleOutcome(0, 0, 0, false, false, 10, false, budgetTimeout(), null);
     ScheduleState s = ScheduleMachine.afterCycle(POLLER, before, deferred, NOW, NO_RANDOM);
     assertThat(s.state()).isEqualTo(Status.CIRCUIT_OPEN);
     assertThat(s.circuit()).isEqualTo(new Circuit(OPENED, NOW));

@@ -13,8 +13,10 @@ class ValuesTest {
     assertThat(Values.text("a|b")).isEqualTo("a|b");
     assertThat(Values.text(42)).isEqualTo("42");
     assertThat(Values.text(-7L)).isEqualTo("-7");
-    assertThat(Values.text(new BigInteger("123456789012345678901234567890"))).isEqualTo("123456789012345678901234567890");
-    assertThat(Values.text(Json.tree("123456789012345678901234567890"))).isEqualTo("123456789012345678901234567890");
+    assertThat(Values.text(new BigInteger("123456789012345678901234567890")))
+        .isEqualTo("123456789012345678901234567890");
+    assertThat(Values.text(Json.tree("123456789012345678901234567890")))
+        .isEqualTo("123456789012345678901234567890");
     assertThat(Values.text(Json.tree("\"x\""))).isEqualTo("x");
     assertThat(Values.text(Json.tree("null"))).isNull();
   }
@@ -29,7 +31,9 @@ class ValuesTest {
 
   @Test
   void dotPathsReachNestedFields() {
-    assertThat(Values.path(Json.tree("{\"meta\":{\"updatedAt\":\"t\"}}"), "meta.updatedAt").asText()).isEqualTo("t");
+    assertThat(
+            Values.path(Json.tree("{\"meta\":{\"updatedAt\":\"t\"}}"), "meta.updatedAt").asText())
+        .isEqualTo("t");
     assertThat(Values.path(Json.tree("{\"meta\":{}}"), "meta.updatedAt").isMissingNode()).isTrue();
   }
 }

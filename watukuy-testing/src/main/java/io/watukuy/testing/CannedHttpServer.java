@@ -36,9 +36,9 @@ import java.util.regex.Pattern;
  * }
  * }</pre>
  *
- * <p>Each connection has its own daemon thread, reads at most 64 KiB of request head (lines may
- * end in CRLF or a bare LF) and at most 16 MiB of body, and gives up on a client silent for 5 s.
- * {@link #close()} stops accepting and cuts off every exchange in progress.
+ * <p>Each connection has its own daemon thread, reads at most 64 KiB of request head (lines may end
+ * in CRLF or a bare LF) and at most 16 MiB of body, and gives up on a client silent for 5 s. {@link
+ * #close()} stops accepting and cuts off every exchange in progress.
  */
 public final class CannedHttpServer implements AutoCloseable {
 
@@ -71,8 +71,8 @@ public final class CannedHttpServer implements AutoCloseable {
    * @param headers field name to value, sent byte for byte; {@code Content-Length: 0} and {@code
    *     Connection: close} are added
    * @return the running server; close it to stop it
-   * @throws IllegalArgumentException when the status is out of range, or a name or value holds a
-   *     CR or LF (which would inject header lines)
+   * @throws IllegalArgumentException when the status is out of range, or a name or value holds a CR
+   *     or LF (which would inject header lines)
    * @throws UncheckedIOException when no loopback port can be bound
    */
   public static CannedHttpServer start(int status, Map<String, String> headers) {
@@ -112,8 +112,8 @@ public final class CannedHttpServer implements AutoCloseable {
   }
 
   /**
-   * How many requests were answered so far; counted before the answer is written, so a client
-   * that has its response sees it counted.
+   * How many requests were answered so far; counted before the answer is written, so a client that
+   * has its response sees it counted.
    */
   public int requests() {
     return requests.get();

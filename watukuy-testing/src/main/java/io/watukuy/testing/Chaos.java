@@ -25,6 +25,7 @@ package io.watukuy.testing;
 public final class Chaos {
   /** The seeds every CI run checks, on every store. */
   public static final long[] CI_SEEDS = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+
   /** Chaos time per store in a CI run. */
   public static final java.time.Duration CI_BUDGET = java.time.Duration.ofSeconds(60);
 
@@ -32,30 +33,34 @@ public final class Chaos {
 
   /**
    * The seeds to run: {@code -Dwatukuy.chaos.seed=N} runs that one seed (to reproduce a failure),
-   * {@code -Dwatukuy.chaos.seeds=N} runs seeds 1..N (the nightly profile), otherwise
-   * {@link #CI_SEEDS}.
+   * {@code -Dwatukuy.chaos.seeds=N} runs seeds 1..N (the nightly profile), otherwise {@link
+   * #CI_SEEDS}.
    *
    * @return the seeds, in order
    * @throws NumberFormatException if a property is set but is not a decimal number
    */
   public static java.util.stream.LongStream seeds() {
     String one = System.getProperty("watukuy.chaos.seed");
-    if (one != null && !one.isBlank()) return java.util.stream.LongStream.of(Long.parseLong(one.trim()));
+    if (one != null && !one.isBlank())
+      return java.util.stream.LongStream.of(Long.parseLong(one.trim()));
     String many = System.getProperty("watukuy.chaos.seeds");
-    if (many != null && !many.isBlank()) return java.util.stream.LongStream.rangeClosed(1, Long.parseLong(many.trim()));
+    if (many != null && !many.isBlank())
+      return java.util.stream.LongStream.rangeClosed(1, Long.parseLong(many.trim()));
     return java.util.Arrays.stream(CI_SEEDS);
   }
 
   /**
-   * How long a store's chaos may run: {@code -Dwatukuy.chaos.minutes=M}, otherwise
-   * {@link #CI_BUDGET}. Seeds not started within it are skipped, not failed.
+   * How long a store's chaos may run: {@code -Dwatukuy.chaos.minutes=M}, otherwise {@link
+   * #CI_BUDGET}. Seeds not started within it are skipped, not failed.
    *
    * @return the time budget per store, measured in real time by the caller
    * @throws NumberFormatException if the property is set but is not a decimal number
    */
   public static java.time.Duration budget() {
     String m = System.getProperty("watukuy.chaos.minutes");
-    return m == null || m.isBlank() ? CI_BUDGET : java.time.Duration.ofMinutes(Long.parseLong(m.trim()));
+    return m == null || m.isBlank()
+        ? CI_BUDGET
+        : java.time.Duration.ofMinutes(Long.parseLong(m.trim()));
   }
 
   /**
@@ -68,7 +73,9 @@ public final class Chaos {
    */
   public static java.time.Duration budget(java.time.Duration ciBudget) {
     String m = System.getProperty("watukuy.chaos.minutes");
-    return m == null || m.isBlank() ? ciBudget : java.time.Duration.ofMinutes(Long.parseLong(m.trim()));
+    return m == null || m.isBlank()
+        ? ciBudget
+        : java.time.Duration.ofMinutes(Long.parseLong(m.trim()));
   }
 
   /**

@@ -21,11 +21,25 @@ import java.util.Optional;
  */
 final class ChaosLedger {
   /** One persisted outbox row. */
-  record Commit(PollerKey key, long sequence, String id, String identity, String versionOrHash, String type) {}
+  record Commit(
+      PollerKey key,
+      long sequence,
+      String id,
+      String identity,
+      String versionOrHash,
+      String type) {}
 
   /** One handler call that returned. */
-  record Delivery(PollerKey key, long sequence, String id, String identity, String orderingKey,
-      String type, String version, JsonNode data, int step) {}
+  record Delivery(
+      PollerKey key,
+      long sequence,
+      String id,
+      String identity,
+      String orderingKey,
+      String type,
+      String version,
+      JsonNode data,
+      int step) {}
 
   record Slot(PollerKey key, long sequence) {}
 
@@ -34,10 +48,13 @@ final class ChaosLedger {
   final List<Commit> commits = new ArrayList<>();
   final List<Delivery> deliveries = new ArrayList<>();
   final Map<Slot, Integer> killsWhilePending = new HashMap<>();
+
   /** Kills while the slot was pending and had already been handed to a handler. */
   final Map<Slot, Integer> killsWhileInFlight = new HashMap<>();
+
   /** Slots handed to a handler by anyone, and by the current process. */
   private final java.util.Set<Slot> handedOut = new java.util.HashSet<>();
+
   private final java.util.Set<Slot> handedOutByProcess = new java.util.HashSet<>();
   private int processConcurrency;
   final List<String> violations = new ArrayList<>();
@@ -46,6 +63,7 @@ final class ChaosLedger {
 
   /** The ordering key of each committed slot, and the highest acked sequence per ordering key. */
   private final Map<Slot, String> orderingKeyOf = new HashMap<>();
+
   private final Map<String, Long> maxAcked = new HashMap<>();
 
   synchronized void acked(PollerKey key, java.util.Collection<Long> sequences) {
@@ -59,8 +77,14 @@ final class ChaosLedger {
     for (OutboxRow r : batch.events()) {
       orderingKeyOf.put(new Slot(key, r.sequence()), r.orderingKey());
       JsonNode e = JsonSupport.tree(r.event());
-      commits.add(new Commit(key, r.sequence(), r.eventId(), e.get("identity").asText(),
-          e.get("version").asText(), e.get("type").asText()));
+      commits.add(
+          new Commit(
+              key,
+              r.sequence(),
+              r.eventId(),
+              e.get("identity").asText(),
+              e.get("version").asText(),
+              e.get("type").asText()));
     }
   }
 
@@ -74,11 +98,29 @@ final class ChaosLedger {
     // G3: once a later event of an ordering key was acked, an earlier one must never come (again).
     Long acked = maxAcked.get(e.key() + "|" + e.orderingKey());
     if (acked != null && acked > e.sequence())
-      violation("G3: " + e.key() + " " + e.orderingKey() + " #" + e.sequence() + " delivered after #" + acked + " was acked");
+      violation(
+          "G3: "
+              + e.key()
+              + " "
+              + e.orderingKey()
+              + " #"
+              + e.sequence()
+              + " delivered after #"
+              + acked
+              + " was acked");
     handedOut.add(new Slot(e.key(), e.sequence()));
     handedOutByProcess.add(new Slot(e.key(), e.sequence()));
-    deliveries.add(new Delivery(e.key(), e.sequence(), e.id(), e.identity(), e.orderingKey(),
-        e.type().wire(), e.version(), e.data(), step));
+    deliveries.add(
+        new Delivery(
+            e.key(),
+            e.sequence(),
+            e.id(),
+            e.identity(),
+            e.orderingKey(),
+            e.type().wire(),
+            e.version(),
+            e.data(),
+            step));
   }
 
   synchronized void killed(StateStore store, List<PollerKey> keys) {
@@ -94,7 +136,11 @@ final class ChaosLedger {
     // G9: a crash costs at most one redelivery per event in flight, and in flight means at most
     // `concurrency` handled-but-unacked events (acks are per event, right after the handler).
     if (inFlight > processConcurrency)
-      violation("G9: " + inFlight + " events were handled but not acked at the kill; concurrency is " + processConcurrency);
+      violation(
+          "G9: "
+              + inFlight
+              + " events were handled but not acked at the kill; concurrency is "
+              + processConcurrency);
   }
 
   synchronized void violation(String v) {
@@ -103,9 +149,21 @@ final class ChaosLedger {
 
   synchronized void acquired(PollerKey key, Lease lease, Instant now) {
     Held prev = leases.get(key);
-    if (prev != null && !prev.released() && prev.expiresAt().isAfter(now) && !prev.owner().equals(lease.owner()))
-      violation("G5: " + key + " acquired by " + lease.owner() + " at " + now + " while " + prev.owner()
-          + " held it until " + prev.expiresAt());
+    if (prev != null
+        && !prev.released()
+        && prev.expiresAt().isAfter(now)
+        && !prev.owner().equals(lease.owner()))
+      violation(
+          "G5: "
+              + key
+              + " acquired by "
+              + lease.owner()
+              + " at "
+              + now
+              + " while "
+              + prev.owner()
+              + " held it until "
+              + prev.expiresAt());
     if (prev != null && lease.epoch() <= prev.epoch())
       violation("G5: " + key + " epoch " + lease.epoch() + " after epoch " + prev.epoch());
     leases.put(key, new Held(lease.owner(), lease.epoch(), lease.expiresAt(), false));
@@ -132,8 +190,18 @@ final class ChaosLedger {
     return new ForwardingStore(store) {
       private void own(PollerKey key, Lease lease, String call) {
         if (!mine.contains(key + "|" + lease.owner() + "|" + lease.epoch()))
-          violation("G5: " + instance + " " + call + " on " + key + " with lease " + lease.owner() + "#" + lease.epoch()
-              + " it never acquired");
+          violation(
+              "G5: "
+                  + instance
+                  + " "
+                  + call
+                  + " on "
+                  + key
+                  + " with lease "
+                  + lease.owner()
+                  + "#"
+                  + lease.epoch()
+                  + " it never acquired");
       }
 
       @Override
@@ -162,7 +230,12 @@ final class ChaosLedger {
       }
 
       @Override
-      public void recordAttempt(PollerKey key, Lease lease, long sequence, String errorJson, @org.jspecify.annotations.Nullable Instant next) {
+      public void recordAttempt(
+          PollerKey key,
+          Lease lease,
+          long sequence,
+          String errorJson,
+          @org.jspecify.annotations.Nullable Instant next) {
         own(key, lease, "recordAttempt");
         super.recordAttempt(key, lease, sequence, errorJson, next);
       }

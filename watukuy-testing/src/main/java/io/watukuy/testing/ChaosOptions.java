@@ -60,8 +60,13 @@ public record ChaosOptions(
    * @return the options
    */
   public static ChaosOptions seed(long seed) {
-    return new ChaosOptions(seed, EnumSet.allOf(KillPoint.class), DEFAULT_STEPS, MemoryStore::new,
-        EnumSet.allOf(Strategy.class), Duration.ofSeconds(30));
+    return new ChaosOptions(
+        seed,
+        EnumSet.allOf(KillPoint.class),
+        DEFAULT_STEPS,
+        MemoryStore::new,
+        EnumSet.allOf(Strategy.class),
+        Duration.ofSeconds(30));
   }
 
   /**
@@ -114,7 +119,9 @@ public record ChaosOptions(
     TOKEN,
     /** Page numbers over the whole listing. */
     PAGE,
-    /** Full listing with deletes; hashed on the item's fields only, so restored states repeat ids. */
+    /**
+     * Full listing with deletes; hashed on the item's fields only, so restored states repeat ids.
+     */
     SNAPSHOT_DIFF,
     /** A user cursor {since, afterId} over the keyset listing. */
     CUSTOM

@@ -11,8 +11,8 @@ import java.util.Map;
  * @param kills crashes by kill point (handler faults included)
  * @param commits events committed to the outbox
  * @param deliveries handler calls that returned
- * @param violations broken guarantees, each naming the step, the key and the event; empty when
- *     the run is clean
+ * @param violations broken guarantees, each naming the step, the key and the event; empty when the
+ *     run is clean
  * @param trace one line per step and per notable happening, readable top to bottom
  * @since 0.1
  */
@@ -38,7 +38,9 @@ public record ChaosReport(
    * @throws NullPointerException if a collection or an element is null
    */
   public ChaosReport {
-    kills = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(kills)); // enum order: stable output
+    kills =
+        java.util.Collections.unmodifiableMap(
+            new java.util.TreeMap<>(kills)); // enum order: stable output
     violations = List.copyOf(violations);
     trace = List.copyOf(trace);
   }
@@ -53,20 +55,29 @@ public record ChaosReport(
   }
 
   /**
-   * Throws when any guarantee was violated, with the seed, the first violations and the end of
-   * the trace; rerun a failing seed with {@code -Dwatukuy.chaos.seed=<seed>}.
+   * Throws when any guarantee was violated, with the seed, the first violations and the end of the
+   * trace; rerun a failing seed with {@code -Dwatukuy.chaos.seed=<seed>}.
    *
    * @return this report, when no guarantee was violated
    * @throws AssertionError listing the seed, up to 20 violations and the last 60 trace lines
    */
   public ChaosReport assertGuarantees() {
     if (violations.isEmpty()) return this;
-    StringBuilder b = new StringBuilder()
-        .append("chaos seed=").append(seed).append(": ").append(violations.size()).append(" violation(s)")
-        .append("; rerun with -Dwatukuy.chaos.seed=").append(seed).append('\n');
+    StringBuilder b =
+        new StringBuilder()
+            .append("chaos seed=")
+            .append(seed)
+            .append(": ")
+            .append(violations.size())
+            .append(" violation(s)")
+            .append("; rerun with -Dwatukuy.chaos.seed=")
+            .append(seed)
+            .append('\n');
     violations.stream().limit(20).forEach(v -> b.append("  ").append(v).append('\n'));
     b.append("trace (last 60 lines):\n");
-    trace.subList(Math.max(0, trace.size() - 60), trace.size()).forEach(t -> b.append("  ").append(t).append('\n'));
+    trace
+        .subList(Math.max(0, trace.size() - 60), trace.size())
+        .forEach(t -> b.append("  ").append(t).append('\n'));
     throw new AssertionError(b.toString());
   }
 
@@ -81,7 +92,18 @@ public record ChaosReport(
 
   @Override
   public String toString() {
-    return "ChaosReport[seed=" + seed + ", steps=" + steps + ", kills=" + kills + ", commits=" + commits
-        + ", deliveries=" + deliveries + ", violations=" + violations.size() + "]";
+    return "ChaosReport[seed="
+        + seed
+        + ", steps="
+        + steps
+        + ", kills="
+        + kills
+        + ", commits="
+        + commits
+        + ", deliveries="
+        + deliveries
+        + ", violations="
+        + violations.size()
+        + "]";
   }
 }

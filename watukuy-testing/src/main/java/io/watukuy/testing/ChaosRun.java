@@ -7,7 +7,6 @@ import io.watukuy.Cursors;
 import io.watukuy.CustomCursor;
 import io.watukuy.DeliveryOptions;
 import io.watukuy.KeyReport;
-import io.watukuy.Page;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
 import io.watukuy.Schedule;
@@ -51,10 +50,15 @@ final class ChaosRun {
   private StateStore recorded;
   private FaultyStore process;
   private Watukuy engine;
-  /** A second live instance on the same store, never killed: leases must keep the two apart (G5). */
+
+  /**
+   * A second live instance on the same store, never killed: leases must keep the two apart (G5).
+   */
   private Watukuy twin;
+
   private int generation;
   private int nextId = 1;
+
   /** Deliveries to let through before the armed handler fault fires; -1 when not armed. */
   private int handlerFault = -1;
 
@@ -74,8 +78,14 @@ final class ChaosRun {
       for (int step = 1; step <= o.steps(); step++) step(step);
       quiesce();
       check();
-      return new ChaosReport(o.seed(), o.steps(), kills, ledger.commits.size(), ledger.deliveries.size(),
-          ledger.violations, trace);
+      return new ChaosReport(
+          o.seed(),
+          o.steps(),
+          kills,
+          ledger.commits.size(),
+          ledger.deliveries.size(),
+          ledger.violations,
+          trace);
     } finally {
       store.close();
     }
@@ -87,24 +97,39 @@ final class ChaosRun {
     String name = s.name().toLowerCase().replace("_", "-");
     pollerStrategy.put(name, s);
     // Three ordering keys shared by many items, so per-key order (G3) has something to order.
-    Poller.Builder<JsonNode, Void> b = Poller.builder(name, JsonNode.class).identity(n -> n.get("id"))
-        .orderingKey(n -> "g" + Integer.parseInt(n.get("id").asText().substring(1)) % 3);
-    Poller.Builder<JsonNode, ?> built = switch (s) {
-      case TIMESTAMP -> b.cursor(Cursors.timestamp("updatedAt").tieBreak("id").lag(LAG).build())
-          .fetch(api.timestampFetcher(PAGE));
-      case TOKEN -> b.tombstone(n -> n.path("deleted").asBoolean(false))
-          .cursor(Cursors.token()).fetch(api.tokenFetcher(PAGE));
-      case PAGE -> b.cursor(Cursors.page()).fetch(api.pageFetcher(PAGE));
-      case SNAPSHOT_DIFF -> b.fingerprint(ChaosRun::fields).cursor(Cursors.snapshotDiff())
-          .fetch(api.snapshotFetcher(PAGE)).maxPagesPerCycle(1000);
-      case CUSTOM -> b.cursor(Cursors.custom(new Since(null, null), this::advance))
-          .fetch(ctx -> api.updatedSince(new Watermark(ctx.cursor().since(), ctx.cursor().afterId()), PAGE));
-    };
+    Poller.Builder<JsonNode, Void> b =
+        Poller.builder(name, JsonNode.class)
+            .identity(n -> n.get("id"))
+            .orderingKey(n -> "g" + Integer.parseInt(n.get("id").asText().substring(1)) % 3);
+    Poller.Builder<JsonNode, ?> built =
+        switch (s) {
+          case TIMESTAMP ->
+              b.cursor(Cursors.timestamp("updatedAt").tieBreak("id").lag(LAG).build())
+                  .fetch(api.timestampFetcher(PAGE));
+          case TOKEN ->
+              b.tombstone(n -> n.path("deleted").asBoolean(false))
+                  .cursor(Cursors.token())
+                  .fetch(api.tokenFetcher(PAGE));
+          case PAGE -> b.cursor(Cursors.page()).fetch(api.pageFetcher(PAGE));
+          case SNAPSHOT_DIFF ->
+              b.fingerprint(ChaosRun::fields)
+                  .cursor(Cursors.snapshotDiff())
+                  .fetch(api.snapshotFetcher(PAGE))
+                  .maxPagesPerCycle(1000);
+          case CUSTOM ->
+              b.cursor(Cursors.custom(new Since(null, null), this::advance))
+                  .fetch(
+                      ctx ->
+                          api.updatedSince(
+                              new Watermark(ctx.cursor().since(), ctx.cursor().afterId()), PAGE));
+        };
     // A fixed interval keeps every key due at every step; the scheduler has its own tests.
     return built.schedule(Schedule.every(INTERVAL).withAdaptive(false).withJitter(0)).build();
   }
 
-  /** The custom cursor: a keyset (since, afterId) that, like the timestamp lag, leaves recent rows. */
+  /**
+   * The custom cursor: a keyset (since, afterId) that, like the timestamp lag, leaves recent rows.
+   */
   record Since(String since, String afterId) {}
 
   private CustomCursor.Step<Since> advance(CustomCursor.Input<Since> in) {
@@ -112,13 +137,16 @@ final class ChaosRun {
     Instant cutoff = clock.now().minus(LAG);
     for (Object o : in.items()) {
       JsonNode n = (JsonNode) o;
-      if (Instant.parse(n.get("updatedAt").asText()).isAfter(cutoff)) return new CustomCursor.Step<>(c, true);
+      if (Instant.parse(n.get("updatedAt").asText()).isAfter(cutoff))
+        return new CustomCursor.Step<>(c, true);
       c = new Since(n.get("updatedAt").asText(), n.get("id").asText());
     }
     return new CustomCursor.Step<>(c, !Boolean.TRUE.equals(in.hasMore()));
   }
 
-  /** The item without its volatile fields: what snapshotDiff hashes, so restored states repeat ids. */
+  /**
+   * The item without its volatile fields: what snapshotDiff hashes, so restored states repeat ids.
+   */
   static JsonNode fields(JsonNode n) {
     ObjectNode copy = ((ObjectNode) n).deepCopy();
     copy.remove("updatedAt");
@@ -134,7 +162,8 @@ final class ChaosRun {
     process.onKill(point -> ledger.killed(store, keys()));
     int concurrency = 1 + random.nextInt(3);
     ledger.newProcess(concurrency);
-    engine = engine("p" + generation, process, SeededRandom.of(o.seed() * 31 + generation), concurrency);
+    engine =
+        engine("p" + generation, process, SeededRandom.of(o.seed() * 31 + generation), concurrency);
   }
 
   private Watukuy engine(String instanceId, StateStore on, SeededRandom seeded) {
@@ -142,15 +171,16 @@ final class ChaosRun {
   }
 
   private Watukuy engine(String instanceId, StateStore on, SeededRandom seeded, int concurrency) {
-    Watukuy.Builder b = Watukuy.builder()
-        .store(ledger.fencedBy(instanceId, on))
-        .time(clock)
-        .random(seeded)
-        .instanceId(instanceId)
-        .executor(Runnable::run)
-        .handlerExecutor(Runnable::run)
-        .leaseTtl(o.leaseTtl())
-        .delivery(new DeliveryOptions(concurrency, 2 + random.nextInt(10)));
+    Watukuy.Builder b =
+        Watukuy.builder()
+            .store(ledger.fencedBy(instanceId, on))
+            .time(clock)
+            .random(seeded)
+            .instanceId(instanceId)
+            .executor(Runnable::run)
+            .handlerExecutor(Runnable::run)
+            .leaseTtl(o.leaseTtl())
+            .delivery(new DeliveryOptions(concurrency, 2 + random.nextInt(10)));
     for (Poller<JsonNode> p : pollers) b.poller(p);
     Watukuy w = b.build();
     for (Poller<JsonNode> p : pollers) w.on(p, this::handle);
@@ -163,7 +193,15 @@ final class ChaosRun {
     if (handlerFault == 0 && failedOnce.add(slot)) {
       handlerFault = -1;
       kills.merge(KillPoint.HANDLER, 1, Integer::sum);
-      trace.add("    handler fault on " + e.key() + " #" + e.sequence() + " " + e.identity() + ":" + e.type().wire());
+      trace.add(
+          "    handler fault on "
+              + e.key()
+              + " #"
+              + e.sequence()
+              + " "
+              + e.identity()
+              + ":"
+              + e.type().wire());
       throw new IllegalStateException("chaos: handler fault");
     }
     ledger.delivered(e);
@@ -181,8 +219,16 @@ final class ChaosRun {
     ledger.step = step;
     List<String> did = mutate();
     String armed = arm();
-    trace.add("step " + step + " t=" + clock.now() + " p" + generation + ": " + String.join(", ", did)
-        + (armed == null ? "" : "; armed " + armed));
+    trace.add(
+        "step "
+            + step
+            + " t="
+            + clock.now()
+            + " p"
+            + generation
+            + ": "
+            + String.join(", ", did)
+            + (armed == null ? "" : "; armed " + armed));
     TickReport report = engine.tick();
     traceTick(report);
     if (random.nextInt(100) < 30) {
@@ -193,7 +239,12 @@ final class ChaosRun {
     if (process.dead()) {
       KillPoint point = process.fired().orElseThrow();
       kills.merge(point, 1, Integer::sum);
-      trace.add("    KILL at " + point + "; p" + generation + " dropped without stop(), lease left to expire");
+      trace.add(
+          "    KILL at "
+              + point
+              + "; p"
+              + generation
+              + " dropped without stop(), lease left to expire");
       clock.advance(o.leaseTtl());
       startProcess();
     } else {
@@ -276,9 +327,18 @@ final class ChaosRun {
   private void traceTick(TickReport report) {
     for (KeyReport k : report.keys()) {
       if (k.outcome() == KeyReport.Outcome.SKIPPED_NOT_DUE && k.error() == null) continue;
-      trace.add("    " + k.key() + " " + k.outcome().name().toLowerCase() + " pages=" + k.pages()
-          + " committed=" + k.eventsCommitted() + " delivered=" + k.delivered()
-          + (k.error() == null ? "" : " error=" + k.error().getMessage()));
+      trace.add(
+          "    "
+              + k.key()
+              + " "
+              + k.outcome().name().toLowerCase()
+              + " pages="
+              + k.pages()
+              + " committed="
+              + k.eventsCommitted()
+              + " delivered="
+              + k.delivered()
+              + (k.error() == null ? "" : " error=" + k.error().getMessage()));
     }
   }
 
@@ -305,8 +365,11 @@ final class ChaosRun {
   private void check() {
     // G4, G7: nothing left behind.
     for (PollerKey k : keys()) {
-      if (store.countPending(k) != 0) ledger.violation("G4: " + k + " has " + store.countPending(k) + " pending events at the end");
-      if (store.countParked(k) != 0) ledger.violation("G7: " + k + " has " + store.countParked(k) + " parked rows at the end");
+      if (store.countPending(k) != 0)
+        ledger.violation(
+            "G4: " + k + " has " + store.countPending(k) + " pending events at the end");
+      if (store.countParked(k) != 0)
+        ledger.violation("G7: " + k + " has " + store.countParked(k) + " parked rows at the end");
     }
     // G2: one observation per id, one id per outbox row.
     Map<String, String> observation = new HashMap<>();
@@ -315,10 +378,12 @@ final class ChaosRun {
     for (ChaosLedger.Commit c : ledger.commits) {
       String obs = c.key() + "|" + c.identity() + "|" + c.versionOrHash() + "|" + c.type();
       String before = observation.putIfAbsent(c.id(), obs);
-      if (before != null && !before.equals(obs)) ledger.violation("G2: id " + c.id() + " names " + before + " and " + obs);
+      if (before != null && !before.equals(obs))
+        ledger.violation("G2: id " + c.id() + " names " + before + " and " + obs);
       idOfSlot.put(new ChaosLedger.Slot(c.key(), c.sequence()), c.id());
       String otherId = idOfObservation.putIfAbsent(obs, c.id());
-      if (otherId != null && !otherId.equals(c.id())) ledger.violation("G2: " + obs + " has ids " + otherId + " and " + c.id());
+      if (otherId != null && !otherId.equals(c.id()))
+        ledger.violation("G2: " + obs + " has ids " + otherId + " and " + c.id());
     }
     Map<ChaosLedger.Slot, Integer> deliveredCount = new HashMap<>();
     Map<String, Long> lastFirstDelivery = new HashMap<>();
@@ -326,8 +391,19 @@ final class ChaosRun {
     for (ChaosLedger.Delivery d : ledger.deliveries) {
       ChaosLedger.Slot slot = new ChaosLedger.Slot(d.key(), d.sequence());
       String committedId = idOfSlot.get(slot);
-      if (committedId == null) ledger.violation("G1: delivered " + d.key() + " #" + d.sequence() + " that was never committed");
-      else if (!committedId.equals(d.id())) ledger.violation("G2: " + d.key() + " #" + d.sequence() + " delivered with id " + d.id() + ", committed as " + committedId);
+      if (committedId == null)
+        ledger.violation(
+            "G1: delivered " + d.key() + " #" + d.sequence() + " that was never committed");
+      else if (!committedId.equals(d.id()))
+        ledger.violation(
+            "G2: "
+                + d.key()
+                + " #"
+                + d.sequence()
+                + " delivered with id "
+                + d.id()
+                + ", committed as "
+                + committedId);
       deliveredCount.merge(slot, 1, Integer::sum);
       if (seen.add(slot)) {
         // G3: first deliveries of one ordering key follow sequence order.
@@ -341,11 +417,30 @@ final class ChaosRun {
     for (ChaosLedger.Commit c : ledger.commits) {
       ChaosLedger.Slot slot = new ChaosLedger.Slot(c.key(), c.sequence());
       int n = deliveredCount.getOrDefault(slot, 0);
-      if (n == 0) ledger.violation("G1: " + c.key() + " #" + c.sequence() + " " + c.identity() + ":" + c.type() + " committed, never delivered");
+      if (n == 0)
+        ledger.violation(
+            "G1: "
+                + c.key()
+                + " #"
+                + c.sequence()
+                + " "
+                + c.identity()
+                + ":"
+                + c.type()
+                + " committed, never delivered");
       // G9: one extra delivery at most per kill that found the event handled but not acked.
       int bound = 1 + ledger.killsWhileInFlight.getOrDefault(slot, 0);
-      if (n > bound) ledger.violation("G9: " + c.key() + " #" + c.sequence() + " delivered " + n + " times, in flight at "
-          + (bound - 1) + " kills");
+      if (n > bound)
+        ledger.violation(
+            "G9: "
+                + c.key()
+                + " #"
+                + c.sequence()
+                + " delivered "
+                + n
+                + " times, in flight at "
+                + (bound - 1)
+                + " kills");
     }
     convergence();
   }
@@ -363,7 +458,8 @@ final class ChaosRun {
         ChaosLedger.Delivery d = last.get(id);
         if (now == null) {
           if (seesDeletes && d != null && !d.type().equals("deleted"))
-            ledger.violation("G1: " + p.name() + " " + id + " was deleted, last delivered " + d.type());
+            ledger.violation(
+                "G1: " + p.name() + " " + id + " was deleted, last delivered " + d.type());
           continue;
         }
         if (d == null) {
@@ -373,7 +469,9 @@ final class ChaosRun {
         } else {
           JsonNode want = s == Strategy.SNAPSHOT_DIFF ? fields(now) : now;
           JsonNode got = s == Strategy.SNAPSHOT_DIFF ? fields(d.data()) : d.data();
-          if (!want.equals(got)) ledger.violation("G1: " + p.name() + " " + id + " final " + want + ", last delivered " + got);
+          if (!want.equals(got))
+            ledger.violation(
+                "G1: " + p.name() + " " + id + " final " + want + ", last delivered " + got);
         }
       }
     }

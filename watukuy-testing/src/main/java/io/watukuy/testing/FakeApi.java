@@ -23,16 +23,16 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * An in-memory vendor API that serves every cursor strategy from one data set: a keyset
- * {@code updated_since + after_id} listing (timestamp), a change feed with tombstones (token),
- * numbered pages of the whole listing (page and snapshotDiff), and an {@code after_id} keyset
- * (custom). Items are JSON objects {@code {"id", "updatedAt", "rev", ...fields}}, where
- * {@code updatedAt} is ISO-8601 UTC with milliseconds and {@code rev} counts the item's changes.
+ * An in-memory vendor API that serves every cursor strategy from one data set: a keyset {@code
+ * updated_since + after_id} listing (timestamp), a change feed with tombstones (token), numbered
+ * pages of the whole listing (page and snapshotDiff), and an {@code after_id} keyset (custom).
+ * Items are JSON objects {@code {"id", "updatedAt", "rev", ...fields}}, where {@code updatedAt} is
+ * ISO-8601 UTC with milliseconds and {@code rev} counts the item's changes.
  *
- * <p>Mutations: {@link #put} (create or update, stamped now), {@link #putAt} (stamped with a
- * chosen time, for ties at a page boundary), {@link #stage} / {@link #commit} (a late commit:
- * stamped when staged, visible when committed), {@link #delete}. Faults: {@link #failNext}.
- * Thread-safe (one lock).
+ * <p>Mutations: {@link #put} (create or update, stamped now), {@link #putAt} (stamped with a chosen
+ * time, for ties at a page boundary), {@link #stage} / {@link #commit} (a late commit: stamped when
+ * staged, visible when committed), {@link #delete}. Faults: {@link #failNext}. Thread-safe (one
+ * lock).
  *
  * @since 0.1
  */
@@ -91,8 +91,8 @@ public final class FakeApi {
   }
 
   /**
-   * Creates or updates an item with the given {@code updatedAt}, as {@link #put} does; for ties
-   * at a page boundary or timestamps that go back.
+   * Creates or updates an item with the given {@code updatedAt}, as {@link #put} does; for ties at
+   * a page boundary or timestamps that go back.
    *
    * @param id the item's identity
    * @param fields the item's other fields
@@ -109,8 +109,8 @@ public final class FakeApi {
   }
 
   /**
-   * A late commit: stamped now, invisible until {@link #commit}. Staging the same id again
-   * replaces the staged state.
+   * A late commit: stamped now, invisible until {@link #commit}. Staging the same id again replaces
+   * the staged state.
    *
    * @param id the item's identity
    * @param fields the item's other fields
@@ -122,8 +122,8 @@ public final class FakeApi {
   }
 
   /**
-   * Makes a staged item visible with the timestamp it was staged with, and appends it to the
-   * change feed.
+   * Makes a staged item visible with the timestamp it was staged with, and appends it to the change
+   * feed.
    *
    * @param id the identity given to {@link #stage}
    * @throws IllegalStateException if nothing is staged for {@code id}
@@ -224,9 +224,9 @@ public final class FakeApi {
   }
 
   /**
-   * Timestamp keyset: items with {@code updatedAt > value}, or {@code = value} and
-   * {@code id > tieBreak} (all at {@code value} when tieBreak is null), ordered by
-   * {@code (updatedAt, id)}, at most {@code limit}. {@code hasMore} when more remain.
+   * Timestamp keyset: items with {@code updatedAt > value}, or {@code = value} and {@code id >
+   * tieBreak} (all at {@code value} when tieBreak is null), ordered by {@code (updatedAt, id)}, at
+   * most {@code limit}. {@code hasMore} when more remain.
    *
    * @param cursor the watermark; its value is parsed as an ISO-8601 instant
    * @param limit the page size; positive
@@ -255,23 +255,26 @@ public final class FakeApi {
         if (partition != null && !partition.equals(n.path("partition").asText(null))) continue;
         Instant at = Instant.parse(n.get("updatedAt").asText());
         String id = n.get("id").asText();
-        if (from == null || at.isAfter(from)
-            || (at.equals(from) && (cursor.tieBreak() == null || id.compareTo(cursor.tieBreak()) > 0))) {
+        if (from == null
+            || at.isAfter(from)
+            || (at.equals(from)
+                && (cursor.tieBreak() == null || id.compareTo(cursor.tieBreak()) > 0))) {
           match.add(n);
         }
       }
-      match.sort(Comparator.comparing((ObjectNode n) -> Instant.parse(n.get("updatedAt").asText()))
-          .thenComparing(n -> n.get("id").asText()));
+      match.sort(
+          Comparator.comparing((ObjectNode n) -> Instant.parse(n.get("updatedAt").asText()))
+              .thenComparing(n -> n.get("id").asText()));
       return slice(match, limit).withHasMore(match.size() > limit);
     }
   }
 
   /**
    * Change feed: the visible mutations after {@code token} (a decimal position; null for the
-   * start), at most {@code limit}, each the item's state at that mutation or a tombstone
-   * {@code {"id", "deleted": true}}. The page cursor is the position after the last entry (the
-   * same token when nothing is new); {@code hasMore} is false when the feed is exhausted (the
-   * sync-token pattern).
+   * start), at most {@code limit}, each the item's state at that mutation or a tombstone {@code
+   * {"id", "deleted": true}}. The page cursor is the position after the last entry (the same token
+   * when nothing is new); {@code hasMore} is false when the feed is exhausted (the sync-token
+   * pattern).
    *
    * @param token the position to read after, as returned by an earlier page, or {@code null}
    * @param limit the page size; positive
@@ -290,8 +293,7 @@ public final class FakeApi {
   }
 
   /**
-   * The whole listing sorted by id, page {@code page} of {@code size}; staged items are not
-   * listed.
+   * The whole listing sorted by id, page {@code page} of {@code size}; staged items are not listed.
    *
    * @param page 1-based page number; a page past the end is empty
    * @param size the page size; positive
@@ -317,8 +319,9 @@ public final class FakeApi {
   public Page<JsonNode> afterId(@Nullable String afterId, int limit) {
     request();
     synchronized (lock) {
-      List<ObjectNode> match = new ArrayList<>(
-          afterId == null ? items.values() : items.tailMap(afterId, false).values());
+      List<ObjectNode> match =
+          new ArrayList<>(
+              afterId == null ? items.values() : items.tailMap(afterId, false).values());
       return slice(match, limit).withHasMore(match.size() > limit);
     }
   }
@@ -332,8 +335,8 @@ public final class FakeApi {
   // ---- ready-made fetchers
 
   /**
-   * A timestamp fetcher over {@link #updatedSince}, for {@code Cursors.timestamp("updatedAt")}
-   * with tie-break {@code id}.
+   * A timestamp fetcher over {@link #updatedSince}, for {@code Cursors.timestamp("updatedAt")} with
+   * tie-break {@code id}.
    *
    * @param limit the page size; positive
    * @return the fetcher
@@ -343,8 +346,8 @@ public final class FakeApi {
   }
 
   /**
-   * A timestamp fetcher for a partitioned poller: each key lists the items whose {@code
-   * partition} field equals its partition ({@link #updatedSince(Watermark, int, String)}).
+   * A timestamp fetcher for a partitioned poller: each key lists the items whose {@code partition}
+   * field equals its partition ({@link #updatedSince(Watermark, int, String)}).
    *
    * @param limit the page size; positive
    * @return the fetcher

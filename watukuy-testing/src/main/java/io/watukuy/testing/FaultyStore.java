@@ -22,9 +22,8 @@ import org.jspecify.annotations.Nullable;
  * point says) and from then on rejects every call a cycle makes: a dead process can neither save
  * state nor release its lease. Administrative and inspection calls ({@code getLease}, {@code
  * listParked}, {@code retryParked}, {@code readLog}, {@code close} and the like) still reach the
- * wrapped store. Drop the engine that used it without {@code stop()}, and go on with a fresh
- * engine on the wrapped store. Because stores are transactional, a failed commit persists
- * nothing.
+ * wrapped store. Drop the engine that used it without {@code stop()}, and go on with a fresh engine
+ * on the wrapped store. Because stores are transactional, a failed commit persists nothing.
  *
  * <p>One instance stands for one process. Thread-safe.
  *
@@ -149,7 +148,8 @@ public final class FaultyStore extends ForwardingStore {
 
   private void alive(String call) {
     synchronized (lock) {
-      if (fired != null) throw new SimulatedCrash(fired, "the process is dead; " + call + " never ran");
+      if (fired != null)
+        throw new SimulatedCrash(fired, "the process is dead; " + call + " never ran");
     }
   }
 
@@ -158,7 +158,8 @@ public final class FaultyStore extends ForwardingStore {
     KillPoint now;
     List<Consumer<KillPoint>> listeners;
     synchronized (lock) {
-      if (fired != null) throw new SimulatedCrash(fired, "the process is dead; " + call + " never ran");
+      if (fired != null)
+        throw new SimulatedCrash(fired, "the process is dead; " + call + " never ran");
       if (armed != point || (onlyKey != null && !onlyKey.equals(key))) return;
       if (skip > 0) {
         skip--;
@@ -240,7 +241,12 @@ public final class FaultyStore extends ForwardingStore {
   }
 
   @Override
-  public void recordAttempt(PollerKey key, Lease lease, long sequence, String errorJson, @Nullable Instant nextAttemptAt) {
+  public void recordAttempt(
+      PollerKey key,
+      Lease lease,
+      long sequence,
+      String errorJson,
+      @Nullable Instant nextAttemptAt) {
     alive("recordAttempt");
     super.recordAttempt(key, lease, sequence, errorJson, nextAttemptAt);
   }
@@ -252,7 +258,8 @@ public final class FaultyStore extends ForwardingStore {
   }
 
   @Override
-  public java.util.Map<String, io.watukuy.ItemRow> loadVersions(PollerKey key, Collection<String> identities) {
+  public java.util.Map<String, io.watukuy.ItemRow> loadVersions(
+      PollerKey key, Collection<String> identities) {
     alive("loadVersions");
     return super.loadVersions(key, identities);
   }
@@ -282,7 +289,8 @@ public final class FaultyStore extends ForwardingStore {
   }
 
   @Override
-  public void setValidator(PollerKey key, Lease lease, String urlHash, io.watukuy.HttpValidator validator) {
+  public void setValidator(
+      PollerKey key, Lease lease, String urlHash, io.watukuy.HttpValidator validator) {
     alive("setValidator");
     super.setValidator(key, lease, urlHash, validator);
   }
@@ -312,7 +320,8 @@ public final class FaultyStore extends ForwardingStore {
   }
 
   @Override
-  public List<io.watukuy.ParkedRow> listParked(PollerKey key, io.watukuy.@Nullable ParkedKind kind, int limit) {
+  public List<io.watukuy.ParkedRow> listParked(
+      PollerKey key, io.watukuy.@Nullable ParkedKind kind, int limit) {
     alive("listParked");
     return super.listParked(key, kind, limit);
   }

@@ -146,7 +146,12 @@ public class ForwardingStore implements StateStore {
   }
 
   @Override
-  public void recordAttempt( PollerKey key, Lease lease, long sequence, String errorJson, @Nullable Instant nextAttemptAt) {
+  public void recordAttempt(
+      PollerKey key,
+      Lease lease,
+      long sequence,
+      String errorJson,
+      @Nullable Instant nextAttemptAt) {
     delegate.recordAttempt(key, lease, sequence, errorJson, nextAttemptAt);
   }
 

@@ -57,8 +57,8 @@ import org.junit.jupiter.api.Timeout;
  *       write and fires {@link WatukuyListener#onLeaseLost}; nothing it fetched is committed.
  * </ul>
  *
- * <p>Extend it with a class whose {@link #openStore()} returns a new client of one shared,
- * migrated store on every call, as three processes would each open their own:
+ * <p>Extend it with a class whose {@link #openStore()} returns a new client of one shared, migrated
+ * store on every call, as three processes would each open their own:
  *
  * <pre>{@code
  * class MyStoreMultiInstanceTest extends MultiInstanceTest {
@@ -84,7 +84,8 @@ public abstract class MultiInstanceTest {
   private final Map<String, AtomicInteger> inFlight = new ConcurrentHashMap<>();
   private final Set<String> overlapping = ConcurrentHashMap.newKeySet();
   private final Map<String, String> lastFetcher = new ConcurrentHashMap<>();
-  private final ConcurrentLinkedQueue<ChangeEvent<JsonNode>> delivered = new ConcurrentLinkedQueue<>();
+  private final ConcurrentLinkedQueue<ChangeEvent<JsonNode>> delivered =
+      new ConcurrentLinkedQueue<>();
   private @Nullable StateStore checks;
 
   /**
@@ -106,29 +107,40 @@ public abstract class MultiInstanceTest {
     List<String> partitions = partitions(KEYS);
     RandomGenerator random = SeededRandom.of(50);
     for (String p : partitions) for (int i = 0; i < 2; i++) api.put(p + "-" + i, item(p, 0));
-    List<Watukuy> engines = List.of("a", "b", "c").stream()
-        .map(id -> engine(id, poller(partitions, guarded(id, api.partitionedTimestampFetcher(5))), null))
-        .toList();
+    List<Watukuy> engines =
+        List.of("a", "b", "c").stream()
+            .map(
+                id ->
+                    engine(
+                        id,
+                        poller(partitions, guarded(id, api.partitionedTimestampFetcher(5))),
+                        null))
+            .toList();
     AtomicInteger round = new AtomicInteger();
     // Between rounds, once every engine has ticked: a second passes (so changes are stamped after
     // every watermark of the round), the API changes, and the rest of the interval passes.
-    CyclicBarrier barrier = new CyclicBarrier(engines.size(), () -> {
-      clock.advance(Duration.ofSeconds(1));
-      if (round.incrementAndGet() <= ROUNDS) mutate(partitions, random, round.get());
-      clock.advance(INTERVAL.minusSeconds(1));
-    });
+    CyclicBarrier barrier =
+        new CyclicBarrier(
+            engines.size(),
+            () -> {
+              clock.advance(Duration.ofSeconds(1));
+              if (round.incrementAndGet() <= ROUNDS) mutate(partitions, random, round.get());
+              clock.advance(INTERVAL.minusSeconds(1));
+            });
 
     ExecutorService threads = Executors.newFixedThreadPool(engines.size());
     try {
       List<Future<?>> running = new ArrayList<>();
       for (Watukuy engine : engines) {
-        running.add(threads.submit(() -> {
-          for (int r = 0; r < ROUNDS + QUIET_ROUNDS; r++) {
-            engine.tick();
-            barrier.await(60, TimeUnit.SECONDS);
-          }
-          return null;
-        }));
+        running.add(
+            threads.submit(
+                () -> {
+                  for (int r = 0; r < ROUNDS + QUIET_ROUNDS; r++) {
+                    engine.tick();
+                    barrier.await(60, TimeUnit.SECONDS);
+                  }
+                  return null;
+                }));
       }
       for (Future<?> f : running) f.get(4, TimeUnit.MINUTES);
     } finally {
@@ -149,7 +161,8 @@ public abstract class MultiInstanceTest {
     List<JsonNode> current = api.items();
     assertThat(last).hasSize(current.size());
     for (JsonNode item : current) {
-      ChangeEvent<JsonNode> e = last.get(item.get("partition").asText() + "/" + item.get("id").asText());
+      ChangeEvent<JsonNode> e =
+          last.get(item.get("partition").asText() + "/" + item.get("id").asText());
       assertThat(e).as("an event for %s", item).isNotNull();
       assertThat(e.data()).as("the last event of %s", item.get("id")).isEqualTo(item);
     }
@@ -165,8 +178,10 @@ public abstract class MultiInstanceTest {
     for (String p : partitions) api.put(p + "-0", item(p, 0));
     PollerKey held = PollerKey.of("orders", "p01");
     FaultyStore dying = new FaultyStore(store()).arm(KillPoint.AFTER_FETCH, held, 0);
-    Watukuy a = engine("a", poller(partitions, guarded("a", api.partitionedTimestampFetcher(5))), dying);
-    Watukuy b = engine("b", poller(partitions, guarded("b", api.partitionedTimestampFetcher(5))), null);
+    Watukuy a =
+        engine("a", poller(partitions, guarded("a", api.partitionedTimestampFetcher(5))), dying);
+    Watukuy b =
+        engine("b", poller(partitions, guarded("b", api.partitionedTimestampFetcher(5))), null);
 
     a.tick(); // dies right after fetching p01, before committing: its lease of p01 stays behind
     assertThat(dying.fired()).hasValue(KillPoint.AFTER_FETCH);
@@ -180,8 +195,10 @@ public abstract class MultiInstanceTest {
     KeyReport late = b.tick().key(held).orElseThrow();
     assertThat(late.outcome()).isEqualTo(KeyReport.Outcome.POLLED);
     assertThat(lastFetcher).containsEntry("p01", "b");
-    assertThat(delivered).filteredOn(e -> e.partition().equals("p01"))
-        .extracting(ChangeEvent::identity).containsExactly("p01-0");
+    assertThat(delivered)
+        .filteredOn(e -> e.partition().equals("p01"))
+        .extracting(ChangeEvent::identity)
+        .containsExactly("p01-0");
   }
 
   @Test
@@ -190,25 +207,37 @@ public abstract class MultiInstanceTest {
     CountDownLatch fetching = new CountDownLatch(1);
     CountDownLatch thaw = new CountDownLatch(1);
     Fetcher<JsonNode, Watermark> live = api.partitionedTimestampFetcher(5);
-    Poller<JsonNode> frozenPoller = poller(List.of("p00"), guarded("a", ctx -> {
-      fetching.countDown();
-      if (!thaw.await(60, TimeUnit.SECONDS)) throw new IllegalStateException("never thawed");
-      return live.fetch(ctx);
-    }));
+    Poller<JsonNode> frozenPoller =
+        poller(
+            List.of("p00"),
+            guarded(
+                "a",
+                ctx -> {
+                  fetching.countDown();
+                  if (!thaw.await(60, TimeUnit.SECONDS))
+                    throw new IllegalStateException("never thawed");
+                  return live.fetch(ctx);
+                }));
     // A frozen process sends no renewals: they never reach the store.
-    StateStore frozenStore = new ForwardingStore(store()) {
-      @Override
-      public Optional<Lease> renewLease(PollerKey key, Lease lease, Duration ttl, Instant now) {
-        return Optional.of(lease);
-      }
-    };
+    StateStore frozenStore =
+        new ForwardingStore(store()) {
+          @Override
+          public Optional<Lease> renewLease(PollerKey key, Lease lease, Duration ttl, Instant now) {
+            return Optional.of(lease);
+          }
+        };
     List<PollerKey> lost = new CopyOnWriteArrayList<>();
-    Watukuy a = engine("a", frozenPoller, frozenStore, new WatukuyListener() {
-      @Override
-      public void onLeaseLost(PollerKey key, LeaseLostException error) {
-        lost.add(key);
-      }
-    });
+    Watukuy a =
+        engine(
+            "a",
+            frozenPoller,
+            frozenStore,
+            new WatukuyListener() {
+              @Override
+              public void onLeaseLost(PollerKey key, LeaseLostException error) {
+                lost.add(key);
+              }
+            });
     Watukuy b = engine("b", poller(List.of("p00"), guarded("b", live)), null);
 
     Thread frozen = new Thread(a::tick, "frozen-a");
@@ -223,7 +252,9 @@ public abstract class MultiInstanceTest {
     assertThat(frozen.isAlive()).isFalse();
     PollerKey key = PollerKey.of("orders", "p00");
     assertThat(lost).containsExactly(key);
-    assertThat(delivered).extracting(e -> e.identity() + "@" + e.source()).containsExactly("p00-0@orders");
+    assertThat(delivered)
+        .extracting(e -> e.identity() + "@" + e.source())
+        .containsExactly("p00-0@orders");
     assertThat(store().countPending(key)).isZero();
     assertThat(store().getLease(key)).map(Lease::owner).isNotEqualTo(Optional.of("a"));
   }
@@ -232,23 +263,26 @@ public abstract class MultiInstanceTest {
     return engine(id, poller, store, new WatukuyListener() {});
   }
 
-  private Watukuy engine(String id, Poller<JsonNode> poller, @Nullable StateStore store, WatukuyListener listener) {
+  private Watukuy engine(
+      String id, Poller<JsonNode> poller, @Nullable StateStore store, WatukuyListener listener) {
     StateStore s = store;
     if (s == null) {
       s = openStore();
       toClose.add(s);
     }
-    Watukuy w = Watukuy.builder()
-        .store(s)
-        .time(clock)
-        .random(SeededRandom.of(id.hashCode()))
-        .instanceId(id)
-        .leaseTtl(TTL)
-        .executor(Runnable::run).handlerExecutor(Runnable::run)
-        .delivery(new DeliveryOptions(1, DeliveryOptions.DEFAULT_DISPATCH_BATCH_SIZE))
-        .listener(listener)
-        .poller(poller)
-        .build();
+    Watukuy w =
+        Watukuy.builder()
+            .store(s)
+            .time(clock)
+            .random(SeededRandom.of(id.hashCode()))
+            .instanceId(id)
+            .leaseTtl(TTL)
+            .executor(Runnable::run)
+            .handlerExecutor(Runnable::run)
+            .delivery(new DeliveryOptions(1, DeliveryOptions.DEFAULT_DISPATCH_BATCH_SIZE))
+            .listener(listener)
+            .poller(poller)
+            .build();
     w.on(poller, event -> delivered.add(event));
     toClose.add(0, w);
     return w;
@@ -277,7 +311,8 @@ public abstract class MultiInstanceTest {
   /**
    * Counts fetches per key in flight across engines; a second one at the same moment is recorded.
    */
-  private Fetcher<JsonNode, Watermark> guarded(String instance, Fetcher<JsonNode, Watermark> fetch) {
+  private Fetcher<JsonNode, Watermark> guarded(
+      String instance, Fetcher<JsonNode, Watermark> fetch) {
     return ctx -> {
       String key = ctx.partition();
       AtomicInteger n = inFlight.computeIfAbsent(key, k -> new AtomicInteger());

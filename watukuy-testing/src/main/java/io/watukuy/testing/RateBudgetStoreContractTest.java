@@ -45,8 +45,8 @@ import org.junit.jupiter.api.Test;
  * rounded <em>up</em> to a whole millisecond: a take at {@code now + answer} succeeds, one a
  * millisecond earlier does not. A refused take changes nothing, so "the last update" of the
  * clock-going-backwards rule is the last successful take. The suite uses limits whose arithmetic
- * stays small ({@code burst} at most 100, {@code per} at most 10 s); it assumes nothing about how
- * a store keeps its buckets (memory, a server) beyond one store object per test and thread-safety.
+ * stays small ({@code burst} at most 100, {@code per} at most 10 s); it assumes nothing about how a
+ * store keeps its buckets (memory, a server) beyond one store object per test and thread-safety.
  *
  * @since 0.1
  */
@@ -187,7 +187,8 @@ public abstract class RateBudgetStoreContractTest {
     BudgetLimit limit = new BudgetLimit(10, Duration.ofSeconds(1), 4);
 
     assertThatThrownBy(() -> take("erp", limit, 0, 0)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> take("erp", limit, -1, 0)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> take("erp", limit, -1, 0))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> take("erp", limit, 5, 0)).isInstanceOf(IllegalArgumentException.class);
     // Nothing was taken by the rejected calls.
     assertThat(take("erp", limit, 4, 0)).isZero();
@@ -245,7 +246,9 @@ public abstract class RateBudgetStoreContractTest {
       assertThat(take(name, limit, 1, 0)).as("first take of '%s'", name).isZero();
     }
     for (String name : names) {
-      assertThat(take(name, limit, 1, 0)).as("second take of '%s'", name).isEqualTo(Duration.ofMinutes(1));
+      assertThat(take(name, limit, 1, 0))
+          .as("second take of '%s'", name)
+          .isEqualTo(Duration.ofMinutes(1));
     }
   }
 
@@ -257,7 +260,12 @@ public abstract class RateBudgetStoreContractTest {
       SeededRandom random = SeededRandom.of(seed);
       // Limits with whole, odd and sub-millisecond periods; bursts below, at and above the rate.
       Map<String, BudgetLimit> limits = new HashMap<>();
-      limits.put("s" + seed + "-a", new BudgetLimit(1 + random.nextInt(20), Duration.ofMillis(1 + random.nextInt(10_000)), 1 + random.nextInt(20)));
+      limits.put(
+          "s" + seed + "-a",
+          new BudgetLimit(
+              1 + random.nextInt(20),
+              Duration.ofMillis(1 + random.nextInt(10_000)),
+              1 + random.nextInt(20)));
       limits.put("s" + seed + "-b", new BudgetLimit(7, Duration.ofMillis(1_234), 3));
       limits.put("s" + seed + "-c", new BudgetLimit(3, Duration.ofNanos(2_500_000), 5));
       limits.put("s" + seed + "-d", new BudgetLimit(100, Duration.ofMinutes(1), 100));
@@ -293,7 +301,9 @@ public abstract class RateBudgetStoreContractTest {
         Duration actual = take(name, limit, permits, now);
 
         assertThat(actual)
-            .as("seed %d step %d: %s %s takes %d at T0+%d ms", seed, step, name, limit, permits, now)
+            .as(
+                "seed %d step %d: %s %s takes %d at T0+%d ms",
+                seed, step, name, limit, permits, now)
             .isEqualTo(expected);
       }
     }
@@ -395,9 +405,9 @@ public abstract class RateBudgetStoreContractTest {
   }
 
   /**
-   * A plain model of {@link RateBudgetStore}'s formula for one bucket, in exact rational
-   * arithmetic ({@link BigInteger}, tokens counted in units of {@code 1 / per-in-nanoseconds}), to
-   * compare a store with. Not thread-safe.
+   * A plain model of {@link RateBudgetStore}'s formula for one bucket, in exact rational arithmetic
+   * ({@link BigInteger}, tokens counted in units of {@code 1 / per-in-nanoseconds}), to compare a
+   * store with. Not thread-safe.
    *
    * <p>The bucket holds {@code burst} at its first take; at {@code now} it holds {@code min(burst,
    * left + (now - last) * requests / per)}, where {@code left} is what the last successful take
@@ -411,12 +421,16 @@ public abstract class RateBudgetStoreContractTest {
     private static final BigInteger NANOS_PER_MS = BigInteger.valueOf(1_000_000);
 
     private final BudgetLimit limit;
+
     /** Nanoseconds in {@code per}: a token is this many units. */
     private final BigInteger unit;
+
     /** Units added per millisecond. */
     private final BigInteger perMs;
+
     /** What the last successful take left, in units; null before the first take. */
     private @Nullable BigInteger left;
+
     /** When the last successful take happened, in ms; meaningless before the first take. */
     private long last;
 
@@ -444,7 +458,8 @@ public abstract class RateBudgetStoreContractTest {
      */
     public Duration tryTake(int permits, long nowMs) {
       if (permits < 1 || permits > limit.burst()) {
-        throw new IllegalArgumentException("permits must be 1 to " + limit.burst() + ", but was " + permits);
+        throw new IllegalArgumentException(
+            "permits must be 1 to " + limit.burst() + ", but was " + permits);
       }
       BigInteger capacity = BigInteger.valueOf(limit.burst()).multiply(unit);
       BigInteger held;

@@ -9,17 +9,17 @@ import java.util.random.RandomGenerator;
  * failing run can be replayed from its seed.
  *
  * <p>The generator is SplitMix64 (Steele, Lea and Flood, "Fast Splittable Pseudorandom Number
- * Generators", OOPSLA 2014): the state advances by the golden gamma {@code 0x9e3779b97f4a7c15}
- * and each output is the state passed through the Stafford "variant 13" mixer. It is written out
- * here rather than delegated to {@link java.util.SplittableRandom} so that its output cannot
- * change with a JDK release. For the same seed it matches {@code new SplittableRandom(seed)}
- * today. The derived methods ({@link #nextInt()}, {@link #nextDouble()}, the bounded variants,
- * {@link #nextBoolean()}, {@link #nextFloat()}) are implemented here for the same reason; only
- * the methods this class does not override ({@code nextGaussian}, {@code nextExponential}, the
- * stream methods) follow the JDK's defaults on top of {@link #nextLong()}.
+ * Generators", OOPSLA 2014): the state advances by the golden gamma {@code 0x9e3779b97f4a7c15} and
+ * each output is the state passed through the Stafford "variant 13" mixer. It is written out here
+ * rather than delegated to {@link java.util.SplittableRandom} so that its output cannot change with
+ * a JDK release. For the same seed it matches {@code new SplittableRandom(seed)} today. The derived
+ * methods ({@link #nextInt()}, {@link #nextDouble()}, the bounded variants, {@link #nextBoolean()},
+ * {@link #nextFloat()}) are implemented here for the same reason; only the methods this class does
+ * not override ({@code nextGaussian}, {@code nextExponential}, the stream methods) follow the JDK's
+ * defaults on top of {@link #nextLong()}.
  *
- * <p>Safe to share between threads: each call atomically takes the next value. The sequence as
- * a whole is then deterministic only if the order of calls is.
+ * <p>Safe to share between threads: each call atomically takes the next value. The sequence as a
+ * whole is then deterministic only if the order of calls is.
  *
  * @since 0.1
  */
@@ -57,9 +57,8 @@ public final class SeededRandom implements RandomGenerator {
   }
 
   /**
-   * A new, independent generator seeded from this one's next value. Splitting consumes one value
-   * of this generator, so a split at the same point of the same sequence always yields the same
-   * child.
+   * A new, independent generator seeded from this one's next value. Splitting consumes one value of
+   * this generator, so a split at the same point of the same sequence always yields the same child.
    *
    * @return the child generator
    */

@@ -1,8 +1,8 @@
 package io.watukuy.testing;
 
 /**
- * Thrown by a {@link FaultyStore} at its kill point and on every call after it: the calls of a
- * dead process never reach the store.
+ * Thrown by a {@link FaultyStore} at its kill point and on every call after it: the calls of a dead
+ * process never reach the store.
  *
  * @since 0.1
  */

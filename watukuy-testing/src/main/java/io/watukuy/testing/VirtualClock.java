@@ -16,9 +16,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Reading time</h2>
  *
- * {@link #now()} is the virtual instant; {@link #nanoTime()} is the virtual time elapsed since
- * the clock was created, in nanoseconds, so {@code now()} always equals the start instant plus
- * {@code nanoTime()} nanoseconds.
+ * {@link #now()} is the virtual instant; {@link #nanoTime()} is the virtual time elapsed since the
+ * clock was created, in nanoseconds, so {@code now()} always equals the start instant plus {@code
+ * nanoTime()} nanoseconds.
  *
  * <h2>Timers</h2>
  *
@@ -26,27 +26,26 @@ import org.jspecify.annotations.Nullable;
  * negative delay makes it due now). No thread of the clock's own runs timers: they run on the
  * thread that moves time past them, through {@link #advance(Duration)}, {@link
  * #advanceTo(Instant)}, {@link #runDue()} or a time-skipping {@link #sleep(Duration)}. Timers run
- * in order of due time, and timers due at the same instant in the order they were scheduled.
- * Before each timer runs, {@link #now()} is set to its due time, so the task sees the instant it
- * was scheduled for. A task may schedule further timers; those run in the same call if they fall
- * due within its window. A cancelled timer never runs.
+ * in order of due time, and timers due at the same instant in the order they were scheduled. Before
+ * each timer runs, {@link #now()} is set to its due time, so the task sees the instant it was
+ * scheduled for. A task may schedule further timers; those run in the same call if they fall due
+ * within its window. A cancelled timer never runs.
  *
  * <h2>Sleeping and time-skipping</h2>
  *
  * With time-skipping on (the default), a thread calling {@link #sleep(Duration)} (or {@link
- * #sleepUntil(long)}) while no other
- * thread is moving time moves the clock itself: it advances to its wake-up instant, running the
- * timers due on the way on its own thread, and returns without any real wait. A budget wait or a
- * backoff inside the engine therefore costs no wall-clock time in a test, and the test sees the
- * clock moved by exactly the slept duration. If another thread is already moving time, the
- * sleeper waits (on the clock's monitor) until that thread either carries the clock past the
- * wake-up instant or stops short, in which case the sleeper moves the rest of the way itself.
+ * #sleepUntil(long)}) while no other thread is moving time moves the clock itself: it advances to
+ * its wake-up instant, running the timers due on the way on its own thread, and returns without any
+ * real wait. A budget wait or a backoff inside the engine therefore costs no wall-clock time in a
+ * test, and the test sees the clock moved by exactly the slept duration. If another thread is
+ * already moving time, the sleeper waits (on the clock's monitor) until that thread either carries
+ * the clock past the wake-up instant or stops short, in which case the sleeper moves the rest of
+ * the way itself.
  *
  * <p>With time-skipping off ({@link #withoutTimeSkipping()}), a sleeper waits until another
- * thread's {@link #advance(Duration)} carries the clock to or past its wake-up instant; use this
- * to hold an engine thread in a wait and inspect the state while it waits. {@link
- * #awaitSleepers(int, Duration)} lets a test find out, without sleeping, when a thread has
- * entered such a wait.
+ * thread's {@link #advance(Duration)} carries the clock to or past its wake-up instant; use this to
+ * hold an engine thread in a wait and inspect the state while it waits. {@link #awaitSleepers(int,
+ * Duration)} lets a test find out, without sleeping, when a thread has entered such a wait.
  *
  * <p>Either way {@link #pendingTimers()} counts the sleeping threads alongside the scheduled
  * timers, so a test can assert after {@code stop()} that nothing is left waiting on the clock.
@@ -129,8 +128,8 @@ public final class VirtualClock implements TimeSource {
   }
 
   /**
-   * Turns time-skipping on or off (see the class description). Threads already sleeping
-   * re-evaluate at once: turning it on lets a waiting sleeper move the clock itself.
+   * Turns time-skipping on or off (see the class description). Threads already sleeping re-evaluate
+   * at once: turning it on lets a waiting sleeper move the clock itself.
    *
    * @param enabled {@code true} to let a lone sleeper move the clock
    */
@@ -189,10 +188,10 @@ public final class VirtualClock implements TimeSource {
 
   /**
    * Waits until the clock has moved {@code duration} past the current instant; see the class
-   * description for how time-skipping decides who moves it. Returns at once for a zero or
-   * negative duration. With time-skipping on and no other thread moving time, this thread runs
-   * the timers due before its wake-up instant and returns with {@link #now()} advanced by exactly
-   * {@code duration}.
+   * description for how time-skipping decides who moves it. Returns at once for a zero or negative
+   * duration. With time-skipping on and no other thread moving time, this thread runs the timers
+   * due before its wake-up instant and returns with {@link #now()} advanced by exactly {@code
+   * duration}.
    *
    * @throws InterruptedException if the thread is interrupted before or while waiting; the
    *     interrupt flag is cleared, as with {@link Thread#sleep(long)}
@@ -211,9 +210,9 @@ public final class VirtualClock implements TimeSource {
   }
 
   /**
-   * Waits until {@link #nanoTime()} reaches {@code deadlineNanos}, as {@link #sleep(Duration)}
-   * does for a duration; returns at once when the clock is already there. The deadline is fixed
-   * before the wait, so a thread moving the clock meanwhile can only bring the wake-up closer.
+   * Waits until {@link #nanoTime()} reaches {@code deadlineNanos}, as {@link #sleep(Duration)} does
+   * for a duration; returns at once when the clock is already there. The deadline is fixed before
+   * the wait, so a thread moving the clock meanwhile can only bring the wake-up closer.
    *
    * @throws InterruptedException if the thread is interrupted when it has to wait or while it
    *     waits; the interrupt flag is then cleared. A deadline already reached returns without
@@ -317,8 +316,8 @@ public final class VirtualClock implements TimeSource {
 
   /**
    * The number of scheduled timers that have neither run nor been cancelled, plus the number of
-   * threads currently inside {@link #sleep(Duration)} or {@link #sleepUntil(long)}. Zero means nothing is waiting on this
-   * clock.
+   * threads currently inside {@link #sleep(Duration)} or {@link #sleepUntil(long)}. Zero means
+   * nothing is waiting on this clock.
    *
    * @return scheduled timers plus sleeping threads
    */
@@ -329,9 +328,9 @@ public final class VirtualClock implements TimeSource {
   }
 
   /**
-   * Waits, in real time, until at least {@code count} threads are inside {@link
-   * #sleep(Duration)} or {@link #sleepUntil(long)}: lets a test hand work to another thread and act once that thread is parked
-   * on the clock, without a real sleep. Uses the clock's monitor, not polling.
+   * Waits, in real time, until at least {@code count} threads are inside {@link #sleep(Duration)}
+   * or {@link #sleepUntil(long)}: lets a test hand work to another thread and act once that thread
+   * is parked on the clock, without a real sleep. Uses the clock's monitor, not polling.
    *
    * @param count how many sleeping threads to wait for
    * @param timeout the longest real time to wait

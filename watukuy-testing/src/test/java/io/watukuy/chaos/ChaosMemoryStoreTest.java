@@ -18,14 +18,20 @@ class ChaosMemoryStoreTest {
   @TestFactory
   Stream<DynamicTest> everyGuaranteeHoldsUnderSeededKills() {
     long deadline = System.nanoTime() + Chaos.budget().toNanos();
-    return Chaos.seeds().boxed()
+    return Chaos.seeds()
+        .boxed()
         .takeWhile(seed -> System.nanoTime() < deadline)
-        .map(seed -> DynamicTest.dynamicTest("seed " + seed, () -> {
-          ChaosReport report = Chaos.run(ChaosOptions.seed(seed).withStore(MemoryStore::new));
-          System.out.println("chaos " + report);
-          report.assertGuarantees();
-          assertThat(report.totalKills()).isPositive();
-          assertThat(report.deliveries()).isGreaterThanOrEqualTo(report.commits());
-        }));
+        .map(
+            seed ->
+                DynamicTest.dynamicTest(
+                    "seed " + seed,
+                    () -> {
+                      ChaosReport report =
+                          Chaos.run(ChaosOptions.seed(seed).withStore(MemoryStore::new));
+                      System.out.println("chaos " + report);
+                      report.assertGuarantees();
+                      assertThat(report.totalKills()).isPositive();
+                      assertThat(report.deliveries()).isGreaterThanOrEqualTo(report.commits());
+                    }));
   }
 }

@@ -45,7 +45,8 @@ class AckBatchingTest {
     f.seed(20);
     Poller<JsonNode> orders = f.timestamp("orders", 50).build();
     Recorder r = new Recorder();
-    Watukuy w = f.engine("a").delivery(new DeliveryOptions(8, 100)).poller(orders).build().on(orders, r);
+    Watukuy w =
+        f.engine("a").delivery(new DeliveryOptions(8, 100)).poller(orders).build().on(orders, r);
 
     w.tick();
 
@@ -82,11 +83,13 @@ class AckBatchingTest {
     Poller<JsonNode> orders = f.timestamp("orders", 50).orderingKey(item -> "all").build();
     List<String> violations = new ArrayList<>();
     Watukuy w = f.engine("a").delivery(new DeliveryOptions(8, 100)).poller(orders).build();
-    w.on(orders, event -> {
-      long oldestPending = store.loadPending(ORDERS, 0, 1).get(0).sequence();
-      if (oldestPending != event.sequence())
-        violations.add(event.sequence() + " ran while " + oldestPending + " was unacked");
-    });
+    w.on(
+        orders,
+        event -> {
+          long oldestPending = store.loadPending(ORDERS, 0, 1).get(0).sequence();
+          if (oldestPending != event.sequence())
+            violations.add(event.sequence() + " ran while " + oldestPending + " was unacked");
+        });
 
     w.tick();
 

@@ -12,7 +12,6 @@ import io.watukuy.Page;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
 import io.watukuy.PollerState;
-import io.watukuy.Schedule;
 import io.watukuy.Watermark;
 import io.watukuy.Watukuy;
 import io.watukuy.testing.FakeApi;
@@ -25,9 +24,9 @@ import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
 /**
- * A page that is not what fetch promised ends the cycle with an error naming the poller,
- * partition, page and item; nothing of that page is committed and the cursor does not move.
- * No handler is attached, so the outbox count shows exactly what was committed.
+ * A page that is not what fetch promised ends the cycle with an error naming the poller, partition,
+ * page and item; nothing of that page is committed and the cursor does not move. No handler is
+ * attached, so the outbox count shows exactly what was committed.
  */
 class BadPageTest {
   static final PollerKey EU = new PollerKey("orders", "eu");
@@ -94,7 +93,12 @@ class BadPageTest {
   @Test
   void exceptionThrownByFetchIsRejectedWithItAsCause() {
     IllegalStateException boom = new IllegalStateException("vendor said 500");
-    FetchException e = rejects(p -> { throw boom; }, -1);
+    FetchException e =
+        rejects(
+            p -> {
+              throw boom;
+            },
+            -1);
     assertThat(e).hasMessageContaining("vendor said 500").hasCause(boom);
   }
 
@@ -122,7 +126,10 @@ class BadPageTest {
     assertThat(report.error()).isInstanceOf(FetchException.class);
     FetchException e = (FetchException) report.error();
     assertThat(e.itemIndex()).isEqualTo(1);
-    assertThat(e).hasMessageContaining("items").hasMessageContaining("version").hasMessageContaining("2.5");
+    assertThat(e)
+        .hasMessageContaining("items")
+        .hasMessageContaining("version")
+        .hasMessageContaining("2.5");
     assertThat(f.store.countItems(PollerKey.of("items"))).isZero();
   }
 
@@ -143,10 +150,11 @@ class BadPageTest {
     f.api.put("c1", Map.of());
     f.api.put("c2", Map.of());
     // Page 1 passes through and arms the corruption of page 2: a null item after c2.
-    corruptNext.set(p -> {
-      corruptNext.set(q -> withExtra(q, null));
-      return p;
-    });
+    corruptNext.set(
+        p -> {
+          corruptNext.set(q -> withExtra(q, null));
+          return p;
+        });
 
     KeyReport report = engine.tick().key(EU).orElseThrow();
 
@@ -193,9 +201,9 @@ class BadPageTest {
   // ---- the scenario every bad page goes through
 
   /**
-   * Polls "seed" into the store, then serves the next page through {@code corruption}: the
-   * cycle must fail naming the poller, partition, page 1 and {@code itemIndex}, commit nothing
-   * and leave the cursor; the cycle after that continues from the old cursor.
+   * Polls "seed" into the store, then serves the next page through {@code corruption}: the cycle
+   * must fail naming the poller, partition, page 1 and {@code itemIndex}, commit nothing and leave
+   * the cursor; the cycle after that continues from the old cursor.
    */
   private FetchException rejects(UnaryOperator<Page<JsonNode>> corruption, int itemIndex) {
     f.api.put("seed", Map.of());
@@ -214,7 +222,10 @@ class BadPageTest {
     assertThat(e.partition()).isEqualTo("eu");
     assertThat(e.page()).isEqualTo(1);
     assertThat(e.itemIndex()).isEqualTo(itemIndex);
-    assertThat(e).hasMessageContaining("orders").hasMessageContaining("eu").hasMessageContaining("page 1");
+    assertThat(e)
+        .hasMessageContaining("orders")
+        .hasMessageContaining("eu")
+        .hasMessageContaining("page 1");
     if (itemIndex >= 0) assertThat(e).hasMessageContaining("item " + itemIndex);
     assertThat(report.eventsCommitted()).isZero();
     assertThat(cursors()).isEqualTo(cursorsBefore);
@@ -238,12 +249,13 @@ class BadPageTest {
         .identity(n -> n.get("id"))
         .version(n -> n.path("updatedAt").asText() + "#" + n.path("rev").asText())
         .cursor(Cursors.timestamp("updatedAt").tieBreak("id").build())
-        .fetch(ctx -> {
-          sent.add(ctx.cursor());
-          Page<JsonNode> p = f.api.updatedSince(ctx.cursor(), pageSize);
-          UnaryOperator<Page<JsonNode>> c = corruptNext.getAndSet(null);
-          return c == null ? p : c.apply(p);
-        })
+        .fetch(
+            ctx -> {
+              sent.add(ctx.cursor());
+              Page<JsonNode> p = f.api.updatedSince(ctx.cursor(), pageSize);
+              UnaryOperator<Page<JsonNode>> c = corruptNext.getAndSet(null);
+              return c == null ? p : c.apply(p);
+            })
         .partitions(List.of("eu"))
         .schedule(Fixture.FIXED)
         .build();

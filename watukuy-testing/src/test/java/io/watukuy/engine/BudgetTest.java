@@ -47,11 +47,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Guarantee G6 through the engine, against a real HTTP server on 127.0.0.1: every request of
- * {@code ctx.http()} takes a token first, so in any interval of length T the requests of one
- * budget are at most {@code burst + requests × T / per}; requests wait on the engine's clock (the
- * virtual clock jumps, no real sleep), up to maxWait and never past the tick deadline, and a
- * request that gets no token defers its cycle without counting as a failure.
+ * Guarantee G6 through the engine, against a real HTTP server on 127.0.0.1: every request of {@code
+ * ctx.http()} takes a token first, so in any interval of length T the requests of one budget are at
+ * most {@code burst + requests × T / per}; requests wait on the engine's clock (the virtual clock
+ * jumps, no real sleep), up to maxWait and never past the tick deadline, and a request that gets no
+ * token defers its cycle without counting as a failure.
  *
  * <p>The server serves {@code /NAME?page=N} with one item per page and {@code hasMore} until the
  * poller's page count, and records each request with the virtual time it arrived.
@@ -60,27 +60,31 @@ class BudgetTest {
   static final ObjectMapper JSON = new ObjectMapper();
   final Fixture f = new Fixture();
   final Recorder handler = new Recorder();
+
   /** Pages per listing, by poller name. */
   final Map<String, Integer> pages = new ConcurrentHashMap<>();
+
   /** "name/page@ms" per request, ms since the test started on the virtual clock. */
   final List<String> calls = new CopyOnWriteArrayList<>();
+
   final List<Long> callTimes = new CopyOnWriteArrayList<>();
   final List<String> waits = new CopyOnWriteArrayList<>();
   final List<String> errors = new CopyOnWriteArrayList<>();
   final Instant start = f.clock.now();
   HttpServer server;
 
-  final WatukuyListener listener = new WatukuyListener() {
-    @Override
-    public void onBudgetWait(PollerKey key, String budget, Duration wait) {
-      waits.add(key.poller() + "/" + budget + "/" + wait.toMillis());
-    }
+  final WatukuyListener listener =
+      new WatukuyListener() {
+        @Override
+        public void onBudgetWait(PollerKey key, String budget, Duration wait) {
+          waits.add(key.poller() + "/" + budget + "/" + wait.toMillis());
+        }
 
-    @Override
-    public void onError(PollerKey key, Throwable error) {
-      errors.add(key + ": " + error);
-    }
-  };
+        @Override
+        public void onError(PollerKey key, Throwable error) {
+          errors.add(key + ": " + error);
+        }
+      };
 
   @BeforeEach
   void startServer() throws IOException {
@@ -151,8 +155,11 @@ class BudgetTest {
         long count = j - i + 1;
         long t = sorted.get(j) - sorted.get(i);
         if (count * perMs > (long) limit.burst() * perMs + limit.requests() * t)
-          assertThat(count).as("%d requests in [%d ms, %d ms] under %s: %s", count, sorted.get(i), sorted.get(j),
-              limit, sorted).isLessThanOrEqualTo(limit.burst() + limit.requests() * t / perMs);
+          assertThat(count)
+              .as(
+                  "%d requests in [%d ms, %d ms] under %s: %s",
+                  count, sorted.get(i), sorted.get(j), limit, sorted)
+              .isLessThanOrEqualTo(limit.burst() + limit.requests() * t / perMs);
       }
   }
 
@@ -162,23 +169,38 @@ class BudgetTest {
   void twoPollersSharingTwoPerTenSecondsMakeExactlySixCallsAsVirtualTimeReleasesTokens() {
     Poller<JsonNode> a = poller("a", 3).build();
     Poller<JsonNode> b = poller("b", 3).build();
-    Watukuy w = engine().budget("erp", 2, Duration.ofSeconds(10)).poller(a).poller(b).build()
-        .on(a, handler).on(b, handler);
+    Watukuy w =
+        engine()
+            .budget("erp", 2, Duration.ofSeconds(10))
+            .poller(a)
+            .poller(b)
+            .build()
+            .on(a, handler)
+            .on(b, handler);
 
     TickReport report = w.tick();
 
     // Two tokens at once, then one every 5 s; the tick blocked on the virtual clock meanwhile.
-    assertThat(calls).containsExactly("a/1@0", "a/2@0", "a/3@5000", "b/1@10000", "b/2@15000", "b/3@20000");
+    assertThat(calls)
+        .containsExactly("a/1@0", "a/2@0", "a/3@5000", "b/1@10000", "b/2@15000", "b/3@20000");
     assertThat(Duration.between(start, f.clock.now())).isEqualTo(Duration.ofSeconds(20));
     assertThat(waits).containsExactly("a/erp/5000", "b/erp/5000", "b/erp/5000", "b/erp/5000");
     assertRule(callTimes, BudgetLimit.of(2, Duration.ofSeconds(10)));
-    assertThat(report.keys()).allSatisfy(k -> {
-      assertThat(k.outcome()).isEqualTo(KeyReport.Outcome.POLLED);
-      assertThat(k.error()).isNull();
-      assertThat(k.pages()).isEqualTo(3);
-    });
-    assertThat(handler.changes()).containsExactly(
-        "a-1:created", "a-2:created", "a-3:created", "b-1:created", "b-2:created", "b-3:created");
+    assertThat(report.keys())
+        .allSatisfy(
+            k -> {
+              assertThat(k.outcome()).isEqualTo(KeyReport.Outcome.POLLED);
+              assertThat(k.error()).isNull();
+              assertThat(k.pages()).isEqualTo(3);
+            });
+    assertThat(handler.changes())
+        .containsExactly(
+            "a-1:created",
+            "a-2:created",
+            "a-3:created",
+            "b-1:created",
+            "b-2:created",
+            "b-3:created");
   }
 
   // ---- burst and refill
@@ -207,7 +229,8 @@ class BudgetTest {
     w.trigger("a");
     w.tick();
 
-    assertThat(calls).containsExactly("a/1@0", "a/2@0", "a/1@30000", "a/2@30000", "a/1@35000", "a/2@40000");
+    assertThat(calls)
+        .containsExactly("a/1@0", "a/2@0", "a/1@30000", "a/2@30000", "a/1@35000", "a/2@40000");
     assertThat(waits).containsExactly("a/erp/5000");
     assertRule(callTimes, BudgetLimit.of(2, Duration.ofSeconds(10)));
   }
@@ -218,24 +241,35 @@ class BudgetTest {
     pages.put("a", 1);
     pages.put("r", 2);
     pages.put("b", 1);
-    Poller<JsonNode> a = Poller.builder("a", JsonNode.class)
-        .identity(n -> n.get("id"))
-        .cursor(Cursors.page())
-        .fetch(ctx -> page(ctx.http().get(url("a", ctx.page())).json()))
-        .reconcile(Reconcile.every(Duration.ofHours(1), ctx -> page(ctx.http().get(url("r", ctx.cursor())).json())))
-        .partitions(List.of("eu", "us"))
-        .schedule(Fixture.FIXED)
-        .budget("erp")
-        .build();
+    Poller<JsonNode> a =
+        Poller.builder("a", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .cursor(Cursors.page())
+            .fetch(ctx -> page(ctx.http().get(url("a", ctx.page())).json()))
+            .reconcile(
+                Reconcile.every(
+                    Duration.ofHours(1),
+                    ctx -> page(ctx.http().get(url("r", ctx.cursor())).json())))
+            .partitions(List.of("eu", "us"))
+            .schedule(Fixture.FIXED)
+            .budget("erp")
+            .build();
     Poller<JsonNode> b = poller("b", 1).build();
-    Watukuy w = engine().budget("erp", 4, Duration.ofSeconds(4)).poller(a).poller(b).build()
-        .on(a, handler).on(b, handler);
+    Watukuy w =
+        engine()
+            .budget("erp", 4, Duration.ofSeconds(4))
+            .poller(a)
+            .poller(b)
+            .build()
+            .on(a, handler)
+            .on(b, handler);
 
     w.tick();
 
     // eu: live page 1, reconcile pages 1 and 2; us: the same; b: one page. Four at once, then one
     // a second.
-    assertThat(calls).containsExactly("a/1@0", "r/1@0", "r/2@0", "a/1@0", "r/1@1000", "r/2@2000", "b/1@3000");
+    assertThat(calls)
+        .containsExactly("a/1@0", "r/1@0", "r/2@0", "a/1@0", "r/1@1000", "r/2@2000", "b/1@3000");
     assertRule(callTimes, BudgetLimit.of(4, Duration.ofSeconds(4)));
   }
 
@@ -243,27 +277,36 @@ class BudgetTest {
 
   @Test
   void aRequestThatWaitsLongerThanMaxWaitDefersTheCycleWithoutCountingAFailure() {
-    Poller<JsonNode> a = poller("a", 2).maxWait(Duration.ofSeconds(10))
-        .circuit(new CircuitPolicy(1, Duration.ofMinutes(5))) // one failure would open it
-        .build();
+    Poller<JsonNode> a =
+        poller("a", 2)
+            .maxWait(Duration.ofSeconds(10))
+            .circuit(new CircuitPolicy(1, Duration.ofMinutes(5))) // one failure would open it
+            .build();
     List<KeyReport> cycles = new CopyOnWriteArrayList<>();
-    WatukuyListener l = new WatukuyListener() {
-      @Override
-      public void onBudgetWait(PollerKey key, String budget, Duration wait) {
-        listener.onBudgetWait(key, budget, wait);
-      }
+    WatukuyListener l =
+        new WatukuyListener() {
+          @Override
+          public void onBudgetWait(PollerKey key, String budget, Duration wait) {
+            listener.onBudgetWait(key, budget, wait);
+          }
 
-      @Override
-      public void onError(PollerKey key, Throwable error) {
-        listener.onError(key, error);
-      }
+          @Override
+          public void onError(PollerKey key, Throwable error) {
+            listener.onError(key, error);
+          }
 
-      @Override
-      public void onCycle(KeyReport report) {
-        cycles.add(report);
-      }
-    };
-    Watukuy w = f.engine("a").listener(l).budget("erp", 1, Duration.ofMinutes(1)).poller(a).build().on(a, handler);
+          @Override
+          public void onCycle(KeyReport report) {
+            cycles.add(report);
+          }
+        };
+    Watukuy w =
+        f.engine("a")
+            .listener(l)
+            .budget("erp", 1, Duration.ofMinutes(1))
+            .poller(a)
+            .build()
+            .on(a, handler);
 
     KeyReport first = w.tick().poller("a").orElseThrow();
 
@@ -274,13 +317,18 @@ class BudgetTest {
     assertThat(first.outcome()).isEqualTo(KeyReport.Outcome.DEFERRED);
     assertThat(first.failed()).isFalse();
     assertThat(first.pages()).isEqualTo(1);
-    assertThat(first.error()).isInstanceOfSatisfying(BudgetTimeoutException.class, e -> {
-      assertThat(e.reason()).isEqualTo(BudgetTimeoutException.Reason.MAX_WAIT);
-      assertThat(e.waited()).isEqualTo(Duration.ofSeconds(10));
-      assertThat(e.budget()).isEqualTo("erp");
-      assertThat(e.key()).isEqualTo(PollerKey.of("a"));
-    }).hasMessage("poller a: budget erp: no token within maxWait 10 s (waited 10 s); the request was not sent"
-        + " and the cycle is deferred");
+    assertThat(first.error())
+        .isInstanceOfSatisfying(
+            BudgetTimeoutException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(BudgetTimeoutException.Reason.MAX_WAIT);
+              assertThat(e.waited()).isEqualTo(Duration.ofSeconds(10));
+              assertThat(e.budget()).isEqualTo("erp");
+              assertThat(e.key()).isEqualTo(PollerKey.of("a"));
+            })
+        .hasMessage(
+            "poller a: budget erp: no token within maxWait 10 s (waited 10 s); the request was not sent"
+                + " and the cycle is deferred");
     assertThat(cycles).extracting(KeyReport::outcome).containsExactly(KeyReport.Outcome.DEFERRED);
     assertThat(errors).isEmpty();
     // What page 1 committed stays and is delivered.
@@ -295,7 +343,8 @@ class BudgetTest {
 
     // Deferred again and again: still no failure, no circuit, no backoff.
     for (int i = 0; i < 3; i++)
-      assertThat(w.tick().poller("a").orElseThrow().outcome()).isEqualTo(KeyReport.Outcome.DEFERRED);
+      assertThat(w.tick().poller("a").orElseThrow().outcome())
+          .isEqualTo(KeyReport.Outcome.DEFERRED);
     s = f.store.loadState(PollerKey.of("a")).orElseThrow().schedule();
     assertThat(s.circuit()).isNull();
     assertThat(s.consecutiveFailures()).isZero();
@@ -306,15 +355,19 @@ class BudgetTest {
   void aReconcileListingCutByTheBudgetWaitsForItsNextTurnWhileTheLiveLaneKeepsItsSchedule() {
     pages.put("a", 1);
     pages.put("r", 2);
-    Poller<JsonNode> a = Poller.builder("a", JsonNode.class)
-        .identity(n -> n.get("id"))
-        .cursor(Cursors.page())
-        .fetch(ctx -> page(ctx.http().get(url("a", ctx.page())).json()))
-        .reconcile(Reconcile.every(Duration.ofHours(1), ctx -> page(ctx.http().get(url("r", ctx.cursor())).json())))
-        .schedule(Fixture.FIXED)
-        .budget("erp")
-        .maxWait(Duration.ofSeconds(5))
-        .build();
+    Poller<JsonNode> a =
+        Poller.builder("a", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .cursor(Cursors.page())
+            .fetch(ctx -> page(ctx.http().get(url("a", ctx.page())).json()))
+            .reconcile(
+                Reconcile.every(
+                    Duration.ofHours(1),
+                    ctx -> page(ctx.http().get(url("r", ctx.cursor())).json())))
+            .schedule(Fixture.FIXED)
+            .budget("erp")
+            .maxWait(Duration.ofSeconds(5))
+            .build();
     Watukuy w = engine().budget("erp", 2, Duration.ofMinutes(1)).poller(a).build().on(a, handler);
 
     KeyReport r = w.tick().poller("a").orElseThrow();
@@ -344,10 +397,13 @@ class BudgetTest {
     assertThat(calls).containsExactly("a/1@0");
     assertThat(Duration.between(start, f.clock.now())).isEqualTo(Duration.ofMillis(2_500));
     assertThat(r.outcome()).isEqualTo(KeyReport.Outcome.DEFERRED);
-    assertThat(r.error()).isInstanceOfSatisfying(BudgetTimeoutException.class,
-        e -> assertThat(e.reason()).isEqualTo(BudgetTimeoutException.Reason.TICK_DEADLINE))
-        .hasMessage("poller a: budget erp: the tick deadline ended the wait for a token (waited 2.5 s, maxWait"
-            + " 10 min); the request was not sent and the cycle is deferred");
+    assertThat(r.error())
+        .isInstanceOfSatisfying(
+            BudgetTimeoutException.class,
+            e -> assertThat(e.reason()).isEqualTo(BudgetTimeoutException.Reason.TICK_DEADLINE))
+        .hasMessage(
+            "poller a: budget erp: the tick deadline ended the wait for a token (waited 2.5 s, maxWait"
+                + " 10 min); the request was not sent and the cycle is deferred");
   }
 
   @Test
@@ -359,7 +415,11 @@ class BudgetTest {
     assertThatThrownBy(() -> engine().budget("crm", 1, Duration.ofSeconds(1)).poller(a).build())
         .isInstanceOf(ConfigException.class)
         .hasMessage("poller a: budget 'erp' is not declared; declared: crm");
-    assertThatThrownBy(() -> engine().budget("erp", 1, Duration.ofSeconds(1)).budget("erp", 2, Duration.ofSeconds(1)))
+    assertThatThrownBy(
+            () ->
+                engine()
+                    .budget("erp", 1, Duration.ofSeconds(1))
+                    .budget("erp", 2, Duration.ofSeconds(1)))
         .isInstanceOf(ConfigException.class)
         .hasMessage("budget erp is declared twice");
   }
@@ -367,19 +427,27 @@ class BudgetTest {
   @Test
   void aPollerWithoutBudgetIsNotCharged() {
     pages.put("free", 5);
-    Poller<JsonNode> free = Poller.builder("free", JsonNode.class)
-        .identity(n -> n.get("id"))
-        .cursor(Cursors.snapshotDiff())
-        .fetch(ctx -> page(ctx.http().get(url("free", ctx.page())).json()))
-        .schedule(Fixture.FIXED)
-        .build();
+    Poller<JsonNode> free =
+        Poller.builder("free", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .cursor(Cursors.snapshotDiff())
+            .fetch(ctx -> page(ctx.http().get(url("free", ctx.page())).json()))
+            .schedule(Fixture.FIXED)
+            .build();
     Poller<JsonNode> a = poller("a", 1).build();
-    Watukuy w = engine().budget("erp", 1, Duration.ofMinutes(1)).poller(free).poller(a).build()
-        .on(free, handler).on(a, handler);
+    Watukuy w =
+        engine()
+            .budget("erp", 1, Duration.ofMinutes(1))
+            .poller(free)
+            .poller(a)
+            .build()
+            .on(free, handler)
+            .on(a, handler);
 
     w.tick();
 
-    assertThat(calls).containsExactly("free/1@0", "free/2@0", "free/3@0", "free/4@0", "free/5@0", "a/1@0");
+    assertThat(calls)
+        .containsExactly("free/1@0", "free/2@0", "free/3@0", "free/4@0", "free/5@0", "a/1@0");
   }
 
   @Test
@@ -391,20 +459,29 @@ class BudgetTest {
     Semaphore waiting = new Semaphore(0);
     List<KeyReport> ran = new CopyOnWriteArrayList<>();
     Poller<JsonNode> a = poller("a", 1).build();
-    try (Watukuy w = Watukuy.builder().store(new MemoryStore()).time(clock).random(SeededRandom.of(7))
-        .instanceId("a").handlerExecutor(Runnable::run).budget("erp", limit).budgetStore(budgets)
-        .poller(a)
-        .listener(new WatukuyListener() {
-          @Override
-          public void onBudgetWait(PollerKey key, String budget, Duration wait) {
-            waiting.release();
-          }
+    try (Watukuy w =
+        Watukuy.builder()
+            .store(new MemoryStore())
+            .time(clock)
+            .random(SeededRandom.of(7))
+            .instanceId("a")
+            .handlerExecutor(Runnable::run)
+            .budget("erp", limit)
+            .budgetStore(budgets)
+            .poller(a)
+            .listener(
+                new WatukuyListener() {
+                  @Override
+                  public void onBudgetWait(PollerKey key, String budget, Duration wait) {
+                    waiting.release();
+                  }
 
-          @Override
-          public void onCycle(KeyReport report) {
-            if (report.outcome() != KeyReport.Outcome.SKIPPED_NOT_DUE) ran.add(report);
-          }
-        }).build()) {
+                  @Override
+                  public void onCycle(KeyReport report) {
+                    if (report.outcome() != KeyReport.Outcome.SKIPPED_NOT_DUE) ran.add(report);
+                  }
+                })
+            .build()) {
       w.start();
       clock.runDue();
       assertThat(waiting.tryAcquire(10, TimeUnit.SECONDS)).isTrue();
@@ -419,11 +496,16 @@ class BudgetTest {
       assertThat(stopper.isAlive()).isFalse();
     }
     assertThat(calls).isEmpty();
-    assertThat(ran).singleElement().satisfies(r -> {
-      assertThat(r.outcome()).isEqualTo(KeyReport.Outcome.DEFERRED);
-      assertThat(r.error()).isInstanceOfSatisfying(BudgetTimeoutException.class,
-          e -> assertThat(e.reason()).isEqualTo(BudgetTimeoutException.Reason.STOPPED));
-    });
+    assertThat(ran)
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.outcome()).isEqualTo(KeyReport.Outcome.DEFERRED);
+              assertThat(r.error())
+                  .isInstanceOfSatisfying(
+                      BudgetTimeoutException.class,
+                      e -> assertThat(e.reason()).isEqualTo(BudgetTimeoutException.Reason.STOPPED));
+            });
     assertThat(clock.pendingTimers()).isZero();
   }
 
@@ -431,8 +513,8 @@ class BudgetTest {
 
   /**
    * Seeded random budgets, pollers (pages, weights, partitions) and cycles, including ticks with
-   * deadlines and forced triggers: in every interval the requests stay within burst + requests ×
-   * T / per, and no cycle fails. {@code -Dwatukuy.budget.seeds=N} runs N seeds (default 10).
+   * deadlines and forced triggers: in every interval the requests stay within burst + requests × T
+   * / per, and no cycle fails. {@code -Dwatukuy.budget.seeds=N} runs N seeds (default 10).
    */
   @Test
   void noIntervalEverHoldsMoreRequestsThanTheRuleAllowsOverRandomPatterns() {
@@ -441,14 +523,24 @@ class BudgetTest {
       SplittableRandom random = new SplittableRandom(seed);
       calls.clear();
       callTimes.clear();
-      BudgetLimit limit = new BudgetLimit(1 + random.nextInt(4), Duration.ofMillis(1_000 + random.nextInt(9_000)),
-          1 + random.nextInt(4));
-      Watukuy.Builder b = Watukuy.builder().store(new MemoryStore()).time(f.clock).random(SeededRandom.of(seed))
-          .instanceId("i").executor(Runnable::run).handlerExecutor(Runnable::run).budget("erp", limit);
+      BudgetLimit limit =
+          new BudgetLimit(
+              1 + random.nextInt(4),
+              Duration.ofMillis(1_000 + random.nextInt(9_000)),
+              1 + random.nextInt(4));
+      Watukuy.Builder b =
+          Watukuy.builder()
+              .store(new MemoryStore())
+              .time(f.clock)
+              .random(SeededRandom.of(seed))
+              .instanceId("i")
+              .executor(Runnable::run)
+              .handlerExecutor(Runnable::run)
+              .budget("erp", limit);
       int pollers = 1 + random.nextInt(3);
       for (int p = 0; p < pollers; p++) {
-        Poller.Builder<JsonNode, Void> pb = poller("p" + seed + "x" + p, 1 + random.nextInt(5))
-            .weight(1 + random.nextInt(3));
+        Poller.Builder<JsonNode, Void> pb =
+            poller("p" + seed + "x" + p, 1 + random.nextInt(5)).weight(1 + random.nextInt(3));
         if (random.nextBoolean()) pb.maxWait(Duration.ofMillis(random.nextInt(8_000)));
         if (random.nextBoolean()) pb.partitions(List.of("eu", "us"));
         b.poller(pb.build());
@@ -456,9 +548,10 @@ class BudgetTest {
       Watukuy w = b.build();
       for (int cycle = 0; cycle < 5; cycle++) {
         for (String name : pages.keySet()) if (name.startsWith("p" + seed + "x")) w.trigger(name);
-        TickOptions options = random.nextInt(3) == 0
-            ? TickOptions.deadline(Duration.ofMillis(random.nextInt(20_000)))
-            : TickOptions.DEFAULT;
+        TickOptions options =
+            random.nextInt(3) == 0
+                ? TickOptions.deadline(Duration.ofMillis(random.nextInt(20_000)))
+                : TickOptions.DEFAULT;
         for (KeyReport r : w.tick(options).keys())
           assertThat(r.failed()).as("seed %d: %s", seed, r.error()).isFalse();
         f.clock.advance(Duration.ofMillis(random.nextInt(15_000)));
@@ -485,32 +578,44 @@ class BudgetTest {
     List<String> order = new CopyOnWriteArrayList<>();
     List<Long> times = new CopyOnWriteArrayList<>();
     server.removeContext("/");
-    server.createContext("/", ex -> {
-      String name = ex.getRequestURI().getPath().substring(1);
-      order.add(name);
-      times.add(Duration.between(t0, clock.now()).toMillis());
-      serve(ex);
-    });
-    Watukuy.Builder b = Watukuy.builder().store(new MemoryStore()).time(clock).random(SeededRandom.of(7))
-        .instanceId("a").handlerExecutor(Runnable::run)
-        .budget("erp", limit).budgetStore(budgets)
-        .listener(new WatukuyListener() {
-          @Override
-          public void onBudgetWait(PollerKey key, String budget, Duration wait) {
-            progress.release();
-          }
-
-          @Override
-          public void onCycle(KeyReport report) {
-            // A pass also reports the keys it skipped as not due; only a cycle that ran counts.
-            if (report.outcome() == KeyReport.Outcome.POLLED) progress.release();
-          }
+    server.createContext(
+        "/",
+        ex -> {
+          String name = ex.getRequestURI().getPath().substring(1);
+          order.add(name);
+          times.add(Duration.between(t0, clock.now()).toMillis());
+          serve(ex);
         });
+    Watukuy.Builder b =
+        Watukuy.builder()
+            .store(new MemoryStore())
+            .time(clock)
+            .random(SeededRandom.of(7))
+            .instanceId("a")
+            .handlerExecutor(Runnable::run)
+            .budget("erp", limit)
+            .budgetStore(budgets)
+            .listener(
+                new WatukuyListener() {
+                  @Override
+                  public void onBudgetWait(PollerKey key, String budget, Duration wait) {
+                    progress.release();
+                  }
+
+                  @Override
+                  public void onCycle(KeyReport report) {
+                    // A pass also reports the keys it skipped as not due; only a cycle that ran
+                    // counts.
+                    if (report.outcome() == KeyReport.Outcome.POLLED) progress.release();
+                  }
+                });
     pollers.forEach(b::poller);
     try (Watukuy w = b.build()) {
       w.start();
       clock.runDue(); // the first pass hands every key to its own thread
-      assertThat(progress.tryAcquire(pollers.size(), 10, TimeUnit.SECONDS)).as("every key waits").isTrue();
+      assertThat(progress.tryAcquire(pollers.size(), 10, TimeUnit.SECONDS))
+          .as("every key waits")
+          .isTrue();
       for (int token = 1; token <= requests; token++) {
         // A waiting cycle reads the clock, then sleeps for the difference: move the clock only
         // once it sleeps, or its wake-up moves one step later too.
@@ -531,14 +636,18 @@ class BudgetTest {
   }
 
   private static Map<String, Long> counts(List<String> names) {
-    return names.stream().collect(Collectors.groupingBy(n -> n, HashMap::new, Collectors.counting()));
+    return names.stream()
+        .collect(Collectors.groupingBy(n -> n, HashMap::new, Collectors.counting()));
   }
 
   @Test
   void concurrentKeysGetTokensRoundRobinWeightedByTheirPollers() throws Exception {
     // a and c have weight 1, b weight 2; each needs enough pages for two rounds.
-    List<String> order = daemonOrder(List.of(poller("a", 2).build(), poller("b", 4).weight(2).build(),
-        poller("c", 2).build()), 8);
+    List<String> order =
+        daemonOrder(
+            List.of(
+                poller("a", 2).build(), poller("b", 4).weight(2).build(), poller("c", 2).build()),
+            8);
     // Whatever order the three threads reached the gate in, each round of four tokens gives a and
     // c one and b two.
     assertThat(counts(order.subList(0, 4))).isEqualTo(Map.of("a", 1L, "b", 2L, "c", 1L));
@@ -549,14 +658,18 @@ class BudgetTest {
   void liveRequestsGetTokensBeforeTheReconcileRequestsOfTheSameBudget() throws Exception {
     // r's live lane needs no request; its reconcile lane needs two. a and b poll live.
     pages.put("r", 2);
-    Poller<JsonNode> r = Poller.builder("r", JsonNode.class)
-        .identity(n -> n.get("id"))
-        .cursor(Cursors.page())
-        .fetch(ctx -> Page.<JsonNode>of(List.of()))
-        .reconcile(Reconcile.every(Duration.ofHours(1), ctx -> page(ctx.http().get(url("r", ctx.cursor())).json())))
-        .schedule(Fixture.FIXED)
-        .budget("erp")
-        .build();
+    Poller<JsonNode> r =
+        Poller.builder("r", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .cursor(Cursors.page())
+            .fetch(ctx -> Page.<JsonNode>of(List.of()))
+            .reconcile(
+                Reconcile.every(
+                    Duration.ofHours(1),
+                    ctx -> page(ctx.http().get(url("r", ctx.cursor())).json())))
+            .schedule(Fixture.FIXED)
+            .budget("erp")
+            .build();
     List<String> order = daemonOrder(List.of(r, poller("a", 2).build(), poller("b", 2).build()), 6);
     // r waited from the start, but reconcile is second in priority.
     assertThat(counts(order.subList(0, 4))).isEqualTo(Map.of("a", 2L, "b", 2L));

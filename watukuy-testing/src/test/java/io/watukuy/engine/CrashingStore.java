@@ -13,7 +13,10 @@ import java.util.Collection;
  * later call fails, as calls from a dead process would never arrive.
  */
 final class CrashingStore extends ForwardingStore {
-  enum At { AFTER_COMMIT, AFTER_FIRST_ACK }
+  enum At {
+    AFTER_COMMIT,
+    AFTER_FIRST_ACK
+  }
 
   private final At at;
   private volatile boolean dead;
@@ -60,7 +63,8 @@ final class CrashingStore extends ForwardingStore {
   }
 
   @Override
-  public java.util.List<io.watukuy.OutboxRow> loadPending(PollerKey key, long afterSequence, int limit) {
+  public java.util.List<io.watukuy.OutboxRow> loadPending(
+      PollerKey key, long afterSequence, int limit) {
     alive();
     return super.loadPending(key, afterSequence, limit);
   }

@@ -8,14 +8,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
-import io.watukuy.CustomCursor;
 import io.watukuy.Cursors;
+import io.watukuy.CustomCursor;
 import io.watukuy.FetchException;
 import io.watukuy.Fetcher;
 import io.watukuy.KeyReport;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
-import io.watukuy.Schedule;
 import io.watukuy.Watukuy;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,10 +43,13 @@ class CustomCursorTest {
     f.seed(5);
     List<AfterId> sent = new ArrayList<>();
     CustomCursor<AfterId> cursor = Cursors.custom(new AfterId(""), in -> keyset(in, 2));
-    Watukuy w = engine(cursor, ctx -> {
-      sent.add(ctx.cursor());
-      return f.api.afterId(ctx.cursor().afterId(), 2);
-    });
+    Watukuy w =
+        engine(
+            cursor,
+            ctx -> {
+              sent.add(ctx.cursor());
+              return f.api.afterId(ctx.cursor().afterId(), 2);
+            });
 
     KeyReport first = w.tick().poller("rows").orElseThrow();
 
@@ -55,7 +57,8 @@ class CustomCursorTest {
     assertThat(first.pages()).isEqualTo(3);
     assertThat(sent).containsExactly(new AfterId(""), new AfterId("o002"), new AfterId("o004"));
     assertThat(handler.changes()).hasSize(5);
-    assertThat(liveCursor(f.store, ROWS)).isEqualTo(Items.MAPPER.createObjectNode().put("afterId", "o005"));
+    assertThat(liveCursor(f.store, ROWS))
+        .isEqualTo(Items.MAPPER.createObjectNode().put("afterId", "o005"));
 
     f.api.put("o006", Map.of("n", 6));
     f.nextCycle();
@@ -69,12 +72,19 @@ class CustomCursorTest {
   @Test
   void advanceReceivesTheSentCursorTheValidItemsAndWhatFetchReturned() {
     List<CustomCursor.Input<AfterId>> inputs = new ArrayList<>();
-    CustomCursor<AfterId> cursor = Cursors.custom(new AfterId(""), in -> {
-      inputs.add(in);
-      return new CustomCursor.Step<>(new AfterId("next"), true);
-    });
+    CustomCursor<AfterId> cursor =
+        Cursors.custom(
+            new AfterId(""),
+            in -> {
+              inputs.add(in);
+              return new CustomCursor.Step<>(new AfterId("next"), true);
+            });
     Script<AfterId> script =
-        new Script<AfterId>().then(page(item("id", "a"), item("id", "b")).withCursor("end-cursor-1").withHasMore(true));
+        new Script<AfterId>()
+            .then(
+                page(item("id", "a"), item("id", "b"))
+                    .withCursor("end-cursor-1")
+                    .withHasMore(true));
     Watukuy w = engine(cursor, script);
 
     w.tick();
@@ -90,12 +100,20 @@ class CustomCursorTest {
   @Test
   void advanceReceivesOnlyTheItemsThatPassedTheValidator() {
     List<List<?>> received = new ArrayList<>();
-    CustomCursor<AfterId> cursor = Cursors.custom(new AfterId(""), in -> {
-      received.add(in.items());
-      return new CustomCursor.Step<>(new AfterId("next"), true);
-    });
+    CustomCursor<AfterId> cursor =
+        Cursors.custom(
+            new AfterId(""),
+            in -> {
+              received.add(in.items());
+              return new CustomCursor.Step<>(new AfterId("next"), true);
+            });
     Script<AfterId> script =
-        new Script<AfterId>().then(page(item("id", "a", "price", 1), item("id", "b", "price", -1), item("id", "c", "price", 2)));
+        new Script<AfterId>()
+            .then(
+                page(
+                    item("id", "a", "price", 1),
+                    item("id", "b", "price", -1),
+                    item("id", "c", "price", 2)));
     Poller<JsonNode> rows =
         Poller.builder("rows", JsonNode.class)
             .identity(n -> n.get("id"))
@@ -110,15 +128,19 @@ class CustomCursorTest {
 
     // CustomCursor.Input: "items the page's valid items".
     assertThat(received).hasSize(1);
-    assertThat(List.<Object>copyOf(received.get(0))).containsExactly(item("id", "a", "price", 1), item("id", "c", "price", 2));
+    assertThat(List.<Object>copyOf(received.get(0)))
+        .containsExactly(item("id", "a", "price", 1), item("id", "c", "price", 2));
     assertThat(handler.changes()).containsExactly("a:created", "c:created");
   }
 
   @Test
   void doneEndsTheCycleEvenWhenFetchSaysHasMore() {
-    CustomCursor<AfterId> cursor = Cursors.custom(new AfterId(""), in -> new CustomCursor.Step<>(new AfterId("x"), true));
+    CustomCursor<AfterId> cursor =
+        Cursors.custom(new AfterId(""), in -> new CustomCursor.Step<>(new AfterId("x"), true));
     Script<AfterId> script =
-        new Script<AfterId>().then(page(item("id", "a")).withHasMore(true)).then(page(item("id", "b")));
+        new Script<AfterId>()
+            .then(page(item("id", "a")).withHasMore(true))
+            .then(page(item("id", "b")));
     Watukuy w = engine(cursor, script);
 
     KeyReport report = w.tick().poller("rows").orElseThrow();
@@ -130,8 +152,12 @@ class CustomCursorTest {
   @Test
   void genericCursorTypeRoundTripsThroughJson() {
     CustomCursor<Map<String, Integer>> cursor =
-        Cursors.custom(Map.of("offset", 0), new TypeReference<Map<String, Integer>>() {},
-            in -> new CustomCursor.Step<>(Map.of("offset", in.cursor().get("offset") + in.items().size()), true));
+        Cursors.custom(
+            Map.of("offset", 0),
+            new TypeReference<Map<String, Integer>>() {},
+            in ->
+                new CustomCursor.Step<>(
+                    Map.of("offset", in.cursor().get("offset") + in.items().size()), true));
     Script<Map<String, Integer>> script =
         new Script<Map<String, Integer>>()
             .then(page(item("id", "a"), item("id", "b"), item("id", "c")))
@@ -143,17 +169,25 @@ class CustomCursorTest {
     w.tick();
 
     assertThat(script.cursors()).containsExactly(Map.of("offset", 0), Map.of("offset", 3));
-    assertThat(liveCursor(f.store, ROWS)).isEqualTo(Items.MAPPER.createObjectNode().put("offset", 4));
+    assertThat(liveCursor(f.store, ROWS))
+        .isEqualTo(Items.MAPPER.createObjectNode().put("offset", 4));
   }
 
   @Test
   void userCodecStoresTheCursorInItsOwnText() {
     CustomCursor<java.math.BigInteger> cursor =
-        Cursors.custom(java.math.BigInteger.ZERO,
-                in -> new CustomCursor.Step<>(in.cursor().add(java.math.BigInteger.valueOf(in.items().size())), true))
-            .withCodec(b -> "\"big:" + b + "\"", s -> new java.math.BigInteger(s.substring(5, s.length() - 1)));
+        Cursors.custom(
+                java.math.BigInteger.ZERO,
+                in ->
+                    new CustomCursor.Step<>(
+                        in.cursor().add(java.math.BigInteger.valueOf(in.items().size())), true))
+            .withCodec(
+                b -> "\"big:" + b + "\"",
+                s -> new java.math.BigInteger(s.substring(5, s.length() - 1)));
     Script<java.math.BigInteger> script =
-        new Script<java.math.BigInteger>().then(page(item("id", "a"), item("id", "b"))).then(page());
+        new Script<java.math.BigInteger>()
+            .then(page(item("id", "a"), item("id", "b")))
+            .then(page());
     Watukuy w = engine(cursor, script);
 
     w.tick();
@@ -161,7 +195,8 @@ class CustomCursorTest {
     w.tick();
 
     assertThat(liveCursorText(f.store, ROWS)).isEqualTo("\"big:2\"");
-    assertThat(script.cursors()).containsExactly(java.math.BigInteger.ZERO, java.math.BigInteger.TWO);
+    assertThat(script.cursors())
+        .containsExactly(java.math.BigInteger.ZERO, java.math.BigInteger.TWO);
   }
 
   @Test

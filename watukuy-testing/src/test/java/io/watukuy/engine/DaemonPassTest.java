@@ -21,15 +21,16 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * The daemon's passes: a key found not due is looked at again when it falls due (not at the
- * first pass after), an idle key's state is not read on every pass, and partitions are synced
- * with the store only when their list changes.
+ * The daemon's passes: a key found not due is looked at again when it falls due (not at the first
+ * pass after), an idle key's state is not read on every pass, and partitions are synced with the
+ * store only when their list changes.
  */
 class DaemonPassTest {
 
   /** Counts the reads a pass makes. */
   private static final class CountingStore extends ForwardingStore {
-    final java.util.Map<PollerKey, AtomicInteger> loadState = new java.util.concurrent.ConcurrentHashMap<>();
+    final java.util.Map<PollerKey, AtomicInteger> loadState =
+        new java.util.concurrent.ConcurrentHashMap<>();
     final AtomicInteger listKeys = new AtomicInteger();
 
     int reads(PollerKey key) {
@@ -53,14 +54,16 @@ class DaemonPassTest {
     }
   }
 
-  private static Poller.Builder<JsonNode, Void> emptyPoller(String name, Duration every, List<Instant> fetches, Fixture f) {
+  private static Poller.Builder<JsonNode, Void> emptyPoller(
+      String name, Duration every, List<Instant> fetches, Fixture f) {
     return Poller.builder(name, JsonNode.class)
         .identity(n -> n.get("id"))
         .cursor(Cursors.snapshotDiff())
-        .fetch(ctx -> {
-          fetches.add(f.clock.now());
-          return Page.<JsonNode>empty();
-        })
+        .fetch(
+            ctx -> {
+              fetches.add(f.clock.now());
+              return Page.<JsonNode>empty();
+            })
         .schedule(Schedule.every(every).withAdaptive(false).withJitter(0));
   }
 
@@ -89,7 +92,8 @@ class DaemonPassTest {
     List<Instant> fetches = new CopyOnWriteArrayList<>();
     Poller<JsonNode> idle = emptyPoller("idle", Duration.ofSeconds(30), fetches, f).build();
     // A second poller with a 1 s interval keeps the daemon passing every second.
-    Poller<JsonNode> busy = emptyPoller("busy", Duration.ofSeconds(1), new CopyOnWriteArrayList<>(), f).build();
+    Poller<JsonNode> busy =
+        emptyPoller("busy", Duration.ofSeconds(1), new CopyOnWriteArrayList<>(), f).build();
     Watukuy w = f.engine("a").poller(idle).poller(busy).build();
     Instant t0 = f.clock.now();
     w.start();
@@ -112,8 +116,10 @@ class DaemonPassTest {
     CountingStore store = new CountingStore();
     Fixture f = new Fixture(store);
     List<String> partitions = new CopyOnWriteArrayList<>(List.of("eu", "us"));
-    Poller<JsonNode> p = emptyPoller("orders", Duration.ofSeconds(1), new CopyOnWriteArrayList<>(), f)
-        .partitions(() -> List.copyOf(partitions)).build();
+    Poller<JsonNode> p =
+        emptyPoller("orders", Duration.ofSeconds(1), new CopyOnWriteArrayList<>(), f)
+            .partitions(() -> List.copyOf(partitions))
+            .build();
     Watukuy w = f.engine("a").poller(p).build();
     w.start();
     f.clock.advance(Duration.ofMillis(4500)); // five passes, one list

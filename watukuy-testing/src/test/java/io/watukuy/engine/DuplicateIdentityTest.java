@@ -13,7 +13,6 @@ import io.watukuy.Fetcher;
 import io.watukuy.KeyReport;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
-import io.watukuy.Schedule;
 import io.watukuy.Watermark;
 import io.watukuy.Watukuy;
 import java.util.List;
@@ -29,14 +28,16 @@ class DuplicateIdentityTest {
   @Test
   void lastOccurrenceInAPageWinsWithOneEvent() {
     Script<Void> script =
-        new Script<Void>().then(page(item("id", "a", "v", 1), item("id", "b", "v", 1), item("id", "a", "v", 2)));
+        new Script<Void>()
+            .then(page(item("id", "a", "v", 1), item("id", "b", "v", 1), item("id", "a", "v", 2)));
     Watukuy w = engine(Cursors.snapshotDiff(), script);
 
     KeyReport report = w.tick().poller("items").orElseThrow();
 
     assertThat(report.eventsCommitted()).isEqualTo(2);
     assertThat(handler.of("a")).containsExactly("created@2");
-    ChangeEvent<JsonNode> a = handler.events().stream().filter(e -> e.identity().equals("a")).findFirst().orElseThrow();
+    ChangeEvent<JsonNode> a =
+        handler.events().stream().filter(e -> e.identity().equals("a")).findFirst().orElseThrow();
     assertThat(a.data().get("v").asInt()).isEqualTo(2);
     assertThat(f.store.loadVersions(ITEMS, List.of("a")).get("a").version()).isEqualTo("2");
   }
@@ -75,7 +76,8 @@ class DuplicateIdentityTest {
 
   @Test
   void numberAndStringOfTheSameDecimalAreOneIdentity() {
-    Script<Void> script = new Script<Void>().then(page(item("id", 7, "v", 1), item("id", "7", "v", 2)));
+    Script<Void> script =
+        new Script<Void>().then(page(item("id", 7, "v", 1), item("id", "7", "v", 2)));
     Watukuy w = engine(Cursors.snapshotDiff(), script);
 
     w.tick();
@@ -101,17 +103,22 @@ class DuplicateIdentityTest {
   void everyOccurrenceStillCountsForTheTimestampCursor() {
     Script<Watermark> script =
         new Script<Watermark>()
-            .then(page(
-                item("id", "a", "v", 1, "updatedAt", "2026-03-01T09:00:00Z"),
-                item("id", "b", "v", 1, "updatedAt", "2026-03-01T09:05:00Z"),
-                item("id", "a", "v", 2, "updatedAt", "2026-03-01T09:10:00Z")));
+            .then(
+                page(
+                    item("id", "a", "v", 1, "updatedAt", "2026-03-01T09:00:00Z"),
+                    item("id", "b", "v", 1, "updatedAt", "2026-03-01T09:05:00Z"),
+                    item("id", "a", "v", 2, "updatedAt", "2026-03-01T09:10:00Z")));
     Watukuy w = engine(Cursors.timestamp("updatedAt").tieBreak("id").build(), script);
 
     w.tick();
 
     assertThat(handler.of("a")).containsExactly("created@2");
     assertThat(liveCursor(f.store, ITEMS))
-        .isEqualTo(Items.MAPPER.createObjectNode().put("value", "2026-03-01T09:10:00Z").put("tieBreak", "a"));
+        .isEqualTo(
+            Items.MAPPER
+                .createObjectNode()
+                .put("value", "2026-03-01T09:10:00Z")
+                .put("tieBreak", "a"));
   }
 
   private <C> Watukuy engine(CursorStrategy<C> cursor, Fetcher<JsonNode, C> fetch) {

@@ -18,6 +18,7 @@ import java.util.Map;
 /** Shared set-up of engine tests: virtual clock, seeded random, fake API, memory store. */
 final class Fixture {
   static final Duration MIN = Duration.ofSeconds(30);
+
   /** Every 30 s exactly: no AIMD, no jitter, so tests step the clock by one interval. */
   static final Schedule FIXED = Schedule.every(MIN).withAdaptive(false).withJitter(0);
 
@@ -40,7 +41,8 @@ final class Fixture {
         .time(clock)
         .random(SeededRandom.of(7))
         .instanceId(instanceId)
-        .executor(Runnable::run).handlerExecutor(Runnable::run)
+        .executor(Runnable::run)
+        .handlerExecutor(Runnable::run)
         .delivery(new DeliveryOptions(1, DeliveryOptions.DEFAULT_DISPATCH_BATCH_SIZE));
   }
 

@@ -41,25 +41,37 @@ class GuaranteesTest {
     CrashingStore dying = new CrashingStore(f.store, CrashingStore.At.AFTER_COMMIT);
     Poller<JsonNode> orders = f.timestamp("orders", 10).build();
     Recorder first = new Recorder();
-    Watukuy a = Watukuy.builder().store(dying).time(f.clock).instanceId("a").executor(Runnable::run).handlerExecutor(Runnable::run)
-        .poller(orders).build().on(orders, first);
+    Watukuy a =
+        Watukuy.builder()
+            .store(dying)
+            .time(f.clock)
+            .instanceId("a")
+            .executor(Runnable::run)
+            .handlerExecutor(Runnable::run)
+            .poller(orders)
+            .build()
+            .on(orders, first);
 
     TickReport crashed = a.tick();
 
     assertThat(crashed.failed()).isTrue();
     assertThat(first.events()).isEmpty();
-    List<String> committed = f.store.loadPending(ORDERS, 0, 100).stream().map(OutboxRow::eventId).toList();
+    List<String> committed =
+        f.store.loadPending(ORDERS, 0, 100).stream().map(OutboxRow::eventId).toList();
     assertThat(committed).hasSize(5);
 
     // The dead process never released its lease: the next instance waits for it to expire.
     Recorder second = new Recorder();
     Watukuy b = f.engine("b").poller(orders).build().on(orders, second);
-    assertThat(b.tick().key(ORDERS).orElseThrow().outcome()).isEqualTo(KeyReport.Outcome.SKIPPED_LEASED);
+    assertThat(b.tick().key(ORDERS).orElseThrow().outcome())
+        .isEqualTo(KeyReport.Outcome.SKIPPED_LEASED);
     f.clock.advance(Watukuy.DEFAULT_LEASE_TTL);
     b.tick();
 
     assertThat(second.ids()).containsExactlyElementsOf(committed);
-    assertThat(second.changes()).containsExactly("o001:created", "o002:created", "o003:created", "o004:created", "o005:created");
+    assertThat(second.changes())
+        .containsExactly(
+            "o001:created", "o002:created", "o003:created", "o004:created", "o005:created");
     assertThat(f.store.countPending(ORDERS)).isZero();
   }
 
@@ -70,8 +82,17 @@ class GuaranteesTest {
     CrashingStore dying = new CrashingStore(f.store, CrashingStore.At.AFTER_FIRST_ACK);
     Poller<JsonNode> orders = f.timestamp("orders", 10).build();
     Recorder first = new Recorder();
-    Watukuy a = Watukuy.builder().store(dying).time(f.clock).instanceId("a").executor(Runnable::run).handlerExecutor(Runnable::run)
-        .delivery(new DeliveryOptions(1, 100)).poller(orders).build().on(orders, first);
+    Watukuy a =
+        Watukuy.builder()
+            .store(dying)
+            .time(f.clock)
+            .instanceId("a")
+            .executor(Runnable::run)
+            .handlerExecutor(Runnable::run)
+            .delivery(new DeliveryOptions(1, 100))
+            .poller(orders)
+            .build()
+            .on(orders, first);
     a.tick();
     assertThat(first.changes()).containsExactly("o001:created");
 
@@ -90,7 +111,13 @@ class GuaranteesTest {
       Poller<JsonNode> orders = f.timestamp("orders", 3).build();
       Poller<JsonNode> catalog = f.snapshot("catalog", 3).build();
       Recorder r = new Recorder();
-      Watukuy w = f.engine("world-" + world).poller(orders).poller(catalog).build().on(orders, r).on(catalog, r);
+      Watukuy w =
+          f.engine("world-" + world)
+              .poller(orders)
+              .poller(catalog)
+              .build()
+              .on(orders, r)
+              .on(catalog, r);
       f.seed(7);
       w.tick();
       f.nextCycle();
@@ -106,8 +133,10 @@ class GuaranteesTest {
   @Test
   void g3HeldKeyKeepsOrderAcrossAParkAndRetry() {
     Fixture f = new Fixture();
-    Poller<JsonNode> orders = f.timestamp("orders", 10)
-        .delivery(DeliveryPolicy.DEFAULT.withPoison(PoisonPolicy.parkAndHoldKey())).build();
+    Poller<JsonNode> orders =
+        f.timestamp("orders", 10)
+            .delivery(DeliveryPolicy.DEFAULT.withPoison(PoisonPolicy.parkAndHoldKey()))
+            .build();
     Recorder r = new Recorder();
     Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
     r.failWhen(e -> e.identity().equals("x"));
@@ -126,7 +155,8 @@ class GuaranteesTest {
     f.api.put("y", Map.of("v", 2));
     f.nextCycle();
     w.tick();
-    assertThat(r.changes()).containsExactly("y:created", "y:updated"); // x:updated waits behind the parked x:created
+    assertThat(r.changes())
+        .containsExactly("y:created", "y:updated"); // x:updated waits behind the parked x:created
     assertThat(f.store.countPending(ORDERS)).isEqualTo(1);
 
     List<String> ids = w.parked().list("orders").stream().map(p -> p.row().id()).toList();
@@ -151,11 +181,15 @@ class GuaranteesTest {
     Watukuy b = f.engine("b").poller(orders).build().on(orders, rb);
     Watukuy a = f.engine("a").poller(orders).build().on(orders, ra);
     AtomicReference<TickReport> duringA = new AtomicReference<>();
-    ra.during(() -> { if (duringA.get() == null) duringA.set(b.tick()); });
+    ra.during(
+        () -> {
+          if (duringA.get() == null) duringA.set(b.tick());
+        });
 
     a.tick();
 
-    assertThat(duringA.get().key(ORDERS).orElseThrow().outcome()).isEqualTo(KeyReport.Outcome.SKIPPED_LEASED);
+    assertThat(duringA.get().key(ORDERS).orElseThrow().outcome())
+        .isEqualTo(KeyReport.Outcome.SKIPPED_LEASED);
     assertThat(ra.changes()).containsExactly("o001:created", "o002:created");
     assertThat(rb.events()).isEmpty();
   }
@@ -163,8 +197,10 @@ class GuaranteesTest {
   @Test
   void g7PoisonIsParkedAfterThreeAttemptsWhileOtherItemsFlow() {
     Fixture f = new Fixture();
-    Poller<JsonNode> orders = f.timestamp("orders", 10)
-        .delivery(DeliveryPolicy.DEFAULT.withPoison(PoisonPolicy.parkAndHoldKey())).build();
+    Poller<JsonNode> orders =
+        f.timestamp("orders", 10)
+            .delivery(DeliveryPolicy.DEFAULT.withPoison(PoisonPolicy.parkAndHoldKey()))
+            .build();
     Recorder r = new Recorder();
     Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
     r.failWhen(e -> e.identity().equals("o002"));
@@ -182,7 +218,9 @@ class GuaranteesTest {
     assertThat(parked.get(0).row().kind()).isEqualTo(ParkedKind.POISON);
     assertThat(parked.get(0).row().attempts()).isEqualTo(3);
     assertThat(parked.get(0).row().holdKey()).isEqualTo("o002");
-    assertThat(parked.get(0).row().error()).contains("handler refused o002").contains("\"history\"");
+    assertThat(parked.get(0).row().error())
+        .contains("handler refused o002")
+        .contains("\"history\"");
     assertThat(f.store.countParked(ORDERS)).isEqualTo(1);
     assertThat(f.store.countPending(ORDERS)).isZero();
   }
@@ -211,15 +249,24 @@ class GuaranteesTest {
   void g10DispatcherReadsBoundedBatchesAndRunsBoundedHandlers() throws Exception {
     Fixture f = new Fixture();
     List<Integer> limits = new CopyOnWriteArrayList<>();
-    StateStore recording = new ForwardingStore(f.store) {
-      @Override
-      public List<OutboxRow> loadPending(PollerKey key, long afterSequence, int limit) {
-        limits.add(limit);
-        return super.loadPending(key, afterSequence, limit);
-      }
-    };
+    StateStore recording =
+        new ForwardingStore(f.store) {
+          @Override
+          public List<OutboxRow> loadPending(PollerKey key, long afterSequence, int limit) {
+            limits.add(limit);
+            return super.loadPending(key, afterSequence, limit);
+          }
+        };
     Poller<JsonNode> orders = f.timestamp("orders", 100).build();
-    Watukuy quiet = Watukuy.builder().store(recording).time(f.clock).instanceId("a").executor(Runnable::run).handlerExecutor(Runnable::run).poller(orders).build();
+    Watukuy quiet =
+        Watukuy.builder()
+            .store(recording)
+            .time(f.clock)
+            .instanceId("a")
+            .executor(Runnable::run)
+            .handlerExecutor(Runnable::run)
+            .poller(orders)
+            .build();
     f.seed(35);
     quiet.tick(); // no handler yet: 35 events wait in the outbox
 
@@ -228,15 +275,24 @@ class GuaranteesTest {
       AtomicInteger running = new AtomicInteger();
       AtomicInteger peak = new AtomicInteger();
       AtomicInteger delivered = new AtomicInteger();
-      Watukuy w = Watukuy.builder().store(recording).time(f.clock).instanceId("a").handlerExecutor(pool)
-          .delivery(new DeliveryOptions(2, 10)).poller(orders).build();
-      w.on(orders, (ChangeEvent<JsonNode> e) -> {
-        int now = running.incrementAndGet();
-        peak.accumulateAndGet(now, Math::max);
-        Thread.yield();
-        running.decrementAndGet();
-        delivered.incrementAndGet();
-      });
+      Watukuy w =
+          Watukuy.builder()
+              .store(recording)
+              .time(f.clock)
+              .instanceId("a")
+              .handlerExecutor(pool)
+              .delivery(new DeliveryOptions(2, 10))
+              .poller(orders)
+              .build();
+      w.on(
+          orders,
+          (ChangeEvent<JsonNode> e) -> {
+            int now = running.incrementAndGet();
+            peak.accumulateAndGet(now, Math::max);
+            Thread.yield();
+            running.decrementAndGet();
+            delivered.incrementAndGet();
+          });
       w.tick();
 
       assertThat(delivered.get()).isEqualTo(35);

@@ -21,14 +21,22 @@ class HandlerUnavailableTest {
   void aDownDestinationLeavesEventsPendingUncountedAndNeverParked() {
     Fixture f = new Fixture();
     f.seed(3);
-    Poller<JsonNode> orders = f.timestamp("orders", 10)
-        .delivery(DeliveryPolicy.DEFAULT.withRetry(RetryPolicy.attempts(1))).build();
+    Poller<JsonNode> orders =
+        f.timestamp("orders", 10)
+            .delivery(DeliveryPolicy.DEFAULT.withRetry(RetryPolicy.attempts(1)))
+            .build();
     boolean[] down = {true};
     List<ChangeEvent<JsonNode>> got = new ArrayList<>();
-    Watukuy w = f.engine("a").poller(orders).build().on(orders, (ChangeEvent<JsonNode> e) -> {
-      if (down[0]) throw new HandlerUnavailableException("sink is down", null);
-      got.add(e);
-    });
+    Watukuy w =
+        f.engine("a")
+            .poller(orders)
+            .build()
+            .on(
+                orders,
+                (ChangeEvent<JsonNode> e) -> {
+                  if (down[0]) throw new HandlerUnavailableException("sink is down", null);
+                  got.add(e);
+                });
 
     KeyReport first = w.tick().key(PollerKey.of("orders")).orElseThrow();
 

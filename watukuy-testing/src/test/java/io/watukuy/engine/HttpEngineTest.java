@@ -14,7 +14,6 @@ import io.watukuy.KeyReport;
 import io.watukuy.Page;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
-import io.watukuy.Schedule;
 import io.watukuy.ScheduleState;
 import io.watukuy.Watukuy;
 import io.watukuy.testing.CannedHttpServer;
@@ -73,7 +72,8 @@ class HttpEngineTest {
     int to = Math.min(ids.size(), from + pageSize);
     ObjectNode body = JSON.createObjectNode();
     ArrayNode items = body.putArray("items");
-    for (String id : ids.subList(from, to)) items.addObject().put("id", id).put("price", catalog.get(id));
+    for (String id : ids.subList(from, to))
+      items.addObject().put("id", id).put("price", catalog.get(id));
     body.put("hasMore", to < ids.size());
     byte[] bytes = body.toString().getBytes(StandardCharsets.UTF_8);
     String etag = "W/\"" + Integer.toHexString(body.toString().hashCode()) + "\"";
@@ -104,12 +104,16 @@ class HttpEngineTest {
     return Poller.builder("catalog", JsonNode.class)
         .identity(n -> n.get("id"))
         .cursor(Cursors.snapshotDiff())
-        .fetch(ctx -> {
-          JsonNode body = ctx.http().get(base + "?page=" + ctx.page()).json();
-          return Page.<JsonNode>of(List.copyOf(JSON.convertValue(body.get("items"), List.class).stream()
-                  .map(o -> (JsonNode) JSON.valueToTree(o)).toList()))
-              .withHasMore(body.get("hasMore").asBoolean());
-        })
+        .fetch(
+            ctx -> {
+              JsonNode body = ctx.http().get(base + "?page=" + ctx.page()).json();
+              return Page.<JsonNode>of(
+                      List.copyOf(
+                          JSON.convertValue(body.get("items"), List.class).stream()
+                              .map(o -> (JsonNode) JSON.valueToTree(o))
+                              .toList()))
+                  .withHasMore(body.get("hasMore").asBoolean());
+            })
         .schedule(Fixture.FIXED)
         .build();
   }
@@ -134,7 +138,8 @@ class HttpEngineTest {
     catalog.remove("a");
     f.nextCycle();
     w.tick();
-    assertThat(handler.changes()).containsExactly("a:created", "b:created", "b:updated", "a:deleted");
+    assertThat(handler.changes())
+        .containsExactly("a:created", "b:created", "b:updated", "a:deleted");
   }
 
   @Test
@@ -149,10 +154,12 @@ class HttpEngineTest {
 
     w.tick();
 
-    assertThat(log).containsExactly(
-        "page 1 200", "page 2 200",
-        "page 1 200", "page 2 200");
-    assertThat(handler.changes()).containsExactly("a:created", "b:created", "c:created", "d:created", "d:updated");
+    assertThat(log)
+        .containsExactly(
+            "page 1 200", "page 2 200",
+            "page 1 200", "page 2 200");
+    assertThat(handler.changes())
+        .containsExactly("a:created", "b:created", "c:created", "d:created", "d:updated");
   }
 
   @Test
@@ -168,7 +175,8 @@ class HttpEngineTest {
     // max(interval 30 s, (reset - now) / max(remaining, 1) = 100 s / 2 = 50 s)
     assertThat(s.nextDueAt()).isEqualTo(f.clock.now().plusSeconds(50));
     f.clock.advance(Duration.ofSeconds(30));
-    assertThat(w.tick().poller("catalog").orElseThrow().outcome()).isEqualTo(KeyReport.Outcome.SKIPPED_NOT_DUE);
+    assertThat(w.tick().poller("catalog").orElseThrow().outcome())
+        .isEqualTo(KeyReport.Outcome.SKIPPED_NOT_DUE);
     assertThat(log).hasSize(1);
   }
 
@@ -177,9 +185,12 @@ class HttpEngineTest {
     // A vendor whose clock is far from ours (and from the virtual clock) asks for 120 s after its
     // own Date, with one-digit days as DateTimeFormatter.RFC_1123_DATE_TIME writes them on days
     // 1-9. Read against that Date, the wait is exactly 120 s on our clock, whatever day it is.
-    try (CannedHttpServer vendor = CannedHttpServer.start(429, Map.of(
-        "Date", "Tue, 1 Dec 2026 10:00:00 GMT",
-        "Retry-After", "Tue, 1 Dec 2026 10:02:00 GMT"))) {
+    try (CannedHttpServer vendor =
+        CannedHttpServer.start(
+            429,
+            Map.of(
+                "Date", "Tue, 1 Dec 2026 10:00:00 GMT",
+                "Retry-After", "Tue, 1 Dec 2026 10:02:00 GMT"))) {
       Poller<JsonNode> p = poller(vendor.url("/items"));
       Watukuy w = f.engine("a").poller(p).build().on(p, handler);
 
@@ -209,9 +220,11 @@ class HttpEngineTest {
 
     throttle = null;
     f.clock.advance(Duration.ofSeconds(119));
-    assertThat(w.tick().poller("catalog").orElseThrow().outcome()).isEqualTo(KeyReport.Outcome.SKIPPED_THROTTLED);
+    assertThat(w.tick().poller("catalog").orElseThrow().outcome())
+        .isEqualTo(KeyReport.Outcome.SKIPPED_THROTTLED);
     f.clock.advance(Duration.ofSeconds(1));
-    assertThat(w.tick().poller("catalog").orElseThrow().outcome()).isEqualTo(KeyReport.Outcome.POLLED);
+    assertThat(w.tick().poller("catalog").orElseThrow().outcome())
+        .isEqualTo(KeyReport.Outcome.POLLED);
     assertThat(handler.changes()).containsExactly("a:created");
   }
 
@@ -220,16 +233,29 @@ class HttpEngineTest {
     catalog.put("a", 1);
     throttle = "5";
     String base = "http://127.0.0.1:" + server.getAddress().getPort() + "/items";
-    Poller<JsonNode> p = Poller.builder("catalog", JsonNode.class).identity(n -> n.get("id"))
-        .cursor(Cursors.snapshotDiff())
-        .fetch(ctx -> { ctx.http().get(base + "?page=" + ctx.page() + "&tenant=s3cr3t-tenant").json(); return Page.empty(); })
-        .schedule(Fixture.FIXED).build();
+    Poller<JsonNode> p =
+        Poller.builder("catalog", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .cursor(Cursors.snapshotDiff())
+            .fetch(
+                ctx -> {
+                  ctx.http().get(base + "?page=" + ctx.page() + "&tenant=s3cr3t-tenant").json();
+                  return Page.empty();
+                })
+            .schedule(Fixture.FIXED)
+            .build();
     Watukuy w = f.engine("a").secrets(List.of("s3cr3t-tenant")).poller(p).build().on(p, handler);
 
     KeyReport report = w.tick().poller("catalog").orElseThrow();
 
     assertThat(report.error().getMessage()).contains("[redacted]").doesNotContain("s3cr3t-tenant");
-    assertThat(f.store.loadState(PollerKey.of("catalog")).orElseThrow().schedule().lastError().message())
+    assertThat(
+            f.store
+                .loadState(PollerKey.of("catalog"))
+                .orElseThrow()
+                .schedule()
+                .lastError()
+                .message())
         .doesNotContain("s3cr3t-tenant");
   }
 }

@@ -55,7 +55,8 @@ class HttpRegressionTest {
     server.stop(0);
   }
 
-  @ReadsWallClock("X-RateLimit-Reset is read against the Date the JDK's HTTP server stamps from the real clock")
+  @ReadsWallClock(
+      "X-RateLimit-Reset is read against the Date the JDK's HTTP server stamps from the real clock")
   private synchronized void serve(HttpExchange ex) throws IOException {
     Map<String, String> q = new HashMap<>();
     String query = ex.getRequestURI().getRawQuery();
@@ -99,20 +100,33 @@ class HttpRegressionTest {
   }
 
   Poller.Builder<JsonNode, Watermark> orders() {
-    return f.timestamp("orders", 10).fetch(ctx -> {
-      Watermark c = ctx.cursor();
-      String url = base + "?since=" + (c.value() == null ? "" : c.value()) + (c.tieBreak() == null ? "" : "&after=" + c.tieBreak());
-      if (c.value() == null) url = base + "?since=1970-01-01T00:00:00Z";
-      return toPage(ctx.http().get(url).json());
-    });
+    return f.timestamp("orders", 10)
+        .fetch(
+            ctx -> {
+              Watermark c = ctx.cursor();
+              String url =
+                  base
+                      + "?since="
+                      + (c.value() == null ? "" : c.value())
+                      + (c.tieBreak() == null ? "" : "&after=" + c.tieBreak());
+              if (c.value() == null) url = base + "?since=1970-01-01T00:00:00Z";
+              return toPage(ctx.http().get(url).json());
+            });
   }
 
-  /** Reconcile exists to find deletes an updated_since listing cannot see; that listing is then unchanged (304). */
+  /**
+   * Reconcile exists to find deletes an updated_since listing cannot see; that listing is then
+   * unchanged (304).
+   */
   @Test
   void reconcileRunsEvenWhenTheLiveListingAnswers304() {
-    Poller<JsonNode> p = orders()
-        .reconcile(Reconcile.every(Duration.ofHours(6), ctx -> toPage(ctx.http().get(base + "?page=" + ctx.page()).json())))
-        .build();
+    Poller<JsonNode> p =
+        orders()
+            .reconcile(
+                Reconcile.every(
+                    Duration.ofHours(6),
+                    ctx -> toPage(ctx.http().get(base + "?page=" + ctx.page()).json())))
+            .build();
     Watukuy w = f.engine("a").poller(p).build().on(p, r);
     f.seed(3);
     w.tick();
@@ -121,9 +135,16 @@ class HttpRegressionTest {
       f.clock.advance(Duration.ofMinutes(30));
       w.tick();
     }
-    System.out.println(" http 304+reconcile log " + log.subList(0, Math.min(8, log.size())) + " ... total " + log.size());
-    System.out.println(" http 304+reconcile changes " + r.changes() + " lastReconcileAt "
-        + w.inspect().poller("orders").orElseThrow().lastReconcileAt());
+    System.out.println(
+        " http 304+reconcile log "
+            + log.subList(0, Math.min(8, log.size()))
+            + " ... total "
+            + log.size());
+    System.out.println(
+        " http 304+reconcile changes "
+            + r.changes()
+            + " lastReconcileAt "
+            + w.inspect().poller("orders").orElseThrow().lastReconcileAt());
     assertThat(r.count(EventType.DELETED)).isEqualTo(1);
   }
 
@@ -143,7 +164,8 @@ class HttpRegressionTest {
     int before = log.size();
     f.clock.advance(Duration.ofSeconds(1));
     KeyReport rep = w.tick().key(ORDERS).orElseThrow();
-    System.out.println(" backfill 1 s after remaining=0: " + rep.outcome() + " requests=" + (log.size() - before));
+    System.out.println(
+        " backfill 1 s after remaining=0: " + rep.outcome() + " requests=" + (log.size() - before));
     assertThat(log.size() - before).isZero();
   }
 }

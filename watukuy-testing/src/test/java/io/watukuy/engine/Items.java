@@ -18,7 +18,8 @@ final class Items {
 
   /** A JSON object from alternating names and values; a null value is left out. */
   static ObjectNode item(Object... namesAndValues) {
-    if (namesAndValues.length % 2 != 0) throw new IllegalArgumentException("names and values must pair up");
+    if (namesAndValues.length % 2 != 0)
+      throw new IllegalArgumentException("names and values must pair up");
     ObjectNode n = MAPPER.createObjectNode();
     for (int i = 0; i < namesAndValues.length; i += 2) {
       Object value = namesAndValues[i + 1];
@@ -33,7 +34,8 @@ final class Items {
 
   /** The stored live cursor as JSON, or null when the key stores none. */
   static @Nullable JsonNode liveCursor(StateStore store, PollerKey key) {
-    String text = store.loadState(key).map(PollerState::cursors).map(c -> c.get("live")).orElse(null);
+    String text =
+        store.loadState(key).map(PollerState::cursors).map(c -> c.get("live")).orElse(null);
     if (text == null) return null;
     try {
       return MAPPER.readTree(text);

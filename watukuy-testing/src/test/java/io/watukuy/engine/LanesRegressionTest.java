@@ -10,14 +10,12 @@ import io.watukuy.Cursors;
 import io.watukuy.EventLog;
 import io.watukuy.EventType;
 import io.watukuy.KeyReport;
-import io.watukuy.Lane;
 import io.watukuy.Page;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
 import io.watukuy.Reconcile;
 import io.watukuy.Schedule;
 import io.watukuy.Subscription;
-import io.watukuy.Watermark;
 import io.watukuy.Watukuy;
 import io.watukuy.WatukuyListener;
 import java.time.Duration;
@@ -33,16 +31,23 @@ class LanesRegressionTest {
   final Fixture f = new Fixture();
   final Recorder r = new Recorder();
 
-  /** Issue: reconcile brings deletes to incremental strategies; a quiet incremental feed answers 304. */
+  /**
+   * Issue: reconcile brings deletes to incremental strategies; a quiet incremental feed answers
+   * 304.
+   */
   @Test
   void reconcileStillRunsWhenTheLiveListingIsNotModified() {
-    Poller<JsonNode> orders = f.timestamp("orders", 10)
-        .fetch(ctx -> {
-          Page<JsonNode> p = f.api.updatedSince(ctx.cursor(), 10);
-          return p.items().isEmpty() && ctx.page() == 1 && f.api.requests() > 1 ? Page.notModified() : p;
-        })
-        .reconcile(Reconcile.every(Duration.ofHours(6), ctx -> f.api.page(ctx.page(), 10)))
-        .build();
+    Poller<JsonNode> orders =
+        f.timestamp("orders", 10)
+            .fetch(
+                ctx -> {
+                  Page<JsonNode> p = f.api.updatedSince(ctx.cursor(), 10);
+                  return p.items().isEmpty() && ctx.page() == 1 && f.api.requests() > 1
+                      ? Page.notModified()
+                      : p;
+                })
+            .reconcile(Reconcile.every(Duration.ofHours(6), ctx -> f.api.page(ctx.page(), 10)))
+            .build();
     Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
     f.seed(3);
     w.tick();
@@ -50,46 +55,76 @@ class LanesRegressionTest {
     for (int i = 0; i < 30; i++) { // 15 hours of 30-min steps
       f.clock.advance(Duration.ofMinutes(30));
       KeyReport rep = w.tick().key(ORDERS).orElseThrow();
-      if (i < 3 || i == 12) System.out.println(" 304 run " + i + " " + rep + " err=" + w.inspect().key(ORDERS).orElseThrow().lastError());
+      if (i < 3 || i == 12)
+        System.out.println(
+            " 304 run "
+                + i
+                + " "
+                + rep
+                + " err="
+                + w.inspect().key(ORDERS).orElseThrow().lastError());
     }
-    System.out.println(" reconcile under 304: changes=" + r.changes() + " lastReconcileAt="
-        + w.inspect().key(ORDERS).orElseThrow().lastReconcileAt() +  " lastPoll=" + w.inspect().key(ORDERS).orElseThrow().lastPoll() + " state=" + w.inspect().key(ORDERS).orElseThrow().state() + " failures=" + w.inspect().key(ORDERS).orElseThrow().consecutiveFailures() + " requests=" + f.api.requests());
+    System.out.println(
+        " reconcile under 304: changes="
+            + r.changes()
+            + " lastReconcileAt="
+            + w.inspect().key(ORDERS).orElseThrow().lastReconcileAt()
+            + " lastPoll="
+            + w.inspect().key(ORDERS).orElseThrow().lastPoll()
+            + " state="
+            + w.inspect().key(ORDERS).orElseThrow().state()
+            + " failures="
+            + w.inspect().key(ORDERS).orElseThrow().consecutiveFailures()
+            + " requests="
+            + f.api.requests());
     assertThat(r.count(EventType.DELETED)).isEqualTo(1);
   }
 
   /** Page.notModified() (a 304 the fetch handled itself) after one transient failure. */
   @Test
   void aTransientErrorMakesEveryLater304AFailure() {
-    Poller<JsonNode> orders = f.timestamp("orders", 10)
-        .fetch(ctx -> {
-          Page<JsonNode> p = f.api.updatedSince(ctx.cursor(), 10);
-          return p.items().isEmpty() && ctx.page() == 1 && f.api.requests() > 2 ? Page.notModified() : p;
-        }).build();
+    Poller<JsonNode> orders =
+        f.timestamp("orders", 10)
+            .fetch(
+                ctx -> {
+                  Page<JsonNode> p = f.api.updatedSince(ctx.cursor(), 10);
+                  return p.items().isEmpty() && ctx.page() == 1 && f.api.requests() > 2
+                      ? Page.notModified()
+                      : p;
+                })
+            .build();
     Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
     f.seed(3);
-    w.tick();                       // 200, one page
+    w.tick(); // 200, one page
     f.nextCycle();
-    w.tick();                       // 200 empty, one page
+    w.tick(); // 200 empty, one page
     f.nextCycle();
     System.out.println(" 304 before error " + w.tick().key(ORDERS).orElseThrow()); // 304 trusted
     f.api.failNext(1, () -> new IllegalStateException("blip"));
     f.nextCycle();
-    w.tick();                       // one transient failure
+    w.tick(); // one transient failure
     for (int i = 0; i < 10; i++) {
       f.clock.advance(Duration.ofMinutes(10));
       w.tick();
     }
-    System.out.println(" 304 after one blip: state=" + w.inspect().key(ORDERS).orElseThrow().state()
-        + " failures=" + w.inspect().key(ORDERS).orElseThrow().consecutiveFailures() + " lastError=" + w.inspect().key(ORDERS).orElseThrow().lastError());
+    System.out.println(
+        " 304 after one blip: state="
+            + w.inspect().key(ORDERS).orElseThrow().state()
+            + " failures="
+            + w.inspect().key(ORDERS).orElseThrow().consecutiveFailures()
+            + " lastError="
+            + w.inspect().key(ORDERS).orElseThrow().lastError());
     assertThat(w.inspect().key(ORDERS).orElseThrow().consecutiveFailures()).isZero();
   }
 
   /** A reconcile cut by the page cap is retried on every run, whatever the schedule. */
   @Test
   void aTruncatedReconcileDoesNotRunOnEveryTick() {
-    Poller<JsonNode> orders = f.timestamp("orders", 10).maxPagesPerCycle(2)
-        .reconcile(Reconcile.every(Duration.ofHours(6), ctx -> f.api.page(ctx.page(), 1)))
-        .build();
+    Poller<JsonNode> orders =
+        f.timestamp("orders", 10)
+            .maxPagesPerCycle(2)
+            .reconcile(Reconcile.every(Duration.ofHours(6), ctx -> f.api.page(ctx.page(), 1)))
+            .build();
     Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
     f.seed(4);
     w.tick();
@@ -99,15 +134,21 @@ class LanesRegressionTest {
       f.clock.advance(Duration.ofSeconds(1));
       outcomes.add(w.tick().key(ORDERS).orElseThrow().outcome());
     }
-    System.out.println(" truncated reconcile: requests in 10 s = " + (f.api.requests() - before) + " " + outcomes);
+    System.out.println(
+        " truncated reconcile: requests in 10 s = " + (f.api.requests() - before) + " " + outcomes);
     assertThat(f.api.requests() - before).isLessThanOrEqualTo(2);
   }
 
   @Test
   void backfillOnAPagePollerAfterACompletedListingWithForce() {
-    Poller<JsonNode> pages = Poller.builder("pages", JsonNode.class).identity(n -> n.get("id"))
-        .version(n -> n.get("updatedAt").asText() + "#" + n.get("rev").asText())
-        .cursor(Cursors.page()).fetch(f.api.pageFetcher(2)).schedule(Schedule.every(Duration.ofHours(1))).build();
+    Poller<JsonNode> pages =
+        Poller.builder("pages", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .version(n -> n.get("updatedAt").asText() + "#" + n.get("rev").asText())
+            .cursor(Cursors.page())
+            .fetch(f.api.pageFetcher(2))
+            .schedule(Schedule.every(Duration.ofHours(1)))
+            .build();
     Watukuy w = f.engine("a").poller(pages).build().on(pages, r);
     f.seed(3);
     w.tick();
@@ -115,7 +156,8 @@ class LanesRegressionTest {
     r.clear();
     w.backfill("pages", null, null, true);
     w.trigger("pages");
-    System.out.println(" page backfill state " + w.inspect().poller("pages").orElseThrow().backfill());
+    System.out.println(
+        " page backfill state " + w.inspect().poller("pages").orElseThrow().backfill());
     w.tick();
     System.out.println(" page backfill force changes " + r.changes());
     assertThat(r.changes()).containsExactly("o001:updated", "o002:updated", "o003:updated");
@@ -124,10 +166,12 @@ class LanesRegressionTest {
   /** Issue: backfill "stops at the target cursor". */
   @Test
   void backfillWithForceStopsAtItsTarget() {
-    Poller<JsonNode> orders = f.timestamp("orders", 2).schedule(Schedule.every(Duration.ofHours(1))).build();
+    Poller<JsonNode> orders =
+        f.timestamp("orders", 2).schedule(Schedule.every(Duration.ofHours(1))).build();
     Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
     Instant t0 = f.clock.now();
-    for (int i = 1; i <= 6; i++) f.api.putAt(String.format("o%03d", i), Map.of("n", i), t0.plusSeconds(i));
+    for (int i = 1; i <= 6; i++)
+      f.api.putAt(String.format("o%03d", i), Map.of("n", i), t0.plusSeconds(i));
     f.clock.advance(Duration.ofMinutes(1));
     w.tick();
     r.clear();
@@ -140,17 +184,22 @@ class LanesRegressionTest {
 
   @Test
   void backfillCustomCursorOnlyWithOrdering() {
-    Poller<JsonNode> plain = Poller.builder("plain", JsonNode.class).identity(n -> n.get("id"))
-        .cursor(Cursors.custom("", in -> new io.watukuy.CustomCursor.Step<>(in.cursor(), true)))
-        .fetch(ctx -> f.api.afterId(ctx.cursor().isEmpty() ? null : ctx.cursor(), 10)).build();
+    Poller<JsonNode> plain =
+        Poller.builder("plain", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .cursor(Cursors.custom("", in -> new io.watukuy.CustomCursor.Step<>(in.cursor(), true)))
+            .fetch(ctx -> f.api.afterId(ctx.cursor().isEmpty() ? null : ctx.cursor(), 10))
+            .build();
     Watukuy w = f.engine("a").poller(plain).build();
-    assertThatThrownBy(() -> w.backfill("plain", null, null, false)).isInstanceOf(ConfigException.class)
+    assertThatThrownBy(() -> w.backfill("plain", null, null, false))
+        .isInstanceOf(ConfigException.class)
         .satisfies(e -> System.out.println(" msg custom backfill: " + e.getMessage()));
   }
 
   @Test
   void replayEdges() {
-    Poller<JsonNode> orders = f.timestamp("orders", 10).log(EventLog.keep(Duration.ofDays(7))).build();
+    Poller<JsonNode> orders =
+        f.timestamp("orders", 10).log(EventLog.keep(Duration.ofDays(7))).build();
     Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
     Instant t0 = f.clock.now();
     f.seed(2);
@@ -163,23 +212,33 @@ class LanesRegressionTest {
     r.clear();
     assertThat(w.replay("orders", t0, t1)).isEqualTo(2); // [t0, t1): the first commit only
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> w.replay("orders", t1, t0))
-        .isInstanceOf(io.watukuy.ConfigException.class).hasMessageContaining("not after");
+        .isInstanceOf(io.watukuy.ConfigException.class)
+        .hasMessageContaining("not after");
     w.tick();
     assertThat(r.ids()).containsExactlyElementsOf(firstIds.subList(0, 2));
     assertThat(r.events()).extracting(ChangeEvent::sequence).containsExactly(4L, 5L);
     // replayed copies are not logged again
     assertThat(f.store.readLog(ORDERS, io.watukuy.LogRange.ALL, 100)).hasSize(3);
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> w.replay("orders", null, null))
-        .isInstanceOf(io.watukuy.ConfigException.class).hasMessageContaining("from");
+        .isInstanceOf(io.watukuy.ConfigException.class)
+        .hasMessageContaining("from");
   }
 
   @Test
   void subscriptionOpenStillReportsNoHandler() {
     List<String> heard = new ArrayList<>();
     Poller<JsonNode> orders = f.timestamp("orders", 10).build();
-    Watukuy w = f.engine("a").poller(orders).listener(new WatukuyListener() {
-      @Override public void onNoHandler(PollerKey key, long pending) { heard.add("noHandler " + pending); }
-    }).build();
+    Watukuy w =
+        f.engine("a")
+            .poller(orders)
+            .listener(
+                new WatukuyListener() {
+                  @Override
+                  public void onNoHandler(PollerKey key, long pending) {
+                    heard.add("noHandler " + pending);
+                  }
+                })
+            .build();
     try (Subscription<JsonNode> sub = w.subscribe(orders)) {
       f.seed(2);
       w.tick();
@@ -201,9 +260,14 @@ class LanesRegressionTest {
       Instant before = f.clock.now();
       try {
         sub.next();
-        System.out.println(" ack under foreign lease waited " + Duration.between(before, f.clock.now()));
+        System.out.println(
+            " ack under foreign lease waited " + Duration.between(before, f.clock.now()));
       } catch (RuntimeException e) {
-        System.out.println(" ack under foreign lease threw after " + Duration.between(before, f.clock.now()) + ": " + e);
+        System.out.println(
+            " ack under foreign lease threw after "
+                + Duration.between(before, f.clock.now())
+                + ": "
+                + e);
       }
     }
   }
@@ -211,14 +275,21 @@ class LanesRegressionTest {
   @Test
   void inspectJson() {
     Poller<JsonNode> orders = f.timestamp("orders", 10).build();
-    Poller<JsonNode> feed = Poller.builder("feed", JsonNode.class).identity(n -> n.get("id"))
-        .cursor(Cursors.token()).fetch(f.api.tokenFetcher(10)).schedule(Fixture.FIXED).build();
-    Watukuy w = f.engine("a").poller(orders).poller(feed).build().on(orders, r).on(feed, new Recorder());
+    Poller<JsonNode> feed =
+        Poller.builder("feed", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .cursor(Cursors.token())
+            .fetch(f.api.tokenFetcher(10))
+            .schedule(Fixture.FIXED)
+            .build();
+    Watukuy w =
+        f.engine("a").poller(orders).poller(feed).build().on(orders, r).on(feed, new Recorder());
     System.out.println(" inspect before any tick " + w.inspect().toJson());
     f.seed(2);
     w.tick();
     f.clock.advance(Duration.ofMinutes(7));
     System.out.println(" inspect " + w.inspect().toJson());
-    assertThat(w.inspect().poller("orders").orElseThrow().lagMs()).isEqualTo(Duration.ofMinutes(7).toMillis());
+    assertThat(w.inspect().poller("orders").orElseThrow().lagMs())
+        .isEqualTo(Duration.ofMinutes(7).toMillis());
   }
 }

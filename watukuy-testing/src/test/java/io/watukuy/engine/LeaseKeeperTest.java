@@ -26,15 +26,21 @@ class LeaseKeeperTest {
     List<KeyReport.Outcome> seenByOther = new ArrayList<>();
     List<Lease> leases = new ArrayList<>();
     List<Boolean> liveWhenSeen = new ArrayList<>();
-    Watukuy slow = f.engine("a").poller(orders).build().on(orders, (ChangeEvent<JsonNode> e) -> {
-      // Each event takes 20 s of virtual time: four of them outlast the 30 s TTL.
-      f.clock.advance(Duration.ofSeconds(20));
-      Lease lease = f.store.getLease(PollerKey.of("orders")).orElseThrow();
-      leases.add(lease);
-      liveWhenSeen.add(lease.expiresAt().isAfter(f.clock.now()));
-      TickReport r = other.tick();
-      seenByOther.add(r.key(PollerKey.of("orders")).orElseThrow().outcome());
-    });
+    Watukuy slow =
+        f.engine("a")
+            .poller(orders)
+            .build()
+            .on(
+                orders,
+                (ChangeEvent<JsonNode> e) -> {
+                  // Each event takes 20 s of virtual time: four of them outlast the 30 s TTL.
+                  f.clock.advance(Duration.ofSeconds(20));
+                  Lease lease = f.store.getLease(PollerKey.of("orders")).orElseThrow();
+                  leases.add(lease);
+                  liveWhenSeen.add(lease.expiresAt().isAfter(f.clock.now()));
+                  TickReport r = other.tick();
+                  seenByOther.add(r.key(PollerKey.of("orders")).orElseThrow().outcome());
+                });
 
     TickReport report = slow.tick();
 

@@ -36,7 +36,8 @@ class LifecycleTest {
     f.nextCycle();
     w.tick();
 
-    assertThat(handler.changes()).containsExactly("a:created", "b:created", "c:created", "b:updated", "c:deleted");
+    assertThat(handler.changes())
+        .containsExactly("a:created", "b:created", "c:created", "b:updated", "c:deleted");
     ChangeEvent<JsonNode> updated = handler.events().get(3);
     assertThat(updated.data().get("price").asInt()).isEqualTo(20);
     assertThat(updated.previous().get("price").asInt()).isEqualTo(2);
@@ -69,7 +70,8 @@ class LifecycleTest {
 
     TickReport early = w.tick();
 
-    assertThat(early.poller("catalog").orElseThrow().outcome()).isEqualTo(KeyReport.Outcome.SKIPPED_NOT_DUE);
+    assertThat(early.poller("catalog").orElseThrow().outcome())
+        .isEqualTo(KeyReport.Outcome.SKIPPED_NOT_DUE);
     assertThat(f.api.requests()).isEqualTo(requests);
   }
 

@@ -1,12 +1,10 @@
 package io.watukuy.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.watukuy.Backoff;
 import io.watukuy.CircuitPolicy;
-import io.watukuy.ConfigException;
 import io.watukuy.Cursors;
 import io.watukuy.DeliveryPolicy;
 import io.watukuy.KeyReport;
@@ -19,7 +17,6 @@ import io.watukuy.Watukuy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -34,18 +31,28 @@ class OperationsRegressionTest {
     return f.store.loadState(ORDERS).orElseThrow().schedule();
   }
 
-  /** Issue: "pause (any state)"; How it works: a running cycle finishes first, then the key is paused. */
+  /**
+   * Issue: "pause (any state)"; How it works: a running cycle finishes first, then the key is
+   * paused.
+   */
   @Test
   void pauseMadeWhileAFailingCycleRunsIsKept() {
     AtomicReference<Watukuy> other = new AtomicReference<>();
     AtomicBoolean pauseNow = new AtomicBoolean();
-    Poller<JsonNode> orders = f.timestamp("orders", 10).fetch(ctx -> {
-      if (pauseNow.getAndSet(false)) {
-        other.get().pause("orders"); // the operator's CLI, another instance, while the fetch hangs
-        throw new IllegalStateException("vendor timed out");
-      }
-      return f.api.updatedSince(ctx.cursor(), 10);
-    }).build();
+    Poller<JsonNode> orders =
+        f.timestamp("orders", 10)
+            .fetch(
+                ctx -> {
+                  if (pauseNow.getAndSet(false)) {
+                    other
+                        .get()
+                        .pause("orders"); // the operator's CLI, another instance, while the fetch
+                    // hangs
+                    throw new IllegalStateException("vendor timed out");
+                  }
+                  return f.api.updatedSince(ctx.cursor(), 10);
+                })
+            .build();
     Watukuy a = f.engine("a").poller(orders).build().on(orders, r);
     other.set(f.engine("cli").poller(orders).build());
     a.tick();
@@ -55,7 +62,8 @@ class OperationsRegressionTest {
     System.out.println(" after pause during failing cycle: " + state());
     assertThat(state().paused()).isEqualTo(ScheduleState.PauseReason.MANUAL);
     f.clock.advance(Duration.ofMinutes(5));
-    assertThat(a.tick().key(ORDERS).orElseThrow().outcome()).isEqualTo(KeyReport.Outcome.SKIPPED_PAUSED);
+    assertThat(a.tick().key(ORDERS).orElseThrow().outcome())
+        .isEqualTo(KeyReport.Outcome.SKIPPED_PAUSED);
   }
 
   @Test
@@ -69,21 +77,31 @@ class OperationsRegressionTest {
     a.tick();
     System.out.println(" after pause during ok cycle: " + state());
     assertThat(state().paused()).isEqualTo(ScheduleState.PauseReason.MANUAL);
-    assertThat(a.inspect().key(ORDERS).orElseThrow().state()).isEqualTo(ScheduleState.Status.PAUSED);
+    assertThat(a.inspect().key(ORDERS).orElseThrow().state())
+        .isEqualTo(ScheduleState.Status.PAUSED);
     r.during(() -> {});
     f.nextCycle();
-    assertThat(a.tick().key(ORDERS).orElseThrow().outcome()).isEqualTo(KeyReport.Outcome.SKIPPED_PAUSED);
+    assertThat(a.tick().key(ORDERS).orElseThrow().outcome())
+        .isEqualTo(KeyReport.Outcome.SKIPPED_PAUSED);
     ref[1].resume("orders");
     assertThat(a.tick().key(ORDERS).orElseThrow().outcome()).isEqualTo(KeyReport.Outcome.POLLED);
   }
 
-  /** Issue: "trigger() on an open circuit forces a probe" — made by another instance during a drain-only run. */
+  /**
+   * Issue: "trigger() on an open circuit forces a probe" — made by another instance during a
+   * drain-only run.
+   */
   @Test
   void triggerOnOpenCircuitMadeDuringADrainOnlyRunIsKept() {
-    Poller<JsonNode> orders = f.timestamp("orders", 10)
-        .circuit(new CircuitPolicy(1, Duration.ofMinutes(30)))
-        .delivery(new DeliveryPolicy(new RetryPolicy(3, new Backoff(Duration.ofSeconds(1), 2, Duration.ofSeconds(1))), PoisonPolicy.DEFAULT))
-        .build();
+    Poller<JsonNode> orders =
+        f.timestamp("orders", 10)
+            .circuit(new CircuitPolicy(1, Duration.ofMinutes(30)))
+            .delivery(
+                new DeliveryPolicy(
+                    new RetryPolicy(
+                        3, new Backoff(Duration.ofSeconds(1), 2, Duration.ofSeconds(1))),
+                    PoisonPolicy.DEFAULT))
+            .build();
     Watukuy a = f.engine("a").poller(orders).build().on(orders, r);
     Watukuy cli = f.engine("cli").poller(orders).build();
     f.seed(1);
@@ -113,12 +131,14 @@ class OperationsRegressionTest {
     Watukuy b = f.engine("b").poller(orders).build();
     a.tick();
     f.seed(1);
-    assertThat(a.tick().key(ORDERS).orElseThrow().outcome()).isEqualTo(KeyReport.Outcome.SKIPPED_NOT_DUE);
+    assertThat(a.tick().key(ORDERS).orElseThrow().outcome())
+        .isEqualTo(KeyReport.Outcome.SKIPPED_NOT_DUE);
     b.trigger("orders");
     assertThat(a.tick().key(ORDERS).orElseThrow().outcome()).isEqualTo(KeyReport.Outcome.POLLED);
     b.pause("orders");
     f.nextCycle();
-    assertThat(a.tick().key(ORDERS).orElseThrow().outcome()).isEqualTo(KeyReport.Outcome.SKIPPED_PAUSED);
+    assertThat(a.tick().key(ORDERS).orElseThrow().outcome())
+        .isEqualTo(KeyReport.Outcome.SKIPPED_PAUSED);
     b.resume("orders");
     assertThat(a.tick().key(ORDERS).orElseThrow().outcome()).isEqualTo(KeyReport.Outcome.POLLED);
   }
@@ -133,32 +153,44 @@ class OperationsRegressionTest {
     f.seed(2);
     AtomicBoolean once = new AtomicBoolean(true);
     List<Throwable> thrown = new ArrayList<>();
-    r.during(() -> {
-      if (once.getAndSet(false)) {
-        try {
-          ref[0].resetCursor("orders", null, false);
-        } catch (RuntimeException e) {
-          thrown.add(e);
-        }
-      }
-    });
+    r.during(
+        () -> {
+          if (once.getAndSet(false)) {
+            try {
+              ref[0].resetCursor("orders", null, false);
+            } catch (RuntimeException e) {
+              thrown.add(e);
+            }
+          }
+        });
     java.time.Instant before = f.clock.now();
     KeyReport rep = a.tick().key(ORDERS).orElseThrow();
-    System.out.println(" resetCursor from handler: report=" + rep + " thrown=" + thrown + " clock moved "
-        + Duration.between(before, f.clock.now()) + " changes=" + r.changes());
+    System.out.println(
+        " resetCursor from handler: report="
+            + rep
+            + " thrown="
+            + thrown
+            + " clock moved "
+            + Duration.between(before, f.clock.now())
+            + " changes="
+            + r.changes());
     assertThat(rep.error()).isNull();
   }
 
   @Test
   void partitionRemovedWhileCircuitOpenThenReturned() {
     List<String> parts = new ArrayList<>(List.of("eu", "us"));
-    Poller<JsonNode> orders = f.timestamp("orders", 10).partitions(() -> List.copyOf(parts))
-        .circuit(new CircuitPolicy(1, Duration.ofMinutes(5))).build();
+    Poller<JsonNode> orders =
+        f.timestamp("orders", 10)
+            .partitions(() -> List.copyOf(parts))
+            .circuit(new CircuitPolicy(1, Duration.ofMinutes(5)))
+            .build();
     Watukuy a = f.engine("a").poller(orders).build().on(orders, r);
     f.api.failNext(1, () -> new IllegalStateException("down"));
     a.tick(); // eu fails -> circuit open; us ok
     PollerKey eu = new PollerKey("orders", "eu");
-    assertThat(f.store.loadState(eu).orElseThrow().schedule().state()).isEqualTo(ScheduleState.Status.CIRCUIT_OPEN);
+    assertThat(f.store.loadState(eu).orElseThrow().schedule().state())
+        .isEqualTo(ScheduleState.Status.CIRCUIT_OPEN);
     parts.remove("eu");
     a.tick();
     parts.add("eu");
@@ -167,30 +199,37 @@ class OperationsRegressionTest {
     f.clock.advance(Duration.ofMinutes(5));
     f.seed(1);
     KeyReport rep = a.tick().key(eu).orElseThrow();
-    System.out.println(" eu probe " + rep + " state " + f.store.loadState(eu).orElseThrow().schedule());
+    System.out.println(
+        " eu probe " + rep + " state " + f.store.loadState(eu).orElseThrow().schedule());
     assertThat(rep.error()).isNull();
     assertThat(f.store.loadState(eu).orElseThrow().schedule().circuit()).isNull();
   }
 
   @Test
   void errorMessages() {
-    Poller<JsonNode> pages = Poller.builder("pages", JsonNode.class).identity(n -> n.get("id"))
-        .cursor(Cursors.page()).fetch(f.api.pageFetcher(2)).schedule(Fixture.FIXED).build();
+    Poller<JsonNode> pages =
+        Poller.builder("pages", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .cursor(Cursors.page())
+            .fetch(f.api.pageFetcher(2))
+            .schedule(Fixture.FIXED)
+            .build();
     Poller<JsonNode> catalog = f.snapshot("catalog", 10).build();
     Poller<JsonNode> orders = f.timestamp("orders", 10).build();
     Watukuy w = f.engine("a").poller(pages).poller(catalog).poller(orders).build();
     List<String> msgs = new ArrayList<>();
-    for (Runnable op : List.<Runnable>of(
-        () -> w.resetCursor("pages", "abc", false),
-        () -> w.resetCursor("pages", "-3", false),
-        () -> w.resetCursor("pages", "0", false),
-        () -> w.resetCursor("catalog", "x", false),
-        () -> w.backfill("orders", "yesterday", null, false),
-        () -> w.backfill("orders", "2026-03-01T10:00:00Z", "2026-02-01T00:00:00Z", false),
-        () -> w.backfill("catalog", null, null, false),
-        () -> w.replay("orders", f.clock.now(), null),
-        () -> w.replay("nope", f.clock.now(), null),
-        () -> w.pause("nope"))) {
+    for (Runnable op :
+        List.<Runnable>of(
+            () -> w.resetCursor("pages", "abc", false),
+            () -> w.resetCursor("pages", "-3", false),
+            () -> w.resetCursor("pages", "0", false),
+            () -> w.resetCursor("catalog", "x", false),
+            () -> w.backfill("orders", "yesterday", null, false),
+            () -> w.backfill("orders", "2026-03-01T10:00:00Z", "2026-02-01T00:00:00Z", false),
+            () -> w.backfill("catalog", null, null, false),
+            () -> w.replay("orders", f.clock.now(), null),
+            () -> w.replay("nope", f.clock.now(), null),
+            () -> w.pause("nope"))) {
       try {
         op.run();
         msgs.add("(accepted)");

@@ -42,8 +42,10 @@ class OperationsTest {
     w.pause("orders");
     f.seed(2);
     f.nextCycle();
-    assertThat(w.tick().key(ORDERS).orElseThrow().outcome()).isEqualTo(KeyReport.Outcome.SKIPPED_PAUSED);
-    assertThat(w.inspect().key(ORDERS).orElseThrow().state()).isEqualTo(ScheduleState.Status.PAUSED);
+    assertThat(w.tick().key(ORDERS).orElseThrow().outcome())
+        .isEqualTo(KeyReport.Outcome.SKIPPED_PAUSED);
+    assertThat(w.inspect().key(ORDERS).orElseThrow().state())
+        .isEqualTo(ScheduleState.Status.PAUSED);
 
     w.resume("orders");
     assertThat(w.tick().key(ORDERS).orElseThrow().outcome()).isEqualTo(KeyReport.Outcome.POLLED);
@@ -56,7 +58,8 @@ class OperationsTest {
     Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
     w.tick();
     f.seed(1);
-    assertThat(w.tick().key(ORDERS).orElseThrow().outcome()).isEqualTo(KeyReport.Outcome.SKIPPED_NOT_DUE);
+    assertThat(w.tick().key(ORDERS).orElseThrow().outcome())
+        .isEqualTo(KeyReport.Outcome.SKIPPED_NOT_DUE);
 
     w.trigger("orders");
 
@@ -102,14 +105,18 @@ class OperationsTest {
     Poller<JsonNode> orders = f.timestamp("orders", 10).build();
     Watukuy w = f.engine("a").poller(orders).build();
     assertThatThrownBy(() -> w.resetCursor("orders", "last tuesday", false))
-        .isInstanceOf(ConfigException.class).hasMessageContaining("last tuesday").hasMessageContaining("updatedAt");
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("last tuesday")
+        .hasMessageContaining("updatedAt");
     assertThatThrownBy(() -> w.resetCursor("nope", null, false))
-        .isInstanceOf(ConfigException.class).hasMessageContaining("nope");
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("nope");
   }
 
   @Test
   void replayCopiesLoggedEventsWithTheirOriginalIdsAndFreshSequences() {
-    Poller<JsonNode> orders = f.timestamp("orders", 10).log(EventLog.keep(Duration.ofDays(7))).build();
+    Poller<JsonNode> orders =
+        f.timestamp("orders", 10).log(EventLog.keep(Duration.ofDays(7))).build();
     Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
     Instant start = f.clock.now();
     f.seed(3);
@@ -131,14 +138,17 @@ class OperationsTest {
     Poller<JsonNode> orders = f.timestamp("orders", 10).build();
     Watukuy w = f.engine("a").poller(orders).build();
     assertThatThrownBy(() -> w.replay("orders", f.clock.now(), null))
-        .isInstanceOf(ConfigException.class).hasMessageContaining("orders").hasMessageContaining("log");
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("orders")
+        .hasMessageContaining("log");
   }
 
   @Test
   void reconcileEmitsDeletesForAnIncrementalPollerOnlyAfterACompleteListing() {
-    Poller<JsonNode> orders = f.timestamp("orders", 10)
-        .reconcile(Reconcile.every(Duration.ofHours(6), ctx -> f.api.page(ctx.page(), 2)))
-        .build();
+    Poller<JsonNode> orders =
+        f.timestamp("orders", 10)
+            .reconcile(Reconcile.every(Duration.ofHours(6), ctx -> f.api.page(ctx.page(), 2)))
+            .build();
     Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
     f.seed(3);
     w.tick(); // live creates; the first reconcile runs on the first cycle and finds nothing new
@@ -160,19 +170,34 @@ class OperationsTest {
 
   @Test
   void reconcileIsRejectedForSnapshotDiffAndBackfillForTokenAndSnapshotDiff() {
-    assertThatThrownBy(() -> f.snapshot("catalog", 10).reconcile(Reconcile.every(Duration.ofHours(1), ctx -> f.api.page(ctx.page(), 2))))
-        .isInstanceOf(ConfigException.class).hasMessageContaining("catalog").hasMessageContaining("snapshotDiff");
+    assertThatThrownBy(
+            () ->
+                f.snapshot("catalog", 10)
+                    .reconcile(
+                        Reconcile.every(Duration.ofHours(1), ctx -> f.api.page(ctx.page(), 2))))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("catalog")
+        .hasMessageContaining("snapshotDiff");
     Poller<JsonNode> catalog = f.snapshot("catalog", 10).build();
-    Poller<JsonNode> feed = Poller.builder("feed", JsonNode.class).identity(n -> n.get("id"))
-        .cursor(Cursors.token()).fetch(f.api.tokenFetcher(10)).build();
+    Poller<JsonNode> feed =
+        Poller.builder("feed", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .cursor(Cursors.token())
+            .fetch(f.api.tokenFetcher(10))
+            .build();
     Watukuy w = f.engine("a").poller(catalog).poller(feed).build();
-    assertThatThrownBy(() -> w.backfill("catalog", null, null, false)).isInstanceOf(ConfigException.class).hasMessageContaining("snapshotDiff");
-    assertThatThrownBy(() -> w.backfill("feed", null, null, false)).isInstanceOf(ConfigException.class).hasMessageContaining("token");
+    assertThatThrownBy(() -> w.backfill("catalog", null, null, false))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("snapshotDiff");
+    assertThatThrownBy(() -> w.backfill("feed", null, null, false))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("token");
   }
 
   @Test
   void backfillStopsAtTheLiveCursorOfTheCallAndSuppressesKnownVersions() {
-    Poller<JsonNode> orders = f.timestamp("orders", 2).schedule(Schedule.every(Duration.ofHours(1))).build();
+    Poller<JsonNode> orders =
+        f.timestamp("orders", 2).schedule(Schedule.every(Duration.ofHours(1))).build();
     Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
     f.seed(4);
     w.tick();
@@ -193,7 +218,8 @@ class OperationsTest {
 
   @Test
   void backfillWithForceReemitsEveryKnownItemAsUpdated() {
-    Poller<JsonNode> orders = f.timestamp("orders", 10).schedule(Schedule.every(Duration.ofHours(1))).build();
+    Poller<JsonNode> orders =
+        f.timestamp("orders", 10).schedule(Schedule.every(Duration.ofHours(1))).build();
     Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
     f.seed(3);
     w.tick();
@@ -210,8 +236,10 @@ class OperationsTest {
 
   @Test
   void g7InspectShowsOneParkedAndNothingPending() {
-    Poller<JsonNode> orders = f.timestamp("orders", 10)
-        .delivery(new DeliveryPolicy(RetryPolicy.attempts(1), PoisonPolicy.parkAndHoldKey())).build();
+    Poller<JsonNode> orders =
+        f.timestamp("orders", 10)
+            .delivery(new DeliveryPolicy(RetryPolicy.attempts(1), PoisonPolicy.parkAndHoldKey()))
+            .build();
     r.failWhen(e -> e.identity().equals("o002"));
     Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
     f.seed(3);
@@ -227,14 +255,19 @@ class OperationsTest {
     assertThat(k.lease()).isNull(); // released at the end of the tick
     assertThat(k.cursors().get("live").get("tieBreak").asText()).isEqualTo("o003");
     assertThat(k.lagMs()).isEqualTo(0L);
-    assertThat(inspection.toJson()).contains("\"outboxPending\":0").contains("\"parked\":1").contains("\"cursors\":{\"live\":{");
+    assertThat(inspection.toJson())
+        .contains("\"outboxPending\":0")
+        .contains("\"parked\":1")
+        .contains("\"cursors\":{\"live\":{");
   }
 
   @Test
   void aReconcileListingCutByThePageCapEmitsNoDeletes() {
-    Poller<JsonNode> orders = f.timestamp("orders", 10).maxPagesPerCycle(2)
-        .reconcile(Reconcile.every(Duration.ofHours(6), ctx -> f.api.page(ctx.page(), 1)))
-        .build();
+    Poller<JsonNode> orders =
+        f.timestamp("orders", 10)
+            .maxPagesPerCycle(2)
+            .reconcile(Reconcile.every(Duration.ofHours(6), ctx -> f.api.page(ctx.page(), 1)))
+            .build();
     Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
     f.seed(4);
     w.tick();
@@ -254,7 +287,8 @@ class OperationsTest {
 
   @Test
   void theEventLogIsWrittenInTheCommitAndPrunedByRetention() {
-    Poller<JsonNode> orders = f.timestamp("orders", 10).log(EventLog.keep(Duration.ofHours(1))).build();
+    Poller<JsonNode> orders =
+        f.timestamp("orders", 10).log(EventLog.keep(Duration.ofHours(1))).build();
     Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
     f.seed(2);
     w.tick();
@@ -265,6 +299,7 @@ class OperationsTest {
     w.tick();
 
     assertThat(f.store.readLog(ORDERS, io.watukuy.LogRange.ALL, 100))
-        .extracting(io.watukuy.LoggedEvent::sequence).containsExactly(3L);
+        .extracting(io.watukuy.LoggedEvent::sequence)
+        .containsExactly(3L);
   }
 }

@@ -12,7 +12,6 @@ import io.watukuy.KeyReport;
 import io.watukuy.PageCursor;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
-import io.watukuy.Schedule;
 import io.watukuy.Watukuy;
 import java.util.ArrayList;
 import java.util.List;

@@ -74,7 +74,9 @@ class PartitionOperationsTest {
 
   /** "partition/identity:type" per delivered event, in delivery order. */
   List<String> delivered() {
-    return r.events().stream().map(e -> e.partition() + "/" + e.identity() + ":" + e.type().wire()).toList();
+    return r.events().stream()
+        .map(e -> e.partition() + "/" + e.identity() + ":" + e.type().wire())
+        .toList();
   }
 
   @Test
@@ -90,7 +92,8 @@ class PartitionOperationsTest {
     assertThat(outcome(paused, EU)).isEqualTo(KeyReport.Outcome.SKIPPED_PAUSED);
     assertThat(outcome(paused, US)).isEqualTo(KeyReport.Outcome.POLLED);
     assertThat(delivered()).containsExactly("us/o001:created");
-    assertThat(w.inspect().key(EU).orElseThrow().paused()).isEqualTo(ScheduleState.PauseReason.MANUAL);
+    assertThat(w.inspect().key(EU).orElseThrow().paused())
+        .isEqualTo(ScheduleState.PauseReason.MANUAL);
     assertThat(w.inspect().key(US).orElseThrow().paused()).isNull();
 
     w.resume(EU);
@@ -146,13 +149,15 @@ class PartitionOperationsTest {
     Watukuy w = engine(orders().build());
     seedBoth(2);
     w.tick();
-    List<String> euIds = r.events().stream().filter(e -> e.partition().equals("eu")).map(ChangeEvent::id).toList();
+    List<String> euIds =
+        r.events().stream().filter(e -> e.partition().equals("eu")).map(ChangeEvent::id).toList();
     Map<String, String> usCursors = f.store.loadState(US).orElseThrow().cursors();
     r.clear();
 
     w.resetCursor(EU, null, true);
 
-    assertThat(w.inspect().key(EU).orElseThrow().cursors().get("live").get("value").isNull()).isTrue();
+    assertThat(w.inspect().key(EU).orElseThrow().cursors().get("live").get("value").isNull())
+        .isTrue();
     assertThat(f.store.loadState(US).orElseThrow().cursors()).isEqualTo(usCursors);
     assertThat(w.inspect().key(EU).orElseThrow().items()).isZero();
     assertThat(w.inspect().key(US).orElseThrow().items()).isEqualTo(2);
@@ -189,7 +194,8 @@ class PartitionOperationsTest {
     Instant start = f.clock.now();
     seedBoth(2);
     w.tick();
-    List<String> euIds = r.events().stream().filter(e -> e.partition().equals("eu")).map(ChangeEvent::id).toList();
+    List<String> euIds =
+        r.events().stream().filter(e -> e.partition().equals("eu")).map(ChangeEvent::id).toList();
     r.clear();
 
     int copied = w.replay(EU, start, null);
@@ -209,13 +215,18 @@ class PartitionOperationsTest {
     Watukuy w = engine(orders().log(EventLog.keep(Duration.ofDays(7))).build());
     w.tick();
     PollerKey ap = PollerKey.of("orders", "ap");
-    List<ThrowingCallable> calls = List.of(
-        () -> w.pause(ap), () -> w.resume(ap), () -> w.trigger(ap),
-        () -> w.resetCursor(ap, null, true), () -> w.backfill(ap, null, null, false),
-        () -> w.replay(ap, f.clock.now(), null));
+    List<ThrowingCallable> calls =
+        List.of(
+            () -> w.pause(ap),
+            () -> w.resume(ap),
+            () -> w.trigger(ap),
+            () -> w.resetCursor(ap, null, true),
+            () -> w.backfill(ap, null, null, false),
+            () -> w.replay(ap, f.clock.now(), null));
 
     for (ThrowingCallable call : calls) {
-      assertThatThrownBy(call).isInstanceOf(ConfigException.class)
+      assertThatThrownBy(call)
+          .isInstanceOf(ConfigException.class)
           .hasMessage("poller orders: no partition 'ap' (known: eu, us)");
     }
     assertThat(f.store.listKeys("orders")).containsExactly(EU, US);
@@ -225,14 +236,21 @@ class PartitionOperationsTest {
   void aPartitionOfAnUnpartitionedPollerAndAnUnknownPollerAreConfigErrors() {
     Poller<JsonNode> single = f.timestamp("orders", 10).build();
     Watukuy w = f.engine("a").poller(single).build();
-    List<Consumer<PollerKey>> ops = List.of(w::pause, w::resume, w::trigger,
-        k -> w.resetCursor(k, null, false), k -> w.backfill(k, null, null, false),
-        k -> w.replay(k, f.clock.now(), null));
+    List<Consumer<PollerKey>> ops =
+        List.of(
+            w::pause,
+            w::resume,
+            w::trigger,
+            k -> w.resetCursor(k, null, false),
+            k -> w.backfill(k, null, null, false),
+            k -> w.replay(k, f.clock.now(), null));
 
     for (Consumer<PollerKey> op : ops) {
-      assertThatThrownBy(() -> op.accept(EU)).isInstanceOf(ConfigException.class)
+      assertThatThrownBy(() -> op.accept(EU))
+          .isInstanceOf(ConfigException.class)
           .hasMessage("poller orders: no partition 'eu' (the poller has no partitions)");
-      assertThatThrownBy(() -> op.accept(PollerKey.of("invoices", "eu"))).isInstanceOf(ConfigException.class)
+      assertThatThrownBy(() -> op.accept(PollerKey.of("invoices", "eu")))
+          .isInstanceOf(ConfigException.class)
           .hasMessageContaining("unknown poller 'invoices'");
     }
     assertThat(f.store.listKeys(null)).isEmpty();
@@ -246,7 +264,8 @@ class PartitionOperationsTest {
 
     w.pause(PollerKey.of("orders"));
 
-    assertThat(outcome(w.tick(), PollerKey.of("orders"))).isEqualTo(KeyReport.Outcome.SKIPPED_PAUSED);
+    assertThat(outcome(w.tick(), PollerKey.of("orders")))
+        .isEqualTo(KeyReport.Outcome.SKIPPED_PAUSED);
   }
 
   @Test

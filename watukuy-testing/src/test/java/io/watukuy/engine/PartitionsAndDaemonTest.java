@@ -9,7 +9,6 @@ import io.watukuy.KeyReport;
 import io.watukuy.Page;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
-import io.watukuy.Schedule;
 import io.watukuy.ScheduleState;
 import io.watukuy.TickReport;
 import io.watukuy.Watukuy;
@@ -30,35 +29,48 @@ class PartitionsAndDaemonTest {
     FakeApi us = new FakeApi(f.clock);
     eu.put("x", Map.of("n", 1));
     us.put("x", Map.of("n", 1));
-    Poller<JsonNode> p = Poller.builder("orders", JsonNode.class).identity(n -> n.get("id"))
-        .cursor(Cursors.timestamp("updatedAt").tieBreak("id").build())
-        .fetch(ctx -> (ctx.partition().equals("eu") ? eu : us).updatedSince(ctx.cursor(), 10))
-        .partitions(List.of("eu", "us"))
-        .schedule(Fixture.FIXED).build();
+    Poller<JsonNode> p =
+        Poller.builder("orders", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .cursor(Cursors.timestamp("updatedAt").tieBreak("id").build())
+            .fetch(ctx -> (ctx.partition().equals("eu") ? eu : us).updatedSince(ctx.cursor(), 10))
+            .partitions(List.of("eu", "us"))
+            .schedule(Fixture.FIXED)
+            .build();
     Recorder r = new Recorder();
     TickReport report = f.engine("a").poller(p).build().on(p, r).tick();
 
-    assertThat(report.keys()).extracting(KeyReport::key)
+    assertThat(report.keys())
+        .extracting(KeyReport::key)
         .containsExactly(PollerKey.of("orders", "eu"), PollerKey.of("orders", "us"));
     assertThat(r.events()).extracting(ChangeEvent::partition).containsExactly("eu", "us");
-    assertThat(r.events().get(0).id()).isNotEqualTo(r.events().get(1).id()); // partition is part of the id
-    assertThat(f.store.loadState(PollerKey.of("orders", "eu")).orElseThrow().cursors()).containsKey("live");
-    assertThat(f.store.loadState(PollerKey.of("orders", "us")).orElseThrow().lastSequence()).isEqualTo(1);
+    assertThat(r.events().get(0).id())
+        .isNotEqualTo(r.events().get(1).id()); // partition is part of the id
+    assertThat(f.store.loadState(PollerKey.of("orders", "eu")).orElseThrow().cursors())
+        .containsKey("live");
+    assertThat(f.store.loadState(PollerKey.of("orders", "us")).orElseThrow().lastSequence())
+        .isEqualTo(1);
   }
 
   @Test
   void aPartitionThatDisappearsIsPausedAndResumesWhenItReturns() {
     List<String> partitions = new CopyOnWriteArrayList<>(List.of("eu", "us"));
-    Poller<JsonNode> p = Poller.builder("orders", JsonNode.class).identity(n -> n.get("id"))
-        .cursor(Cursors.snapshotDiff()).fetch(ctx -> Page.<JsonNode>empty())
-        .partitions(() -> List.copyOf(partitions)).schedule(Fixture.FIXED).build();
+    Poller<JsonNode> p =
+        Poller.builder("orders", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .cursor(Cursors.snapshotDiff())
+            .fetch(ctx -> Page.<JsonNode>empty())
+            .partitions(() -> List.copyOf(partitions))
+            .schedule(Fixture.FIXED)
+            .build();
     Watukuy w = f.engine("a").poller(p).build();
     w.tick();
     partitions.remove("us");
     f.nextCycle();
     w.tick();
     PollerKey us = PollerKey.of("orders", "us");
-    assertThat(f.store.loadState(us).orElseThrow().schedule().paused()).isEqualTo(ScheduleState.PauseReason.PARTITION_REMOVED);
+    assertThat(f.store.loadState(us).orElseThrow().schedule().paused())
+        .isEqualTo(ScheduleState.PauseReason.PARTITION_REMOVED);
 
     partitions.add("us");
     f.nextCycle();
@@ -73,10 +85,16 @@ class PartitionsAndDaemonTest {
     Poller<JsonNode> p = f.timestamp("orders", 10).build();
     List<String> seen = new ArrayList<>();
     Watukuy[] self = new Watukuy[1];
-    Watukuy w = f.engine("a").poller(p).build().on(p, (ChangeEvent<JsonNode> e) -> {
-      seen.add(e.identity());
-      if (seen.size() == 1) self[0].stop(false); // stop while the cycle delivers
-    });
+    Watukuy w =
+        f.engine("a")
+            .poller(p)
+            .build()
+            .on(
+                p,
+                (ChangeEvent<JsonNode> e) -> {
+                  seen.add(e.identity());
+                  if (seen.size() == 1) self[0].stop(false); // stop while the cycle delivers
+                });
     self[0] = w;
     w.start();
     f.clock.advance(Duration.ofSeconds(1));
@@ -87,7 +105,11 @@ class PartitionsAndDaemonTest {
 
     f.clock.advance(Duration.ofMinutes(1));
     List<String> later = new ArrayList<>();
-    f.engine("b").poller(p).build().on(p, (ChangeEvent<JsonNode> e) -> later.add(e.identity())).tick();
+    f.engine("b")
+        .poller(p)
+        .build()
+        .on(p, (ChangeEvent<JsonNode> e) -> later.add(e.identity()))
+        .tick();
     assertThat(later).hasSize((int) pending);
   }
 }

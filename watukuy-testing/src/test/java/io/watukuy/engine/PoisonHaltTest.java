@@ -18,9 +18,12 @@ class PoisonHaltTest {
   @Test
   void aHaltingPoisonOpensTheCircuitAndRecordsPoisonHalt() {
     Fixture f = new Fixture();
-    Poller<JsonNode> orders = f.timestamp("orders", 10)
-        .delivery(new DeliveryPolicy(RetryPolicy.attempts(1), new PoisonPolicy(PoisonPolicy.Action.HALT, false)))
-        .build();
+    Poller<JsonNode> orders =
+        f.timestamp("orders", 10)
+            .delivery(
+                new DeliveryPolicy(
+                    RetryPolicy.attempts(1), new PoisonPolicy(PoisonPolicy.Action.HALT, false)))
+            .build();
     Recorder r = new Recorder();
     r.failWhen(e -> e.identity().equals("o002"));
     Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
@@ -34,6 +37,7 @@ class PoisonHaltTest {
     assertThat(s.circuit().probeAt()).isEqualTo(f.clock.now().plus(orders.schedule().max()));
     assertThat(f.store.heldKeys(PollerKey.of("orders"))).containsExactly("o002");
     f.nextCycle();
-    assertThat(w.tick().poller("orders").orElseThrow().outcome()).isEqualTo(KeyReport.Outcome.SKIPPED_CIRCUIT_OPEN);
+    assertThat(w.tick().poller("orders").orElseThrow().outcome())
+        .isEqualTo(KeyReport.Outcome.SKIPPED_CIRCUIT_OPEN);
   }
 }

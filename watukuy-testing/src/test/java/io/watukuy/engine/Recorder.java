@@ -17,7 +17,9 @@ final class Recorder implements Handler<JsonNode> {
   @Override
   public synchronized void handle(ChangeEvent<JsonNode> event) {
     during.run();
-    if (failWhen.test(event)) throw new IllegalStateException("handler refused " + event.identity() + " " + event.type().wire());
+    if (failWhen.test(event))
+      throw new IllegalStateException(
+          "handler refused " + event.identity() + " " + event.type().wire());
     events.add(event);
   }
 
@@ -43,7 +45,10 @@ final class Recorder implements Handler<JsonNode> {
   }
 
   synchronized List<String> of(String identity) {
-    return events.stream().filter(e -> e.identity().equals(identity)).map(e -> e.type().wire() + "@" + e.version()).toList();
+    return events.stream()
+        .filter(e -> e.identity().equals(identity))
+        .map(e -> e.type().wire() + "@" + e.version())
+        .toList();
   }
 
   synchronized long count(EventType type) {

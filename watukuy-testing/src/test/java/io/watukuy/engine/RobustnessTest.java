@@ -14,7 +14,6 @@ import io.watukuy.KeyReport;
 import io.watukuy.Page;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
-import io.watukuy.Schedule;
 import io.watukuy.Watermark;
 import io.watukuy.Watukuy;
 import io.watukuy.testing.SeededRandom;
@@ -39,10 +38,13 @@ class RobustnessTest {
     Instant t = f.clock.now();
     for (int i = 1; i <= 5; i++) f.api.putAt("o" + i, Map.of("n", i), t);
     // No tie-break, and an API that filters updatedAt >= value: page 2 would be page 1 again.
-    Poller<JsonNode> orders = Poller.builder("orders", JsonNode.class).identity(n -> n.get("id"))
-        .cursor(Cursors.timestamp("updatedAt").build())
-        .fetch(f.api.timestampFetcher(2))
-        .schedule(Fixture.FIXED).build();
+    Poller<JsonNode> orders =
+        Poller.builder("orders", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .cursor(Cursors.timestamp("updatedAt").build())
+            .fetch(f.api.timestampFetcher(2))
+            .schedule(Fixture.FIXED)
+            .build();
     Recorder r = new Recorder();
     Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
 
@@ -62,28 +64,36 @@ class RobustnessTest {
     // that keeps page 1's filter and only moves the page number. The cursor stays on the tie
     // while the pages move on, so the lane must not end there.
     AtomicReference<Watermark> firstSent = new AtomicReference<>();
-    Fetcher<JsonNode, Watermark> linkPaged = ctx -> {
-      if (ctx.page() == 1) firstSent.set(ctx.cursor());
-      String from = firstSent.get().value();
-      List<JsonNode> match = f.api.items().stream()
-          .filter(n -> from == null || n.get("updatedAt").asText().compareTo(from) >= 0)
-          .sorted(Comparator.comparing((JsonNode n) -> n.get("updatedAt").asText()).thenComparing(n -> n.get("id").asText()))
-          .toList();
-      int start = Math.min(match.size(), (ctx.page() - 1) * 2);
-      int end = Math.min(match.size(), start + 2);
-      return Page.of(match.subList(start, end)).withHasMore(end < match.size());
-    };
-    Poller<JsonNode> orders = Poller.builder("orders", JsonNode.class).identity(n -> n.get("id"))
-        .version(n -> n.get("updatedAt"))
-        .cursor(Cursors.timestamp("updatedAt").build())
-        .fetch(linkPaged)
-        .schedule(Fixture.FIXED).build();
+    Fetcher<JsonNode, Watermark> linkPaged =
+        ctx -> {
+          if (ctx.page() == 1) firstSent.set(ctx.cursor());
+          String from = firstSent.get().value();
+          List<JsonNode> match =
+              f.api.items().stream()
+                  .filter(n -> from == null || n.get("updatedAt").asText().compareTo(from) >= 0)
+                  .sorted(
+                      Comparator.comparing((JsonNode n) -> n.get("updatedAt").asText())
+                          .thenComparing(n -> n.get("id").asText()))
+                  .toList();
+          int start = Math.min(match.size(), (ctx.page() - 1) * 2);
+          int end = Math.min(match.size(), start + 2);
+          return Page.of(match.subList(start, end)).withHasMore(end < match.size());
+        };
+    Poller<JsonNode> orders =
+        Poller.builder("orders", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .version(n -> n.get("updatedAt"))
+            .cursor(Cursors.timestamp("updatedAt").build())
+            .fetch(linkPaged)
+            .schedule(Fixture.FIXED)
+            .build();
     Recorder r = new Recorder();
     Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
 
     KeyReport first = w.tick().poller("orders").orElseThrow();
     assertThat(first.pages()).isEqualTo(3);
-    assertThat(r.changes()).containsExactly("o1:created", "o2:created", "o3:created", "o4:created", "o5:created");
+    assertThat(r.changes())
+        .containsExactly("o1:created", "o2:created", "o3:created", "o4:created", "o5:created");
 
     // A sixth tie arrives at the watermark: the next cycle re-reads the tie page by page and
     // finds it on page 3; the five known ones are re-seen with the same version, silently.
@@ -92,8 +102,9 @@ class RobustnessTest {
     KeyReport second = w.tick().poller("orders").orElseThrow();
     assertThat(second.failed()).isFalse();
     assertThat(second.pages()).isEqualTo(3);
-    assertThat(r.changes()).containsExactly(
-        "o1:created", "o2:created", "o3:created", "o4:created", "o5:created", "o6:created");
+    assertThat(r.changes())
+        .containsExactly(
+            "o1:created", "o2:created", "o3:created", "o4:created", "o5:created", "o6:created");
   }
 
   @Test
@@ -103,9 +114,16 @@ class RobustnessTest {
     try {
       Poller<JsonNode> orders = f.timestamp("orders", 10).build();
       CountDownLatch delivered = new CountDownLatch(6);
-      Watukuy w = Watukuy.builder().store(f.store).time(f.clock).random(SeededRandom.of(1)).instanceId("a")
-          .executor(one).poller(orders).build()
-          .on(orders, (ChangeEvent<JsonNode> e) -> delivered.countDown());
+      Watukuy w =
+          Watukuy.builder()
+              .store(f.store)
+              .time(f.clock)
+              .random(SeededRandom.of(1))
+              .instanceId("a")
+              .executor(one)
+              .poller(orders)
+              .build()
+              .on(orders, (ChangeEvent<JsonNode> e) -> delivered.countDown());
       w.start();
       f.clock.advance(Duration.ofMillis(1)); // runs the first pass: the cycle goes to the pool
       assertThat(delivered.await(20, TimeUnit.SECONDS)).isTrue();
@@ -118,33 +136,58 @@ class RobustnessTest {
 
   @Test
   void anEmptyIdentityFailsThePageNamingTheItem() {
-    Poller<JsonNode> orders = Poller.builder("orders", JsonNode.class).identity(n -> n.get("id"))
-        .cursor(Cursors.snapshotDiff())
-        .fetch(ctx -> Page.<JsonNode>of(List.of(JsonNodeFactory.instance.objectNode().put("id", "a"),
-            JsonNodeFactory.instance.objectNode().put("id", ""))))
-        .build();
-    KeyReport report = f.engine("a").poller(orders).build().on(orders, new Recorder()).tick().poller("orders").orElseThrow();
+    Poller<JsonNode> orders =
+        Poller.builder("orders", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .cursor(Cursors.snapshotDiff())
+            .fetch(
+                ctx ->
+                    Page.<JsonNode>of(
+                        List.of(
+                            JsonNodeFactory.instance.objectNode().put("id", "a"),
+                            JsonNodeFactory.instance.objectNode().put("id", ""))))
+            .build();
+    KeyReport report =
+        f.engine("a")
+            .poller(orders)
+            .build()
+            .on(orders, new Recorder())
+            .tick()
+            .poller("orders")
+            .orElseThrow();
 
-    assertThat(report.error()).isInstanceOf(FetchException.class).hasMessageContaining("item 1").hasMessageContaining("empty");
+    assertThat(report.error())
+        .isInstanceOf(FetchException.class)
+        .hasMessageContaining("item 1")
+        .hasMessageContaining("empty");
     assertThat(f.store.countItems(PollerKey.of("orders"))).isZero();
   }
 
   @Test
   void partitionNamesMustBeNonEmptyAndPrintable() {
-    Poller.Builder<JsonNode, Void> b = Poller.builder("orders", JsonNode.class).identity(n -> n.get("id"))
-        .cursor(Cursors.snapshotDiff()).fetch(ctx -> Page.<JsonNode>empty());
-    assertThatThrownBy(() -> b.partitions(List.of("eu", ""))).isInstanceOf(ConfigException.class)
-        .hasMessageContaining("poller orders").hasMessageContaining("partition ''");
-    assertThatThrownBy(() -> b.partitions(List.of("a\nb"))).isInstanceOf(ConfigException.class)
+    Poller.Builder<JsonNode, Void> b =
+        Poller.builder("orders", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .cursor(Cursors.snapshotDiff())
+            .fetch(ctx -> Page.<JsonNode>empty());
+    assertThatThrownBy(() -> b.partitions(List.of("eu", "")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("poller orders")
+        .hasMessageContaining("partition ''");
+    assertThatThrownBy(() -> b.partitions(List.of("a\nb")))
+        .isInstanceOf(ConfigException.class)
         .hasMessageContaining("control character");
   }
 
   @Test
   void aPartitionSupplierReturningJunkPollsOnlyTheValidNames() {
-    Poller<JsonNode> orders = Poller.builder("orders", JsonNode.class).identity(n -> n.get("id"))
-        .cursor(Cursors.snapshotDiff()).fetch(ctx -> Page.<JsonNode>empty())
-        .partitions(() -> java.util.Arrays.asList("eu", "", null, "eu", "us"))
-        .build();
+    Poller<JsonNode> orders =
+        Poller.builder("orders", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .cursor(Cursors.snapshotDiff())
+            .fetch(ctx -> Page.<JsonNode>empty())
+            .partitions(() -> java.util.Arrays.asList("eu", "", null, "eu", "us"))
+            .build();
     assertThat(orders.partitions()).containsExactly("eu", "us");
   }
 }

@@ -6,8 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.watukuy.Backoff;
 import io.watukuy.CircuitPolicy;
 import io.watukuy.KeyReport;
-import io.watukuy.PollerKey;
 import io.watukuy.Poller;
+import io.watukuy.PollerKey;
 import io.watukuy.Schedule;
 import io.watukuy.ScheduleState;
 import io.watukuy.Watukuy;
@@ -25,17 +25,18 @@ class SchedulerEngineTest {
   final Fixture f = new Fixture();
   final Recorder r = new Recorder();
   final List<String> heard = new ArrayList<>();
-  final WatukuyListener listener = new WatukuyListener() {
-    @Override
-    public void onCircuitOpen(PollerKey key, Instant probeAt) {
-      heard.add("open " + probeAt);
-    }
+  final WatukuyListener listener =
+      new WatukuyListener() {
+        @Override
+        public void onCircuitOpen(PollerKey key, Instant probeAt) {
+          heard.add("open " + probeAt);
+        }
 
-    @Override
-    public void onCircuitClose(PollerKey key) {
-      heard.add("close");
-    }
-  };
+        @Override
+        public void onCircuitClose(PollerKey key) {
+          heard.add("close");
+        }
+      };
 
   ScheduleState state() {
     return f.store.loadState(ORDERS).orElseThrow().schedule();
@@ -43,7 +44,8 @@ class SchedulerEngineTest {
 
   @Test
   void aimdHalvesAfterEventsAndGrowsByHalfWhenIdleWithinMinAndMax() {
-    Schedule s = Schedule.every(Duration.ofSeconds(10)).withMax(Duration.ofSeconds(40)).withJitter(0);
+    Schedule s =
+        Schedule.every(Duration.ofSeconds(10)).withMax(Duration.ofSeconds(40)).withJitter(0);
     Poller<JsonNode> orders = f.timestamp("orders", 10).schedule(s).build();
     Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
     List<Long> intervals = new ArrayList<>();
@@ -62,20 +64,26 @@ class SchedulerEngineTest {
 
   @Test
   void failuresBackOffThenOpenTheCircuitAndASuccessfulProbeClosesIt() {
-    Poller<JsonNode> orders = f.timestamp("orders", 10)
-        .schedule(Fixture.FIXED.withBackoff(new Backoff(Duration.ofSeconds(1), 2, Duration.ofSeconds(8))))
-        .circuit(new CircuitPolicy(3, Duration.ofMinutes(5))).build();
+    Poller<JsonNode> orders =
+        f.timestamp("orders", 10)
+            .schedule(
+                Fixture.FIXED.withBackoff(
+                    new Backoff(Duration.ofSeconds(1), 2, Duration.ofSeconds(8))))
+            .circuit(new CircuitPolicy(3, Duration.ofMinutes(5)))
+            .build();
     Watukuy w = f.engine("a").poller(orders).listener(listener).build().on(orders, r);
     f.api.failNext(3, () -> new IllegalStateException("vendor down"));
 
     w.tick();
     assertThat(state().state()).isEqualTo(ScheduleState.Status.BACKING_OFF);
     assertThat(state().consecutiveFailures()).isEqualTo(1);
-    assertThat(Duration.between(f.clock.now(), state().nextDueAt())).isBetween(Duration.ZERO, Duration.ofSeconds(1));
+    assertThat(Duration.between(f.clock.now(), state().nextDueAt()))
+        .isBetween(Duration.ZERO, Duration.ofSeconds(1));
     f.clock.advance(Duration.ofSeconds(1));
     w.tick();
     assertThat(state().consecutiveFailures()).isEqualTo(2);
-    assertThat(Duration.between(f.clock.now(), state().nextDueAt())).isBetween(Duration.ZERO, Duration.ofSeconds(2));
+    assertThat(Duration.between(f.clock.now(), state().nextDueAt()))
+        .isBetween(Duration.ZERO, Duration.ofSeconds(2));
     f.clock.advance(Duration.ofSeconds(2));
     w.tick();
     assertThat(state().state()).isEqualTo(ScheduleState.Status.CIRCUIT_OPEN);
@@ -84,7 +92,8 @@ class SchedulerEngineTest {
     assertThat(heard).containsExactly("open " + probeAt);
 
     f.clock.advance(Duration.ofMinutes(4));
-    assertThat(w.tick().key(ORDERS).orElseThrow().outcome()).isEqualTo(KeyReport.Outcome.SKIPPED_CIRCUIT_OPEN);
+    assertThat(w.tick().key(ORDERS).orElseThrow().outcome())
+        .isEqualTo(KeyReport.Outcome.SKIPPED_CIRCUIT_OPEN);
     f.clock.advance(Duration.ofMinutes(1));
     assertThat(w.tick().key(ORDERS).orElseThrow().outcome()).isEqualTo(KeyReport.Outcome.POLLED);
     assertThat(state().circuit()).isNull();
@@ -95,8 +104,8 @@ class SchedulerEngineTest {
 
   @Test
   void aFailedProbeKeepsTheCircuitOpenAndTriggerForcesTheNextProbe() {
-    Poller<JsonNode> orders = f.timestamp("orders", 10)
-        .circuit(new CircuitPolicy(1, Duration.ofMinutes(5))).build();
+    Poller<JsonNode> orders =
+        f.timestamp("orders", 10).circuit(new CircuitPolicy(1, Duration.ofMinutes(5))).build();
     Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
     f.api.failNext(2, () -> new IllegalStateException("vendor down"));
     w.tick();

@@ -26,12 +26,28 @@ class SchedulerRegressionTest {
   final Fixture f = new Fixture();
   final Recorder r = new Recorder();
   final List<String> heard = new ArrayList<>();
-  final WatukuyListener listener = new WatukuyListener() {
-    @Override public void onThrottled(PollerKey key, Instant until) { heard.add("throttled " + until); }
-    @Override public void onCircuitOpen(PollerKey key, Instant probeAt) { heard.add("open " + probeAt); }
-    @Override public void onCircuitClose(PollerKey key) { heard.add("close"); }
-    @Override public void onError(PollerKey key, Throwable error) { heard.add("error " + error.getClass().getSimpleName()); }
-  };
+  final WatukuyListener listener =
+      new WatukuyListener() {
+        @Override
+        public void onThrottled(PollerKey key, Instant until) {
+          heard.add("throttled " + until);
+        }
+
+        @Override
+        public void onCircuitOpen(PollerKey key, Instant probeAt) {
+          heard.add("open " + probeAt);
+        }
+
+        @Override
+        public void onCircuitClose(PollerKey key) {
+          heard.add("close");
+        }
+
+        @Override
+        public void onError(PollerKey key, Throwable error) {
+          heard.add("error " + error.getClass().getSimpleName());
+        }
+      };
 
   ScheduleState state() {
     return f.store.loadState(ORDERS).orElseThrow().schedule();
@@ -61,7 +77,9 @@ class SchedulerRegressionTest {
     assertThat(hi).isBetween(31_000L, 33_000L);
   }
 
-  /** Issue: "A 429 without a usable Retry-After is throttled ... else for the next backoff delay". */
+  /**
+   * Issue: "A 429 without a usable Retry-After is throttled ... else for the next backoff delay".
+   */
   @Test
   void repeated429WithoutRetryAfterNeverBacksOffFurther() {
     Poller<JsonNode> orders = f.timestamp("orders", 10).build(); // FIXED 30 s
@@ -79,15 +97,24 @@ class SchedulerRegressionTest {
       waits.add(Duration.between(f.clock.now(), s.throttledUntil()).toMillis());
       f.clock.advance(Duration.between(f.clock.now(), s.throttledUntil()).plusMillis(1));
     }
-    System.out.println(" 429-no-RA waits(ms) " + waits + " polls=" + polls + " in "
-        + Duration.between(start, f.clock.now()) + " failures=" + state().consecutiveFailures());
-    // a throttled vendor is asked at least as rarely as an unthrottled one (30 s), and the wait grows
+    System.out.println(
+        " 429-no-RA waits(ms) "
+            + waits
+            + " polls="
+            + polls
+            + " in "
+            + Duration.between(start, f.clock.now())
+            + " failures="
+            + state().consecutiveFailures());
+    // a throttled vendor is asked at least as rarely as an unthrottled one (30 s), and the wait
+    // grows
     assertThat(Duration.between(start, f.clock.now())).isGreaterThan(Duration.ofMinutes(10));
   }
 
   @Test
   void retryAfterBeyondMaxIsHonouredExactlyAnd503WithoutIsAFailure() {
-    Poller<JsonNode> orders = f.timestamp("orders", 10).schedule(Fixture.FIXED.withMax(Duration.ofMinutes(1))).build();
+    Poller<JsonNode> orders =
+        f.timestamp("orders", 10).schedule(Fixture.FIXED.withMax(Duration.ofMinutes(1))).build();
     Watukuy w = f.engine("a").poller(orders).listener(listener).build().on(orders, r);
     w.tick();
     f.nextCycle();
@@ -97,9 +124,11 @@ class SchedulerRegressionTest {
     assertThat(state().throttledUntil()).isEqualTo(f.clock.now().plusSeconds(3600));
     assertThat(state().consecutiveFailures()).isZero();
     f.clock.advance(Duration.ofSeconds(3599));
-    assertThat(w.tick().key(ORDERS).orElseThrow().outcome()).isEqualTo(KeyReport.Outcome.SKIPPED_THROTTLED);
+    assertThat(w.tick().key(ORDERS).orElseThrow().outcome())
+        .isEqualTo(KeyReport.Outcome.SKIPPED_THROTTLED);
     w.trigger("orders"); // trigger does not override Retry-After
-    assertThat(w.tick().key(ORDERS).orElseThrow().outcome()).isEqualTo(KeyReport.Outcome.SKIPPED_THROTTLED);
+    assertThat(w.tick().key(ORDERS).orElseThrow().outcome())
+        .isEqualTo(KeyReport.Outcome.SKIPPED_THROTTLED);
     f.clock.advance(Duration.ofSeconds(1));
     f.api.failNext(1, () -> http(503, Map.of()));
     assertThat(w.tick().key(ORDERS).orElseThrow().outcome()).isEqualTo(KeyReport.Outcome.POLLED);
@@ -112,16 +141,21 @@ class SchedulerRegressionTest {
     assertThat(state().throttledUntil()).isEqualTo(f.clock.now().plus(Duration.ofHours(24)));
     // HTTP date
     f.clock.advanceTo(Instant.parse("2026-10-21T07:00:00Z"));
-    f.api.failNext(1, () -> http(429, Map.of("retry-after", List.of("Wed, 21 Oct 2026 07:28:00 GMT"))));
+    f.api.failNext(
+        1, () -> http(429, Map.of("retry-after", List.of("Wed, 21 Oct 2026 07:28:00 GMT"))));
     w.tick();
     System.out.println(" after date-throttle " + state());
   }
 
   @Test
   void throttledProbeLeavesCircuitAloneThenProbes() {
-    Poller<JsonNode> orders = f.timestamp("orders", 10)
-        .schedule(Fixture.FIXED.withBackoff(new Backoff(Duration.ofSeconds(1), 2, Duration.ofSeconds(8))))
-        .circuit(new CircuitPolicy(2, Duration.ofMinutes(5))).build();
+    Poller<JsonNode> orders =
+        f.timestamp("orders", 10)
+            .schedule(
+                Fixture.FIXED.withBackoff(
+                    new Backoff(Duration.ofSeconds(1), 2, Duration.ofSeconds(8))))
+            .circuit(new CircuitPolicy(2, Duration.ofMinutes(5)))
+            .build();
     Watukuy w = f.engine("a").poller(orders).listener(listener).build().on(orders, r);
     f.api.failNext(2, () -> new IllegalStateException("down"));
     w.tick();
@@ -143,8 +177,8 @@ class SchedulerRegressionTest {
 
   @Test
   void pauseFromEveryStateAndResumeRestores() {
-    Poller<JsonNode> orders = f.timestamp("orders", 10)
-        .circuit(new CircuitPolicy(1, Duration.ofMinutes(5))).build();
+    Poller<JsonNode> orders =
+        f.timestamp("orders", 10).circuit(new CircuitPolicy(1, Duration.ofMinutes(5))).build();
     Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
     // throttled
     f.api.failNext(1, () -> http(429, Map.of("retry-after", List.of("120"))));
@@ -175,16 +209,25 @@ class SchedulerRegressionTest {
   void stateDuringACycleIsPolling() {
     Watukuy[] ref = new Watukuy[1];
     List<ScheduleState.Status> seen = new ArrayList<>();
-    Poller<JsonNode> orders = f.timestamp("orders", 10).fetch(ctx -> {
-      ref[0].inspect().key(ORDERS).ifPresent(k -> seen.add(k.state()));
-      return f.api.updatedSince(ctx.cursor(), 10);
-    }).circuit(new CircuitPolicy(1, Duration.ofMinutes(5))).build();
+    Poller<JsonNode> orders =
+        f.timestamp("orders", 10)
+            .fetch(
+                ctx -> {
+                  ref[0].inspect().key(ORDERS).ifPresent(k -> seen.add(k.state()));
+                  return f.api.updatedSince(ctx.cursor(), 10);
+                })
+            .circuit(new CircuitPolicy(1, Duration.ofMinutes(5)))
+            .build();
     Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
     ref[0] = w;
     w.tick();
     f.nextCycle();
     w.tick();
-    f.api.failNext(1, () -> new IllegalStateException("down")); // request counted before failure... fetch sees state first
+    f.api.failNext(
+        1,
+        () ->
+            new IllegalStateException(
+                "down")); // request counted before failure... fetch sees state first
     f.nextCycle();
     w.tick();
     f.clock.advance(Duration.ofMinutes(5));

@@ -11,8 +11,8 @@ import java.util.List;
 import java.util.function.Function;
 
 /**
- * A fetcher that answers from a script of pages, one per request, and records the cursor and
- * page index of every request. When the script runs out it answers empty pages.
+ * A fetcher that answers from a script of pages, one per request, and records the cursor and page
+ * index of every request. When the script runs out it answers empty pages.
  */
 final class Script<C> implements Fetcher<JsonNode, C> {
   /** One recorded request. */

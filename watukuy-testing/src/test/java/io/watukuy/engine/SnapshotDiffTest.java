@@ -13,7 +13,6 @@ import io.watukuy.Page;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
 import io.watukuy.Retain;
-import io.watukuy.Schedule;
 import io.watukuy.TickOptions;
 import io.watukuy.Watukuy;
 import java.time.Duration;
@@ -51,11 +50,14 @@ class SnapshotDiffTest {
   void everyCycleListsFromPageOneByTheRequestIndex() {
     f.seed(5);
     List<Integer> pages = new ArrayList<>();
-    Watukuy w = engine(ctx -> {
-      pages.add(ctx.page());
-      assertThat(ctx.cursor()).isNull();
-      return f.api.page(ctx.page(), 2);
-    }, 50);
+    Watukuy w =
+        engine(
+            ctx -> {
+              pages.add(ctx.page());
+              assertThat(ctx.cursor()).isNull();
+              return f.api.page(ctx.page(), 2);
+            },
+            50);
 
     w.tick();
     f.nextCycle();
@@ -69,10 +71,13 @@ class SnapshotDiffTest {
     f.seed(5);
     AtomicInteger size = new AtomicInteger(10);
     List<Integer> pages = new ArrayList<>();
-    Watukuy w = engine(ctx -> {
-      pages.add(ctx.page());
-      return f.api.page(ctx.page(), size.get());
-    }, 2);
+    Watukuy w =
+        engine(
+            ctx -> {
+              pages.add(ctx.page());
+              return f.api.page(ctx.page(), size.get());
+            },
+            2);
     w.tick();
     f.api.delete("o005");
     size.set(1); // four items now take four pages, the cap is two
@@ -86,7 +91,8 @@ class SnapshotDiffTest {
 
     // No catch-up for a full scan (it would only restart at page 1 and hammer the API): the key is
     // due at its next interval, restarts from page 1, and is still truncated, still no deletes.
-    assertThat(w.tick().poller("catalog").orElseThrow().outcome()).isEqualTo(KeyReport.Outcome.SKIPPED_NOT_DUE);
+    assertThat(w.tick().poller("catalog").orElseThrow().outcome())
+        .isEqualTo(KeyReport.Outcome.SKIPPED_NOT_DUE);
     f.nextCycle();
     KeyReport again = w.tick().poller("catalog").orElseThrow();
     assertThat(again.truncated()).isTrue();
@@ -98,24 +104,34 @@ class SnapshotDiffTest {
     KeyReport complete = w.tick().poller("catalog").orElseThrow();
 
     assertThat(complete.truncated()).isFalse();
-    assertThat(handler.changes()).containsExactly(
-        "o001:created", "o002:created", "o003:created", "o004:created", "o005:created", "o005:deleted");
+    assertThat(handler.changes())
+        .containsExactly(
+            "o001:created",
+            "o002:created",
+            "o003:created",
+            "o004:created",
+            "o005:created",
+            "o005:deleted");
     assertThat(f.store.countItems(CATALOG)).isEqualTo(4);
   }
 
   @Test
   void listingTruncatedByATickDeadlineEmitsNoDeletesAndALaterCompleteListingDoes() {
     f.seed(7);
-    Watukuy w = engine(ctx -> {
-      f.clock.advance(Duration.ofSeconds(6)); // a slow API
-      return f.api.page(ctx.page(), 2);
-    }, 50);
+    Watukuy w =
+        engine(
+            ctx -> {
+              f.clock.advance(Duration.ofSeconds(6)); // a slow API
+              return f.api.page(ctx.page(), 2);
+            },
+            50);
     w.tick();
     f.api.delete("o001");
     f.nextCycle();
 
     // Six items, three pages: pages 1 and 2 fit in 10 s; page 3 would start after the deadline.
-    KeyReport cut = w.tick(TickOptions.deadline(Duration.ofSeconds(10))).poller("catalog").orElseThrow();
+    KeyReport cut =
+        w.tick(TickOptions.deadline(Duration.ofSeconds(10))).poller("catalog").orElseThrow();
 
     assertThat(cut.truncated()).as("%s", cut).isTrue();
     assertThat(cut.pages()).isEqualTo(2);
@@ -135,10 +151,13 @@ class SnapshotDiffTest {
   void failedPageEmitsNoDeletes() {
     f.seed(3);
     AtomicInteger failOnPage = new AtomicInteger(0);
-    Watukuy w = engine(ctx -> {
-      if (ctx.page() == failOnPage.get()) throw new IllegalStateException("vendor down");
-      return f.api.page(ctx.page(), 1);
-    }, 50);
+    Watukuy w =
+        engine(
+            ctx -> {
+              if (ctx.page() == failOnPage.get()) throw new IllegalStateException("vendor down");
+              return f.api.page(ctx.page(), 1);
+            },
+            50);
     w.tick();
     f.api.delete("o001");
     failOnPage.set(2);

@@ -25,17 +25,26 @@ class SubscriptionTest {
   static final PollerKey ORDERS = PollerKey.of("orders");
   final Fixture f = new Fixture();
   final List<Integer> loads = new CopyOnWriteArrayList<>();
-  final StateStore counting = new ForwardingStore(f.store) {
-    @Override
-    public List<OutboxRow> loadPending(PollerKey key, long afterSequence, int limit) {
-      loads.add(limit);
-      return super.loadPending(key, afterSequence, limit);
-    }
-  };
+  final StateStore counting =
+      new ForwardingStore(f.store) {
+        @Override
+        public List<OutboxRow> loadPending(PollerKey key, long afterSequence, int limit) {
+          loads.add(limit);
+          return super.loadPending(key, afterSequence, limit);
+        }
+      };
 
   Watukuy engine(Poller<JsonNode> p) {
-    return Watukuy.builder().store(counting).time(f.clock).random(SeededRandom.of(1)).instanceId("a")
-        .executor(Runnable::run).handlerExecutor(Runnable::run).delivery(new DeliveryOptions(1, 2)).poller(p).build();
+    return Watukuy.builder()
+        .store(counting)
+        .time(f.clock)
+        .random(SeededRandom.of(1))
+        .instanceId("a")
+        .executor(Runnable::run)
+        .handlerExecutor(Runnable::run)
+        .delivery(new DeliveryOptions(1, 2))
+        .poller(p)
+        .build();
   }
 
   @Test
@@ -82,6 +91,8 @@ class SubscriptionTest {
     Poller<JsonNode> orders = f.timestamp("orders", 10).build();
     Watukuy w = engine(orders);
     w.on(orders, e -> {});
-    assertThatThrownBy(() -> w.subscribe(orders)).isInstanceOf(ConfigException.class).hasMessageContaining("handler");
+    assertThatThrownBy(() -> w.subscribe(orders))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("handler");
   }
 }

@@ -14,7 +14,6 @@ import io.watukuy.Fetcher;
 import io.watukuy.KeyReport;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
-import io.watukuy.Schedule;
 import io.watukuy.TimestampCursor;
 import io.watukuy.Watermark;
 import io.watukuy.Watukuy;
@@ -54,8 +53,9 @@ class TimestampCursorTest {
     String tie = FakeApi.iso(T);
     assertThat(first.error()).isNull();
     assertThat(first.pages()).isEqualTo(3);
-    assertThat(sent).containsExactly(
-        new Watermark(null, null), new Watermark(tie, "o05"), new Watermark(tie, "o10"));
+    assertThat(sent)
+        .containsExactly(
+            new Watermark(null, null), new Watermark(tie, "o05"), new Watermark(tie, "o10"));
     List<String> all = new ArrayList<>();
     for (int i = 1; i <= 12; i++) all.add(id(i) + ":created");
     assertThat(handler.changes()).containsExactlyElementsOf(all);
@@ -74,11 +74,19 @@ class TimestampCursorTest {
   void pitfall2LagCatchesALateCommitThatALaglessPollerMisses() {
     Poller<JsonNode> naive = f.timestamp("naive", 10).build();
     Poller<JsonNode> lagged =
-        versioned("lagged", Cursors.timestamp("updatedAt").tieBreak("id").lag(Duration.ofSeconds(30)).build(),
+        versioned(
+            "lagged",
+            Cursors.timestamp("updatedAt").tieBreak("id").lag(Duration.ofSeconds(30)).build(),
             f.api.timestampFetcher(10));
     Recorder naiveEvents = new Recorder();
     Recorder laggedEvents = new Recorder();
-    Watukuy w = f.engine("a").poller(naive).poller(lagged).build().on(naive, naiveEvents).on(lagged, laggedEvents);
+    Watukuy w =
+        f.engine("a")
+            .poller(naive)
+            .poller(lagged)
+            .build()
+            .on(naive, naiveEvents)
+            .on(lagged, laggedEvents);
 
     f.api.put("a", Map.of()); // 10:00:00
     f.clock.advance(Duration.ofSeconds(3));
@@ -109,7 +117,9 @@ class TimestampCursorTest {
   void pitfall3OverlapRescansBeforeTheWatermarkWithoutMovingTheStoredCursor() {
     List<Watermark> sent = new ArrayList<>();
     Poller<JsonNode> orders =
-        versioned("orders", Cursors.timestamp("updatedAt").tieBreak("id").overlap(Duration.ofMinutes(2)).build(),
+        versioned(
+            "orders",
+            Cursors.timestamp("updatedAt").tieBreak("id").overlap(Duration.ofMinutes(2)).build(),
             recording(sent, 10));
     Watukuy w = f.engine("a").poller(orders).build().on(orders, handler);
     f.api.put("a", Map.of()); // 10:00:00
@@ -142,7 +152,9 @@ class TimestampCursorTest {
     for (int i = 1; i <= 5; i++) f.api.putAt(id(i), Map.of(), T.plusSeconds(i));
     List<Watermark> sent = new ArrayList<>();
     Poller<JsonNode> orders =
-        versioned("orders", Cursors.timestamp("updatedAt").tieBreak("id").overlap(Duration.ofMinutes(2)).build(),
+        versioned(
+            "orders",
+            Cursors.timestamp("updatedAt").tieBreak("id").overlap(Duration.ofMinutes(2)).build(),
             recording(sent, 2));
     Watukuy w = f.engine("a").poller(orders).build().on(orders, handler);
 
@@ -150,10 +162,11 @@ class TimestampCursorTest {
 
     // Within a cycle the keyset continues exactly where the last page ended.
     assertThat(first.truncated()).isFalse();
-    assertThat(sent).containsExactly(
-        new Watermark(null, null),
-        new Watermark(FakeApi.iso(T.plusSeconds(2)), "o02"),
-        new Watermark(FakeApi.iso(T.plusSeconds(4)), "o04"));
+    assertThat(sent)
+        .containsExactly(
+            new Watermark(null, null),
+            new Watermark(FakeApi.iso(T.plusSeconds(2)), "o02"),
+            new Watermark(FakeApi.iso(T.plusSeconds(4)), "o04"));
     assertThat(handler.changes()).hasSize(5);
 
     f.nextCycle();
@@ -161,15 +174,17 @@ class TimestampCursorTest {
 
     // The overlap re-scan happens once, on the cycle's first request.
     assertThat(second.truncated()).isFalse();
-    assertThat(sent.subList(3, sent.size())).containsExactly(
-        new Watermark(FakeApi.iso(T.plusSeconds(5).minus(Duration.ofMinutes(2))), null),
-        new Watermark(FakeApi.iso(T.plusSeconds(5)), "o05"));
+    assertThat(sent.subList(3, sent.size()))
+        .containsExactly(
+            new Watermark(FakeApi.iso(T.plusSeconds(5).minus(Duration.ofMinutes(2))), null),
+            new Watermark(FakeApi.iso(T.plusSeconds(5)), "o05"));
     assertThat(handler.changes()).hasSize(5);
   }
 
   @Test
   void pitfall4CustomParseAndFormatHandleAShapeTheDefaultParserDoesNot() {
-    DateTimeFormatter shape = DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss").withZone(ZoneOffset.UTC);
+    DateTimeFormatter shape =
+        DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss").withZone(ZoneOffset.UTC);
     TimestampCursor cursor =
         Cursors.timestamp("modified")
             .tieBreak("id")
@@ -197,7 +212,8 @@ class TimestampCursorTest {
   }
 
   @Test
-  void pitfall4DefaultParserReadsEpochSecondsAndMillisAsStringsOrNumbersAndOverlapMirrorsTheShape() {
+  void
+      pitfall4DefaultParserReadsEpochSecondsAndMillisAsStringsOrNumbersAndOverlapMirrorsTheShape() {
     Instant earlier = Instant.parse("2026-03-01T09:59:00Z");
     Instant later = Instant.parse("2026-03-01T10:00:00Z");
     JsonNodeFactory json = JsonNodeFactory.instance;
@@ -210,15 +226,27 @@ class TimestampCursorTest {
 
     // The stored value is the server's own text; the overlap value (1 min back) has its shape.
     assertOverlapMirrorsShape(json.textNode(sEarlier), json.textNode(sLater), sLater, sEarlier);
-    assertOverlapMirrorsShape(json.numberNode(earlier.getEpochSecond()), json.numberNode(later.getEpochSecond()), sLater, sEarlier);
+    assertOverlapMirrorsShape(
+        json.numberNode(earlier.getEpochSecond()),
+        json.numberNode(later.getEpochSecond()),
+        sLater,
+        sEarlier);
     assertOverlapMirrorsShape(json.textNode(msEarlier), json.textNode(msLater), msLater, msEarlier);
-    assertOverlapMirrorsShape(json.numberNode(earlier.toEpochMilli()), json.numberNode(later.toEpochMilli()), msLater, msEarlier);
     assertOverlapMirrorsShape(
-        json.textNode("2026-03-01T09:59:00Z"), json.textNode("2026-03-01T10:00:00Z"),
-        "2026-03-01T10:00:00Z", "2026-03-01T09:59:00Z");
+        json.numberNode(earlier.toEpochMilli()),
+        json.numberNode(later.toEpochMilli()),
+        msLater,
+        msEarlier);
     assertOverlapMirrorsShape(
-        json.textNode("2026-03-01T09:59:00.000Z"), json.textNode("2026-03-01T10:00:00.000Z"),
-        "2026-03-01T10:00:00.000Z", "2026-03-01T09:59:00.000Z");
+        json.textNode("2026-03-01T09:59:00Z"),
+        json.textNode("2026-03-01T10:00:00Z"),
+        "2026-03-01T10:00:00Z",
+        "2026-03-01T09:59:00Z");
+    assertOverlapMirrorsShape(
+        json.textNode("2026-03-01T09:59:00.000Z"),
+        json.textNode("2026-03-01T10:00:00.000Z"),
+        "2026-03-01T10:00:00.000Z",
+        "2026-03-01T09:59:00.000Z");
   }
 
   @Test
@@ -228,16 +256,20 @@ class TimestampCursorTest {
             .then(page(item("id", "a", "updatedAt", "2026-03-01T11:00:00+01:00")))
             .then(page());
     Poller<JsonNode> orders =
-        scripted(Cursors.timestamp("updatedAt").tieBreak("id").overlap(Duration.ofMinutes(1)).build(), script);
+        scripted(
+            Cursors.timestamp("updatedAt").tieBreak("id").overlap(Duration.ofMinutes(1)).build(),
+            script);
     Watukuy w = f.engine("a").poller(orders).build().on(orders, handler);
 
     w.tick();
     f.nextCycle();
     w.tick();
 
-    assertThat(liveCursor(f.store, ORDERS).get("value").asText()).isEqualTo("2026-03-01T11:00:00+01:00");
+    assertThat(liveCursor(f.store, ORDERS).get("value").asText())
+        .isEqualTo("2026-03-01T11:00:00+01:00");
     String sent = script.cursors().get(1).value();
-    assertThat(OffsetDateTime.parse(sent).toInstant()).isEqualTo(Instant.parse("2026-03-01T09:59:00Z"));
+    assertThat(OffsetDateTime.parse(sent).toInstant())
+        .isEqualTo(Instant.parse("2026-03-01T09:59:00Z"));
   }
 
   @Test
@@ -247,7 +279,10 @@ class TimestampCursorTest {
 
     // Caught when the poller is built, before anything is fetched or stored.
     org.assertj.core.api.Assertions.assertThatThrownBy(
-            () -> scripted(Cursors.timestamp("updatedAt").tieBreak("id").initial("yesterday").build(), script))
+            () ->
+                scripted(
+                    Cursors.timestamp("updatedAt").tieBreak("id").initial("yesterday").build(),
+                    script))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("orders")
         .hasMessageContaining("updatedAt")
@@ -260,7 +295,8 @@ class TimestampCursorTest {
     Script<Watermark> script =
         new Script<Watermark>()
             .then(page(item("id", "a", "updatedAt", "2026-03-01T10:00:00Z")).withCursor("soon"));
-    Poller<JsonNode> orders = scripted(Cursors.timestamp("updatedAt").tieBreak("id").build(), script);
+    Poller<JsonNode> orders =
+        scripted(Cursors.timestamp("updatedAt").tieBreak("id").build(), script);
     Watukuy w = f.engine("a").poller(orders).build().on(orders, handler);
 
     KeyReport report = w.tick().poller("orders").orElseThrow();
@@ -278,9 +314,13 @@ class TimestampCursorTest {
     Script<Watermark> fromDate = new Script<>();
     Script<Watermark> fromStart = new Script<>();
     Poller<JsonNode> dated =
-        scripted("dated", Cursors.timestamp("updatedAt").tieBreak("id").initial("2026-01-01T00:00:00Z").build(), fromDate);
+        scripted(
+            "dated",
+            Cursors.timestamp("updatedAt").tieBreak("id").initial("2026-01-01T00:00:00Z").build(),
+            fromDate);
     Poller<JsonNode> all =
-        scripted("all", Cursors.timestamp("updatedAt").tieBreak("id").initial(null).build(), fromStart);
+        scripted(
+            "all", Cursors.timestamp("updatedAt").tieBreak("id").initial(null).build(), fromStart);
     Watukuy w = f.engine("a").poller(dated).poller(all).build();
 
     w.tick();
@@ -294,14 +334,20 @@ class TimestampCursorTest {
     f.api.putAt("old", Map.of(), Instant.parse("2025-12-31T23:00:00Z"));
     f.api.put("new", Map.of());
     Poller<JsonNode> orders =
-        versioned("orders", Cursors.timestamp("updatedAt").tieBreak("id").initial("2026-01-01T00:00:00.000Z").build(),
+        versioned(
+            "orders",
+            Cursors.timestamp("updatedAt")
+                .tieBreak("id")
+                .initial("2026-01-01T00:00:00.000Z")
+                .build(),
             f.api.timestampFetcher(10));
     Watukuy w = f.engine("a").poller(orders).build().on(orders, handler);
 
     w.tick();
 
     assertThat(handler.changes()).containsExactly("new:created");
-    assertThat(liveCursor(f.store, ORDERS)).isEqualTo(cursorJson("2026-03-01T10:00:00.000Z", "new"));
+    assertThat(liveCursor(f.store, ORDERS))
+        .isEqualTo(cursorJson("2026-03-01T10:00:00.000Z", "new"));
   }
 
   // ---- the keyset
@@ -314,7 +360,8 @@ class TimestampCursorTest {
             .then(page(item("id", 8, "updatedAt", at), item("id", 9, "updatedAt", at)))
             .then(page(item("id", 10, "updatedAt", at)))
             .then(page());
-    Poller<JsonNode> orders = scripted(Cursors.timestamp("updatedAt").tieBreak("id").build(), script);
+    Poller<JsonNode> orders =
+        scripted(Cursors.timestamp("updatedAt").tieBreak("id").build(), script);
     Watukuy w = f.engine("a").poller(orders).build().on(orders, handler);
 
     w.tick();
@@ -325,7 +372,8 @@ class TimestampCursorTest {
 
     // 10 > 9 as numbers, though "10" < "9" as strings.
     assertThat(script.cursors())
-        .containsExactly(new Watermark(null, null), new Watermark(at, "9"), new Watermark(at, "10"));
+        .containsExactly(
+            new Watermark(null, null), new Watermark(at, "9"), new Watermark(at, "10"));
     assertThat(handler.changes()).containsExactly("8:created", "9:created", "10:created");
   }
 
@@ -333,8 +381,10 @@ class TimestampCursorTest {
   void numericTieBreaksInAscendingNumericOrderAreNotABackwardsPage() {
     String at = "2026-03-01T10:00:00Z";
     Script<Watermark> script =
-        new Script<Watermark>().then(page(item("id", 9, "updatedAt", at), item("id", 10, "updatedAt", at)));
-    Poller<JsonNode> orders = scripted(Cursors.timestamp("updatedAt").tieBreak("id").build(), script);
+        new Script<Watermark>()
+            .then(page(item("id", 9, "updatedAt", at), item("id", 10, "updatedAt", at)));
+    Poller<JsonNode> orders =
+        scripted(Cursors.timestamp("updatedAt").tieBreak("id").build(), script);
     Watukuy w = f.engine("a").poller(orders).build().on(orders, handler);
 
     KeyReport report = w.tick().poller("orders").orElseThrow();
@@ -350,7 +400,8 @@ class TimestampCursorTest {
         new Script<Watermark>()
             .then(page(item("id", "10", "updatedAt", at), item("id", "9", "updatedAt", at)))
             .then(page());
-    Poller<JsonNode> orders = scripted(Cursors.timestamp("updatedAt").tieBreak("id").build(), script);
+    Poller<JsonNode> orders =
+        scripted(Cursors.timestamp("updatedAt").tieBreak("id").build(), script);
     Watukuy w = f.engine("a").poller(orders).build().on(orders, handler);
 
     KeyReport report = w.tick().poller("orders").orElseThrow();
@@ -365,8 +416,10 @@ class TimestampCursorTest {
   void stringTieBreaksOutOfStringOrderAreABackwardsPage() {
     String at = "2026-03-01T10:00:00Z";
     Script<Watermark> script =
-        new Script<Watermark>().then(page(item("id", "9", "updatedAt", at), item("id", "10", "updatedAt", at)));
-    Poller<JsonNode> orders = scripted(Cursors.timestamp("updatedAt").tieBreak("id").build(), script);
+        new Script<Watermark>()
+            .then(page(item("id", "9", "updatedAt", at), item("id", "10", "updatedAt", at)));
+    Poller<JsonNode> orders =
+        scripted(Cursors.timestamp("updatedAt").tieBreak("id").build(), script);
     Watukuy w = f.engine("a").poller(orders).build().on(orders, handler);
 
     KeyReport report = w.tick().poller("orders").orElseThrow();
@@ -383,7 +436,8 @@ class TimestampCursorTest {
         new Script<Watermark>()
             .then(page(item("id", "a", "updatedAt", "2026-03-01T10:00:00Z")))
             .then(page(item("id", "b", "updatedAt", "2026-03-01T10:00:00.000Z")));
-    Poller<JsonNode> orders = scripted(Cursors.timestamp("updatedAt").tieBreak("id").build(), script);
+    Poller<JsonNode> orders =
+        scripted(Cursors.timestamp("updatedAt").tieBreak("id").build(), script);
     Watukuy w = f.engine("a").poller(orders).build().on(orders, handler);
 
     w.tick();
@@ -396,23 +450,28 @@ class TimestampCursorTest {
   @Test
   void watermarkStoresTheServersOwnStringNotAReserializedDate() {
     Script<Watermark> script =
-        new Script<Watermark>().then(page(item("id", "a", "updatedAt", "2026-03-01T11:00:00.5+01:00")));
+        new Script<Watermark>()
+            .then(page(item("id", "a", "updatedAt", "2026-03-01T11:00:00.5+01:00")));
     Poller<JsonNode> orders = scripted(Cursors.timestamp("updatedAt").build(), script);
     Watukuy w = f.engine("a").poller(orders).build().on(orders, handler);
 
     w.tick();
 
-    assertThat(liveCursor(f.store, ORDERS)).isEqualTo(cursorJson("2026-03-01T11:00:00.5+01:00", null));
+    assertThat(liveCursor(f.store, ORDERS))
+        .isEqualTo(cursorJson("2026-03-01T11:00:00.5+01:00", null));
   }
 
   @Test
   void nestedFieldAndTieBreakAreReadByDotPath() {
     Script<Watermark> script =
         new Script<Watermark>()
-            .then(page(
-                item("id", "a", "meta", Map.of("updatedAt", "2026-03-01T10:00:00Z", "seq", 1)),
-                item("id", "b", "meta", Map.of("updatedAt", "2026-03-01T10:00:00Z", "seq", 2))));
-    Poller<JsonNode> orders = scripted(Cursors.timestamp("meta.updatedAt").tieBreak("meta.seq").build(), script);
+            .then(
+                page(
+                    item("id", "a", "meta", Map.of("updatedAt", "2026-03-01T10:00:00Z", "seq", 1)),
+                    item(
+                        "id", "b", "meta", Map.of("updatedAt", "2026-03-01T10:00:00Z", "seq", 2))));
+    Poller<JsonNode> orders =
+        scripted(Cursors.timestamp("meta.updatedAt").tieBreak("meta.seq").build(), script);
     Watukuy w = f.engine("a").poller(orders).build().on(orders, handler);
 
     w.tick();
@@ -426,7 +485,9 @@ class TimestampCursorTest {
     f.api.put("b", Map.of());
     List<Watermark> sent = new ArrayList<>();
     Poller<JsonNode> orders =
-        versioned("orders", Cursors.timestamp("updatedAt").tieBreak("id").lag(Duration.ofSeconds(30)).build(),
+        versioned(
+            "orders",
+            Cursors.timestamp("updatedAt").tieBreak("id").lag(Duration.ofSeconds(30)).build(),
             ctx -> {
               sent.add(ctx.cursor());
               return f.api.updatedSince(ctx.cursor(), 10).withCursor("2026-03-01T09:59:55Z");
@@ -449,11 +510,13 @@ class TimestampCursorTest {
     Script<Watermark> script =
         new Script<Watermark>()
             .then(page(item("id", "x", "updatedAt", "2026-03-01T09:00:00Z")))
-            .then(page(
-                item("id", "a", "updatedAt", "2026-03-01T10:00:05Z"),
-                item("id", "b", "updatedAt", "2026-03-01T10:00:01Z")))
+            .then(
+                page(
+                    item("id", "a", "updatedAt", "2026-03-01T10:00:05Z"),
+                    item("id", "b", "updatedAt", "2026-03-01T10:00:01Z")))
             .then(page(item("id", "a", "updatedAt", "2026-03-01T10:00:05Z")));
-    Poller<JsonNode> orders = scripted(Cursors.timestamp("updatedAt").tieBreak("id").build(), script);
+    Poller<JsonNode> orders =
+        scripted(Cursors.timestamp("updatedAt").tieBreak("id").build(), script);
     Watukuy w = f.engine("a").poller(orders).build().on(orders, handler);
     w.tick();
     JsonNode before = liveCursor(f.store, ORDERS);
@@ -480,12 +543,14 @@ class TimestampCursorTest {
   void itemWithAMissingOrUnparseableFieldIsDiffedButNeverMovesTheWatermark() {
     Script<Watermark> script =
         new Script<Watermark>()
-            .then(page(
-                item("id", "a", "updatedAt", "2026-03-01T09:00:00Z"),
-                item("id", "b"),
-                item("id", "c", "updatedAt", "not a time")))
+            .then(
+                page(
+                    item("id", "a", "updatedAt", "2026-03-01T09:00:00Z"),
+                    item("id", "b"),
+                    item("id", "c", "updatedAt", "not a time")))
             .then(page(item("id", "d"), item("id", "e", "updatedAt", "2026-13-45T99:00:00Z")));
-    Poller<JsonNode> orders = scripted(Cursors.timestamp("updatedAt").tieBreak("id").build(), script);
+    Poller<JsonNode> orders =
+        scripted(Cursors.timestamp("updatedAt").tieBreak("id").build(), script);
     Watukuy w = f.engine("a").poller(orders).build().on(orders, handler);
 
     w.tick();
@@ -496,7 +561,8 @@ class TimestampCursorTest {
     KeyReport second = w.tick().poller("orders").orElseThrow();
 
     assertThat(second.error()).isNull();
-    assertThat(handler.changes()).containsExactly("a:created", "b:created", "c:created", "d:created", "e:created");
+    assertThat(handler.changes())
+        .containsExactly("a:created", "b:created", "c:created", "d:created", "e:created");
     assertThat(liveCursor(f.store, ORDERS)).isEqualTo(cursorJson("2026-03-01T09:00:00Z", "a"));
   }
 
@@ -507,7 +573,9 @@ class TimestampCursorTest {
     f.api.put("o4", Map.of()); // 10:00:00, newer than now - lag
     f.api.put("o5", Map.of());
     Poller<JsonNode> orders =
-        versioned("orders", Cursors.timestamp("updatedAt").tieBreak("id").lag(Duration.ofSeconds(30)).build(),
+        versioned(
+            "orders",
+            Cursors.timestamp("updatedAt").tieBreak("id").lag(Duration.ofSeconds(30)).build(),
             f.api.timestampFetcher(2));
     Watukuy w = f.engine("a").poller(orders).build().on(orders, handler);
 
@@ -522,7 +590,8 @@ class TimestampCursorTest {
     f.nextCycle(); // now - lag = 10:00:00: o4 and o5 are old enough
     w.tick();
 
-    assertThat(handler.changes()).containsExactly("o1:created", "o2:created", "o3:created", "o4:created", "o5:created");
+    assertThat(handler.changes())
+        .containsExactly("o1:created", "o2:created", "o3:created", "o4:created", "o5:created");
     assertThat(liveCursor(f.store, ORDERS)).isEqualTo(cursorJson("2026-03-01T10:00:00.000Z", "o5"));
   }
 
@@ -532,7 +601,9 @@ class TimestampCursorTest {
     Script<Watermark> script = new Script<>();
     for (int i = 0; i < 5; i++) script.then(page(fresh).withHasMore(true));
     Poller<JsonNode> orders =
-        scripted(Cursors.timestamp("updatedAt").tieBreak("id").lag(Duration.ofSeconds(30)).build(), script);
+        scripted(
+            Cursors.timestamp("updatedAt").tieBreak("id").lag(Duration.ofSeconds(30)).build(),
+            script);
     Watukuy w = f.engine("a").poller(orders).build().on(orders, handler);
 
     KeyReport first = w.tick().poller("orders").orElseThrow();
@@ -558,7 +629,8 @@ class TimestampCursorTest {
   }
 
   /** Like {@link Fixture#timestamp} (identity id, version updatedAt#rev) with another cursor. */
-  private static Poller<JsonNode> versioned(String name, TimestampCursor cursor, Fetcher<JsonNode, Watermark> fetch) {
+  private static Poller<JsonNode> versioned(
+      String name, TimestampCursor cursor, Fetcher<JsonNode, Watermark> fetch) {
     return Poller.builder(name, JsonNode.class)
         .identity(n -> n.get("id"))
         .version(n -> n.get("updatedAt").asText() + "#" + n.get("rev").asText())
@@ -572,7 +644,8 @@ class TimestampCursorTest {
     return scripted("orders", cursor, script);
   }
 
-  private static Poller<JsonNode> scripted(String name, TimestampCursor cursor, Script<Watermark> script) {
+  private static Poller<JsonNode> scripted(
+      String name, TimestampCursor cursor, Script<Watermark> script) {
     return Poller.builder(name, JsonNode.class)
         .identity(n -> n.get("id"))
         .cursor(cursor)
@@ -592,14 +665,18 @@ class TimestampCursorTest {
     return c.get("value").asText();
   }
 
-  private static void assertOverlapMirrorsShape(JsonNode earlier, JsonNode later, String stored, String sent) {
+  private static void assertOverlapMirrorsShape(
+      JsonNode earlier, JsonNode later, String stored, String sent) {
     Fixture fx = new Fixture();
     Script<Watermark> script =
         new Script<Watermark>()
             .then(page(item("id", "a", "ts", earlier), item("id", "b", "ts", later)))
             .then(page(item("id", "a", "ts", earlier), item("id", "b", "ts", later)));
     Poller<JsonNode> orders =
-        scripted("orders", Cursors.timestamp("ts").tieBreak("id").overlap(Duration.ofMinutes(1)).build(), script);
+        scripted(
+            "orders",
+            Cursors.timestamp("ts").tieBreak("id").overlap(Duration.ofMinutes(1)).build(),
+            script);
     Recorder events = new Recorder();
     Watukuy w = fx.engine("a").poller(orders).build().on(orders, events);
 
@@ -607,8 +684,14 @@ class TimestampCursorTest {
     fx.nextCycle();
     w.tick();
 
-    assertThat(liveCursor(fx.store, ORDERS)).as("stored for %s", later).isEqualTo(cursorJson(stored, "b"));
-    assertThat(script.cursors()).as("sent for %s", later).containsExactly(new Watermark(null, null), new Watermark(sent, null));
-    assertThat(events.changes()).as("events for %s", later).containsExactly("a:created", "b:created");
+    assertThat(liveCursor(fx.store, ORDERS))
+        .as("stored for %s", later)
+        .isEqualTo(cursorJson(stored, "b"));
+    assertThat(script.cursors())
+        .as("sent for %s", later)
+        .containsExactly(new Watermark(null, null), new Watermark(sent, null));
+    assertThat(events.changes())
+        .as("events for %s", later)
+        .containsExactly("a:created", "b:created");
   }
 }

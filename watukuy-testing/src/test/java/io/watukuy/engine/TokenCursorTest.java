@@ -10,7 +10,6 @@ import io.watukuy.Cursors;
 import io.watukuy.KeyReport;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
-import io.watukuy.Schedule;
 import io.watukuy.TokenCursor;
 import io.watukuy.Watukuy;
 import java.util.Map;
@@ -143,15 +142,15 @@ class TokenCursorTest {
     f.nextCycle();
     w.tick();
 
-    assertThat(handler.changes()).containsExactly("a:created", "b:created", "c:created", "b:updated");
+    assertThat(handler.changes())
+        .containsExactly("a:created", "b:created", "c:created", "b:updated");
     assertThat(liveCursorText(f.store, INVOICES)).isEqualTo("\"4\"");
   }
 
   @Test
   void numericTokenIsKeptAsItsJsonText() {
     Script<String> script =
-        new Script<String>()
-            .then(page(item("id", "a")).withCursor(42L).withHasMore(false));
+        new Script<String>().then(page(item("id", "a")).withCursor(42L).withHasMore(false));
     Watukuy w = engine(Cursors.token(), script);
 
     w.tick();

@@ -15,7 +15,6 @@ import io.watukuy.KeyReport;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
 import io.watukuy.Retain;
-import io.watukuy.Schedule;
 import io.watukuy.Watermark;
 import io.watukuy.Watukuy;
 import java.nio.charset.StandardCharsets;
@@ -33,7 +32,8 @@ class TombstoneTest {
   final Recorder handler = new Recorder();
 
   @Test
-  void tombstoneItemForAKnownIdentityCommitsADeletedEventWithTheLastStoredVersionAndRemovesTheRow() throws Exception {
+  void tombstoneItemForAKnownIdentityCommitsADeletedEventWithTheLastStoredVersionAndRemovesTheRow()
+      throws Exception {
     Watukuy w = engine(Cursors.token(), f.api.tokenFetcher(10));
     f.api.put("a", Map.of("price", 1));
     f.api.put("b", Map.of("price", 1));
@@ -46,7 +46,8 @@ class TombstoneTest {
 
     w.tick();
 
-    assertThat(handler.changes()).containsExactly("a:created", "b:created", "a:updated", "a:deleted");
+    assertThat(handler.changes())
+        .containsExactly("a:created", "b:created", "a:updated", "a:deleted");
     ChangeEvent<JsonNode> deleted = handler.events().get(3);
     assertThat(deleted.version()).isEqualTo("2");
     assertThat(deleted.id()).isEqualTo(sha256Hex("watukuy|v1|feed||a|2|1|deleted"));
@@ -61,7 +62,10 @@ class TombstoneTest {
   void tombstoneForAnUnknownIdentityDoesNothing() {
     Script<String> script =
         new Script<String>()
-            .then(page(item("id", "a"), item("id", "ghost", "deleted", true)).withCursor("t1").withHasMore(false));
+            .then(
+                page(item("id", "a"), item("id", "ghost", "deleted", true))
+                    .withCursor("t1")
+                    .withHasMore(false));
     Watukuy w = engine(Cursors.token(), script);
 
     KeyReport report = w.tick().poller("feed").orElseThrow();
@@ -89,19 +93,30 @@ class TombstoneTest {
   void pageTombstonesDeleteKnownIdentitiesAndIgnoreUnknownOnes() {
     Script<String> script =
         new Script<String>()
-            .then(page(item("id", "a", "v", 1), item("id", "b", "v", 1)).withCursor("t1").withHasMore(false))
-            .then(page(item("id", "c", "v", 1)).withTombstones(List.of("a", "ghost")).withCursor("t2").withHasMore(false));
+            .then(
+                page(item("id", "a", "v", 1), item("id", "b", "v", 1))
+                    .withCursor("t1")
+                    .withHasMore(false))
+            .then(
+                page(item("id", "c", "v", 1))
+                    .withTombstones(List.of("a", "ghost"))
+                    .withCursor("t2")
+                    .withHasMore(false));
     Watukuy w = engine(Cursors.token(), script);
     w.tick();
     f.nextCycle();
 
     w.tick();
 
-    assertThat(handler.changes()).containsExactlyInAnyOrder("a:created", "b:created", "c:created", "a:deleted");
+    assertThat(handler.changes())
+        .containsExactlyInAnyOrder("a:created", "b:created", "c:created", "a:deleted");
     assertThat(handler.changes()).containsSubsequence("a:created", "a:deleted");
     ChangeEvent<JsonNode> created = handler.events().get(0);
     ChangeEvent<JsonNode> deleted =
-        handler.events().stream().filter(e -> e.type() == EventType.DELETED).findFirst().orElseThrow();
+        handler.events().stream()
+            .filter(e -> e.type() == EventType.DELETED)
+            .findFirst()
+            .orElseThrow();
     assertThat(deleted.version()).isEqualTo(created.version()); // no version value: the hash
     assertThat(deleted.hash()).isEqualTo(created.hash());
     assertThat(f.store.countItems(FEED)).isEqualTo(2);
@@ -113,9 +128,10 @@ class TombstoneTest {
     Script<Watermark> script =
         new Script<Watermark>()
             .then(page(item("id", "a", "updatedAt", "2026-03-01T09:00:00Z")))
-            .then(page(
-                item("id", "a", "updatedAt", "2026-03-01T09:10:00Z", "deleted", true),
-                item("id", "ghost", "updatedAt", "2026-03-01T09:20:00Z", "deleted", true)));
+            .then(
+                page(
+                    item("id", "a", "updatedAt", "2026-03-01T09:10:00Z", "deleted", true),
+                    item("id", "ghost", "updatedAt", "2026-03-01T09:20:00Z", "deleted", true)));
     Watukuy w = engine(Cursors.timestamp("updatedAt").tieBreak("id").build(), script);
     w.tick();
     f.nextCycle();
@@ -124,7 +140,11 @@ class TombstoneTest {
 
     assertThat(handler.changes()).containsExactly("a:created", "a:deleted");
     assertThat(liveCursor(f.store, FEED))
-        .isEqualTo(Items.MAPPER.createObjectNode().put("value", "2026-03-01T09:20:00Z").put("tieBreak", "ghost"));
+        .isEqualTo(
+            Items.MAPPER
+                .createObjectNode()
+                .put("value", "2026-03-01T09:20:00Z")
+                .put("tieBreak", "ghost"));
     assertThat(f.store.countItems(FEED)).isZero();
   }
 
@@ -168,6 +188,7 @@ class TombstoneTest {
   }
 
   private static String sha256Hex(String s) throws Exception {
-    return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
+    return HexFormat.of()
+        .formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
   }
 }

@@ -13,7 +13,6 @@ import io.watukuy.ParkedKind;
 import io.watukuy.ParkedRow;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
-import io.watukuy.Schedule;
 import io.watukuy.Validator;
 import io.watukuy.Watukuy;
 import io.watukuy.WatukuyListener;
@@ -28,16 +27,21 @@ import org.junit.jupiter.api.Test;
 class ValidatorTest {
   static final PollerKey ORDERS = PollerKey.of("orders");
   static final Validator<JsonNode> NON_NEGATIVE_PRICE =
-      n -> n.path("price").asInt() < 0 ? List.of("price must be >= 0, but was " + n.path("price").asInt()) : List.of();
+      n ->
+          n.path("price").asInt() < 0
+              ? List.of("price must be >= 0, but was " + n.path("price").asInt())
+              : List.of();
 
   final List<CommitBatch> commits = new ArrayList<>();
-  final Fixture f = new Fixture(new ForwardingStore(new MemoryStore()) {
-    @Override
-    public void commitPoll(PollerKey key, Lease lease, CommitBatch batch, Instant now) {
-      super.commitPoll(key, lease, batch, now);
-      commits.add(batch);
-    }
-  });
+  final Fixture f =
+      new Fixture(
+          new ForwardingStore(new MemoryStore()) {
+            @Override
+            public void commitPoll(PollerKey key, Lease lease, CommitBatch batch, Instant now) {
+              super.commitPoll(key, lease, batch, now);
+              commits.add(batch);
+            }
+          });
   final Recorder handler = new Recorder();
   final List<ParkedRow> notified = new ArrayList<>();
 
@@ -59,7 +63,8 @@ class ValidatorTest {
     assertThat(row.kind()).isEqualTo(ParkedKind.INVALID);
     assertThat(row.eventId()).isNull();
     assertThat(json(row.item()).get("id").asText()).isEqualTo("b");
-    assertThat(json(row.error()).get("message").asText()).contains("price must be >= 0, but was -5");
+    assertThat(json(row.error()).get("message").asText())
+        .contains("price must be >= 0, but was -5");
     assertThat(f.store.countItems(ORDERS)).isEqualTo(2);
     assertThat(notified).extracting(ParkedRow::id).containsExactly(row.id());
   }
@@ -87,10 +92,13 @@ class ValidatorTest {
   void validatorThatThrowsParksTheItemWithTheError() {
     f.api.put("a", Map.of("price", 1));
     f.api.put("b", Map.of("price", 2));
-    Watukuy w = engine(n -> {
-      if (n.get("id").asText().equals("b")) throw new IllegalArgumentException("schema not loaded");
-      return List.of();
-    });
+    Watukuy w =
+        engine(
+            n -> {
+              if (n.get("id").asText().equals("b"))
+                throw new IllegalArgumentException("schema not loaded");
+              return List.of();
+            });
 
     KeyReport report = w.tick().poller("orders").orElseThrow();
 
@@ -122,7 +130,9 @@ class ValidatorTest {
     w.tick();
 
     ParkedRow row = f.store.listParked(ORDERS, ParkedKind.INVALID, 10).get(0);
-    assertThat(json(row.error()).get("message").asText()).contains("price is required").contains("currency is required");
+    assertThat(json(row.error()).get("message").asText())
+        .contains("price is required")
+        .contains("currency is required");
   }
 
   private Watukuy engine(Validator<JsonNode> validator) {
@@ -135,12 +145,13 @@ class ValidatorTest {
             .fetch(f.api.timestampFetcher(10))
             .schedule(Fixture.FIXED)
             .build();
-    WatukuyListener listener = new WatukuyListener() {
-      @Override
-      public void onParked(PollerKey key, ParkedRow row) {
-        notified.add(row);
-      }
-    };
+    WatukuyListener listener =
+        new WatukuyListener() {
+          @Override
+          public void onParked(PollerKey key, ParkedRow row) {
+            notified.add(row);
+          }
+        };
     return f.engine("a").poller(orders).listener(listener).build().on(orders, handler);
   }
 

@@ -24,7 +24,8 @@ class CannedHttpServerTest {
   void everyRequestGetsTheStatusAndHeadersAsGivenADateIncluded() throws Exception {
     try (CannedHttpServer server =
         CannedHttpServer.start(429, Map.of("Date", "Tue, 1 Dec 2026 10:00:00 GMT"))) {
-      HttpResponse<String> res = client.send(get(server.url("/orders?x=1")), HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> res =
+          client.send(get(server.url("/orders?x=1")), HttpResponse.BodyHandlers.ofString());
 
       assertThat(res.statusCode()).isEqualTo(429);
       assertThat(res.headers().allValues("date")).containsExactly("Tue, 1 Dec 2026 10:00:00 GMT");
@@ -37,8 +38,11 @@ class CannedHttpServerTest {
   void aRequestBodyIsReadSoTheAnswerArrivesWhole() throws Exception {
     try (CannedHttpServer server = CannedHttpServer.start(503, Map.of("Retry-After", "120"))) {
       byte[] body = new byte[1_000_000];
-      HttpRequest post = HttpRequest.newBuilder(URI.create(server.url("/orders"))).timeout(WAIT)
-          .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+      HttpRequest post =
+          HttpRequest.newBuilder(URI.create(server.url("/orders")))
+              .timeout(WAIT)
+              .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+              .build();
 
       HttpResponse<Void> res = client.send(post, HttpResponse.BodyHandlers.discarding());
 
@@ -52,7 +56,10 @@ class CannedHttpServerTest {
     CannedHttpServer server = CannedHttpServer.start(200, Map.of());
     int port = URI.create(server.url("/")).getPort();
     try (Socket silent = new Socket(InetAddress.getLoopbackAddress(), port)) {
-      assertThat(client.send(get(server.url("/")), HttpResponse.BodyHandlers.discarding()).statusCode())
+      assertThat(
+              client
+                  .send(get(server.url("/")), HttpResponse.BodyHandlers.discarding())
+                  .statusCode())
           .isEqualTo(200);
 
       server.close();
@@ -66,9 +73,11 @@ class CannedHttpServerTest {
   @Test
   void bareLineFeedsEndTheHeadToo() throws Exception {
     try (CannedHttpServer server = CannedHttpServer.start(204, Map.of());
-        Socket raw = new Socket(InetAddress.getLoopbackAddress(), URI.create(server.url("/")).getPort())) {
+        Socket raw =
+            new Socket(InetAddress.getLoopbackAddress(), URI.create(server.url("/")).getPort())) {
       raw.setSoTimeout((int) WAIT.toMillis());
-      raw.getOutputStream().write("GET / HTTP/1.1\nHost: x\n\n".getBytes(StandardCharsets.US_ASCII));
+      raw.getOutputStream()
+          .write("GET / HTTP/1.1\nHost: x\n\n".getBytes(StandardCharsets.US_ASCII));
 
       String answer = new String(raw.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
 

@@ -10,7 +10,13 @@ import org.junit.jupiter.api.Test;
 class NoInternalAccessTest {
   @Test
   void thisModuleUsesOnlyThePublicApiOfCore() {
-    noClasses().should().dependOnClassesThat().resideInAPackage("io.watukuy.internal..")
-        .check(new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS).importPackages("io.watukuy.testing"));
+    noClasses()
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("io.watukuy.internal..")
+        .check(
+            new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages("io.watukuy.testing"));
   }
 }

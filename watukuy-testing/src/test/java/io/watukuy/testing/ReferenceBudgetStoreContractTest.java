@@ -20,8 +20,11 @@ class ReferenceBudgetStoreContractTest extends RateBudgetStoreContractTest {
       private final Map<String, Reference> buckets = new HashMap<>();
 
       @Override
-      public synchronized Duration tryTake(String name, BudgetLimit limit, int permits, Instant now) {
-        return buckets.computeIfAbsent(name, n -> new Reference(limit)).tryTake(permits, now.toEpochMilli());
+      public synchronized Duration tryTake(
+          String name, BudgetLimit limit, int permits, Instant now) {
+        return buckets
+            .computeIfAbsent(name, n -> new Reference(limit))
+            .tryTake(permits, now.toEpochMilli());
       }
     };
   }

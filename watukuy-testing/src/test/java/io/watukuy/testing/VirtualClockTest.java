@@ -162,8 +162,7 @@ class VirtualClockTest {
   void sleepOnALoneThreadSkipsExactlyTheDurationAndRunsTimersOnTheWay() throws Exception {
     List<String> ran = new ArrayList<>();
     clock.schedule(
-        Duration.ofSeconds(2),
-        () -> ran.add(Thread.currentThread().getName() + "@" + clock.now()));
+        Duration.ofSeconds(2), () -> ran.add(Thread.currentThread().getName() + "@" + clock.now()));
 
     clock.sleep(Duration.ofSeconds(30));
 

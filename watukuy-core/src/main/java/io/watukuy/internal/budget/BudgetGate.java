@@ -14,17 +14,17 @@ import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One budget of this process: charges the {@link RateBudgetStore} one token per request and
- * queues the requests that must wait, in {@link FairOrder}.
+ * One budget of this process: charges the {@link RateBudgetStore} one token per request and queues
+ * the requests that must wait, in {@link FairOrder}.
  *
  * <p>How a wait works. A request joins the order and the gate hands out what the store has, head
  * first. If the request got nothing, one waiting thread at a time (the sleeper) sleeps on the
- * engine's {@link TimeSource} until the store said a token would be there, or the earliest
- * deadline of any waiter, or {@link #CHECK_EVERY}, whichever comes first; then it hands out
- * tokens, head first, ends the waits that are over and wakes the others. The others wait on the
- * gate's monitor, which needs no clock. One sleeper per gate keeps a virtual clock moving to
- * exactly the instants where something happens. A thread that is the sleeper and asks again
- * (a timer task run by its own sleep) becomes a nested sleeper instead of waiting for itself.
+ * engine's {@link TimeSource} until the store said a token would be there, or the earliest deadline
+ * of any waiter, or {@link #CHECK_EVERY}, whichever comes first; then it hands out tokens, head
+ * first, ends the waits that are over and wakes the others. The others wait on the gate's monitor,
+ * which needs no clock. One sleeper per gate keeps a virtual clock moving to exactly the instants
+ * where something happens. A thread that is the sleeper and asks again (a timer task run by its own
+ * sleep) becomes a nested sleeper instead of waiting for itself.
  *
  * <p>Thread-safe.
  */
@@ -81,8 +81,14 @@ final class BudgetGate {
    * @throws InterruptedException if the thread is interrupted while waiting
    * @throws io.watukuy.StoreException when a shared store cannot be reached
    */
-  void acquire(PollerKey key, Lane lane, int weight, Duration maxWait,
-      @Nullable Long tickDeadlineNanos, BooleanSupplier stopped, Consumer<Duration> onWait)
+  void acquire(
+      PollerKey key,
+      Lane lane,
+      int weight,
+      Duration maxWait,
+      @Nullable Long tickDeadlineNanos,
+      BooleanSupplier stopped,
+      Consumer<Duration> onWait)
       throws InterruptedException {
     Thread me = Thread.currentThread();
     long start = time.nanoTime();
@@ -167,8 +173,8 @@ final class BudgetGate {
   }
 
   /**
-   * The wait the request can expect: until the store's next token, plus one refill step per
-   * request ahead of it. Exact for the in-memory store when nothing of higher priority arrives.
+   * The wait the request can expect: until the store's next token, plus one refill step per request
+   * ahead of it. Exact for the in-memory store when nothing of higher priority arrives.
    */
   private Duration expectedWait(Waiter w, long now) {
     long first = Math.max(0, tokenAt - now);
@@ -179,9 +185,12 @@ final class BudgetGate {
 
   private BudgetTimeoutException timeout(Waiter w, Duration maxWait) {
     Duration waited = Duration.ofNanos(Math.max(0, time.nanoTime() - w.enqueuedNanos));
-    BudgetTimeoutException.Reason reason = w.expiredByStop
-        ? BudgetTimeoutException.Reason.STOPPED
-        : w.deadlineIsTick ? BudgetTimeoutException.Reason.TICK_DEADLINE : BudgetTimeoutException.Reason.MAX_WAIT;
+    BudgetTimeoutException.Reason reason =
+        w.expiredByStop
+            ? BudgetTimeoutException.Reason.STOPPED
+            : w.deadlineIsTick
+                ? BudgetTimeoutException.Reason.TICK_DEADLINE
+                : BudgetTimeoutException.Reason.MAX_WAIT;
     return new BudgetTimeoutException(name, w.key, waited, maxWait, reason);
   }
 

@@ -39,18 +39,26 @@ public final class Budgets {
    * @param maxWait the poller's longest wait
    * @param tickDeadlineNanos the tick deadline on the engine clock's nanoTime, or null
    * @param stopped true once the cycle must stop
-   * @param onWait called once, without any lock held, with the expected wait when the request
-   *     has to wait
+   * @param onWait called once, without any lock held, with the expected wait when the request has
+   *     to wait
    * @throws io.watukuy.BudgetTimeoutException when no token came in time
    * @throws InterruptedException if interrupted while waiting
    * @throws ConfigException for an undeclared budget (the engine checks this at build time)
    */
-  public void acquire(String budget, PollerKey key, Lane lane, int weight, Duration maxWait,
-      @Nullable Long tickDeadlineNanos, BooleanSupplier stopped, Consumer<Duration> onWait)
+  public void acquire(
+      String budget,
+      PollerKey key,
+      Lane lane,
+      int weight,
+      Duration maxWait,
+      @Nullable Long tickDeadlineNanos,
+      BooleanSupplier stopped,
+      Consumer<Duration> onWait)
       throws InterruptedException {
     BudgetGate gate = gates.get(budget);
     if (gate == null)
-      throw new ConfigException("poller " + key.poller() + ": budget '" + budget + "' is not declared");
+      throw new ConfigException(
+          "poller " + key.poller() + ": budget '" + budget + "' is not declared");
     gate.acquire(key, lane, weight, maxWait, tickDeadlineNanos, stopped, onWait);
   }
 }

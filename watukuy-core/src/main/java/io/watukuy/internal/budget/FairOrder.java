@@ -18,15 +18,15 @@ import org.jspecify.annotations.Nullable;
  * <ol>
  *   <li>Lane priority: live, then reconcile, then backfill, then replay (How it works, "Lanes").
  *   <li>Within one lane priority, rounds: in each round every key gets up to its poller's {@code
- *       weight} turns. A request is placed in the earliest round in which its key still has a
- *       turn, never earlier than the round being served (so a key that was idle cannot claim turns
- *       for rounds that went by).
+ *       weight} turns. A request is placed in the earliest round in which its key still has a turn,
+ *       never earlier than the round being served (so a key that was idle cannot claim turns for
+ *       rounds that went by).
  *   <li>Within one round, arrival order.
  * </ol>
  *
- * Tokens go to the head of this order only, so a request never overtakes one that is ahead of it:
- * a later request of the same or a higher lane priority waits behind it, unless that one's key
- * has already had its turns in the current round. Not thread-safe: the gate's lock guards it.
+ * Tokens go to the head of this order only, so a request never overtakes one that is ahead of it: a
+ * later request of the same or a higher lane priority waits behind it, unless that one's key has
+ * already had its turns in the current round. Not thread-safe: the gate's lock guards it.
  */
 final class FairOrder {
   /** Lane priorities, highest first: the index is the rank. */
@@ -39,6 +39,7 @@ final class FairOrder {
 
   private final TreeSet<Waiter> waiting = new TreeSet<>(ORDER);
   private final Map<Slot, Turns> turns = new HashMap<>();
+
   /** The round being served, per lane rank: the round of the last request that got a token. */
   private final long[] serving = new long[PRIORITY.length];
 
@@ -68,8 +69,16 @@ final class FairOrder {
     boolean expired;
     boolean expiredByStop;
 
-    Waiter(PollerKey key, Lane lane, int rank, long round, long seq, long enqueuedNanos,
-        long deadlineNanos, boolean deadlineIsTick, BooleanSupplier stopped) {
+    Waiter(
+        PollerKey key,
+        Lane lane,
+        int rank,
+        long round,
+        long seq,
+        long enqueuedNanos,
+        long deadlineNanos,
+        boolean deadlineIsTick,
+        BooleanSupplier stopped) {
       this.key = key;
       this.lane = lane;
       this.rank = rank;
@@ -105,8 +114,14 @@ final class FairOrder {
    * @param deadlineIsTick whether that deadline is the tick's rather than {@code maxWait}
    * @param stopped true once the cycle must stop (the engine stops without drain)
    */
-  Waiter add(PollerKey key, Lane lane, int weight, long enqueuedNanos, long deadlineNanos,
-      boolean deadlineIsTick, BooleanSupplier stopped) {
+  Waiter add(
+      PollerKey key,
+      Lane lane,
+      int weight,
+      long enqueuedNanos,
+      long deadlineNanos,
+      boolean deadlineIsTick,
+      BooleanSupplier stopped) {
     Objects.requireNonNull(key, "key");
     if (weight < 1) throw new IllegalArgumentException("weight must be >= 1, but was " + weight);
     int rank = rank(lane);
@@ -120,8 +135,17 @@ final class FairOrder {
       t.used = 0;
     }
     t.used++;
-    Waiter w = new Waiter(key, lane, rank, t.round, nextSeq++, enqueuedNanos, deadlineNanos,
-        deadlineIsTick, stopped);
+    Waiter w =
+        new Waiter(
+            key,
+            lane,
+            rank,
+            t.round,
+            nextSeq++,
+            enqueuedNanos,
+            deadlineNanos,
+            deadlineIsTick,
+            stopped);
     waiting.add(w);
     return w;
   }

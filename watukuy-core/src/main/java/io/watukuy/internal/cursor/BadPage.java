@@ -1,8 +1,8 @@
 package io.watukuy.internal.cursor;
 
 /**
- * A page that breaks the strategy's rules (e.g. a timestamp page that goes backwards). The
- * runner turns it into a FetchException naming the poller, partition, page and item.
+ * A page that breaks the strategy's rules (e.g. a timestamp page that goes backwards). The runner
+ * turns it into a FetchException naming the poller, partition, page and item.
  */
 public final class BadPage extends RuntimeException {
   private final int itemIndex;

@@ -40,7 +40,8 @@ final class CustomLane<C> implements LaneCursor<C> {
       return c == null ? initial() : c;
     } catch (Exception e) {
       throw new ConfigException(
-          "poller " + poller + ": custom cursor '" + text + "' cannot be read: " + e.getMessage(), e);
+          "poller " + poller + ": custom cursor '" + text + "' cannot be read: " + e.getMessage(),
+          e);
     }
   }
 
@@ -64,18 +65,29 @@ final class CustomLane<C> implements LaneCursor<C> {
   public @Nullable String encode(@Nullable C c) {
     if (c == null) return null;
     try {
-      return config.serialize() != null ? config.serialize().apply(c) : Json.MAPPER.writeValueAsString(c);
+      return config.serialize() != null
+          ? config.serialize().apply(c)
+          : Json.MAPPER.writeValueAsString(c);
     } catch (Exception e) {
-      throw new ConfigException("poller " + poller + ": custom cursor cannot be written: " + e.getMessage(), e);
+      throw new ConfigException(
+          "poller " + poller + ": custom cursor cannot be written: " + e.getMessage(), e);
     }
   }
 
   @Override
-  public Step<C> advance(@Nullable C stored, @Nullable C sent, Page<?> page, List<ItemView> items, Instant now) {
+  public Step<C> advance(
+      @Nullable C stored, @Nullable C sent, Page<?> page, List<ItemView> items, Instant now) {
     List<Object> raw = new ArrayList<>(items.size());
     for (ItemView v : items) if (v.valid()) raw.add(v.item());
     CustomCursor.Step<C> s =
-        config.advance().advance(new CustomCursor.Input<>(sent == null ? initial() : sent, List.copyOf(raw), page.cursor(), page.hasMore()));
+        config
+            .advance()
+            .advance(
+                new CustomCursor.Input<>(
+                    sent == null ? initial() : sent,
+                    List.copyOf(raw),
+                    page.cursor(),
+                    page.hasMore()));
     if (s == null || s.cursor() == null)
       throw new BadPage(-1, "custom cursor advance returned no cursor");
     return new Step<>(s.cursor(), s.done(), items, s.done());

@@ -34,9 +34,9 @@ public interface LaneCursor<C> {
 
   /**
    * The cursor handed to fetch for request {@code page} (1-based) of a cycle: {@link
-   * #forFetch(Object)} on the first request, the stored cursor itself on later ones. The
-   * overlap re-scan is once per cycle; repeating it on every page would fetch a burst larger
-   * than a page inside the overlap window again and again, never passing it.
+   * #forFetch(Object)} on the first request, the stored cursor itself on later ones. The overlap
+   * re-scan is once per cycle; repeating it on every page would fetch a burst larger than a page
+   * inside the overlap window again and again, never passing it.
    */
   default @Nullable C forFetch(@Nullable C stored, int page) {
     return page == 1 ? forFetch(stored) : stored;
@@ -50,11 +50,12 @@ public interface LaneCursor<C> {
    * @param items every item of the page, in page order, duplicates included
    * @throws BadPage when the page breaks the strategy's rules
    */
-  Step<C> advance(@Nullable C stored, @Nullable C sent, Page<?> page, List<ItemView> items, Instant now);
+  Step<C> advance(
+      @Nullable C stored, @Nullable C sent, Page<?> page, List<ItemView> items, Instant now);
 
   /**
-   * The cursor for an API's own raw string, as {@code resetCursor} and {@code backfill} take it
-   * (a timestamp, a page number, a token, a custom cursor's text); null gives the initial cursor.
+   * The cursor for an API's own raw string, as {@code resetCursor} and {@code backfill} take it (a
+   * timestamp, a page number, a token, a custom cursor's text); null gives the initial cursor.
    *
    * @throws io.watukuy.ConfigException when the string is not a cursor of this strategy
    */
@@ -66,20 +67,21 @@ public interface LaneCursor<C> {
    * @throws io.watukuy.ConfigException when the strategy has no ordering of its cursors
    */
   default boolean reached(@Nullable C cursor, @Nullable C target) {
-    throw new io.watukuy.ConfigException("this cursor strategy cannot be backfilled: its cursors have no order");
+    throw new io.watukuy.ConfigException(
+        "this cursor strategy cannot be backfilled: its cursors have no order");
   }
 
   /**
-   * The cursor as the API's own raw string, the inverse of {@link #fromRaw}: what
-   * {@code backfill} records as its default target.
+   * The cursor as the API's own raw string, the inverse of {@link #fromRaw}: what {@code backfill}
+   * records as its default target.
    */
   default @Nullable String toRaw(@Nullable C cursor) {
     return encode(cursor);
   }
 
   /**
-   * How far the cursor lags behind {@code now} in milliseconds, for timestamp cursors; null for
-   * the others (Cursor strategies, "Lag as a metric").
+   * How far the cursor lags behind {@code now} in milliseconds, for timestamp cursors; null for the
+   * others (Cursor strategies, "Lag as a metric").
    */
   default @Nullable Long lagMs(@Nullable C cursor, Instant now) {
     return null;

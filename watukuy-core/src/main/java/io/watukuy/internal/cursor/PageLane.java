@@ -32,10 +32,13 @@ final class PageLane implements LaneCursor<Integer> {
       try {
         return Integer.parseInt(n.textValue().trim());
       } catch (NumberFormatException e) {
-        throw new ConfigException("poller " + poller + ": page cursor '" + n.textValue() + "' is not a page number");
+        throw new ConfigException(
+            "poller " + poller + ": page cursor '" + n.textValue() + "' is not a page number");
       }
     }
-    if (!n.canConvertToInt()) throw new ConfigException("poller " + poller + ": page cursor " + json + " is not a page number");
+    if (!n.canConvertToInt())
+      throw new ConfigException(
+          "poller " + poller + ": page cursor " + json + " is not a page number");
     return n.intValue();
   }
 
@@ -45,10 +48,12 @@ final class PageLane implements LaneCursor<Integer> {
     try {
       int page = Integer.parseInt(raw.trim());
       if (page < initial)
-        throw new ConfigException("poller " + poller + ": page cursor '" + raw + "' is before the first page " + initial);
+        throw new ConfigException(
+            "poller " + poller + ": page cursor '" + raw + "' is before the first page " + initial);
       return page;
     } catch (NumberFormatException e) {
-      throw new ConfigException("poller " + poller + ": page cursor '" + raw + "' is not a page number");
+      throw new ConfigException(
+          "poller " + poller + ": page cursor '" + raw + "' is not a page number");
     }
   }
 
@@ -74,7 +79,11 @@ final class PageLane implements LaneCursor<Integer> {
 
   @Override
   public Step<Integer> advance(
-      @Nullable Integer stored, @Nullable Integer sent, Page<?> page, List<ItemView> items, Instant now) {
+      @Nullable Integer stored,
+      @Nullable Integer sent,
+      Page<?> page,
+      List<ItemView> items,
+      Instant now) {
     int current = sent == null ? initial : sent;
     if (Boolean.TRUE.equals(page.hasMore())) return new Step<>(current + 1, false, items, false);
     return new Step<>(initial, true, items, true);

@@ -27,7 +27,12 @@ final class SnapshotLane implements LaneCursor<Void> {
   @Override
   public @Nullable Void fromRaw(@Nullable String raw) {
     if (raw != null)
-      throw new io.watukuy.ConfigException("poller " + poller + ": cursor snapshotDiff has no cursor to set (to must be null), but was '" + raw + "'");
+      throw new io.watukuy.ConfigException(
+          "poller "
+              + poller
+              + ": cursor snapshotDiff has no cursor to set (to must be null), but was '"
+              + raw
+              + "'");
     return null;
   }
 

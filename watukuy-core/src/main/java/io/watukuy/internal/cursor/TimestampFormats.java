@@ -21,7 +21,8 @@ import org.jspecify.annotations.Nullable;
 final class TimestampFormats {
   private static final Pattern EPOCH_SECONDS = Pattern.compile("-?\\d{10}");
   private static final Pattern EPOCH_MILLIS = Pattern.compile("-?\\d{13}");
-  private static final Pattern FRACTION = Pattern.compile("T\\d{2}:\\d{2}(:\\d{2}(\\.(\\d{1,9}))?)?");
+  private static final Pattern FRACTION =
+      Pattern.compile("T\\d{2}:\\d{2}(:\\d{2}(\\.(\\d{1,9}))?)?");
   private static final Pattern ZONE = Pattern.compile("(Z|z|[+-]\\d{2}:?\\d{2})$");
 
   private TimestampFormats() {}
@@ -43,8 +44,10 @@ final class TimestampFormats {
   // OffsetDateTime wants +HH:MM; APIs also send +HHMM.
   private static String normalizeOffset(String s) {
     int n = s.length();
-    if (n >= 5 && (s.charAt(n - 5) == '+' || s.charAt(n - 5) == '-')
-        && Character.isDigit(s.charAt(n - 1)) && s.indexOf(':', n - 5) < 0) {
+    if (n >= 5
+        && (s.charAt(n - 5) == '+' || s.charAt(n - 5) == '-')
+        && Character.isDigit(s.charAt(n - 1))
+        && s.indexOf(':', n - 5) < 0) {
       return s.substring(0, n - 2) + ":" + s.substring(n - 2);
     }
     if (s.endsWith("z")) return s.substring(0, n - 1) + "Z";
@@ -67,8 +70,7 @@ final class TimestampFormats {
       seconds = f.group(1) != null;
       digits = f.group(3) == null ? 0 : f.group(3).length();
     }
-    DateTimeFormatterBuilder b =
-        new DateTimeFormatterBuilder().appendPattern("uuuu-MM-dd'T'HH:mm");
+    DateTimeFormatterBuilder b = new DateTimeFormatterBuilder().appendPattern("uuuu-MM-dd'T'HH:mm");
     if (seconds) b.appendPattern(":ss");
     if (digits > 0) b.appendFraction(ChronoField.NANO_OF_SECOND, digits, digits, true);
     Matcher z = ZONE.matcher(s);
@@ -79,7 +81,8 @@ final class TimestampFormats {
     if (zone.equalsIgnoreCase("Z")) {
       return instant.atOffset(ZoneOffset.UTC).format(b.toFormatter()) + zone;
     }
-    ZoneOffset offset = ZoneOffset.of(zone.contains(":") ? zone : zone.substring(0, 3) + ":" + zone.substring(3));
+    ZoneOffset offset =
+        ZoneOffset.of(zone.contains(":") ? zone : zone.substring(0, 3) + ":" + zone.substring(3));
     DateTimeFormatter fmt = b.toFormatter();
     return instant.atOffset(offset).format(fmt) + zone;
   }

@@ -18,7 +18,8 @@ import org.jspecify.annotations.Nullable;
 
 /** The timestamp strategy: composite keyset (value, tieBreak), lag, overlap. */
 final class TimestampLane implements LaneCursor<Watermark> {
-  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(TimestampLane.class);
+  private static final org.slf4j.Logger log =
+      org.slf4j.LoggerFactory.getLogger(TimestampLane.class);
 
   private final String poller;
   private final TimestampCursor config;
@@ -107,7 +108,13 @@ final class TimestampLane implements LaneCursor<Watermark> {
       // Says what value would do, not how to change the parser: the value may come from a person
       // (resetCursor, backfill, initial) who can only retype it.
       throw new ConfigException(
-          "poller " + poller + ": cursor.field " + config.field() + ": '" + raw + "' is not a timestamp"
+          "poller "
+              + poller
+              + ": cursor.field "
+              + config.field()
+              + ": '"
+              + raw
+              + "' is not a timestamp"
               + (config.parse() != null
                   ? " that the cursor's parse function reads"
                   : ": use ISO 8601 (2024-05-01T00:00:00Z, 2024-05-01T02:00:00+02:00, 2024-05-01)"
@@ -125,7 +132,11 @@ final class TimestampLane implements LaneCursor<Watermark> {
 
   @Override
   public Step<Watermark> advance(
-      @Nullable Watermark stored, @Nullable Watermark sent, Page<?> page, List<ItemView> items, Instant now) {
+      @Nullable Watermark stored,
+      @Nullable Watermark sent,
+      Page<?> page,
+      List<ItemView> items,
+      Instant now) {
     Watermark current = stored == null ? initial() : stored;
     boolean more = Boolean.TRUE.equals(page.hasMore());
     if (page.cursor() != null) {
@@ -136,7 +147,10 @@ final class TimestampLane implements LaneCursor<Watermark> {
       return new Step<>(new Watermark(override, null), !more, items, !more);
     }
     Instant cutoff = config.lag().isZero() ? null : now.minus(config.lag());
-    Key max = current.value() == null ? null : new Key(parseCursor(current.value()), current.value(), tie(current.tieBreak(), null));
+    Key max =
+        current.value() == null
+            ? null
+            : new Key(parseCursor(current.value()), current.value(), tie(current.tieBreak(), null));
     Key previous = null;
     boolean dropped = false;
     List<ItemView> kept = new ArrayList<>(items.size());
@@ -157,9 +171,13 @@ final class TimestampLane implements LaneCursor<Watermark> {
       if (previous != null && k.compareTo(previous) < 0)
         throw new BadPage(
             v.index(),
-            "items are not in ascending (" + config.field()
+            "items are not in ascending ("
+                + config.field()
                 + (config.tieBreak() == null ? "" : ", " + config.tieBreak())
-                + ") order: " + describe(k) + " after " + describe(previous)
+                + ") order: "
+                + describe(k)
+                + " after "
+                + describe(previous)
                 + "; committing this page would skip rows after a crash");
       previous = k;
       kept.add(v);
@@ -167,13 +185,19 @@ final class TimestampLane implements LaneCursor<Watermark> {
     }
     if (!items.isEmpty() && previous == null && !dropped)
       // Every item lacks a parseable field: the watermark cannot move (a wrong cursor.field?).
-      log.warn("poller {}: none of the {} items of this page has a parseable cursor.field '{}'; the cursor"
-          + " cannot move (check the field name)", poller, items.size(), config.field());
+      log.warn(
+          "poller {}: none of the {} items of this page has a parseable cursor.field '{}'; the cursor"
+              + " cannot move (check the field name)",
+          poller,
+          items.size(),
+          config.field());
     Watermark next = current;
     if (max != null) {
       boolean sameInstant = current.value() != null && max.at.equals(parseCursor(current.value()));
       String value = sameInstant ? current.value() : max.raw;
-      next = new Watermark(value, max.tie == null ? (sameInstant ? current.tieBreak() : null) : max.tie.text);
+      next =
+          new Watermark(
+              value, max.tie == null ? (sameInstant ? current.tieBreak() : null) : max.tie.text);
     }
     // An empty page that leaves the watermark where it was would be requested again verbatim:
     // end the lane rather than loop on it until the page cap.

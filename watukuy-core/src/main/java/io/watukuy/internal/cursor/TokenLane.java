@@ -42,7 +42,11 @@ final class TokenLane implements LaneCursor<String> {
 
   @Override
   public Step<String> advance(
-      @Nullable String stored, @Nullable String sent, Page<?> page, List<ItemView> items, Instant now) {
+      @Nullable String stored,
+      @Nullable String sent,
+      Page<?> page,
+      List<ItemView> items,
+      Instant now) {
     String token = Values.scalarText(page.cursor());
     if (token == null || token.isEmpty()) {
       // The listing is exhausted: start over next cycle.

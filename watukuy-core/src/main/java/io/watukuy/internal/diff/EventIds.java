@@ -5,14 +5,14 @@ import java.util.Objects;
 /**
  * The event-id rule. An event id is the lowercase hex SHA-256 of the UTF-8 bytes of
  *
- * <pre>{@code watukuy|v1|<source>|<partition>|<identity>|<version-or-hash>|<schemaVersion>|<type>}</pre>
+ * <pre>{@code watukuy|v1|<source>|<partition>|<identity>|<version-or-hash>|<schemaVersion>|<type>}
+ * </pre>
  *
- * where each of the six variable parts is first passed through {@link #escape(String)}
- * ({@code \} becomes {@code \\}, then {@code |} becomes {@code \|}) and {@code schemaVersion}
- * is written in decimal. Escaping keeps the fields unambiguous: without it, identity {@code
- * "a|b"} with version {@code "c"} and identity {@code "a"} with version {@code "b|c"} would hash
- * the same text. The same inputs always give the same id, so a consumer can use it to drop
- * redelivered events.
+ * where each of the six variable parts is first passed through {@link #escape(String)} ({@code \}
+ * becomes {@code \\}, then {@code |} becomes {@code \|}) and {@code schemaVersion} is written in
+ * decimal. Escaping keeps the fields unambiguous: without it, identity {@code "a|b"} with version
+ * {@code "c"} and identity {@code "a"} with version {@code "b|c"} would hash the same text. The
+ * same inputs always give the same id, so a consumer can use it to drop redelivered events.
  */
 public final class EventIds {
 

@@ -17,29 +17,28 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * RFC 8785 JSON Canonicalization Scheme (JCS) for Jackson trees, and the content hash built on
- * it.
+ * RFC 8785 JSON Canonicalization Scheme (JCS) for Jackson trees, and the content hash built on it.
  *
  * <p>The canonical form is UTF-8 JSON without whitespace where
  *
  * <ul>
- *   <li>object members are sorted by their keys compared as sequences of UTF-16 code units
- *       ({@link String#compareTo(String)}), with no Unicode normalisation;
- *   <li>strings escape only {@code "}, {@code \} and the control characters below U+0020 (as
- *       {@code \b \t \n \f \r} or <code>&#92;u00xx</code> with lowercase hex); every other character,
+ *   <li>object members are sorted by their keys compared as sequences of UTF-16 code units ({@link
+ *       String#compareTo(String)}), with no Unicode normalisation;
+ *   <li>strings escape only {@code "}, {@code \} and the control characters below U+0020 (as {@code
+ *       \b \t \n \f \r} or <code>&#92;u00xx</code> with lowercase hex); every other character,
  *       including U+007F, U+0080 and characters outside the BMP, is written as raw UTF-8;
  *   <li>every number, whatever its Jackson node type ({@code int}, {@code long}, {@code
- *       BigInteger}, {@code BigDecimal}, {@code float}, {@code double}), is first converted to
- *       the nearest IEEE-754 double and then written as ECMAScript's {@code
- *       Number.prototype.toString} would: the shortest digits that read back as the same double,
- *       {@code -0} as {@code 0}, plain decimal notation for 1e-6 &le; |x| &lt; 1e21 and
- *       otherwise exponent notation such as {@code 1e+21} or {@code 1e-7}.
+ *       BigInteger}, {@code BigDecimal}, {@code float}, {@code double}), is first converted to the
+ *       nearest IEEE-754 double and then written as ECMAScript's {@code Number.prototype.toString}
+ *       would: the shortest digits that read back as the same double, {@code -0} as {@code 0},
+ *       plain decimal notation for 1e-6 &le; |x| &lt; 1e21 and otherwise exponent notation such as
+ *       {@code 1e+21} or {@code 1e-7}.
  * </ul>
  *
- * <p>Nodes that are not produced by parsing JSON are handled as follows: a binary node is
- * written as the string of its standard Base64 encoding with padding (which is how Jackson
- * serialises it), a POJO node that wraps a {@code JsonNode} is written as that node, and any
- * other POJO node or a missing node is rejected.
+ * <p>Nodes that are not produced by parsing JSON are handled as follows: a binary node is written
+ * as the string of its standard Base64 encoding with padding (which is how Jackson serialises it),
+ * a POJO node that wraps a {@code JsonNode} is written as that node, and any other POJO node or a
+ * missing node is rejected.
  *
  * <p>All methods are thread-safe. Nesting is handled by recursion, so trees nested deeper than
  * Jackson's default parser limit of 1000 levels may exhaust the stack.
@@ -60,9 +59,9 @@ public final class Jcs {
    * @param node the tree; not modified
    * @return a new array holding the canonical JSON text encoded as UTF-8, without a trailing
    *     newline
-   * @throws CanonicalizationException if the tree contains NaN, an infinity, a number outside
-   *     the double range, an unpaired surrogate in a string or key, a missing node, or a POJO
-   *     node that does not wrap a {@code JsonNode}; the message names the offending path
+   * @throws CanonicalizationException if the tree contains NaN, an infinity, a number outside the
+   *     double range, an unpaired surrogate in a string or key, a missing node, or a POJO node that
+   *     does not wrap a {@code JsonNode}; the message names the offending path
    */
   public static byte[] canonicalize(JsonNode node) {
     return write(node).toByteArray();
@@ -104,8 +103,8 @@ public final class Jcs {
   }
 
   /**
-   * Formats a finite double as ECMAScript {@code Number.prototype.toString} does, which is the
-   * RFC 8785 number form.
+   * Formats a finite double as ECMAScript {@code Number.prototype.toString} does, which is the RFC
+   * 8785 number form.
    *
    * @param value a finite double
    * @return the shortest round-trip digits in ES layout, {@code "0"} for both zeros
@@ -174,9 +173,9 @@ public final class Jcs {
   }
 
   /**
-   * Returns the one-digit significand (1..10, where 10 means 1 at the next power of ten) that
-   * reads back as {@code magnitude} and is closest to it, or 0 if neither neighbour at this
-   * scale does. {@code first} and {@code pointAt} describe the two-digit shortest form.
+   * Returns the one-digit significand (1..10, where 10 means 1 at the next power of ten) that reads
+   * back as {@code magnitude} and is closest to it, or 0 if neither neighbour at this scale does.
+   * {@code first} and {@code pointAt} describe the two-digit shortest form.
    */
   private static int shortestSingleDigit(double magnitude, int first, int pointAt) {
     int scale = pointAt - 1;
@@ -345,7 +344,10 @@ public final class Jcs {
     out.len = len;
   }
 
-  /** Writes the character at {@code i} that needs an escape or UTF-8 encoding; returns the next index. */
+  /**
+   * Writes the character at {@code i} that needs an escape or UTF-8 encoding; returns the next
+   * index.
+   */
   private static int writeSpecial(String s, int i, boolean isKey, ByteSink out) {
     char c = s.charAt(i);
     if (c < 0x80) {
@@ -428,8 +430,8 @@ public final class Jcs {
   }
 
   /**
-   * Carries a problem up the recursion; each container adds its own path segment on the way out
-   * so that no path has to be tracked while nothing fails.
+   * Carries a problem up the recursion; each container adds its own path segment on the way out so
+   * that no path has to be tracked while nothing fails.
    */
   private static final class Failure extends RuntimeException {
     private static final long serialVersionUID = 1L;

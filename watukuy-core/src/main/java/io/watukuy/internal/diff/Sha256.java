@@ -36,8 +36,9 @@ public final class Sha256 {
   }
 
   /**
-   * Hashes the UTF-8 encoding of a string. As with {@link String#getBytes(java.nio.charset.Charset)},
-   * an unpaired surrogate has no UTF-8 form and is encoded as {@code ?}.
+   * Hashes the UTF-8 encoding of a string. As with {@link
+   * String#getBytes(java.nio.charset.Charset)}, an unpaired surrogate has no UTF-8 form and is
+   * encoded as {@code ?}.
    *
    * @param utf8 the text to hash
    * @return the SHA-256 digest of its UTF-8 bytes as 64 lowercase hex characters

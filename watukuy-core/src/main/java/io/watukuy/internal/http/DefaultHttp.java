@@ -44,14 +44,14 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>Right before each request is sent, {@link HttpScope#beforeSend} takes a token of the
  *       poller's rate budget, waiting for one if need be.
- *   <li>The options' query is appended to the URL (null values were dropped by the options,
- *       values are URL-encoded, a space as {@code %20}); the validator key is the lowercase hex
- *       SHA-256 of that full URL.
+ *   <li>The options' query is appended to the URL (null values were dropped by the options, values
+ *       are URL-encoded, a space as {@code %20}); the validator key is the lowercase hex SHA-256 of
+ *       that full URL.
  *   <li>With validators on, the stored ETag is sent as {@code If-None-Match} byte for byte and the
  *       stored Last-Modified as {@code If-Modified-Since}.
  *   <li>Redirects are followed here, not by the client, up to {@value #MAX_REDIRECTS} hops; a hop
- *       to another origin carries none of the request options' headers (credentials only go to
- *       the origin the caller named).
+ *       to another origin carries none of the request options' headers (credentials only go to the
+ *       origin the caller named).
  *   <li>Every response is passed to {@link HttpScope#observe} first (after redirects, the last).
  *   <li>A 200 carrying an ETag or Last-Modified that differs from the stored one is stored.
  *   <li>A 304 to a conditional request updates the stored validator with the fields it carries
@@ -116,8 +116,8 @@ public final class DefaultHttp implements Http {
     URI uri = toUri("GET", target);
     boolean ownConditional = hasOwnConditionalHeaders(options);
     if (!options.validators() || ownConditional) {
-      return accept(send("GET", uri, target, options, BodyPublishers.noBody(), null, null),
-          ownConditional);
+      return accept(
+          send("GET", uri, target, options, BodyPublishers.noBody(), null, null), ownConditional);
     }
 
     String urlHash = sha256Hex(target);
@@ -176,7 +176,8 @@ public final class DefaultHttp implements Http {
       publisher = BodyPublishers.ofByteArray(bytes);
       if (options.header("Content-Type").isEmpty()) contentType = APPLICATION_JSON;
     }
-    return accept(send("POST", uri, target, options, publisher, contentType, null),
+    return accept(
+        send("POST", uri, target, options, publisher, contentType, null),
         hasOwnConditionalHeaders(options));
   }
 
@@ -227,8 +228,8 @@ public final class DefaultHttp implements Http {
       @Nullable HttpValidator validator) {
     Duration timeout = options.timeout().orElseGet(scope::requestTimeout);
     HttpResponse<byte[]> response =
-        exchangeFollowingRedirects(method, uri, target, options, body, contentType, validator,
-            timeout);
+        exchangeFollowingRedirects(
+            method, uri, target, options, body, contentType, validator, timeout);
 
     Response result =
         new Response(
@@ -241,7 +242,12 @@ public final class DefaultHttp implements Http {
             redactor);
     LOG.debug(
         "poller {} partition '{}' page {}: {} {} -> HTTP {}",
-        scope.poller(), scope.partition(), scope.page(), method, result.url(), result.status());
+        scope.poller(),
+        scope.partition(),
+        scope.page(),
+        method,
+        result.url(),
+        result.status());
     scope.observe(result);
     return result;
   }
@@ -249,11 +255,11 @@ public final class DefaultHttp implements Http {
   /**
    * Sends the request and follows up to {@value #MAX_REDIRECTS} redirects itself, so that the
    * caller's headers (credentials among them) reach only the origin the caller named: a hop to
-   * another origin (scheme, host, port; default ports filled in) goes out without any header of
-   * the request options, with the engine's Accept and User-Agent and the validators only. A 303,
-   * and a 301 or 302 answering a POST, continue as a GET without a body; 307 and 308 repeat the
-   * method and body. A redirect from https to http, one without a usable http(s) Location, or the
-   * last of too many, is returned as it is. The request timeout bounds all hops together.
+   * another origin (scheme, host, port; default ports filled in) goes out without any header of the
+   * request options, with the engine's Accept and User-Agent and the validators only. A 303, and a
+   * 301 or 302 answering a POST, continue as a GET without a body; 307 and 308 repeat the method
+   * and body. A redirect from https to http, one without a usable http(s) Location, or the last of
+   * too many, is returned as it is. The request timeout bounds all hops together.
    */
   private HttpResponse<byte[]> exchangeFollowingRedirects(
       String method,
@@ -301,7 +307,11 @@ public final class DefaultHttp implements Http {
       if (next == null) return response;
       if (hop == MAX_REDIRECTS) {
         throw new UncheckedIOException(
-            method + " " + redactor.url(target) + " failed: more than " + MAX_REDIRECTS
+            method
+                + " "
+                + redactor.url(target)
+                + " failed: more than "
+                + MAX_REDIRECTS
                 + " redirects",
             new IOException("too many redirects"));
       }
@@ -387,7 +397,11 @@ public final class DefaultHttp implements Http {
   private UncheckedIOException timedOut(
       String method, String target, Duration timeout, HttpTimeoutException cause) {
     return new UncheckedIOException(
-        method + " " + redactor.url(target) + " timed out after " + timeout.toMillis()
+        method
+            + " "
+            + redactor.url(target)
+            + " timed out after "
+            + timeout.toMillis()
             + " ms (request timeout)",
         cause);
   }
@@ -454,8 +468,13 @@ public final class DefaultHttp implements Http {
     } catch (URISyntaxException e) {
       // The JDK's own message quotes the whole input, secrets included.
       throw new IllegalArgumentException(
-          method + " " + redactor.url(target) + ": not a valid URL: " + e.getReason()
-              + " at index " + e.getIndex());
+          method
+              + " "
+              + redactor.url(target)
+              + ": not a valid URL: "
+              + e.getReason()
+              + " at index "
+              + e.getIndex());
     }
     String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
     if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null) {
@@ -466,8 +485,8 @@ public final class DefaultHttp implements Http {
   }
 
   /**
-   * What went wrong, in words a reader of the log acts on: the JDK's exception types (and its
-   * often empty messages) name the cause only to a Java programmer.
+   * What went wrong, in words a reader of the log acts on: the JDK's exception types (and its often
+   * empty messages) name the cause only to a Java programmer.
    */
   private String describe(IOException e, URI uri) {
     String message = e.getMessage();

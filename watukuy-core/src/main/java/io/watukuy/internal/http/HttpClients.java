@@ -11,8 +11,9 @@ public final class HttpClients {
 
   /**
    * A client with {@link RequestOptions#DEFAULT_CONNECT_TIMEOUT} that follows no redirect: {@link
-   * DefaultHttp} follows them itself, so that the caller's headers reach no other origin. Thread-safe; share one per engine, since each client owns a connection
-   * pool and a selector thread.
+   * DefaultHttp} follows them itself, so that the caller's headers reach no other origin.
+   * Thread-safe; share one per engine, since each client owns a connection pool and a selector
+   * thread.
    */
   public static HttpClient newDefault() {
     return newClient(RequestOptions.DEFAULT_CONNECT_TIMEOUT);

@@ -16,29 +16,28 @@ import java.util.regex.Pattern;
  * forms, and what real servers send beside the grammar.
  *
  * <ul>
- *   <li>IMF-fixdate, {@code Sun, 06 Nov 1994 08:49:37 GMT}, also with a one-digit day ({@code
- *       Tue, 1 Dec 2026 12:50:40 GMT}, as {@link java.time.format.DateTimeFormatter#RFC_1123_DATE_TIME}
+ *   <li>IMF-fixdate, {@code Sun, 06 Nov 1994 08:49:37 GMT}, also with a one-digit day ({@code Tue,
+ *       1 Dec 2026 12:50:40 GMT}, as {@link java.time.format.DateTimeFormatter#RFC_1123_DATE_TIME}
  *       writes on days 1–9), without the weekday or its comma (RFC 5322 makes the weekday
  *       optional);
  *   <li>the obsolete RFC 850 form, {@code Sunday, 06-Nov-94 08:49:37 GMT}, whose two-digit year is
  *       the latest year with those digits that is not more than 50 years after {@code now}; the
  *       same dashed form with a four-digit year ({@code 06-Nov-1994}, as cookies write it) is read
  *       as is;
- *   <li>the obsolete asctime form, {@code Sun Nov  6 08:49:37 1994} (no zone: UTC).
+ *   <li>the obsolete asctime form, {@code Sun Nov 6 08:49:37 1994} (no zone: UTC).
  * </ul>
  *
- * <p>The zone of the first two forms may be {@code GMT}, {@code UT}, {@code UTC}, a numeric
- * offset {@code ±hhmm} (at most ±18:00), or one of RFC 5322's obsolete North American names
- * ({@code EST}, {@code EDT}, {@code CST}, {@code CDT}, {@code MST}, {@code MDT}, {@code PST},
- * {@code PDT}), optionally followed by one comment such as {@code (CET)} (printable ASCII, at most
- * 64 characters, not nested); the result is converted to UTC: {@code 09:49:37 +0100} is {@code
- * 08:49:37Z}. Runs of spaces and tabs count as one. A leap second ({@code 23:59:60} UTC, and only
- * then) is the instant one second after {@code 23:59:59}. Names stay case-sensitive,
- * as in the grammar; the weekday is not checked against the date (the RFC never looks at it).
- * Anything else is not a date: {@code -3}, {@code 1.5}, {@code 31 Feb}, {@code 29 Feb 2100},
- * {@code 25:00:00}, a wrong month or day name, an empty value. Callers then fall back (a
- * Retry-After to the default backoff); validators such as {@code Last-Modified} are never parsed
- * here, they are echoed byte for byte.
+ * <p>The zone of the first two forms may be {@code GMT}, {@code UT}, {@code UTC}, a numeric offset
+ * {@code ±hhmm} (at most ±18:00), or one of RFC 5322's obsolete North American names ({@code EST},
+ * {@code EDT}, {@code CST}, {@code CDT}, {@code MST}, {@code MDT}, {@code PST}, {@code PDT}),
+ * optionally followed by one comment such as {@code (CET)} (printable ASCII, at most 64 characters,
+ * not nested); the result is converted to UTC: {@code 09:49:37 +0100} is {@code 08:49:37Z}. Runs of
+ * spaces and tabs count as one. A leap second ({@code 23:59:60} UTC, and only then) is the instant
+ * one second after {@code 23:59:59}. Names stay case-sensitive, as in the grammar; the weekday is
+ * not checked against the date (the RFC never looks at it). Anything else is not a date: {@code
+ * -3}, {@code 1.5}, {@code 31 Feb}, {@code 29 Feb 2100}, {@code 25:00:00}, a wrong month or day
+ * name, an empty value. Callers then fall back (a Retry-After to the default backoff); validators
+ * such as {@code Last-Modified} are never parsed here, they are echoed byte for byte.
  */
 public final class HttpDates {
 
@@ -48,10 +47,22 @@ public final class HttpDates {
   // RFC 5322 §4.3 obs-zone: the North American zones a few old servers still write.
   private static final Map<String, ZoneOffset> NAMED_ZONES =
       Map.of(
-          "EST", ZoneOffset.ofHours(-5), "EDT", ZoneOffset.ofHours(-4),
-          "CST", ZoneOffset.ofHours(-6), "CDT", ZoneOffset.ofHours(-5),
-          "MST", ZoneOffset.ofHours(-7), "MDT", ZoneOffset.ofHours(-6),
-          "PST", ZoneOffset.ofHours(-8), "PDT", ZoneOffset.ofHours(-7));
+          "EST",
+          ZoneOffset.ofHours(-5),
+          "EDT",
+          ZoneOffset.ofHours(-4),
+          "CST",
+          ZoneOffset.ofHours(-6),
+          "CDT",
+          ZoneOffset.ofHours(-5),
+          "MST",
+          ZoneOffset.ofHours(-7),
+          "MDT",
+          ZoneOffset.ofHours(-6),
+          "PST",
+          ZoneOffset.ofHours(-8),
+          "PDT",
+          ZoneOffset.ofHours(-7));
 
   private static final String SP = "[ \\t]+";
   private static final String DAY_NAME =
@@ -64,11 +75,14 @@ public final class HttpDates {
   // GMT, UT and UTC all mean UTC; a numeric offset keeps its sign, hours and minutes. Any zone
   // may be followed by one comment naming it, "(CET)": printable ASCII, no nesting.
   private static final String ZONE =
-      "(GMT|UTC|UT|" + String.join("|", NAMED_ZONES.keySet()) + "|[+-]\\d{4})"
+      "(GMT|UTC|UT|"
+          + String.join("|", NAMED_ZONES.keySet())
+          + "|[+-]\\d{4})"
           + "(?:[ \\t]*\\([\\x20-\\x27\\x2A-\\x7E]{0,64}\\))?";
 
   private static final Pattern IMF_FIXDATE =
-      Pattern.compile("(?:" + WEEKDAY + ")?" + DAY + SP + MONTH + SP + "(\\d{4})" + SP + TIME + SP + ZONE);
+      Pattern.compile(
+          "(?:" + WEEKDAY + ")?" + DAY + SP + MONTH + SP + "(\\d{4})" + SP + TIME + SP + ZONE);
   private static final Pattern DASHED =
       Pattern.compile(WEEKDAY + DAY + "-" + MONTH + "-(\\d{2}|\\d{4})" + SP + TIME + SP + ZONE);
   private static final Pattern ASCTIME =
@@ -93,8 +107,14 @@ public final class HttpDates {
       Matcher m = IMF_FIXDATE.matcher(v);
       if (m.matches()) {
         return Optional.of(
-            at(Integer.parseInt(m.group(3)), m.group(2), m.group(1), m.group(4), m.group(5),
-                m.group(6), m.group(7)));
+            at(
+                Integer.parseInt(m.group(3)),
+                m.group(2),
+                m.group(1),
+                m.group(4),
+                m.group(5),
+                m.group(6),
+                m.group(7)));
       }
       m = DASHED.matcher(v);
       if (m.matches()) {
@@ -105,8 +125,10 @@ public final class HttpDates {
                 : twoDigitYear(
                     Integer.parseInt(year),
                     new int[] {
-                      MONTHS.indexOf(m.group(2)) + 1, Integer.parseInt(m.group(1)),
-                      Integer.parseInt(m.group(4)), Integer.parseInt(m.group(5)),
+                      MONTHS.indexOf(m.group(2)) + 1,
+                      Integer.parseInt(m.group(1)),
+                      Integer.parseInt(m.group(4)),
+                      Integer.parseInt(m.group(5)),
                       Integer.parseInt(m.group(6))
                     },
                     now);
@@ -116,8 +138,14 @@ public final class HttpDates {
       m = ASCTIME.matcher(v);
       if (m.matches()) {
         return Optional.of(
-            at(Integer.parseInt(m.group(6)), m.group(1), m.group(2), m.group(3), m.group(4),
-                m.group(5), "GMT"));
+            at(
+                Integer.parseInt(m.group(6)),
+                m.group(1),
+                m.group(2),
+                m.group(3),
+                m.group(4),
+                m.group(5),
+                "GMT"));
       }
     } catch (DateTimeException outOfRange) {
       // 31 Feb, 29 Feb 2100, 25:00:00, an offset beyond ±18:00 and the like: not a date.
@@ -158,16 +186,19 @@ public final class HttpDates {
   }
 
   /**
-   * The full year of a two-digit RFC 850 year: the latest year ending in those digits whose date
-   * is not more than 50 years after {@code now}. Worked out from the numbers alone, so that the
-   * date is then built once with its final year (29 Feb 2100 is then rejected, not moved).
+   * The full year of a two-digit RFC 850 year: the latest year ending in those digits whose date is
+   * not more than 50 years after {@code now}. Worked out from the numbers alone, so that the date
+   * is then built once with its final year (29 Feb 2100 is then rejected, not moved).
    */
   private static int twoDigitYear(int twoDigits, int[] monthDayTime, Instant now) {
     LocalDateTime horizon =
         LocalDateTime.ofInstant(now, ZoneOffset.UTC).plusYears(TWO_DIGIT_YEAR_HORIZON);
     int year = horizon.getYear() - Math.floorMod(horizon.getYear() - twoDigits, 100);
     int[] limit = {
-      horizon.getMonthValue(), horizon.getDayOfMonth(), horizon.getHour(), horizon.getMinute(),
+      horizon.getMonthValue(),
+      horizon.getDayOfMonth(),
+      horizon.getHour(),
+      horizon.getMinute(),
       horizon.getSecond()
     };
     // In the horizon's own year, a date later in the year than the horizon is a century earlier.

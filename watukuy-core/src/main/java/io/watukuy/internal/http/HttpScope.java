@@ -25,9 +25,9 @@ public interface HttpScope {
   int page();
 
   /**
-   * Whether a 304 may end the cycle as not modified: only on page 1 of a lane whose previous
-   * cycle ended on page 1 (DESIGN.md, "304 Not Modified"). When false, the helper sends no
-   * validators at all: a 304 it could not trust would only cost a second request.
+   * Whether a 304 may end the cycle as not modified: only on page 1 of a lane whose previous cycle
+   * ended on page 1 (DESIGN.md, "304 Not Modified"). When false, the helper sends no validators at
+   * all: a 304 it could not trust would only cost a second request.
    */
   boolean trustNotModified();
 

@@ -26,23 +26,23 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code RateLimit: limit=100, remaining=50, reset=5} (draft -07).
  *   <li>{@code RateLimit-Remaining}, {@code RateLimit-Reset}, {@code RateLimit-Limit} (drafts up to
  *       -06).
- *   <li>{@code X-RateLimit-Remaining}, {@code X-RateLimit-Reset}, {@code X-RateLimit-Limit}
- *       (GitHub and many others), with {@code X-RateLimit-Resource} as the policy.
+ *   <li>{@code X-RateLimit-Remaining}, {@code X-RateLimit-Reset}, {@code X-RateLimit-Limit} (GitHub
+ *       and many others), with {@code X-RateLimit-Resource} as the policy.
  * </ol>
  *
  * <p><b>Reset values</b>, in every family: at least {@value #EPOCH_MILLIS_THRESHOLD} is epoch
  * milliseconds (seen in normalised recordings); at least {@value #EPOCH_SECONDS_THRESHOLD}
- * (2001-09-09T01:46:40Z) is epoch seconds (GitHub's {@code X-RateLimit-Reset}); anything smaller
- * is delta seconds, which is what the drafts define. A delta of 10<sup>9</sup> s would be 31
- * years, so no real delta is misread. An epoch value is converted with the response's {@code
- * Date} when it parses ({@code now + (reset - Date)}, as GitHub's docs advise, which cancels out
- * clock skew). Every reset is then clamped to [now, now + {@link io.watukuy.HttpResult#MAX_WAIT}],
- * so a bad value never makes the scheduler wait decades.
+ * (2001-09-09T01:46:40Z) is epoch seconds (GitHub's {@code X-RateLimit-Reset}); anything smaller is
+ * delta seconds, which is what the drafts define. A delta of 10<sup>9</sup> s would be 31 years, so
+ * no real delta is misread. An epoch value is converted with the response's {@code Date} when it
+ * parses ({@code now + (reset - Date)}, as GitHub's docs advise, which cancels out clock skew).
+ * Every reset is then clamped to [now, now + {@link io.watukuy.HttpResult#MAX_WAIT}], so a bad
+ * value never makes the scheduler wait decades.
  *
- * <p>Malformed fields are ignored, as the drafts require, with a debug log; parsing never throws.
- * A reset clamped to the maximum is logged at info. The IETF families are also ignored on a
- * response served from a cache ({@code Age} greater than 0), as the drafts require; the vendor
- * family is read regardless.
+ * <p>Malformed fields are ignored, as the drafts require, with a debug log; parsing never throws. A
+ * reset clamped to the maximum is logged at info. The IETF families are also ignored on a response
+ * served from a cache ({@code Age} greater than 0), as the drafts require; the vendor family is
+ * read regardless.
  */
 public final class RateLimitHeaders {
 
@@ -72,16 +72,17 @@ public final class RateLimitHeaders {
         if (info.isPresent()) return info;
         info = draft07(rateLimit, policy, date, now);
         if (info.isPresent()) return info;
-        LOG.debug("RateLimit '{}'{} has no member with a remaining count and a reset time;"
-            + " ignored", Values.abbreviate(rateLimit),
+        LOG.debug(
+            "RateLimit '{}'{} has no member with a remaining count and a reset time;" + " ignored",
+            Values.abbreviate(rateLimit),
             policy == null ? "" : " (RateLimit-Policy '" + Values.abbreviate(policy) + "')");
       }
       Optional<RateLimitInfo> info =
           separateFields(headers, "ratelimit-", policy == null ? null : policy.strip(), date, now);
       if (info.isPresent()) return info;
     }
-    return separateFields(headers, "x-ratelimit-", first(headers, "x-ratelimit-resource"), date,
-        now);
+    return separateFields(
+        headers, "x-ratelimit-", first(headers, "x-ratelimit-resource"), date, now);
   }
 
   /**
@@ -171,8 +172,10 @@ public final class RateLimitHeaders {
     if (remaining == null || reset == null) return Optional.empty();
     return Optional.of(
         new RateLimitInfo(
-            remaining, resetAt(reset, date, now), limit, policyField == null ? null
-                : policyField.strip()));
+            remaining,
+            resetAt(reset, date, now),
+            limit,
+            policyField == null ? null : policyField.strip()));
   }
 
   private static Optional<RateLimitInfo> separateFields(
@@ -187,8 +190,11 @@ public final class RateLimitHeaders {
       @Nullable String rawRemaining = joined(headers, prefix + "remaining");
       @Nullable String rawReset = joined(headers, prefix + "reset");
       if (rawRemaining != null || rawReset != null) {
-        LOG.debug("{}remaining '{}' / {}reset '{}' are not both non-negative integers; ignored",
-            prefix, Values.abbreviate(String.valueOf(rawRemaining)), prefix,
+        LOG.debug(
+            "{}remaining '{}' / {}reset '{}' are not both non-negative integers; ignored",
+            prefix,
+            Values.abbreviate(String.valueOf(rawRemaining)),
+            prefix,
             Values.abbreviate(String.valueOf(rawReset)));
       }
       return Optional.empty();

@@ -17,23 +17,23 @@ import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Hides credentials in text meant for people: exception messages, logs, parked rows, inspect
- * output (DESIGN.md, "Partitions, tick, listeners"). Three rules:
+ * Hides credentials in text meant for people: exception messages, logs, parked rows, inspect output
+ * (DESIGN.md, "Partitions, tick, listeners"). Three rules:
  *
  * <ul>
- *   <li>the values of {@code Authorization}, {@code Proxy-Authorization}, {@code Cookie} and
- *       {@code Set-Cookie} headers become {@value #REDACTED};
+ *   <li>the values of {@code Authorization}, {@code Proxy-Authorization}, {@code Cookie} and {@code
+ *       Set-Cookie} headers become {@value #REDACTED};
  *   <li>in a URL, the value of a query (or fragment) parameter whose name, case-insensitively,
  *       contains {@code token}, {@code key}, {@code secret}, {@code password}, {@code passwd},
- *       {@code signature}, {@code sig}, {@code auth}, {@code credential} or {@code session}, or
- *       is {@code code}, becomes {@value #REDACTED}, and so does the password of a {@code
+ *       {@code signature}, {@code sig}, {@code auth}, {@code credential} or {@code session}, or is
+ *       {@code code}, becomes {@value #REDACTED}, and so does the password of a {@code
  *       user:password@} part;
- *   <li>every secret value (those that came from a {@code ${ENV}} substitution) becomes
- *       {@value #REDACTED} wherever it appears, also in its URL-encoded form.
+ *   <li>every secret value (those that came from a {@code ${ENV}} substitution) becomes {@value
+ *       #REDACTED} wherever it appears, also in its URL-encoded form.
  * </ul>
  *
- * The name rule errs on the side of hiding: {@code author} and {@code monkey} match too.
- * Immutable and thread-safe.
+ * The name rule errs on the side of hiding: {@code author} and {@code monkey} match too. Immutable
+ * and thread-safe.
  */
 public final class Redactor {
 
@@ -50,8 +50,16 @@ public final class Redactor {
 
   private static final List<String> SECRET_PARAMETER_PARTS =
       List.of(
-          "token", "key", "secret", "password", "passwd", "signature", "sig", "auth",
-          "credential", "session");
+          "token",
+          "key",
+          "secret",
+          "password",
+          "passwd",
+          "signature",
+          "sig",
+          "auth",
+          "credential",
+          "session");
 
   // Longest first, so that a secret containing another one is replaced whole.
   private final List<String> secrets;
@@ -117,9 +125,9 @@ public final class Redactor {
   }
 
   /**
-   * A copy of {@code headers} for messages: names lower-cased (values of names differing only
-   * in case merged), sorted, secret headers hidden, URLs in {@code Location} redacted, secret
-   * values replaced. HTTP/2 pseudo-headers are left out. Unmodifiable.
+   * A copy of {@code headers} for messages: names lower-cased (values of names differing only in
+   * case merged), sorted, secret headers hidden, URLs in {@code Location} redacted, secret values
+   * replaced. HTTP/2 pseudo-headers are left out. Unmodifiable.
    */
   public Map<String, List<String>> headers(Map<String, List<String>> headers) {
     TreeMap<String, List<String>> out = new TreeMap<>();

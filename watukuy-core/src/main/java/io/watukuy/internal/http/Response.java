@@ -35,8 +35,8 @@ public final class Response implements HttpResult {
 
   /**
    * @param url the request URL as sent; redacted here with {@code redactor}
-   * @param headers response headers; names are lower-cased, values of names differing only in
-   *     case are merged and HTTP/2 pseudo-headers are dropped
+   * @param headers response headers; names are lower-cased, values of names differing only in case
+   *     are merged and HTTP/2 pseudo-headers are dropped
    * @param body the body; copied
    * @param redactor hides secrets in {@link #url()} and in decoding-failure messages
    */
@@ -167,8 +167,7 @@ public final class Response implements HttpResult {
     headers.forEach(
         (name, values) -> {
           if (name.startsWith(":")) return;
-          out.computeIfAbsent(name.toLowerCase(Locale.ROOT), k -> new ArrayList<>())
-              .addAll(values);
+          out.computeIfAbsent(name.toLowerCase(Locale.ROOT), k -> new ArrayList<>()).addAll(values);
         });
     out.replaceAll((name, values) -> List.copyOf(values));
     return Collections.unmodifiableMap(out);

@@ -11,11 +11,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads {@code Retry-After} (RFC 9110 §10.2.3): {@code delay-seconds} (digits only) or an
- * HTTP-date in any of its three forms ({@link HttpDates}), turned into an instant on the engine's
- * clock and kept within [now, now + {@link HttpResult#MAX_WAIT}]. A malformed value is ignored
- * with a warning, never an exception; a wait beyond {@link HttpResult#MAX_WAIT} is clamped and
- * the clamp logged at info.
+ * Reads {@code Retry-After} (RFC 9110 §10.2.3): {@code delay-seconds} (digits only) or an HTTP-date
+ * in any of its three forms ({@link HttpDates}), turned into an instant on the engine's clock and
+ * kept within [now, now + {@link HttpResult#MAX_WAIT}]. A malformed value is ignored with a
+ * warning, never an exception; a wait beyond {@link HttpResult#MAX_WAIT} is clamped and the clamp
+ * logged at info.
  */
 public final class RetryAfter {
 
@@ -38,12 +38,13 @@ public final class RetryAfter {
    *     taken relative to it ({@code now + (value - date)}), which cancels out any difference
    *     between the server's clock and ours; otherwise the date is used as is
    * @param now when the response was received
-   * @return the instant to wait until, never before {@code now} (a past date means "now") and
-   *     never after {@code now + MAX_WAIT}; empty when {@code value} is absent or malformed
-   *     ({@code -1}, {@code 1.5}, {@code 120s}, {@code 31 Feb}, a zone other than {@code GMT},
-   *     {@code UT}, {@code UTC} or {@code ±hhmm}, lower-case names)
+   * @return the instant to wait until, never before {@code now} (a past date means "now") and never
+   *     after {@code now + MAX_WAIT}; empty when {@code value} is absent or malformed ({@code -1},
+   *     {@code 1.5}, {@code 120s}, {@code 31 Feb}, a zone other than {@code GMT}, {@code UT},
+   *     {@code UTC} or {@code ±hhmm}, lower-case names)
    */
-  public static Optional<Instant> parse(@Nullable String value, @Nullable String date, Instant now) {
+  public static Optional<Instant> parse(
+      @Nullable String value, @Nullable String date, Instant now) {
     if (value == null) return Optional.empty();
     String v = value.strip();
     if (!v.isEmpty() && v.chars().allMatch(c -> c >= '0' && c <= '9')) {
@@ -58,12 +59,9 @@ public final class RetryAfter {
       warnNotUnderstood(v);
       return Optional.empty();
     }
-    Optional<Instant> serverNow =
-        date == null ? Optional.empty() : HttpDates.parse(date, now);
+    Optional<Instant> serverNow = date == null ? Optional.empty() : HttpDates.parse(date, now);
     Instant local =
-        serverNow.isPresent()
-            ? now.plus(Duration.between(serverNow.get(), at.get()))
-            : at.get();
+        serverNow.isPresent() ? now.plus(Duration.between(serverNow.get(), at.get())) : at.get();
     return Optional.of(clamp(FIELD, local, now));
   }
 
@@ -96,18 +94,25 @@ public final class RetryAfter {
   }
 
   private static void logClamp(String field, String asked, Instant now) {
-    LOG.info("{} asks to wait {}, longer than the maximum of {}; waiting until {} instead",
-        field, Values.abbreviate(asked), HttpResult.MAX_WAIT, now.plus(HttpResult.MAX_WAIT));
+    LOG.info(
+        "{} asks to wait {}, longer than the maximum of {}; waiting until {} instead",
+        field,
+        Values.abbreviate(asked),
+        HttpResult.MAX_WAIT,
+        now.plus(HttpResult.MAX_WAIT));
   }
 
   /**
    * A vendor asked for a wait we cannot read: said at WARN, since the default backoff then applies
-   * and may be far shorter than what was meant. One response is read more than once (by the
-   * helper and by the scheduler), so a value is said once until another one comes.
+   * and may be far shorter than what was meant. One response is read more than once (by the helper
+   * and by the scheduler), so a value is said once until another one comes.
    */
   private static void warnNotUnderstood(String v) {
     if (v.equals(lastNotUnderstood.getAndSet(v))) return;
-    LOG.warn("{} '{}' is neither delay-seconds nor an HTTP-date; ignored, the default backoff"
-        + " applies", FIELD, Values.abbreviate(v));
+    LOG.warn(
+        "{} '{}' is neither delay-seconds nor an HTTP-date; ignored, the default backoff"
+            + " applies",
+        FIELD,
+        Values.abbreviate(v));
   }
 }

@@ -11,8 +11,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Just enough of RFC 8941 (Structured Field Values) to read rate-limit fields: a List or a
  * Dictionary of bare items (Integer, Decimal, String, Token, Byte Sequence, Boolean), each with
- * parameters. Inner lists are not supported and make the field malformed, as does any other
- * syntax error; the caller then ignores the field, as the RateLimit drafts require.
+ * parameters. Inner lists are not supported and make the field malformed, as does any other syntax
+ * error; the caller then ignores the field, as the RateLimit drafts require.
  */
 final class StructuredFields {
 
@@ -20,9 +20,9 @@ final class StructuredFields {
   record Token(String value) {}
 
   /**
-   * One member. In a Dictionary {@code key} is the member's key (a key without {@code =} has
-   * value {@link Boolean#TRUE}); in a List {@code key} is null. A bare lower-case token in a List
-   * reads as a Dictionary key with value TRUE, which is harmless for the fields read here.
+   * One member. In a Dictionary {@code key} is the member's key (a key without {@code =} has value
+   * {@link Boolean#TRUE}); in a List {@code key} is null. A bare lower-case token in a List reads
+   * as a Dictionary key with value TRUE, which is harmless for the fields read here.
    */
   record Member(@Nullable String key, Object value, Map<String, Object> params) {
     @Nullable Long longParam(String name) {

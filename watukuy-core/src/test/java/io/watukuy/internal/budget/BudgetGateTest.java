@@ -41,7 +41,8 @@ class BudgetGateTest {
     return new BudgetGate("erp", limit, new MemoryBudgetStore(), clock);
   }
 
-  private void acquire(BudgetGate gate, Duration maxWait, @Nullable Long deadline) throws InterruptedException {
+  private void acquire(BudgetGate gate, Duration maxWait, @Nullable Long deadline)
+      throws InterruptedException {
     gate.acquire(KEY, Lane.LIVE, 1, maxWait, deadline, () -> false, waits::add);
   }
 
@@ -64,15 +65,18 @@ class BudgetGateTest {
     BudgetGate gate = gate(clock, BudgetLimit.of(1, Duration.ofMinutes(1)));
     acquire(gate, LONG, null);
     assertThatThrownBy(() -> acquire(gate, Duration.ofSeconds(10), null))
-        .isInstanceOfSatisfying(BudgetTimeoutException.class, e -> {
-          assertThat(e.reason()).isEqualTo(BudgetTimeoutException.Reason.MAX_WAIT);
-          assertThat(e.waited()).isEqualTo(Duration.ofSeconds(10));
-          assertThat(e.budget()).isEqualTo("erp");
-          assertThat(e.key()).isEqualTo(KEY);
-          assertThat(e.retryable()).isTrue();
-        })
-        .hasMessage("poller orders: budget erp: no token within maxWait 10 s (waited 10 s); the request was"
-            + " not sent and the cycle is deferred");
+        .isInstanceOfSatisfying(
+            BudgetTimeoutException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(BudgetTimeoutException.Reason.MAX_WAIT);
+              assertThat(e.waited()).isEqualTo(Duration.ofSeconds(10));
+              assertThat(e.budget()).isEqualTo("erp");
+              assertThat(e.key()).isEqualTo(KEY);
+              assertThat(e.retryable()).isTrue();
+            })
+        .hasMessage(
+            "poller orders: budget erp: no token within maxWait 10 s (waited 10 s); the request was"
+                + " not sent and the cycle is deferred");
     assertThat(waits).containsExactly(Duration.ofMinutes(1));
     assertThat(clock.elapsed()).isEqualTo(Duration.ofSeconds(10));
     // The token of minute 1 is still there for the next request.
@@ -108,12 +112,15 @@ class BudgetGateTest {
     acquire(gate, LONG, null);
     long deadline = clock.nanoTime() + Duration.ofMillis(3_500).toNanos();
     assertThatThrownBy(() -> acquire(gate, LONG, deadline))
-        .isInstanceOfSatisfying(BudgetTimeoutException.class, e -> {
-          assertThat(e.reason()).isEqualTo(BudgetTimeoutException.Reason.TICK_DEADLINE);
-          assertThat(e.waited()).isEqualTo(Duration.ofMillis(3_500));
-        })
-        .hasMessage("poller orders: budget erp: the tick deadline ended the wait for a token (waited 3.5 s,"
-            + " maxWait 10 min); the request was not sent and the cycle is deferred");
+        .isInstanceOfSatisfying(
+            BudgetTimeoutException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(BudgetTimeoutException.Reason.TICK_DEADLINE);
+              assertThat(e.waited()).isEqualTo(Duration.ofMillis(3_500));
+            })
+        .hasMessage(
+            "poller orders: budget erp: the tick deadline ended the wait for a token (waited 3.5 s,"
+                + " maxWait 10 min); the request was not sent and the cycle is deferred");
     assertThat(clock.elapsed()).isEqualTo(Duration.ofMillis(3_500));
   }
 
@@ -122,30 +129,49 @@ class BudgetGateTest {
     StepClock clock = StepClock.skipping();
     BudgetGate gate = gate(clock, BudgetLimit.of(1, Duration.ofMinutes(1)));
     acquire(gate, LONG, null);
-    assertThatThrownBy(() -> gate.acquire(KEY, Lane.LIVE, 1, LONG, null,
-            () -> clock.elapsed().compareTo(Duration.ofMillis(2_500)) >= 0, waits::add))
-        .isInstanceOfSatisfying(BudgetTimeoutException.class,
+    assertThatThrownBy(
+            () ->
+                gate.acquire(
+                    KEY,
+                    Lane.LIVE,
+                    1,
+                    LONG,
+                    null,
+                    () -> clock.elapsed().compareTo(Duration.ofMillis(2_500)) >= 0,
+                    waits::add))
+        .isInstanceOfSatisfying(
+            BudgetTimeoutException.class,
             e -> assertThat(e.reason()).isEqualTo(BudgetTimeoutException.Reason.STOPPED));
     // Checked every BudgetGate.CHECK_EVERY (1 s): seen at 3 s.
     assertThat(clock.elapsed()).isEqualTo(Duration.ofSeconds(3));
   }
 
   /** A thread that asks {@code times} tokens, records each, and signals each wait. */
-  private void worker(BudgetGate gate, String name, Lane lane, int weight, int times, List<String> granted,
-      Semaphore waiting, AtomicReference<Throwable> failure) {
+  private void worker(
+      BudgetGate gate,
+      String name,
+      Lane lane,
+      int weight,
+      int times,
+      List<String> granted,
+      Semaphore waiting,
+      AtomicReference<Throwable> failure) {
     PollerKey key = PollerKey.of(name);
-    Thread t = new Thread(() -> {
-      try {
-        for (int i = 0; i < times; i++) {
-          gate.acquire(key, lane, weight, LONG, null, () -> false, d -> waiting.release());
-          granted.add(name);
-        }
-      } catch (Throwable e) {
-        failure.set(e);
-      } finally {
-        waiting.release(); // lets the test see a worker that is done
-      }
-    }, "budget-" + name);
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                for (int i = 0; i < times; i++) {
+                  gate.acquire(key, lane, weight, LONG, null, () -> false, d -> waiting.release());
+                  granted.add(name);
+                }
+              } catch (Throwable e) {
+                failure.set(e);
+              } finally {
+                waiting.release(); // lets the test see a worker that is done
+              }
+            },
+            "budget-" + name);
     threads.add(t);
     t.start();
   }

@@ -27,7 +27,8 @@ class FairOrderTest {
       FairOrder.Waiter w = order.grantHead();
       out.append(w.key.poller());
       int[] remaining = left.get(w.key);
-      if (remaining != null && --remaining[0] > 0) order.add(w.key, w.lane, weights.getOrDefault(w.key, 1));
+      if (remaining != null && --remaining[0] > 0)
+        order.add(w.key, w.lane, weights.getOrDefault(w.key, 1));
     }
     return out.toString();
   }
@@ -37,7 +38,8 @@ class FairOrderTest {
     order.add(A, Lane.LIVE, 1);
     order.add(B, Lane.LIVE, 1);
     order.add(C, Lane.LIVE, 1);
-    String served = serve(9, Map.of(), Map.of(A, new int[] {3}, B, new int[] {3}, C, new int[] {3}));
+    String served =
+        serve(9, Map.of(), Map.of(A, new int[] {3}, B, new int[] {3}, C, new int[] {3}));
     assertThat(served).isEqualTo("abcabcabc");
   }
 
@@ -66,7 +68,11 @@ class FairOrderTest {
     order.add(A, Lane.LIVE, 3);
     order.add(B, Lane.LIVE, 1);
     order.add(C, Lane.LIVE, 1);
-    String served = serve(500, Map.of(A, 3), Map.of(A, new int[] {1000}, B, new int[] {1000}, C, new int[] {1000}));
+    String served =
+        serve(
+            500,
+            Map.of(A, 3),
+            Map.of(A, new int[] {1000}, B, new int[] {1000}, C, new int[] {1000}));
     long a = served.chars().filter(ch -> ch == 'a').count();
     long b = served.chars().filter(ch -> ch == 'b').count();
     long c = served.chars().filter(ch -> ch == 'c').count();
@@ -76,7 +82,8 @@ class FairOrderTest {
     assertThat(c).isEqualTo(b);
     // In every window of five tokens after the first round, a has three.
     for (int i = 5; i + 5 <= served.length(); i += 5)
-      assertThat(served.substring(i, i + 5).chars().filter(ch -> ch == 'a').count()).as(served.substring(i, i + 5))
+      assertThat(served.substring(i, i + 5).chars().filter(ch -> ch == 'a').count())
+          .as(served.substring(i, i + 5))
           .isEqualTo(3);
   }
 
@@ -102,7 +109,8 @@ class FairOrderTest {
     assertThat(order.head().key).isEqualTo(A);
     order.add(C, Lane.LIVE, 1);
     // c keeps the lead while it keeps asking: reconcile only gets the tokens live leaves.
-    String served = serve(5, Map.of(), Map.of(C, new int[] {3}, A, new int[] {1}, B, new int[] {1}));
+    String served =
+        serve(5, Map.of(), Map.of(C, new int[] {3}, A, new int[] {1}, B, new int[] {1}));
     assertThat(served).isEqualTo("cccab");
   }
 
@@ -123,7 +131,8 @@ class FairOrderTest {
     order.add(B, Lane.LIVE, 1);
     // b is placed in the round being served, ahead of a's request for the next round, and from
     // then on the two alternate: a's solo tokens do not count against it, nor for b.
-    assertThat(serve(6, Map.of(), Map.of(A, new int[] {100}, B, new int[] {100}))).isEqualTo("baba" + "ba");
+    assertThat(serve(6, Map.of(), Map.of(A, new int[] {100}, B, new int[] {100})))
+        .isEqualTo("baba" + "ba");
   }
 
   @Test
@@ -131,10 +140,12 @@ class FairOrderTest {
     order.add(A, Lane.LIVE, 1);
     order.add(B, Lane.LIVE, 1);
     // b stops asking after one token; a goes on alone for several rounds.
-    assertThat(serve(6, Map.of(), Map.of(A, new int[] {100}, B, new int[] {1}))).isEqualTo("abaaaa");
+    assertThat(serve(6, Map.of(), Map.of(A, new int[] {100}, B, new int[] {1})))
+        .isEqualTo("abaaaa");
     // b comes back: one turn in the current round, not the rounds it missed.
     order.add(B, Lane.LIVE, 1);
-    assertThat(serve(4, Map.of(), Map.of(A, new int[] {100}, B, new int[] {100}))).isEqualTo("baba");
+    assertThat(serve(4, Map.of(), Map.of(A, new int[] {100}, B, new int[] {100})))
+        .isEqualTo("baba");
   }
 
   @Test

@@ -157,8 +157,7 @@ class JcsNumbersTest {
   void convertsBigDecimalsToDoubles() {
     assertThat(Jcs.canonicalString(DecimalNode.valueOf(new BigDecimal("4.50")))).isEqualTo("4.5");
     assertThat(Jcs.canonicalString(DecimalNode.valueOf(new BigDecimal("56.0")))).isEqualTo("56");
-    assertThat(Jcs.canonicalString(DecimalNode.valueOf(new BigDecimal("1E30"))))
-        .isEqualTo("1e+30");
+    assertThat(Jcs.canonicalString(DecimalNode.valueOf(new BigDecimal("1E30")))).isEqualTo("1e+30");
     assertThat(Jcs.canonicalString(DecimalNode.valueOf(new BigDecimal("333333333.33333329"))))
         .isEqualTo("333333333.3333333");
     assertThat(Jcs.canonicalString(DecimalNode.valueOf(new BigDecimal("-0.0")))).isEqualTo("0");
@@ -176,7 +175,8 @@ class JcsNumbersTest {
     JsonNode asDoubles = MAPPER.readTree(json);
     JsonNode asBigDecimals =
         MAPPER
-            .reader(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .reader(
+                com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
             .readTree(json);
 
     assertThat(Jcs.canonicalString(asDoubles))

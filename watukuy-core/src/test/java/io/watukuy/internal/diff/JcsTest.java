@@ -32,7 +32,9 @@ class JcsTest {
 
   @Test
   void sortsNestedObjectsAndKeepsArrayOrder() throws IOException {
-    assertThat(canonical("{ \"b\" : [ 3, {\"z\":1, \"y\":2}, 1 ], \"a\" : { \"d\":null, \"c\":true } }"))
+    assertThat(
+            canonical(
+                "{ \"b\" : [ 3, {\"z\":1, \"y\":2}, 1 ], \"a\" : { \"d\":null, \"c\":true } }"))
         .isEqualTo("{\"a\":{\"c\":true,\"d\":null},\"b\":[3,{\"y\":2,\"z\":1},1]}");
   }
 
@@ -44,7 +46,8 @@ class JcsTest {
 
   @Test
   void escapesOnlyQuoteBackslashAndControlCharacters() {
-    String all = "\"\\/\b\t\n\f\r\u0000\u0001\u001f ~\u007f\u0080\u00ff\u2028\u20ac\uFFFF\uD83D\uDE02";
+    String all =
+        "\"\\/\b\t\n\f\r\u0000\u0001\u001f ~\u007f\u0080\u00ff\u2028\u20ac\uFFFF\uD83D\uDE02";
 
     assertThat(Jcs.canonicalString(TextNode.valueOf(all)))
         .isEqualTo(
@@ -63,8 +66,7 @@ class JcsTest {
     byte[] bytes = Jcs.canonicalize(TextNode.valueOf("A\u00e9\u20ac\uD83D\uDE02"));
 
     assertThat(bytes)
-        .containsExactly(
-            0x22, 0x41, 0xC3, 0xA9, 0xE2, 0x82, 0xAC, 0xF0, 0x9F, 0x98, 0x82, 0x22);
+        .containsExactly(0x22, 0x41, 0xC3, 0xA9, 0xE2, 0x82, 0xAC, 0xF0, 0x9F, 0x98, 0x82, 0x22);
   }
 
   @Test
@@ -145,7 +147,6 @@ class JcsTest {
     String canonical = Jcs.canonicalString(node);
 
     assertThat(canonical).startsWith("{\"k0\":\"v\u00e90\",\"k1\":\"v\u00e91\",\"k10\":");
-    assertThat(canonical.getBytes(StandardCharsets.UTF_8))
-        .isEqualTo(Jcs.canonicalize(node));
+    assertThat(canonical.getBytes(StandardCharsets.UTF_8)).isEqualTo(Jcs.canonicalize(node));
   }
 }

@@ -52,7 +52,8 @@ class DefaultHttpTest {
     query.put("q", "a b&c=d/é+");
     query.put("since", Instant.parse("2026-01-01T00:00:00Z"));
 
-    http.get(server.url("/orders?sort=updatedAt,id"), RequestOptions.builder().query(query).build());
+    http.get(
+        server.url("/orders?sort=updatedAt,id"), RequestOptions.builder().query(query).build());
 
     assertThat(server.request(0).rawQuery())
         .isEqualTo(
@@ -63,7 +64,10 @@ class DefaultHttpTest {
   @Test
   void nullQueryValueRemovesAValueSetEarlier() {
     RequestOptions options =
-        RequestOptions.builder().query("cursor", "abc").query("limit", 10).query("cursor", null)
+        RequestOptions.builder()
+            .query("cursor", "abc")
+            .query("limit", 10)
+            .query("cursor", null)
             .build();
 
     assertThat(options.query()).containsExactly(Map.entry("limit", "10"));
@@ -76,7 +80,8 @@ class DefaultHttpTest {
     server.reply(200, "{}").reply(200, "{}");
 
     http.get(server.url("/a"));
-    http.get(server.url("/b"),
+    http.get(
+        server.url("/b"),
         RequestOptions.builder().header("accept", "application/vnd.api+json").build());
 
     assertThat(server.request(0).header("accept")).isEqualTo("application/json");
@@ -101,7 +106,9 @@ class DefaultHttpTest {
   void postSendsAStringBodyAsIsWithTheOptionsContentType() {
     server.reply(200, "{}");
 
-    http.post(server.url("/graphql"), "query { a }",
+    http.post(
+        server.url("/graphql"),
+        "query { a }",
         RequestOptions.builder().header("Content-Type", "application/graphql").build());
 
     assertThat(server.request(0).header("content-type")).isEqualTo("application/graphql");
@@ -112,8 +119,8 @@ class DefaultHttpTest {
 
   @Test
   void decodesTheBodyIntoARecordAGenericTypeAndATree() {
-    server.reply(200, "[{\"id\":\"o-1\",\"total\":3,\"extra\":true}]", "Content-Type",
-        "application/json");
+    server.reply(
+        200, "[{\"id\":\"o-1\",\"total\":3,\"extra\":true}]", "Content-Type", "application/json");
 
     HttpResult res = http.get(server.url("/orders"));
 
@@ -153,10 +160,14 @@ class DefaultHttpTest {
     server.reply(
         401,
         "{\"error\":\"bad token tok-123\"}",
-        "Authorization", "Bearer tok-123",
-        "Set-Cookie", "sid=abc",
-        "X-Echo", "key tok-123",
-        "X-Request-Id", "r-1");
+        "Authorization",
+        "Bearer tok-123",
+        "Set-Cookie",
+        "sid=abc",
+        "X-Echo",
+        "key tok-123",
+        "X-Request-Id",
+        "r-1");
 
     HttpStatusException e =
         catchThrowableOfType(
@@ -330,8 +341,8 @@ class DefaultHttpTest {
     scope.trustNotModified = true;
     server.reply(304, "");
 
-    HttpResult res = http.get(url, RequestOptions.builder().header("If-None-Match", "\"mine\"")
-        .build());
+    HttpResult res =
+        http.get(url, RequestOptions.builder().header("If-None-Match", "\"mine\"").build());
 
     assertThat(res.status()).isEqualTo(304);
     assertThat(server.request(0).headers().get("if-none-match")).containsExactly("\"mine\"");
@@ -346,12 +357,15 @@ class DefaultHttpTest {
 
     assertThatThrownBy(
             () ->
-                http.get(server.url("/slow?api_key=s3cret"),
+                http.get(
+                    server.url("/slow?api_key=s3cret"),
                     RequestOptions.builder().timeout(Duration.ofMillis(200)).build()))
         .isInstanceOf(UncheckedIOException.class)
         .hasCauseInstanceOf(HttpTimeoutException.class)
-        .hasMessage("GET " + server.url("/slow?api_key=[redacted]")
-            + " timed out after 200 ms (request timeout)");
+        .hasMessage(
+            "GET "
+                + server.url("/slow?api_key=[redacted]")
+                + " timed out after 200 ms (request timeout)");
   }
 
   @Test
@@ -360,7 +374,8 @@ class DefaultHttpTest {
 
     assertThatThrownBy(
             () ->
-                http.get(server.url("/trickle"),
+                http.get(
+                    server.url("/trickle"),
                     RequestOptions.builder().timeout(Duration.ofMillis(200)).build()))
         .isInstanceOf(UncheckedIOException.class)
         .hasCauseInstanceOf(HttpTimeoutException.class)
@@ -433,7 +448,8 @@ class DefaultHttpTest {
   void redirectWithinTheOriginKeepsTheCallersHeadersAndARelativeLocationResolves() {
     server.reply(301, "", "Location", "/moved?x=1").reply(200, "[]");
 
-    http.get(server.url("/start"),
+    http.get(
+        server.url("/start"),
         RequestOptions.builder().header("Authorization", "Bearer tok-123").build());
 
     assertThat(server.requests).hasSize(2);
@@ -448,7 +464,8 @@ class DefaultHttpTest {
       server.reply(307, "", "Location", other.url("/b")).reply(200, "[]");
       other.reply(308, "", "Location", server.url("/c"));
 
-      http.get(server.url("/a"),
+      http.get(
+          server.url("/a"),
           RequestOptions.builder().header("Authorization", "Bearer tok-123").build());
 
       assertThat(other.request(0).header("authorization")).isNull();
@@ -466,7 +483,8 @@ class DefaultHttpTest {
 
     http.post(server.url("/orders"), new Order("o-1", 3), RequestOptions.DEFAULT);
 
-    assertThat(server.requests).extracting(TestServer.Recorded::method)
+    assertThat(server.requests)
+        .extracting(TestServer.Recorded::method)
         .containsExactly("POST", "POST", "GET");
     assertThat(server.request(1).body()).isEqualTo("{\"id\":\"o-1\",\"total\":3}");
     assertThat(server.request(2).path()).isEqualTo("/result");
@@ -489,8 +507,9 @@ class DefaultHttpTest {
     try (TestServer other = TestServer.start()) {
       String url = server.url("/orders");
       scope.trustNotModified = true;
-      server.reply(302, "", "Location", other.url("/orders")).reply(302, "", "Location",
-          other.url("/orders"));
+      server
+          .reply(302, "", "Location", other.url("/orders"))
+          .reply(302, "", "Location", other.url("/orders"));
       other.reply(200, "[]", "ETag", "\"v1\"").reply(304, "");
 
       http.get(url);

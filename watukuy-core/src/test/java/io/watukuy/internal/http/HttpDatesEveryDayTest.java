@@ -28,26 +28,72 @@ class HttpDatesEveryDayTest {
   private static final Instant NOW = Instant.parse("2026-11-30T00:00:00Z");
 
   enum Form {
-    IMF_FIXDATE(t -> String.format(Locale.ROOT, "%s, %02d %s %04d %s GMT",
-        day(t), t.getDayOfMonth(), month(t), t.getYear(), time(t))),
-    IMF_ONE_DIGIT_DAY(t -> String.format(Locale.ROOT, "%s, %d %s %04d %s GMT",
-        day(t), t.getDayOfMonth(), month(t), t.getYear(), time(t))),
+    IMF_FIXDATE(
+        t ->
+            String.format(
+                Locale.ROOT,
+                "%s, %02d %s %04d %s GMT",
+                day(t),
+                t.getDayOfMonth(),
+                month(t),
+                t.getYear(),
+                time(t))),
+    IMF_ONE_DIGIT_DAY(
+        t ->
+            String.format(
+                Locale.ROOT,
+                "%s, %d %s %04d %s GMT",
+                day(t),
+                t.getDayOfMonth(),
+                month(t),
+                t.getYear(),
+                time(t))),
     RFC_1123(t -> DateTimeFormatter.RFC_1123_DATE_TIME.format(t.atOffset(ZoneOffset.UTC))),
     ZONE_UT(t -> IMF_FIXDATE.write(t).replace(" GMT", " UT")),
     ZONE_UTC(t -> IMF_FIXDATE.write(t).replace(" GMT", " UTC")),
     ZONE_PLUS_0000(t -> IMF_FIXDATE.write(t).replace(" GMT", " +0000")),
     ZONE_PLUS_0100(t -> local(t, 1, 0, "+0100")),
     ZONE_MINUS_0530(t -> local(t, -5, -30, "-0530")),
-    RFC_850(t -> String.format(Locale.ROOT, "%s, %02d-%s-%02d %s GMT",
-        t.getDayOfWeek().getDisplayName(TextStyle.FULL, Locale.US), t.getDayOfMonth(), month(t),
-        t.getYear() % 100, time(t))),
-    NO_WEEKDAY(t -> String.format(Locale.ROOT, "%d %s %04d %s GMT",
-        t.getDayOfMonth(), month(t), t.getYear(), time(t))),
-    DASHED_FOUR_DIGIT_YEAR(t -> String.format(Locale.ROOT, "%s, %02d-%s-%04d %s GMT",
-        day(t), t.getDayOfMonth(), month(t), t.getYear(), time(t))),
+    RFC_850(
+        t ->
+            String.format(
+                Locale.ROOT,
+                "%s, %02d-%s-%02d %s GMT",
+                t.getDayOfWeek().getDisplayName(TextStyle.FULL, Locale.US),
+                t.getDayOfMonth(),
+                month(t),
+                t.getYear() % 100,
+                time(t))),
+    NO_WEEKDAY(
+        t ->
+            String.format(
+                Locale.ROOT,
+                "%d %s %04d %s GMT",
+                t.getDayOfMonth(),
+                month(t),
+                t.getYear(),
+                time(t))),
+    DASHED_FOUR_DIGIT_YEAR(
+        t ->
+            String.format(
+                Locale.ROOT,
+                "%s, %02d-%s-%04d %s GMT",
+                day(t),
+                t.getDayOfMonth(),
+                month(t),
+                t.getYear(),
+                time(t))),
     ZONE_EST(t -> local(t, -5, 0, "EST")),
-    ASCTIME(t -> String.format(Locale.ROOT, "%s %s %2d %s %04d",
-        day(t), month(t), t.getDayOfMonth(), time(t), t.getYear()));
+    ASCTIME(
+        t ->
+            String.format(
+                Locale.ROOT,
+                "%s %s %2d %s %04d",
+                day(t),
+                month(t),
+                t.getDayOfMonth(),
+                time(t),
+                t.getYear()));
 
     private final Function<LocalDateTime, String> writer;
 
@@ -68,9 +114,13 @@ class HttpDatesEveryDayTest {
     for (int year : new int[] {2024, 2026}) {
       for (LocalDate d = LocalDate.of(year, 1, 1); d.getYear() == year; d = d.plusDays(1)) {
         // The time moves through the day so that offsets cross midnight on some days.
-        LocalDateTime utc = d.atTime(d.getDayOfYear() % 24, d.getDayOfMonth(), 59 - d.getDayOfMonth());
+        LocalDateTime utc =
+            d.atTime(d.getDayOfYear() % 24, d.getDayOfMonth(), 59 - d.getDayOfMonth());
         String text = form.write(utc);
-        softly.assertThat(HttpDates.parse(text, NOW)).as(text).contains(utc.toInstant(ZoneOffset.UTC));
+        softly
+            .assertThat(HttpDates.parse(text, NOW))
+            .as(text)
+            .contains(utc.toInstant(ZoneOffset.UTC));
         days++;
       }
     }
@@ -104,7 +154,14 @@ class HttpDatesEveryDayTest {
   /** The instant written as local time at an offset, with that offset as the zone. */
   private static String local(LocalDateTime utc, int hours, int minutes, String zone) {
     LocalDateTime at = utc.plusHours(hours).plusMinutes(minutes);
-    return String.format(Locale.ROOT, "%s, %02d %s %04d %s %s",
-        day(at), at.getDayOfMonth(), month(at), at.getYear(), time(at), zone);
+    return String.format(
+        Locale.ROOT,
+        "%s, %02d %s %04d %s %s",
+        day(at),
+        at.getDayOfMonth(),
+        month(at),
+        at.getYear(),
+        time(at),
+        zone);
   }
 }

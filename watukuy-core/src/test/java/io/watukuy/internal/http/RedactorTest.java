@@ -45,8 +45,8 @@ class RedactorTest {
 
     assertThat(redactor.url("https://api.test/p%40ss%20word/x?q=p%40ss+word"))
         .isEqualTo("https://api.test/[redacted]/x?q=[redacted]");
-    assertThat(redactor.message("login with p@ss word failed")).isEqualTo(
-        "login with [redacted] failed");
+    assertThat(redactor.message("login with p@ss word failed"))
+        .isEqualTo("login with [redacted] failed");
     assertThat(redactor.message(null)).isEmpty();
   }
 

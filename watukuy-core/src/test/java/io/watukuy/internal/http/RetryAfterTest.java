@@ -20,18 +20,16 @@ class RetryAfterTest {
   @CsvFileSource(resources = "/http/http-dates.tsv", delimiterString = "\t")
   void httpDateFormsParseAsTheRfcSays(String value, String now, String expected) {
     assertThat(HttpDates.parse(value, Instant.parse(now)))
-        .isEqualTo(expected.equals("invalid")
-            ? Optional.empty()
-            : Optional.of(Instant.parse(expected)));
+        .isEqualTo(
+            expected.equals("invalid") ? Optional.empty() : Optional.of(Instant.parse(expected)));
   }
 
   @ParameterizedTest(name = "[{index}] {0}")
   @CsvFileSource(resources = "/http/retry-after.tsv", delimiterString = "\t")
   void retryAfterBecomesAnInstantAfterTheReceiveTime(String value, String now, String expected) {
     assertThat(RetryAfter.parse(value, null, Instant.parse(now)))
-        .isEqualTo(expected.equals("invalid")
-            ? Optional.empty()
-            : Optional.of(Instant.parse(expected)));
+        .isEqualTo(
+            expected.equals("invalid") ? Optional.empty() : Optional.of(Instant.parse(expected)));
   }
 
   @Test
@@ -62,8 +60,7 @@ class RetryAfterTest {
   void dateIsReadAgainstTheResponseDateSoServerClockSkewCancelsOut() {
     // The draft's 429 example: retry 5 s after the response's Date, whatever our clock says.
     assertThat(
-            RetryAfter.parse(
-                "Mon, 05 Aug 2019 09:27:05 GMT", "Mon, 05 Aug 2019 09:27:00 GMT", NOW))
+            RetryAfter.parse("Mon, 05 Aug 2019 09:27:05 GMT", "Mon, 05 Aug 2019 09:27:00 GMT", NOW))
         .contains(NOW.plusSeconds(5));
   }
 
@@ -96,8 +93,20 @@ class RetryAfterTest {
 
   @Test
   void malformedValuesNeverThrow() {
-    for (String bad : List.of("", " ", "-", "-3", "1.5", "+5", "1e3", "0x10", "Wed, 21 Oct 2026 07:28:00",
-        "Wed, 99 Oct 2026 07:28:00 GMT", "Sun Nov 66 08:49:37 1994", "\u0000")) {
+    for (String bad :
+        List.of(
+            "",
+            " ",
+            "-",
+            "-3",
+            "1.5",
+            "+5",
+            "1e3",
+            "0x10",
+            "Wed, 21 Oct 2026 07:28:00",
+            "Wed, 99 Oct 2026 07:28:00 GMT",
+            "Sun Nov 66 08:49:37 1994",
+            "\u0000")) {
       assertThat(RetryAfter.parse(bad, "not a date", NOW)).as("'%s'", bad).isEmpty();
     }
   }

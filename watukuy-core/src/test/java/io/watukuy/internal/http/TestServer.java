@@ -73,7 +73,8 @@ final class TestServer implements AutoCloseable {
 
   TestServer replyAfter(Duration delay, int status, String body, String... headers) {
     List<String[]> pairs = new ArrayList<>();
-    for (int i = 0; i < headers.length; i += 2) pairs.add(new String[] {headers[i], headers[i + 1]});
+    for (int i = 0; i < headers.length; i += 2)
+      pairs.add(new String[] {headers[i], headers[i + 1]});
     replies.add(
         new Reply(status, pairs, body.getBytes(StandardCharsets.UTF_8), delay, Duration.ZERO));
     return this;
@@ -82,8 +83,8 @@ final class TestServer implements AutoCloseable {
   /** Sends the status and headers at once and the body after {@code bodyDelay}. */
   TestServer replyWithSlowBody(Duration bodyDelay, int status, String body) {
     replies.add(
-        new Reply(status, List.of(), body.getBytes(StandardCharsets.UTF_8), Duration.ZERO,
-            bodyDelay));
+        new Reply(
+            status, List.of(), body.getBytes(StandardCharsets.UTF_8), Duration.ZERO, bodyDelay));
     return this;
   }
 
@@ -108,8 +109,12 @@ final class TestServer implements AutoCloseable {
       Reply reply = replies.poll();
       if (reply == null) {
         reply =
-            new Reply(500, List.of(), "no reply scripted".getBytes(StandardCharsets.UTF_8),
-                Duration.ZERO, Duration.ZERO);
+            new Reply(
+                500,
+                List.of(),
+                "no reply scripted".getBytes(StandardCharsets.UTF_8),
+                Duration.ZERO,
+                Duration.ZERO);
       }
       if (!pause(reply.delay())) return;
       for (String[] h : reply.headers()) exchange.getResponseHeaders().add(h[0], h[1]);

@@ -8,13 +8,15 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Where a data source points, as {@code host:port/database}, for error messages. Only the host
- * list and the database name are taken from a JDBC URL; its user information and query string
- * (which may carry {@code password=...}) are never kept.
+ * Where a data source points, as {@code host:port/database}, for error messages. Only the host list
+ * and the database name are taken from a JDBC URL; its user information and query string (which may
+ * carry {@code password=...}) are never kept.
  */
 final class Endpoint {
 
-  /** Credentials in a driver message: {@code password=...}, {@code "password": "..."}, and so on. */
+  /**
+   * Credentials in a driver message: {@code password=...}, {@code "password": "..."}, and so on.
+   */
   private static final Pattern SECRET =
       Pattern.compile(
           "(?i)((?:password|passwd|pwd|secret|token|sslpassword)[\"']?\\s*[=:]\\s*[\"']?)"

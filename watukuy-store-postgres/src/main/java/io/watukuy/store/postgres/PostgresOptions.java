@@ -27,8 +27,8 @@ record PostgresOptions(String schema, String tablePrefix, boolean closeClient) {
   static final int MAX_SCHEMA_LENGTH = 63;
 
   /**
-   * 63 bytes less the longest suffix the schema appends ({@code outbox_status_seq}, 17
-   * characters), so that no table, index or constraint name is truncated.
+   * 63 bytes less the longest suffix the schema appends ({@code outbox_status_seq}, 17 characters),
+   * so that no table, index or constraint name is truncated.
    */
   static final int MAX_PREFIX_LENGTH = 63 - PostgresSchema.LONGEST_SUFFIX;
 

@@ -14,9 +14,9 @@ import java.util.List;
  * validates but stores as written, because the store contract returns them byte for byte (jsonb
  * would reorder keys and drop whitespace) and because third-party data may carry {@code \u0000},
  * which jsonb refuses. Key columns use the {@code "C"} collation, so identities sort by code point
- * whatever the database's locale, as in SqliteStore. Every identifier is double-quoted; the
- * schema and prefix are validated identifiers ({@link PostgresOptions}), so nothing can be
- * injected through them.
+ * whatever the database's locale, as in SqliteStore. Every identifier is double-quoted; the schema
+ * and prefix are validated identifiers ({@link PostgresOptions}), so nothing can be injected
+ * through them.
  */
 final class PostgresSchema {
 
@@ -75,8 +75,8 @@ final class PostgresSchema {
 
   /**
    * The key of the transaction-scoped advisory lock that serializes migrations. Derived from the
-   * schema alone, not the prefix, so that stores with different prefixes in one schema do not
-   * race on {@code CREATE SCHEMA} either.
+   * schema alone, not the prefix, so that stores with different prefixes in one schema do not race
+   * on {@code CREATE SCHEMA} either.
    */
   long migrationLockKey() {
     try {

@@ -59,8 +59,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * A {@link StateStore} in PostgreSQL (Stores document, "PostgresStore"), over any {@link
  * DataSource} that yields pgjdbc connections: a connection pool such as HikariCP in production.
- * Fits several instances on several hosts sharing one database: the lease protocol, enforced by
- * row locks, lets exactly one instance poll a key at a time (guarantee G5).
+ * Fits several instances on several hosts sharing one database: the lease protocol, enforced by row
+ * locks, lets exactly one instance poll a key at a time (guarantee G5).
  *
  * <pre>{@code
  * HikariConfig config = new HikariConfig();
@@ -82,24 +82,24 @@ import org.jspecify.annotations.Nullable;
  * holds the tables, created by {@link #migrate()} when missing. {@code tablePrefix} (default
  * {@value #DEFAULT_TABLE_PREFIX}): prepended to every table and index name, so several stores can
  * share one schema. Both must be lower-case identifiers ({@code [a-z_][a-z0-9_]*}; at most 63
- * characters for the schema, 46 for the prefix, so that no name PostgreSQL derives is truncated;
- * a schema may not start with {@code pg_}); they are double-quoted in every statement, so no SQL
- * can be injected through them. {@code closeClient} (default {@code false}): whether {@link
- * #close()} also closes the data source, when it is {@link AutoCloseable} (a {@code
- * HikariDataSource} is). By default the caller owns the data source.
+ * characters for the schema, 46 for the prefix, so that no name PostgreSQL derives is truncated; a
+ * schema may not start with {@code pg_}); they are double-quoted in every statement, so no SQL can
+ * be injected through them. {@code closeClient} (default {@code false}): whether {@link #close()}
+ * also closes the data source, when it is {@link AutoCloseable} (a {@code HikariDataSource} is). By
+ * default the caller owns the data source.
  *
  * <p><b>Lifecycle.</b> Neither {@link #create} nor the builder performs I/O. The first call checks
- * the schema version recorded in {@code <prefix>meta} and, when it is missing or older, creates
- * the schema, tables and indexes; {@link #migrate()} does the same eagerly. Both are idempotent
- * and safe from several instances at once: the DDL ({@code CREATE ... IF NOT EXISTS}) runs in one
- * transaction under a transaction-scoped advisory lock ({@code pg_advisory_xact_lock}) whose key
- * is derived from the schema name. A store whose schema is already at this release's version runs
- * no DDL at all, so an application role without {@code CREATE} privileges works once the schema
+ * the schema version recorded in {@code <prefix>meta} and, when it is missing or older, creates the
+ * schema, tables and indexes; {@link #migrate()} does the same eagerly. Both are idempotent and
+ * safe from several instances at once: the DDL ({@code CREATE ... IF NOT EXISTS}) runs in one
+ * transaction under a transaction-scoped advisory lock ({@code pg_advisory_xact_lock}) whose key is
+ * derived from the schema name. A store whose schema is already at this release's version runs no
+ * DDL at all, so an application role without {@code CREATE} privileges works once the schema
  * exists. A schema written by a newer release is refused with a {@link StoreException}. For teams
  * that manage schemas with their own tool (Flyway, Liquibase), {@link #DDL} (also the classpath
  * resource {@value #DDL_RESOURCE}) is the script for the default schema and prefix, and {@link
- * #ddlScript(String, String)} renders it for others; the script records the schema version, so
- * the store then runs no DDL.
+ * #ddlScript(String, String)} renders it for others; the script records the schema version, so the
+ * store then runs no DDL.
  *
  * <p><b>Transactions and fencing.</b> Every call borrows a connection from the data source and
  * returns it before it returns; no connection is held between calls. Reads and single-statement
@@ -108,38 +108,36 @@ import org.jspecify.annotations.Nullable;
  * taking a {@link Lease}) then compares the stored owner and epoch, and on a mismatch rolls back
  * and throws {@link LeaseLostException}, having written nothing. {@link #acquireLease} is one
  * {@code INSERT ... ON CONFLICT DO UPDATE ... WHERE} statement that takes the same row lock and
- * tests expiry on the latest committed row, so two instances can never both hold a key's lease,
- * and a lease taken over while a fenced write waits for the lock makes that write fail. The
- * statements are written for PostgreSQL's default isolation, READ COMMITTED; at REPEATABLE READ
- * or SERIALIZABLE (a pool's setting), a serialization failure or deadlock ({@code 40001}, {@code
+ * tests expiry on the latest committed row, so two instances can never both hold a key's lease, and
+ * a lease taken over while a fenced write waits for the lock makes that write fail. The statements
+ * are written for PostgreSQL's default isolation, READ COMMITTED; at REPEATABLE READ or
+ * SERIALIZABLE (a pool's setting), a serialization failure or deadlock ({@code 40001}, {@code
  * 40P01}) rolls back and the call is retried, at most {@value #MAX_ATTEMPTS} times in all.
  *
- * <p><b>Storage.</b> Instants are {@code timestamptz}, stored to the millisecond: values read
- * back are truncated to it (the poller state JSON keeps full precision). The poller state is
- * {@code jsonb}; event envelopes, item payloads and errors are {@code json}, which PostgreSQL
- * stores exactly as written, so they round-trip byte for byte (jsonb would reorder their keys and
- * refuse {@code \u0000} inside strings). Identities sort by code point (the key columns use the
- * {@code "C"} collation). Acknowledged outbox rows are deleted. The outbox is keyed by {@code
- * (poller, partition, seq)}; {@code event_id} is indexed but not unique. PostgreSQL text cannot
- * hold the character U+0000, so a poller name, partition or identity containing it, or a cursor
- * whose JSON holds {@code \u0000} (the state is jsonb), fails with a {@link StoreException}.
+ * <p><b>Storage.</b> Instants are {@code timestamptz}, stored to the millisecond: values read back
+ * are truncated to it (the poller state JSON keeps full precision). The poller state is {@code
+ * jsonb}; event envelopes, item payloads and errors are {@code json}, which PostgreSQL stores
+ * exactly as written, so they round-trip byte for byte (jsonb would reorder their keys and refuse
+ * {@code \u0000} inside strings). Identities sort by code point (the key columns use the {@code
+ * "C"} collation). Acknowledged outbox rows are deleted. The outbox is keyed by {@code (poller,
+ * partition, seq)}; {@code event_id} is indexed but not unique. PostgreSQL text cannot hold the
+ * character U+0000, so a poller name, partition or identity containing it, or a cursor whose JSON
+ * holds {@code \u0000} (the state is jsonb), fails with a {@link StoreException}.
  *
- * <p><b>Failures.</b> Every driver failure (the server unreachable, a backend terminated, a lock
- * or statement timeout) is thrown as a {@link StoreException} whose message names the host and
+ * <p><b>Failures.</b> Every driver failure (the server unreachable, a backend terminated, a lock or
+ * statement timeout) is thrown as a {@link StoreException} whose message names the host and
  * database, the schema and prefix, the operation and the key, with the driver's exception as the
  * cause. Host and database come from the data source's JDBC URL or, when it tells none, from the
- * first connection's metadata; user names, passwords and the URL's query string are never part of
- * a message. A failed write has been rolled back; only a failure while committing leaves it open
- * whether the commit happened, as with any database. The store keeps no broken connection: the
- * pool replaces it, so the next call after the server returns succeeds. A call waits while
- * another session holds a row it needs (another instance's write of the same key takes
- * milliseconds); to bound every wait, set {@code lock_timeout} or {@code statement_timeout} on the
- * connections (for example {@code options=-c%20lock_timeout%3D10s} in the JDBC URL), and a wait
- * cut short fails with a {@link StoreException}. Calls after {@link #close()} throw {@link
- * IllegalStateException}.
+ * first connection's metadata; user names, passwords and the URL's query string are never part of a
+ * message. A failed write has been rolled back; only a failure while committing leaves it open
+ * whether the commit happened, as with any database. The store keeps no broken connection: the pool
+ * replaces it, so the next call after the server returns succeeds. A call waits while another
+ * session holds a row it needs (another instance's write of the same key takes milliseconds); to
+ * bound every wait, set {@code lock_timeout} or {@code statement_timeout} on the connections (for
+ * example {@code options=-c%20lock_timeout%3D10s} in the JDBC URL), and a wait cut short fails with
+ * a {@link StoreException}. Calls after {@link #close()} throw {@link IllegalStateException}.
  *
- * <p>Instances are safe for use from several threads; calls run concurrently up to the pool's
- * size.
+ * <p>Instances are safe for use from several threads; calls run concurrently up to the pool's size.
  *
  * @since 0.1
  */
@@ -217,12 +215,11 @@ public final class PostgresStore implements StateStore {
 
   /**
    * The DDL this release applies for {@code schema} and {@code tablePrefix}, in order: {@code
-   * CREATE SCHEMA IF NOT EXISTS}, the tables and indexes, and the statement that records the
-   * schema version (it never lowers a recorded version). Every statement is idempotent.
+   * CREATE SCHEMA IF NOT EXISTS}, the tables and indexes, and the statement that records the schema
+   * version (it never lowers a recorded version). Every statement is idempotent.
    *
    * @param schema the schema the store will be built with, e.g. {@value #DEFAULT_SCHEMA}
-   * @param tablePrefix the prefix the store will be built with, e.g. {@value
-   *     #DEFAULT_TABLE_PREFIX}
+   * @param tablePrefix the prefix the store will be built with, e.g. {@value #DEFAULT_TABLE_PREFIX}
    * @return the SQL statements, without trailing semicolons
    * @throws ConfigException when {@code schema} or {@code tablePrefix} is not valid; the message
    *     names the option and the value
@@ -234,8 +231,8 @@ public final class PostgresStore implements StateStore {
 
   /**
    * {@link #ddl(String, String)} as one script: a comment header, then each statement ending in a
-   * semicolon. Ready to save as a Flyway migration ({@code V1__watukuy.sql}) or a Liquibase
-   * {@code sqlFile}.
+   * semicolon. Ready to save as a Flyway migration ({@code V1__watukuy.sql}) or a Liquibase {@code
+   * sqlFile}.
    *
    * @param schema the schema the store will be built with
    * @param tablePrefix the prefix the store will be built with
@@ -302,8 +299,8 @@ public final class PostgresStore implements StateStore {
      * @param tablePrefix 1 to 46 lower-case letters, digits and {@code _}, not starting with a
      *     digit
      * @return this builder
-     * @throws ConfigException when {@code tablePrefix} is not such an identifier; the message
-     *     names the option and the value
+     * @throws ConfigException when {@code tablePrefix} is not such an identifier; the message names
+     *     the option and the value
      */
     public Builder tablePrefix(String tablePrefix) {
       PostgresOptions.checkTablePrefix(tablePrefix);
@@ -382,11 +379,11 @@ public final class PostgresStore implements StateStore {
 
   /**
    * Creates the schema, tables and indexes when the recorded schema version is missing or older
-   * than this release's. Idempotent; safe when several instances migrate at once (an advisory
-   * lock serializes them). Runs no DDL when the schema is current.
+   * than this release's. Idempotent; safe when several instances migrate at once (an advisory lock
+   * serializes them). Runs no DDL when the schema is current.
    *
-   * @throws StoreException when the database cannot be reached, the DDL fails (for example for
-   *     lack of privileges), or the schema is newer than this release
+   * @throws StoreException when the database cannot be reached, the DDL fails (for example for lack
+   *     of privileges), or the schema is newer than this release
    */
   @Override
   public void migrate() {
@@ -404,9 +401,9 @@ public final class PostgresStore implements StateStore {
   }
 
   /**
-   * Marks the store closed and, with {@code closeClient}, closes the data source when it is
-   * {@link AutoCloseable}. Idempotent. Leases are not released: they expire. Calls in progress on
-   * other threads finish on the connections they hold.
+   * Marks the store closed and, with {@code closeClient}, closes the data source when it is {@link
+   * AutoCloseable}. Idempotent. Leases are not released: they expire. Calls in progress on other
+   * threads finish on the connections they hold.
    *
    * @throws StoreException when closing the data source fails
    */
@@ -431,8 +428,8 @@ public final class PostgresStore implements StateStore {
    * {@inheritDoc}
    *
    * <p>One statement, {@code INSERT ... ON CONFLICT DO UPDATE ... WHERE <unowned or expired>},
-   * which locks the key's row and tests the latest committed lease: of several instances racing
-   * for a key, one wins and the others get empty.
+   * which locks the key's row and tests the latest committed lease: of several instances racing for
+   * a key, one wins and the others get empty.
    */
   @Override
   public Optional<Lease> acquireLease(PollerKey key, String owner, Duration ttl, Instant now) {
@@ -665,8 +662,8 @@ public final class PostgresStore implements StateStore {
    * {@inheritDoc}
    *
    * <p>The key's epoch counter survives in an otherwise empty poller row, so the next acquisition
-   * still gets a higher epoch than any lease issued before the delete and a holder from before
-   * can never write again, even under the same owner name. One transaction.
+   * still gets a higher epoch than any lease issued before the delete and a holder from before can
+   * never write again, even under the same owner name. One transaction.
    */
   @Override
   public void deleteKey(PollerKey key) {
@@ -765,9 +762,9 @@ public final class PostgresStore implements StateStore {
   /**
    * {@inheritDoc}
    *
-   * <p>Pages by identity ({@code identity > last ORDER BY identity LIMIT batchSize}), one query
-   * per batch when the stream asks for it, each on a connection borrowed for that query only; no
-   * cursor or transaction stays open between batches. Identities come in code point order.
+   * <p>Pages by identity ({@code identity > last ORDER BY identity LIMIT batchSize}), one query per
+   * batch when the stream asks for it, each on a connection borrowed for that query only; no cursor
+   * or transaction stays open between batches. Identities come in code point order.
    *
    * @throws IllegalArgumentException when {@code batchSize < 1}
    */
@@ -943,9 +940,9 @@ public final class PostgresStore implements StateStore {
   /**
    * {@inheritDoc} Acknowledged rows are deleted.
    *
-   * <p>One statement, one round trip: it locks the key's row ({@code FOR UPDATE}, like every
-   * fenced write, so the lease check sees the newest owner and the lock order is the same) and
-   * deletes only when owner and epoch match; the row it returns tells which.
+   * <p>One statement, one round trip: it locks the key's row ({@code FOR UPDATE}, like every fenced
+   * write, so the lease check sees the newest owner and the lock order is the same) and deletes
+   * only when owner and epoch match; the row it returns tells which.
    *
    * <p>The ack commits with {@code synchronous_commit = off} for its own transaction: the server
    * does not wait for the WAL flush. Acks are the one write made per few handled events, and a
@@ -993,7 +990,11 @@ public final class PostgresStore implements StateStore {
   /** {@inheritDoc} An unknown sequence is ignored. */
   @Override
   public void recordAttempt(
-      PollerKey key, Lease lease, long sequence, String errorJson, @Nullable Instant nextAttemptAt) {
+      PollerKey key,
+      Lease lease,
+      long sequence,
+      String errorJson,
+      @Nullable Instant nextAttemptAt) {
     Objects.requireNonNull(errorJson, "errorJson");
     fenced(
         "recordAttempt",
@@ -1116,8 +1117,8 @@ public final class PostgresStore implements StateStore {
    * commit time it had in the outbox (its parking time when that is unknown). Unknown ids are
    * ignored. One transaction, under the key's row lock.
    *
-   * @throws StoreException when a parked poison row lacks its sequence, event id or envelope, so
-   *     it cannot be re-queued; nothing is changed
+   * @throws StoreException when a parked poison row lacks its sequence, event id or envelope, so it
+   *     cannot be re-queued; nothing is changed
    */
   @Override
   public int retryParked(PollerKey key, Collection<String> ids) {
@@ -1439,9 +1440,9 @@ public final class PostgresStore implements StateStore {
 
   /**
    * One statement for the whole page: the rows travel as column arrays and {@code unnest} turns
-   * them back into rows. A JDBC batch would execute the statement once per row on the server,
-   * which made commitPoll several times slower than the rows' own write. An identity listed twice
-   * keeps its last row, as one upsert after another would.
+   * them back into rows. A JDBC batch would execute the statement once per row on the server, which
+   * made commitPoll several times slower than the rows' own write. An identity listed twice keeps
+   * its last row, as one upsert after another would.
    */
   private void upsertItems(Connection c, PollerKey key, List<ItemRow> rows) throws SQLException {
     if (rows.isEmpty()) {
@@ -1514,8 +1515,7 @@ public final class PostgresStore implements StateStore {
   }
 
   /** One statement for the whole page, as {@link #upsertItems} does. */
-  private void insertEvents(Connection c, PollerKey key, List<OutboxRow> rows)
-      throws SQLException {
+  private void insertEvents(Connection c, PollerKey key, List<OutboxRow> rows) throws SQLException {
     if (rows.isEmpty()) {
       return;
     }
@@ -1589,8 +1589,7 @@ public final class PostgresStore implements StateStore {
     }
   }
 
-  private void upsertParked(
-      Connection c, PollerKey key, ParkedRow row, @Nullable Instant createdAt)
+  private void upsertParked(Connection c, PollerKey key, ParkedRow row, @Nullable Instant createdAt)
       throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
@@ -1691,8 +1690,8 @@ public final class PostgresStore implements StateStore {
   }
 
   /**
-   * Checks the key row a fenced statement read (columns 1 and 2: {@code lease_owner},
-   * {@code lease_epoch}); leaves the result set on that row.
+   * Checks the key row a fenced statement read (columns 1 and 2: {@code lease_owner}, {@code
+   * lease_epoch}); leaves the result set on that row.
    *
    * @throws LeaseLostException if there is no row, no holder, or another owner or epoch
    */
@@ -1711,8 +1710,8 @@ public final class PostgresStore implements StateStore {
   }
 
   /**
-   * Locks the key's row for the rest of the transaction, when it exists. Every write transaction
-   * of a key takes this lock before touching the key's other rows, so writes of one key never
+   * Locks the key's row for the rest of the transaction, when it exists. Every write transaction of
+   * a key takes this lock before touching the key's other rows, so writes of one key never
    * deadlock.
    */
   private void lockKey(Connection c, PollerKey key) throws SQLException {
@@ -1795,15 +1794,14 @@ public final class PostgresStore implements StateStore {
   }
 
   /**
-   * A connection from the data source. Some pools throw unchecked exceptions when they cannot
-   * start (HikariCP's {@code PoolInitializationException}); those become driver failures too.
+   * A connection from the data source. Some pools throw unchecked exceptions when they cannot start
+   * (HikariCP's {@code PoolInitializationException}); those become driver failures too.
    */
   private Connection borrow() throws SQLException {
     try {
       return dataSource.getConnection();
     } catch (RuntimeException e) {
-      throw new SQLException(
-          "the data source gave no connection: " + e.getMessage(), "08001", e);
+      throw new SQLException("the data source gave no connection: " + e.getMessage(), "08001", e);
     }
   }
 
@@ -1838,8 +1836,8 @@ public final class PostgresStore implements StateStore {
 
   /**
    * Brings the schema to {@link PostgresSchema#VERSION}. Reads the recorded version first, in
-   * auto-commit: when it is current, nothing else runs (no DDL, no lock), so a role without
-   * {@code CREATE} privileges works on a schema migrated by someone else.
+   * auto-commit: when it is current, nothing else runs (no DDL, no lock), so a role without {@code
+   * CREATE} privileges works on a schema migrated by someone else.
    */
   private void runMigration() throws SQLException {
     Integer stored = onConnection(false, this::readVersion);
@@ -1853,8 +1851,7 @@ public final class PostgresStore implements StateStore {
           // The version is read again after waiting for the lock; at REPEATABLE READ that read
           // would see the snapshot from before the wait, and the version upsert would fail.
           execute(c, "SET TRANSACTION ISOLATION LEVEL READ COMMITTED");
-          try (PreparedStatement ps =
-              c.prepareStatement("SELECT pg_advisory_xact_lock(?)")) {
+          try (PreparedStatement ps = c.prepareStatement("SELECT pg_advisory_xact_lock(?)")) {
             ps.setLong(1, schema.migrationLockKey());
             ps.executeQuery().close();
           }
@@ -2013,8 +2010,7 @@ public final class PostgresStore implements StateStore {
 
   // ---- binding helpers
 
-  private static void bindKey(PreparedStatement ps, int index, PollerKey key)
-      throws SQLException {
+  private static void bindKey(PreparedStatement ps, int index, PollerKey key) throws SQLException {
     ps.setString(index, key.poller());
     ps.setString(index + 1, key.partition());
   }

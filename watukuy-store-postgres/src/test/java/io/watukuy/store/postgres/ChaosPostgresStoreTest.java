@@ -14,8 +14,8 @@ import org.junit.jupiter.api.TestFactory;
 
 /**
  * G9 on PostgresStore (a table prefix per seed in a schema of this run): the CI seeds, every kill
- * point, every strategy, within {@link Chaos#budget(java.time.Duration)} (4 minutes in CI). {@code -Dwatukuy.chaos.seed=N} reruns one
- * seed.
+ * point, every strategy, within {@link Chaos#budget(java.time.Duration)} (4 minutes in CI). {@code
+ * -Dwatukuy.chaos.seed=N} reruns one seed.
  */
 class ChaosPostgresStoreTest {
   private static HikariDataSource pool;
@@ -40,14 +40,26 @@ class ChaosPostgresStoreTest {
   Stream<DynamicTest> everyGuaranteeHoldsUnderSeededKills() {
     // Every CI seed: a network store needs more than the embedded stores' minute.
     long deadline = System.nanoTime() + Chaos.budget(java.time.Duration.ofMinutes(4)).toNanos();
-    return Chaos.seeds().boxed()
+    return Chaos.seeds()
+        .boxed()
         .takeWhile(seed -> System.nanoTime() < deadline)
-        .map(seed -> DynamicTest.dynamicTest("seed " + seed, () -> {
-          ChaosReport report = Chaos.run(ChaosOptions.seed(seed).withStore(
-              () -> PostgresStore.builder(pool).schema(schema).tablePrefix("seed" + seed + "_").build()));
-          System.out.println("chaos " + report);
-          report.assertGuarantees();
-          assertThat(report.totalKills()).isPositive();
-        }));
+        .map(
+            seed ->
+                DynamicTest.dynamicTest(
+                    "seed " + seed,
+                    () -> {
+                      ChaosReport report =
+                          Chaos.run(
+                              ChaosOptions.seed(seed)
+                                  .withStore(
+                                      () ->
+                                          PostgresStore.builder(pool)
+                                              .schema(schema)
+                                              .tablePrefix("seed" + seed + "_")
+                                              .build()));
+                      System.out.println("chaos " + report);
+                      report.assertGuarantees();
+                      assertThat(report.totalKills()).isPositive();
+                    }));
   }
 }

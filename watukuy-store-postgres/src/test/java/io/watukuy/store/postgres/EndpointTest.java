@@ -10,11 +10,16 @@ class EndpointTest {
 
   @Test
   void hostsAndDatabaseAreTakenFromAJdbcUrlAndNothingElse() {
-    assertThat(Endpoint.fromJdbcUrl("jdbc:postgresql://127.0.0.1:5432/test?user=postgres&password=s3cret"))
+    assertThat(
+            Endpoint.fromJdbcUrl(
+                "jdbc:postgresql://127.0.0.1:5432/test?user=postgres&password=s3cret"))
         .isEqualTo("127.0.0.1:5432/test");
-    assertThat(Endpoint.fromJdbcUrl("jdbc:postgresql://db1:5432,db2:5433/app?targetServerType=primary"))
+    assertThat(
+            Endpoint.fromJdbcUrl(
+                "jdbc:postgresql://db1:5432,db2:5433/app?targetServerType=primary"))
         .isEqualTo("db1:5432,db2:5433/app");
-    assertThat(Endpoint.fromJdbcUrl("jdbc:postgresql://[::1]:5432/app")).isEqualTo("[::1]:5432/app");
+    assertThat(Endpoint.fromJdbcUrl("jdbc:postgresql://[::1]:5432/app"))
+        .isEqualTo("[::1]:5432/app");
     assertThat(Endpoint.fromJdbcUrl("jdbc:postgresql://app:s3cret@db/app")).isEqualTo("db/app");
     assertThat(Endpoint.fromJdbcUrl("jdbc:postgresql:app")).isEqualTo("localhost/app");
     assertThat(Endpoint.fromJdbcUrl("jdbc:postgresql://db/")).isEqualTo("db/(default database)");

@@ -11,10 +11,10 @@ import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
 
 /**
- * The local PostgreSQL every test of this module uses: 127.0.0.1:5432, database {@code test},
- * user {@code postgres}, trust authentication ({@code -Dwatukuy.postgres.url=...} points
- * elsewhere). Each test class works in schemas of its own with a random suffix and drops them, so
- * concurrent runs never collide.
+ * The local PostgreSQL every test of this module uses: 127.0.0.1:5432, database {@code test}, user
+ * {@code postgres}, trust authentication ({@code -Dwatukuy.postgres.url=...} points elsewhere).
+ * Each test class works in schemas of its own with a random suffix and drops them, so concurrent
+ * runs never collide.
  */
 final class PgTest {
   static final String URL =
@@ -24,8 +24,8 @@ final class PgTest {
   private PgTest() {}
 
   /**
-   * A small HikariCP pool whose connections carry {@code applicationName}, so a test can find
-   * (and terminate) exactly its own backends in {@code pg_stat_activity}.
+   * A small HikariCP pool whose connections carry {@code applicationName}, so a test can find (and
+   * terminate) exactly its own backends in {@code pg_stat_activity}.
    */
   static HikariDataSource pool(String applicationName, int size) {
     return pool(applicationName, size, URL);

@@ -82,8 +82,15 @@ class PostgresEngineTest {
   }
 
   Watukuy engine(StateStore store, String id, Poller<?>... pollers) {
-    Watukuy.Builder b = Watukuy.builder().store(store).time(clock).random(SeededRandom.of(7))
-        .instanceId(id).executor(Runnable::run).handlerExecutor(Runnable::run).delivery(new DeliveryOptions(1, 100));
+    Watukuy.Builder b =
+        Watukuy.builder()
+            .store(store)
+            .time(clock)
+            .random(SeededRandom.of(7))
+            .instanceId(id)
+            .executor(Runnable::run)
+            .handlerExecutor(Runnable::run)
+            .delivery(new DeliveryOptions(1, 100));
     for (Poller<?> p : pollers) b.poller(p);
     return b.build();
   }
@@ -101,14 +108,33 @@ class PostgresEngineTest {
 
   private static List<String> world(StateStore store, VirtualClock clock, String id) {
     FakeApi api = new FakeApi(clock);
-    Poller<JsonNode> orders = Poller.builder("orders", JsonNode.class).identity(n -> n.get("id"))
-        .cursor(Cursors.timestamp("updatedAt").tieBreak("id").build()).fetch(api.timestampFetcher(3))
-        .schedule(Schedule.every(MIN).withAdaptive(false).withJitter(0)).build();
-    Poller<JsonNode> catalog = Poller.builder("catalog", JsonNode.class).identity(n -> n.get("id"))
-        .cursor(Cursors.snapshotDiff()).fetch(api.snapshotFetcher(3)).schedule(Schedule.every(MIN).withAdaptive(false).withJitter(0)).build();
+    Poller<JsonNode> orders =
+        Poller.builder("orders", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .cursor(Cursors.timestamp("updatedAt").tieBreak("id").build())
+            .fetch(api.timestampFetcher(3))
+            .schedule(Schedule.every(MIN).withAdaptive(false).withJitter(0))
+            .build();
+    Poller<JsonNode> catalog =
+        Poller.builder("catalog", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .cursor(Cursors.snapshotDiff())
+            .fetch(api.snapshotFetcher(3))
+            .schedule(Schedule.every(MIN).withAdaptive(false).withJitter(0))
+            .build();
     List<String> ids = new ArrayList<>();
-    Watukuy w = Watukuy.builder().store(store).time(clock).random(SeededRandom.of(7)).instanceId(id)
-        .executor(Runnable::run).handlerExecutor(Runnable::run).delivery(new DeliveryOptions(1, 100)).poller(orders).poller(catalog).build();
+    Watukuy w =
+        Watukuy.builder()
+            .store(store)
+            .time(clock)
+            .random(SeededRandom.of(7))
+            .instanceId(id)
+            .executor(Runnable::run)
+            .handlerExecutor(Runnable::run)
+            .delivery(new DeliveryOptions(1, 100))
+            .poller(orders)
+            .poller(catalog)
+            .build();
     w.on(orders, e -> ids.add(e.id())).on(catalog, e -> ids.add(e.id()));
     for (int i = 1; i <= 7; i++) api.put("o" + i, Map.of("n", i));
     w.tick();
@@ -138,29 +164,37 @@ class PostgresEngineTest {
       engine(store, "second", p).on(p, second::add).tick();
     }
 
-    assertThat(first).extracting(e -> e.identity() + ":" + e.type().wire())
+    assertThat(first)
+        .extracting(e -> e.identity() + ":" + e.type().wire())
         .containsExactly("o1:created", "o2:created", "o3:created", "o4:created");
-    assertThat(second).extracting(e -> e.identity() + ":" + e.type().wire())
+    assertThat(second)
+        .extracting(e -> e.identity() + ":" + e.type().wire())
         .containsExactly("o2:updated", "o5:created");
     assertThat(second).extracting(ChangeEvent::sequence).containsExactly(5L, 6L);
-    assertThat(api.requests() - before).isEqualTo(1); // resumed from the watermark, not from the start
+    assertThat(api.requests() - before)
+        .isEqualTo(1); // resumed from the watermark, not from the start
   }
 
   @Test
   void twoInstancesOnOneSchemaNeverPollTheSameKeyAtOnce() {
     String prefix = freshPrefix();
     for (int i = 1; i <= 2; i++) api.put("o" + i, Map.of("n", i));
-    try (PostgresStore a = store(prefix); PostgresStore b = store(prefix)) {
+    try (PostgresStore a = store(prefix);
+        PostgresStore b = store(prefix)) {
       Poller<JsonNode> pa = orders();
       Poller<JsonNode> pb = orders();
       List<String> seenByB = new ArrayList<>();
       Watukuy wb = engine(b, "b", pb).on(pb, e -> seenByB.add(e.id()));
       AtomicReference<TickReport> duringA = new AtomicReference<>();
       List<String> seenByA = new ArrayList<>();
-      Watukuy wa = engine(a, "a", pa).on(pa, e -> {
-        seenByA.add(e.id());
-        if (duringA.get() == null) duringA.set(wb.tick());
-      });
+      Watukuy wa =
+          engine(a, "a", pa)
+              .on(
+                  pa,
+                  e -> {
+                    seenByA.add(e.id());
+                    if (duringA.get() == null) duringA.set(wb.tick());
+                  });
 
       wa.tick();
 
@@ -190,14 +224,19 @@ class PostgresEngineTest {
         PostgresStore store =
             PostgresStore.builder(single).schema(schema).tablePrefix(prefix).build()) {
       Poller<JsonNode> p = orders();
-      Watukuy w = engine(store, "a", p).on(p, e -> {
-        delivered.add(e.identity());
-        if (killers.isEmpty()) {
-          // Another session holds the key's row, so the engine's ack waits for it; the backend
-          // waiting there is terminated, as an administrator or a failover would.
-          killers.add(terminateWhileWaiting(prefix, application));
-        }
-      });
+      Watukuy w =
+          engine(store, "a", p)
+              .on(
+                  p,
+                  e -> {
+                    delivered.add(e.identity());
+                    if (killers.isEmpty()) {
+                      // Another session holds the key's row, so the engine's ack waits for it; the
+                      // backend
+                      // waiting there is terminated, as an administrator or a failover would.
+                      killers.add(terminateWhileWaiting(prefix, application));
+                    }
+                  });
 
       TickReport first = w.tick();
       killers.get(0).get(30, TimeUnit.SECONDS);
@@ -228,8 +267,8 @@ class PostgresEngineTest {
 
   /**
    * Locks the pollers row of {@code orders} from a session of its own, then, on another thread,
-   * waits until a backend of {@code application} waits for that lock, terminates it, and lets
-   * the row go.
+   * waits until a backend of {@code application} waits for that lock, terminates it, and lets the
+   * row go.
    */
   private CompletableFuture<Void> terminateWhileWaiting(String prefix, String application) {
     Connection blocker;
@@ -242,24 +281,31 @@ class PostgresEngineTest {
     } catch (SQLException e) {
       throw new IllegalStateException(e);
     }
-    return CompletableFuture.runAsync(() -> {
-      try (blocker; Connection admin = PgTest.connect(); Statement s = admin.createStatement()) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (true) {
-          try (ResultSet rs = s.executeQuery(
-              "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                  + " WHERE datname = 'test' AND application_name = '" + application + "'"
-                  + " AND wait_event_type = 'Lock') t")) {
-            rs.next();
-            if (rs.getLong(1) > 0) break;
+    return CompletableFuture.runAsync(
+        () -> {
+          try (blocker;
+              Connection admin = PgTest.connect();
+              Statement s = admin.createStatement()) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (true) {
+              try (ResultSet rs =
+                  s.executeQuery(
+                      "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                          + " WHERE datname = 'test' AND application_name = '"
+                          + application
+                          + "'"
+                          + " AND wait_event_type = 'Lock') t")) {
+                rs.next();
+                if (rs.getLong(1) > 0) break;
+              }
+              if (System.nanoTime() > deadline)
+                throw new AssertionError("the engine never waited for the row lock");
+              Thread.sleep(20);
+            }
+            blocker.rollback();
+          } catch (SQLException | InterruptedException e) {
+            throw new IllegalStateException(e);
           }
-          if (System.nanoTime() > deadline) throw new AssertionError("the engine never waited for the row lock");
-          Thread.sleep(20);
-        }
-        blocker.rollback();
-      } catch (SQLException | InterruptedException e) {
-        throw new IllegalStateException(e);
-      }
-    });
+        });
   }
 }

@@ -7,8 +7,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /**
- * PostgresStore against the published store contract, on the local PostgreSQL: one schema per
- * run of this class (dropped after), a fresh table prefix per test.
+ * PostgresStore against the published store contract, on the local PostgreSQL: one schema per run
+ * of this class (dropped after), a fresh table prefix per test.
  */
 class PostgresStoreContractTest extends StoreContractTest {
 

@@ -174,8 +174,13 @@ class PostgresStoreTest {
         assertThat(store.countItems(KEY)).isEqualTo(1);
         assertThat(tables(schema))
             .containsExactly(
-                "select_items", "select_log", "select_meta", "select_outbox", "select_parked",
-                "select_pollers", "select_validators");
+                "select_items",
+                "select_log",
+                "select_meta",
+                "select_outbox",
+                "select_parked",
+                "select_pollers",
+                "select_validators");
         for (String statement : PostgresStore.ddl(schema, "select_").subList(1, 13)) {
           assertThat(statement).contains("\"order\".\"select_");
         }
@@ -193,7 +198,8 @@ class PostgresStoreTest {
     schema = schema + "_" + "x".repeat(63 - schema.length() - 1);
     schemas.add(schema);
     String prefix = "p".repeat(46);
-    PostgresStore store = track(PostgresStore.builder(pool).schema(schema).tablePrefix(prefix).build());
+    PostgresStore store =
+        track(PostgresStore.builder(pool).schema(schema).tablePrefix(prefix).build());
 
     store.migrate();
 
@@ -240,8 +246,13 @@ class PostgresStoreTest {
     assertThat(schemaExists(schema)).isTrue();
     assertThat(tables(schema))
         .containsExactly(
-            "watukuy_items", "watukuy_log", "watukuy_meta", "watukuy_outbox", "watukuy_parked",
-            "watukuy_pollers", "watukuy_validators");
+            "watukuy_items",
+            "watukuy_log",
+            "watukuy_meta",
+            "watukuy_outbox",
+            "watukuy_parked",
+            "watukuy_pollers",
+            "watukuy_validators");
     assertThat(catalogue(schema)).isEqualTo(catalogue);
     assertThat(schemaVersion(schema, "watukuy_")).isEqualTo("2");
     assertThat(store.countItems(KEY)).isEqualTo(1);
@@ -301,15 +312,20 @@ class PostgresStoreTest {
   }
 
   @Test
-  void aVersionOneSchemaIsUpgradedKeepingItsRowsAndStopsCompressingOutboxEvents() throws SQLException {
+  void aVersionOneSchemaIsUpgradedKeepingItsRowsAndStopsCompressingOutboxEvents()
+      throws SQLException {
     String schema = schema("upgrade");
     PostgresStore old = track(PostgresStore.builder(pool).schema(schema).build());
     old.migrate();
     Lease lease = acquire(old, "a", T0);
     old.commitPoll(KEY, lease, batch(1, item("1")), T0);
     // What version 1 left: the default storage (extended: compressed) and version '1'.
-    PgTest.execute(pool, "ALTER TABLE \"" + schema + "\".watukuy_outbox ALTER COLUMN event SET STORAGE EXTENDED");
-    PgTest.execute(pool, "UPDATE \"" + schema + "\".watukuy_meta SET value = '1' WHERE name = 'schema_version'");
+    PgTest.execute(
+        pool,
+        "ALTER TABLE \"" + schema + "\".watukuy_outbox ALTER COLUMN event SET STORAGE EXTENDED");
+    PgTest.execute(
+        pool,
+        "UPDATE \"" + schema + "\".watukuy_meta SET value = '1' WHERE name = 'schema_version'");
     assertThat(eventStorage(schema)).isEqualTo("x");
 
     track(PostgresStore.builder(pool).schema(schema).build()).migrate();
@@ -323,8 +339,11 @@ class PostgresStoreTest {
   private static String eventStorage(String schema) throws SQLException {
     try (Connection c = PgTest.connect();
         Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT attstorage FROM pg_attribute WHERE attrelid = '\""
-            + schema + "\".watukuy_outbox'::regclass AND attname = 'event'")) {
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT attstorage FROM pg_attribute WHERE attrelid = '\""
+                    + schema
+                    + "\".watukuy_outbox'::regclass AND attname = 'event'")) {
       assertThat(rs.next()).isTrue();
       return rs.getString(1);
     }
@@ -335,7 +354,8 @@ class PostgresStoreTest {
     String schema = schema("newer");
     track(PostgresStore.builder(pool).schema(schema).build()).migrate();
     PgTest.execute(
-        pool, "UPDATE \"" + schema + "\".watukuy_meta SET value = '3' WHERE name = 'schema_version'");
+        pool,
+        "UPDATE \"" + schema + "\".watukuy_meta SET value = '3' WHERE name = 'schema_version'");
 
     PostgresStore later = track(PostgresStore.builder(pool).schema(schema).build());
 
@@ -350,8 +370,10 @@ class PostgresStoreTest {
   @Test
   void exportedDdlIsTheResourceAndCreatesWhatMigrateCreates() throws SQLException {
     assertThat(PostgresStore.ddlResource())
-        .as("src/main/resources/%s is written from PostgresStore.DDL; after a schema change,"
-            + " write it again", PostgresStore.DDL_RESOURCE)
+        .as(
+            "src/main/resources/%s is written from PostgresStore.DDL; after a schema change,"
+                + " write it again",
+            PostgresStore.DDL_RESOURCE)
         .isEqualTo(PostgresStore.DDL)
         .isEqualTo(PostgresStore.ddlScript("public", "watukuy_"));
     assertThat(PostgresStore.DDL)
@@ -561,9 +583,12 @@ class PostgresStoreTest {
   @Test
   void storesWithDifferentPrefixesOrSchemasAreIndependent() {
     String schema = schema("prefixes");
-    PostgresStore first = track(PostgresStore.builder(pool).schema(schema).tablePrefix("one_").build());
-    PostgresStore second = track(PostgresStore.builder(pool).schema(schema).tablePrefix("two_").build());
-    PostgresStore third = track(PostgresStore.builder(pool).schema(schema("other")).tablePrefix("one_").build());
+    PostgresStore first =
+        track(PostgresStore.builder(pool).schema(schema).tablePrefix("one_").build());
+    PostgresStore second =
+        track(PostgresStore.builder(pool).schema(schema).tablePrefix("two_").build());
+    PostgresStore third =
+        track(PostgresStore.builder(pool).schema(schema("other")).tablePrefix("one_").build());
 
     Lease lease = acquire(first, "a", T0);
     first.commitPoll(KEY, lease, batch(1, item("1")), T0);
@@ -593,7 +618,12 @@ class PostgresStoreTest {
         KEY,
         lease,
         new CommitBatch(
-            StatePatch.NONE.withLastSequence(1), List.of(item), List.of(), List.of(row), true, List.of()),
+            StatePatch.NONE.withLastSequence(1),
+            List.of(item),
+            List.of(),
+            List.of(row),
+            true,
+            List.of()),
         T0);
 
     assertThat(store.loadVersions(KEY, List.of("\u00fc-1"))).containsEntry("\u00fc-1", item);
@@ -639,8 +669,14 @@ class PostgresStoreTest {
             List.of()),
         T0);
 
-    assertThat(store.loadPending(KEY, 0, 10)).extracting(OutboxRow::sequence).containsExactly(1L, 2L);
-    assertThat(queryLong("SELECT count(*) FROM \"" + schema + "\".watukuy_outbox WHERE event_id = 'same-id'"))
+    assertThat(store.loadPending(KEY, 0, 10))
+        .extracting(OutboxRow::sequence)
+        .containsExactly(1L, 2L);
+    assertThat(
+            queryLong(
+                "SELECT count(*) FROM \""
+                    + schema
+                    + "\".watukuy_outbox WHERE event_id = 'same-id'"))
         .isEqualTo(2);
   }
 
@@ -655,7 +691,8 @@ class PostgresStoreTest {
         .hasMessageContaining("commitPoll orders[eu] failed")
         .hasMessageContaining("duplicate key")
         .hasMessageContaining("SQLState 23505")
-        .hasMessageContaining("; Detail: Key (poller, partition, seq)=(orders, eu, 1) already exists")
+        .hasMessageContaining(
+            "; Detail: Key (poller, partition, seq)=(orders, eu, 1) already exists")
         .hasMessageNotContaining("\n")
         .hasCauseInstanceOf(SQLException.class);
 
@@ -669,17 +706,20 @@ class PostgresStoreTest {
     PostgresStore store = track(PostgresStore.builder(pool).schema(schema("bulk")).build());
     Lease lease = acquire(store, "a", T0);
     List<ItemRow> items = IntStream.range(0, 5000).mapToObj(i -> item("item-" + i)).toList();
-    List<OutboxRow> events = IntStream.rangeClosed(1, 5000).mapToObj(i -> event(i, "evt-" + i)).toList();
+    List<OutboxRow> events =
+        IntStream.rangeClosed(1, 5000).mapToObj(i -> event(i, "evt-" + i)).toList();
 
     store.commitPoll(
         KEY,
         lease,
-        new CommitBatch(StatePatch.NONE.withLastSequence(5000), items, List.of(), events, true, List.of()),
+        new CommitBatch(
+            StatePatch.NONE.withLastSequence(5000), items, List.of(), events, true, List.of()),
         T0);
 
     assertThat(store.countItems(KEY)).isEqualTo(5000);
     assertThat(store.countPending(KEY)).isEqualTo(5000);
-    assertThat(store.loadVersions(KEY, items.stream().map(ItemRow::identity).toList())).hasSize(5000);
+    assertThat(store.loadVersions(KEY, items.stream().map(ItemRow::identity).toList()))
+        .hasSize(5000);
     store.ackEvents(KEY, lease, events.stream().map(OutboxRow::sequence).toList());
     assertThat(store.countPending(KEY)).isZero();
   }
@@ -692,7 +732,10 @@ class PostgresStoreTest {
     Lease lease = acquire(store, "a", T0);
     List<ItemRow> items = IntStream.range(0, 10).mapToObj(i -> item("id-" + i)).toList();
     store.commitPoll(
-        KEY, lease, new CommitBatch(StatePatch.NONE, items, List.of(), List.of(), false, List.of()), T0);
+        KEY,
+        lease,
+        new CommitBatch(StatePatch.NONE, items, List.of(), List.of(), false, List.of()),
+        T0);
 
     List<String> seen = new ArrayList<>();
     try (var stream = store.streamIdentities(KEY, 4)) {
@@ -705,7 +748,8 @@ class PostgresStoreTest {
           });
     }
 
-    assertThat(seen).containsExactlyElementsOf(items.stream().map(ItemRow::identity).sorted().toList());
+    assertThat(seen)
+        .containsExactlyElementsOf(items.stream().map(ItemRow::identity).sorted().toList());
   }
 
   // ---- lifecycle
@@ -743,7 +787,10 @@ class PostgresStoreTest {
       port = free.getLocalPort();
     }
     String url =
-        "jdbc:postgresql://127.0.0.1:" + port + "/test?user=postgres&password=" + PASSWORD
+        "jdbc:postgresql://127.0.0.1:"
+            + port
+            + "/test?user=postgres&password="
+            + PASSWORD
             + "&connectTimeout=2";
     PGSimpleDataSource plain = new PGSimpleDataSource();
     plain.setUrl(url);
@@ -782,8 +829,16 @@ class PostgresStoreTest {
     PostgresStore store = track(PostgresStore.builder(single).schema(schema).build());
     Lease lease = acquire(store, "a", T0);
     store.commitPoll(
-        KEY, lease, new CommitBatch(StatePatch.NONE.withLastSequence(1), List.of(item("1"), item("2")),
-            List.of(), List.of(event(1, "evt-1")), false, List.of()), T0);
+        KEY,
+        lease,
+        new CommitBatch(
+            StatePatch.NONE.withLastSequence(1),
+            List.of(item("1"), item("2")),
+            List.of(),
+            List.of(event(1, "evt-1")),
+            false,
+            List.of()),
+        T0);
     CommitBatch second =
         new CommitBatch(
             StatePatch.NONE.withLastSequence(2),
@@ -802,7 +857,8 @@ class PostgresStoreTest {
                 "SELECT 1 FROM \"" + schema + "\".watukuy_items WHERE identity = '2' FOR UPDATE")
             .close();
       }
-      Future<?> commit = thread.submit(() -> store.commitPoll(KEY, lease, second, T0.plusSeconds(1)));
+      Future<?> commit =
+          thread.submit(() -> store.commitPoll(KEY, lease, second, T0.plusSeconds(1)));
       awaitWaitingOnALock(application);
 
       assertThat(terminate(application)).isEqualTo(1);
@@ -831,7 +887,9 @@ class PostgresStoreTest {
     // The store recovered by itself (the pool replaced the connection): the same commit now lands.
     store.commitPoll(KEY, lease, second, T0.plusSeconds(1));
     assertThat(store.loadState(KEY)).map(PollerState::lastSequence).contains(2L);
-    assertThat(store.loadPending(KEY, 0, 10)).extracting(OutboxRow::sequence).containsExactly(1L, 2L);
+    assertThat(store.loadPending(KEY, 0, 10))
+        .extracting(OutboxRow::sequence)
+        .containsExactly(1L, 2L);
   }
 
   // ---- helpers
@@ -883,7 +941,8 @@ class PostgresStoreTest {
   }
 
   private static OutboxRow event(long sequence, String eventId) {
-    return OutboxRow.pending(sequence, eventId, "ok-" + sequence, "{\"sequence\":" + sequence + "}", T0);
+    return OutboxRow.pending(
+        sequence, eventId, "ok-" + sequence, "{\"sequence\":" + sequence + "}", T0);
   }
 
   private static CommitBatch batch(long sequence, ItemRow item) {
@@ -955,7 +1014,8 @@ class PostgresStoreTest {
   }
 
   private static List<String> indexes(String schema) throws SQLException {
-    return strings("SELECT indexname FROM pg_indexes WHERE schemaname = ? ORDER BY indexname", schema);
+    return strings(
+        "SELECT indexname FROM pg_indexes WHERE schemaname = ? ORDER BY indexname", schema);
   }
 
   private static List<String> columnTypes(String schema) throws SQLException {
@@ -966,8 +1026,8 @@ class PostgresStoreTest {
   }
 
   /**
-   * Columns (type, nullability, default, collation), indexes and constraints of a schema, with
-   * the schema's name replaced, so two schemas can be compared.
+   * Columns (type, nullability, default, collation), indexes and constraints of a schema, with the
+   * schema's name replaced, so two schemas can be compared.
    */
   private static List<String> catalogue(String schema) throws SQLException {
     List<String> all = new ArrayList<>();
@@ -979,15 +1039,16 @@ class PostgresStoreTest {
                 + " ORDER BY table_name, ordinal_position",
             schema));
     for (String index :
-        strings("SELECT indexdef FROM pg_indexes WHERE schemaname = ? ORDER BY indexname", schema)) {
+        strings(
+            "SELECT indexdef FROM pg_indexes WHERE schemaname = ? ORDER BY indexname", schema)) {
       all.add(index.replace(schema, "S"));
     }
     all.addAll(
         strings(
-            "SELECT conrelid::regclass::text || ' ' || conname || ' ' || pg_get_constraintdef(oid)"
-                + " FROM pg_constraint WHERE connamespace = (SELECT oid FROM pg_namespace"
-                + " WHERE nspname = ?) ORDER BY conname",
-            schema)
+                "SELECT conrelid::regclass::text || ' ' || conname || ' ' || pg_get_constraintdef(oid)"
+                    + " FROM pg_constraint WHERE connamespace = (SELECT oid FROM pg_namespace"
+                    + " WHERE nspname = ?) ORDER BY conname",
+                schema)
             .stream()
             .map(s -> s.replace(schema, "S"))
             .toList());

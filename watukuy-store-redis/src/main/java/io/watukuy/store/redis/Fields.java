@@ -4,11 +4,11 @@ import io.watukuy.StoreException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The text form of a stored row: each field is {@code ~} for null, or its length in UTF-16 units,
- * a colon and the text itself. Nothing is escaped or parsed as JSON, so payloads of any content
- * (big integers, any Unicode) round-trip exactly, and a row is never larger than its fields plus
- * a few digits each. Lua reads only the first field of an outbox row (its creation time, ASCII
- * digits), where UTF-16 units and bytes agree.
+ * The text form of a stored row: each field is {@code ~} for null, or its length in UTF-16 units, a
+ * colon and the text itself. Nothing is escaped or parsed as JSON, so payloads of any content (big
+ * integers, any Unicode) round-trip exactly, and a row is never larger than its fields plus a few
+ * digits each. Lua reads only the first field of an outbox row (its creation time, ASCII digits),
+ * where UTF-16 units and bytes agree.
  */
 final class Fields {
   private Fields() {}

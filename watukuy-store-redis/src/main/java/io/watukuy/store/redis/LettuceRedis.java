@@ -11,10 +11,9 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * {@link RedisLike} over a Lettuce connection the caller opened and will close. Scripts run
- * through the connection's synchronous API with {@link ScriptOutputType#MULTI}, so each call
- * blocks for at most the connection's command timeout ({@link RedisURI#getTimeout()}, 60 s unless
- * set).
+ * {@link RedisLike} over a Lettuce connection the caller opened and will close. Scripts run through
+ * the connection's synchronous API with {@link ScriptOutputType#MULTI}, so each call blocks for at
+ * most the connection's command timeout ({@link RedisURI#getTimeout()}, 60 s unless set).
  *
  * <pre>{@code
  * RedisURI uri = RedisURI.create("redis://127.0.0.1:6379");
@@ -28,21 +27,20 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p><b>Connection settings.</b> The connection must use a UTF-8 string codec (the default of
- * {@code RedisClient.connect()}). Lettuce reconnects by itself after the server went away
- * ({@code autoReconnect}, on by default), so the store works again once the server is back. With
- * the default {@code disconnectedBehavior}, commands issued while disconnected wait in a buffer
- * until the reconnect or the command timeout; {@code REJECT_COMMANDS}, as above, makes them fail
- * at once, which a poller's backoff handles better. Either way a failure reaches the caller as a
- * {@link io.watukuy.StoreException} naming {@link #endpoint()}.
+ * {@code RedisClient.connect()}). Lettuce reconnects by itself after the server went away ({@code
+ * autoReconnect}, on by default), so the store works again once the server is back. With the
+ * default {@code disconnectedBehavior}, commands issued while disconnected wait in a buffer until
+ * the reconnect or the command timeout; {@code REJECT_COMMANDS}, as above, makes them fail at once,
+ * which a poller's backoff handles better. Either way a failure reaches the caller as a {@link
+ * io.watukuy.StoreException} naming {@link #endpoint()}.
  *
- * <p><b>Repeated scripts.</b> Lettuce delivers at least once when it reconnects by itself: a
- * script already sent when the connection dropped, whose caller has not yet given up, is sent
- * again after the reconnect. The store's scripts make a repeat harmless or refuse it: a repeated
- * commit is refused because its sequences are taken (the caller sees a {@link
- * io.watukuy.StoreException} and reloads, as after any failed commit), acks, state patches,
- * validators and parking are idempotent, a repeated {@code recordAttempt} counts one attempt
- * more, and a repeated {@code acquireLease} finds the key leased (the lease expires after its
- * TTL).
+ * <p><b>Repeated scripts.</b> Lettuce delivers at least once when it reconnects by itself: a script
+ * already sent when the connection dropped, whose caller has not yet given up, is sent again after
+ * the reconnect. The store's scripts make a repeat harmless or refuse it: a repeated commit is
+ * refused because its sequences are taken (the caller sees a {@link io.watukuy.StoreException} and
+ * reloads, as after any failed commit), acks, state patches, validators and parking are idempotent,
+ * a repeated {@code recordAttempt} counts one attempt more, and a repeated {@code acquireLease}
+ * finds the key leased (the lease expires after its TTL).
  *
  * <p>Thread-safe, as the connection is. Never closes the connection.
  *
@@ -89,12 +87,11 @@ public final class LettuceRedis implements RedisLike {
   }
 
   /**
-   * Adapts a Redis Cluster connection: each script is routed to the node that owns the hash slot
-   * of its keys (all keys of one call share a hash tag). Only the key layout has been checked
-   * for cluster use (every key of a poller key hashes to one slot); no cluster was run in tests.
+   * Adapts a Redis Cluster connection: each script is routed to the node that owns the hash slot of
+   * its keys (all keys of one call share a hash tag). Only the key layout has been checked for
+   * cluster use (every key of a poller key hashes to one slot); no cluster was run in tests.
    *
-   * @param connection an open cluster connection with a UTF-8 string codec; not closed by the
-   *     store
+   * @param connection an open cluster connection with a UTF-8 string codec; not closed by the store
    * @param endpoint how messages name the cluster, e.g. its seed nodes; must not carry a password
    * @return the adapter
    * @throws NullPointerException if an argument is null

@@ -24,32 +24,32 @@ import org.jspecify.annotations.Nullable;
  * RedisBudgetStore custom = RedisBudgetStore.builder(redis).prefix("orders:").build();
  * }</pre>
  *
- * <p><b>Options.</b> {@code prefix} (default {@value #DEFAULT_PREFIX}): prepended to every key, with
- * the same rules as {@link RedisStore.Builder#prefix(String)}, so one prefix can serve both stores
- * (their keys never collide: the budget keys continue with {@code budget:}).
+ * <p><b>Options.</b> {@code prefix} (default {@value #DEFAULT_PREFIX}): prepended to every key,
+ * with the same rules as {@link RedisStore.Builder#prefix(String)}, so one prefix can serve both
+ * stores (their keys never collide: the budget keys continue with {@code budget:}).
  *
  * <p><b>Key layout.</b> Budget {@code name} lives in one hash, {@code <prefix>budget:<name>} (see
  * {@link #keyName}), the name written as given. Fields: {@code tokens}, what the last successful
  * take left, as an integer count of {@code 1/scale} tokens; {@code at}, when that take happened
- * (the caller's clock, epoch milliseconds); {@code scale}, the denominator of the rate (below).
- * The key never expires: expiring it by the server's clock would refill the bucket early under a
+ * (the caller's clock, epoch milliseconds); {@code scale}, the denominator of the rate (below). The
+ * key never expires: expiring it by the server's clock would refill the bucket early under a
  * caller's clock that runs slower, such as a virtual clock, and a budget is one small hash. There
  * are no braces in the layout: each call touches exactly this one key, so a cluster client routes
  * it by the key itself. A name with braces only moves the key's slot, never its identity.
  *
  * <p><b>Arithmetic.</b> Exactly the formula of {@link RateBudgetStore}, in integers. The rate
- * {@code requests / per} is reduced to {@code r / d} tokens per millisecond in lowest terms
- * ({@code r = requests * 10^6 / g}, {@code d = per-in-nanoseconds / g}); the bucket counts tokens in
- * units of {@code 1/d} (so {@code scale = d}, capacity {@code burst * d}), and each millisecond adds
+ * {@code requests / per} is reduced to {@code r / d} tokens per millisecond in lowest terms ({@code
+ * r = requests * 10^6 / g}, {@code d = per-in-nanoseconds / g}); the bucket counts tokens in units
+ * of {@code 1/d} (so {@code scale = d}, capacity {@code burst * d}), and each millisecond adds
  * {@code r} units. A take of {@code n} succeeds when the bucket holds {@code n * d} units;
  * otherwise the answer is {@code ceil((n * d - held) / r)} milliseconds, the first whole
  * millisecond at which the bucket holds them. Redis runs Lua with double-precision numbers, which
  * are exact integers below 2<sup>53</sup>; every intermediate value stays below {@code burst * d +
- * r}, so the store refuses (with {@link ConfigException}) a limit where that reaches 2<sup>53</sup>.
- * No realistic budget comes near: 10<sup>6</sup> requests per day with a burst of 10<sup>6</sup>
- * reach about 10<sup>14</sup>. Instants are taken at millisecond precision ({@link
- * Instant#toEpochMilli()}) and must lie within 2<sup>51</sup> ms (about 71,000 years) of 1970.
- * A limit that changes for a name keeps the whole tokens the bucket held, capped at the new burst.
+ * r}, so the store refuses (with {@link ConfigException}) a limit where that reaches
+ * 2<sup>53</sup>. No realistic budget comes near: 10<sup>6</sup> requests per day with a burst of
+ * 10<sup>6</sup> reach about 10<sup>14</sup>. Instants are taken at millisecond precision ({@link
+ * Instant#toEpochMilli()}) and must lie within 2<sup>51</sup> ms (about 71,000 years) of 1970. A
+ * limit that changes for a name keeps the whole tokens the bucket held, capped at the new burst.
  *
  * <p><b>Time.</b> Driven only by the caller's {@code now}, never by the server's {@code TIME}, so
  * it is deterministic under a virtual clock. A {@code now} earlier than the bucket's last
@@ -62,22 +62,22 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Why not Bucket4j.</b> Bucket4j 8.14 ({@code bucket4j_jdk17-core} with {@code
  * bucket4j_jdk17-lettuce}) was tried first. Its greedy refill is the same arithmetic and it accepts
  * a client clock, but it does not fit this port: (1) its Redis support talks to Lettuce's own API
- * (asynchronous {@code RedisFuture}s, a {@code byte[]} value codec, {@code GET} and {@code DEL}), not
- * to {@link RedisLike}'s two UTF-8 script calls, so a Jedis or other adapter would not carry it; (2)
- * it computes in the client and writes with compare-and-swap, a {@code GET} plus a script per
- * attempt, repeated under contention (eight threads on one bucket took about four round-trip pairs
- * per take), where this store needs one atomic script per take; (3) its clock belongs to the proxy
- * manager, not to the call, so the caller's {@code now} would have to travel in a thread-local;
- * (4) its wait answer is rounded down in nanoseconds, so a take at {@code now + answer} can still
- * be refused; (5) the bucket is an opaque binary blob in Bucket4j's serial format rather than
- * fields an operator can read.
+ * (asynchronous {@code RedisFuture}s, a {@code byte[]} value codec, {@code GET} and {@code DEL}),
+ * not to {@link RedisLike}'s two UTF-8 script calls, so a Jedis or other adapter would not carry
+ * it; (2) it computes in the client and writes with compare-and-swap, a {@code GET} plus a script
+ * per attempt, repeated under contention (eight threads on one bucket took about four round-trip
+ * pairs per take), where this store needs one atomic script per take; (3) its clock belongs to the
+ * proxy manager, not to the call, so the caller's {@code now} would have to travel in a
+ * thread-local; (4) its wait answer is rounded down in nanoseconds, so a take at {@code now +
+ * answer} can still be refused; (5) the bucket is an opaque binary blob in Bucket4j's serial format
+ * rather than fields an operator can read.
  *
  * <p><b>Threads and failures.</b> Safe for use from several threads when the {@link RedisLike} is.
  * Each call blocks for one round trip, at most the client's command timeout. A client failure
  * (server down, connection lost, timeout, an error reply) is thrown as a {@link StoreException}
- * naming the endpoint, the prefix, the operation and the budget, with the client's exception as
- * the cause; a script the server did not run took nothing. The store keeps no connection state,
- * never opens or closes the connection, and performs no I/O when built.
+ * naming the endpoint, the prefix, the operation and the budget, with the client's exception as the
+ * cause; a script the server did not run took nothing. The store keeps no connection state, never
+ * opens or closes the connection, and performs no I/O when built.
  *
  * @since 0.1
  */
@@ -198,11 +198,11 @@ public final class RedisBudgetStore implements RateBudgetStore {
     /**
      * Prefix of every key the store writes. Defaults to {@value RedisBudgetStore#DEFAULT_PREFIX}.
      *
-     * @param prefix 1 to 200 characters, no braces, whitespace or control characters (the rules
-     *     of {@link RedisStore.Builder#prefix(String)})
+     * @param prefix 1 to 200 characters, no braces, whitespace or control characters (the rules of
+     *     {@link RedisStore.Builder#prefix(String)})
      * @return this builder
-     * @throws ConfigException when {@code prefix} breaks these rules; the message names the
-     *     option and the value
+     * @throws ConfigException when {@code prefix} breaks these rules; the message names the option
+     *     and the value
      * @throws NullPointerException if {@code prefix} is null
      */
     public Builder prefix(String prefix) {
@@ -271,7 +271,11 @@ public final class RedisBudgetStore implements RateBudgetStore {
     Objects.requireNonNull(now, "now");
     if (permits < 1 || permits > limit.burst()) {
       throw new IllegalArgumentException(
-          "budget " + name + ": permits must be 1 to " + limit.burst() + " (the burst), but was "
+          "budget "
+              + name
+              + ": permits must be 1 to "
+              + limit.burst()
+              + " (the burst), but was "
               + permits);
     }
     long nowMs = epochMillis(name, now);
@@ -366,7 +370,11 @@ public final class RedisBudgetStore implements RateBudgetStore {
   }
 
   private String describe(String name) {
-    return "redis budget store " + redis.endpoint() + " (prefix " + prefix + "): tryTake budget "
+    return "redis budget store "
+        + redis.endpoint()
+        + " (prefix "
+        + prefix
+        + "): tryTake budget "
         + name;
   }
 }

@@ -6,11 +6,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * The part of a Redis client that {@link RedisStore} uses: running a Lua script by its SHA-1
  * ({@code EVALSHA}) or by its source ({@code EVAL}). Everything the store reads or writes goes
- * through these two calls, so adapting another client (Jedis, a cluster client, a test double) is
- * a page of code. {@link LettuceRedis} adapts a Lettuce connection.
+ * through these two calls, so adapting another client (Jedis, a cluster client, a test double) is a
+ * page of code. {@link LettuceRedis} adapts a Lettuce connection.
  *
- * <p><b>Replies.</b> Both calls return the script's reply with the usual Redis mapping: an array
- * as a {@link List} (nested arrays as nested lists), a bulk or status string as a {@link String}
+ * <p><b>Replies.</b> Both calls return the script's reply with the usual Redis mapping: an array as
+ * a {@link List} (nested arrays as nested lists), a bulk or status string as a {@link String}
  * decoded from UTF-8, an integer as a {@link Long}, a nil as {@code null}. The store's scripts
  * always reply with an array of strings and integers. Keys and arguments are sent as UTF-8.
  *
@@ -76,8 +76,8 @@ public interface RedisLike {
   @Nullable Object eval(String script, List<String> keys, List<String> args);
 
   /**
-   * Where the server is, for messages: {@code host:port} (and {@code /db} for a database other
-   * than 0), never a password. Performs no I/O.
+   * Where the server is, for messages: {@code host:port} (and {@code /db} for a database other than
+   * 0), never a password. Performs no I/O.
    *
    * @return the endpoint as the user configured it
    */

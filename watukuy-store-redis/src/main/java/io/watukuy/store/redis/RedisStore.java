@@ -69,18 +69,17 @@ import org.slf4j.LoggerFactory;
  * <p><b>Key layout.</b> Per {@link PollerKey}, fifteen keys named {@code
  * <prefix>{<poller>|<partition>}:<part>} (see {@link #keyNames}): the lease hash ({@code meta}:
  * owner, epoch, expiry in epoch ms, and the epoch counter), the state hash ({@code state}: one
- * field per {@link PollerState} field: cursors and schedule as JSON, schema version, last
- * sequence, creation and update times), the items hash plus a sorted set of identities for keyset
- * streaming, the outbox (a sorted set of sequences plus hashes for rows, attempts and errors), the
- * parked hash plus the hold bookkeeping ({@code parked:holds}, {@code held}), the validators hash,
- * and the replay log (a sorted set of sequences, a sorted set by creation time, and a hash of
- * rows). The braces are a Redis Cluster hash tag: every key of one poller key lives in one slot,
- * so a script may touch them all. Inside the tag, {@code %}, braces and {@code |} are escaped as
- * {@code %25}, {@code %7B}, {@code %7D} and {@code %7C}, so no two poller keys share a tag. One
- * more key, the set {@code <prefix>keys}, lists the keys with stored state for {@link #listKeys}.
- * It has its own slot, so it is written by a separate call after the first state write of a key,
- * which then marks the state hash ({@code indexed}); a key whose listing failed is listed by its
- * next state write.
+ * field per {@link PollerState} field: cursors and schedule as JSON, schema version, last sequence,
+ * creation and update times), the items hash plus a sorted set of identities for keyset streaming,
+ * the outbox (a sorted set of sequences plus hashes for rows, attempts and errors), the parked hash
+ * plus the hold bookkeeping ({@code parked:holds}, {@code held}), the validators hash, and the
+ * replay log (a sorted set of sequences, a sorted set by creation time, and a hash of rows). The
+ * braces are a Redis Cluster hash tag: every key of one poller key lives in one slot, so a script
+ * may touch them all. Inside the tag, {@code %}, braces and {@code |} are escaped as {@code %25},
+ * {@code %7B}, {@code %7D} and {@code %7C}, so no two poller keys share a tag. One more key, the
+ * set {@code <prefix>keys}, lists the keys with stored state for {@link #listKeys}. It has its own
+ * slot, so it is written by a separate call after the first state write of a key, which then marks
+ * the state hash ({@code indexed}); a key whose listing failed is listed by its next state write.
  *
  * <p><b>Ordering.</b> Sequences are stored as sorted-set members of 19 zero-padded decimal digits
  * with score 0 and read with {@code ZRANGEBYLEX}, so order is exact for every non-negative {@code
@@ -90,8 +89,8 @@ import org.slf4j.LoggerFactory;
  * <p><b>Atomicity and fencing.</b> Every write is one Lua script, so it is atomic and isolated:
  * {@link #commitPoll} writes its state patch, items, outbox rows, log rows and parked rows at once
  * or not at all. Every fenced write (a method taking a {@link Lease}) first compares the stored
- * owner and epoch with the lease and throws {@link LeaseLostException} on mismatch, having
- * written nothing. Reads are scripts too, so each read sees one consistent moment of its key.
+ * owner and epoch with the lease and throws {@link LeaseLostException} on mismatch, having written
+ * nothing. Reads are scripts too, so each read sees one consistent moment of its key.
  *
  * <p><b>Payloads.</b> Rows are stored as length-prefixed text and never decoded inside Redis (no
  * {@code cjson}), so item payloads, envelopes and cursors round-trip exactly: big integers keep
@@ -105,13 +104,13 @@ import org.slf4j.LoggerFactory;
  * server answers {@code NOSCRIPT}). {@link #close()} never closes the connection: its owner does.
  * Calls after {@code close()} throw {@link IllegalStateException}.
  *
- * <p><b>Threads and failures.</b> Safe for use from several threads when the {@link RedisLike}
- * is. Each call blocks for one or a few round trips, at most the client's command timeout each.
- * Every client failure (server down, connection lost, timeout, an error reply) is thrown as a
- * {@link StoreException} naming the endpoint, the prefix, the operation and the key, with the
- * client's exception as the cause. A script the server did not run wrote nothing; a script whose
- * reply was lost may have run, as with any remote store. The store keeps no connection state, so
- * it works again as soon as the client has reconnected.
+ * <p><b>Threads and failures.</b> Safe for use from several threads when the {@link RedisLike} is.
+ * Each call blocks for one or a few round trips, at most the client's command timeout each. Every
+ * client failure (server down, connection lost, timeout, an error reply) is thrown as a {@link
+ * StoreException} naming the endpoint, the prefix, the operation and the key, with the client's
+ * exception as the cause. A script the server did not run wrote nothing; a script whose reply was
+ * lost may have run, as with any remote store. The store keeps no connection state, so it works
+ * again as soon as the client has reconnected.
  *
  * @since 0.1
  */
@@ -184,8 +183,8 @@ public final class RedisStore implements StateStore {
      * @param prefix 1 to 200 characters, no braces (they would move the cluster hash tag), no
      *     whitespace or control characters
      * @return this builder
-     * @throws ConfigException when {@code prefix} breaks these rules; the message names the
-     *     option and the value
+     * @throws ConfigException when {@code prefix} breaks these rules; the message names the option
+     *     and the value
      * @throws NullPointerException if {@code prefix} is null
      */
     public Builder prefix(String prefix) {
@@ -227,8 +226,8 @@ public final class RedisStore implements StateStore {
    * The names of the fifteen keys that hold {@code key}, all with one hash tag: {@code
    * <prefix>{<poller>|<partition>}:meta}, then {@code state}, {@code items}, {@code items:ids},
    * {@code outbox}, {@code outbox:rows}, {@code outbox:attempts}, {@code outbox:errors}, {@code
-   * parked}, {@code parked:holds}, {@code held}, {@code validators}, {@code log}, {@code
-   * log:time}, {@code log:rows}. For operators and tests; performs no I/O.
+   * parked}, {@code parked:holds}, {@code held}, {@code validators}, {@code log}, {@code log:time},
+   * {@code log:rows}. For operators and tests; performs no I/O.
    *
    * @param key the poller key
    * @return the key names, in that order
@@ -411,11 +410,11 @@ public final class RedisStore implements StateStore {
   /**
    * {@inheritDoc}
    *
-   * <p>Three steps: the state is unmarked as indexed, the key leaves the index set, then one
-   * script removes every key of the poller key but the lease hash, and from that hash the lease
-   * but not the epoch counter, so the next acquisition still gets a higher epoch than any lease
-   * issued before. A failure part-way leaves the key listed or its data whole, never data that
-   * {@link #listKeys} cannot find once written again.
+   * <p>Three steps: the state is unmarked as indexed, the key leaves the index set, then one script
+   * removes every key of the poller key but the lease hash, and from that hash the lease but not
+   * the epoch counter, so the next acquisition still gets a higher epoch than any lease issued
+   * before. A failure part-way leaves the key listed or its data whole, never data that {@link
+   * #listKeys} cannot find once written again.
    */
   @Override
   public void deleteKey(PollerKey key) {
@@ -456,9 +455,9 @@ public final class RedisStore implements StateStore {
   /**
    * {@inheritDoc}
    *
-   * <p>Pages the key's sorted set of identities by the last identity of the previous batch
-   * ({@code ZRANGEBYLEX}), one script per batch when the stream asks for it; nothing stays open
-   * between batches. Identities come in byte order of their UTF-8 form.
+   * <p>Pages the key's sorted set of identities by the last identity of the previous batch ({@code
+   * ZRANGEBYLEX}), one script per batch when the stream asks for it; nothing stays open between
+   * batches. Identities come in byte order of their UTF-8 form.
    *
    * @throws IllegalArgumentException when {@code batchSize < 1}
    */
@@ -531,9 +530,9 @@ public final class RedisStore implements StateStore {
    *
    * <p>One Lua script: lease check, a check that no event's sequence is already pending, then the
    * state patch, item upserts, item deletes, outbox rows, log rows and parked rows. An outbox
-   * sequence that is already pending (or appears twice in the batch) fails the whole commit with
-   * a {@link StoreException}, as overwriting it would lose an event; a log row or parked row with
-   * the same sequence or id is replaced. Logged events carry {@code now} as their creation time.
+   * sequence that is already pending (or appears twice in the batch) fails the whole commit with a
+   * {@link StoreException}, as overwriting it would lose an event; a log row or parked row with the
+   * same sequence or id is replaced. Logged events carry {@code now} as their creation time.
    *
    * @throws IllegalArgumentException when an event has a negative sequence
    */
@@ -653,12 +652,17 @@ public final class RedisStore implements StateStore {
   /** {@inheritDoc} An unknown sequence is ignored. */
   @Override
   public void recordAttempt(
-      PollerKey key, Lease lease, long sequence, String errorJson, @Nullable Instant nextAttemptAt) {
+      PollerKey key,
+      Lease lease,
+      long sequence,
+      String errorJson,
+      @Nullable Instant nextAttemptAt) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(lease, "lease");
     Objects.requireNonNull(errorJson, "errorJson");
     List<String> args = new ArrayList<>(leaseArgs(lease));
-    // A negative sequence is never stored: an empty member matches no row, yet the lease is checked.
+    // A negative sequence is never stored: an empty member matches no row, yet the lease is
+    // checked.
     args.add(sequence < 0 ? "" : member(sequence));
     args.add(Fields.encode(millis(nextAttemptAt), errorJson));
     fenced(run(Scripts.RECORD_ATTEMPT, key, args), Scripts.RECORD_ATTEMPT, key, lease);
@@ -724,8 +728,8 @@ public final class RedisStore implements StateStore {
    * checked and rebuilt here, then written by one script that applies only if no row changed in
    * between (it reads again otherwise, up to 10 times). Unknown ids are ignored.
    *
-   * @throws StoreException when a parked poison row lacks its sequence, event id or envelope, so
-   *     it cannot be re-queued; nothing is changed
+   * @throws StoreException when a parked poison row lacks its sequence, event id or envelope, so it
+   *     cannot be re-queued; nothing is changed
    */
   @Override
   public int retryParked(PollerKey key, Collection<String> ids) {
@@ -840,8 +844,8 @@ public final class RedisStore implements StateStore {
   /**
    * {@inheritDoc}
    *
-   * <p>One script walks the key's log in sequence order and filters by creation time, so a
-   * narrow time range over a long log reads the whole log inside Redis.
+   * <p>One script walks the key's log in sequence order and filters by creation time, so a narrow
+   * time range over a long log reads the whole log inside Redis.
    */
   @Override
   public List<LoggedEvent> readLog(PollerKey key, LogRange range, int limit) {
@@ -872,8 +876,7 @@ public final class RedisStore implements StateStore {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(olderThan, "olderThan");
     return (int)
-        number(
-            run(Scripts.PRUNE_LOG, key, List.of(millis(olderThan))), 0, Scripts.PRUNE_LOG, key);
+        number(run(Scripts.PRUNE_LOG, key, List.of(millis(olderThan))), 0, Scripts.PRUNE_LOG, key);
   }
 
   // ---- rows
@@ -1011,9 +1014,7 @@ public final class RedisStore implements StateStore {
       String lastSequence = f.get("lastSequence");
       return new PollerState(
           cursors == null ? Map.of() : JSON.readValue(cursors, CURSORS),
-          schedule == null
-              ? ScheduleState.initial(0)
-              : StateCodec.scheduleFromJson(schedule),
+          schedule == null ? ScheduleState.initial(0) : StateCodec.scheduleFromJson(schedule),
           schemaVersion == null ? 1 : Integer.parseInt(schemaVersion),
           lastSequence == null ? 0 : Long.parseLong(lastSequence),
           Instant.parse(Objects.requireNonNull(f.get("createdAt"), "createdAt")),
@@ -1103,9 +1104,7 @@ public final class RedisStore implements StateStore {
     if ("LEASE_LOST".equals(status(reply))) {
       String current = text(reply, 1);
       throw new LeaseLostException(
-          key,
-          lease.epoch(),
-          current.isEmpty() ? null : parseLong(current, "lease epoch", key));
+          key, lease.epoch(), current.isEmpty() ? null : parseLong(current, "lease epoch", key));
     }
     expectOk(reply, script, key);
   }

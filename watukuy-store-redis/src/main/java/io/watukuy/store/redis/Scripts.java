@@ -8,10 +8,10 @@ import java.util.HexFormat;
 /**
  * The Lua scripts of {@link RedisStore}. Each script of a poller key receives the fifteen keys of
  * {@link KeyLayout#PARTS} as {@code KEYS[1..15]} and its arguments as strings. Every fenced script
- * first compares the stored lease owner and epoch with the caller's (as strings, so no number
- * loses precision), then checks everything else that can refuse the write, and only then writes:
- * a refused script has written nothing. Scripts reply with arrays of strings and integers only,
- * never nil or false, so a RESP3 client sees the same shapes as a RESP2 one.
+ * first compares the stored lease owner and epoch with the caller's (as strings, so no number loses
+ * precision), then checks everything else that can refuse the write, and only then writes: a
+ * refused script has written nothing. Scripts reply with arrays of strings and integers only, never
+ * nil or false, so a RESP3 client sees the same shapes as a RESP2 one.
  */
 final class Scripts {
   private Scripts() {}
@@ -144,7 +144,8 @@ final class Scripts {
   // ---- state
 
   /** Reply: the state hash as field, value pairs. */
-  static final Script LOAD_STATE = Script.keyed("loadState", "return redis.call('HGETALL', STATE)\n");
+  static final Script LOAD_STATE =
+      Script.keyed("loadState", "return redis.call('HGETALL', STATE)\n");
 
   /** ARGV: owner, epoch, state args. */
   static final Script SAVE_STATE =
@@ -208,13 +209,14 @@ final class Scripts {
           "streamIdentities",
           "return redis.call('ZRANGEBYLEX', ITEM_IDS, ARGV[1], '+', 'LIMIT', 0, ARGV[2])\n");
 
-  static final Script COUNT_ITEMS = Script.keyed("countItems", "return {redis.call('HLEN', ITEMS)}\n");
+  static final Script COUNT_ITEMS =
+      Script.keyed("countItems", "return {redis.call('HLEN', ITEMS)}\n");
 
   // ---- commit and outbox
 
   /**
-   * ARGV: owner, epoch, state args, now (ms), log '1' or '0', n upserts then (identity, row)*,
-   * n deletes then identity*, n events then (member, row)*, n parked then (id, row, hold)*.
+   * ARGV: owner, epoch, state args, now (ms), log '1' or '0', n upserts then (identity, row)*, n
+   * deletes then identity*, n events then (member, row)*, n parked then (id, row, hold)*.
    */
   static final Script COMMIT =
       Script.keyed(
@@ -427,8 +429,8 @@ final class Scripts {
   // ---- log
 
   /**
-   * ARGV: lex range start, limit, from (ms) or '', to (ms) or ''. Reply: (member, created at
-   * (ms, as Redis prints the score), row)*.
+   * ARGV: lex range start, limit, from (ms) or '', to (ms) or ''. Reply: (member, created at (ms,
+   * as Redis prints the score), row)*.
    */
   static final Script READ_LOG =
       Script.keyed(

@@ -13,7 +13,8 @@ import org.junit.jupiter.api.TestFactory;
 
 /**
  * G9 on RedisStore (a key prefix per seed on the machine's Redis): the CI seeds, every kill point,
- * every strategy, within {@link Chaos#budget(java.time.Duration)} (4 minutes in CI). {@code -Dwatukuy.chaos.seed=N} reruns one seed.
+ * every strategy, within {@link Chaos#budget(java.time.Duration)} (4 minutes in CI). {@code
+ * -Dwatukuy.chaos.seed=N} reruns one seed.
  */
 class ChaosRedisStoreTest {
   private static LocalRedis redis;
@@ -32,18 +33,24 @@ class ChaosRedisStoreTest {
   Stream<DynamicTest> everyGuaranteeHoldsUnderSeededKills() {
     // Every CI seed: a network store needs more than the embedded stores' minute.
     long deadline = System.nanoTime() + Chaos.budget(java.time.Duration.ofMinutes(4)).toNanos();
-    return Chaos.seeds().boxed()
+    return Chaos.seeds()
+        .boxed()
         .takeWhile(seed -> System.nanoTime() < deadline)
-        .map(seed -> DynamicTest.dynamicTest("seed " + seed, () -> {
-          String prefix = LocalRedis.newPrefix("chaos-" + seed);
-          try {
-            ChaosReport report = Chaos.run(ChaosOptions.seed(seed).withStore(() -> redis.store(prefix)));
-            System.out.println("chaos " + report);
-            report.assertGuarantees();
-            assertThat(report.totalKills()).isPositive();
-          } finally {
-            redis.deleteKeys(prefix);
-          }
-        }));
+        .map(
+            seed ->
+                DynamicTest.dynamicTest(
+                    "seed " + seed,
+                    () -> {
+                      String prefix = LocalRedis.newPrefix("chaos-" + seed);
+                      try {
+                        ChaosReport report =
+                            Chaos.run(ChaosOptions.seed(seed).withStore(() -> redis.store(prefix)));
+                        System.out.println("chaos " + report);
+                        report.assertGuarantees();
+                        assertThat(report.totalKills()).isPositive();
+                      } finally {
+                        redis.deleteKeys(prefix);
+                      }
+                    }));
   }
 }

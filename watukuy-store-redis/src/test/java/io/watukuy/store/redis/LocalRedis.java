@@ -33,15 +33,30 @@ final class LocalRedis implements AutoCloseable {
   }
 
   static LocalRedis open() {
-    RedisURI uri = RedisURI.builder().withHost(HOST).withPort(PORT).withTimeout(Duration.ofSeconds(10)).build();
+    RedisURI uri =
+        RedisURI.builder()
+            .withHost(HOST)
+            .withPort(PORT)
+            .withTimeout(Duration.ofSeconds(10))
+            .build();
     RedisClient client = RedisClient.create(uri);
-    client.setOptions(ClientOptions.builder().disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
+    client.setOptions(
+        ClientOptions.builder()
+            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+            .build());
     try {
       return new LocalRedis(client, client.connect());
     } catch (RuntimeException e) {
       client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-      throw new IllegalStateException("the tests need Redis on " + HOST + ":" + PORT + " (redis-server --daemonize yes"
-          + " --bind 127.0.0.1 --port 6379 --save \"\" --appendonly no): " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "the tests need Redis on "
+              + HOST
+              + ":"
+              + PORT
+              + " (redis-server --daemonize yes"
+              + " --bind 127.0.0.1 --port 6379 --save \"\" --appendonly no): "
+              + e.getMessage(),
+          e);
     }
   }
 
@@ -63,7 +78,8 @@ final class LocalRedis implements AutoCloseable {
   /** Every key under {@code prefix}, found by SCAN (the prefix holds no glob characters). */
   List<String> keys(String prefix) {
     List<String> keys = new ArrayList<>();
-    ScanIterator.scan(commands(), ScanArgs.Builder.matches(prefix + "*").limit(1000)).forEachRemaining(keys::add);
+    ScanIterator.scan(commands(), ScanArgs.Builder.matches(prefix + "*").limit(1000))
+        .forEachRemaining(keys::add);
     return keys;
   }
 

@@ -32,7 +32,8 @@ final class PrivateRedis implements AutoCloseable {
     this.persistent = persistent;
   }
 
-  static PrivateRedis start(Path workDir, boolean persistent) throws IOException, InterruptedException {
+  static PrivateRedis start(Path workDir, boolean persistent)
+      throws IOException, InterruptedException {
     PrivateRedis r = new PrivateRedis(freePort(), workDir, persistent);
     r.start();
     return r;
@@ -43,20 +44,42 @@ final class PrivateRedis implements AutoCloseable {
   }
 
   void start() throws IOException, InterruptedException {
-    List<String> cmd = new ArrayList<>(List.of("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
-        "--save", "", "--daemonize", "no", "--dir", workDir.toString()));
-    cmd.addAll(persistent ? List.of("--appendonly", "yes", "--appendfsync", "always") : List.of("--appendonly", "no"));
-    process = new ProcessBuilder(cmd).redirectErrorStream(true)
-        .redirectOutput(workDir.resolve("redis-" + port + ".log").toFile()).start();
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                "redis-server",
+                "--port",
+                Integer.toString(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--daemonize",
+                "no",
+                "--dir",
+                workDir.toString()));
+    cmd.addAll(
+        persistent
+            ? List.of("--appendonly", "yes", "--appendfsync", "always")
+            : List.of("--appendonly", "no"));
+    process =
+        new ProcessBuilder(cmd)
+            .redirectErrorStream(true)
+            .redirectOutput(workDir.resolve("redis-" + port + ".log").toFile())
+            .start();
     long deadline = System.nanoTime() + READY.toNanos();
     while (!ping()) {
-      if (!process.isAlive()) throw new IllegalStateException("redis-server on port " + port + " exited; see " + workDir);
-      if (System.nanoTime() > deadline) throw new IllegalStateException("redis-server on port " + port + " not ready in " + READY);
+      if (!process.isAlive())
+        throw new IllegalStateException("redis-server on port " + port + " exited; see " + workDir);
+      if (System.nanoTime() > deadline)
+        throw new IllegalStateException("redis-server on port " + port + " not ready in " + READY);
       Thread.sleep(20);
     }
   }
 
-  /** Stops the server (SIGTERM: a persistent one writes its file first) and waits for it to exit. */
+  /**
+   * Stops the server (SIGTERM: a persistent one writes its file first) and waits for it to exit.
+   */
   void stop() throws InterruptedException {
     if (process == null) return;
     process.destroy();

@@ -27,15 +27,15 @@ import org.junit.jupiter.api.Test;
 
 /**
  * One budget across instances (guarantee G6, issue "Rate budgets", test "Across instances"): three
- * instances, each with its own Redis client, connection and {@link RedisBudgetStore} on one
- * prefix, send requests to a local HTTP server for a few seconds of real time, each request after
- * a token from the shared bucket. The server records when each request arrives, and in every
- * window of length T starting at an arrival the count stays within burst + requests * T / per.
+ * instances, each with its own Redis client, connection and {@link RedisBudgetStore} on one prefix,
+ * send requests to a local HTTP server for a few seconds of real time, each request after a token
+ * from the shared bucket. The server records when each request arrives, and in every window of
+ * length T starting at an arrival the count stays within burst + requests * T / per.
  *
- * <p>The store grants a token at an instant between the {@code now} the instance passed (its
- * clock truncated to the millisecond) and the moment the script ran, and the request arrives after
- * both. So a request arriving at {@code a} holds a token granted in {@code [a - D, a]}, where
- * {@code D} is the largest delay between a request's {@code now} and its arrival (measured, a few
+ * <p>The store grants a token at an instant between the {@code now} the instance passed (its clock
+ * truncated to the millisecond) and the moment the script ran, and the request arrives after both.
+ * So a request arriving at {@code a} holds a token granted in {@code [a - D, a]}, where {@code D}
+ * is the largest delay between a request's {@code now} and its arrival (measured, a few
  * milliseconds here), and the arrivals in a window of length T hold tokens granted within T + D:
  * the check widens each window by that measured D and nothing else. Instances that did not share
  * the bucket would send about three times the rule, far beyond it.
@@ -47,30 +47,41 @@ class RedisBudgetCrossInstanceTest {
 
   static final int INSTANCES = 3;
   static final Duration RUN = Duration.ofSeconds(8);
+
   /** Longest single sleep on a refused take; the loop then asks again. */
   static final Duration MAX_SLEEP = Duration.ofSeconds(1);
+
   static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(5);
 
-  /** One request as the server saw it: when it arrived, and the {@code now} its token was taken at. */
+  /**
+   * One request as the server saw it: when it arrived, and the {@code now} its token was taken at.
+   */
   record Arrival(Instant at, Instant takenAt, int instance) {}
 
   @Test
   void threeInstancesOnOneRedisBudgetNeverSendAboveTheRuleInAnyWindow() throws Exception {
     String prefix = LocalRedis.newPrefix("budget-instances");
     List<Arrival> arrivals = new ArrayList<>();
-    HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
-    server.createContext("/", exchange -> {
-      Instant at = Instant.now();
-      String path = exchange.getRequestURI().getPath();
-      if (path.startsWith("/take/")) {
-        String[] parts = path.split("/"); // /take/<instance>/<epoch ms of now>
-        synchronized (arrivals) {
-          arrivals.add(new Arrival(at, Instant.ofEpochMilli(Long.parseLong(parts[3])), Integer.parseInt(parts[2])));
-        }
-      }
-      exchange.sendResponseHeaders(204, -1);
-      exchange.close();
-    });
+    HttpServer server =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
+    server.createContext(
+        "/",
+        exchange -> {
+          Instant at = Instant.now();
+          String path = exchange.getRequestURI().getPath();
+          if (path.startsWith("/take/")) {
+            String[] parts = path.split("/"); // /take/<instance>/<epoch ms of now>
+            synchronized (arrivals) {
+              arrivals.add(
+                  new Arrival(
+                      at,
+                      Instant.ofEpochMilli(Long.parseLong(parts[3])),
+                      Integer.parseInt(parts[2])));
+            }
+          }
+          exchange.sendResponseHeaders(204, -1);
+          exchange.close();
+        });
     ExecutorService serverThreads = Executors.newFixedThreadPool(4);
     server.setExecutor(serverThreads);
     server.start();
@@ -115,14 +126,17 @@ class RedisBudgetCrossInstanceTest {
           long windowNanos = Duration.between(seen.get(i).at(), seen.get(j).at()).toNanos();
           int count = j - i + 1;
           // count <= burst + requests * (T + D) / per, compared in integers
-          double allowed = LIMIT.burst() + LIMIT.requests() * (double) (windowNanos + delayNanos) / perNanos;
+          double allowed =
+              LIMIT.burst() + LIMIT.requests() * (double) (windowNanos + delayNanos) / perNanos;
           assertThat((long) (count - LIMIT.burst()) * perNanos)
-              .as("%d requests arrived within %.3f ms from %s; with D = %.3f ms the rule allows %.2f",
+              .as(
+                  "%d requests arrived within %.3f ms from %s; with D = %.3f ms the rule allows %.2f",
                   count, windowNanos / 1e6, seen.get(i).at(), delayNanos / 1e6, allowed)
               .isLessThanOrEqualTo(LIMIT.requests() * (windowNanos + delayNanos));
         }
       }
-      System.out.printf("%d requests from %d instances; D = %d µs%n", total, INSTANCES, delayNanos / 1000);
+      System.out.printf(
+          "%d requests from %d instances; D = %d µs%n", total, INSTANCES, delayNanos / 1000);
       // The budget, not the server, held the instances back: they sent about what the rule allows.
       long span = Duration.between(seen.get(0).at(), seen.get(seen.size() - 1).at()).toMillis();
       long allowed = LIMIT.burst() + LIMIT.requests() * span / LIMIT.per().toMillis();
@@ -158,7 +172,8 @@ class RedisBudgetCrossInstanceTest {
         send(http, base.resolve("/take/" + instance + "/" + now.toEpochMilli()));
         sent++;
       } else {
-        long sleepNanos = Math.min(Math.min(wait.toNanos(), MAX_SLEEP.toNanos()), end - System.nanoTime());
+        long sleepNanos =
+            Math.min(Math.min(wait.toNanos(), MAX_SLEEP.toNanos()), end - System.nanoTime());
         if (sleepNanos > 0) TimeUnit.NANOSECONDS.sleep(sleepNanos);
       }
     }
@@ -166,8 +181,10 @@ class RedisBudgetCrossInstanceTest {
   }
 
   private static void send(HttpClient http, URI uri) throws IOException, InterruptedException {
-    HttpResponse<Void> response = http.send(
-        HttpRequest.newBuilder(uri).timeout(REQUEST_TIMEOUT).GET().build(), HttpResponse.BodyHandlers.discarding());
+    HttpResponse<Void> response =
+        http.send(
+            HttpRequest.newBuilder(uri).timeout(REQUEST_TIMEOUT).GET().build(),
+            HttpResponse.BodyHandlers.discarding());
     assertThat(response.statusCode()).isEqualTo(204);
   }
 }

@@ -27,18 +27,19 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * One budget across instances through the engine (guarantee G6, issue "Rate budgets", test
- * "Across instances"): three engines, each with its own state store and its own Redis connection
- * to one {@link RedisBudgetStore} prefix, run as daemons for a few seconds of real time against a
- * local HTTP server, every request of their pollers charged to the budget {@code api}. The
- * server counts arrivals in every window: never above {@code burst + requests × (T + D) / per},
- * where D bounds the delay from a token's take to its request's arrival (measured by pairing the
- * sorted takes with the sorted arrivals; see {@link RedisBudgetCrossInstanceTest}).
+ * One budget across instances through the engine (guarantee G6, issue "Rate budgets", test "Across
+ * instances"): three engines, each with its own state store and its own Redis connection to one
+ * {@link RedisBudgetStore} prefix, run as daemons for a few seconds of real time against a local
+ * HTTP server, every request of their pollers charged to the budget {@code api}. The server counts
+ * arrivals in every window: never above {@code burst + requests × (T + D) / per}, where D bounds
+ * the delay from a token's take to its request's arrival (measured by pairing the sorted takes with
+ * the sorted arrivals; see {@link RedisBudgetCrossInstanceTest}).
  */
 @ReadsWallClock("a budget shared through Redis, whose TIME is the real clock")
 class RedisBudgetEnginesTest {
   /** A token every 200 ms, up to 3 at once: per at most 2 s, as the issue asks. */
   static final BudgetLimit LIMIT = new BudgetLimit(5, Duration.ofSeconds(1), 3);
+
   static final Duration RUN = Duration.ofSeconds(8);
 
   @Test
@@ -46,17 +47,22 @@ class RedisBudgetEnginesTest {
     String prefix = LocalRedis.newPrefix("budget-engines");
     List<Instant> arrivals = Collections.synchronizedList(new ArrayList<>());
     List<Instant> takes = Collections.synchronizedList(new ArrayList<>());
-    HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 32);
+    HttpServer server =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 32);
     ExecutorService serverThreads = Executors.newFixedThreadPool(4);
     server.setExecutor(serverThreads);
-    server.createContext("/items", exchange -> {
-      arrivals.add(Instant.now());
-      byte[] body = ("[{\"id\":\"" + exchange.getRequestURI().getQuery() + "\"}]").getBytes(StandardCharsets.UTF_8);
-      exchange.getResponseHeaders().set("Content-Type", "application/json");
-      exchange.sendResponseHeaders(200, body.length);
-      exchange.getResponseBody().write(body);
-      exchange.close();
-    });
+    server.createContext(
+        "/items",
+        exchange -> {
+          arrivals.add(Instant.now());
+          byte[] body =
+              ("[{\"id\":\"" + exchange.getRequestURI().getQuery() + "\"}]")
+                  .getBytes(StandardCharsets.UTF_8);
+          exchange.getResponseHeaders().set("Content-Type", "application/json");
+          exchange.sendResponseHeaders(200, body.length);
+          exchange.getResponseBody().write(body);
+          exchange.close();
+        });
     server.start();
     String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/items";
     List<LocalRedis> connections = new ArrayList<>();
@@ -66,32 +72,37 @@ class RedisBudgetEnginesTest {
         LocalRedis redis = LocalRedis.open();
         connections.add(redis);
         RedisBudgetStore shared = RedisBudgetStore.builder(redis.redis).prefix(prefix).build();
-        RateBudgetStore recording = (name, limit, permits, now) -> {
-          Duration wait = shared.tryTake(name, limit, permits, now);
-          if (wait.isZero()) takes.add(now);
-          return wait;
-        };
-        Poller<JsonNode> listing = Poller.builder("listing", JsonNode.class)
-            .identity(n -> n.get("id"))
-            .cursor(Cursors.snapshotDiff())
-            .partitions(List.of("a", "b"))
-            .budget("api")
-            .maxWait(Duration.ofSeconds(2))
-            .fetch(ctx -> {
-              JsonNode items = ctx.http().get(url + "?" + ctx.partition() + "-" + ctx.page()).json();
-              List<JsonNode> list = new ArrayList<>();
-              items.forEach(list::add);
-              return Page.of(list).withHasMore(ctx.page() < 10);
-            })
-            .schedule(Schedule.every(Duration.ofMillis(100)).withAdaptive(false).withJitter(0))
-            .build();
-        Watukuy engine = Watukuy.builder()
-            .store(new MemoryStore())
-            .instanceId("engine-" + i)
-            .budget("api", LIMIT)
-            .budgetStore(recording)
-            .poller(listing)
-            .build();
+        RateBudgetStore recording =
+            (name, limit, permits, now) -> {
+              Duration wait = shared.tryTake(name, limit, permits, now);
+              if (wait.isZero()) takes.add(now);
+              return wait;
+            };
+        Poller<JsonNode> listing =
+            Poller.builder("listing", JsonNode.class)
+                .identity(n -> n.get("id"))
+                .cursor(Cursors.snapshotDiff())
+                .partitions(List.of("a", "b"))
+                .budget("api")
+                .maxWait(Duration.ofSeconds(2))
+                .fetch(
+                    ctx -> {
+                      JsonNode items =
+                          ctx.http().get(url + "?" + ctx.partition() + "-" + ctx.page()).json();
+                      List<JsonNode> list = new ArrayList<>();
+                      items.forEach(list::add);
+                      return Page.of(list).withHasMore(ctx.page() < 10);
+                    })
+                .schedule(Schedule.every(Duration.ofMillis(100)).withAdaptive(false).withJitter(0))
+                .build();
+        Watukuy engine =
+            Watukuy.builder()
+                .store(new MemoryStore())
+                .instanceId("engine-" + i)
+                .budget("api", LIMIT)
+                .budgetStore(recording)
+                .poller(listing)
+                .build();
         engine.on(listing, event -> {});
         engines.add(engine);
       }
@@ -126,12 +137,15 @@ class RedisBudgetEnginesTest {
         long windowNanos = Duration.between(seen.get(i), seen.get(j)).toNanos();
         long count = j - i + 1;
         assertThat((count - LIMIT.burst()) * perNanos)
-            .as("%d requests within %.1f ms from %s, D = %.1f ms", count, windowNanos / 1e6, seen.get(i), delayNanos / 1e6)
+            .as(
+                "%d requests within %.1f ms from %s, D = %.1f ms",
+                count, windowNanos / 1e6, seen.get(i), delayNanos / 1e6)
             .isLessThanOrEqualTo(LIMIT.requests() * (windowNanos + delayNanos));
       }
     }
     // The budget, not the engines, set the pace: about what the rule allows was sent.
     long spanMs = Duration.between(seen.get(0), seen.get(seen.size() - 1)).toMillis();
-    assertThat((long) seen.size()).isGreaterThanOrEqualTo((LIMIT.burst() + LIMIT.requests() * spanMs / 1000) * 7 / 10);
+    assertThat((long) seen.size())
+        .isGreaterThanOrEqualTo((LIMIT.burst() + LIMIT.requests() * spanMs / 1000) * 7 / 10);
   }
 }

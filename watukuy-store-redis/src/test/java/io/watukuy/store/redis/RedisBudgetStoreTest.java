@@ -28,7 +28,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** RedisBudgetStore beyond the contract: options, key layout, one script per take, exact range, a server that goes away. */
+/**
+ * RedisBudgetStore beyond the contract: options, key layout, one script per take, exact range, a
+ * server that goes away.
+ */
 class RedisBudgetStoreTest {
   static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");
 
@@ -109,11 +112,15 @@ class RedisBudgetStoreTest {
   @Test
   void aPrefixWithBracesOrBlanksIsAConfigErrorNamingIt() {
     assertThatThrownBy(() -> RedisBudgetStore.builder(redis.redis).prefix("a{b}:"))
-        .isInstanceOf(ConfigException.class).hasMessageContaining("prefix").hasMessageContaining("'a{b}:'");
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("prefix")
+        .hasMessageContaining("'a{b}:'");
     assertThatThrownBy(() -> RedisBudgetStore.builder(redis.redis).prefix(""))
-        .isInstanceOf(ConfigException.class).hasMessageContaining("prefix");
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("prefix");
     assertThatThrownBy(() -> RedisBudgetStore.builder(redis.redis).prefix("a b"))
-        .isInstanceOf(ConfigException.class).hasMessageContaining("'a b'");
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("'a b'");
   }
 
   @Test
@@ -128,7 +135,8 @@ class RedisBudgetStoreTest {
     assertThat(store.keyName("erp")).isEqualTo(key);
     assertThat(redis.keys(store.prefix())).containsExactly(key);
     assertThat(redis.commands().hgetall(key))
-        .isEqualTo(Map.of("tokens", "59400", "at", Long.toString(T0.toEpochMilli()), "scale", "600"));
+        .isEqualTo(
+            Map.of("tokens", "59400", "at", Long.toString(T0.toEpochMilli()), "scale", "600"));
     assertThat(redis.commands().pttl(key)).isEqualTo(-1L);
 
     // A refused take writes nothing.
@@ -149,7 +157,8 @@ class RedisBudgetStoreTest {
     assertThat(store.tryTake("erp{eu}", limit, 1, T0)).isEqualTo(Duration.ofMillis(500));
 
     assertThat(redis.keys(store.prefix()))
-        .containsExactlyInAnyOrder(store.prefix() + "budget:erp{eu}", store.prefix() + "budget:erp");
+        .containsExactlyInAnyOrder(
+            store.prefix() + "budget:erp{eu}", store.prefix() + "budget:erp");
   }
 
   @Test
@@ -166,7 +175,8 @@ class RedisBudgetStoreTest {
 
     String erp = "[" + store.keyName("erp") + "]";
     String crm = "[" + store.keyName("crm") + "]";
-    assertThat(recording.calls).containsExactly("evalsha " + erp, "evalsha " + erp, "evalsha " + crm);
+    assertThat(recording.calls)
+        .containsExactly("evalsha " + erp, "evalsha " + erp, "evalsha " + crm);
   }
 
   @Test
@@ -207,10 +217,13 @@ class RedisBudgetStoreTest {
 
     assertThatThrownBy(() -> store.tryTake("erp", huge, 1, T0))
         .isInstanceOf(ConfigException.class)
-        .hasMessageStartingWith("budget erp: 1 requests per PT876000H with burst 2147483647 is beyond the exact range")
+        .hasMessageStartingWith(
+            "budget erp: 1 requests per PT876000H with burst 2147483647 is beyond the exact range")
         .hasMessageContaining("2^53");
-    assertThatThrownBy(() -> store.tryTake("erp", BudgetLimit.of(1, Duration.ofSeconds(1)), 1, Instant.MAX))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("budget erp: now");
+    assertThatThrownBy(
+            () -> store.tryTake("erp", BudgetLimit.of(1, Duration.ofSeconds(1)), 1, Instant.MAX))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("budget erp: now");
     assertThat(recording.calls).isEmpty();
   }
 
@@ -220,8 +233,10 @@ class RedisBudgetStoreTest {
     // burst * d + r just below 2^53 each: a token of 2^33 - 1 units and a burst of 2^20; and
     // 2^31 - 1 requests per 2^22 - 1 ms (coprime), burst 2^31 - 1.
     BudgetLimit slow = new BudgetLimit(1, Duration.ofMillis((1L << 33) - 1), 1 << 20);
-    BudgetLimit fast = new BudgetLimit(Integer.MAX_VALUE, Duration.ofMillis((1L << 22) - 1), Integer.MAX_VALUE);
-    assertThat(RedisBudgetStore.Rate.of("slow", slow)).isEqualTo(new RedisBudgetStore.Rate(1, (1L << 33) - 1));
+    BudgetLimit fast =
+        new BudgetLimit(Integer.MAX_VALUE, Duration.ofMillis((1L << 22) - 1), Integer.MAX_VALUE);
+    assertThat(RedisBudgetStore.Rate.of("slow", slow))
+        .isEqualTo(new RedisBudgetStore.Rate(1, (1L << 33) - 1));
     assertThat(RedisBudgetStore.Rate.of("fast", fast))
         .isEqualTo(new RedisBudgetStore.Rate(Integer.MAX_VALUE, (1L << 22) - 1));
 
@@ -239,7 +254,8 @@ class RedisBudgetStoreTest {
       long longestWait = 0;
       for (int step = 0; step < 300; step++) {
         now += random.nextLong(c.stepMs());
-        long at = random.nextInt(10) == 0 ? Math.max(0, now - random.nextLong(c.stepMs() / 4)) : now;
+        long at =
+            random.nextInt(10) == 0 ? Math.max(0, now - random.nextLong(c.stepMs() / 4)) : now;
         int permits = 1 + random.nextInt(random.nextInt(10) == 0 ? limit.burst() : c.permits());
         Duration answer = store.tryTake(name, limit, permits, T0.plusMillis(at));
         assertThat(answer)
@@ -257,16 +273,23 @@ class RedisBudgetStoreTest {
   // ---- a server that goes away and comes back
 
   @Test
-  void aStoppedServerFailsTakesNamingEndpointAndBudgetAndTheStoreRecoversWhenItReturns(@TempDir Path dir)
-      throws Exception {
+  void aStoppedServerFailsTakesNamingEndpointAndBudgetAndTheStoreRecoversWhenItReturns(
+      @TempDir Path dir) throws Exception {
     try (PrivateRedis server = PrivateRedis.start(dir, false)) {
-      RedisURI uri = RedisURI.builder().withHost("127.0.0.1").withPort(server.port)
-          .withTimeout(Duration.ofSeconds(2)).build();
-      ClientResources resources = ClientResources.builder()
-          .reconnectDelay(Delay.constant(Duration.ofMillis(50))).build();
+      RedisURI uri =
+          RedisURI.builder()
+              .withHost("127.0.0.1")
+              .withPort(server.port)
+              .withTimeout(Duration.ofSeconds(2))
+              .build();
+      ClientResources resources =
+          ClientResources.builder().reconnectDelay(Delay.constant(Duration.ofMillis(50))).build();
       RedisClient client = RedisClient.create(resources, uri);
-      client.setOptions(ClientOptions.builder().autoReconnect(true)
-          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
+      client.setOptions(
+          ClientOptions.builder()
+              .autoReconnect(true)
+              .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+              .build());
       try (StatefulRedisConnection<String, String> connection = client.connect()) {
         RedisBudgetStore store = RedisBudgetStore.open(LettuceRedis.of(connection, uri));
         BudgetLimit limit = BudgetLimit.of(1, Duration.ofMinutes(1));
@@ -276,7 +299,10 @@ class RedisBudgetStoreTest {
 
         assertThatThrownBy(() -> store.tryTake("erp", limit, 1, T0.plusSeconds(60)))
             .isInstanceOf(StoreException.class)
-            .hasMessageStartingWith("redis budget store " + server.endpoint() + " (prefix watukuy:): tryTake budget erp failed: ")
+            .hasMessageStartingWith(
+                "redis budget store "
+                    + server.endpoint()
+                    + " (prefix watukuy:): tryTake budget erp failed: ")
             .hasCauseInstanceOf(RuntimeException.class);
 
         server.start();

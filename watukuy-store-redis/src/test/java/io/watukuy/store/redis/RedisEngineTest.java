@@ -37,7 +37,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The engine on RedisStore: restarts, two instances on one store, G2 across stores, a server outage. */
+/**
+ * The engine on RedisStore: restarts, two instances on one store, G2 across stores, a server
+ * outage.
+ */
 class RedisEngineTest {
   static final Duration MIN = Duration.ofSeconds(30);
 
@@ -78,8 +81,15 @@ class RedisEngineTest {
   }
 
   Watukuy engine(StateStore store, String id, Poller<?>... pollers) {
-    Watukuy.Builder b = Watukuy.builder().store(store).time(clock).random(SeededRandom.of(7))
-        .instanceId(id).executor(Runnable::run).handlerExecutor(Runnable::run).delivery(new DeliveryOptions(1, 100));
+    Watukuy.Builder b =
+        Watukuy.builder()
+            .store(store)
+            .time(clock)
+            .random(SeededRandom.of(7))
+            .instanceId(id)
+            .executor(Runnable::run)
+            .handlerExecutor(Runnable::run)
+            .delivery(new DeliveryOptions(1, 100));
     for (Poller<?> p : pollers) b.poller(p);
     return b.build();
   }
@@ -95,16 +105,33 @@ class RedisEngineTest {
 
   private static List<String> world(StateStore store, VirtualClock clock, String id) {
     FakeApi api = new FakeApi(clock);
-    Poller<JsonNode> orders = Poller.builder("orders", JsonNode.class).identity(n -> n.get("id"))
-        .cursor(Cursors.timestamp("updatedAt").tieBreak("id").build()).fetch(api.timestampFetcher(3))
-        .schedule(Schedule.every(MIN).withAdaptive(false).withJitter(0)).build();
-    Poller<JsonNode> catalog = Poller.builder("catalog", JsonNode.class).identity(n -> n.get("id"))
-        .cursor(Cursors.snapshotDiff()).fetch(api.snapshotFetcher(3))
-        .schedule(Schedule.every(MIN).withAdaptive(false).withJitter(0)).build();
+    Poller<JsonNode> orders =
+        Poller.builder("orders", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .cursor(Cursors.timestamp("updatedAt").tieBreak("id").build())
+            .fetch(api.timestampFetcher(3))
+            .schedule(Schedule.every(MIN).withAdaptive(false).withJitter(0))
+            .build();
+    Poller<JsonNode> catalog =
+        Poller.builder("catalog", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .cursor(Cursors.snapshotDiff())
+            .fetch(api.snapshotFetcher(3))
+            .schedule(Schedule.every(MIN).withAdaptive(false).withJitter(0))
+            .build();
     List<String> ids = new ArrayList<>();
-    Watukuy w = Watukuy.builder().store(store).time(clock).random(SeededRandom.of(7)).instanceId(id)
-        .executor(Runnable::run).handlerExecutor(Runnable::run).delivery(new DeliveryOptions(1, 100))
-        .poller(orders).poller(catalog).build();
+    Watukuy w =
+        Watukuy.builder()
+            .store(store)
+            .time(clock)
+            .random(SeededRandom.of(7))
+            .instanceId(id)
+            .executor(Runnable::run)
+            .handlerExecutor(Runnable::run)
+            .delivery(new DeliveryOptions(1, 100))
+            .poller(orders)
+            .poller(catalog)
+            .build();
     w.on(orders, e -> ids.add(e.id())).on(catalog, e -> ids.add(e.id()));
     for (int i = 1; i <= 7; i++) api.put("o" + i, Map.of("n", i));
     w.tick();
@@ -134,29 +161,38 @@ class RedisEngineTest {
       engine(store, "second", p).on(p, second::add).tick();
     }
 
-    assertThat(first).extracting(e -> e.identity() + ":" + e.type().wire())
+    assertThat(first)
+        .extracting(e -> e.identity() + ":" + e.type().wire())
         .containsExactly("o1:created", "o2:created", "o3:created", "o4:created");
-    assertThat(second).extracting(e -> e.identity() + ":" + e.type().wire())
+    assertThat(second)
+        .extracting(e -> e.identity() + ":" + e.type().wire())
         .containsExactly("o2:updated", "o5:created");
     assertThat(second).extracting(ChangeEvent::sequence).containsExactly(5L, 6L);
-    assertThat(api.requests() - before).isEqualTo(1); // resumed from the watermark, not from the start
+    assertThat(api.requests() - before)
+        .isEqualTo(1); // resumed from the watermark, not from the start
   }
 
   @Test
   void twoInstancesOnOneStoreNeverPollTheSameKeyAtOnce() {
     String prefix = prefix();
     for (int i = 1; i <= 2; i++) api.put("o" + i, Map.of("n", i));
-    try (LocalRedis other = LocalRedis.open(); RedisStore a = redis.store(prefix); RedisStore b = other.store(prefix)) {
+    try (LocalRedis other = LocalRedis.open();
+        RedisStore a = redis.store(prefix);
+        RedisStore b = other.store(prefix)) {
       Poller<JsonNode> pa = orders();
       Poller<JsonNode> pb = orders();
       List<String> seenByB = new ArrayList<>();
       Watukuy wb = engine(b, "b", pb).on(pb, e -> seenByB.add(e.id()));
       AtomicReference<TickReport> duringA = new AtomicReference<>();
       List<String> seenByA = new ArrayList<>();
-      Watukuy wa = engine(a, "a", pa).on(pa, e -> {
-        seenByA.add(e.id());
-        if (duringA.get() == null) duringA.set(wb.tick());
-      });
+      Watukuy wa =
+          engine(a, "a", pa)
+              .on(
+                  pa,
+                  e -> {
+                    seenByA.add(e.id());
+                    if (duringA.get() == null) duringA.set(wb.tick());
+                  });
 
       wa.tick();
 
@@ -168,18 +204,29 @@ class RedisEngineTest {
   }
 
   @Test
-  void aServerOutageFailsTheCycleWithAStoreErrorAndTheEngineRecoversWhenItReturns(@TempDir Path dir) throws Exception {
+  void aServerOutageFailsTheCycleWithAStoreErrorAndTheEngineRecoversWhenItReturns(@TempDir Path dir)
+      throws Exception {
     try (PrivateRedis server = PrivateRedis.start(dir, true)) {
-      RedisURI uri = RedisURI.builder().withHost("127.0.0.1").withPort(server.port).withTimeout(Duration.ofSeconds(2)).build();
-      ClientResources resources = ClientResources.builder().reconnectDelay(Delay.constant(Duration.ofMillis(50))).build();
+      RedisURI uri =
+          RedisURI.builder()
+              .withHost("127.0.0.1")
+              .withPort(server.port)
+              .withTimeout(Duration.ofSeconds(2))
+              .build();
+      ClientResources resources =
+          ClientResources.builder().reconnectDelay(Delay.constant(Duration.ofMillis(50))).build();
       RedisClient client = RedisClient.create(resources, uri);
-      client.setOptions(ClientOptions.builder()
-          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
+      client.setOptions(
+          ClientOptions.builder()
+              .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+              .build());
       try (StatefulRedisConnection<String, String> connection = client.connect()) {
         RedisStore store = RedisStore.open(LettuceRedis.of(connection, uri));
         Poller<JsonNode> p = orders();
         List<String> delivered = new ArrayList<>();
-        Watukuy w = engine(store, "only", p).on(p, e -> delivered.add(e.identity() + ":" + e.type().wire()));
+        Watukuy w =
+            engine(store, "only", p)
+                .on(p, e -> delivered.add(e.identity() + ":" + e.type().wire()));
         for (int i = 1; i <= 3; i++) api.put("o" + i, Map.of("n", i));
         w.tick();
         assertThat(delivered).containsExactly("o1:created", "o2:created", "o3:created");
@@ -191,7 +238,8 @@ class RedisEngineTest {
         TickReport down = w.tick();
 
         KeyReport failed = down.key(PollerKey.of("orders")).orElseThrow();
-        assertThat(failed.error()).isInstanceOf(StoreException.class)
+        assertThat(failed.error())
+            .isInstanceOf(StoreException.class)
             .hasMessageContaining("redis store " + server.endpoint());
         assertThat(delivered).hasSize(3);
 
@@ -207,7 +255,8 @@ class RedisEngineTest {
           if (report.failed()) Thread.sleep(50);
         }
 
-        assertThat(delivered).containsExactly("o1:created", "o2:created", "o3:created", "o2:updated", "o4:created");
+        assertThat(delivered)
+            .containsExactly("o1:created", "o2:created", "o3:created", "o2:updated", "o4:created");
         assertThat(store.countPending(PollerKey.of("orders"))).isZero();
       } finally {
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));

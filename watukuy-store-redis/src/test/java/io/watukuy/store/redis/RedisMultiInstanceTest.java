@@ -7,8 +7,8 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 
 /**
- * Three engines on one Redis key prefix, each with its own client and connection as three
- * processes would have; the prefix is this test's own and its keys are deleted afterwards.
+ * Three engines on one Redis key prefix, each with its own client and connection as three processes
+ * would have; the prefix is this test's own and its keys are deleted afterwards.
  */
 class RedisMultiInstanceTest extends MultiInstanceTest {
   private final String prefix = LocalRedis.newPrefix("multi");

@@ -14,8 +14,8 @@ import java.util.regex.Pattern;
 record SqliteOptions(String location, String tablePrefix, int busyTimeoutMs) {
 
   /**
-   * The prefix is inlined into SQL text (identifiers cannot be bound as parameters), so only
-   * plain identifiers are accepted; 41 characters leave room for the longest suffix.
+   * The prefix is inlined into SQL text (identifiers cannot be bound as parameters), so only plain
+   * identifiers are accepted; 41 characters leave room for the longest suffix.
    */
   static final Pattern TABLE_PREFIX = Pattern.compile("^[A-Za-z_][A-Za-z0-9_]{0,40}$");
 

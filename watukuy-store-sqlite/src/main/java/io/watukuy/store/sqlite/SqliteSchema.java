@@ -3,9 +3,9 @@ package io.watukuy.store.sqlite;
 import java.util.List;
 
 /**
- * Table names and DDL of one table prefix (Stores document, "Schema overview"). Instants are
- * epoch milliseconds in INTEGER columns; JSON is TEXT. {@code "partition"} is quoted everywhere
- * because PARTITION is an SQLite keyword since window functions arrived.
+ * Table names and DDL of one table prefix (Stores document, "Schema overview"). Instants are epoch
+ * milliseconds in INTEGER columns; JSON is TEXT. {@code "partition"} is quoted everywhere because
+ * PARTITION is an SQLite keyword since window functions arrived.
  */
 final class SqliteSchema {
 

@@ -50,10 +50,10 @@ import org.sqlite.SQLiteErrorCode;
 import org.sqlite.SQLiteException;
 
 /**
- * A {@link StateStore} in one SQLite file (Stores document, "SqliteStore"), built on
- * {@code org.xerial:sqlite-jdbc}. Fits one host: a service, a sidecar, a command-line run from
- * cron. Several processes on that host may share the file; processes on different hosts may not
- * (use {@code PostgresStore}).
+ * A {@link StateStore} in one SQLite file (Stores document, "SqliteStore"), built on {@code
+ * org.xerial:sqlite-jdbc}. Fits one host: a service, a sidecar, a command-line run from cron.
+ * Several processes on that host may share the file; processes on different hosts may not (use
+ * {@code PostgresStore}).
  *
  * <pre>{@code
  * StateStore store = SqliteStore.open(Path.of("watukuy.db"));
@@ -63,12 +63,12 @@ import org.sqlite.SQLiteException;
  *     .build();
  * }</pre>
  *
- * <p><b>Options.</b> {@code path}: the database file, created when missing (its folder must
- * exist), or {@value #MEMORY} for a private in-process database that disappears on {@link
- * #close()}. {@code tablePrefix} (default {@value #DEFAULT_TABLE_PREFIX}): prepended to every
- * table and index name, so several stores can share one file. {@code busyTimeoutMs} (default
- * {@value #DEFAULT_BUSY_TIMEOUT_MS}): how long a statement waits for a lock held by another
- * connection before it fails with a {@link StoreException}.
+ * <p><b>Options.</b> {@code path}: the database file, created when missing (its folder must exist),
+ * or {@value #MEMORY} for a private in-process database that disappears on {@link #close()}. {@code
+ * tablePrefix} (default {@value #DEFAULT_TABLE_PREFIX}): prepended to every table and index name,
+ * so several stores can share one file. {@code busyTimeoutMs} (default {@value
+ * #DEFAULT_BUSY_TIMEOUT_MS}): how long a statement waits for a lock held by another connection
+ * before it fails with a {@link StoreException}.
  *
  * <p><b>Lifecycle.</b> Neither {@link #open} nor the builder performs I/O. The file is opened on
  * the first call, which also creates the tables when missing; {@link #migrate()} does the same
@@ -78,24 +78,23 @@ import org.sqlite.SQLiteException;
  * written by a newer release (a higher schema version) is refused with a {@link StoreException}.
  * {@link #ddl(String)} returns the same DDL for teams that manage schemas with their own tool.
  *
- * <p><b>Threads and processes.</b> Instances are safe for use from several threads. Each holds
- * one connection; calls are serialized on it (SQLite admits one writer at a time anyway). The
- * connection uses WAL journaling ({@code journal_mode=WAL}, {@code synchronous=NORMAL}), so
- * readers in other processes never block a writer. Every write is one {@code BEGIN IMMEDIATE}
- * transaction; every fenced write (a method taking a {@link Lease}) first compares the stored
- * lease owner and epoch and throws {@link LeaseLostException} on mismatch, having written
- * nothing. Calls block while another connection holds the write lock, for at most {@code
- * busyTimeoutMs}.
+ * <p><b>Threads and processes.</b> Instances are safe for use from several threads. Each holds one
+ * connection; calls are serialized on it (SQLite admits one writer at a time anyway). The
+ * connection uses WAL journaling ({@code journal_mode=WAL}, {@code synchronous=NORMAL}), so readers
+ * in other processes never block a writer. Every write is one {@code BEGIN IMMEDIATE} transaction;
+ * every fenced write (a method taking a {@link Lease}) first compares the stored lease owner and
+ * epoch and throws {@link LeaseLostException} on mismatch, having written nothing. Calls block
+ * while another connection holds the write lock, for at most {@code busyTimeoutMs}.
  *
- * <p><b>Storage.</b> Instants are stored as epoch milliseconds: values read back are truncated
- * to the millisecond (the poller state JSON keeps full precision). Acknowledged outbox rows are
- * deleted. The outbox is keyed by {@code (poller, partition, seq)}; {@code event_id} is indexed
- * but not unique.
+ * <p><b>Storage.</b> Instants are stored as epoch milliseconds: values read back are truncated to
+ * the millisecond (the poller state JSON keeps full precision). Acknowledged outbox rows are
+ * deleted. The outbox is keyed by {@code (poller, partition, seq)}; {@code event_id} is indexed but
+ * not unique.
  *
- * <p><b>Failures.</b> Every driver failure, a lock wait longer than {@code busyTimeoutMs}
- * included, is thrown as a {@link StoreException} that names the file, the operation and the key,
- * with the driver's exception as the cause; a failed write has been rolled back. Calls after
- * {@link #close()} throw {@link IllegalStateException}.
+ * <p><b>Failures.</b> Every driver failure, a lock wait longer than {@code busyTimeoutMs} included,
+ * is thrown as a {@link StoreException} that names the file, the operation and the key, with the
+ * driver's exception as the cause; a failed write has been rolled back. Calls after {@link
+ * #close()} throw {@link IllegalStateException}.
  *
  * @since 0.1
  */
@@ -202,8 +201,8 @@ public final class SqliteStore implements StateStore {
      *
      * @param tablePrefix 1 to 41 letters, digits and {@code _}, not starting with a digit
      * @return this builder
-     * @throws ConfigException when {@code tablePrefix} is not such an identifier; the message
-     *     names the option and the value
+     * @throws ConfigException when {@code tablePrefix} is not such an identifier; the message names
+     *     the option and the value
      */
     public Builder tablePrefix(String tablePrefix) {
       SqliteOptions.checkTablePrefix(tablePrefix);
@@ -212,9 +211,9 @@ public final class SqliteStore implements StateStore {
     }
 
     /**
-     * How long a statement waits for a lock held by another connection (another process on the
-     * same file) before failing with a {@link StoreException}. {@code 0} fails at once. Defaults
-     * to {@value SqliteStore#DEFAULT_BUSY_TIMEOUT_MS}.
+     * How long a statement waits for a lock held by another connection (another process on the same
+     * file) before failing with a {@link StoreException}. {@code 0} fails at once. Defaults to
+     * {@value SqliteStore#DEFAULT_BUSY_TIMEOUT_MS}.
      *
      * @param busyTimeoutMs milliseconds, from 0 to {@link Integer#MAX_VALUE}
      * @return this builder
@@ -540,8 +539,8 @@ public final class SqliteStore implements StateStore {
    * {@inheritDoc}
    *
    * <p>The key's epoch counter survives in an otherwise empty poller row, so the next acquisition
-   * still gets a higher epoch than any lease issued before the delete and a holder from before
-   * can never write again, even under the same owner name.
+   * still gets a higher epoch than any lease issued before the delete and a holder from before can
+   * never write again, even under the same owner name.
    */
   @Override
   public void deleteKey(PollerKey key) {
@@ -640,10 +639,10 @@ public final class SqliteStore implements StateStore {
   /**
    * {@inheritDoc}
    *
-   * <p>Pages by identity ({@code identity > last ORDER BY identity LIMIT batchSize}), one query
-   * per batch when the stream asks for it; no cursor stays open between batches, so other calls
-   * and other processes proceed while the stream is consumed. Identities come in byte order of
-   * their UTF-8 form.
+   * <p>Pages by identity ({@code identity > last ORDER BY identity LIMIT batchSize}), one query per
+   * batch when the stream asks for it; no cursor stays open between batches, so other calls and
+   * other processes proceed while the stream is consumed. Identities come in byte order of their
+   * UTF-8 form.
    *
    * @throws IllegalArgumentException when {@code batchSize < 1}
    */
@@ -740,9 +739,9 @@ public final class SqliteStore implements StateStore {
    * {@inheritDoc}
    *
    * <p>One {@code BEGIN IMMEDIATE} transaction, in this order: lease check, state patch, item
-   * upserts, item deletes, outbox rows, log rows, parked rows. Rows are written with JDBC
-   * batches. An outbox sequence that is already pending (or appears twice in the batch) fails the
-   * whole commit with a {@link StoreException}, as overwriting it would lose an event; a log row or
+   * upserts, item deletes, outbox rows, log rows, parked rows. Rows are written with JDBC batches.
+   * An outbox sequence that is already pending (or appears twice in the batch) fails the whole
+   * commit with a {@link StoreException}, as overwriting it would lose an event; a log row or
    * parked row with the same sequence or id is replaced. Logged events carry {@code now} as their
    * creation time.
    */
@@ -848,7 +847,11 @@ public final class SqliteStore implements StateStore {
   /** {@inheritDoc} An unknown sequence is ignored. */
   @Override
   public void recordAttempt(
-      PollerKey key, Lease lease, long sequence, String errorJson, @Nullable Instant nextAttemptAt) {
+      PollerKey key,
+      Lease lease,
+      long sequence,
+      String errorJson,
+      @Nullable Instant nextAttemptAt) {
     Objects.requireNonNull(errorJson, "errorJson");
     fenced(
         "recordAttempt",
@@ -978,8 +981,8 @@ public final class SqliteStore implements StateStore {
    * commit time it had in the outbox (its parking time when that is unknown). Unknown ids are
    * ignored. One transaction.
    *
-   * @throws StoreException when a parked poison row lacks its sequence, event id or envelope, so
-   *     it cannot be re-queued; nothing is changed
+   * @throws StoreException when a parked poison row lacks its sequence, event id or envelope, so it
+   *     cannot be re-queued; nothing is changed
    */
   @Override
   public int retryParked(PollerKey key, Collection<String> ids) {
@@ -1288,8 +1291,7 @@ public final class SqliteStore implements StateStore {
   private void writeState(Connection c, PollerKey key, StatePatch patch, Instant now)
       throws SQLException {
     PollerState current = readState(c, key);
-    PollerState next =
-        current == null ? PollerState.create(patch, now) : current.apply(patch, now);
+    PollerState next = current == null ? PollerState.create(patch, now) : current.apply(patch, now);
     try (PreparedStatement ps =
         c.prepareStatement(
             "INSERT INTO "
@@ -1350,8 +1352,7 @@ public final class SqliteStore implements StateStore {
     }
   }
 
-  private void insertEvents(Connection c, PollerKey key, List<OutboxRow> rows)
-      throws SQLException {
+  private void insertEvents(Connection c, PollerKey key, List<OutboxRow> rows) throws SQLException {
     if (rows.isEmpty()) {
       return;
     }
@@ -1639,8 +1640,7 @@ public final class SqliteStore implements StateStore {
       message.append(' ').append(key);
     }
     message.append(" failed: ").append(e.getMessage());
-    if (e instanceof SQLiteException
-        && isBusy(((SQLiteException) e).getResultCode())) {
+    if (e instanceof SQLiteException && isBusy(((SQLiteException) e).getResultCode())) {
       message
           .append("; another connection held the lock for more than busyTimeoutMs=")
           .append(options.busyTimeoutMs())
@@ -1657,8 +1657,7 @@ public final class SqliteStore implements StateStore {
 
   // ---- binding helpers
 
-  private static void bindKey(PreparedStatement ps, int index, PollerKey key)
-      throws SQLException {
+  private static void bindKey(PreparedStatement ps, int index, PollerKey key) throws SQLException {
     ps.setString(index, key.poller());
     ps.setString(index + 1, key.partition());
   }

@@ -21,14 +21,21 @@ class ChaosSqliteStoreTest {
   @TestFactory
   Stream<DynamicTest> everyGuaranteeHoldsUnderSeededKills() {
     long deadline = System.nanoTime() + Chaos.budget().toNanos();
-    return Chaos.seeds().boxed()
+    return Chaos.seeds()
+        .boxed()
         .takeWhile(seed -> System.nanoTime() < deadline)
-        .map(seed -> DynamicTest.dynamicTest("seed " + seed, () -> {
-          Path file = dir.resolve("chaos-" + seed + ".db");
-          ChaosReport report = Chaos.run(ChaosOptions.seed(seed).withStore(() -> SqliteStore.open(file)));
-          System.out.println("chaos " + report);
-          report.assertGuarantees();
-          assertThat(report.totalKills()).isPositive();
-        }));
+        .map(
+            seed ->
+                DynamicTest.dynamicTest(
+                    "seed " + seed,
+                    () -> {
+                      Path file = dir.resolve("chaos-" + seed + ".db");
+                      ChaosReport report =
+                          Chaos.run(
+                              ChaosOptions.seed(seed).withStore(() -> SqliteStore.open(file)));
+                      System.out.println("chaos " + report);
+                      report.assertGuarantees();
+                      assertThat(report.totalKills()).isPositive();
+                    }));
   }
 }

@@ -32,9 +32,9 @@ import java.util.List;
  *
  * <p>Usage: {@code KillChild <db> <baseUrl> <eventLog> <run|finish>}. The poller mirrors the
  * parent's mutating {@code /items} listing into a {@link SqliteStore} file; its handler appends
- * each event's JSON and a newline to {@code eventLog} and forces it to disk before returning, so
- * a line in the log is a delivery the engine was told about. {@code run} starts the daemon and
- * lives until killed; {@code finish} ticks until the poller has caught up, then exits 0.
+ * each event's JSON and a newline to {@code eventLog} and forces it to disk before returning, so a
+ * line in the log is a delivery the engine was told about. {@code run} starts the daemon and lives
+ * until killed; {@code finish} ticks until the poller has caught up, then exits 0.
  *
  * <p>Exit codes: 0 caught up, 2 bad arguments, 3 {@code finish} did not catch up in time, 4 the
  * parent went away (stdin closed), 5 {@code run} outlived its maximum lifetime.
@@ -48,19 +48,25 @@ public final class KillChild {
 
   static final String POLLER = "items";
   static final PollerKey KEY = PollerKey.of(POLLER);
+
   /** Short, so a killed child's lease expires soon after the kill and the next child takes over. */
   static final Duration LEASE_TTL = Duration.ofMillis(800);
+
   static final int PAGE_SIZE = 3;
   static final Duration INTERVAL = Duration.ofMillis(50);
+
   /** Created next to the event log once the daemon runs; the parent times its kill from it. */
   static final String READY_SUFFIX = ".ready";
+
   /** Marks a lost lease in the stdout trace. */
   static final String LEASE_LOST = "lease lost";
 
   /** A polled cycle that committed nothing, twice in a row with an empty outbox: caught up. */
   private static final int QUIET_CYCLES = 2;
+
   private static final Duration FINISH_DEADLINE = Duration.ofSeconds(60);
   private static final Duration FINISH_PAUSE = Duration.ofMillis(60);
+
   /** A run child that nobody killed (a parent gone wrong) ends by itself. */
   private static final Duration MAX_LIFETIME = Duration.ofSeconds(90);
 
@@ -80,10 +86,21 @@ public final class KillChild {
 
     int code;
     try (SqliteStore store = SqliteStore.open(db);
-        FileChannel out = FileChannel.open(eventLog, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
+        FileChannel out =
+            FileChannel.open(
+                eventLog,
+                StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE,
+                StandardOpenOption.APPEND)) {
       Poller<Item> poller = poller(baseUrl);
-      Watukuy watukuy = Watukuy.builder().store(store).poller(poller).leaseTtl(LEASE_TTL)
-          .instanceId("kill-child-" + ProcessHandle.current().pid()).listener(new Trace()).build();
+      Watukuy watukuy =
+          Watukuy.builder()
+              .store(store)
+              .poller(poller)
+              .leaseTtl(LEASE_TTL)
+              .instanceId("kill-child-" + ProcessHandle.current().pid())
+              .listener(new Trace())
+              .build();
       watukuy.on(poller, event -> append(out, event));
       code = finish ? finish(watukuy, store) : run(watukuy, eventLog);
     }
@@ -96,29 +113,43 @@ public final class KillChild {
         .identity(Item::id)
         .version(Item::rev)
         .cursor(Cursors.timestamp("updatedAt").tieBreak("id").build())
-        .fetch(ctx -> {
-          Watermark cursor = ctx.cursor();
-          Listing page = ctx.http().get(baseUrl + "/items", RequestOptions.builder()
-                  .query("updated_since", cursor.value())
-                  .query("after_id", cursor.tieBreak())
-                  .query("limit", PAGE_SIZE)
-                  .build())
-              .json(Listing.class);
-          return Page.of(page.items()).withHasMore(page.hasMore());
-        })
+        .fetch(
+            ctx -> {
+              Watermark cursor = ctx.cursor();
+              Listing page =
+                  ctx.http()
+                      .get(
+                          baseUrl + "/items",
+                          RequestOptions.builder()
+                              .query("updated_since", cursor.value())
+                              .query("after_id", cursor.tieBreak())
+                              .query("limit", PAGE_SIZE)
+                              .build())
+                      .json(Listing.class);
+              return Page.of(page.items()).withHasMore(page.hasMore());
+            })
         .schedule(Schedule.every(INTERVAL).withAdaptive(false))
-        // The store's replay log keeps every committed event: the parent's proof of what was committed.
+        // The store's replay log keeps every committed event: the parent's proof of what was
+        // committed.
         .log(EventLog.keep(Duration.ofDays(1)))
         .build();
   }
 
-  /** Cycle outcomes on stdout, with milliseconds since JVM start: the parent shows them on failure. */
+  /**
+   * Cycle outcomes on stdout, with milliseconds since JVM start: the parent shows them on failure.
+   */
   private static final class Trace implements WatukuyListener {
     @Override
     public void onCycle(KeyReport r) {
       if (r.outcome() == KeyReport.Outcome.SKIPPED_NOT_DUE) return;
-      System.out.printf("%6d ms %s pages=%d committed=%d delivered=%d%s%n", uptimeMs(), r.outcome(), r.pages(),
-          r.eventsCommitted(), r.delivered(), r.error() == null ? "" : " error=" + r.error());
+      System.out.printf(
+          "%6d ms %s pages=%d committed=%d delivered=%d%s%n",
+          uptimeMs(),
+          r.outcome(),
+          r.pages(),
+          r.eventsCommitted(),
+          r.delivered(),
+          r.error() == null ? "" : " error=" + r.error());
     }
 
     @Override
@@ -137,7 +168,8 @@ public final class KillChild {
   }
 
   /** One writer at a time, and the line is on disk before the handler returns. */
-  private static synchronized void append(FileChannel out, ChangeEvent<Item> event) throws IOException {
+  private static synchronized void append(FileChannel out, ChangeEvent<Item> event)
+      throws IOException {
     ByteBuffer line = StandardCharsets.UTF_8.encode(event.toJson() + "\n");
     while (line.hasRemaining()) out.write(line);
     out.force(true);
@@ -145,7 +177,9 @@ public final class KillChild {
 
   private static int run(Watukuy watukuy, Path eventLog) throws Exception {
     watukuy.start();
-    Files.writeString(eventLog.resolveSibling(eventLog.getFileName() + READY_SUFFIX), Long.toString(ProcessHandle.current().pid()));
+    Files.writeString(
+        eventLog.resolveSibling(eventLog.getFileName() + READY_SUFFIX),
+        Long.toString(ProcessHandle.current().pid()));
     System.out.printf("%6d ms running pid=%d%n", uptimeMs(), ProcessHandle.current().pid());
     Thread.sleep(MAX_LIFETIME.toMillis());
     System.err.println("run: not killed within " + MAX_LIFETIME + ", exiting");
@@ -162,8 +196,12 @@ public final class KillChild {
       KeyReport key = report.key(KEY).orElseThrow();
       if (key.outcome() == KeyReport.Outcome.POLLED) {
         // pages > 0: the live lane fetched, not only a drain of the outbox.
-        boolean idle = key.error() == null && key.pages() > 0 && !key.truncated() && key.eventsCommitted() == 0
-            && store.countPending(KEY) == 0;
+        boolean idle =
+            key.error() == null
+                && key.pages() > 0
+                && !key.truncated()
+                && key.eventsCommitted() == 0
+                && store.countPending(KEY) == 0;
         quiet = idle ? quiet + 1 : 0;
         if (key.error() != null) System.err.println("finish: cycle failed: " + key.error());
       }
@@ -174,14 +212,15 @@ public final class KillChild {
       }
       Thread.sleep(FINISH_PAUSE.toMillis());
     }
-    System.err.println("finish: not caught up within " + FINISH_DEADLINE + " (" + ticks + " ticks)");
+    System.err.println(
+        "finish: not caught up within " + FINISH_DEADLINE + " (" + ticks + " ticks)");
     watukuy.close();
     return 3;
   }
 
   /**
-   * A kill inside a write can leave a line without its newline: that handler never returned, so
-   * the event is redelivered. Cut the fragment so the next line starts clean.
+   * A kill inside a write can leave a line without its newline: that handler never returned, so the
+   * event is redelivered. Cut the fragment so the next line starts clean.
    */
   private static void dropTornLine(Path eventLog) throws IOException {
     if (!Files.exists(eventLog)) return;
@@ -203,16 +242,19 @@ public final class KillChild {
 
   /** The parent holds our stdin open; end of input means it is gone, and so should we be. */
   private static void exitWhenParentGoes() {
-    Thread watcher = new Thread(() -> {
-      try (InputStream in = System.in) {
-        while (in.read() >= 0) {
-          // the parent writes nothing; any input is ignored
-        }
-      } catch (IOException ignored) {
-        // treated as end of input
-      }
-      Runtime.getRuntime().halt(4);
-    }, "parent-watch");
+    Thread watcher =
+        new Thread(
+            () -> {
+              try (InputStream in = System.in) {
+                while (in.read() >= 0) {
+                  // the parent writes nothing; any input is ignored
+                }
+              } catch (IOException ignored) {
+                // treated as end of input
+              }
+              Runtime.getRuntime().halt(4);
+            },
+            "parent-watch");
     watcher.setDaemon(true);
     watcher.start();
   }

@@ -30,20 +30,23 @@ import java.util.concurrent.TimeUnit;
  * cycles reach the end of the listing and finish, so kills land at every stage of a cycle.
  *
  * <p>Time is a logical clock: {@code updatedAt} is {@link #EPOCH} plus a counter in seconds. The
- * clock moves only when a mutation follows a served request, so every mutation between two
- * requests shares one timestamp (ties, often more than a page) and no mutation ever lands at or
- * before a {@code (updatedAt, id)} a client may already have read: the listing is a correct
- * keyset API, and a missed change is the poller's fault, not the vendor's.
+ * clock moves only when a mutation follows a served request, so every mutation between two requests
+ * shares one timestamp (ties, often more than a page) and no mutation ever lands at or before a
+ * {@code (updatedAt, id)} a client may already have read: the listing is a correct keyset API, and
+ * a missed change is the poller's fault, not the vendor's.
  */
 final class MutatingVendor implements AutoCloseable {
   static final Instant EPOCH = Instant.parse("2026-01-01T00:00:00Z");
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final double CREATE_SHARE = 0.3;
   private static final int MAX_BATCH = 4;
+
   /** Creates come first until there are a few items to update. */
   private static final int MIN_ITEMS = 3;
+
   /** Phase lengths, in mutator turns. */
   private static final int MIN_BURST = 10;
+
   private static final int MAX_BURST = 60;
   private static final int MIN_QUIET = 10;
   private static final int MAX_QUIET = 80;
@@ -67,11 +70,13 @@ final class MutatingVendor implements AutoCloseable {
     this.server = server;
     this.random = new SplittableRandom(seed);
     this.maxItems = maxItems;
-    this.mutator = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "vendor-mutator");
-      t.setDaemon(true);
-      return t;
-    });
+    this.mutator =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "vendor-mutator");
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   /** Starts serving at once; mutations start with {@link #startMutating}. */
@@ -90,7 +95,10 @@ final class MutatingVendor implements AutoCloseable {
     return "http://127.0.0.1:" + server.getAddress().getPort();
   }
 
-  /** A mutator turn every {@code every}: in a burst, a batch of one to {@value #MAX_BATCH} mutations. */
+  /**
+   * A mutator turn every {@code every}: in a burst, a batch of one to {@value #MAX_BATCH}
+   * mutations.
+   */
   void startMutating(Duration every) {
     mutator.scheduleWithFixedDelay(this::mutateBatch, 0, every.toNanos(), TimeUnit.NANOSECONDS);
   }
@@ -98,7 +106,8 @@ final class MutatingVendor implements AutoCloseable {
   /** Stops the mutations and waits for a batch in progress, so {@link #items()} is final. */
   void stopMutating() throws InterruptedException {
     mutator.shutdownNow();
-    if (!mutator.awaitTermination(10, TimeUnit.SECONDS)) throw new IllegalStateException("mutator did not stop");
+    if (!mutator.awaitTermination(10, TimeUnit.SECONDS))
+      throw new IllegalStateException("mutator did not stop");
   }
 
   /** The current items by id. */
@@ -130,7 +139,10 @@ final class MutatingVendor implements AutoCloseable {
   private void mutateBatch() {
     if (phaseLeft-- <= 0) {
       quiet = !quiet;
-      phaseLeft = quiet ? MIN_QUIET + random.nextInt(MAX_QUIET - MIN_QUIET + 1) : MIN_BURST + random.nextInt(MAX_BURST - MIN_BURST + 1);
+      phaseLeft =
+          quiet
+              ? MIN_QUIET + random.nextInt(MAX_QUIET - MIN_QUIET + 1)
+              : MIN_BURST + random.nextInt(MAX_BURST - MIN_BURST + 1);
     }
     if (quiet) return;
     synchronized (lock) {
@@ -141,7 +153,9 @@ final class MutatingVendor implements AutoCloseable {
       String now = EPOCH.plusSeconds(clock).toString();
       int n = 1 + random.nextInt(MAX_BATCH);
       for (int i = 0; i < n; i++) {
-        boolean create = items.size() < MIN_ITEMS || (items.size() < maxItems && random.nextDouble() < CREATE_SHARE);
+        boolean create =
+            items.size() < MIN_ITEMS
+                || (items.size() < maxItems && random.nextDouble() < CREATE_SHARE);
         if (create) {
           String id = "item-%03d".formatted(items.size() + 1);
           items.put(id, new Item(id, 1, now, random.nextInt(1_000_000)));
@@ -158,7 +172,8 @@ final class MutatingVendor implements AutoCloseable {
   private void list(HttpExchange exchange) throws IOException {
     try (exchange) {
       Map<String, String> q = query(exchange.getRequestURI().getRawQuery());
-      Instant since = q.containsKey("updated_since") ? Instant.parse(q.get("updated_since")) : Instant.MIN;
+      Instant since =
+          q.containsKey("updated_since") ? Instant.parse(q.get("updated_since")) : Instant.MIN;
       String afterId = q.getOrDefault("after_id", "");
       int limit = Integer.parseInt(q.getOrDefault("limit", "100"));
       List<Item> match = new ArrayList<>();
@@ -171,8 +186,11 @@ final class MutatingVendor implements AutoCloseable {
           if (c > 0 || (c == 0 && item.id().compareTo(afterId) > 0)) match.add(item);
         }
       }
-      match.sort(Comparator.comparing((Item i) -> Instant.parse(i.updatedAt())).thenComparing(Item::id));
-      Listing page = new Listing(List.copyOf(match.subList(0, Math.min(limit, match.size()))), match.size() > limit);
+      match.sort(
+          Comparator.comparing((Item i) -> Instant.parse(i.updatedAt())).thenComparing(Item::id));
+      Listing page =
+          new Listing(
+              List.copyOf(match.subList(0, Math.min(limit, match.size()))), match.size() > limit);
       byte[] body = JSON.writeValueAsBytes(page);
       exchange.getResponseHeaders().add("Content-Type", "application/json");
       exchange.sendResponseHeaders(200, body.length);
@@ -186,7 +204,8 @@ final class MutatingVendor implements AutoCloseable {
     for (String pair : raw.split("&")) {
       int eq = pair.indexOf('=');
       if (eq > 0)
-        q.put(URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
+        q.put(
+            URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
             URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
     }
     return q;

@@ -32,12 +32,11 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * G1, G2, G3, G4 and G9 under real process death: the engine runs in a child JVM
- * ({@link KillChild}) against a vendor whose items keep changing ({@link MutatingVendor}), and
- * this test SIGKILLs it at seeded moments, restarts it on the same SQLite file, and finally lets
- * a last child catch up. The child's handler forces every event to a log file before returning,
- * so that file is exactly what a consumer was handed; the store's replay log is what was
- * committed.
+ * G1, G2, G3, G4 and G9 under real process death: the engine runs in a child JVM ({@link
+ * KillChild}) against a vendor whose items keep changing ({@link MutatingVendor}), and this test
+ * SIGKILLs it at seeded moments, restarts it on the same SQLite file, and finally lets a last child
+ * catch up. The child's handler forces every event to a log file before returning, so that file is
+ * exactly what a consumer was handed; the store's replay log is what was committed.
  *
  * <p>Seed: {@code -Dwatukuy.kill.seed=N} (default {@value #DEFAULT_SEED}); it fixes the vendor's
  * mutations and the kill delays, not their interleaving with the child, which real time decides.
@@ -47,30 +46,40 @@ import org.junit.jupiter.api.io.TempDir;
 class ProcessKillTest {
   static final long DEFAULT_SEED = 20260101L;
   static final int DEFAULT_KILLS = 24;
+
   /** The issue asks for at least this many kills in every run. */
   static final int MIN_KILLS = 20;
+
   static final int MAX_ITEMS = 40;
   static final Duration MUTATE_EVERY = Duration.ofMillis(10);
+
   /**
-   * A timed kill lands this long after the child reports its daemon running, uniformly: early ones hit
-   * JVM warm-up, the wait for the dead child's lease and the first fetch; later ones hit pages,
+   * A timed kill lands this long after the child reports its daemon running, uniformly: early ones
+   * hit JVM warm-up, the wait for the dead child's lease and the first fetch; later ones hit pages,
    * dispatch and the end of a cycle.
    */
   static final long KILL_AFTER_MIN_MS = 150;
+
   static final long KILL_AFTER_MAX_MS = 2000;
+
   /**
    * Half the kills instead come as soon as the event log has grown by a seeded number of bytes
    * (lines are about 460): right after a handler returned, often before its ack is committed.
    */
   static final long KILL_AFTER_MAX_BYTES = 40 * 460;
+
   static final Duration KILL_AFTER_MAX_WAIT = Duration.ofSeconds(3);
+
   /** The kill loop stops here even short of its kills, leaving time to finish and check. */
   static final Duration KILL_PHASE = Duration.ofSeconds(100);
+
   static final Duration READY_TIMEOUT = Duration.ofSeconds(20);
   static final Duration EXIT_TIMEOUT = Duration.ofSeconds(10);
   static final Duration FINISH_TIMEOUT = Duration.ofSeconds(70);
+
   /** What the JDK reports for a child ended by signal 9: 128 + 9. */
   static final int SIGKILL_EXIT = 137;
+
   static final int TAIL_LINES = 60;
   static final int MAX_REPORTED = 40;
   static final String RUN_BANNER = "=== run ";
@@ -82,7 +91,15 @@ class ProcessKillTest {
   @TempDir Path dir;
 
   /** One line of the child's event log; {@code run} is the child process that wrote it, from 1. */
-  record Delivery(int line, int run, String id, String type, String identity, String version, long sequence, JsonNode data) {}
+  record Delivery(
+      int line,
+      int run,
+      String id,
+      String type,
+      String identity,
+      String version,
+      long sequence,
+      JsonNode data) {}
 
   @Test
   @Timeout(value = 3, unit = TimeUnit.MINUTES)
@@ -101,7 +118,9 @@ class ProcessKillTest {
     // The event log's line count when each child ended: which run wrote which line.
     List<Integer> runEnds = new ArrayList<>();
     long started = System.nanoTime();
-    System.out.printf("ProcessKillTest seed=%d kills=%d (rerun with -Dwatukuy.kill.seed=%d)%n", seed, wantedKills, seed);
+    System.out.printf(
+        "ProcessKillTest seed=%d kills=%d (rerun with -Dwatukuy.kill.seed=%d)%n",
+        seed, wantedKills, seed);
 
     Process child = null;
     int kills = 0;
@@ -121,11 +140,13 @@ class ProcessKillTest {
           break;
         }
         if (random.nextBoolean()) {
-          Thread.sleep(KILL_AFTER_MIN_MS + random.nextLong(KILL_AFTER_MAX_MS - KILL_AFTER_MIN_MS + 1));
+          Thread.sleep(
+              KILL_AFTER_MIN_MS + random.nextLong(KILL_AFTER_MAX_MS - KILL_AFTER_MIN_MS + 1));
         } else {
           long grown = size(eventLog) + 1 + random.nextLong(KILL_AFTER_MAX_BYTES);
           long deadline = System.nanoTime() + KILL_AFTER_MAX_WAIT.toNanos();
-          while (size(eventLog) < grown && System.nanoTime() < deadline && child.isAlive()) Thread.sleep(1);
+          while (size(eventLog) < grown && System.nanoTime() < deadline && child.isAlive())
+            Thread.sleep(1);
           deliveryKills++;
         }
         if (!child.isAlive()) {
@@ -138,7 +159,14 @@ class ProcessKillTest {
           break;
         }
         if (child.exitValue() != SIGKILL_EXIT)
-          violations.add("run " + run + ": exit " + child.exitValue() + ", expected " + SIGKILL_EXIT + " (SIGKILL)");
+          violations.add(
+              "run "
+                  + run
+                  + ": exit "
+                  + child.exitValue()
+                  + ", expected "
+                  + SIGKILL_EXIT
+                  + " (SIGKILL)");
         child.getOutputStream().close();
         child = null;
         kills++;
@@ -155,7 +183,8 @@ class ProcessKillTest {
         if (!child.waitFor(FINISH_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS))
           violations.add("finish: child still running after " + FINISH_TIMEOUT);
         else if (child.exitValue() != 0)
-          violations.add("finish: child exited with " + child.exitValue() + " (3: it did not catch up)");
+          violations.add(
+              "finish: child exited with " + child.exitValue() + " (3: it did not catch up)");
         child.getOutputStream().close();
         runEnds.add(lines(eventLog));
       }
@@ -165,7 +194,9 @@ class ProcessKillTest {
         child.waitFor(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
       }
     }
-    if (kills < MIN_KILLS) violations.add("only " + kills + " kills in " + KILL_PHASE + ", at least " + MIN_KILLS + " wanted");
+    if (kills < MIN_KILLS)
+      violations.add(
+          "only " + kills + " kills in " + KILL_PHASE + ", at least " + MIN_KILLS + " wanted");
 
     List<Delivery> deliveries = read(eventLog, runEnds);
     long pending;
@@ -181,9 +212,17 @@ class ProcessKillTest {
     // A child that failed to start or finish leaves the log incomplete: the checks would only
     // repeat that failure, event by event.
     if (violations.isEmpty()) {
-      if (pending != 0) violations.add("outbox not empty at the end: " + pending + " pending (G1, G4)");
+      if (pending != 0)
+        violations.add("outbox not empty at the end: " + pending + " pending (G1, G4)");
       if (parked != 0) violations.add(parked + " parked rows at the end (G7)");
-      check(deliveries, committed, lastSequence, finalItems, kills, leaseLostRuns(stdout), violations);
+      check(
+          deliveries,
+          committed,
+          lastSequence,
+          finalItems,
+          kills,
+          leaseLostRuns(stdout),
+          violations);
     }
 
     Map<Long, Integer> copies = new TreeMap<>();
@@ -196,11 +235,23 @@ class ProcessKillTest {
         "ProcessKillTest seed=%d kills=%d (%d on a delivery, %d before that child delivered anything) mutations=%d"
             + " (at %d distinct updatedAt) requests=%d items=%d"
             + " committed=%d delivered=%d redelivered=%d maxCopiesOfOneEvent=%d duration=%ds%n",
-        seed, kills, deliveryKills, idleRuns, mutations, timestamps, requests, finalItems.size(), committed.size(), deliveries.size(),
-        deliveries.size() - copies.size(), maxCopies, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started));
+        seed,
+        kills,
+        deliveryKills,
+        idleRuns,
+        mutations,
+        timestamps,
+        requests,
+        finalItems.size(),
+        committed.size(),
+        deliveries.size(),
+        deliveries.size() - copies.size(),
+        maxCopies,
+        TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started));
     if (!violations.isEmpty()) {
       Path kept = keep(seed, db, dir.resolve("kill.db-wal"), eventLog, stdout, stderr);
-      System.out.printf("ProcessKillTest FAILED seed=%d, files in %s%nchild stdout tail (cycles):%n%s%nchild stderr tail:%n%s%n",
+      System.out.printf(
+          "ProcessKillTest FAILED seed=%d, files in %s%nchild stdout tail (cycles):%n%s%nchild stderr tail:%n%s%n",
           seed, kept, tail(stdout), tail(stderr));
       violations.stream().limit(MAX_REPORTED).forEach(v -> System.out.println("  violation: " + v));
     }
@@ -211,36 +262,73 @@ class ProcessKillTest {
    * The guarantees, from the durable event log against the store's replay log and the vendor's
    * final state.
    */
-  static void check(List<Delivery> deliveries, List<LoggedEvent> committed, long lastSequence,
-      Map<String, Item> finalItems, int kills, Set<Integer> leaseLostRuns, List<String> violations) throws IOException {
+  static void check(
+      List<Delivery> deliveries,
+      List<LoggedEvent> committed,
+      long lastSequence,
+      Map<String, Item> finalItems,
+      int kills,
+      Set<Integer> leaseLostRuns,
+      List<String> violations)
+      throws IOException {
     // G4: sequences are handed out by commits only, so the committed ones are exactly 1..last.
     Map<Long, JsonNode> committedBySequence = new TreeMap<>();
     for (LoggedEvent e : committed) committedBySequence.put(e.sequence(), JSON.readTree(e.event()));
     for (long s = 1; s <= lastSequence; s++)
-      if (!committedBySequence.containsKey(s)) violations.add("sequence " + s + " <= lastSequence " + lastSequence + " is not in the replay log");
+      if (!committedBySequence.containsKey(s))
+        violations.add(
+            "sequence " + s + " <= lastSequence " + lastSequence + " is not in the replay log");
     if (committedBySequence.size() != lastSequence)
-      violations.add("replay log has " + committedBySequence.size() + " events, lastSequence is " + lastSequence);
+      violations.add(
+          "replay log has "
+              + committedBySequence.size()
+              + " events, lastSequence is "
+              + lastSequence);
 
     // G1: every committed event was handed to the handler, with the id it was committed with.
     Map<Long, String> deliveredIds = new HashMap<>();
     for (Delivery d : deliveries) {
       String earlier = deliveredIds.putIfAbsent(d.sequence(), d.id());
       if (earlier != null && !earlier.equals(d.id()))
-        violations.add("sequence " + d.sequence() + " delivered with ids " + earlier + " and " + d.id() + " (line " + d.line() + ")");
+        violations.add(
+            "sequence "
+                + d.sequence()
+                + " delivered with ids "
+                + earlier
+                + " and "
+                + d.id()
+                + " (line "
+                + d.line()
+                + ")");
     }
     for (Map.Entry<Long, JsonNode> c : committedBySequence.entrySet()) {
       String id = deliveredIds.get(c.getKey());
       String committedId = c.getValue().get("id").asText();
-      if (id == null) violations.add("committed sequence " + c.getKey() + " (" + describe(c.getValue()) + ") was never delivered (G1)");
-      else if (!id.equals(committedId)) violations.add("sequence " + c.getKey() + " delivered as " + id + " but committed as " + committedId);
+      if (id == null)
+        violations.add(
+            "committed sequence "
+                + c.getKey()
+                + " ("
+                + describe(c.getValue())
+                + ") was never delivered (G1)");
+      else if (!id.equals(committedId))
+        violations.add(
+            "sequence " + c.getKey() + " delivered as " + id + " but committed as " + committedId);
     }
     for (Delivery d : deliveries)
       if (!committedBySequence.containsKey(d.sequence()))
-        violations.add("line " + d.line() + ": sequence " + d.sequence() + " was delivered but never committed");
+        violations.add(
+            "line "
+                + d.line()
+                + ": sequence "
+                + d.sequence()
+                + " was delivered but never committed");
     TreeSet<Long> seen = new TreeSet<>(deliveredIds.keySet());
     if (!seen.isEmpty())
       for (long s = 1; s <= seen.last(); s++)
-        if (!seen.contains(s)) violations.add("delivered sequences skip " + s + " (max " + seen.last() + "): a lost event");
+        if (!seen.contains(s))
+          violations.add(
+              "delivered sequences skip " + s + " (max " + seen.last() + "): a lost event");
 
     // G2: an id names one observation, and one observation has one id.
     Map<String, String> observationOfId = new HashMap<>();
@@ -248,29 +336,57 @@ class ProcessKillTest {
     for (Delivery d : deliveries) {
       String observation = d.identity() + "|" + d.version() + "|" + d.type();
       String o = observationOfId.putIfAbsent(d.id(), observation);
-      if (o != null && !o.equals(observation)) violations.add("id " + d.id() + " names " + o + " and " + observation + " (G2)");
+      if (o != null && !o.equals(observation))
+        violations.add("id " + d.id() + " names " + o + " and " + observation + " (G2)");
       String i = idOfObservation.putIfAbsent(observation, d.id());
-      if (i != null && !i.equals(d.id())) violations.add(observation + " has ids " + i + " and " + d.id() + " (G2)");
+      if (i != null && !i.equals(d.id()))
+        violations.add(observation + " has ids " + i + " and " + d.id() + " (G2)");
     }
 
     // G3: per identity, first deliveries follow sequence order: created, then newer revisions.
     Map<String, List<Delivery>> firstByIdentity = new LinkedHashMap<>();
     Set<Long> firstSeen = new HashSet<>();
     for (Delivery d : deliveries)
-      if (firstSeen.add(d.sequence())) firstByIdentity.computeIfAbsent(d.identity(), k -> new ArrayList<>()).add(d);
+      if (firstSeen.add(d.sequence()))
+        firstByIdentity.computeIfAbsent(d.identity(), k -> new ArrayList<>()).add(d);
     for (Map.Entry<String, List<Delivery>> e : firstByIdentity.entrySet()) {
       List<Delivery> ds = e.getValue();
       for (int k = 0; k < ds.size(); k++) {
         Delivery d = ds.get(k);
         String expectedType = k == 0 ? "created" : "updated";
         if (!d.type().equals(expectedType))
-          violations.add(e.getKey() + ": event " + (k + 1) + " (sequence " + d.sequence() + ") is " + d.type() + ", expected " + expectedType);
+          violations.add(
+              e.getKey()
+                  + ": event "
+                  + (k + 1)
+                  + " (sequence "
+                  + d.sequence()
+                  + ") is "
+                  + d.type()
+                  + ", expected "
+                  + expectedType);
         if (k == 0) continue;
         Delivery prev = ds.get(k - 1);
         if (d.sequence() <= prev.sequence())
-          violations.add(e.getKey() + ": sequence " + d.sequence() + " first delivered after " + prev.sequence() + " (G3, line " + d.line() + ")");
+          violations.add(
+              e.getKey()
+                  + ": sequence "
+                  + d.sequence()
+                  + " first delivered after "
+                  + prev.sequence()
+                  + " (G3, line "
+                  + d.line()
+                  + ")");
         if (Integer.parseInt(d.version()) <= Integer.parseInt(prev.version()))
-          violations.add(e.getKey() + ": rev " + d.version() + " delivered after rev " + prev.version() + " (G3, line " + d.line() + ")");
+          violations.add(
+              e.getKey()
+                  + ": rev "
+                  + d.version()
+                  + " delivered after rev "
+                  + prev.version()
+                  + " (G3, line "
+                  + d.line()
+                  + ")");
       }
     }
 
@@ -282,10 +398,20 @@ class ProcessKillTest {
       JsonNode expected = JSON.valueToTree(item);
       if (d == null) violations.add(item.id() + ": final " + expected + " never delivered (G1)");
       else if (!expected.equals(d.data()))
-        violations.add(item.id() + ": last delivered " + d.data() + " (sequence " + d.sequence() + ", line " + d.line() + "), final " + expected);
+        violations.add(
+            item.id()
+                + ": last delivered "
+                + d.data()
+                + " (sequence "
+                + d.sequence()
+                + ", line "
+                + d.line()
+                + "), final "
+                + expected);
     }
     for (String identity : last.keySet())
-      if (!finalItems.containsKey(identity)) violations.add(identity + " was delivered but the vendor never had it");
+      if (!finalItems.containsKey(identity))
+        violations.add(identity + " was delivered but the vendor never had it");
 
     // G9: a copy per child at most (the handler never fails, so only a kill or a lost lease
     // redelivers), and at most 1 + kills copies in all.
@@ -293,31 +419,73 @@ class ProcessKillTest {
     Map<Long, Integer> copies = new TreeMap<>();
     for (Delivery d : deliveries) {
       copies.merge(d.sequence(), 1, Integer::sum);
-      if (perRun.merge(d.run() + ":" + d.sequence(), 1, Integer::sum) == 2 && !leaseLostRuns.contains(d.run()))
-        violations.add("sequence " + d.sequence() + " delivered twice by run " + d.run() + ", with no kill or lease loss in between (line " + d.line() + ")");
+      if (perRun.merge(d.run() + ":" + d.sequence(), 1, Integer::sum) == 2
+          && !leaseLostRuns.contains(d.run()))
+        violations.add(
+            "sequence "
+                + d.sequence()
+                + " delivered twice by run "
+                + d.run()
+                + ", with no kill or lease loss in between (line "
+                + d.line()
+                + ")");
     }
-    copies.forEach((sequence, n) -> {
-      if (n > 1 + kills) violations.add("sequence " + sequence + " delivered " + n + " times with " + kills + " kills (G9)");
-    });
+    copies.forEach(
+        (sequence, n) -> {
+          if (n > 1 + kills)
+            violations.add(
+                "sequence "
+                    + sequence
+                    + " delivered "
+                    + n
+                    + " times with "
+                    + kills
+                    + " kills (G9)");
+        });
   }
 
   private static String describe(JsonNode event) {
-    return event.get("identity").asText() + " " + event.get("type").asText() + " rev " + event.get("version").asText();
+    return event.get("identity").asText()
+        + " "
+        + event.get("type").asText()
+        + " rev "
+        + event.get("version").asText();
   }
 
   private static String state(Process p) {
     return p.isAlive() ? "alive" : "exit " + p.exitValue();
   }
 
-  private static Process launch(Path db, String baseUrl, Path eventLog, String mode, Path stdout, Path stderr, int run) throws IOException {
+  private static Process launch(
+      Path db, String baseUrl, Path eventLog, String mode, Path stdout, Path stderr, int run)
+      throws IOException {
     String banner = RUN_BANNER + run + " (" + mode + ")" + System.lineSeparator();
-    Files.writeString(stderr, banner, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-    Files.writeString(stdout, banner, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    Files.writeString(
+        stderr,
+        banner,
+        StandardCharsets.UTF_8,
+        StandardOpenOption.CREATE,
+        StandardOpenOption.APPEND);
+    Files.writeString(
+        stdout,
+        banner,
+        StandardCharsets.UTF_8,
+        StandardOpenOption.CREATE,
+        StandardOpenOption.APPEND);
     Files.deleteIfExists(ready(eventLog));
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     // C1 only: a child lives about a second, so a fast start matters more than peak speed.
-    ProcessBuilder pb = new ProcessBuilder(java, "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-        KillChild.class.getName(), db.toString(), baseUrl, eventLog.toString(), mode);
+    ProcessBuilder pb =
+        new ProcessBuilder(
+            java,
+            "-XX:TieredStopAtLevel=1",
+            "-cp",
+            System.getProperty("java.class.path"),
+            KillChild.class.getName(),
+            db.toString(),
+            baseUrl,
+            eventLog.toString(),
+            mode);
     pb.redirectOutput(ProcessBuilder.Redirect.appendTo(stdout.toFile()));
     pb.redirectError(ProcessBuilder.Redirect.appendTo(stderr.toFile()));
     // stdin stays a pipe held by this JVM: if it dies, the child sees end of input and halts.
@@ -343,7 +511,8 @@ class ProcessKillTest {
     Set<Integer> runs = new HashSet<>();
     int run = 0;
     for (String line : Files.readAllLines(stdout, StandardCharsets.UTF_8)) {
-      if (line.startsWith(RUN_BANNER)) run = Integer.parseInt(line.substring(RUN_BANNER.length()).split(" ")[0]);
+      if (line.startsWith(RUN_BANNER))
+        run = Integer.parseInt(line.substring(RUN_BANNER.length()).split(" ")[0]);
       else if (line.contains(KillChild.LEASE_LOST)) runs.add(run);
     }
     if (!runs.isEmpty()) System.out.println("ProcessKillTest: runs that lost their lease: " + runs);
@@ -370,8 +539,16 @@ class ProcessKillTest {
       while (run < runEnds.size() && i >= runEnds.get(run)) run++;
       if (lines.get(i).isBlank()) continue;
       JsonNode e = JSON.readTree(lines.get(i));
-      out.add(new Delivery(i + 1, run + 1, e.get("id").asText(), e.get("type").asText(), e.get("identity").asText(),
-          e.get("version").asText(), e.get("sequence").asLong(), e.get("data")));
+      out.add(
+          new Delivery(
+              i + 1,
+              run + 1,
+              e.get("id").asText(),
+              e.get("type").asText(),
+              e.get("identity").asText(),
+              e.get("version").asText(),
+              e.get("sequence").asLong(),
+              e.get("data")));
     }
     return out;
   }
@@ -385,7 +562,8 @@ class ProcessKillTest {
       all.addAll(batch);
       after = batch.get(batch.size() - 1).sequence();
     }
-    throw new IllegalStateException("replay log longer than " + MAX_LOG_BATCHES * LOG_BATCH + " events");
+    throw new IllegalStateException(
+        "replay log longer than " + MAX_LOG_BATCHES * LOG_BATCH + " events");
   }
 
   /** Copies the evidence out of the temporary directory, which JUnit deletes. */
@@ -393,13 +571,16 @@ class ProcessKillTest {
     Path target = Path.of("target", "process-kill", "seed-" + seed).toAbsolutePath();
     Files.createDirectories(target);
     for (Path f : files)
-      if (Files.exists(f)) Files.copy(f, target.resolve(f.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+      if (Files.exists(f))
+        Files.copy(f, target.resolve(f.getFileName()), StandardCopyOption.REPLACE_EXISTING);
     return target;
   }
 
   private static String tail(Path file) throws IOException {
     if (!Files.exists(file)) return "(none)";
     List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-    return String.join(System.lineSeparator(), lines.subList(Math.max(0, lines.size() - TAIL_LINES), lines.size()));
+    return String.join(
+        System.lineSeparator(),
+        lines.subList(Math.max(0, lines.size() - TAIL_LINES), lines.size()));
   }
 }

@@ -53,8 +53,15 @@ class SqliteEngineTest {
   }
 
   Watukuy engine(StateStore store, String id, Poller<?>... pollers) {
-    Watukuy.Builder b = Watukuy.builder().store(store).time(clock).random(SeededRandom.of(7))
-        .instanceId(id).executor(Runnable::run).handlerExecutor(Runnable::run).delivery(new DeliveryOptions(1, 100));
+    Watukuy.Builder b =
+        Watukuy.builder()
+            .store(store)
+            .time(clock)
+            .random(SeededRandom.of(7))
+            .instanceId(id)
+            .executor(Runnable::run)
+            .handlerExecutor(Runnable::run)
+            .delivery(new DeliveryOptions(1, 100));
     for (Poller<?> p : pollers) b.poller(p);
     return b.build();
   }
@@ -72,14 +79,33 @@ class SqliteEngineTest {
 
   private static List<String> world(StateStore store, VirtualClock clock, String id) {
     FakeApi api = new FakeApi(clock);
-    Poller<JsonNode> orders = Poller.builder("orders", JsonNode.class).identity(n -> n.get("id"))
-        .cursor(Cursors.timestamp("updatedAt").tieBreak("id").build()).fetch(api.timestampFetcher(3))
-        .schedule(Schedule.every(MIN).withAdaptive(false).withJitter(0)).build();
-    Poller<JsonNode> catalog = Poller.builder("catalog", JsonNode.class).identity(n -> n.get("id"))
-        .cursor(Cursors.snapshotDiff()).fetch(api.snapshotFetcher(3)).schedule(Schedule.every(MIN).withAdaptive(false).withJitter(0)).build();
+    Poller<JsonNode> orders =
+        Poller.builder("orders", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .cursor(Cursors.timestamp("updatedAt").tieBreak("id").build())
+            .fetch(api.timestampFetcher(3))
+            .schedule(Schedule.every(MIN).withAdaptive(false).withJitter(0))
+            .build();
+    Poller<JsonNode> catalog =
+        Poller.builder("catalog", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .cursor(Cursors.snapshotDiff())
+            .fetch(api.snapshotFetcher(3))
+            .schedule(Schedule.every(MIN).withAdaptive(false).withJitter(0))
+            .build();
     List<String> ids = new ArrayList<>();
-    Watukuy w = Watukuy.builder().store(store).time(clock).random(SeededRandom.of(7)).instanceId(id)
-        .executor(Runnable::run).handlerExecutor(Runnable::run).delivery(new DeliveryOptions(1, 100)).poller(orders).poller(catalog).build();
+    Watukuy w =
+        Watukuy.builder()
+            .store(store)
+            .time(clock)
+            .random(SeededRandom.of(7))
+            .instanceId(id)
+            .executor(Runnable::run)
+            .handlerExecutor(Runnable::run)
+            .delivery(new DeliveryOptions(1, 100))
+            .poller(orders)
+            .poller(catalog)
+            .build();
     w.on(orders, e -> ids.add(e.id())).on(catalog, e -> ids.add(e.id()));
     for (int i = 1; i <= 7; i++) api.put("o" + i, Map.of("n", i));
     w.tick();
@@ -109,29 +135,37 @@ class SqliteEngineTest {
       engine(store, "second", p).on(p, second::add).tick();
     }
 
-    assertThat(first).extracting(e -> e.identity() + ":" + e.type().wire())
+    assertThat(first)
+        .extracting(e -> e.identity() + ":" + e.type().wire())
         .containsExactly("o1:created", "o2:created", "o3:created", "o4:created");
-    assertThat(second).extracting(e -> e.identity() + ":" + e.type().wire())
+    assertThat(second)
+        .extracting(e -> e.identity() + ":" + e.type().wire())
         .containsExactly("o2:updated", "o5:created");
     assertThat(second).extracting(ChangeEvent::sequence).containsExactly(5L, 6L);
-    assertThat(api.requests() - before).isEqualTo(1); // resumed from the watermark, not from the start
+    assertThat(api.requests() - before)
+        .isEqualTo(1); // resumed from the watermark, not from the start
   }
 
   @Test
   void twoProcessesOnOneFileNeverPollTheSameKeyAtOnce() {
     Path file = dir.resolve("shared.db");
     for (int i = 1; i <= 2; i++) api.put("o" + i, Map.of("n", i));
-    try (SqliteStore a = SqliteStore.open(file); SqliteStore b = SqliteStore.open(file)) {
+    try (SqliteStore a = SqliteStore.open(file);
+        SqliteStore b = SqliteStore.open(file)) {
       Poller<JsonNode> pa = orders();
       Poller<JsonNode> pb = orders();
       List<String> seenByB = new ArrayList<>();
       Watukuy wb = engine(b, "b", pb).on(pb, e -> seenByB.add(e.id()));
       AtomicReference<TickReport> duringA = new AtomicReference<>();
       List<String> seenByA = new ArrayList<>();
-      Watukuy wa = engine(a, "a", pa).on(pa, e -> {
-        seenByA.add(e.id());
-        if (duringA.get() == null) duringA.set(wb.tick());
-      });
+      Watukuy wa =
+          engine(a, "a", pa)
+              .on(
+                  pa,
+                  e -> {
+                    seenByA.add(e.id());
+                    if (duringA.get() == null) duringA.set(wb.tick());
+                  });
 
       wa.tick();
 

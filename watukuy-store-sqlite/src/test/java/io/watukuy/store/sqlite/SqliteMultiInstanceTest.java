@@ -5,7 +5,9 @@ import io.watukuy.testing.MultiInstanceTest;
 import java.nio.file.Path;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Three engines, each with its own {@link SqliteStore} connection to one file, as three processes. */
+/**
+ * Three engines, each with its own {@link SqliteStore} connection to one file, as three processes.
+ */
 class SqliteMultiInstanceTest extends MultiInstanceTest {
   @TempDir Path dir;
 

@@ -104,8 +104,12 @@ class SqliteStoreTest {
   void defaultsAreThePrefixWatukuyAndFiveSecondsOfBusyTimeout() {
     SqliteStore store = SqliteStore.open(file());
 
-    assertThat(store.tablePrefix()).isEqualTo("watukuy_").isEqualTo(SqliteStore.DEFAULT_TABLE_PREFIX);
-    assertThat(store.busyTimeoutMs()).isEqualTo(5000).isEqualTo(SqliteStore.DEFAULT_BUSY_TIMEOUT_MS);
+    assertThat(store.tablePrefix())
+        .isEqualTo("watukuy_")
+        .isEqualTo(SqliteStore.DEFAULT_TABLE_PREFIX);
+    assertThat(store.busyTimeoutMs())
+        .isEqualTo(5000)
+        .isEqualTo(SqliteStore.DEFAULT_BUSY_TIMEOUT_MS);
   }
 
   // ---- lifecycle and schema
@@ -169,7 +173,9 @@ class SqliteStoreTest {
             "acme_log");
     assertThat(indexes(file))
         .containsExactlyInAnyOrder(
-            "acme_outbox_event_id", "acme_outbox_status_seq", "acme_parked_parked_at",
+            "acme_outbox_event_id",
+            "acme_outbox_status_seq",
+            "acme_parked_parked_at",
             "acme_log_created_at");
   }
 
@@ -499,12 +505,14 @@ class SqliteStoreTest {
     store.commitPoll(
         KEY,
         lease,
-        new CommitBatch(StatePatch.NONE.withLastSequence(500), items, List.of(), events, true, List.of()),
+        new CommitBatch(
+            StatePatch.NONE.withLastSequence(500), items, List.of(), events, true, List.of()),
         T0);
 
     assertThat(store.countItems(KEY)).isEqualTo(500);
     assertThat(store.countPending(KEY)).isEqualTo(500);
-    assertThat(store.loadVersions(KEY, items.stream().map(ItemRow::identity).toList())).hasSize(500);
+    assertThat(store.loadVersions(KEY, items.stream().map(ItemRow::identity).toList()))
+        .hasSize(500);
   }
 
   @Test
@@ -528,8 +536,10 @@ class SqliteStoreTest {
           });
     }
 
-    assertThat(seen).containsExactlyElementsOf(items.stream().map(ItemRow::identity).sorted().toList());
-    assertThatThrownBy(() -> store.streamIdentities(KEY, 0)).isInstanceOf(IllegalArgumentException.class);
+    assertThat(seen)
+        .containsExactlyElementsOf(items.stream().map(ItemRow::identity).sorted().toList());
+    assertThatThrownBy(() -> store.streamIdentities(KEY, 0))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   // ---- helpers
@@ -552,7 +562,8 @@ class SqliteStoreTest {
   }
 
   private static OutboxRow event(long sequence, String eventId) {
-    return OutboxRow.pending(sequence, eventId, "ok-" + sequence, "{\"sequence\":" + sequence + "}", T0);
+    return OutboxRow.pending(
+        sequence, eventId, "ok-" + sequence, "{\"sequence\":" + sequence + "}", T0);
   }
 
   private static CommitBatch batch(long sequence, ItemRow item) {
@@ -617,8 +628,7 @@ class SqliteStoreTest {
     try (Connection c = connect(file);
         Statement s = c.createStatement();
         ResultSet rs =
-            s.executeQuery(
-                "SELECT value FROM " + prefix + "meta WHERE name = 'schema_version'")) {
+            s.executeQuery("SELECT value FROM " + prefix + "meta WHERE name = 'schema_version'")) {
       assertThat(rs.next()).isTrue();
       return rs.getString(1);
     }

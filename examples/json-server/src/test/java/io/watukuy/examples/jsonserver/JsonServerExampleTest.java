@@ -42,13 +42,23 @@ class JsonServerExampleTest {
     // json-server rewrites its file on every write: each test gets its own copy of the seed.
     Files.copy(EXAMPLE.resolve("db.json"), dir.resolve("db.json"));
     int port = LocalServer.freePort();
-    server = LocalServer.start(
-        "json-server",
-        List.of(Peers.bin("json-server").toString(),
-            "--host", "127.0.0.1", "--port", Integer.toString(port), "--quiet", "db.json"),
-        dir, port, Duration.ofSeconds(30));
-    config = WatukuyCli.config(
-        EXAMPLE.resolve("watukuy.yaml"), dir, Map.of("127.0.0.1:3999", "127.0.0.1:" + port));
+    server =
+        LocalServer.start(
+            "json-server",
+            List.of(
+                Peers.bin("json-server").toString(),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                Integer.toString(port),
+                "--quiet",
+                "db.json"),
+            dir,
+            port,
+            Duration.ofSeconds(30));
+    config =
+        WatukuyCli.config(
+            EXAMPLE.resolve("watukuy.yaml"), dir, Map.of("127.0.0.1:3999", "127.0.0.1:" + port));
   }
 
   @AfterEach
@@ -60,7 +70,8 @@ class JsonServerExampleTest {
   void theFirstRunListsTheSeedInUpdatedAtOrderAcrossPagesAndTheSecondIsSilent() {
     WatukuyCli.Result first = run();
 
-    // (updatedAt, id) order, three rows a request: [1, 2, 3], then from 10:05 [2, 3, 4], then [4, 5].
+    // (updatedAt, id) order, three rows a request: [1, 2, 3], then from 10:05 [2, 3, 4], then [4,
+    // 5].
     assertThat(changes(first, "orders"))
         .containsExactly("created 1", "created 2", "created 3", "created 4", "created 5");
     assertThat(changes(first, "orders-all"))
@@ -82,8 +93,11 @@ class JsonServerExampleTest {
   void writesReachBothPollersButOnlyTheSnapshotSeesTheHardDelete() throws Exception {
     run();
 
-    JsonNode created = send("POST", "/orders",
-        "{\"customer\":\"hooli\",\"status\":\"new\",\"total\":5,\"updatedAt\":\"2024-05-02T09:00:00.000Z\"}");
+    JsonNode created =
+        send(
+            "POST",
+            "/orders",
+            "{\"customer\":\"hooli\",\"status\":\"new\",\"total\":5,\"updatedAt\":\"2024-05-02T09:00:00.000Z\"}");
     assertThat(created.get("id").asInt()).isEqualTo(6); // the server assigns max + 1
     send("PATCH", "/orders/1", "{\"status\":\"paid\",\"updatedAt\":\"2024-05-02T09:30:00.000Z\"}");
     send("DELETE", "/orders/3", null);
@@ -112,15 +126,21 @@ class JsonServerExampleTest {
     // Two rows (ids 6, 7) at one instant after the watermark (order 5, 2024-05-02T08:00): one
     // page [5, 6, 7], the watermark now on the tie.
     for (String customer : List.of("a", "b")) {
-      send("POST", "/orders", "{\"customer\":\"" + customer
-          + "\",\"status\":\"new\",\"total\":1,\"updatedAt\":\"2024-05-03T00:00:00.000Z\"}");
+      send(
+          "POST",
+          "/orders",
+          "{\"customer\":\""
+              + customer
+              + "\",\"status\":\"new\",\"total\":1,\"updatedAt\":\"2024-05-03T00:00:00.000Z\"}");
     }
     WatukuyCli.Result ties = run("--poller", "orders");
     assertThat(changes(ties, "orders")).containsExactly("created 6", "created 7");
 
     // A third row at the same instant: `_gte` lists the tie again, the two known rows are
     // re-seen silently and only the new one is an event.
-    send("POST", "/orders",
+    send(
+        "POST",
+        "/orders",
         "{\"customer\":\"c\",\"status\":\"new\",\"total\":1,\"updatedAt\":\"2024-05-03T00:00:00.000Z\"}");
     WatukuyCli.Result third = run("--poller", "orders");
     assertThat(changes(third, "orders")).containsExactly("created 8");
@@ -148,31 +168,42 @@ class JsonServerExampleTest {
     args[2] = "--once";
     System.arraycopy(extra, 0, args, 3, extra.length);
     WatukuyCli.Result r = WatukuyCli.run(args);
-    assertThat(r.exit()).as("exit code; stderr:\n%s\njson-server:\n%s", r.stderr(), server.log()).isZero();
+    assertThat(r.exit())
+        .as("exit code; stderr:\n%s\njson-server:\n%s", r.stderr(), server.log())
+        .isZero();
     assertThat(r.stderr().lines().filter(l -> l.matches("(?i).*\\b(error|warn|exception)\\b.*")))
-        .as("problems on stderr").isEmpty();
+        .as("problems on stderr")
+        .isEmpty();
     return r;
   }
 
   @Test
   void threeDaemonsShareOnePostgresStoreSoOnlyTheFirstRunPrintsTheSeed() throws Exception {
     String schema = "wk_example_" + Long.toHexString(System.nanoTime());
-    Path shared = WatukuyCli.config(EXAMPLE.resolve("three-daemons.yaml"), dir.resolve("shared"), Map.of(
-        "127.0.0.1:3999", server.url().substring("http://".length()),
-        "schema: watukuy_orders", "schema: " + schema));
+    Path shared =
+        WatukuyCli.config(
+            EXAMPLE.resolve("three-daemons.yaml"),
+            dir.resolve("shared"),
+            Map.of(
+                "127.0.0.1:3999",
+                server.url().substring("http://".length()),
+                "schema: watukuy_orders",
+                "schema: " + schema));
     try {
-      List<WatukuyCli.Result> runs = List.of(
-          WatukuyCli.run("run", shared.toString(), "--once"),
-          WatukuyCli.run("run", shared.toString(), "--once"),
-          WatukuyCli.run("run", shared.toString(), "--once"));
+      List<WatukuyCli.Result> runs =
+          List.of(
+              WatukuyCli.run("run", shared.toString(), "--once"),
+              WatukuyCli.run("run", shared.toString(), "--once"),
+              WatukuyCli.run("run", shared.toString(), "--once"));
       assertThat(runs).allMatch(r -> r.exit() == 0, "exit 0");
       assertThat(changes(runs.get(0), "orders"))
           .containsExactly("created 1", "created 2", "created 3", "created 4", "created 5");
       assertThat(runs.get(1).events()).isEmpty();
       assertThat(runs.get(2).events()).isEmpty();
     } finally {
-      try (java.sql.Connection c = java.sql.DriverManager.getConnection(
-              "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+      try (java.sql.Connection c =
+              java.sql.DriverManager.getConnection(
+                  "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
           java.sql.Statement s = c.createStatement()) {
         s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
       }
@@ -188,18 +219,26 @@ class JsonServerExampleTest {
 
   private static JsonNode event(WatukuyCli.Result r, String source, String identity) {
     return r.events().stream()
-        .filter(e -> e.get("source").asText().equals(source) && e.get("identity").asText().equals(identity))
+        .filter(
+            e ->
+                e.get("source").asText().equals(source)
+                    && e.get("identity").asText().equals(identity))
         .findFirst()
-        .orElseThrow(() -> new AssertionError("no " + source + " event for " + identity + " in\n" + r.stdout()));
+        .orElseThrow(
+            () ->
+                new AssertionError(
+                    "no " + source + " event for " + identity + " in\n" + r.stdout()));
   }
 
   /** One write to json-server; the response body, which must be 2xx. */
   private JsonNode send(String method, String path, String body) throws Exception {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(server.url() + path)).timeout(HTTP_TIMEOUT);
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create(server.url() + path)).timeout(HTTP_TIMEOUT);
     if (body == null) {
       b.method(method, HttpRequest.BodyPublishers.noBody());
     } else {
-      b.header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofString(body));
+      b.header("Content-Type", "application/json")
+          .method(method, HttpRequest.BodyPublishers.ofString(body));
     }
     HttpResponse<String> res = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
     assertThat(res.statusCode()).as("%s %s: %s", method, path, res.body()).isBetween(200, 299);

@@ -40,25 +40,42 @@ import org.junit.jupiter.api.io.TempDir;
 class PouchDbExampleTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration WAIT = Duration.ofSeconds(10);
-  // pouchdb-server's access log line: "... 127.0.0.1 - - GET /orders/_changes?since=2&limit=2&include_docs=true 200"
-  private static final Pattern CHANGES_REQUEST = Pattern.compile("GET /orders/_changes(\\S*) (\\d{3})");
+  // pouchdb-server's access log line: "... 127.0.0.1 - - GET
+  // /orders/_changes?since=2&limit=2&include_docs=true 200"
+  private static final Pattern CHANGES_REQUEST =
+      Pattern.compile("GET /orders/_changes(\\S*) (\\d{3})");
   private static final Pattern SINCE = Pattern.compile("[?&]since=([^&]*)");
 
   @TempDir Path dir;
   private LocalServer server;
   private Path config;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   @BeforeEach
   void start() {
     int port = LocalServer.freePort();
     String exe = Peers.bin("pouchdb-server").toString();
     // Its working folder receives config.json and log.txt (the access log read below).
-    server = LocalServer.start("pouchdb-server",
-        List.of(exe, "--host", "127.0.0.1", "--port", Integer.toString(port), "--in-memory", "--no-color"),
-        dir.resolve("pouchdb"), port, Duration.ofSeconds(30));
-    config = WatukuyCli.config(Peers.repositoryRoot().resolve("examples/pouchdb/watukuy.yaml"),
-        dir.resolve("watukuy"), Map.of("127.0.0.1:5985", "127.0.0.1:" + port));
+    server =
+        LocalServer.start(
+            "pouchdb-server",
+            List.of(
+                exe,
+                "--host",
+                "127.0.0.1",
+                "--port",
+                Integer.toString(port),
+                "--in-memory",
+                "--no-color"),
+            dir.resolve("pouchdb"),
+            port,
+            Duration.ofSeconds(30));
+    config =
+        WatukuyCli.config(
+            Peers.repositoryRoot().resolve("examples/pouchdb/watukuy.yaml"),
+            dir.resolve("watukuy"),
+            Map.of("127.0.0.1:5985", "127.0.0.1:" + port));
   }
 
   @AfterEach
@@ -70,8 +87,12 @@ class PouchDbExampleTest {
   void pagesTheFeedFromTheStartThenEmitsEachLaterChangeOnceInSeqOrder() throws Exception {
     send("PUT", "/orders", null);
     String[][] seed = {
-      {"o1", "acme", "new"}, {"o2", "globex", "paid"}, {"o3", "initech", "new"},
-      {"o4", "hooli", "new"}, {"o5", "umbrella", "paid"}};
+      {"o1", "acme", "new"},
+      {"o2", "globex", "paid"},
+      {"o3", "initech", "new"},
+      {"o4", "hooli", "new"},
+      {"o5", "umbrella", "paid"}
+    };
     Map<String, String> rev = new HashMap<>();
     for (String[] s : seed) rev.put(s[0], put(s[0], null, s[1], s[2]));
 
@@ -102,8 +123,8 @@ class PouchDbExampleTest {
     assertThat(storedToken()).isEqualTo("5");
 
     String o2v2 = put("o2", rev.get("o2"), "globex", "shipped"); // seq 6
-    send("DELETE", "/orders/o4?rev=" + rev.get("o4"), null);      // seq 7
-    String o6 = put("o6", null, "stark", "new");                   // seq 8
+    send("DELETE", "/orders/o4?rev=" + rev.get("o4"), null); // seq 7
+    String o6 = put("o6", null, "stark", "new"); // seq 8
     WatukuyCli.Result third = run();
     assertThat(third.changes()).containsExactly("updated o2", "deleted o4", "created o6");
     JsonNode updated = third.events().get(0);
@@ -128,7 +149,8 @@ class PouchDbExampleTest {
 
     // From the start again: the feed now lists o1@1 o3@3 | o5@5 o2@6 | o4@7 (deleted) o6@8 | empty.
     // Every listed rev is the stored version and o4 is no longer stored: no event at all.
-    WatukuyCli.Result reset = WatukuyCli.run("reset-cursor", config.toString(), "orders", "--initial");
+    WatukuyCli.Result reset =
+        WatukuyCli.run("reset-cursor", config.toString(), "orders", "--initial");
     assertThat(reset.exit()).as("reset-cursor; stderr: %s", reset.stderr()).isZero();
     assertThat(run().changes()).isEmpty();
     awaitSinceValues("", "2", "4", "5", "5", "5", "7", "8", "8", "", "3", "6", "8");
@@ -155,7 +177,8 @@ class PouchDbExampleTest {
     assertThat(e.at("/data/deleted").isMissingNode()).isTrue();
     assertThat(e.get("previous")).isEqualTo(e.get("data"));
     // DESIGN.md "Ids": a deleted event's id uses the last stored version.
-    assertThat(e.get("id").asText()).isEqualTo(sha256("watukuy|v1|orders||o1|" + rev2 + "|1|deleted"));
+    assertThat(e.get("id").asText())
+        .isEqualTo(sha256("watukuy|v1|orders||o1|" + rev2 + "|1|deleted"));
 
     assertThat(run().changes()).isEmpty();
   }
@@ -163,13 +186,13 @@ class PouchDbExampleTest {
   @Test
   void aDocumentCreatedAndDeletedBetweenRunsEmitsNothing() throws Exception {
     send("PUT", "/orders", null);
-    put("o1", null, "acme", "new");                              // seq 1
+    put("o1", null, "acme", "new"); // seq 1
     assertThat(run().changes()).containsExactly("created o1");
 
-    String o2 = put("o2", null, "globex", "new");                // seq 2
-    send("DELETE", "/orders/o2?rev=" + o2, null);                 // seq 3: o2 is listed here only
-    String o3v1 = put("o3", null, "initech", "new");             // seq 4
-    String o3v2 = put("o3", o3v1, "initech", "paid");            // seq 5: o3 is listed here only
+    String o2 = put("o2", null, "globex", "new"); // seq 2
+    send("DELETE", "/orders/o2?rev=" + o2, null); // seq 3: o2 is listed here only
+    String o3v1 = put("o3", null, "initech", "new"); // seq 4
+    String o3v2 = put("o3", o3v1, "initech", "paid"); // seq 5: o3 is listed here only
     WatukuyCli.Result after = run();
     // DESIGN.md "Tombstones": a tombstone for an identity never stored does nothing, but still
     // moves the cursor. A document created and updated between runs is one created event.
@@ -184,7 +207,9 @@ class PouchDbExampleTest {
 
   private WatukuyCli.Result run() {
     WatukuyCli.Result r = WatukuyCli.run("run", config.toString(), "--once");
-    assertThat(r.exit()).as("exit of run --once; stderr:%n%s%nserver:%n%s", r.stderr(), server.log()).isZero();
+    assertThat(r.exit())
+        .as("exit of run --once; stderr:%n%s%nserver:%n%s", r.stderr(), server.log())
+        .isZero();
     return r;
   }
 
@@ -235,12 +260,18 @@ class PouchDbExampleTest {
   }
 
   private JsonNode send(String method, String path, String body) throws Exception {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(server.url() + path))
-        .timeout(Duration.ofSeconds(10))
-        .header("Accept", "application/json");
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create(server.url() + path))
+            .timeout(Duration.ofSeconds(10))
+            .header("Accept", "application/json");
     if (body != null) b.header("Content-Type", "application/json");
-    HttpRequest request = b.method(method,
-        body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body)).build();
+    HttpRequest request =
+        b.method(
+                method,
+                body == null
+                    ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofString(body))
+            .build();
     HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
     assertThat(r.statusCode()).as("%s %s: %s", method, path, r.body()).isBetween(200, 299);
     return JSON.readTree(r.body());

@@ -14,9 +14,9 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * The README quickstart: mirror a vendor's product catalogue into your code as change events.
- * The vendor is a small local HTTP server ({@link VendorServer}) whose products change while the
- * poller runs; state lives in a SQLite file, so a second run re-sends nothing already delivered.
+ * The README quickstart: mirror a vendor's product catalogue into your code as change events. The
+ * vendor is a small local HTTP server ({@link VendorServer}) whose products change while the poller
+ * runs; state lives in a SQLite file, so a second run re-sends nothing already delivered.
  *
  * <p>Usage: {@code Quickstart [path/to/state.db]} (default {@code quickstart.db}).
  */
@@ -35,28 +35,38 @@ public final class Quickstart {
     try (VendorServer vendor = VendorServer.start();
         SqliteStore store = SqliteStore.open(db)) {
       // --- the poller: about twenty lines
-      Poller<Product> products = Poller.builder("products", Product.class)
-          .identity(Product::sku)
-          .version(Product::updatedAt)
-          .cursor(Cursors.timestamp("updatedAt").tieBreak("sku").build())
-          .fetch(ctx -> {
-            Watermark cursor = ctx.cursor();
-            Listing page = ctx.http().get(vendor.url("/products"), RequestOptions.builder()
-                    .query("updated_since", cursor.value())   // null on the first run: dropped
-                    .query("after_sku", cursor.tieBreak())
-                    .query("limit", 2)
-                    .build())
-                .json(Listing.class);
-            return Page.of(page.items()).withHasMore(page.hasMore());
-          })
-          .schedule(Schedule.every(Duration.ofMillis(100)))
-          .build();
+      Poller<Product> products =
+          Poller.builder("products", Product.class)
+              .identity(Product::sku)
+              .version(Product::updatedAt)
+              .cursor(Cursors.timestamp("updatedAt").tieBreak("sku").build())
+              .fetch(
+                  ctx -> {
+                    Watermark cursor = ctx.cursor();
+                    Listing page =
+                        ctx.http()
+                            .get(
+                                vendor.url("/products"),
+                                RequestOptions.builder()
+                                    .query(
+                                        "updated_since",
+                                        cursor.value()) // null on the first run: dropped
+                                    .query("after_sku", cursor.tieBreak())
+                                    .query("limit", 2)
+                                    .build())
+                            .json(Listing.class);
+                    return Page.of(page.items()).withHasMore(page.hasMore());
+                  })
+              .schedule(Schedule.every(Duration.ofMillis(100)))
+              .build();
       int[] delivered = {0};
       try (Watukuy watukuy = Watukuy.builder().store(store).poller(products).build()) {
-        watukuy.on(products, event -> {
-          out.println(event.toJson());
-          delivered[0]++;
-        });
+        watukuy.on(
+            products,
+            event -> {
+              out.println(event.toJson());
+              delivered[0]++;
+            });
         // --- the demo: poll, let the vendor change things, poll again
         watukuy.tick();
         vendor.changePrice("SKU-2", 1250, "2026-01-02T09:00:00Z");
@@ -64,9 +74,14 @@ public final class Quickstart {
         Thread.sleep(150); // let the 100 ms interval elapse
         watukuy.tick();
       }
-      err.printf("%d events delivered from %d requests; state in %s%n", delivered[0], vendor.requests(), db);
+      err.printf(
+          "%d events delivered from %d requests; state in %s%n",
+          delivered[0], vendor.requests(), db);
       if (delivered[0] == 0)
-        err.println("Nothing new: every change was delivered by an earlier run. Delete " + db + " to start over.");
+        err.println(
+            "Nothing new: every change was delivered by an earlier run. Delete "
+                + db
+                + " to start over.");
       return 0;
     }
   }

@@ -64,7 +64,8 @@ final class VendorServer implements AutoCloseable {
   private void list(HttpExchange exchange) throws IOException {
     requests.incrementAndGet();
     Map<String, String> q = query(exchange.getRequestURI().getRawQuery());
-    Instant since = q.containsKey("updated_since") ? Instant.parse(q.get("updated_since")) : Instant.EPOCH;
+    Instant since =
+        q.containsKey("updated_since") ? Instant.parse(q.get("updated_since")) : Instant.EPOCH;
     String afterSku = q.getOrDefault("after_sku", "");
     int limit = Integer.parseInt(q.getOrDefault("limit", "100"));
     List<Product> match = new ArrayList<>();
@@ -74,8 +75,11 @@ final class VendorServer implements AutoCloseable {
         if (c > 0 || (c == 0 && p.sku().compareTo(afterSku) > 0)) match.add(p);
       }
     }
-    match.sort(Comparator.comparing((Product p) -> Instant.parse(p.updatedAt())).thenComparing(Product::sku));
-    Listing page = new Listing(match.subList(0, Math.min(limit, match.size())), match.size() > limit);
+    match.sort(
+        Comparator.comparing((Product p) -> Instant.parse(p.updatedAt()))
+            .thenComparing(Product::sku));
+    Listing page =
+        new Listing(match.subList(0, Math.min(limit, match.size())), match.size() > limit);
     byte[] body = JSON.writeValueAsBytes(page);
     exchange.getResponseHeaders().add("Content-Type", "application/json");
     exchange.sendResponseHeaders(200, body.length);
@@ -89,7 +93,8 @@ final class VendorServer implements AutoCloseable {
     for (String pair : raw.split("&")) {
       int eq = pair.indexOf('=');
       if (eq > 0)
-        q.put(URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
+        q.put(
+            URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
             URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
     }
     return q;

@@ -12,9 +12,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A third-party server running as a child process on {@code 127.0.0.1}: started by {@link
- * #start}, ready once its port accepts connections, stopped (with every process it spawned) by
- * {@link #close()}. Its stdout and stderr go to {@code server.log} in its working folder.
+ * A third-party server running as a child process on {@code 127.0.0.1}: started by {@link #start},
+ * ready once its port accepts connections, stopped (with every process it spawned) by {@link
+ * #close()}. Its stdout and stderr go to {@code server.log} in its working folder.
  */
 public final class LocalServer implements AutoCloseable {
   private final String name;
@@ -52,8 +52,8 @@ public final class LocalServer implements AutoCloseable {
    * @param port the loopback port it listens on
    * @param within how long to wait for the port (a node server needs about one second)
    * @return the running server
-   * @throws IllegalStateException if the process exits or the port stays closed for {@code
-   *     within}; the message carries the server's log
+   * @throws IllegalStateException if the process exits or the port stays closed for {@code within};
+   *     the message carries the server's log
    */
   public static LocalServer start(
       String name, List<String> command, Path workDir, int port, Duration within) {
@@ -72,7 +72,12 @@ public final class LocalServer implements AutoCloseable {
         if (!p.isAlive() || System.nanoTime() > deadline) {
           server.close();
           throw new IllegalStateException(
-              name + " did not listen on 127.0.0.1:" + port + " within " + within + ":\n"
+              name
+                  + " did not listen on 127.0.0.1:"
+                  + port
+                  + " within "
+                  + within
+                  + ":\n"
                   + Files.readString(log));
         }
         Thread.sleep(50);

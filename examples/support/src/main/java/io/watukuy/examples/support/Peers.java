@@ -39,8 +39,8 @@ public final class Peers {
   }
 
   /**
-   * The repository's root: the nearest folder at or above the working directory that holds
-   * {@code examples/peers/install} (Maven runs each module's tests in the module's folder).
+   * The repository's root: the nearest folder at or above the working directory that holds {@code
+   * examples/peers/install} (Maven runs each module's tests in the module's folder).
    *
    * @return the root folder
    * @throws IllegalStateException if there is none

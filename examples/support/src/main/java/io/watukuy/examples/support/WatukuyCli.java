@@ -54,9 +54,9 @@ public final class WatukuyCli {
   }
 
   /**
-   * Runs {@code watukuy args…}. {@code System.err} is redirected for the duration, so the
-   * engine's own log lines land in {@link Result#stderr()} as they would on a terminal; calls must
-   * not overlap.
+   * Runs {@code watukuy args…}. {@code System.err} is redirected for the duration, so the engine's
+   * own log lines land in {@link Result#stderr()} as they would on a terminal; calls must not
+   * overlap.
    *
    * @param args the command line after {@code watukuy}
    * @return its exit code and output
