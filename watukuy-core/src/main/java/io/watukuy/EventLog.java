@@ -1,5 +1,7 @@
 package io.watukuy;
 
+import io.watukuy.spi.CommitBatch;
+import io.watukuy.spi.StateStore;
 import java.time.Duration;
 import java.util.Objects;
 

@@ -3,6 +3,7 @@ package io.watukuy;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.watukuy.spi.Lease;
 import java.time.Instant;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;

@@ -1,5 +1,6 @@
 package io.watukuy;
 
+import io.watukuy.spi.ParkedRow;
 import java.util.Objects;
 
 /**

@@ -1,5 +1,6 @@
 package io.watukuy;
 
+import io.watukuy.spi.ParkedKind;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;

@@ -1,6 +1,9 @@
 package io.watukuy;
 
 import io.watukuy.internal.Engine;
+import io.watukuy.spi.RateBudgetStore;
+import io.watukuy.spi.StateStore;
+import io.watukuy.store.memory.MemoryBudgetStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,14 +1,14 @@
 package io.watukuy.bench;
 
-import io.watukuy.CommitBatch;
-import io.watukuy.HttpValidator;
-import io.watukuy.ItemRow;
-import io.watukuy.Lease;
-import io.watukuy.OutboxRow;
 import io.watukuy.PollerKey;
-import io.watukuy.PollerState;
-import io.watukuy.StatePatch;
-import io.watukuy.StateStore;
+import io.watukuy.spi.CommitBatch;
+import io.watukuy.spi.HttpValidator;
+import io.watukuy.spi.ItemRow;
+import io.watukuy.spi.Lease;
+import io.watukuy.spi.OutboxRow;
+import io.watukuy.spi.PollerState;
+import io.watukuy.spi.StatePatch;
+import io.watukuy.spi.StateStore;
 import io.watukuy.testing.ForwardingStore;
 import java.time.Duration;
 import java.time.Instant;

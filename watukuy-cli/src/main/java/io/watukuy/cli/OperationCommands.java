@@ -7,11 +7,11 @@ import io.watukuy.ConfigException;
 import io.watukuy.Cursors;
 import io.watukuy.DeliveryOptions;
 import io.watukuy.ParkedEvent;
-import io.watukuy.ParkedRow;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
 import io.watukuy.cli.CliConfig.PollerSpec;
 import io.watukuy.cli.CliConfig.StoreSpec;
+import io.watukuy.spi.ParkedRow;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -41,7 +41,7 @@ final class OperationCommands {
 
   /**
    * A poison event's outbox sequence, or an invalid item's {@code invalid-} id (see {@link
-   * io.watukuy.ParkedRow#id()}).
+   * io.watukuy.spi.ParkedRow#id()}).
    */
   private static final java.util.regex.Pattern PARKED_ID =
       java.util.regex.Pattern.compile("[0-9]+|invalid-[0-9a-f]{16}");

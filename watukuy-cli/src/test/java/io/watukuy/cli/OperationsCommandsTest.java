@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import io.watukuy.Lease;
-import io.watukuy.ParkedKind;
-import io.watukuy.ParkedRow;
 import io.watukuy.PollerKey;
-import io.watukuy.StateStore;
+import io.watukuy.spi.Lease;
+import io.watukuy.spi.ParkedKind;
+import io.watukuy.spi.ParkedRow;
+import io.watukuy.spi.StateStore;
 import io.watukuy.store.sqlite.SqliteStore;
 import io.watukuy.testing.ReadsWallClock;
 import java.io.ByteArrayOutputStream;

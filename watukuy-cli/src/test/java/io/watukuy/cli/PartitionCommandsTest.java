@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.watukuy.PollerKey;
-import io.watukuy.StateStore;
+import io.watukuy.spi.StateStore;
 import io.watukuy.store.sqlite.SqliteStore;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

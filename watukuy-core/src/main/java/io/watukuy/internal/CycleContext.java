@@ -1,8 +1,8 @@
 package io.watukuy.internal;
 
-import io.watukuy.StateStore;
 import io.watukuy.TimeSource;
 import io.watukuy.WatukuyListener;
+import io.watukuy.spi.StateStore;
 import java.time.Duration;
 import java.util.random.RandomGenerator;
 

@@ -7,19 +7,19 @@ import io.watukuy.Handler;
 import io.watukuy.KeyReport;
 import io.watukuy.ParkedEvent;
 import io.watukuy.ParkedEvents;
-import io.watukuy.ParkedRow;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
-import io.watukuy.PollerState;
 import io.watukuy.ScheduleState;
-import io.watukuy.StatePatch;
-import io.watukuy.StateStore;
 import io.watukuy.TickOptions;
 import io.watukuy.TickReport;
 import io.watukuy.TimeSource;
 import io.watukuy.Watukuy;
 import io.watukuy.WatukuyListener;
 import io.watukuy.internal.cursor.LaneCursors;
+import io.watukuy.spi.ParkedRow;
+import io.watukuy.spi.PollerState;
+import io.watukuy.spi.StatePatch;
+import io.watukuy.spi.StateStore;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.time.Duration;
@@ -597,10 +597,12 @@ public final class Engine implements Watukuy {
   }
 
   /** Runs {@code write} under the key's lease, waiting up to one lease TTL for a running cycle. */
-  private <R> R withLease(PollerKey key, java.util.function.Function<io.watukuy.Lease, R> write) {
-    Optional<io.watukuy.Lease> lease = store.acquireLease(key, instanceId, leaseTtl, time.now());
+  private <R> R withLease(
+      PollerKey key, java.util.function.Function<io.watukuy.spi.Lease, R> write) {
+    Optional<io.watukuy.spi.Lease> lease =
+        store.acquireLease(key, instanceId, leaseTtl, time.now());
     if (lease.isEmpty()) {
-      Optional<io.watukuy.Lease> held = store.getLease(key);
+      Optional<io.watukuy.spi.Lease> held = store.getLease(key);
       if (held.isPresent() && held.get().owner().equals(instanceId) && inFlightHere(key))
         throw new IllegalStateException(
             key
@@ -620,7 +622,7 @@ public final class Engine implements Watukuy {
       lease = store.acquireLease(key, instanceId, leaseTtl, time.now());
     }
     if (lease.isEmpty()) {
-      io.watukuy.Lease h = store.getLease(key).orElse(null);
+      io.watukuy.spi.Lease h = store.getLease(key).orElse(null);
       throw new IllegalStateException(
           key
               + " is leased by "

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.watukuy.ChangeEvent;
 import io.watukuy.EventType;
 import io.watukuy.Lane;
-import io.watukuy.OutboxRow;
+import io.watukuy.spi.OutboxRow;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;

@@ -2,12 +2,12 @@ package io.watukuy.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.watukuy.KeyInspection;
-import io.watukuy.ParkedKind;
 import io.watukuy.PollerKey;
-import io.watukuy.PollerState;
 import io.watukuy.ScheduleState;
-import io.watukuy.StateStore;
 import io.watukuy.internal.cursor.LaneCursor;
+import io.watukuy.spi.ParkedKind;
+import io.watukuy.spi.PollerState;
+import io.watukuy.spi.StateStore;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;

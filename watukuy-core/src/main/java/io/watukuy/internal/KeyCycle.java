@@ -2,28 +2,19 @@ package io.watukuy.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.watukuy.CancellationToken;
-import io.watukuy.CommitBatch;
 import io.watukuy.EventType;
 import io.watukuy.FetchContext;
 import io.watukuy.FetchException;
-import io.watukuy.ItemRow;
 import io.watukuy.KeyReport;
 import io.watukuy.KeyReport.Outcome;
 import io.watukuy.Lane;
-import io.watukuy.Lease;
 import io.watukuy.LeaseLostException;
-import io.watukuy.OutboxRow;
 import io.watukuy.Page;
-import io.watukuy.ParkedKind;
-import io.watukuy.ParkedRow;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
-import io.watukuy.PollerState;
 import io.watukuy.Reconcile;
 import io.watukuy.Retain;
 import io.watukuy.ScheduleState;
-import io.watukuy.StatePatch;
-import io.watukuy.StateStore;
 import io.watukuy.Validator;
 import io.watukuy.WatukuyListener;
 import io.watukuy.internal.cursor.BadPage;
@@ -32,6 +23,15 @@ import io.watukuy.internal.cursor.Step;
 import io.watukuy.internal.diff.CanonicalizationException;
 import io.watukuy.internal.diff.EventIds;
 import io.watukuy.internal.diff.Sha256;
+import io.watukuy.spi.CommitBatch;
+import io.watukuy.spi.ItemRow;
+import io.watukuy.spi.Lease;
+import io.watukuy.spi.OutboxRow;
+import io.watukuy.spi.ParkedKind;
+import io.watukuy.spi.ParkedRow;
+import io.watukuy.spi.PollerState;
+import io.watukuy.spi.StatePatch;
+import io.watukuy.spi.StateStore;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -1019,12 +1019,12 @@ final class KeyCycle {
     }
 
     @Override
-    public io.watukuy.@Nullable HttpValidator loadValidator(String urlHash) {
+    public io.watukuy.spi.@Nullable HttpValidator loadValidator(String urlHash) {
       return cx.store().getValidator(run.key, urlHash).orElse(null);
     }
 
     @Override
-    public void storeValidator(String urlHash, io.watukuy.HttpValidator validator) {
+    public void storeValidator(String urlHash, io.watukuy.spi.HttpValidator validator) {
       cx.store().setValidator(run.key, run.keeper.lease(), urlHash, validator);
     }
 

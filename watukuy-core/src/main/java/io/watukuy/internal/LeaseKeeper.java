@@ -1,10 +1,10 @@
 package io.watukuy.internal;
 
 import io.watukuy.Cancellable;
-import io.watukuy.Lease;
 import io.watukuy.PollerKey;
-import io.watukuy.StateStore;
 import io.watukuy.TimeSource;
+import io.watukuy.spi.Lease;
+import io.watukuy.spi.StateStore;
 import java.time.Duration;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;

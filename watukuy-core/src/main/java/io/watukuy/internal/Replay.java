@@ -1,16 +1,16 @@
 package io.watukuy.internal;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.watukuy.CommitBatch;
 import io.watukuy.Lane;
-import io.watukuy.Lease;
-import io.watukuy.LogRange;
-import io.watukuy.LoggedEvent;
-import io.watukuy.OutboxRow;
 import io.watukuy.PollerKey;
-import io.watukuy.PollerState;
-import io.watukuy.StatePatch;
-import io.watukuy.StateStore;
+import io.watukuy.spi.CommitBatch;
+import io.watukuy.spi.Lease;
+import io.watukuy.spi.LogRange;
+import io.watukuy.spi.LoggedEvent;
+import io.watukuy.spi.OutboxRow;
+import io.watukuy.spi.PollerState;
+import io.watukuy.spi.StatePatch;
+import io.watukuy.spi.StateStore;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,11 +1,11 @@
 package io.watukuy.internal;
 
 import io.watukuy.ChangeEvent;
-import io.watukuy.Lease;
-import io.watukuy.OutboxRow;
 import io.watukuy.PollerKey;
-import io.watukuy.StateStore;
 import io.watukuy.Subscription;
+import io.watukuy.spi.Lease;
+import io.watukuy.spi.OutboxRow;
+import io.watukuy.spi.StateStore;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.NoSuchElementException;

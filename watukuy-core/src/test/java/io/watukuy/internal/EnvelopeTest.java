@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.watukuy.ChangeEvent;
 import io.watukuy.EventType;
 import io.watukuy.Lane;
-import io.watukuy.OutboxRow;
+import io.watukuy.spi.OutboxRow;
 import java.time.Instant;
 import java.util.List;
 import java.util.stream.StreamSupport;

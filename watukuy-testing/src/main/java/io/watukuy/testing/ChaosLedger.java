@@ -2,11 +2,11 @@ package io.watukuy.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.watukuy.ChangeEvent;
-import io.watukuy.CommitBatch;
-import io.watukuy.Lease;
-import io.watukuy.OutboxRow;
 import io.watukuy.PollerKey;
-import io.watukuy.StateStore;
+import io.watukuy.spi.CommitBatch;
+import io.watukuy.spi.Lease;
+import io.watukuy.spi.OutboxRow;
+import io.watukuy.spi.StateStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -224,7 +224,8 @@ final class ChaosLedger {
       }
 
       @Override
-      public void saveState(PollerKey key, Lease lease, io.watukuy.StatePatch patch, Instant now) {
+      public void saveState(
+          PollerKey key, Lease lease, io.watukuy.spi.StatePatch patch, Instant now) {
         own(key, lease, "saveState");
         super.saveState(key, lease, patch, now);
       }
@@ -241,7 +242,7 @@ final class ChaosLedger {
       }
 
       @Override
-      public void parkEvent(PollerKey key, Lease lease, io.watukuy.ParkedRow row) {
+      public void parkEvent(PollerKey key, Lease lease, io.watukuy.spi.ParkedRow row) {
         own(key, lease, "parkEvent");
         super.parkEvent(key, lease, row);
       }

@@ -1,11 +1,11 @@
 package io.watukuy.testing;
 
-import io.watukuy.CommitBatch;
-import io.watukuy.Lease;
-import io.watukuy.OutboxRow;
 import io.watukuy.PollerKey;
-import io.watukuy.StatePatch;
-import io.watukuy.StateStore;
+import io.watukuy.spi.CommitBatch;
+import io.watukuy.spi.Lease;
+import io.watukuy.spi.OutboxRow;
+import io.watukuy.spi.StatePatch;
+import io.watukuy.spi.StateStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -217,7 +217,7 @@ public final class FaultyStore extends ForwardingStore {
   }
 
   @Override
-  public Optional<io.watukuy.PollerState> loadState(PollerKey key) {
+  public Optional<io.watukuy.spi.PollerState> loadState(PollerKey key) {
     alive("loadState");
     return super.loadState(key);
   }
@@ -252,13 +252,13 @@ public final class FaultyStore extends ForwardingStore {
   }
 
   @Override
-  public void parkEvent(PollerKey key, Lease lease, io.watukuy.ParkedRow row) {
+  public void parkEvent(PollerKey key, Lease lease, io.watukuy.spi.ParkedRow row) {
     alive("parkEvent");
     super.parkEvent(key, lease, row);
   }
 
   @Override
-  public java.util.Map<String, io.watukuy.ItemRow> loadVersions(
+  public java.util.Map<String, io.watukuy.spi.ItemRow> loadVersions(
       PollerKey key, Collection<String> identities) {
     alive("loadVersions");
     return super.loadVersions(key, identities);
@@ -283,14 +283,14 @@ public final class FaultyStore extends ForwardingStore {
   }
 
   @Override
-  public Optional<io.watukuy.HttpValidator> getValidator(PollerKey key, String urlHash) {
+  public Optional<io.watukuy.spi.HttpValidator> getValidator(PollerKey key, String urlHash) {
     alive("getValidator");
     return super.getValidator(key, urlHash);
   }
 
   @Override
   public void setValidator(
-      PollerKey key, Lease lease, String urlHash, io.watukuy.HttpValidator validator) {
+      PollerKey key, Lease lease, String urlHash, io.watukuy.spi.HttpValidator validator) {
     alive("setValidator");
     super.setValidator(key, lease, urlHash, validator);
   }
@@ -320,8 +320,8 @@ public final class FaultyStore extends ForwardingStore {
   }
 
   @Override
-  public List<io.watukuy.ParkedRow> listParked(
-      PollerKey key, io.watukuy.@Nullable ParkedKind kind, int limit) {
+  public List<io.watukuy.spi.ParkedRow> listParked(
+      PollerKey key, io.watukuy.spi.@Nullable ParkedKind kind, int limit) {
     alive("listParked");
     return super.listParked(key, kind, limit);
   }
@@ -345,7 +345,8 @@ public final class FaultyStore extends ForwardingStore {
   }
 
   @Override
-  public List<io.watukuy.LoggedEvent> readLog(PollerKey key, io.watukuy.LogRange range, int limit) {
+  public List<io.watukuy.spi.LoggedEvent> readLog(
+      PollerKey key, io.watukuy.spi.LogRange range, int limit) {
     alive("readLog");
     return super.readLog(key, range, limit);
   }

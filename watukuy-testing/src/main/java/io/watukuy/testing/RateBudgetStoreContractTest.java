@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.watukuy.BudgetLimit;
-import io.watukuy.RateBudgetStore;
+import io.watukuy.spi.RateBudgetStore;
 import java.math.BigInteger;
 import java.time.Duration;
 import java.time.Instant;

@@ -2,7 +2,7 @@ package io.watukuy.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.watukuy.MemoryStore;
+import io.watukuy.store.memory.MemoryStore;
 import io.watukuy.testing.Chaos;
 import io.watukuy.testing.ChaosOptions;
 import io.watukuy.testing.ChaosReport;

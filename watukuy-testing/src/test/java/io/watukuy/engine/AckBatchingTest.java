@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.watukuy.DeliveryOptions;
-import io.watukuy.Lease;
-import io.watukuy.MemoryStore;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
 import io.watukuy.Watukuy;
+import io.watukuy.spi.Lease;
+import io.watukuy.store.memory.MemoryStore;
 import io.watukuy.testing.ForwardingStore;
 import java.util.ArrayList;
 import java.util.Collection;

@@ -1,9 +1,9 @@
 package io.watukuy.engine;
 
-import io.watukuy.CommitBatch;
-import io.watukuy.Lease;
 import io.watukuy.PollerKey;
-import io.watukuy.StateStore;
+import io.watukuy.spi.CommitBatch;
+import io.watukuy.spi.Lease;
+import io.watukuy.spi.StateStore;
 import io.watukuy.testing.ForwardingStore;
 import java.time.Instant;
 import java.util.Collection;
@@ -57,13 +57,13 @@ final class CrashingStore extends ForwardingStore {
   }
 
   @Override
-  public void saveState(PollerKey key, Lease lease, io.watukuy.StatePatch patch, Instant now) {
+  public void saveState(PollerKey key, Lease lease, io.watukuy.spi.StatePatch patch, Instant now) {
     alive();
     super.saveState(key, lease, patch, now);
   }
 
   @Override
-  public java.util.List<io.watukuy.OutboxRow> loadPending(
+  public java.util.List<io.watukuy.spi.OutboxRow> loadPending(
       PollerKey key, long afterSequence, int limit) {
     alive();
     return super.loadPending(key, afterSequence, limit);

@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.watukuy.Cursors;
-import io.watukuy.MemoryStore;
 import io.watukuy.Page;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
-import io.watukuy.PollerState;
 import io.watukuy.Schedule;
 import io.watukuy.Watukuy;
+import io.watukuy.spi.PollerState;
+import io.watukuy.store.memory.MemoryStore;
 import io.watukuy.testing.ForwardingStore;
 import java.time.Duration;
 import java.time.Instant;

@@ -5,8 +5,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.watukuy.Page;
 import io.watukuy.PollerKey;
-import io.watukuy.PollerState;
-import io.watukuy.StateStore;
+import io.watukuy.spi.PollerState;
+import io.watukuy.spi.StateStore;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 

@@ -218,7 +218,7 @@ class LanesRegressionTest {
     assertThat(r.ids()).containsExactlyElementsOf(firstIds.subList(0, 2));
     assertThat(r.events()).extracting(ChangeEvent::sequence).containsExactly(4L, 5L);
     // replayed copies are not logged again
-    assertThat(f.store.readLog(ORDERS, io.watukuy.LogRange.ALL, 100)).hasSize(3);
+    assertThat(f.store.readLog(ORDERS, io.watukuy.spi.LogRange.ALL, 100)).hasSize(3);
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> w.replay("orders", null, null))
         .isInstanceOf(io.watukuy.ConfigException.class)
         .hasMessageContaining("from");

@@ -292,14 +292,14 @@ class OperationsTest {
     Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
     f.seed(2);
     w.tick();
-    assertThat(f.store.readLog(ORDERS, io.watukuy.LogRange.ALL, 100)).hasSize(2);
+    assertThat(f.store.readLog(ORDERS, io.watukuy.spi.LogRange.ALL, 100)).hasSize(2);
 
     f.clock.advance(Duration.ofHours(2));
     f.api.put("o009", Map.of("n", 9));
     w.tick();
 
-    assertThat(f.store.readLog(ORDERS, io.watukuy.LogRange.ALL, 100))
-        .extracting(io.watukuy.LoggedEvent::sequence)
+    assertThat(f.store.readLog(ORDERS, io.watukuy.spi.LogRange.ALL, 100))
+        .extracting(io.watukuy.spi.LoggedEvent::sequence)
         .containsExactly(3L);
   }
 }

@@ -1,7 +1,7 @@
 package io.watukuy.testing;
 
-import io.watukuy.MemoryBudgetStore;
-import io.watukuy.RateBudgetStore;
+import io.watukuy.spi.RateBudgetStore;
+import io.watukuy.store.memory.MemoryBudgetStore;
 
 /** The in-memory budget store against the contract every {@link RateBudgetStore} passes. */
 class MemoryBudgetStoreContractTest extends RateBudgetStoreContractTest {

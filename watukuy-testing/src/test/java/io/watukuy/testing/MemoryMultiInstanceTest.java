@@ -1,7 +1,7 @@
 package io.watukuy.testing;
 
-import io.watukuy.MemoryStore;
-import io.watukuy.StateStore;
+import io.watukuy.spi.StateStore;
+import io.watukuy.store.memory.MemoryStore;
 
 /** Three engines sharing one in-process {@link MemoryStore}. */
 class MemoryMultiInstanceTest extends MultiInstanceTest {

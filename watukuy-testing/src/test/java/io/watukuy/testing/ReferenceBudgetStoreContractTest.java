@@ -1,7 +1,7 @@
 package io.watukuy.testing;
 
 import io.watukuy.BudgetLimit;
-import io.watukuy.RateBudgetStore;
+import io.watukuy.spi.RateBudgetStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;

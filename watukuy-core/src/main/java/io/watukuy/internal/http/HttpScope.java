@@ -1,7 +1,7 @@
 package io.watukuy.internal.http;
 
 import io.watukuy.HttpResult;
-import io.watukuy.HttpValidator;
+import io.watukuy.spi.HttpValidator;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Set;

@@ -1,8 +1,8 @@
 package io.watukuy.internal.http;
 
 import io.watukuy.HttpResult;
-import io.watukuy.HttpValidator;
 import io.watukuy.RequestOptions;
+import io.watukuy.spi.HttpValidator;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,10 +1,10 @@
 /**
- * {@link io.watukuy.store.postgres.PostgresStore}, the {@link io.watukuy.StateStore} for several
- * instances on several hosts: all state of every poller key in PostgreSQL tables, reached through
- * any {@link javax.sql.DataSource} (a connection pool such as HikariCP), with the lease epoch
- * fencing every write under a row lock. Tables are created on first use or by {@code migrate()}, or
- * by the exported DDL ({@code PostgresStore.DDL}); everything else in this package is an
- * implementation detail.
+ * {@link io.watukuy.store.postgres.PostgresStore}, the {@link io.watukuy.spi.StateStore} for
+ * several instances on several hosts: all state of every poller key in PostgreSQL tables, reached
+ * through any {@link javax.sql.DataSource} (a connection pool such as HikariCP), with the lease
+ * epoch fencing every write under a row lock. Tables are created on first use or by {@code
+ * migrate()}, or by the exported DDL ({@code PostgresStore.DDL}); everything else in this package
+ * is an implementation detail.
  */
 @org.jspecify.annotations.NullMarked
 package io.watukuy.store.postgres;

@@ -1,7 +1,7 @@
 package io.watukuy.store.postgres;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.watukuy.StateStore;
+import io.watukuy.spi.StateStore;
 import io.watukuy.testing.MultiInstanceTest;
 import org.junit.jupiter.api.AfterEach;
 

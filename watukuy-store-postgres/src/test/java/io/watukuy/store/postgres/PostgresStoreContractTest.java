@@ -1,7 +1,7 @@
 package io.watukuy.store.postgres;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.watukuy.StateStore;
+import io.watukuy.spi.StateStore;
 import io.watukuy.testing.StoreContractTest;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -2,8 +2,8 @@ package io.watukuy.store.redis;
 
 import io.watukuy.BudgetLimit;
 import io.watukuy.ConfigException;
-import io.watukuy.RateBudgetStore;
 import io.watukuy.StoreException;
+import io.watukuy.spi.RateBudgetStore;
 import io.watukuy.store.redis.Scripts.Script;
 import java.math.BigInteger;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package io.watukuy.store.redis;
 
-import io.watukuy.RateBudgetStore;
+import io.watukuy.spi.RateBudgetStore;
 import io.watukuy.testing.RateBudgetStoreContractTest;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

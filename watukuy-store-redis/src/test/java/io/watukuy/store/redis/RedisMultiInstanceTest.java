@@ -1,6 +1,6 @@
 package io.watukuy.store.redis;
 
-import io.watukuy.StateStore;
+import io.watukuy.spi.StateStore;
 import io.watukuy.testing.MultiInstanceTest;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.watukuy.store.redis;
 
-import io.watukuy.StateStore;
+import io.watukuy.spi.StateStore;
 import io.watukuy.testing.StoreContractTest;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

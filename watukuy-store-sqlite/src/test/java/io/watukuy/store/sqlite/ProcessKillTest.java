@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.watukuy.LogRange;
-import io.watukuy.LoggedEvent;
-import io.watukuy.PollerState;
+import io.watukuy.spi.LogRange;
+import io.watukuy.spi.LoggedEvent;
+import io.watukuy.spi.PollerState;
 import io.watukuy.store.sqlite.KillChild.Item;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

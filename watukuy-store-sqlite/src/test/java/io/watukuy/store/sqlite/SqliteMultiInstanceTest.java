@@ -1,6 +1,6 @@
 package io.watukuy.store.sqlite;
 
-import io.watukuy.StateStore;
+import io.watukuy.spi.StateStore;
 import io.watukuy.testing.MultiInstanceTest;
 import java.nio.file.Path;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,8 +1,10 @@
-package io.watukuy;
+package io.watukuy.store.memory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.watukuy.BudgetLimit;
+import io.watukuy.spi.RateBudgetStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,5 +1,9 @@
-package io.watukuy;
+package io.watukuy.store.memory;
 
+import io.watukuy.BudgetLimit;
+import io.watukuy.StoreException;
+import io.watukuy.Watukuy;
+import io.watukuy.spi.RateBudgetStore;
 import java.math.BigInteger;
 import java.time.Duration;
 import java.time.Instant;
@@ -83,9 +87,9 @@ public final class MemoryBudgetStore implements RateBudgetStore {
    * @param limit the budget's rate
    * @return the capacity, in 1/per-milliseconds of a token
    * @throws IllegalArgumentException when the product does not fit a {@code long} with room for one
-   *     refill step
+   *     refill step; {@code Watukuy.Builder.budget} calls this to refuse such a limit up front
    */
-  static long capacity(BudgetLimit limit) {
+  public static long capacity(BudgetLimit limit) {
     long perMs = perMillis(limit.per());
     long capacity;
     try {

@@ -1,5 +1,7 @@
-package io.watukuy;
+package io.watukuy.spi;
 
+import io.watukuy.PollerKey;
+import io.watukuy.ScheduleState;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;

@@ -1,5 +1,7 @@
-package io.watukuy;
+package io.watukuy.spi;
 
+import io.watukuy.LeaseLostException;
+import io.watukuy.PollerKey;
 import java.time.Instant;
 import java.util.Objects;
 

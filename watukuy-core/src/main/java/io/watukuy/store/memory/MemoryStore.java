@@ -1,5 +1,21 @@
-package io.watukuy;
+package io.watukuy.store.memory;
 
+import io.watukuy.LeaseLostException;
+import io.watukuy.PollerKey;
+import io.watukuy.StoreException;
+import io.watukuy.spi.CommitBatch;
+import io.watukuy.spi.HttpValidator;
+import io.watukuy.spi.ItemRow;
+import io.watukuy.spi.Lease;
+import io.watukuy.spi.LogRange;
+import io.watukuy.spi.LoggedEvent;
+import io.watukuy.spi.OutboxRow;
+import io.watukuy.spi.ParkedKind;
+import io.watukuy.spi.ParkedRow;
+import io.watukuy.spi.PollerState;
+import io.watukuy.spi.StatePatch;
+import io.watukuy.spi.StateStore;
+import io.watukuy.spi.StoreCapabilities;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

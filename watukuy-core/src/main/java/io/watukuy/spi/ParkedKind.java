@@ -1,5 +1,7 @@
-package io.watukuy;
+package io.watukuy.spi;
 
+import io.watukuy.RetryPolicy;
+import io.watukuy.Validator;
 import java.util.Locale;
 
 /**

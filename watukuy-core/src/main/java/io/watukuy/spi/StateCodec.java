@@ -1,8 +1,10 @@
-package io.watukuy;
+package io.watukuy.spi;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.watukuy.ScheduleState;
+import io.watukuy.StoreException;
 import io.watukuy.internal.Json;
 import java.time.Instant;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.watukuy;
+package io.watukuy.spi;
 
 /**
  * What a {@link StateStore} offers. Every built-in store offers all three.

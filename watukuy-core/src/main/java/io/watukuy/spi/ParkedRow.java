@@ -1,4 +1,4 @@
-package io.watukuy;
+package io.watukuy.spi;
 
 import java.time.Instant;
 import java.util.Objects;

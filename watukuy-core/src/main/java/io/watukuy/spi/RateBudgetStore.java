@@ -1,5 +1,7 @@
-package io.watukuy;
+package io.watukuy.spi;
 
+import io.watukuy.BudgetLimit;
+import io.watukuy.StoreException;
 import java.time.Duration;
 import java.time.Instant;
 

@@ -1,5 +1,6 @@
-package io.watukuy;
+package io.watukuy.spi;
 
+import io.watukuy.ScheduleState;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 

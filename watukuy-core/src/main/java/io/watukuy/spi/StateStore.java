@@ -1,5 +1,9 @@
-package io.watukuy;
+package io.watukuy.spi;
 
+import io.watukuy.EventLog;
+import io.watukuy.LeaseLostException;
+import io.watukuy.PollerKey;
+import io.watukuy.StoreException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
