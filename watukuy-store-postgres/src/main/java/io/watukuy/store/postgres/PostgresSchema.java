@@ -60,17 +60,13 @@ final class PostgresSchema {
     return '"' + identifier.replace("\"", "\"\"") + '"';
   }
 
-  private String table(String suffix) {
+  /** The qualified, quoted name of the table {@code <prefix><suffix>} in the schema. */
+  String table(String suffix) {
     return schema + "." + quote(prefix + suffix);
   }
 
   private String index(String suffix) {
     return quote(prefix + suffix);
-  }
-
-  /** Tables whose rows of a key deleteKey removes; the pollers row is only emptied. */
-  List<String> keyTables() {
-    return List.of(items, outbox, parked, validators, log);
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.watukuy.store.sqlite;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -34,7 +35,7 @@ final class SqliteSchema {
 
   /** {@link #ddl()} plus the statement that records {@link #VERSION}, for external tools. */
   List<String> ddlWithVersion() {
-    var all = new java.util.ArrayList<>(ddl());
+    List<String> all = new ArrayList<>(ddl());
     all.add(
         "INSERT OR IGNORE INTO "
             + meta
@@ -44,11 +45,6 @@ final class SqliteSchema {
             + VERSION
             + "')");
     return List.copyOf(all);
-  }
-
-  /** Tables whose rows of a key deleteKey removes; the pollers row is only emptied. */
-  List<String> keyTables() {
-    return List.of(items, outbox, parked, validators, log);
   }
 
   String createMeta() {

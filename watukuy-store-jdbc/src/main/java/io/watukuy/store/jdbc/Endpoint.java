@@ -1,4 +1,4 @@
-package io.watukuy.store.postgres;
+package io.watukuy.store.jdbc;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;

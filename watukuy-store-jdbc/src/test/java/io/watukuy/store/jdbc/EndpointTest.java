@@ -1,4 +1,4 @@
-package io.watukuy.store.postgres;
+package io.watukuy.store.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

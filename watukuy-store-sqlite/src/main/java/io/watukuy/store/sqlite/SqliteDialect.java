@@ -1,0 +1,131 @@
+package io.watukuy.store.sqlite;
+
+import io.watukuy.store.jdbc.SqlDialect;
+import io.watukuy.store.jdbc.StoreTable;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import org.sqlite.SQLiteErrorCode;
+import org.sqlite.SQLiteException;
+
+/**
+ * SQLite under the JDBC engine: instants as epoch milliseconds in INTEGER columns, JSON as TEXT,
+ * every write transaction a {@code BEGIN IMMEDIATE} (the database's write lock, taken up front, is
+ * the key lock), nothing retried (a lock wait is bounded by {@code busyTimeoutMs} instead), and the
+ * DDL of {@link SqliteSchema}.
+ */
+final class SqliteDialect implements SqlDialect {
+  private final SqliteOptions options;
+  private final SqliteSchema schema;
+
+  SqliteDialect(SqliteOptions options) {
+    this.options = options;
+    this.schema = new SqliteSchema(options.tablePrefix());
+  }
+
+  /** Unquoted, as the DDL names them: the prefix is a validated identifier. */
+  @Override
+  public String tableName(StoreTable table) {
+    return options.tablePrefix() + table.suffix();
+  }
+
+  @Override
+  public void setInstant(PreparedStatement ps, int index, @Nullable Instant at)
+      throws SQLException {
+    if (at == null) {
+      ps.setNull(index, Types.INTEGER);
+    } else {
+      ps.setLong(index, at.toEpochMilli());
+    }
+  }
+
+  @Override
+  public @Nullable Instant getInstant(ResultSet rs, int index) throws SQLException {
+    long ms = rs.getLong(index);
+    return rs.wasNull() ? null : Instant.ofEpochMilli(ms);
+  }
+
+  /**
+   * {@code BEGIN IMMEDIATE}: the write lock is taken up front, so a read-then-write never fails
+   * half-way on a lock upgrade, and the busy timeout applies to the BEGIN itself. The connection
+   * stays in JDBC auto-commit; the transaction is SQLite's own.
+   */
+  @Override
+  public void begin(Connection c) throws SQLException {
+    SqlDialect.execute(c, "BEGIN IMMEDIATE");
+  }
+
+  @Override
+  public void commit(Connection c) throws SQLException {
+    SqlDialect.execute(c, "COMMIT");
+  }
+
+  /** SQLite may already have rolled back (e.g. after SQLITE_FULL); the engine keeps the cause. */
+  @Override
+  public void rollback(Connection c) throws SQLException {
+    SqlDialect.execute(c, "ROLLBACK");
+  }
+
+  /** None: {@code BEGIN IMMEDIATE} already excludes every other writer of the file. */
+  @Override
+  public String lockRowClause() {
+    return "";
+  }
+
+  /** SQLite has no finer code than SQLITE_ERROR for a missing table; its message says it. */
+  @Override
+  public boolean isUndefinedTable(SQLException e) {
+    return String.valueOf(e.getMessage()).contains("no such table");
+  }
+
+  @Override
+  public String messagePrefix(String where) {
+    return "sqlite store " + where + ": ";
+  }
+
+  /** The driver's message, and what a lock wait longer than {@code busyTimeoutMs} means. */
+  @Override
+  public String describe(SQLException e) {
+    String message = String.valueOf(e.getMessage());
+    if (e instanceof SQLiteException && isBusy(((SQLiteException) e).getResultCode())) {
+      return message
+          + "; another connection held the lock for more than busyTimeoutMs="
+          + options.busyTimeoutMs()
+          + " ms";
+    }
+    return message;
+  }
+
+  private static boolean isBusy(SQLiteErrorCode code) {
+    return code == SQLiteErrorCode.SQLITE_BUSY
+        || code.name().startsWith("SQLITE_BUSY_")
+        || code == SQLiteErrorCode.SQLITE_LOCKED;
+  }
+
+  /** The file is opened and checked in one go; a failure there is the call's failure. */
+  @Override
+  public @Nullable String schemaCheckPhase() {
+    return null;
+  }
+
+  @Override
+  public int schemaVersion() {
+    return SqliteSchema.VERSION;
+  }
+
+  @Override
+  public String createMetaTable() {
+    return schema.createMeta();
+  }
+
+  /** Version 1 is the only one: its DDL, every statement {@code IF NOT EXISTS}. */
+  @Override
+  public List<String> migrationStatements(@Nullable Integer from) {
+    return schema.ddl();
+  }
+}
