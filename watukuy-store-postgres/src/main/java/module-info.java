@@ -4,6 +4,7 @@
  */
 module io.watukuy.store.postgres {
   requires transitive io.watukuy;
+  requires io.watukuy.store.jdbc;
   requires transitive java.sql;
   requires static org.jspecify;
 
