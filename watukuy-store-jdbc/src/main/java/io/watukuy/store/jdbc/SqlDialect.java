@@ -483,6 +483,40 @@ public interface SqlDialect {
   List<String> migrationStatements(@Nullable Integer from);
 
   /**
+   * Binds an instant as epoch milliseconds (a 64-bit integer), or SQL NULL: a time codec for {@link
+   * #setInstant} in dialects that keep instants in integer columns (SQLite, MariaDB). No time zone
+   * takes part, not the session's, the server's, the driver's nor the JVM's, so nothing shifts an
+   * instant, and comparing the integers in SQL compares the instants.
+   *
+   * @param ps the statement
+   * @param index the parameter, from 1
+   * @param at the instant, already truncated to the millisecond, or {@code null}
+   * @throws SQLException from the driver
+   */
+  static void setEpochMillis(PreparedStatement ps, int index, @Nullable Instant at)
+      throws SQLException {
+    if (at == null) {
+      ps.setNull(index, Types.BIGINT);
+    } else {
+      ps.setLong(index, at.toEpochMilli());
+    }
+  }
+
+  /**
+   * Reads an instant written by {@link #setEpochMillis}: the other half of that codec, for {@link
+   * #getInstant}.
+   *
+   * @param rs the result set, on a row
+   * @param index the column, from 1
+   * @return the instant, or {@code null} for SQL NULL
+   * @throws SQLException from the driver
+   */
+  static @Nullable Instant getEpochMillis(ResultSet rs, int index) throws SQLException {
+    long ms = rs.getLong(index);
+    return rs.wasNull() ? null : Instant.ofEpochMilli(ms);
+  }
+
+  /**
    * Runs one statement without parameters. A helper for dialects' {@link #begin}, {@link
    * #beginMigration} and the like.
    *

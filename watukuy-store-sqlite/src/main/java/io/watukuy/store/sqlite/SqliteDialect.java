@@ -6,7 +6,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.time.Instant;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -37,17 +36,12 @@ final class SqliteDialect implements SqlDialect {
   @Override
   public void setInstant(PreparedStatement ps, int index, @Nullable Instant at)
       throws SQLException {
-    if (at == null) {
-      ps.setNull(index, Types.INTEGER);
-    } else {
-      ps.setLong(index, at.toEpochMilli());
-    }
+    SqlDialect.setEpochMillis(ps, index, at);
   }
 
   @Override
   public @Nullable Instant getInstant(ResultSet rs, int index) throws SQLException {
-    long ms = rs.getLong(index);
-    return rs.wasNull() ? null : Instant.ofEpochMilli(ms);
+    return SqlDialect.getEpochMillis(rs, index);
   }
 
   /**
