@@ -54,8 +54,10 @@ import org.junit.jupiter.api.Test;
  * <p>Every {@code now} is a fixed instant derived from {@link #T0}, with millisecond precision, so
  * the suite never reads the clock and a store may keep instants in milliseconds. Tests of an
  * optional capability are skipped, not failed, when {@link StateStore#capabilities()} does not
- * declare it. The suite only uses ASCII identities, owners and keys, so ordering does not depend on
- * a database collation.
+ * declare it. No test depends on the order a collation gives; two tests check that keys are
+ * compared exactly, so that identities, poller names and partitions that differ only in case,
+ * accents, compatibility forms or trailing spaces are distinct (a collation that folds them, as
+ * MariaDB's defaults and its PAD SPACE binary collation do, would merge two items into one row).
  *
  * @since 0.1
  */
@@ -1111,6 +1113,120 @@ public abstract class StoreContractTest {
     store().ackEvents(KEY, a, List.of(1L));
 
     assertThat(logSequences(LogRange.ALL, NO_LIMIT)).containsExactly(1L);
+  }
+
+  // ------------------------------------------------------------------ keys compared exactly
+
+  /**
+   * Identities a collation that folds case, accents, compatibility forms or trailing spaces (a
+   * database's default, or a PAD SPACE binary one) would merge into one row: each pair differs.
+   */
+  private static final List<String> LOOK_ALIKE_IDENTITIES =
+      List.of(
+          "abc",
+          "ABC",
+          "Abc",
+          "e",
+          "E",
+          "\u00e9", // é, precomposed
+          "e\u0301", // e and a combining acute accent
+          "\u00c9",
+          "a",
+          "a ",
+          "a  ",
+          " a",
+          "ss",
+          "\u00df", // ß
+          "fi",
+          "\ufb01", // the ligature fi
+          "\ud83d\ude00", // two emoji outside the BMP, which some collations weigh alike
+          "\ud83d\ude01");
+
+  @Test
+  void identitiesThatDifferOnlyInCaseAccentsOrTrailingSpacesAreDistinctItems() {
+    Lease a = acquire(OWNER_A, T0);
+    List<ItemRow> rows =
+        IntStream.range(0, LOOK_ALIKE_IDENTITIES.size())
+            .mapToObj(i -> item(LOOK_ALIKE_IDENTITIES.get(i), "v" + i))
+            .toList();
+    commit(a, batch(StatePatch.NONE).items(rows), T0);
+
+    assertThat(store().countItems(KEY)).isEqualTo(LOOK_ALIKE_IDENTITIES.size());
+    Map<String, ItemRow> found = store().loadVersions(KEY, LOOK_ALIKE_IDENTITIES);
+    assertThat(found).containsOnlyKeys(LOOK_ALIKE_IDENTITIES);
+    for (ItemRow row : rows) {
+      assertThat(found.get(row.identity())).as("item '%s'", row.identity()).isEqualTo(row);
+    }
+    assertThat(store().loadVersions(KEY, List.of("ABC ", "\u00e9 ", "A"))).isEmpty();
+    List<String> streamed;
+    try (Stream<List<String>> stream = store().streamIdentities(KEY, 4)) {
+      streamed = stream.flatMap(List::stream).toList();
+    }
+    assertThat(streamed).containsExactlyInAnyOrderElementsOf(LOOK_ALIKE_IDENTITIES);
+
+    // Deleting one of a pair leaves the other.
+    commit(a, batch(StatePatch.NONE).deletes("a ", "ABC", "\u00e9", "\ud83d\ude00"), T0);
+
+    assertThat(store().loadVersions(KEY, LOOK_ALIKE_IDENTITIES).keySet())
+        .containsExactlyInAnyOrderElementsOf(
+            LOOK_ALIKE_IDENTITIES.stream()
+                .filter(id -> !List.of("a ", "ABC", "\u00e9", "\ud83d\ude00").contains(id))
+                .toList());
+  }
+
+  @Test
+  void pollerNamesAndPartitionsThatDifferOnlyInCaseAccentsOrTrailingSpacesAreDistinctKeys() {
+    List<PollerKey> keys =
+        List.of(
+            PollerKey.of("orders", "eu"),
+            PollerKey.of("Orders", "eu"),
+            PollerKey.of("ORDERS", "eu"),
+            PollerKey.of("orders", "EU"),
+            PollerKey.of("orders", "eu "),
+            PollerKey.of("orders", "\u00e9u"),
+            PollerKey.of("orders", "e\u0301u"),
+            PollerKey.of("orders", "\u00c9U"));
+    List<Lease> leases = new ArrayList<>();
+    for (int i = 0; i < keys.size(); i++) {
+      PollerKey k = keys.get(i);
+      Optional<Lease> lease = store().acquireLease(k, "owner-" + i, TTL, T0);
+      assertThat(lease).as("lease of %s", k).map(Lease::epoch).contains(1L);
+      leases.add(lease.orElseThrow());
+    }
+    for (int i = 0; i < keys.size(); i++) {
+      store()
+          .commitPoll(
+              keys.get(i),
+              leases.get(i),
+              batch(StatePatch.NONE.withLastSequence(i + 1))
+                  .items(item("item-" + i, "v1"))
+                  .events(event(i + 1))
+                  .build(),
+              T0);
+    }
+
+    assertThat(store().listKeys(null)).containsExactlyInAnyOrderElementsOf(keys);
+    for (int i = 0; i < keys.size(); i++) {
+      PollerKey k = keys.get(i);
+      assertThat(store().getLease(k)).as("lease of %s", k).contains(leases.get(i));
+      assertThat(store().loadState(k).map(PollerState::lastSequence))
+          .as("state of %s", k)
+          .contains((long) i + 1);
+      assertThat(store().loadVersions(k, List.of("item-0", "item-" + i)).keySet())
+          .as("items of %s", k)
+          .containsExactly("item-" + i);
+      assertThat(store().loadPending(k, 0, NO_LIMIT))
+          .as("outbox of %s", k)
+          .extracting(OutboxRow::sequence)
+          .containsExactly((long) i + 1);
+    }
+    // Another key's lease fences nothing here; deleting one key leaves its look-alikes.
+    assertLeaseLost(
+        () -> store().saveState(keys.get(1), leases.get(0), StatePatch.NONE, T0.plusSeconds(1)));
+    store().deleteKey(keys.get(4));
+    assertThat(store().listKeys("orders")).doesNotContain(keys.get(4)).contains(keys.get(0));
+    assertThat(store().countItems(keys.get(0))).isEqualTo(1);
+    assertThat(store().listKeys("Orders")).containsExactly(keys.get(1));
   }
 
   // ------------------------------------------------------------------ isolation and copies
