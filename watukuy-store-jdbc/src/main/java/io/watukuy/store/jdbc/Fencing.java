@@ -107,13 +107,4 @@ final class Fencing {
       }
     }
   }
-
-  /** The SELECT of a key's row with the key lock; for statements that read it otherwise. */
-  String lockClause() {
-    return lockClause;
-  }
-
-  Sql sql() {
-    return sql;
-  }
 }

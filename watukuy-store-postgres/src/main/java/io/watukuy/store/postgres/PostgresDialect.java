@@ -38,11 +38,6 @@ final class PostgresDialect implements SqlDialect {
     return schema.table(table.suffix());
   }
 
-  @Override
-  public String quote(String identifier) {
-    return PostgresSchema.quote(identifier);
-  }
-
   /** pgjdbc binds strings as {@code varchar}; json and jsonb columns need the cast. */
   @Override
   public String placeholder(ColumnType type) {
