@@ -15,6 +15,8 @@ public record Column(String name, ColumnType type) {
   /**
    * Checks the components.
    *
+   * @param name the column name as it appears in SQL
+   * @param type how values of the column are bound
    * @throws NullPointerException if either is null
    */
   public Column {

@@ -26,7 +26,6 @@ final class Fencing {
   }
 
   private final SqlRunner runner;
-  private final Sql sql;
   private final String lockClause;
   private final String selectLease;
   private final String selectLeaseAndState;
@@ -34,7 +33,6 @@ final class Fencing {
 
   Fencing(SqlRunner runner, Sql sql, SqlDialect dialect) {
     this.runner = runner;
-    this.sql = sql;
     this.lockClause = dialect.lockRowClause();
     this.selectLease =
         "SELECT lease_owner, lease_epoch FROM " + sql.pollers + sql.whereKey + lockClause;
@@ -106,14 +104,5 @@ final class Fencing {
         rs.next();
       }
     }
-  }
-
-  /** The SELECT of a key's row with the key lock; for statements that read it otherwise. */
-  String lockClause() {
-    return lockClause;
-  }
-
-  Sql sql() {
-    return sql;
   }
 }

@@ -43,6 +43,11 @@ public record RowBatch(
    * Checks and copies the components (the row arrays are not copied: the engine builds them for
    * this batch alone).
    *
+   * @param table the table, SQL-ready
+   * @param key the key every row belongs to
+   * @param columns the columns after {@code poller} and {@code "partition"}
+   * @param rows the values, one array per row
+   * @param conflict the columns that complete the primary key of an upsert, or empty
    * @throws NullPointerException if a component is null
    * @throws IllegalArgumentException if a row's length differs from the number of columns, or a
    *     conflict column is not among the columns

@@ -54,7 +54,8 @@ final class SqlRunner {
 
   /**
    * Migrates lazily, then runs {@code work}; runs it again after a failure the dialect calls
-   * retryable (the server rolled it back in full), and wraps any other driver failure.
+   * retryable (the attempt was rolled back, so it wrote nothing), and wraps any other driver
+   * failure.
    */
   private <T> T call(String op, @Nullable PollerKey key, boolean transaction, SqlWork<T> work) {
     ensureOpen();

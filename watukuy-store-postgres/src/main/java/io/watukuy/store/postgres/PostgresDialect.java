@@ -38,11 +38,6 @@ final class PostgresDialect implements SqlDialect {
     return schema.table(table.suffix());
   }
 
-  @Override
-  public String quote(String identifier) {
-    return PostgresSchema.quote(identifier);
-  }
-
   /** pgjdbc binds strings as {@code varchar}; json and jsonb columns need the cast. */
   @Override
   public String placeholder(ColumnType type) {
@@ -85,8 +80,8 @@ final class PostgresDialect implements SqlDialect {
   public int bindList(
       Connection c, PreparedStatement ps, int index, ColumnType type, List<?> values)
       throws SQLException {
-    ps.setArray(
-        index, c.createArrayOf(type == ColumnType.LONG ? "bigint" : "text", values.toArray()));
+    Object[] array = values.toArray(newArray(type, values.size()));
+    ps.setArray(index, c.createArrayOf(type == ColumnType.LONG ? "bigint" : "text", array));
     return index + 1;
   }
 
@@ -140,7 +135,7 @@ final class PostgresDialect implements SqlDialect {
       ps.setString(2, batch.key().partition());
       for (int i = 0; i < columns.size(); i++) {
         ColumnType type = columns.get(i).type();
-        Object[] values = new Object[rows.size()];
+        Object[] values = newArray(type, rows.size());
         for (int r = 0; r < values.length; r++) {
           Object value = rows.get(r)[i];
           values[r] = type == ColumnType.INSTANT && value != null ? value.toString() : value;
@@ -156,6 +151,18 @@ final class PostgresDialect implements SqlDialect {
       case INT -> "int[]";
       case LONG -> "bigint[]";
       default -> "text[]";
+    };
+  }
+
+  /**
+   * An array of the element class pgjdbc encodes natively ({@code Long[]}, {@code Integer[]},
+   * {@code String[]}) rather than a generic {@code Object[]}.
+   */
+  private static Object[] newArray(ColumnType type, int length) {
+    return switch (type) {
+      case INT -> new Integer[length];
+      case LONG -> new Long[length];
+      default -> new String[length];
     };
   }
 

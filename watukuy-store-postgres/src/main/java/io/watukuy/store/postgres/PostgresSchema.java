@@ -110,17 +110,6 @@ final class PostgresSchema {
         + "') ON CONFLICT (name) DO NOTHING";
   }
 
-  /** Raises the recorded version to {@link #VERSION}; run after checking it is older. */
-  String upgradeVersion() {
-    return "INSERT INTO "
-        + meta
-        + " (name, value) VALUES ('"
-        + VERSION_NAME
-        + "', '"
-        + VERSION
-        + "') ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value";
-  }
-
   /** The tables and indexes of the current schema version, every statement idempotent. */
   List<String> tables() {
     String key = "poller text COLLATE \"C\" NOT NULL, \"partition\" text COLLATE \"C\" NOT NULL, ";

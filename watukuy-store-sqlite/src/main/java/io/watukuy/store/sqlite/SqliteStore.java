@@ -18,10 +18,10 @@ import io.watukuy.spi.StatePatch;
 import io.watukuy.spi.StateStore;
 import io.watukuy.spi.StoreCapabilities;
 import io.watukuy.store.jdbc.JdbcStoreEngine;
+import io.watukuy.store.jdbc.SqlDialect;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
@@ -280,9 +280,9 @@ public final class SqliteStore implements StateStore {
     try {
       // The journal mode persists in the file; setting it again is a no-op. A memory database
       // answers "memory" and ignores the request, which is fine for a private database.
-      execute(c, "PRAGMA journal_mode = WAL");
-      execute(c, "PRAGMA synchronous = NORMAL");
-      execute(c, "PRAGMA foreign_keys = OFF");
+      SqlDialect.execute(c, "PRAGMA journal_mode = WAL");
+      SqlDialect.execute(c, "PRAGMA synchronous = NORMAL");
+      SqlDialect.execute(c, "PRAGMA foreign_keys = OFF");
     } catch (SQLException e) {
       try {
         c.close();
@@ -292,12 +292,6 @@ public final class SqliteStore implements StateStore {
       throw e;
     }
     return c;
-  }
-
-  private static void execute(Connection c, String sql) throws SQLException {
-    try (Statement s = c.createStatement()) {
-      s.execute(sql);
-    }
   }
 
   // ---- leases
@@ -394,11 +388,11 @@ public final class SqliteStore implements StateStore {
    * {@inheritDoc}
    *
    * <p>One {@code BEGIN IMMEDIATE} transaction, in this order: lease check, state patch, item
-   * upserts, item deletes, outbox rows, log rows, parked rows. Rows are written with JDBC batches.
-   * An outbox sequence that is already pending (or appears twice in the batch) fails the whole
-   * commit with a {@link StoreException}, as overwriting it would lose an event; a log row or
-   * parked row with the same sequence or id is replaced. Logged events carry {@code now} as their
-   * creation time.
+   * upserts, item deletes, outbox rows, log rows, parked rows. Rows are written with JDBC batches,
+   * deletes with {@code IN} lists. An outbox sequence that is already pending (or appears twice in
+   * the batch) fails the whole commit with a {@link StoreException}, as overwriting it would lose
+   * an event; a log row or parked row with the same sequence or id is replaced. Logged events carry
+   * {@code now} as their creation time.
    */
   @Override
   public void commitPoll(PollerKey key, Lease lease, CommitBatch batch, Instant now) {
