@@ -5,16 +5,22 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.watukuy.PollerKey;
 import io.watukuy.spi.HttpValidator;
+import io.watukuy.spi.ItemRow;
 import io.watukuy.spi.Lease;
 import io.watukuy.spi.LogRange;
 import io.watukuy.spi.LoggedEvent;
 import io.watukuy.spi.OutboxRow;
 import io.watukuy.spi.ParkedKind;
 import io.watukuy.spi.ParkedRow;
+import io.watukuy.spi.PollerState;
 import io.watukuy.spi.StatePatch;
 import io.watukuy.spi.StateStore;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
