@@ -16,8 +16,8 @@
 #
 #   bench/run.sh e2e [OPTS]       the end-to-end bench, one JVM per store under -Xmx256m
 #                                 -> bench/results/<date>-<store>.json
-#     --stores LIST                 comma-separated, of memory,sqlite,postgres,redis (default: all
-#                                   four; with --items above 200000, the three persistent ones:
+#     --stores LIST                 comma-separated, of memory,sqlite,postgres,mariadb,redis (default:
+#                                   all five; with --items above 200000, the four persistent ones:
 #                                   MemoryStore keeps every item on the heap by design, so 256 MB
 #                                   cannot hold 1 M; name memory in --stores to run it anyway)
 #     --items N                     items of the snapshot and timestamp listing (default 100000,
@@ -42,6 +42,8 @@
 #     --concurrency N               delivery.concurrency of the snapshot and timestamp engines
 #                                   (default 8; acks of up to N/2 handled events share one store write)
 #     --postgres-url JDBC-URL       default jdbc:postgresql://127.0.0.1:5432/test?user=postgres
+#     --mariadb-url JDBC-URL        default jdbc:mariadb://127.0.0.1:3306/test?user=root (tables
+#                                   with a fresh prefix in that database)
 #     --redis-uri URI               default redis://127.0.0.1:6379/0
 #     --out DIR                     where the JSON goes (default bench/results)
 #
@@ -52,9 +54,9 @@
 # Each benchmark runs beside its physical baseline in the same run; the ratio column is
 # watukuy / baseline in throughput (1.0 is as fast as the baseline). The machine's load average
 # is printed and recorded with the numbers: on a loaded machine, compare ratios, not scores.
-# PostgreSQL and Redis are the local ones the tests use (scripts/services starts them); each one
-# a run needs is checked before the first store runs. Ctrl-C removes what the run left (schema,
-# keys, files). Exit code 0 on success, 1 on a failure, 2 on a usage error.
+# PostgreSQL, MariaDB and Redis are the local ones the tests use (scripts/services starts them);
+# each one a run needs is checked before the first store runs. Ctrl-C removes what the run left
+# (schema, tables, keys, files). Exit code 0 on success, 1 on a failure, 2 on a usage error.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -67,7 +69,7 @@ fail() {
 # An option's value: present, not empty, and not the next option.
 need_value() { [[ $# -ge 2 && -n $2 && $2 != --* ]] || fail "$1 needs a value"; }
 
-all_stores=memory,sqlite,postgres,redis
+all_stores=memory,sqlite,postgres,mariadb,redis
 command=all
 if [[ $# -gt 0 ]]; then
   case "$1" in
@@ -108,7 +110,7 @@ elif [[ $command == e2e ]]; then
       --tiny) e2e_args+=("$1"); shift ;;
       --out) need_value "$@"; out=$2; shift 2 ;;
       --items) need_value "$@"; items=$2; e2e_args+=("$1" "$2"); shift 2 ;;
-      --phases|--live-samples|--idle-keys|--idle-seconds|--idle-shape|--concurrency|--postgres-url|--redis-uri)
+      --phases|--live-samples|--idle-keys|--idle-seconds|--idle-shape|--concurrency|--postgres-url|--mariadb-url|--redis-uri)
         need_value "$@"; e2e_args+=("$1" "$2"); shift 2 ;;
       *) fail "unknown option '$1' for e2e" ;;
     esac
@@ -122,7 +124,7 @@ elif [[ $command == e2e ]]; then
     [[ ${#listed[@]} -gt 0 ]] || fail "--stores needs a comma-separated list of $all_stores"
   elif [[ $items =~ ^[0-9]+$ ]] && (( 10#$items > 200000 )); then
     # MemoryStore keeps every item on the heap by design: 1 M items cannot fit in 256 MB.
-    stores=sqlite,postgres,redis
+    stores=sqlite,postgres,mariadb,redis
     echo "bench/run.sh: --items $items: skipping the memory store (it keeps every item on the heap, which" \
       "-Xmx256m cannot hold); pass --stores memory to run it anyway" >&2
   else

@@ -8,6 +8,7 @@ module io.watukuy.bench {
   requires io.watukuy.testing;
   requires io.watukuy.store.sqlite;
   requires io.watukuy.store.postgres;
+  requires io.watukuy.store.mariadb;
   requires io.watukuy.store.redis;
   requires com.zaxxer.hikari;
   requires org.postgresql.jdbc;

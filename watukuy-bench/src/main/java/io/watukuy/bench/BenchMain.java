@@ -29,10 +29,10 @@ import java.util.Map;
  * never replaces the full run's file).
  *
  * <pre>
- * java -Xmx256m -jar watukuy-bench.jar e2e --store memory|sqlite|postgres|redis [--check]
+ * java -Xmx256m -jar watukuy-bench.jar e2e --store memory|sqlite|postgres|mariadb|redis [--check]
  *     [--items N | --tiny] [--phases snapshot,timestamp,live,idle] [--live-samples N]
  *     [--idle-keys N] [--idle-seconds S] [--idle-shape partitions|pollers] [--concurrency N]
- *     [--out DIR] [--postgres-url JDBC-URL] [--redis-uri URI]
+ *     [--out DIR] [--postgres-url JDBC-URL] [--mariadb-url JDBC-URL] [--redis-uri URI]
  * </pre>
  *
  * {@code e2e} runs the end-to-end bench of one store ({@link EndToEnd}): the snapshot and timestamp
@@ -45,10 +45,11 @@ import java.util.Map;
  * (default 8), which bounds the handled events waiting for their ack and so how many acks share one
  * store write. It prints the table and, with {@code --out}, writes {@code
  * DIR/<date>-<store><suffix>.json} ({@link #resultName}). PostgreSQL defaults to {@value
- * #POSTGRES_URL} (tables in a fresh schema {@code watukuy_bench_<hex>}), Redis to {@value
- * #REDIS_URI} (keys under a fresh {@code watukuy-bench:<hex>:} prefix); both are removed at the
- * end, and by a shutdown hook when the run is interrupted (Ctrl-C, SIGTERM). {@code --check} checks
- * the options and that the store's server can be reached, and runs nothing.
+ * #POSTGRES_URL} (tables in a fresh schema {@code watukuy_bench_<hex>}), MariaDB to {@value
+ * #MARIADB_URL} (tables with a fresh prefix {@code wkb_<hex>_} in the URL's database), Redis to
+ * {@value #REDIS_URI} (keys under a fresh {@code watukuy-bench:<hex>:} prefix); both are removed at
+ * the end, and by a shutdown hook when the run is interrupted (Ctrl-C, SIGTERM). {@code --check}
+ * checks the options and that the store's server can be reached, and runs nothing.
  *
  * <p>Exit code 0 on success, 1 on a failed benchmark or an unreachable server (one line, no stack
  * trace), 2 on a usage error.
@@ -56,6 +57,9 @@ import java.util.Map;
 public final class BenchMain {
   /** The default PostgreSQL of the end-to-end bench: the one the tests use. */
   public static final String POSTGRES_URL = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
+
+  /** The default MariaDB of the end-to-end bench: the one the tests use. */
+  public static final String MARIADB_URL = "jdbc:mariadb://127.0.0.1:3306/test?user=root";
 
   /** The default Redis of the end-to-end bench. */
   public static final String REDIS_URI = "redis://127.0.0.1:6379/0";
@@ -182,6 +186,7 @@ public final class BenchMain {
     Path out = null;
     String postgres = POSTGRES_URL;
     String redis = REDIS_URI;
+    String mariadb = MARIADB_URL;
     while (!args.isEmpty()) {
       String a = args.poll();
       switch (a) {
@@ -191,6 +196,7 @@ public final class BenchMain {
         case "--out" -> out = Path.of(value(a, args));
         case "--postgres-url" -> postgres = value(a, args);
         case "--redis-uri" -> redis = value(a, args);
+        case "--mariadb-url" -> mariadb = value(a, args);
         case "--items",
             "--phases",
             "--live-samples",
@@ -203,16 +209,19 @@ public final class BenchMain {
       }
     }
     if (store == null)
-      throw new IllegalArgumentException("e2e needs --store memory|sqlite|postgres|redis");
+      throw new IllegalArgumentException("e2e needs --store memory|sqlite|postgres|mariadb|redis");
     if (!BenchStore.KINDS.contains(store))
       throw new IllegalArgumentException(
-          "--store must be memory, sqlite, postgres or redis, but was '" + store + "'");
+          "--store must be memory, sqlite, postgres, mariadb or redis, but was '" + store + "'");
     if (tiny && given.containsKey("--items"))
       throw new IllegalArgumentException(
           "--tiny runs 2000 items; give --tiny or --items, not both");
     if (!postgres.startsWith("jdbc:postgresql:"))
       throw new IllegalArgumentException(
           "--postgres-url must be a jdbc:postgresql: URL, such as " + POSTGRES_URL);
+    if (!mariadb.startsWith("jdbc:mariadb:"))
+      throw new IllegalArgumentException(
+          "--mariadb-url must be a jdbc:mariadb: URL, such as " + MARIADB_URL);
     EndToEnd.Settings settings =
         tiny
             ? EndToEnd.Settings.tiny()
@@ -241,7 +250,7 @@ public final class BenchMain {
       settings =
           settings.withIdle(
               settings.idle().withShape(IdleKeys.Shape.parse(given.get("--idle-shape"))));
-    BenchStore.Where where = new BenchStore.Where(postgres, redis);
+    BenchStore.Where where = new BenchStore.Where(postgres, redis, mariadb);
     if (check) {
       BenchStore.check(store, where);
       return 0;
@@ -262,8 +271,8 @@ public final class BenchMain {
 
   /**
    * Runs the bench on a store that a shutdown hook closes if the run is interrupted, so that a
-   * Ctrl-C or a SIGTERM leaves no PostgreSQL schema, Redis key or SQLite folder behind; the hook
-   * and the end of the run close it once between them.
+   * Ctrl-C or a SIGTERM leaves no PostgreSQL schema, MariaDB table, Redis key or SQLite folder
+   * behind; the hook and the end of the run close it once between them.
    */
   private static EndToEnd.Result runCleaningUp(
       String store, EndToEnd.Settings settings, BenchStore.Where where) throws Exception {

@@ -12,6 +12,7 @@ import io.lettuce.core.TransactionResult;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.watukuy.spi.StateStore;
+import io.watukuy.store.mariadb.MariaDbStore;
 import io.watukuy.store.memory.MemoryStore;
 import io.watukuy.store.postgres.PostgresStore;
 import io.watukuy.store.redis.LettuceRedis;
@@ -44,17 +45,17 @@ import org.postgresql.Driver;
 
 /**
  * One store under test, fresh and empty, with its raw baseline and its version. {@link #close()}
- * removes everything the run left (the PostgreSQL schema, the Redis keys, the SQLite folder); it
- * runs once, whether the run ends or a shutdown hook closes it first.
+ * removes everything the run left (the PostgreSQL schema, the MariaDB tables, the Redis keys, the
+ * SQLite folder); it runs once, whether the run ends or a shutdown hook closes it first.
  */
 abstract class BenchStore implements AutoCloseable {
   /** The stores, as {@code --store} names them. */
-  static final List<String> KINDS = List.of("memory", "sqlite", "postgres", "redis");
+  static final List<String> KINDS = List.of("memory", "sqlite", "postgres", "mariadb", "redis");
 
   private boolean closed;
 
   /** Where the persistent stores are. */
-  record Where(String postgresUrl, String redisUri) {}
+  record Where(String postgresUrl, String redisUri, String mariadbUrl) {}
 
   /**
    * A server of a persistent store that cannot be reached or refused the connection: the message is
@@ -102,7 +103,7 @@ abstract class BenchStore implements AutoCloseable {
   /**
    * Opens an empty store.
    *
-   * @param kind {@code memory}, {@code sqlite}, {@code postgres} or {@code redis}
+   * @param kind {@code memory}, {@code sqlite}, {@code postgres}, {@code mariadb} or {@code redis}
    * @param where the servers' addresses
    * @return the store
    * @throws IllegalArgumentException for an unknown kind or a malformed address
@@ -113,6 +114,7 @@ abstract class BenchStore implements AutoCloseable {
       case "memory" -> new Memory();
       case "sqlite" -> new Sqlite();
       case "postgres" -> new Postgres(where.postgresUrl());
+      case "mariadb" -> new MariaDb(where.mariadbUrl());
       case "redis" -> new Redis(where.redisUri());
       default -> throw unknown(kind);
     };
@@ -122,7 +124,7 @@ abstract class BenchStore implements AutoCloseable {
    * Checks, without creating anything, that a store can be opened: its server answers and takes the
    * login. Nothing to check for {@code memory} and {@code sqlite}.
    *
-   * @param kind {@code memory}, {@code sqlite}, {@code postgres} or {@code redis}
+   * @param kind {@code memory}, {@code sqlite}, {@code postgres}, {@code mariadb} or {@code redis}
    * @param where the servers' addresses
    * @throws IllegalArgumentException for an unknown kind or a malformed address
    * @throws UnreachableException if the store's server cannot be reached
@@ -131,6 +133,7 @@ abstract class BenchStore implements AutoCloseable {
     switch (kind) {
       case "memory", "sqlite" -> {}
       case "postgres" -> Postgres.reach(where.postgresUrl());
+      case "mariadb" -> MariaDb.reach(where.mariadbUrl());
       case "redis" -> Redis.reach(where.redisUri());
       default -> throw unknown(kind);
     }
@@ -138,7 +141,7 @@ abstract class BenchStore implements AutoCloseable {
 
   private static IllegalArgumentException unknown(String kind) {
     return new IllegalArgumentException(
-        "--store must be memory, sqlite, postgres or redis, but was '" + kind + "'");
+        "--store must be memory, sqlite, postgres, mariadb or redis, but was '" + kind + "'");
   }
 
   /**
@@ -384,6 +387,110 @@ abstract class BenchStore implements AutoCloseable {
           Statement s = c.createStatement()) {
         s.execute("SET lock_timeout = '30s'");
         s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+      }
+    }
+  }
+
+  private static final class MariaDb extends BenchStore {
+    // A table prefix of its own per run, in the URL's database: two runs never share tables, and
+    // the user needs no right to create databases.
+    private final String prefix =
+        "wkb_" + Long.toHexString(System.nanoTime() ^ ProcessHandle.current().pid()) + "_";
+    private final String url;
+    private final HikariDataSource pool;
+    private final MariaDbStore store;
+
+    MariaDb(String url) throws UnreachableException {
+      reach(url);
+      this.url = url;
+      HikariConfig config = new HikariConfig();
+      config.setJdbcUrl(url);
+      config.setPoolName("watukuy-bench");
+      config.setMaximumPoolSize(4);
+      config.setMinimumIdle(1);
+      pool = new HikariDataSource(config);
+      store = MariaDbStore.builder(pool).tablePrefix(prefix).build();
+      store.migrate();
+    }
+
+    /**
+     * Connects once and disconnects.
+     *
+     * @throws IllegalArgumentException if {@code url} is not a {@code jdbc:mariadb:} URL
+     * @throws UnreachableException if the server does not answer or refuses the login
+     */
+    static void reach(String url) throws UnreachableException {
+      if (!url.startsWith("jdbc:mariadb:"))
+        throw new IllegalArgumentException(
+            "--mariadb-url must be a jdbc:mariadb: URL, such as " + BenchMain.MARIADB_URL);
+      String at = url.replaceFirst("^jdbc:mariadb://([^/?]*).*$", "$1");
+      try (Connection c = DriverManager.getConnection(url)) {
+        c.isValid(10);
+      } catch (SQLException e) {
+        String reason = reason(e);
+        boolean refused = e.getSQLState() != null && e.getSQLState().startsWith("28");
+        throw new UnreachableException(
+            refused
+                ? "MariaDB at "
+                    + at
+                    + " refused the connection ("
+                    + reason
+                    + "); check --mariadb-url"
+                : "cannot reach MariaDB at "
+                    + at
+                    + " ("
+                    + reason
+                    + "); start it with scripts/services or pass --mariadb-url",
+            e);
+      }
+    }
+
+    @Override
+    StateStore store() {
+      return store;
+    }
+
+    @Override
+    RawStore raw() throws SQLException {
+      // The server's default durability (innodb_flush_log_at_trx_commit), as the store runs with.
+      return new JdbcRawStore(
+          DriverManager.getConnection(url),
+          "`" + prefix + "raw_items`",
+          JdbcRawStore.Flavor.MARIADB);
+    }
+
+    @Override
+    String version() throws SQLException {
+      try (Connection c = DriverManager.getConnection(url);
+          Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("SELECT VERSION()")) {
+        rs.next();
+        return "MariaDB "
+            + rs.getString(1)
+            + " (Connector/J "
+            + Versions.of("mariadb-java-client")
+            + ")";
+      }
+    }
+
+    @Override
+    void release() throws SQLException {
+      store.close();
+      // The pool first: closing it ends the connections a still-running engine holds (when a
+      // shutdown hook gets here), so their locks do not hold up the drops.
+      pool.close();
+      try (Connection c = DriverManager.getConnection(url);
+          Statement s = c.createStatement()) {
+        List<String> tables = new ArrayList<>();
+        try (ResultSet rs =
+            s.executeQuery(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()"
+                    + " AND table_name LIKE '"
+                    + prefix.replace("_", "\\_")
+                    + "%'")) {
+          while (rs.next()) tables.add(rs.getString(1));
+        }
+        for (String t : tables) s.execute("DROP TABLE IF EXISTS `" + t + "`");
       }
     }
   }

@@ -9,6 +9,7 @@ import io.watukuy.bench.EndToEnd.Group;
 import io.watukuy.bench.EndToEnd.Phase;
 import io.watukuy.bench.EndToEnd.Result;
 import java.time.Instant;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -143,7 +144,7 @@ final class E2eReport {
               Locale.ROOT,
               "idle re-scan / first sync items/s: %.1fx (target >= 5x)%n",
               idle.itemsPerSecond() / sync.itemsPerSecond()));
-      if (r.store().equals("sqlite") || r.store().equals("postgres"))
+      if (List.of("sqlite", "postgres", "mariadb").contains(r.store()))
         out.append(
             "first sync / raw baseline: " + Ratios.format(sync.ratio()) + " (target >= 0.60)\n");
     }

@@ -10,17 +10,28 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The JDBC baseline for SQLite and PostgreSQL: a table with the columns and primary key of the
- * store's items table, a batched {@code INSERT ... ON CONFLICT DO UPDATE} and a batched {@code
- * DELETE} per transaction, {@code SELECT ... WHERE identity IN (...)} per read. Both dialects
- * accept the same SQL here.
+ * The JDBC baseline for SQLite, PostgreSQL and MariaDB: a table with the columns and primary key of
+ * the store's items table, a batched upsert and a batched {@code DELETE} per transaction, {@code
+ * SELECT ... WHERE identity IN (...)} per read. SQLite and PostgreSQL accept the same SQL ({@link
+ * Flavor#STANDARD}); MariaDB quotes with back quotes, needs {@code VARCHAR} key columns and upserts
+ * with {@code ON DUPLICATE KEY UPDATE} ({@link Flavor#MARIADB}, in the store's byte collation).
  */
 final class JdbcRawStore implements RawStore {
+  /** The SQL a database accepts for the same table and statements. */
+  enum Flavor {
+    /** SQLite and PostgreSQL: double quotes, TEXT keys, {@code ON CONFLICT DO UPDATE}. */
+    STANDARD,
+    /** MariaDB: back quotes, VARCHAR keys in {@code utf8mb4_nopad_bin}, ON DUPLICATE KEY UPDATE. */
+    MARIADB
+  }
+
   private final Connection connection;
   private final String table;
   private final Map<Integer, PreparedStatement> selects = new HashMap<>();
   private final PreparedStatement upsert;
   private final PreparedStatement delete;
+  private final String partition;
+  private final Flavor flavor;
 
   /**
    * Creates (or empties) the table and prepares the statements.
@@ -30,33 +41,67 @@ final class JdbcRawStore implements RawStore {
    * @param table the qualified table name
    */
   JdbcRawStore(Connection connection, String table) throws SQLException {
+    this(connection, table, Flavor.STANDARD);
+  }
+
+  /**
+   * As {@link #JdbcRawStore(Connection, String)}, in the SQL of {@code flavor}.
+   *
+   * @param flavor the database's SQL
+   */
+  JdbcRawStore(Connection connection, String table, Flavor flavor) throws SQLException {
     this.connection = connection;
     this.table = table;
+    this.flavor = flavor;
+    boolean maria = flavor == Flavor.MARIADB;
+    this.partition = maria ? "`partition`" : "\"partition\"";
+    String key = maria ? "VARCHAR(100)" : "TEXT";
     try (Statement s = connection.createStatement()) {
       s.execute("DROP TABLE IF EXISTS " + table);
       s.execute(
           "CREATE TABLE "
               + table
-              + " (poller TEXT NOT NULL, \"partition\" TEXT NOT NULL, identity TEXT NOT NULL,"
-              + " version TEXT, hash TEXT NOT NULL, schema_version INTEGER NOT NULL, payload TEXT,"
-              + " ordering_key TEXT NOT NULL, seen_at BIGINT NOT NULL,"
-              + " PRIMARY KEY (poller, \"partition\", identity))");
+              + " (poller "
+              + key
+              + " NOT NULL, "
+              + partition
+              + " "
+              + key
+              + " NOT NULL, identity "
+              + (maria ? "VARCHAR(540)" : "TEXT")
+              + " NOT NULL, version TEXT, hash TEXT NOT NULL, schema_version INTEGER NOT NULL,"
+              + " payload TEXT, ordering_key TEXT NOT NULL, seen_at BIGINT NOT NULL,"
+              + " PRIMARY KEY (poller, "
+              + partition
+              + ", identity))"
+              + (maria ? " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin" : ""));
     }
     connection.setAutoCommit(false);
+    String insert =
+        "INSERT INTO "
+            + table
+            + " (poller, "
+            + partition
+            + ", identity, version, hash, schema_version, payload, ordering_key, seen_at)"
+            + " VALUES ('items', '', ?, ?, ?, 1, NULL, ?, ?)";
     upsert =
         connection.prepareStatement(
-            "INSERT INTO "
-                + table
-                + " (poller, \"partition\", identity, version, hash, schema_version, payload, ordering_key, seen_at)"
-                + " VALUES ('items', '', ?, ?, ?, 1, NULL, ?, ?)"
-                + " ON CONFLICT (poller, \"partition\", identity) DO UPDATE SET version = excluded.version,"
-                + " hash = excluded.hash, schema_version = excluded.schema_version, payload = excluded.payload,"
-                + " ordering_key = excluded.ordering_key, seen_at = excluded.seen_at");
+            maria
+                ? insert
+                    + " ON DUPLICATE KEY UPDATE version = VALUES(version), hash = VALUES(hash),"
+                    + " schema_version = VALUES(schema_version), payload = VALUES(payload),"
+                    + " ordering_key = VALUES(ordering_key), seen_at = VALUES(seen_at)"
+                : insert
+                    + " ON CONFLICT (poller, \"partition\", identity) DO UPDATE SET version = excluded.version,"
+                    + " hash = excluded.hash, schema_version = excluded.schema_version, payload = excluded.payload,"
+                    + " ordering_key = excluded.ordering_key, seen_at = excluded.seen_at");
     delete =
         connection.prepareStatement(
             "DELETE FROM "
                 + table
-                + " WHERE poller = 'items' AND \"partition\" = '' AND identity = ?");
+                + " WHERE poller = 'items' AND "
+                + partition
+                + " = '' AND identity = ?");
     connection.commit();
   }
 
@@ -77,7 +122,7 @@ final class JdbcRawStore implements RawStore {
   @Override
   public void analyze() throws SQLException {
     try (Statement s = connection.createStatement()) {
-      s.execute("ANALYZE " + table);
+      s.execute((flavor == Flavor.MARIADB ? "ANALYZE TABLE " : "ANALYZE ") + table);
     }
     connection.commit();
   }
@@ -113,7 +158,9 @@ final class JdbcRawStore implements RawStore {
         new StringBuilder(
             "SELECT identity, version, hash FROM "
                 + table
-                + " WHERE poller = 'items' AND \"partition\" = '' AND identity IN (");
+                + " WHERE poller = 'items' AND "
+                + partition
+                + " = '' AND identity IN (");
     for (int i = 0; i < size; i++) sql.append(i == 0 ? "?" : ",?");
     sql.append(')');
     try {

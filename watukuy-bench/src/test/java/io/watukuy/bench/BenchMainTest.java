@@ -57,6 +57,14 @@ class BenchMainTest {
             () ->
                 BenchMain.run(
                     new String[] {
+                      "e2e", "--store", "mariadb", "--mariadb-url", "mysql://127.0.0.1/test"
+                    }))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--mariadb-url must be a jdbc:mariadb: URL");
+    assertThatThrownBy(
+            () ->
+                BenchMain.run(
+                    new String[] {
                       "e2e", "--store", "redis", "--check", "--redis-uri", "http://127.0.0.1:6379"
                     }))
         .isInstanceOf(IllegalArgumentException.class)
@@ -83,7 +91,8 @@ class BenchMainTest {
                     "postgres",
                     new BenchStore.Where(
                         "jdbc:postgresql://127.0.0.1:" + port + "/test?user=postgres",
-                        BenchMain.REDIS_URI)))
+                        BenchMain.REDIS_URI,
+                        BenchMain.MARIADB_URL)))
         .isInstanceOf(BenchStore.UnreachableException.class)
         .hasMessage(
             "cannot reach PostgreSQL at 127.0.0.1:"
@@ -95,13 +104,26 @@ class BenchMainTest {
                 BenchStore.check(
                     "redis",
                     new BenchStore.Where(
-                        BenchMain.POSTGRES_URL, "redis://127.0.0.1:" + port + "/0")))
+                        BenchMain.POSTGRES_URL,
+                        "redis://127.0.0.1:" + port + "/0",
+                        BenchMain.MARIADB_URL)))
         .isInstanceOf(BenchStore.UnreachableException.class)
         .hasMessage(
             "cannot reach Redis at 127.0.0.1:"
                 + port
                 + " (connection refused); start it with"
                 + " scripts/services or pass --redis-uri");
+    assertThatThrownBy(
+            () ->
+                BenchStore.check(
+                    "mariadb",
+                    new BenchStore.Where(
+                        BenchMain.POSTGRES_URL,
+                        BenchMain.REDIS_URI,
+                        "jdbc:mariadb://127.0.0.1:" + port + "/test?user=root")))
+        .isInstanceOf(BenchStore.UnreachableException.class)
+        .hasMessageStartingWith("cannot reach MariaDB at 127.0.0.1:" + port + " (")
+        .hasMessageEndingWith("); start it with scripts/services or pass --mariadb-url");
   }
 
   @Test

@@ -10,19 +10,20 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The CI smoke pass of the end-to-end bench ({@link EndToEnd.Settings#tiny()}): 2 000 items (4
  * pages) per store, every snapshot and timestamp phase and baseline once, a few live changes and
  * 200 idle keys for 1 s. The run checks its own events and pages (it throws otherwise); this
- * asserts only that each phase produced numbers, never how fast. PostgreSQL and Redis are the local
- * ones the tests of their stores use ({@code scripts/services}).
+ * asserts only that each phase produced numbers, never how fast. PostgreSQL, MariaDB and Redis are
+ * the local ones the tests of their stores use ({@code scripts/services}).
  */
 class EndToEndSmokeTest {
 
   @ParameterizedTest
-  @ValueSource(strings = {"memory", "sqlite", "postgres", "redis"})
+  @ValueSource(strings = {"memory", "sqlite", "postgres", "mariadb", "redis"})
   void everyPhaseRunsBesideItsBaseline(String store) throws Exception {
     EndToEnd.Result result =
         EndToEnd.run(
             store,
             EndToEnd.Settings.tiny(),
-            new BenchStore.Where(BenchMain.POSTGRES_URL, BenchMain.REDIS_URI));
+            new BenchStore.Where(
+                BenchMain.POSTGRES_URL, BenchMain.REDIS_URI, BenchMain.MARIADB_URL));
 
     assertThat(result.phases())
         .extracting(EndToEnd.Phase::name)
