@@ -247,13 +247,13 @@ public final class BenchMain {
       return 0;
     }
     EndToEnd.Result result = runCleaningUp(store, settings, where);
-    System.out.print(EndToEnd.table(result));
+    System.out.print(E2eReport.table(result));
     if (out != null) {
       Files.createDirectories(out);
       Path file = out.resolve(resultName(LocalDate.now(), store, tiny, settings));
       Files.writeString(
           file,
-          Items.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(EndToEnd.json(result))
+          Items.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(E2eReport.json(result))
               + "\n");
       System.out.println("wrote " + file);
     }
@@ -333,7 +333,7 @@ public final class BenchMain {
     else if (listed && s.items() != base.items())
       name.append('-').append(s.items()).append("items");
     if (!s.groups().equals(base.groups()))
-      name.append('-').append(EndToEnd.labels(s.groups(), "-"));
+      name.append('-').append(E2eReport.labels(s.groups(), "-"));
     if (listed && s.concurrency() != base.concurrency())
       name.append("-concurrency").append(s.concurrency());
     if (live && s.live().samples() != base.live().samples())

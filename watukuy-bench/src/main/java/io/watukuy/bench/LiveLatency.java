@@ -95,9 +95,9 @@ final class LiveLatency {
     ObjectNode json() {
       ObjectNode n = Items.MAPPER.createObjectNode();
       n.put("count", count);
-      EndToEnd.number(n, "p50Ms", p50);
-      EndToEnd.number(n, "p99Ms", p99);
-      EndToEnd.number(n, "maxMs", max);
+      E2eReport.number(n, "p50Ms", p50);
+      E2eReport.number(n, "p99Ms", p99);
+      E2eReport.number(n, "maxMs", max);
       return n;
     }
   }
@@ -374,7 +374,7 @@ final class LiveLatency {
         r.plainFetch()
             .json()
             .put("what", "plain HttpClient GET + Jackson parse of a 1-change page"));
-    EndToEnd.number(n, "ratio", r.ratio());
+    E2eReport.number(n, "ratio", r.ratio());
     return n;
   }
 }

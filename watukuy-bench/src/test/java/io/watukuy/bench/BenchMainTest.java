@@ -167,9 +167,9 @@ class BenchMainTest {
             "0.1",
             "0.1");
 
-    assertThat(EndToEnd.json(live).has("items")).isFalse();
-    assertThat(EndToEnd.json(live).get("phaseGroups").toString()).isEqualTo("[\"live\"]");
-    assertThat(EndToEnd.table(live)).doesNotContain("100,000");
+    assertThat(E2eReport.json(live).has("items")).isFalse();
+    assertThat(E2eReport.json(live).get("phaseGroups").toString()).isEqualTo("[\"live\"]");
+    assertThat(E2eReport.table(live)).doesNotContain("100,000");
   }
 
   private static Set<EndToEnd.Group> groups(EndToEnd.Group first, EndToEnd.Group... rest) {

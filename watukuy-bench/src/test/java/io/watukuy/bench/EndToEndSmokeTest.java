@@ -58,10 +58,10 @@ class EndToEndSmokeTest {
     assertThat(result.idle().cpuByThread()).containsKey(IdleKeys.OTHER);
     assertThat(result.idle().cpuByThread().values().stream().mapToDouble(Double::doubleValue).sum())
         .isCloseTo(result.idle().cpuSeconds(), within(1e-9));
-    assertThat(EndToEnd.table(result)).contains("ratio", "live lane", "idle keys");
-    assertThat(EndToEnd.json(result).get("phases")).hasSize(6);
-    assertThat(EndToEnd.json(result).get("items").asInt()).isEqualTo(2_000);
-    assertThat(EndToEnd.json(result).has("live")).isTrue();
-    assertThat(EndToEnd.json(result).has("idle")).isTrue();
+    assertThat(E2eReport.table(result)).contains("ratio", "live lane", "idle keys");
+    assertThat(E2eReport.json(result).get("phases")).hasSize(6);
+    assertThat(E2eReport.json(result).get("items").asInt()).isEqualTo(2_000);
+    assertThat(E2eReport.json(result).has("live")).isTrue();
+    assertThat(E2eReport.json(result).has("idle")).isTrue();
   }
 }
