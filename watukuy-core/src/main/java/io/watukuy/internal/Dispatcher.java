@@ -51,6 +51,7 @@ final class Dispatcher {
   private final RandomGenerator random;
   private final Executor executor;
   private final Semaphore permits;
+  // Guarded (GuardedListener): a callback that throws cannot end a delivery.
   private final WatukuyListener listener;
   private final int batchSize;
 
@@ -222,7 +223,7 @@ final class Dispatcher {
           row.sequence(),
           attempt,
           Errors.message(r.failure));
-      safe(() -> listener.onParked(d.key, parked));
+      listener.onParked(d.key, parked);
       q.poll();
       if (hold) {
         d.blocked.add(row.orderingKey());
@@ -247,14 +248,6 @@ final class Dispatcher {
     for (Throwable c = t; c != null; c = c.getCause())
       if (c instanceof io.watukuy.HandlerUnavailableException h) return h;
     return null;
-  }
-
-  static void safe(Runnable r) {
-    try {
-      r.run();
-    } catch (RuntimeException e) {
-      log.warn("listener threw; ignored", e);
-    }
   }
 
   private record Result(OutboxRow row, @Nullable Throwable failure) {}

@@ -145,6 +145,8 @@ public final class Engine implements Watukuy {
       io.watukuy.internal.budget.Budgets budgets) {
     this.store = store;
     this.time = time;
+    // Guarded once here: every stage calls it directly, and a throwing callback is only logged.
+    listener = GuardedListener.of(listener);
     this.listener = listener;
     RandomGenerator rnd = random != null ? random : new SplittableRandom();
     if (executor == null) {
@@ -324,8 +326,7 @@ public final class Engine implements Watukuy {
     } finally {
       running.remove(key);
     }
-    KeyReport r = report;
-    Dispatcher.safe(() -> listener.onCycle(r));
+    listener.onCycle(report);
     return report;
   }
 
@@ -733,20 +734,7 @@ public final class Engine implements Watukuy {
                     ? ScheduleState.initial(p.schedule().min().toMillis())
                     : state.schedule();
             ScheduleState withBackfill =
-                new ScheduleState(
-                    s.v(),
-                    s.state(),
-                    s.paused(),
-                    s.nextDueAt(),
-                    s.dueReason(),
-                    s.intervalMs(),
-                    s.consecutiveFailures(),
-                    s.throttledUntil(),
-                    s.circuit(),
-                    s.lastPoll(),
-                    s.lastError(),
-                    s.lastReconcileAt(),
-                    new ScheduleState.Backfill(from, target, force, null));
+                s.withBackfill(new ScheduleState.Backfill(from, target, force, null));
             store.saveState(
                 key, lease, new StatePatch(cursors, withBackfill, null, null), time.now());
             log.info("{}: backfill from {} to {}{}", key, from, target, force ? " (force)" : "");

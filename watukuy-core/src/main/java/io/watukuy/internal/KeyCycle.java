@@ -91,13 +91,12 @@ final class KeyCycle {
   private void announce(PollerKey key, ScheduleState before, ScheduleState after) {
     WatukuyListener l = cx.listener();
     if (after.throttledUntil() != null && !after.throttledUntil().equals(before.throttledUntil()))
-      Dispatcher.safe(() -> l.onThrottled(key, after.throttledUntil()));
+      l.onThrottled(key, after.throttledUntil());
     if (after.circuit() != null
         && (before.circuit() == null
             || !after.circuit().probeAt().equals(before.circuit().probeAt())))
-      Dispatcher.safe(() -> l.onCircuitOpen(key, after.circuit().probeAt()));
-    if (before.circuit() != null && after.circuit() == null)
-      Dispatcher.safe(() -> l.onCircuitClose(key));
+      l.onCircuitOpen(key, after.circuit().probeAt());
+    if (before.circuit() != null && after.circuit() == null) l.onCircuitClose(key);
   }
 
   /** The engine side of the poller's live strategy. */
@@ -229,7 +228,7 @@ final class KeyCycle {
         return run.report(Outcome.POLLED, run.delivery == null ? null : run.delivery.unavailable);
       } catch (LeaseLostException e) {
         errors.warn("{}: {}", key, e.getMessage());
-        Dispatcher.safe(() -> cx.listener().onLeaseLost(key, e));
+        cx.listener().onLeaseLost(key, e);
         return run.report(Outcome.POLLED, e);
       } catch (InterruptedException e) {
         throw e;
@@ -237,7 +236,7 @@ final class KeyCycle {
         io.watukuy.@Nullable BudgetTimeoutException budget = ScheduleMachine.budgetTimeout(e);
         if (budget != null) return deferred(run, schedule, liveDue, e, budget);
         errors.warn("{}: cycle failed: {}", key, e.getMessage());
-        Dispatcher.safe(() -> cx.listener().onError(key, e));
+        cx.listener().onError(key, e);
         if (liveDue || reconcileDue || backfillDue || run.pages > 0) {
           ScheduleState next =
               ScheduleMachine.afterCycle(
@@ -326,7 +325,7 @@ final class KeyCycle {
     if (run.attached != null || run.committed == 0 || subscribed.getAsBoolean()) return;
     long pending = cx.store().countPending(run.key);
     log.warn("{}: {} events wait in the outbox: no handler attached", run.key, pending);
-    Dispatcher.safe(() -> cx.listener().onNoHandler(run.key, pending));
+    cx.listener().onNoHandler(run.key, pending);
   }
 
   /**
@@ -351,20 +350,7 @@ final class KeyCycle {
       ScheduleState s,
       @Nullable Instant lastReconcileAt,
       ScheduleState.@Nullable Backfill backfill) {
-    return new ScheduleState(
-        s.v(),
-        s.state(),
-        s.paused(),
-        s.nextDueAt(),
-        s.dueReason(),
-        s.intervalMs(),
-        s.consecutiveFailures(),
-        s.throttledUntil(),
-        s.circuit(),
-        s.lastPoll(),
-        s.lastError(),
-        lastReconcileAt,
-        backfill);
+    return s.withLastReconcileAt(lastReconcileAt).withBackfill(backfill);
   }
 
   /** The reconcile lane: page numbers from 1 over the poller's reconcile fetch, a full listing. */
@@ -745,7 +731,7 @@ final class KeyCycle {
     if (run.state == null) run.state = PollerState.create(patch, batch.now);
     run.committed += batch.events.size();
     run.parked += parked.size();
-    for (ParkedRow p : parked) Dispatcher.safe(() -> cx.listener().onParked(run.key, p));
+    for (ParkedRow p : parked) cx.listener().onParked(run.key, p);
     run.keeper.renew();
     if (run.delivery != null && !batch.events.isEmpty())
       cx.dispatcher().deliver(run.delivery, batch.events);
@@ -1062,7 +1048,7 @@ final class KeyCycle {
                 poller.maxWait(),
                 run.limits.deadlineNanos(),
                 run.limits.stopping(),
-                wait -> Dispatcher.safe(() -> cx.listener().onBudgetWait(run.key, budget, wait)));
+                wait -> cx.listener().onBudgetWait(run.key, budget, wait));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         java.io.InterruptedIOException cause =

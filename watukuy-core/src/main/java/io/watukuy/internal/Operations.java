@@ -52,21 +52,7 @@ final class Operations {
     if (triggered && stored.nextDueAt() != null)
       out = ScheduleMachine.trigger(out, stored.nextDueAt());
     if (!java.util.Objects.equals(stored.backfill(), atStart.backfill()))
-      out =
-          new ScheduleState(
-              out.v(),
-              out.state(),
-              out.paused(),
-              out.nextDueAt(),
-              out.dueReason(),
-              out.intervalMs(),
-              out.consecutiveFailures(),
-              out.throttledUntil(),
-              out.circuit(),
-              out.lastPoll(),
-              out.lastError(),
-              out.lastReconcileAt(),
-              stored.backfill());
+      out = out.withBackfill(stored.backfill());
     return out;
   }
 }
