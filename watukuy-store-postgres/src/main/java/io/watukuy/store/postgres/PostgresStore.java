@@ -251,7 +251,8 @@ public final class PostgresStore implements StateStore {
    * @throws UncheckedIOException if the resource cannot be read
    */
   public static String ddlResource() {
-    try (InputStream in = PostgresStore.class.getClassLoader().getResourceAsStream(DDL_RESOURCE)) {
+    // through the class, not its loader: on the module path the resource's package is not open
+    try (InputStream in = PostgresStore.class.getResourceAsStream("/" + DDL_RESOURCE)) {
       if (in == null) {
         throw new UncheckedIOException(
             new IOException("resource " + DDL_RESOURCE + " is missing from the classpath"));

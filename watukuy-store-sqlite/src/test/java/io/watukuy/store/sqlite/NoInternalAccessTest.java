@@ -6,7 +6,10 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
-/** Nothing outside watukuy-core uses the engine's internals: only the public API, io.watukuy. */
+/**
+ * Nothing outside watukuy-core uses the engine's internals: only the packages core exports
+ * (io.watukuy, io.watukuy.spi, io.watukuy.store.memory).
+ */
 class NoInternalAccessTest {
   @Test
   void thisModuleUsesOnlyThePublicApiOfCore() {

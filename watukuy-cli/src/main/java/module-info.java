@@ -1,0 +1,23 @@
+/**
+ * The command line: {@code watukuy run|demo|inspect|…} over a YAML file (docs/config.md). An
+ * application, not a library: it exports nothing.
+ */
+module io.watukuy.cli {
+  requires io.watukuy;
+  requires io.watukuy.store.sqlite;
+  requires io.watukuy.store.postgres;
+  requires io.watukuy.store.redis;
+  requires com.fasterxml.jackson.dataformat.yaml;
+  requires org.yaml.snakeyaml;
+  requires com.zaxxer.hikari;
+  requires org.postgresql.jdbc;
+  requires info.picocli;
+  requires jdk.httpserver;
+  requires jdk.unsupported; // sun.misc.Signal: SIGTERM drains like Ctrl-C
+  requires org.slf4j;
+  requires static org.jspecify;
+
+  // picocli fills the commands' annotated fields by reflection
+  opens io.watukuy.cli to
+      info.picocli;
+}

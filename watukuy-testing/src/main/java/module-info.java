@@ -1,0 +1,16 @@
+/**
+ * Test support for watukuy users and store authors: a virtual clock, seeded randomness, fake and
+ * canned vendors, and the contract suites a store extends to certify itself (docs/stores.md).
+ */
+module io.watukuy.testing {
+  requires transitive io.watukuy;
+  requires transitive org.junit.jupiter.api;
+  requires transitive org.assertj.core;
+  requires static org.jspecify;
+
+  exports io.watukuy.testing;
+
+  // JUnit runs the contract suites' package-private test methods in users' subclasses
+  opens io.watukuy.testing to
+      org.junit.platform.commons;
+}
