@@ -1,28 +1,42 @@
 package io.watukuy.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.watukuy.BudgetLimit;
 import io.watukuy.ConfigException;
+import io.watukuy.DeliveryOptions;
+import io.watukuy.HandlerUnavailableException;
+import io.watukuy.HttpResult;
+import io.watukuy.HttpStatusException;
 import io.watukuy.Inspection;
 import io.watukuy.KeyInspection;
 import io.watukuy.KeyReport;
 import io.watukuy.Poller;
+import io.watukuy.PollerKey;
 import io.watukuy.ScheduleState;
+import io.watukuy.StoreException;
 import io.watukuy.TickOptions;
 import io.watukuy.TickReport;
 import io.watukuy.Watukuy;
+import io.watukuy.WatukuyListener;
 import io.watukuy.cli.CliConfig.StoreSpec;
 import io.watukuy.spi.StateStore;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
@@ -117,27 +131,25 @@ final class Cli {
   }
 
   /** The folder of a store or output file is created on first use, as a user expects. */
-  static void createParent(java.nio.file.Path file) {
-    java.nio.file.Path parent = file.toAbsolutePath().getParent();
-    if (parent == null || java.nio.file.Files.isDirectory(parent)) return;
+  static void createParent(Path file) {
+    Path parent = file.toAbsolutePath().getParent();
+    if (parent == null || Files.isDirectory(parent)) return;
     try {
-      java.nio.file.Files.createDirectories(parent);
+      Files.createDirectories(parent);
     } catch (IOException e) {
-      throw new io.watukuy.StoreException(
-          "cannot create the folder " + parent + ": " + whyNot(parent, e), e);
+      throw new StoreException("cannot create the folder " + parent + ": " + whyNot(parent, e), e);
     }
   }
 
   /** Why a folder could not be created, in words: the JDK's exceptions name only a path. */
-  private static String whyNot(java.nio.file.Path folder, IOException e) {
-    for (java.nio.file.Path p = folder; p != null; p = p.getParent()) {
-      if (java.nio.file.Files.exists(p) && !java.nio.file.Files.isDirectory(p)) {
+  private static String whyNot(Path folder, IOException e) {
+    for (Path p = folder; p != null; p = p.getParent()) {
+      if (Files.exists(p) && !Files.isDirectory(p)) {
         return p.equals(folder) ? "a file is in the way" : p + " is a file";
       }
     }
-    if (e instanceof java.nio.file.AccessDeniedException) return "permission denied";
-    if (e instanceof java.nio.file.FileSystemException fs && fs.getReason() != null)
-      return fs.getReason();
+    if (e instanceof AccessDeniedException) return "permission denied";
+    if (e instanceof FileSystemException fs && fs.getReason() != null) return fs.getReason();
     return e.getMessage() == null ? "I/O error" : e.getMessage();
   }
 
@@ -157,13 +169,13 @@ final class Cli {
           YamlPollers.build(config),
           config.delivery(),
           config.secrets(),
-          io.watukuy.WatukuyListener.NONE,
+          WatukuyListener.NONE,
           config.budgets(),
           config.budgetStore());
     }
 
-    Session(StoreSpec spec, List<Poller<JsonNode>> pollers, io.watukuy.DeliveryOptions delivery) {
-      this(spec, pollers, delivery, java.util.Set.of());
+    Session(StoreSpec spec, List<Poller<JsonNode>> pollers, DeliveryOptions delivery) {
+      this(spec, pollers, delivery, Set.of());
     }
 
     /**
@@ -173,18 +185,18 @@ final class Cli {
     Session(
         StoreSpec spec,
         List<Poller<JsonNode>> pollers,
-        io.watukuy.DeliveryOptions delivery,
-        java.util.Set<String> secrets) {
-      this(spec, pollers, delivery, secrets, io.watukuy.WatukuyListener.NONE);
+        DeliveryOptions delivery,
+        Set<String> secrets) {
+      this(spec, pollers, delivery, secrets, WatukuyListener.NONE);
     }
 
     Session(
         StoreSpec spec,
         List<Poller<JsonNode>> pollers,
-        io.watukuy.DeliveryOptions delivery,
-        java.util.Set<String> secrets,
-        io.watukuy.WatukuyListener listener) {
-      this(spec, pollers, delivery, secrets, listener, java.util.Map.of(), null);
+        DeliveryOptions delivery,
+        Set<String> secrets,
+        WatukuyListener listener) {
+      this(spec, pollers, delivery, secrets, listener, Map.of(), null);
     }
 
     /**
@@ -194,10 +206,10 @@ final class Cli {
     Session(
         StoreSpec spec,
         List<Poller<JsonNode>> pollers,
-        io.watukuy.DeliveryOptions delivery,
-        java.util.Set<String> secrets,
-        io.watukuy.WatukuyListener listener,
-        java.util.Map<String, io.watukuy.BudgetLimit> budgets,
+        DeliveryOptions delivery,
+        Set<String> secrets,
+        WatukuyListener listener,
+        Map<String, BudgetLimit> budgets,
         @Nullable StoreSpec budgetStore) {
       this.pollers = pollers;
       this.store = open(spec);
@@ -321,14 +333,14 @@ final class Cli {
       try {
         if (cfg.outputFile() != null) createParent(cfg.outputFile());
         output = cfg.outputFile() == null ? Output.stdout(out) : Output.file(cfg.outputFile());
-      } catch (io.watukuy.StoreException e) {
+      } catch (StoreException e) {
         err.println("watukuy: output " + cfg.outputFile() + ": " + e.getMessage());
         return Main.FAILED;
       } catch (IOException | RuntimeException e) {
         String why =
-            e instanceof java.nio.file.AccessDeniedException
+            e instanceof AccessDeniedException
                 ? "permission denied"
-                : e instanceof java.nio.file.FileSystemException fs && fs.getReason() != null
+                : e instanceof FileSystemException fs && fs.getReason() != null
                     ? fs.getReason()
                     : e.getMessage();
         err.println("watukuy: output " + cfg.outputFile() + ": cannot open: " + why);
@@ -337,10 +349,10 @@ final class Cli {
       // The daemon registers only the selected pollers: start() runs every registered one.
       List<Poller<JsonNode>> pollers =
           YamlPollers.build(cfg).stream().filter(p -> once || selected.contains(p.name())).toList();
-      io.watukuy.WatukuyListener listener =
+      WatukuyListener listener =
           once
-              ? io.watukuy.WatukuyListener.NONE
-              : new io.watukuy.WatukuyListener() {
+              ? WatukuyListener.NONE
+              : new WatukuyListener() {
                 @Override
                 public void onCycle(KeyReport report) {
                   // --once reports from the TickReport; the daemon, as each run ends.
@@ -363,9 +375,9 @@ final class Cli {
               event -> {
                 try {
                   output.write(event.toJson());
-                } catch (java.io.IOException e) {
+                } catch (IOException e) {
                   // The sink is down, not the event: it stays pending and is never parked.
-                  throw new io.watukuy.HandlerUnavailableException(e.getMessage(), e);
+                  throw new HandlerUnavailableException(e.getMessage(), e);
                 }
               });
         }
@@ -374,8 +386,8 @@ final class Cli {
     }
 
     /** One line for a failed key; an unavailable output is reported once, by the caller. */
-    private void failed(io.watukuy.PollerKey key, Throwable error) {
-      if (error instanceof io.watukuy.HandlerUnavailableException) return;
+    private void failed(PollerKey key, Throwable error) {
+      if (error instanceof HandlerUnavailableException) return;
       err.println("watukuy: " + redact(Failures.line(key, error)));
       if (verbose) error.printStackTrace(err);
     }
@@ -398,7 +410,7 @@ final class Cli {
         // trigger() would force a circuit probe.
         if (!blocked
             && (st == ScheduleState.Status.IDLE || st == ScheduleState.Status.BACKING_OFF)) {
-          s.engine.trigger(io.watukuy.PollerKey.of(k.poller(), k.partition()));
+          s.engine.trigger(PollerKey.of(k.poller(), k.partition()));
         }
       }
       TickReport report = s.engine.tick(new TickOptions(null, selected));
@@ -409,7 +421,7 @@ final class Cli {
             "poller "
                 + k.key().poller()
                 + (k.key().partition().isEmpty() ? "" : " partition " + k.key().partition());
-        io.watukuy.@Nullable HttpStatusException throttle = Failures.throttle(k.error());
+        @Nullable HttpStatusException throttle = Failures.throttle(k.error());
         if (k.outcome() == KeyReport.Outcome.DEFERRED && k.error() != null) {
           // A budget timeout is a skip (DESIGN.md exit codes): the line says the cycle is deferred.
           err.println("watukuy: " + redact(Failures.line(k.key(), k.error())));
@@ -437,8 +449,7 @@ final class Cli {
     /**
      * {@code throttled by HTTP 429 until 2026-11-30T10:20:00Z, in 2m}, the instant from the store.
      */
-    private static String throttled(
-        io.watukuy.HttpStatusException e, Inspection after, io.watukuy.PollerKey key) {
+    private static String throttled(HttpStatusException e, Inspection after, PollerKey key) {
       String text = "throttled by HTTP " + e.status();
       for (KeyInspection k : after.pollers()) {
         Instant until = k.throttledUntil();
@@ -447,9 +458,9 @@ final class Cli {
             && until != null) {
           // Whole seconds rounded up, never earlier than the wait: a Retry-After of 120 reads
           // "in 2m", not "in 1m59s", and the end carries no nanoseconds.
-          Instant shown = until.truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+          Instant shown = until.truncatedTo(ChronoUnit.SECONDS);
           if (shown.isBefore(until)) shown = shown.plusSeconds(1);
-          long ms = Math.max(0, java.time.Duration.between(after.at(), until).toMillis());
+          long ms = Math.max(0, Duration.between(after.at(), until).toMillis());
           return text
               + " until "
               + shown
@@ -466,11 +477,11 @@ final class Cli {
      * Retry-After that is neither delay-seconds nor an HTTP-date, so the wait shown is ours and may
      * be far shorter than the vendor meant; empty otherwise.
      */
-    private static String notUnderstood(io.watukuy.HttpStatusException e, Instant now) {
+    private static String notUnderstood(HttpStatusException e, Instant now) {
       String value = e.header("retry-after");
       if (value == null) return "";
-      io.watukuy.HttpResult asReceived =
-          io.watukuy.HttpResult.of(e.status(), e.method(), e.url(), e.headers(), new byte[0], now);
+      HttpResult asReceived =
+          HttpResult.of(e.status(), e.method(), e.url(), e.headers(), new byte[0], now);
       if (asReceived.retryAfter().isPresent()) return "";
       String shown = value.length() <= 64 ? value : value.substring(0, 61) + "...";
       return "; Retry-After '" + shown + "' not understood, default backoff";
@@ -496,7 +507,7 @@ final class Cli {
       s.engine.start();
       int code = Main.OK;
       try {
-        while (!stop.await(1, java.util.concurrent.TimeUnit.SECONDS)) {
+        while (!stop.await(1, TimeUnit.SECONDS)) {
           if (output.failure() != null) {
             err.println(
                 "watukuy: "
@@ -655,9 +666,7 @@ final class Cli {
               k.state().wire(),
               k.nextDueAt() == null || !k.nextDueAt().isAfter(ins.at())
                   ? "now"
-                  : "in "
-                      + Durations.human(
-                          java.time.Duration.between(ins.at(), k.nextDueAt()).toMillis()),
+                  : "in " + Durations.human(Duration.between(ins.at(), k.nextDueAt()).toMillis()),
               k.lagMs() == null ? "-" : Durations.human(k.lagMs()),
               k.outboxPending(),
               k.parked(),
@@ -697,21 +706,12 @@ final class Cli {
       OperationCommands.Resolved r =
           OperationCommands.resolve(Cli.this, spec, target, args, false, false);
       String name = r.name();
-      io.watukuy.PollerKey key = only.key(name);
       try (Session s = r.session()) {
+        OperationCommands.Selection keys = only.select(s.engine, name);
         switch (op) {
-          case "pause" -> {
-            if (key == null) s.engine.pause(name);
-            else s.engine.pause(key);
-          }
-          case "resume" -> {
-            if (key == null) s.engine.resume(name);
-            else s.engine.resume(key);
-          }
-          default -> {
-            if (key == null) s.engine.trigger(name);
-            else s.engine.trigger(key);
-          }
+          case "pause" -> keys.pause();
+          case "resume" -> keys.resume();
+          default -> keys.trigger();
         }
       }
       err.println("watukuy: " + only.who(name) + ": " + op + (op.endsWith("e") ? "d" : "ed"));

@@ -9,11 +9,13 @@ import io.watukuy.ConfigException;
 import io.watukuy.DeliveryOptions;
 import io.watukuy.DeliveryPolicy;
 import io.watukuy.EventLog;
+import io.watukuy.PageCursor;
 import io.watukuy.PoisonPolicy;
 import io.watukuy.Poller;
 import io.watukuy.Retain;
 import io.watukuy.RetryPolicy;
 import io.watukuy.Schedule;
+import io.watukuy.Watukuy;
 import io.watukuy.cli.CliConfig.CursorSpec;
 import io.watukuy.cli.CliConfig.DeletedSpec;
 import io.watukuy.cli.CliConfig.PollerSpec;
@@ -37,6 +39,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -188,7 +191,7 @@ final class ConfigReader {
       try {
         BudgetLimit limit = new BudgetLimit(requests, per, burst);
         // The engine's own checks (the bucket arithmetic's range), with this file's line.
-        io.watukuy.Watukuy.builder().budget(name, limit);
+        Watukuy.builder().budget(name, limit);
         out.put(name, limit);
       } catch (ConfigException e) {
         throw b.error(e.getMessage());
@@ -423,9 +426,7 @@ final class ConfigReader {
               + "' is not declared under budgets"
               + (budgets.isEmpty()
                   ? " (the file has no budgets: section)"
-                  : " (declared: "
-                      + String.join(", ", new java.util.TreeSet<>(budgets.keySet()))
-                      + ")"));
+                  : " (declared: " + String.join(", ", new TreeSet<>(budgets.keySet())) + ")"));
     }
     At weightAt = p.child("weight");
     int weight = weightAt.integer(Poller.DEFAULT_WEIGHT, 1);
@@ -597,9 +598,7 @@ final class ConfigReader {
         }
         String init = initial.missing() || initial.node.isNull() ? null : initial.node.asText();
         Integer page =
-            strategy.equals("page")
-                ? initial.integer(io.watukuy.PageCursor.DEFAULT_INITIAL, 0)
-                : null;
+            strategy.equals("page") ? initial.integer(PageCursor.DEFAULT_INITIAL, 0) : null;
         return new CursorSpec(
             strategy,
             null,

@@ -1,5 +1,6 @@
 package io.watukuy.cli;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -9,6 +10,7 @@ import io.watukuy.DeliveryOptions;
 import io.watukuy.ParkedEvent;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
+import io.watukuy.Watukuy;
 import io.watukuy.cli.CliConfig.PollerSpec;
 import io.watukuy.cli.CliConfig.StoreSpec;
 import io.watukuy.spi.ParkedRow;
@@ -20,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -43,8 +46,7 @@ final class OperationCommands {
    * A poison event's outbox sequence, or an invalid item's {@code invalid-} id (see {@link
    * io.watukuy.spi.ParkedRow#id()}).
    */
-  private static final java.util.regex.Pattern PARKED_ID =
-      java.util.regex.Pattern.compile("[0-9]+|invalid-[0-9a-f]{16}");
+  private static final Pattern PARKED_ID = Pattern.compile("[0-9]+|invalid-[0-9a-f]{16}");
 
   private final Cli cli;
 
@@ -88,14 +90,53 @@ final class OperationCommands {
         description = "Only this partition's key (default: every key of NAME).")
     @Nullable String partition;
 
-    /** The key to act on, or null for every key of {@code poller}. */
-    @Nullable PollerKey key(String poller) {
-      return partition == null ? null : PollerKey.of(poller, partition);
+    /** What the operation acts on in {@code engine}: every key of {@code poller}, or P's. */
+    Selection select(Watukuy engine, String poller) {
+      return new Selection(
+          engine, poller, partition == null ? null : PollerKey.of(poller, partition));
     }
 
     /** How a message names what the operation acted on. */
     String who(String poller) {
       return "poller " + poller + (partition == null ? "" : " partition " + partition);
+    }
+  }
+
+  /**
+   * The engine's operations on what {@code --partition} selects: with P, the one-key form of {@link
+   * Watukuy} on (NAME, P), which checks P; without, the poller-wide form on every key of NAME. The
+   * one place the commands choose between the two forms.
+   *
+   * @param key the one key, or null for every key of {@code poller}
+   */
+  record Selection(Watukuy engine, String poller, @Nullable PollerKey key) {
+    void pause() {
+      if (key == null) engine.pause(poller);
+      else engine.pause(key);
+    }
+
+    void resume() {
+      if (key == null) engine.resume(poller);
+      else engine.resume(key);
+    }
+
+    void trigger() {
+      if (key == null) engine.trigger(poller);
+      else engine.trigger(key);
+    }
+
+    void resetCursor(@Nullable String to, boolean clearSnapshot) {
+      if (key == null) engine.resetCursor(poller, to, clearSnapshot);
+      else engine.resetCursor(key, to, clearSnapshot);
+    }
+
+    void backfill(String from, @Nullable String to, boolean force) {
+      if (key == null) engine.backfill(poller, from, to, force);
+      else engine.backfill(key, from, to, force);
+    }
+
+    int replay(Instant from, @Nullable Instant to) {
+      return key == null ? engine.replay(poller, from, to) : engine.replay(key, from, to);
     }
   }
 
@@ -252,10 +293,8 @@ final class OperationCommands {
       if ((to == null) != initial)
         throw usage(spec, "give exactly one of --to VALUE and --initial");
       Resolved r = resolve(cli, spec, target.target(), args, true, false);
-      PollerKey key = only.key(r.name());
       try (Cli.Session s = r.session()) {
-        if (key == null) s.engine.resetCursor(r.name(), to, clearSnapshot);
-        else s.engine.resetCursor(key, to, clearSnapshot);
+        only.select(s.engine, r.name()).resetCursor(to, clearSnapshot);
       }
       cli.err.println(
           "watukuy: "
@@ -313,10 +352,8 @@ final class OperationCommands {
     @Override
     public Integer call() {
       Resolved r = resolve(cli, spec, target.target(), args, true, false);
-      PollerKey key = only.key(r.name());
       try (Cli.Session s = r.session()) {
-        if (key == null) s.engine.backfill(r.name(), from, to, force);
-        else s.engine.backfill(key, from, to, force);
+        only.select(s.engine, r.name()).backfill(from, to, force);
       }
       cli.err.println(
           "watukuy: "
@@ -380,11 +417,9 @@ final class OperationCommands {
                 + ": replay needs the event log; add log: {enabled: true}"
                 + " to the poller (events committed from then on can be replayed)");
       }
-      PollerKey key = only.key(r.name());
       int copied;
       try (Cli.Session s = r.session()) {
-        copied =
-            key == null ? s.engine.replay(r.name(), start, end) : s.engine.replay(key, start, end);
+        copied = only.select(s.engine, r.name()).replay(start, end);
       }
       cli.out.println(copied);
       cli.err.println(
@@ -563,7 +598,7 @@ final class OperationCommands {
           JsonNode name = error.get("name");
           return (name != null && name.isTextual() ? name.textValue() + ": " : "") + m.textValue();
         }
-      } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      } catch (JsonProcessingException e) {
         // not JSON: an older or foreign row; show it as it is
       }
       return row.error();
