@@ -1,9 +1,7 @@
 package io.watukuy.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.watukuy.BudgetLimit;
 import io.watukuy.ConfigException;
-import io.watukuy.DeliveryOptions;
 import io.watukuy.HandlerUnavailableException;
 import io.watukuy.HttpResult;
 import io.watukuy.HttpStatusException;
@@ -16,7 +14,6 @@ import io.watukuy.ScheduleState;
 import io.watukuy.StoreException;
 import io.watukuy.TickOptions;
 import io.watukuy.TickReport;
-import io.watukuy.Watukuy;
 import io.watukuy.WatukuyListener;
 import io.watukuy.cli.CliConfig.StoreSpec;
 import io.watukuy.spi.StateStore;
@@ -32,7 +29,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -155,109 +151,6 @@ final class Cli {
 
   static StateStore open(StoreSpec spec) {
     return Stores.open(spec);
-  }
-
-  /** A store and an engine over the config's pollers; closes both. */
-  static final class Session implements AutoCloseable {
-    final StateStore store;
-    final Watukuy engine;
-    final List<Poller<JsonNode>> pollers;
-
-    Session(CliConfig config) {
-      this(
-          config.store(),
-          YamlPollers.build(config),
-          config.delivery(),
-          config.secrets(),
-          WatukuyListener.NONE,
-          config.budgets(),
-          config.budgetStore());
-    }
-
-    Session(StoreSpec spec, List<Poller<JsonNode>> pollers, DeliveryOptions delivery) {
-      this(spec, pollers, delivery, Set.of());
-    }
-
-    /**
-     * Over {@code pollers}, which may be {@link OperationCommands#standIn stand-ins} for {@code
-     * --store}.
-     */
-    Session(
-        StoreSpec spec,
-        List<Poller<JsonNode>> pollers,
-        DeliveryOptions delivery,
-        Set<String> secrets) {
-      this(spec, pollers, delivery, secrets, WatukuyListener.NONE);
-    }
-
-    Session(
-        StoreSpec spec,
-        List<Poller<JsonNode>> pollers,
-        DeliveryOptions delivery,
-        Set<String> secrets,
-        WatukuyListener listener) {
-      this(spec, pollers, delivery, secrets, listener, Map.of(), null);
-    }
-
-    /**
-     * With the config's rate budgets, which its pollers may name, kept in {@code budgetStore} when
-     * it is set (shared with other instances) or in this process.
-     */
-    Session(
-        StoreSpec spec,
-        List<Poller<JsonNode>> pollers,
-        DeliveryOptions delivery,
-        Set<String> secrets,
-        WatukuyListener listener,
-        Map<String, BudgetLimit> budgets,
-        @Nullable StoreSpec budgetStore) {
-      this.pollers = pollers;
-      this.store = open(spec);
-      try {
-        if (budgetStore != null) shared = Stores.budgetStore(budgetStore);
-        // The sink is one stream: handlers run on the cycle's thread, so lines come in outbox
-        // order (per key, and across keys of one poller) and one write never interleaves another.
-        Watukuy.Builder b =
-            Watukuy.builder()
-                .store(store)
-                .delivery(delivery)
-                .handlerExecutor(Runnable::run)
-                .secrets(secrets) // ${ENV} values never show in engine errors or logs
-                .listener(listener);
-        pollers.forEach(b::poller);
-        budgets.forEach(b::budget);
-        if (shared != null) b.budgetStore(shared.store());
-        this.engine = b.build();
-      } catch (RuntimeException e) {
-        store.close();
-        closeShared();
-        throw e;
-      }
-    }
-
-    private Stores.@Nullable BudgetStore shared;
-
-    private void closeShared() {
-      if (shared == null) return;
-      try {
-        shared.connection().close();
-      } catch (Exception e) {
-        // closing a connection we no longer use: nothing to recover
-      }
-    }
-
-    @Override
-    public void close() {
-      try {
-        engine.close();
-      } finally {
-        try {
-          store.close();
-        } finally {
-          closeShared();
-        }
-      }
-    }
   }
 
   static final class Verbose {
@@ -610,7 +503,7 @@ final class Cli {
             "watukuy migrate: give CONFIG or --store URI" + (config == null ? "" : ", not both"));
         return Main.USAGE;
       }
-      StoreSpec spec = store != null ? ConfigReader.storeUri(store) : load(config).store();
+      StoreSpec spec = store != null ? StoreUris.parse(store) : load(config).store();
       if (spec.sqlitePath() != null
           && !Files.isDirectory(spec.sqlitePath().toAbsolutePath().getParent())) {
         throw new ConfigException(

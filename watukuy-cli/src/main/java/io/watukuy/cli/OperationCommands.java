@@ -146,9 +146,9 @@ final class OperationCommands {
    * name.
    */
   record Resolved(@Nullable CliConfig config, StoreSpec store, String name, List<String> rest) {
-    Cli.Session session() {
-      if (config != null) return new Cli.Session(config);
-      Cli.Session s = new Cli.Session(store, List.of(standIn(name)), DeliveryOptions.DEFAULT);
+    Session session() {
+      if (config != null) return new Session(config);
+      Session s = new Session(store, List.of(standIn(name)), DeliveryOptions.DEFAULT);
       try {
         if (s.store.listKeys(name).isEmpty()) {
           TreeSet<String> known = new TreeSet<>();
@@ -209,7 +209,7 @@ final class OperationCommands {
     }
     if (args.isEmpty()) throw usage(spec, "give NAME after --store URI");
     if (!rest && args.size() > 1) throw usage(spec, "give CONFIG or --store URI, not both");
-    StoreSpec store = ConfigReader.storeUri(target.store);
+    StoreSpec store = StoreUris.parse(target.store);
     if (store.sqlitePath() != null && !Files.isRegularFile(store.sqlitePath())) {
       throw new ConfigException("--store " + target.store + ": no such file " + store.sqlitePath());
     }
@@ -293,7 +293,7 @@ final class OperationCommands {
       if ((to == null) != initial)
         throw usage(spec, "give exactly one of --to VALUE and --initial");
       Resolved r = resolve(cli, spec, target.target(), args, true, false);
-      try (Cli.Session s = r.session()) {
+      try (Session s = r.session()) {
         only.select(s.engine, r.name()).resetCursor(to, clearSnapshot);
       }
       cli.err.println(
@@ -352,7 +352,7 @@ final class OperationCommands {
     @Override
     public Integer call() {
       Resolved r = resolve(cli, spec, target.target(), args, true, false);
-      try (Cli.Session s = r.session()) {
+      try (Session s = r.session()) {
         only.select(s.engine, r.name()).backfill(from, to, force);
       }
       cli.err.println(
@@ -418,7 +418,7 @@ final class OperationCommands {
                 + " to the poller (events committed from then on can be replayed)");
       }
       int copied;
-      try (Cli.Session s = r.session()) {
+      try (Session s = r.session()) {
         copied = only.select(s.engine, r.name()).replay(start, end);
       }
       cli.out.println(copied);
@@ -494,7 +494,7 @@ final class OperationCommands {
   }
 
   /** The keys of poller {@code name} an operation acts on: one partition, or all with state. */
-  private static List<PollerKey> keys(Cli.Session s, Resolved r, @Nullable String partition) {
+  private static List<PollerKey> keys(Session s, Resolved r, @Nullable String partition) {
     TreeSet<PollerKey> all = new TreeSet<>(s.store.listKeys(r.name()));
     PollerSpec p = r.poller();
     if (p != null) p.partitions().forEach(part -> all.add(PollerKey.of(r.name(), part)));
@@ -550,7 +550,7 @@ final class OperationCommands {
     @Override
     public Integer call() {
       Resolved r = resolve(cli, spec, target, args, false, false);
-      try (Cli.Session s = r.session()) {
+      try (Session s = r.session()) {
         List<PollerKey> keys = keys(s, r, partition);
         for (ParkedEvent e : s.engine.parked().list(r.name())) {
           if (!keys.contains(e.key())) continue;
@@ -653,7 +653,7 @@ final class OperationCommands {
         }
       }
       int changed = 0;
-      try (Cli.Session s = r.session()) {
+      try (Session s = r.session()) {
         for (PollerKey key : keys(s, r, partition)) {
           changed +=
               retry
