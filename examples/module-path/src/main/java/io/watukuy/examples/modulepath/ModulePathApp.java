@@ -13,9 +13,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Mirrors a two-item catalogue held in memory into a SQLite file, changes it, and mirrors it again,
- * printing one line per event ({@code created SKU-1}) and then which of core's packages this module
- * can read. Run on the module path, it proves the descriptors: core and the store resolve, the
- * application API and SPI are exported, the engine's internals are not.
+ * printing one line per event ({@code created SKU-1}; events of different items may be handled in
+ * any order), {@code --} after each pass, and then which of core's packages this module can read.
+ * Run on the module path, it proves the descriptors: core and the store resolve, the application
+ * API and SPI are exported, the engine's internals are not.
  *
  * <p>Usage: {@code ModulePathApp <state.db>}.
  */
@@ -41,10 +42,12 @@ public final class ModulePathApp {
           products,
           event -> System.out.println(event.type().name().toLowerCase() + " " + event.identity()));
       watukuy.tick();
+      System.out.println("--"); // tick() returns once its events are handled
       catalogue.set(1, new Product("SKU-2", 250));
       catalogue.remove(0);
       Thread.sleep(50); // let the 10 ms interval elapse
       watukuy.tick();
+      System.out.println("--");
     }
     Module core = Watukuy.class.getModule();
     for (String pkg :

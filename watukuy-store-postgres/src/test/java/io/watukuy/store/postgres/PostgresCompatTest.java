@@ -1,0 +1,235 @@
+package io.watukuy.store.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariDataSource;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A schema written by PostgresStore at commit 0e79de2 (schema version 2), dumped with pg_dump
+ * ({@code src/test/resources/compat/README.md} says what it holds), replayed into a fresh schema
+ * and opened with the current PostgresStore, which polls on where the old one stopped: the pending
+ * events once, then only the new changes, never an acknowledged event again, and the schema's
+ * tables, columns, constraints and indexes as they were.
+ */
+class PostgresCompatTest {
+  static final String DUMP = "/compat/old-0e79de2.sql";
+
+  /** The schema the dump was taken from; every statement names it, the loader renames it. */
+  static final String DUMPED_SCHEMA = "compat_0e79de2";
+
+  /** The catalog port of this fixture (the SQLite fixture has its own). */
+  static final int PORT = 28462;
+
+  private static HikariDataSource pool;
+  private static String schema;
+
+  @BeforeAll
+  static void load() throws Exception {
+    pool = PgTest.pool(PgTest.unique("watukuy-compat"), 4);
+    schema = PgTest.unique("wk_compat");
+    List<String> statements = statements(readDump());
+    // A dedicated connection: the dump empties search_path for its session.
+    try (Connection c = PgTest.connect()) {
+      c.setAutoCommit(false);
+      try (Statement s = c.createStatement()) {
+        for (String sql : statements) s.execute(sql);
+      }
+      c.commit();
+    }
+  }
+
+  @AfterAll
+  static void dropSchema() throws SQLException {
+    try {
+      PgTest.dropSchema(pool, schema);
+      assertThat(query("SELECT nspname FROM pg_namespace WHERE nspname = ?", schema)).isEmpty();
+    } finally {
+      pool.close();
+    }
+  }
+
+  @Test
+  void aSchemaWrittenAt0e79de2OpensAndPollsOnWithoutAnEventTwice() throws Exception {
+    List<String> before = catalogOfSchema();
+    assertThat(before).hasSize(7 + 8 + 4 + 54); // tables, constraints, indexes, columns
+    assertThat(before)
+        .contains(
+            "constraint watukuy_parked watukuy_parked_kind_check"
+                + " CHECK ((kind = ANY (ARRAY['poison'::text, 'invalid'::text])))",
+            "index watukuy_outbox_status_seq CREATE INDEX watukuy_outbox_status_seq"
+                + " ON <schema>.watukuy_outbox USING btree (poller, partition, status, seq)",
+            "column watukuy_items.identity text not null collate C storage x",
+            "column watukuy_pollers.state jsonb storage x",
+            "column watukuy_outbox.event json not null storage e");
+    assertThat(schemaVersion()).isEqualTo("2");
+
+    try (PostgresStore store = PostgresStore.builder(pool).schema(schema).build()) {
+      new CompatScenario(PORT).check(store);
+    }
+
+    assertThat(schemaVersion()).isEqualTo("2");
+    assertThat(catalogOfSchema()).isEqualTo(before);
+  }
+
+  private static String schemaVersion() throws SQLException {
+    List<String> v =
+        query("SELECT value FROM \"" + schema + "\".watukuy_meta WHERE name = ?", "schema_version");
+    assertThat(v).hasSize(1);
+    return v.get(0);
+  }
+
+  /**
+   * The schema's shape: each table, primary key, index and check constraint with its definition,
+   * and each column with its type, nullability, default, collation and storage ({@code e},
+   * external: the outbox event since version 2, stored uncompressed). The schema's name reads
+   * {@code <schema>}.
+   */
+  private static List<String> catalogOfSchema() throws SQLException {
+    List<String> out = new ArrayList<>();
+    out.addAll(
+        query(
+            "SELECT 'table ' || c.relname FROM pg_class c JOIN pg_namespace n ON n.oid ="
+                + " c.relnamespace WHERE n.nspname = ? AND c.relkind = 'r' ORDER BY 1",
+            schema));
+    out.addAll(
+        query(
+            "SELECT 'constraint ' || t.relname || ' ' || c.conname || ' '"
+                + " || pg_get_constraintdef(c.oid) FROM pg_constraint c JOIN pg_class t"
+                + " ON t.oid = c.conrelid JOIN pg_namespace n ON n.oid = c.connamespace"
+                + " WHERE n.nspname = ? ORDER BY 1",
+            schema));
+    out.addAll(
+        query(
+            "SELECT 'index ' || indexname || ' ' || indexdef FROM pg_indexes WHERE schemaname = ?"
+                + " AND indexname NOT LIKE '%_pkey' ORDER BY 1",
+            schema));
+    out.addAll(
+        query(
+            "SELECT 'column ' || c.relname || '.' || a.attname || ' '"
+                + " || format_type(a.atttypid, a.atttypmod)"
+                + " || CASE WHEN a.attnotnull THEN ' not null' ELSE '' END"
+                + " || coalesce(' default ' || pg_get_expr(d.adbin, d.adrelid), '')"
+                + " || coalesce(' collate ' || co.collname, '') || ' storage ' || a.attstorage::text"
+                + " FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid"
+                + " JOIN pg_namespace n ON n.oid = c.relnamespace"
+                + " LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum"
+                + " LEFT JOIN pg_collation co ON co.oid = a.attcollation"
+                + " AND a.attcollation <> 100" // the type's default collation is not named
+                + " WHERE n.nspname = ? AND c.relkind = 'r' AND a.attnum > 0"
+                + " AND NOT a.attisdropped ORDER BY c.relname, a.attnum",
+            schema));
+    return out.stream().map(line -> line.replace(schema, "<schema>")).toList();
+  }
+
+  private static List<String> query(String sql, String parameter) throws SQLException {
+    List<String> out = new ArrayList<>();
+    try (Connection c = pool.getConnection();
+        PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.setString(1, parameter);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) out.add(rs.getString(1));
+      }
+    }
+    return out;
+  }
+
+  private static String readDump() throws IOException {
+    try (InputStream in = PostgresCompatTest.class.getResourceAsStream(DUMP)) {
+      assertThat(in).as("test resource " + DUMP).isNotNull();
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
+  private static final Pattern DUMPED_NAME =
+      Pattern.compile("\\b" + Pattern.quote(DUMPED_SCHEMA) + "\\b");
+
+  /**
+   * The dump's SQL statements, in order, with the dumped schema renamed to this test's schema.
+   * Skips comments and psql's meta-commands ({@code \restrict}); a statement ends at a semicolon
+   * outside a quoted literal or identifier; names are renamed only outside literals, so no row
+   * changes.
+   */
+  static List<String> statements(String dump) {
+    List<String> out = new ArrayList<>();
+    StringBuilder statement = new StringBuilder();
+    StringBuilder code = new StringBuilder(); // the part outside literals, not yet renamed
+    int i = 0;
+    int n = dump.length();
+    boolean lineStart = true;
+    while (i < n) {
+      char ch = dump.charAt(i);
+      if (lineStart && ch == '\\') {
+        i = endOfLine(dump, i); // a psql meta-command
+        continue;
+      }
+      lineStart = false;
+      if (ch == '-' && i + 1 < n && dump.charAt(i + 1) == '-') {
+        i = endOfLine(dump, i);
+        code.append('\n');
+        lineStart = true;
+        continue;
+      }
+      if (ch == '\'' || ch == '"') {
+        statement.append(rename(code));
+        code.setLength(0);
+        int end = i + 1;
+        while (true) {
+          end = dump.indexOf(ch, end);
+          if (end < 0) throw new IllegalStateException("unterminated quote at " + i);
+          if (end + 1 < n && dump.charAt(end + 1) == ch) {
+            end += 2; // a doubled quote inside
+            continue;
+          }
+          break;
+        }
+        String quoted = dump.substring(i, end + 1);
+        // A quoted identifier may be the schema; a literal is data and stays as it is.
+        statement.append(
+            ch == '"' && quoted.equals("\"" + DUMPED_SCHEMA + "\"")
+                ? "\"" + schema + "\""
+                : quoted);
+        i = end + 1;
+        continue;
+      }
+      if (ch == ';') {
+        statement.append(rename(code));
+        code.setLength(0);
+        String sql = statement.toString().strip();
+        if (!sql.isEmpty()) out.add(sql);
+        statement.setLength(0);
+        i++;
+        continue;
+      }
+      code.append(ch);
+      if (ch == '\n') lineStart = true;
+      i++;
+    }
+    statement.append(rename(code));
+    assertThat(statement.toString().strip()).as("text after the last statement").isEmpty();
+    return out;
+  }
+
+  private static String rename(CharSequence code) {
+    return DUMPED_NAME.matcher(code).replaceAll(Matcher.quoteReplacement("\"" + schema + "\""));
+  }
+
+  private static int endOfLine(String s, int from) {
+    int eol = s.indexOf('\n', from);
+    return eol < 0 ? s.length() : eol + 1;
+  }
+}
