@@ -47,9 +47,9 @@ final class KeyOperations {
    * What an operation acts on: keys of one poller, checked.
    *
    * @param poller the keys' poller
-   * @param keys every key of the poller ({@link #every}) or one ({@link #one})
+   * @param list every key of the poller ({@link #every}) or one ({@link #one})
    */
-  record Keys(Poller<Object> poller, List<PollerKey> keys) {}
+  record Keys(Poller<Object> poller, List<PollerKey> list) {}
 
   private final StateStore store;
   private final TimeSource time;
@@ -158,7 +158,7 @@ final class KeyOperations {
   }
 
   private void updateSchedule(Keys keys, UnaryOperator<ScheduleState> change) {
-    for (PollerKey key : keys.keys()) {
+    for (PollerKey key : keys.list()) {
       ScheduleState s =
           store
               .loadState(key)
@@ -176,7 +176,7 @@ final class KeyOperations {
     Poller<Object> p = keys.poller();
     LaneCursor<Object> lane = laneCursors.apply(p.name());
     String encoded = lane.encode(lane.fromRaw(to)); // validates before anything is written
-    for (PollerKey key : keys.keys()) {
+    for (PollerKey key : keys.list()) {
       withLease(
           key,
           lease -> {
@@ -222,7 +222,7 @@ final class KeyOperations {
     if (to != null && lane.reached(start, lane.fromRaw(to)))
       throw new ConfigException(
           "poller " + poller + ": backfill from '" + from + "' is not before to '" + to + "'");
-    for (PollerKey key : keys.keys()) {
+    for (PollerKey key : keys.list()) {
       withLease(
           key,
           lease -> {
@@ -256,7 +256,7 @@ final class KeyOperations {
       throw new ConfigException(
           "poller " + poller + ": replay needs the event log (log(EventLog.keep(...)))");
     int total = 0;
-    for (PollerKey key : keys.keys())
+    for (PollerKey key : keys.list())
       total += withLease(key, lease -> Replay.copy(store, key, lease, from, to, time.now()));
     return total;
   }
