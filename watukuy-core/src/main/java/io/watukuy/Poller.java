@@ -1,6 +1,9 @@
 package io.watukuy;
 
+import io.watukuy.internal.cursor.LaneCursors;
 import io.watukuy.spi.ParkedKind;
+import java.time.Duration;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
@@ -8,6 +11,8 @@ import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A declared poller: what to fetch, how to identify and version items, which cursor strategy
@@ -39,7 +44,7 @@ public final class Poller<T> {
   /** Largest {@link #weight()}. */
   public static final int MAX_WEIGHT = 1000;
 
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Poller.class);
+  private static final Logger LOG = LoggerFactory.getLogger(Poller.class);
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}");
 
   private final String name;
@@ -60,12 +65,12 @@ public final class Poller<T> {
   private final EventLog log;
   private final Supplier<List<String>> partitions;
   private final boolean partitioned;
-  private final java.time.Duration requestTimeout;
+  private final Duration requestTimeout;
   private final CircuitPolicy circuit;
   private final @Nullable Reconcile<T> reconcile;
   private final @Nullable String budget;
   private final int weight;
-  private final java.time.@Nullable Duration maxWait;
+  private final @Nullable Duration maxWait;
 
   private Poller(Builder<T, ?> b) {
     this.name = b.name;
@@ -296,7 +301,7 @@ public final class Poller<T> {
       LOG.warn("poller {}: the partitions supplier returned null; no partition is polled", name);
       return List.of();
     }
-    java.util.LinkedHashSet<String> valid = new java.util.LinkedHashSet<>();
+    LinkedHashSet<String> valid = new LinkedHashSet<>();
     for (String s : p) {
       String problem = s == null ? "is null" : partitionProblem(s);
       if (problem != null) LOG.warn("poller {}: partition '{}' {}; skipped", name, s, problem);
@@ -310,7 +315,7 @@ public final class Poller<T> {
    *
    * @return positive; default {@link RequestOptions#DEFAULT_REQUEST_TIMEOUT} (30 s)
    */
-  public java.time.Duration requestTimeout() {
+  public Duration requestTimeout() {
     return requestTimeout;
   }
 
@@ -360,7 +365,7 @@ public final class Poller<T> {
    * @return the value set with {@link Builder#maxWait}, else {@link Schedule#max()} of this
    *     poller's schedule (default 10 min)
    */
-  public java.time.Duration maxWait() {
+  public Duration maxWait() {
     return maxWait != null ? maxWait : schedule.max();
   }
 
@@ -406,12 +411,12 @@ public final class Poller<T> {
     private EventLog log = EventLog.DISABLED;
     private Supplier<List<String>> partitions = () -> List.of("");
     private boolean partitioned;
-    private java.time.Duration requestTimeout = RequestOptions.DEFAULT_REQUEST_TIMEOUT;
+    private Duration requestTimeout = RequestOptions.DEFAULT_REQUEST_TIMEOUT;
     private CircuitPolicy circuit = CircuitPolicy.DEFAULT;
     private @Nullable Reconcile<T> reconcile;
     private @Nullable String budget;
     private int weight = DEFAULT_WEIGHT;
-    private java.time.@Nullable Duration maxWait;
+    private @Nullable Duration maxWait;
 
     private Builder(String name, Class<T> type) {
       this.name = name;
@@ -700,7 +705,7 @@ public final class Poller<T> {
      * @return this builder
      * @throws ConfigException if not positive
      */
-    public Builder<T, C> requestTimeout(java.time.Duration timeout) {
+    public Builder<T, C> requestTimeout(Duration timeout) {
       if (timeout.isNegative() || timeout.isZero())
         throw new ConfigException(
             "poller " + name + ": request.timeout must be > 0, but was " + timeout);
@@ -763,7 +768,7 @@ public final class Poller<T> {
      * @throws NullPointerException if {@code maxWait} is null
      * @throws ConfigException if negative
      */
-    public Builder<T, C> maxWait(java.time.Duration maxWait) {
+    public Builder<T, C> maxWait(Duration maxWait) {
       Objects.requireNonNull(maxWait, "maxWait");
       if (maxWait.isNegative())
         throw new ConfigException("poller " + name + ": maxWait must be >= 0, but was " + maxWait);
@@ -785,7 +790,7 @@ public final class Poller<T> {
                 + name
                 + ": reconcile is redundant with cursor snapshotDiff, which lists everything every cycle");
       Poller<T> p = new Poller<>(this);
-      io.watukuy.internal.cursor.LaneCursors.validate(name, p.cursor);
+      LaneCursors.validate(name, p.cursor);
       return p;
     }
   }
