@@ -6,6 +6,7 @@ module io.watukuy.testing {
   requires transitive io.watukuy;
   requires transitive org.junit.jupiter.api;
   requires transitive org.assertj.core;
+  requires transitive java.sql; // JdbcTestServer hands out connections; the driver is the caller's
   requires static org.jspecify;
 
   exports io.watukuy.testing;

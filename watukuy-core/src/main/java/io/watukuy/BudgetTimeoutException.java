@@ -1,5 +1,6 @@
 package io.watukuy;
 
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -107,7 +108,7 @@ public final class BudgetTimeoutException extends WatukuyException {
     if (ms < 1000) return ms + " ms";
     if (ms % 3_600_000 == 0) return (ms / 3_600_000) + " h";
     if (ms % 60_000 == 0) return (ms / 60_000) + " min";
-    return java.math.BigDecimal.valueOf(ms, 3).stripTrailingZeros().toPlainString() + " s";
+    return BigDecimal.valueOf(ms, 3).stripTrailingZeros().toPlainString() + " s";
   }
 
   /**

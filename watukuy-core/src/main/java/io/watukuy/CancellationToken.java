@@ -1,5 +1,7 @@
 package io.watukuy;
 
+import java.util.concurrent.CancellationException;
+
 /**
  * Tells a running fetch that its cycle should end: the engine is stopping without drain, or the
  * {@code tick()} deadline passed. Fetch code that loops or waits should check it.
@@ -20,6 +22,6 @@ public interface CancellationToken {
    * @throws java.util.concurrent.CancellationException if {@link #isCancelled()}
    */
   default void throwIfCancelled() {
-    if (isCancelled()) throw new java.util.concurrent.CancellationException("cycle cancelled");
+    if (isCancelled()) throw new CancellationException("cycle cancelled");
   }
 }

@@ -1,5 +1,6 @@
 package io.watukuy;
 
+import io.watukuy.internal.Envelope;
 import java.time.Instant;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -86,7 +87,7 @@ public record ChangeEvent<T>(
    *     Jackson mapper
    */
   public String toJson() {
-    return io.watukuy.internal.Envelope.toJson(this);
+    return Envelope.toJson(this);
   }
 
   /**

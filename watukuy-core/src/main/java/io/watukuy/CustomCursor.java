@@ -1,6 +1,7 @@
 package io.watukuy;
 
 import com.fasterxml.jackson.databind.JavaType;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
@@ -21,7 +22,7 @@ public final class CustomCursor<C> implements CursorStrategy<C> {
   private final @Nullable JavaType type;
   private final @Nullable Function<C, String> serialize;
   private final @Nullable Function<String, C> deserialize;
-  private final java.util.@Nullable Comparator<C> ordering;
+  private final @Nullable Comparator<C> ordering;
 
   CustomCursor(
       C initial,
@@ -38,7 +39,7 @@ public final class CustomCursor<C> implements CursorStrategy<C> {
       @Nullable JavaType type,
       @Nullable Function<C, String> serialize,
       @Nullable Function<String, C> deserialize,
-      java.util.@Nullable Comparator<C> ordering) {
+      @Nullable Comparator<C> ordering) {
     this.ordering = ordering;
     this.initial = Objects.requireNonNull(initial, "initial");
     this.advance = Objects.requireNonNull(advance, "advance");
@@ -120,7 +121,7 @@ public final class CustomCursor<C> implements CursorStrategy<C> {
    * @param ordering orders cursors from the start of the listing to its end
    * @return a copy of this strategy with the ordering
    */
-  public CustomCursor<C> withOrdering(java.util.Comparator<C> ordering) {
+  public CustomCursor<C> withOrdering(Comparator<C> ordering) {
     return new CustomCursor<>(
         initial,
         advance,
@@ -135,7 +136,7 @@ public final class CustomCursor<C> implements CursorStrategy<C> {
    *
    * @return the ordering, or null
    */
-  public java.util.@Nullable Comparator<C> ordering() {
+  public @Nullable Comparator<C> ordering() {
     return ordering;
   }
 

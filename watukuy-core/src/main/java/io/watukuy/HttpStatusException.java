@@ -1,6 +1,7 @@
 package io.watukuy;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
@@ -97,7 +98,7 @@ public final class HttpStatusException extends WatukuyException {
    * @return the first (redacted) value, or {@code null} when the header is absent
    */
   public @Nullable String header(String name) {
-    List<String> v = headers.get(name.toLowerCase(java.util.Locale.ROOT));
+    List<String> v = headers.get(name.toLowerCase(Locale.ROOT));
     return v == null || v.isEmpty() ? null : v.get(0);
   }
 

@@ -1,5 +1,6 @@
 package io.watukuy;
 
+import io.watukuy.internal.Json;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -44,6 +45,6 @@ public record Inspection(Instant at, List<KeyInspection> pollers) {
    * @return one line of JSON
    */
   public String toJson() {
-    return io.watukuy.internal.Json.write(this);
+    return Json.write(this);
   }
 }

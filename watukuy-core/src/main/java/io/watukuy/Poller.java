@@ -1,6 +1,8 @@
 package io.watukuy;
 
+import io.watukuy.internal.cursor.LaneCursors;
 import io.watukuy.spi.ParkedKind;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
@@ -39,59 +41,12 @@ public final class Poller<T> {
   /** Largest {@link #weight()}. */
   public static final int MAX_WEIGHT = 1000;
 
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Poller.class);
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}");
 
-  private final String name;
-  private final Class<T> type;
-  private final Function<? super T, ?> identity;
-  private final @Nullable Function<? super T, ?> version;
-  private final @Nullable Function<? super T, ?> fingerprint;
-  private final @Nullable Predicate<? super T> tombstone;
-  private final @Nullable Function<? super T, String> orderingKey;
-  private final CursorStrategy<?> cursor;
-  private final Fetcher<T, ?> fetch;
-  private final Schedule schedule;
-  private final int maxPagesPerCycle;
-  private final Retain retain;
-  private final int schemaVersion;
-  private final @Nullable Validator<? super T> validator;
-  private final DeliveryPolicy delivery;
-  private final EventLog log;
-  private final Supplier<List<String>> partitions;
-  private final boolean partitioned;
-  private final java.time.Duration requestTimeout;
-  private final CircuitPolicy circuit;
-  private final @Nullable Reconcile<T> reconcile;
-  private final @Nullable String budget;
-  private final int weight;
-  private final java.time.@Nullable Duration maxWait;
+  private final PollerSpec<T> spec;
 
   private Poller(Builder<T, ?> b) {
-    this.name = b.name;
-    this.type = b.type;
-    this.identity = required(b.identity, b.name, "identity");
-    this.version = b.version;
-    this.fingerprint = b.fingerprint;
-    this.tombstone = b.tombstone;
-    this.orderingKey = b.orderingKey;
-    this.cursor = required(b.cursor, b.name, "cursor");
-    this.fetch = required(b.fetch, b.name, "fetch");
-    this.schedule = b.schedule;
-    this.maxPagesPerCycle = b.maxPagesPerCycle;
-    this.retain = b.retain;
-    this.schemaVersion = b.schemaVersion;
-    this.validator = b.validator;
-    this.delivery = b.delivery;
-    this.log = b.log;
-    this.partitions = b.partitions;
-    this.partitioned = b.partitioned;
-    this.requestTimeout = b.requestTimeout;
-    this.circuit = b.circuit;
-    this.reconcile = b.reconcile;
-    this.budget = b.budget;
-    this.weight = b.weight;
-    this.maxWait = b.maxWait;
+    this.spec = b.spec.complete();
   }
 
   /**
@@ -102,16 +57,7 @@ public final class Poller<T> {
    * @return the problem, phrased to follow the name in a message, or {@code null} when valid
    */
   public static @Nullable String partitionProblem(String partition) {
-    if (partition.isEmpty()) return "is empty; \"\" is reserved for unpartitioned pollers";
-    for (int i = 0; i < partition.length(); i++)
-      if (Character.isISOControl(partition.charAt(i))) return "contains a control character";
-    return null;
-  }
-
-  private static <V> V required(@Nullable V value, String poller, String field) {
-    if (value == null)
-      throw new ConfigException("poller " + poller + ": " + field + " is required");
-    return value;
+    return PollerSpec.partitionProblem(partition);
   }
 
   /**
@@ -141,7 +87,7 @@ public final class Poller<T> {
    * @return the name given to {@link #builder(String, Class)}
    */
   public String name() {
-    return name;
+    return spec.name;
   }
 
   /**
@@ -150,7 +96,7 @@ public final class Poller<T> {
    * @return the type given to {@link #builder(String, Class)}
    */
   public Class<T> type() {
-    return type;
+    return spec.type;
   }
 
   /**
@@ -159,7 +105,7 @@ public final class Poller<T> {
    * @return the function set with {@link Builder#identity}
    */
   public Function<? super T, ?> identity() {
-    return identity;
+    return spec.identity;
   }
 
   /**
@@ -169,7 +115,7 @@ public final class Poller<T> {
    *     hash
    */
   public @Nullable Function<? super T, ?> version() {
-    return version;
+    return spec.version;
   }
 
   /**
@@ -179,7 +125,7 @@ public final class Poller<T> {
    *     item
    */
   public @Nullable Function<? super T, ?> fingerprint() {
-    return fingerprint;
+    return spec.fingerprint;
   }
 
   /**
@@ -188,7 +134,7 @@ public final class Poller<T> {
    * @return the predicate set with {@link Builder#tombstone}, or {@code null} for none
    */
   public @Nullable Predicate<? super T> tombstone() {
-    return tombstone;
+    return spec.tombstone;
   }
 
   /**
@@ -198,7 +144,7 @@ public final class Poller<T> {
    *     identity)
    */
   public @Nullable Function<? super T, String> orderingKey() {
-    return orderingKey;
+    return spec.orderingKey;
   }
 
   /**
@@ -207,7 +153,7 @@ public final class Poller<T> {
    * @return the strategy set with {@link Builder#cursor}
    */
   public CursorStrategy<?> cursor() {
-    return cursor;
+    return spec.cursor;
   }
 
   /**
@@ -216,7 +162,7 @@ public final class Poller<T> {
    * @return the function set with {@link Builder#fetch}
    */
   public Fetcher<T, ?> fetch() {
-    return fetch;
+    return spec.fetch;
   }
 
   /**
@@ -225,7 +171,7 @@ public final class Poller<T> {
    * @return the schedule; default {@link Schedule#DEFAULT}
    */
   public Schedule schedule() {
-    return schedule;
+    return spec.schedule;
   }
 
   /**
@@ -234,7 +180,7 @@ public final class Poller<T> {
    * @return at least 1; default {@value #DEFAULT_MAX_PAGES_PER_CYCLE}
    */
   public int maxPagesPerCycle() {
-    return maxPagesPerCycle;
+    return spec.maxPagesPerCycle;
   }
 
   /**
@@ -243,7 +189,7 @@ public final class Poller<T> {
    * @return {@link Retain#HASH} (default) or {@link Retain#PAYLOAD}
    */
   public Retain retain() {
-    return retain;
+    return spec.retain;
   }
 
   /**
@@ -252,7 +198,7 @@ public final class Poller<T> {
    * @return at least 1; default {@value #DEFAULT_SCHEMA_VERSION}
    */
   public int schemaVersion() {
-    return schemaVersion;
+    return spec.schemaVersion;
   }
 
   /**
@@ -261,7 +207,7 @@ public final class Poller<T> {
    * @return the validator, or {@code null} for none (default)
    */
   public @Nullable Validator<? super T> validator() {
-    return validator;
+    return spec.validator;
   }
 
   /**
@@ -270,7 +216,7 @@ public final class Poller<T> {
    * @return the policy; default {@link DeliveryPolicy#DEFAULT}
    */
   public DeliveryPolicy delivery() {
-    return delivery;
+    return spec.delivery;
   }
 
   /**
@@ -279,7 +225,7 @@ public final class Poller<T> {
    * @return the setting; default {@link EventLog#DISABLED}
    */
   public EventLog log() {
-    return log;
+    return spec.log;
   }
 
   /**
@@ -290,19 +236,7 @@ public final class Poller<T> {
    * @return an unmodifiable list in the supplier's order; empty when the supplier returned null
    */
   public List<String> partitions() {
-    if (!partitioned) return List.of("");
-    List<String> p = partitions.get();
-    if (p == null) {
-      LOG.warn("poller {}: the partitions supplier returned null; no partition is polled", name);
-      return List.of();
-    }
-    java.util.LinkedHashSet<String> valid = new java.util.LinkedHashSet<>();
-    for (String s : p) {
-      String problem = s == null ? "is null" : partitionProblem(s);
-      if (problem != null) LOG.warn("poller {}: partition '{}' {}; skipped", name, s, problem);
-      else if (!valid.add(s)) LOG.warn("poller {}: partition '{}' is listed twice", name, s);
-    }
-    return List.copyOf(valid);
+    return spec.currentPartitions();
   }
 
   /**
@@ -310,8 +244,8 @@ public final class Poller<T> {
    *
    * @return positive; default {@link RequestOptions#DEFAULT_REQUEST_TIMEOUT} (30 s)
    */
-  public java.time.Duration requestTimeout() {
-    return requestTimeout;
+  public Duration requestTimeout() {
+    return spec.requestTimeout;
   }
 
   /**
@@ -320,7 +254,7 @@ public final class Poller<T> {
    * @return the circuit policy
    */
   public CircuitPolicy circuit() {
-    return circuit;
+    return spec.circuit;
   }
 
   /**
@@ -329,7 +263,7 @@ public final class Poller<T> {
    * @return the reconcile settings, or null
    */
   public @Nullable Reconcile<T> reconcile() {
-    return reconcile;
+    return spec.reconcile;
   }
 
   /**
@@ -340,7 +274,7 @@ public final class Poller<T> {
    *     limited by the engine
    */
   public @Nullable String budget() {
-    return budget;
+    return spec.budget;
   }
 
   /**
@@ -350,7 +284,7 @@ public final class Poller<T> {
    * @return 1 to {@value #MAX_WEIGHT}; default {@value #DEFAULT_WEIGHT}
    */
   public int weight() {
-    return weight;
+    return spec.weight;
   }
 
   /**
@@ -360,8 +294,8 @@ public final class Poller<T> {
    * @return the value set with {@link Builder#maxWait}, else {@link Schedule#max()} of this
    *     poller's schedule (default 10 min)
    */
-  public java.time.Duration maxWait() {
-    return maxWait != null ? maxWait : schedule.max();
+  public Duration maxWait() {
+    return spec.maxWait != null ? spec.maxWait : spec.schedule.max();
   }
 
   /**
@@ -371,12 +305,12 @@ public final class Poller<T> {
    *     Builder#partitions(Supplier)}
    */
   public boolean partitioned() {
-    return partitioned;
+    return spec.partitioned;
   }
 
   @Override
   public String toString() {
-    return "Poller[" + name + ", " + cursor.name() + "]";
+    return "Poller[" + spec.name + ", " + spec.cursor.name() + "]";
   }
 
   /**
@@ -388,34 +322,10 @@ public final class Poller<T> {
    * @param <C> the cursor type fixed by {@link #cursor}
    */
   public static final class Builder<T, C> {
-    private final String name;
-    private final Class<T> type;
-    private @Nullable Function<? super T, ?> identity;
-    private @Nullable Function<? super T, ?> version;
-    private @Nullable Function<? super T, ?> fingerprint;
-    private @Nullable Predicate<? super T> tombstone;
-    private @Nullable Function<? super T, String> orderingKey;
-    private @Nullable CursorStrategy<?> cursor;
-    private @Nullable Fetcher<T, ?> fetch;
-    private Schedule schedule = Schedule.DEFAULT;
-    private int maxPagesPerCycle = DEFAULT_MAX_PAGES_PER_CYCLE;
-    private Retain retain = Retain.HASH;
-    private int schemaVersion = DEFAULT_SCHEMA_VERSION;
-    private @Nullable Validator<? super T> validator;
-    private DeliveryPolicy delivery = DeliveryPolicy.DEFAULT;
-    private EventLog log = EventLog.DISABLED;
-    private Supplier<List<String>> partitions = () -> List.of("");
-    private boolean partitioned;
-    private java.time.Duration requestTimeout = RequestOptions.DEFAULT_REQUEST_TIMEOUT;
-    private CircuitPolicy circuit = CircuitPolicy.DEFAULT;
-    private @Nullable Reconcile<T> reconcile;
-    private @Nullable String budget;
-    private int weight = DEFAULT_WEIGHT;
-    private java.time.@Nullable Duration maxWait;
+    private final PollerSpec<T> spec;
 
     private Builder(String name, Class<T> type) {
-      this.name = name;
-      this.type = type;
+      this.spec = new PollerSpec<>(name, type);
     }
 
     /**
@@ -428,7 +338,7 @@ public final class Poller<T> {
      * @throws NullPointerException if {@code identity} is null
      */
     public Builder<T, C> identity(Function<? super T, ?> identity) {
-      this.identity = Objects.requireNonNull(identity, "identity");
+      spec.identity = Objects.requireNonNull(identity, "identity");
       return this;
     }
 
@@ -443,7 +353,7 @@ public final class Poller<T> {
      * @throws NullPointerException if {@code version} is null
      */
     public Builder<T, C> version(Function<? super T, ?> version) {
-      this.version = Objects.requireNonNull(version, "version");
+      spec.version = Objects.requireNonNull(version, "version");
       return this;
     }
 
@@ -457,7 +367,7 @@ public final class Poller<T> {
      * @throws NullPointerException if {@code fingerprint} is null
      */
     public Builder<T, C> fingerprint(Function<? super T, ?> fingerprint) {
-      this.fingerprint = Objects.requireNonNull(fingerprint, "fingerprint");
+      spec.fingerprint = Objects.requireNonNull(fingerprint, "fingerprint");
       return this;
     }
 
@@ -471,7 +381,7 @@ public final class Poller<T> {
      * @throws NullPointerException if {@code tombstone} is null
      */
     public Builder<T, C> tombstone(Predicate<? super T> tombstone) {
-      this.tombstone = Objects.requireNonNull(tombstone, "tombstone");
+      spec.tombstone = Objects.requireNonNull(tombstone, "tombstone");
       return this;
     }
 
@@ -484,7 +394,7 @@ public final class Poller<T> {
      * @throws NullPointerException if {@code orderingKey} is null
      */
     public Builder<T, C> orderingKey(Function<? super T, String> orderingKey) {
-      this.orderingKey = Objects.requireNonNull(orderingKey, "orderingKey");
+      spec.orderingKey = Objects.requireNonNull(orderingKey, "orderingKey");
       return this;
     }
 
@@ -500,9 +410,9 @@ public final class Poller<T> {
     @SuppressWarnings("unchecked")
     public <C2> Builder<T, C2> cursor(CursorStrategy<C2> cursor) {
       Objects.requireNonNull(cursor, "cursor");
-      if (fetch != null)
-        throw new IllegalStateException("poller " + name + ": set cursor before fetch");
-      this.cursor = cursor;
+      if (spec.fetch != null)
+        throw new IllegalStateException("poller " + spec.name + ": set cursor before fetch");
+      spec.cursor = cursor;
       return (Builder<T, C2>) this;
     }
 
@@ -517,9 +427,9 @@ public final class Poller<T> {
      */
     public Builder<T, C> fetch(Fetcher<T, C> fetch) {
       Objects.requireNonNull(fetch, "fetch");
-      if (cursor == null)
-        throw new IllegalStateException("poller " + name + ": set cursor before fetch");
-      this.fetch = fetch;
+      if (spec.cursor == null)
+        throw new IllegalStateException("poller " + spec.name + ": set cursor before fetch");
+      spec.fetch = fetch;
       return this;
     }
 
@@ -532,7 +442,7 @@ public final class Poller<T> {
      * @throws NullPointerException if {@code schedule} is null
      */
     public Builder<T, C> schedule(Schedule schedule) {
-      this.schedule = Objects.requireNonNull(schedule, "schedule");
+      spec.schedule = Objects.requireNonNull(schedule, "schedule");
       return this;
     }
 
@@ -548,8 +458,8 @@ public final class Poller<T> {
     public Builder<T, C> maxPagesPerCycle(int pages) {
       if (pages < 1)
         throw new ConfigException(
-            "poller " + name + ": maxPagesPerCycle must be >= 1, but was " + pages);
-      this.maxPagesPerCycle = pages;
+            "poller " + spec.name + ": maxPagesPerCycle must be >= 1, but was " + pages);
+      spec.maxPagesPerCycle = pages;
       return this;
     }
 
@@ -562,7 +472,7 @@ public final class Poller<T> {
      * @throws NullPointerException if {@code retain} is null
      */
     public Builder<T, C> retain(Retain retain) {
-      this.retain = Objects.requireNonNull(retain, "retain");
+      spec.retain = Objects.requireNonNull(retain, "retain");
       return this;
     }
 
@@ -576,8 +486,8 @@ public final class Poller<T> {
     public Builder<T, C> schemaVersion(int schemaVersion) {
       if (schemaVersion < 1)
         throw new ConfigException(
-            "poller " + name + ": schemaVersion must be >= 1, but was " + schemaVersion);
-      this.schemaVersion = schemaVersion;
+            "poller " + spec.name + ": schemaVersion must be >= 1, but was " + schemaVersion);
+      spec.schemaVersion = schemaVersion;
       return this;
     }
 
@@ -590,7 +500,7 @@ public final class Poller<T> {
      * @throws NullPointerException if {@code validator} is null
      */
     public Builder<T, C> validator(Validator<? super T> validator) {
-      this.validator = Objects.requireNonNull(validator, "validator");
+      spec.validator = Objects.requireNonNull(validator, "validator");
       return this;
     }
 
@@ -602,7 +512,7 @@ public final class Poller<T> {
      * @throws NullPointerException if {@code delivery} is null
      */
     public Builder<T, C> delivery(DeliveryPolicy delivery) {
-      this.delivery = Objects.requireNonNull(delivery, "delivery");
+      spec.delivery = Objects.requireNonNull(delivery, "delivery");
       return this;
     }
 
@@ -614,7 +524,7 @@ public final class Poller<T> {
      * @throws NullPointerException if {@code log} is null
      */
     public Builder<T, C> log(EventLog log) {
-      this.log = Objects.requireNonNull(log, "log");
+      spec.log = Objects.requireNonNull(log, "log");
       return this;
     }
 
@@ -631,16 +541,16 @@ public final class Poller<T> {
     public Builder<T, C> partitions(List<String> partitions) {
       List<String> copy = List.copyOf(partitions);
       if (copy.isEmpty())
-        throw new ConfigException("poller " + name + ": partitions must not be empty");
+        throw new ConfigException("poller " + spec.name + ": partitions must not be empty");
       for (String p : copy) {
         String problem = partitionProblem(p);
         if (problem != null)
-          throw new ConfigException("poller " + name + ": partition '" + p + "' " + problem);
+          throw new ConfigException("poller " + spec.name + ": partition '" + p + "' " + problem);
       }
       if (copy.stream().distinct().count() != copy.size())
-        throw new ConfigException("poller " + name + ": partitions has duplicates: " + copy);
-      this.partitions = () -> copy;
-      this.partitioned = true;
+        throw new ConfigException("poller " + spec.name + ": partitions has duplicates: " + copy);
+      spec.partitions = () -> copy;
+      spec.partitioned = true;
       return this;
     }
 
@@ -656,8 +566,8 @@ public final class Poller<T> {
      * @throws NullPointerException if {@code partitions} is null
      */
     public Builder<T, C> partitions(Supplier<List<String>> partitions) {
-      this.partitions = Objects.requireNonNull(partitions, "partitions");
-      this.partitioned = true;
+      spec.partitions = Objects.requireNonNull(partitions, "partitions");
+      spec.partitioned = true;
       return this;
     }
 
@@ -671,12 +581,8 @@ public final class Poller<T> {
      */
     public Builder<T, C> reconcile(Reconcile<T> reconcile) {
       Objects.requireNonNull(reconcile, "reconcile");
-      if (cursor instanceof SnapshotDiffCursor)
-        throw new ConfigException(
-            "poller "
-                + name
-                + ": reconcile is redundant with cursor snapshotDiff, which lists everything every cycle");
-      this.reconcile = reconcile;
+      spec.checkReconcile(reconcile);
+      spec.reconcile = reconcile;
       return this;
     }
 
@@ -688,7 +594,7 @@ public final class Poller<T> {
      * @return this builder
      */
     public Builder<T, C> circuit(CircuitPolicy circuit) {
-      this.circuit = Objects.requireNonNull(circuit, "circuit");
+      spec.circuit = Objects.requireNonNull(circuit, "circuit");
       return this;
     }
 
@@ -700,11 +606,11 @@ public final class Poller<T> {
      * @return this builder
      * @throws ConfigException if not positive
      */
-    public Builder<T, C> requestTimeout(java.time.Duration timeout) {
+    public Builder<T, C> requestTimeout(Duration timeout) {
       if (timeout.isNegative() || timeout.isZero())
         throw new ConfigException(
-            "poller " + name + ": request.timeout must be > 0, but was " + timeout);
-      this.requestTimeout = timeout;
+            "poller " + spec.name + ": request.timeout must be > 0, but was " + timeout);
+      spec.requestTimeout = timeout;
       return this;
     }
 
@@ -727,11 +633,11 @@ public final class Poller<T> {
       if (!NAME.matcher(budget).matches())
         throw new ConfigException(
             "poller "
-                + name
+                + spec.name
                 + ": budget name '"
                 + budget
                 + "' is not valid: use letters, digits, _ . : - (at most 100)");
-      this.budget = budget;
+      spec.budget = budget;
       return this;
     }
 
@@ -747,8 +653,8 @@ public final class Poller<T> {
     public Builder<T, C> weight(int weight) {
       if (weight < 1 || weight > MAX_WEIGHT)
         throw new ConfigException(
-            "poller " + name + ": weight must be 1 to " + MAX_WEIGHT + ", but was " + weight);
-      this.weight = weight;
+            "poller " + spec.name + ": weight must be 1 to " + MAX_WEIGHT + ", but was " + weight);
+      spec.weight = weight;
       return this;
     }
 
@@ -763,11 +669,12 @@ public final class Poller<T> {
      * @throws NullPointerException if {@code maxWait} is null
      * @throws ConfigException if negative
      */
-    public Builder<T, C> maxWait(java.time.Duration maxWait) {
+    public Builder<T, C> maxWait(Duration maxWait) {
       Objects.requireNonNull(maxWait, "maxWait");
       if (maxWait.isNegative())
-        throw new ConfigException("poller " + name + ": maxWait must be >= 0, but was " + maxWait);
-      this.maxWait = maxWait;
+        throw new ConfigException(
+            "poller " + spec.name + ": maxWait must be >= 0, but was " + maxWait);
+      spec.maxWait = maxWait;
       return this;
     }
 
@@ -779,13 +686,9 @@ public final class Poller<T> {
      *     initial value cannot be parsed
      */
     public Poller<T> build() {
-      if (reconcile != null && cursor instanceof SnapshotDiffCursor)
-        throw new ConfigException(
-            "poller "
-                + name
-                + ": reconcile is redundant with cursor snapshotDiff, which lists everything every cycle");
+      spec.checkReconcile(spec.reconcile);
       Poller<T> p = new Poller<>(this);
-      io.watukuy.internal.cursor.LaneCursors.validate(name, p.cursor);
+      LaneCursors.validate(spec.name, p.spec.cursor);
       return p;
     }
   }

@@ -229,6 +229,152 @@ public record ScheduleState(
   }
 
   /**
+   * This state in another stored-format version; a transition computed by this release writes
+   * {@link #FORMAT_VERSION}, so a state read in an older format is stored in the current one.
+   *
+   * @param version the stored-format version
+   * @return a copy; this one is unchanged
+   * @since 0.1
+   */
+  public ScheduleState withVersion(int version) {
+    return new ScheduleState(
+        version,
+        state,
+        paused,
+        nextDueAt,
+        dueReason,
+        intervalMs,
+        consecutiveFailures,
+        throttledUntil,
+        circuit,
+        lastPoll,
+        lastError,
+        lastReconcileAt,
+        backfill);
+  }
+
+  /**
+   * This state with another throttle end.
+   *
+   * @param until a Retry-After (or rate-limit reset) not yet passed, or {@code null} for none
+   * @return a copy; this one is unchanged; {@link #state()} is not changed with it
+   * @since 0.1
+   */
+  public ScheduleState withThrottledUntil(@Nullable Instant until) {
+    return new ScheduleState(
+        v,
+        state,
+        paused,
+        nextDueAt,
+        dueReason,
+        intervalMs,
+        consecutiveFailures,
+        until,
+        circuit,
+        lastPoll,
+        lastError,
+        lastReconcileAt,
+        backfill);
+  }
+
+  /**
+   * This state with another circuit.
+   *
+   * @param c the open circuit, or {@code null} for a closed one
+   * @return a copy; this one is unchanged; {@link #state()} is not changed with it
+   * @since 0.1
+   */
+  public ScheduleState withCircuit(@Nullable Circuit c) {
+    return new ScheduleState(
+        v,
+        state,
+        paused,
+        nextDueAt,
+        dueReason,
+        intervalMs,
+        consecutiveFailures,
+        throttledUntil,
+        c,
+        lastPoll,
+        lastError,
+        lastReconcileAt,
+        backfill);
+  }
+
+  /**
+   * This state with another last error; the failure count is kept (see {@link #withFailures} to
+   * change both).
+   *
+   * @param error the last error, or {@code null}
+   * @return a copy; this one is unchanged
+   * @since 0.1
+   */
+  public ScheduleState withLastError(@Nullable LastError error) {
+    return new ScheduleState(
+        v,
+        state,
+        paused,
+        nextDueAt,
+        dueReason,
+        intervalMs,
+        consecutiveFailures,
+        throttledUntil,
+        circuit,
+        lastPoll,
+        error,
+        lastReconcileAt,
+        backfill);
+  }
+
+  /**
+   * This state with another reconcile time.
+   *
+   * @param at when the last reconcile listing completed, or {@code null} for never
+   * @return a copy; this one is unchanged
+   * @since 0.1
+   */
+  public ScheduleState withLastReconcileAt(@Nullable Instant at) {
+    return new ScheduleState(
+        v,
+        state,
+        paused,
+        nextDueAt,
+        dueReason,
+        intervalMs,
+        consecutiveFailures,
+        throttledUntil,
+        circuit,
+        lastPoll,
+        lastError,
+        at,
+        backfill);
+  }
+
+  /**
+   * This state with another backfill.
+   *
+   * @param b the active backfill, or {@code null} for none
+   * @return a copy; this one is unchanged
+   * @since 0.1
+   */
+  public ScheduleState withBackfill(@Nullable Backfill b) {
+    return new ScheduleState(
+        v,
+        state,
+        paused,
+        nextDueAt,
+        dueReason,
+        intervalMs,
+        consecutiveFailures,
+        throttledUntil,
+        circuit,
+        lastPoll,
+        lastError,
+        lastReconcileAt,
+        b);
+  }
+
+  /**
    * This state paused or resumed: a reason sets {@link Status#PAUSED}; {@code null} sets the state
    * that still applies: {@link Status#CIRCUIT_OPEN} with an open circuit, else {@link
    * Status#THROTTLED} with a throttle, else {@link Status#IDLE}. Everything else is kept.

@@ -1,5 +1,6 @@
 package io.watukuy;
 
+import io.watukuy.internal.SystemTimeSource;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -70,6 +71,6 @@ public interface TimeSource {
    * @return the shared instance
    */
   static TimeSource system() {
-    return io.watukuy.internal.SystemTimeSource.INSTANCE;
+    return SystemTimeSource.INSTANCE;
   }
 }

@@ -1,15 +1,23 @@
 package io.watukuy;
 
 import io.watukuy.internal.Engine;
+import io.watukuy.internal.budget.Budgets;
 import io.watukuy.spi.RateBudgetStore;
 import io.watukuy.spi.StateStore;
 import io.watukuy.store.memory.MemoryBudgetStore;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.random.RandomGenerator;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -286,7 +294,7 @@ public interface Watukuy extends AutoCloseable {
    * @throws IllegalStateException when a key stays leased by another instance
    * @see #replay(PollerKey, java.time.Instant, java.time.Instant)
    */
-  int replay(String poller, java.time.Instant from, java.time.@Nullable Instant to);
+  int replay(String poller, Instant from, @Nullable Instant to);
 
   /**
    * Copies the logged events of one key (one partition) of a poller committed in {@code [from, to)}
@@ -307,7 +315,7 @@ public interface Watukuy extends AutoCloseable {
    * @throws IllegalStateException when the key stays leased by another instance
    * @since 0.1
    */
-  int replay(PollerKey key, java.time.Instant from, java.time.@Nullable Instant to);
+  int replay(PollerKey key, Instant from, @Nullable Instant to);
 
   /**
    * A pull consumer of a poller's events instead of a handler (G10): see {@link Subscription}.
@@ -353,8 +361,7 @@ public interface Watukuy extends AutoCloseable {
    * setter returns this builder.
    */
   final class Builder {
-    private static final java.util.regex.Pattern BUDGET_NAME =
-        java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}");
+    private static final Pattern BUDGET_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}");
 
     private @Nullable StateStore store;
     private final List<Poller<?>> pollers = new ArrayList<>();
@@ -366,8 +373,8 @@ public interface Watukuy extends AutoCloseable {
     private Duration leaseTtl = DEFAULT_LEASE_TTL;
     private DeliveryOptions delivery = DeliveryOptions.DEFAULT;
     private WatukuyListener listener = WatukuyListener.NONE;
-    private java.util.Set<String> secrets = java.util.Set.of();
-    private final java.util.Map<String, BudgetLimit> budgets = new java.util.LinkedHashMap<>();
+    private Set<String> secrets = Set.of();
+    private final Map<String, BudgetLimit> budgets = new LinkedHashMap<>();
     private @Nullable RateBudgetStore budgetStore;
 
     Builder() {}
@@ -521,10 +528,10 @@ public interface Watukuy extends AutoCloseable {
      * @param values the secret strings; empty strings are ignored
      * @return this builder
      */
-    public Builder secrets(java.util.Collection<String> values) {
-      java.util.Set<String> s = new java.util.HashSet<>();
+    public Builder secrets(Collection<String> values) {
+      Set<String> s = new HashSet<>();
       for (String v : values) if (v != null && !v.isEmpty()) s.add(v);
-      this.secrets = java.util.Set.copyOf(s);
+      this.secrets = Set.copyOf(s);
       return this;
     }
 
@@ -643,7 +650,7 @@ public interface Watukuy extends AutoCloseable {
           delivery,
           listener,
           secrets,
-          new io.watukuy.internal.budget.Budgets(java.util.Map.copyOf(budgets), bs, time));
+          new Budgets(Map.copyOf(budgets), bs, time));
     }
   }
 }

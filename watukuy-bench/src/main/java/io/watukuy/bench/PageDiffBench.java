@@ -35,8 +35,8 @@ import org.openjdk.jmh.annotations.TearDown;
  * a prebuilt page of recorded GitHub issues (no HTTP, no JSON parsing). A tick is what a page costs
  * the engine: state and lease, the version look-up, the diff, the commit of rows and events,
  * delivery to a no-op handler, the deletes pass of a completed listing, schedule and release. The
- * engine's page diff ({@code KeyCycle}) is package-private and is reached only this way, so nothing
- * internal is opened for the bench.
+ * engine's page diff ({@code PageCommit}) is package-private and is reached only this way, so
+ * nothing internal is opened for the bench.
  *
  * <p>Modes: {@code unchanged-by-version} (a poller with a version function: every item skipped on
  * its version, none hashed), {@code unchanged-by-hash} (no version function: every item

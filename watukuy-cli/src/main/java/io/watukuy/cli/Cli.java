@@ -2,27 +2,37 @@ package io.watukuy.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.watukuy.ConfigException;
+import io.watukuy.HandlerUnavailableException;
+import io.watukuy.HttpResult;
+import io.watukuy.HttpStatusException;
 import io.watukuy.Inspection;
 import io.watukuy.KeyInspection;
 import io.watukuy.KeyReport;
 import io.watukuy.Poller;
+import io.watukuy.PollerKey;
 import io.watukuy.ScheduleState;
+import io.watukuy.StoreException;
 import io.watukuy.TickOptions;
 import io.watukuy.TickReport;
-import io.watukuy.Watukuy;
+import io.watukuy.WatukuyListener;
 import io.watukuy.cli.CliConfig.StoreSpec;
 import io.watukuy.spi.StateStore;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
@@ -117,135 +127,30 @@ final class Cli {
   }
 
   /** The folder of a store or output file is created on first use, as a user expects. */
-  static void createParent(java.nio.file.Path file) {
-    java.nio.file.Path parent = file.toAbsolutePath().getParent();
-    if (parent == null || java.nio.file.Files.isDirectory(parent)) return;
+  static void createParent(Path file) {
+    Path parent = file.toAbsolutePath().getParent();
+    if (parent == null || Files.isDirectory(parent)) return;
     try {
-      java.nio.file.Files.createDirectories(parent);
+      Files.createDirectories(parent);
     } catch (IOException e) {
-      throw new io.watukuy.StoreException(
-          "cannot create the folder " + parent + ": " + whyNot(parent, e), e);
+      throw new StoreException("cannot create the folder " + parent + ": " + whyNot(parent, e), e);
     }
   }
 
   /** Why a folder could not be created, in words: the JDK's exceptions name only a path. */
-  private static String whyNot(java.nio.file.Path folder, IOException e) {
-    for (java.nio.file.Path p = folder; p != null; p = p.getParent()) {
-      if (java.nio.file.Files.exists(p) && !java.nio.file.Files.isDirectory(p)) {
+  private static String whyNot(Path folder, IOException e) {
+    for (Path p = folder; p != null; p = p.getParent()) {
+      if (Files.exists(p) && !Files.isDirectory(p)) {
         return p.equals(folder) ? "a file is in the way" : p + " is a file";
       }
     }
-    if (e instanceof java.nio.file.AccessDeniedException) return "permission denied";
-    if (e instanceof java.nio.file.FileSystemException fs && fs.getReason() != null)
-      return fs.getReason();
+    if (e instanceof AccessDeniedException) return "permission denied";
+    if (e instanceof FileSystemException fs && fs.getReason() != null) return fs.getReason();
     return e.getMessage() == null ? "I/O error" : e.getMessage();
   }
 
   static StateStore open(StoreSpec spec) {
     return Stores.open(spec);
-  }
-
-  /** A store and an engine over the config's pollers; closes both. */
-  static final class Session implements AutoCloseable {
-    final StateStore store;
-    final Watukuy engine;
-    final List<Poller<JsonNode>> pollers;
-
-    Session(CliConfig config) {
-      this(
-          config.store(),
-          YamlPollers.build(config),
-          config.delivery(),
-          config.secrets(),
-          io.watukuy.WatukuyListener.NONE,
-          config.budgets(),
-          config.budgetStore());
-    }
-
-    Session(StoreSpec spec, List<Poller<JsonNode>> pollers, io.watukuy.DeliveryOptions delivery) {
-      this(spec, pollers, delivery, java.util.Set.of());
-    }
-
-    /**
-     * Over {@code pollers}, which may be {@link OperationCommands#standIn stand-ins} for {@code
-     * --store}.
-     */
-    Session(
-        StoreSpec spec,
-        List<Poller<JsonNode>> pollers,
-        io.watukuy.DeliveryOptions delivery,
-        java.util.Set<String> secrets) {
-      this(spec, pollers, delivery, secrets, io.watukuy.WatukuyListener.NONE);
-    }
-
-    Session(
-        StoreSpec spec,
-        List<Poller<JsonNode>> pollers,
-        io.watukuy.DeliveryOptions delivery,
-        java.util.Set<String> secrets,
-        io.watukuy.WatukuyListener listener) {
-      this(spec, pollers, delivery, secrets, listener, java.util.Map.of(), null);
-    }
-
-    /**
-     * With the config's rate budgets, which its pollers may name, kept in {@code budgetStore} when
-     * it is set (shared with other instances) or in this process.
-     */
-    Session(
-        StoreSpec spec,
-        List<Poller<JsonNode>> pollers,
-        io.watukuy.DeliveryOptions delivery,
-        java.util.Set<String> secrets,
-        io.watukuy.WatukuyListener listener,
-        java.util.Map<String, io.watukuy.BudgetLimit> budgets,
-        @Nullable StoreSpec budgetStore) {
-      this.pollers = pollers;
-      this.store = open(spec);
-      try {
-        if (budgetStore != null) shared = Stores.budgetStore(budgetStore);
-        // The sink is one stream: handlers run on the cycle's thread, so lines come in outbox
-        // order (per key, and across keys of one poller) and one write never interleaves another.
-        Watukuy.Builder b =
-            Watukuy.builder()
-                .store(store)
-                .delivery(delivery)
-                .handlerExecutor(Runnable::run)
-                .secrets(secrets) // ${ENV} values never show in engine errors or logs
-                .listener(listener);
-        pollers.forEach(b::poller);
-        budgets.forEach(b::budget);
-        if (shared != null) b.budgetStore(shared.store());
-        this.engine = b.build();
-      } catch (RuntimeException e) {
-        store.close();
-        closeShared();
-        throw e;
-      }
-    }
-
-    private Stores.@Nullable BudgetStore shared;
-
-    private void closeShared() {
-      if (shared == null) return;
-      try {
-        shared.connection().close();
-      } catch (Exception e) {
-        // closing a connection we no longer use: nothing to recover
-      }
-    }
-
-    @Override
-    public void close() {
-      try {
-        engine.close();
-      } finally {
-        try {
-          store.close();
-        } finally {
-          closeShared();
-        }
-      }
-    }
   }
 
   static final class Verbose {
@@ -321,14 +226,14 @@ final class Cli {
       try {
         if (cfg.outputFile() != null) createParent(cfg.outputFile());
         output = cfg.outputFile() == null ? Output.stdout(out) : Output.file(cfg.outputFile());
-      } catch (io.watukuy.StoreException e) {
+      } catch (StoreException e) {
         err.println("watukuy: output " + cfg.outputFile() + ": " + e.getMessage());
         return Main.FAILED;
       } catch (IOException | RuntimeException e) {
         String why =
-            e instanceof java.nio.file.AccessDeniedException
+            e instanceof AccessDeniedException
                 ? "permission denied"
-                : e instanceof java.nio.file.FileSystemException fs && fs.getReason() != null
+                : e instanceof FileSystemException fs && fs.getReason() != null
                     ? fs.getReason()
                     : e.getMessage();
         err.println("watukuy: output " + cfg.outputFile() + ": cannot open: " + why);
@@ -337,10 +242,10 @@ final class Cli {
       // The daemon registers only the selected pollers: start() runs every registered one.
       List<Poller<JsonNode>> pollers =
           YamlPollers.build(cfg).stream().filter(p -> once || selected.contains(p.name())).toList();
-      io.watukuy.WatukuyListener listener =
+      WatukuyListener listener =
           once
-              ? io.watukuy.WatukuyListener.NONE
-              : new io.watukuy.WatukuyListener() {
+              ? WatukuyListener.NONE
+              : new WatukuyListener() {
                 @Override
                 public void onCycle(KeyReport report) {
                   // --once reports from the TickReport; the daemon, as each run ends.
@@ -363,9 +268,9 @@ final class Cli {
               event -> {
                 try {
                   output.write(event.toJson());
-                } catch (java.io.IOException e) {
+                } catch (IOException e) {
                   // The sink is down, not the event: it stays pending and is never parked.
-                  throw new io.watukuy.HandlerUnavailableException(e.getMessage(), e);
+                  throw new HandlerUnavailableException(e.getMessage(), e);
                 }
               });
         }
@@ -374,8 +279,8 @@ final class Cli {
     }
 
     /** One line for a failed key; an unavailable output is reported once, by the caller. */
-    private void failed(io.watukuy.PollerKey key, Throwable error) {
-      if (error instanceof io.watukuy.HandlerUnavailableException) return;
+    private void failed(PollerKey key, Throwable error) {
+      if (error instanceof HandlerUnavailableException) return;
       err.println("watukuy: " + redact(Failures.line(key, error)));
       if (verbose) error.printStackTrace(err);
     }
@@ -398,7 +303,7 @@ final class Cli {
         // trigger() would force a circuit probe.
         if (!blocked
             && (st == ScheduleState.Status.IDLE || st == ScheduleState.Status.BACKING_OFF)) {
-          s.engine.trigger(io.watukuy.PollerKey.of(k.poller(), k.partition()));
+          s.engine.trigger(PollerKey.of(k.poller(), k.partition()));
         }
       }
       TickReport report = s.engine.tick(new TickOptions(null, selected));
@@ -409,7 +314,7 @@ final class Cli {
             "poller "
                 + k.key().poller()
                 + (k.key().partition().isEmpty() ? "" : " partition " + k.key().partition());
-        io.watukuy.@Nullable HttpStatusException throttle = Failures.throttle(k.error());
+        @Nullable HttpStatusException throttle = Failures.throttle(k.error());
         if (k.outcome() == KeyReport.Outcome.DEFERRED && k.error() != null) {
           // A budget timeout is a skip (DESIGN.md exit codes): the line says the cycle is deferred.
           err.println("watukuy: " + redact(Failures.line(k.key(), k.error())));
@@ -437,8 +342,7 @@ final class Cli {
     /**
      * {@code throttled by HTTP 429 until 2026-11-30T10:20:00Z, in 2m}, the instant from the store.
      */
-    private static String throttled(
-        io.watukuy.HttpStatusException e, Inspection after, io.watukuy.PollerKey key) {
+    private static String throttled(HttpStatusException e, Inspection after, PollerKey key) {
       String text = "throttled by HTTP " + e.status();
       for (KeyInspection k : after.pollers()) {
         Instant until = k.throttledUntil();
@@ -447,9 +351,9 @@ final class Cli {
             && until != null) {
           // Whole seconds rounded up, never earlier than the wait: a Retry-After of 120 reads
           // "in 2m", not "in 1m59s", and the end carries no nanoseconds.
-          Instant shown = until.truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+          Instant shown = until.truncatedTo(ChronoUnit.SECONDS);
           if (shown.isBefore(until)) shown = shown.plusSeconds(1);
-          long ms = Math.max(0, java.time.Duration.between(after.at(), until).toMillis());
+          long ms = Math.max(0, Duration.between(after.at(), until).toMillis());
           return text
               + " until "
               + shown
@@ -466,11 +370,11 @@ final class Cli {
      * Retry-After that is neither delay-seconds nor an HTTP-date, so the wait shown is ours and may
      * be far shorter than the vendor meant; empty otherwise.
      */
-    private static String notUnderstood(io.watukuy.HttpStatusException e, Instant now) {
+    private static String notUnderstood(HttpStatusException e, Instant now) {
       String value = e.header("retry-after");
       if (value == null) return "";
-      io.watukuy.HttpResult asReceived =
-          io.watukuy.HttpResult.of(e.status(), e.method(), e.url(), e.headers(), new byte[0], now);
+      HttpResult asReceived =
+          HttpResult.of(e.status(), e.method(), e.url(), e.headers(), new byte[0], now);
       if (asReceived.retryAfter().isPresent()) return "";
       String shown = value.length() <= 64 ? value : value.substring(0, 61) + "...";
       return "; Retry-After '" + shown + "' not understood, default backoff";
@@ -496,7 +400,7 @@ final class Cli {
       s.engine.start();
       int code = Main.OK;
       try {
-        while (!stop.await(1, java.util.concurrent.TimeUnit.SECONDS)) {
+        while (!stop.await(1, TimeUnit.SECONDS)) {
           if (output.failure() != null) {
             err.println(
                 "watukuy: "
@@ -599,7 +503,7 @@ final class Cli {
             "watukuy migrate: give CONFIG or --store URI" + (config == null ? "" : ", not both"));
         return Main.USAGE;
       }
-      StoreSpec spec = store != null ? ConfigReader.storeUri(store) : load(config).store();
+      StoreSpec spec = store != null ? StoreUris.parse(store) : load(config).store();
       if (spec.sqlitePath() != null
           && !Files.isDirectory(spec.sqlitePath().toAbsolutePath().getParent())) {
         throw new ConfigException(
@@ -655,9 +559,7 @@ final class Cli {
               k.state().wire(),
               k.nextDueAt() == null || !k.nextDueAt().isAfter(ins.at())
                   ? "now"
-                  : "in "
-                      + Durations.human(
-                          java.time.Duration.between(ins.at(), k.nextDueAt()).toMillis()),
+                  : "in " + Durations.human(Duration.between(ins.at(), k.nextDueAt()).toMillis()),
               k.lagMs() == null ? "-" : Durations.human(k.lagMs()),
               k.outboxPending(),
               k.parked(),
@@ -697,21 +599,12 @@ final class Cli {
       OperationCommands.Resolved r =
           OperationCommands.resolve(Cli.this, spec, target, args, false, false);
       String name = r.name();
-      io.watukuy.PollerKey key = only.key(name);
       try (Session s = r.session()) {
+        OperationCommands.Selection keys = only.select(s.engine, name);
         switch (op) {
-          case "pause" -> {
-            if (key == null) s.engine.pause(name);
-            else s.engine.pause(key);
-          }
-          case "resume" -> {
-            if (key == null) s.engine.resume(name);
-            else s.engine.resume(key);
-          }
-          default -> {
-            if (key == null) s.engine.trigger(name);
-            else s.engine.trigger(key);
-          }
+          case "pause" -> keys.pause();
+          case "resume" -> keys.resume();
+          default -> keys.trigger();
         }
       }
       err.println("watukuy: " + only.who(name) + ": " + op + (op.endsWith("e") ? "d" : "ed"));

@@ -2,13 +2,13 @@ package io.watukuy.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.MissingNode;
-import io.lettuce.core.RedisURI;
 import io.watukuy.Backoff;
 import io.watukuy.BudgetLimit;
 import io.watukuy.ConfigException;
 import io.watukuy.DeliveryOptions;
 import io.watukuy.DeliveryPolicy;
 import io.watukuy.EventLog;
+import io.watukuy.PageCursor;
 import io.watukuy.PoisonPolicy;
 import io.watukuy.Poller;
 import io.watukuy.Retain;
@@ -21,9 +21,7 @@ import io.watukuy.cli.CliConfig.ReconcileSpec;
 import io.watukuy.cli.CliConfig.RequestSpec;
 import io.watukuy.cli.CliConfig.ResponseSpec;
 import io.watukuy.cli.CliConfig.StoreSpec;
-import io.watukuy.cli.Stores.NoRedis;
-import io.watukuy.store.postgres.PostgresStore;
-import io.watukuy.store.redis.RedisStore;
+import io.watukuy.cli.StoreUris.StoreOptions;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -37,11 +35,11 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
-import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * Reads and validates a YAML config by hand, so that every error names the file, the line, the
@@ -55,7 +53,6 @@ final class ConfigReader {
   private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)");
   private static final Pattern ENV = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)}");
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]*");
-  private static final Pattern BUDGET_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}");
 
   private final YamlTree tree;
   private final String file;
@@ -105,8 +102,9 @@ final class ConfigReader {
                   .child("dispatchBatchSize")
                   .integer(DeliveryOptions.DEFAULT_DISPATCH_BATCH_SIZE, 1));
     }
-    budgets = budgets(root.child("budgets"));
-    StoreSpec budgetStore = budgetStore(root.child("budgetStore"), dir);
+    budgets = BudgetConfig.budgets(root.child("budgets"));
+    StoreSpec budgetStore =
+        BudgetConfig.budgetStore(root.child("budgetStore"), dir, !budgets.isEmpty());
     At pollers = root.child("pollers");
     if (pollers.missing()) throw root.error("pollers: missing (a list of pollers)");
     if (!pollers.node.isArray() || pollers.node.isEmpty()) {
@@ -136,70 +134,10 @@ final class ConfigReader {
         budgetStore);
   }
 
-  /**
-   * {@code budgets: {NAME: {requests, per, burst}}}: the rate budgets pollers share (G6); burst
-   * defaults to requests.
-   */
-  /**
-   * {@code budgetStore: redis://host:port/db} or {@code {uri, prefix}}: the budgets' buckets in
-   * Redis, shared by every instance that names the same server and prefix (G6 across instances).
-   */
-  private @Nullable StoreSpec budgetStore(At at, Path dir) {
-    if (at.missing()) return null;
-    StoreSpec spec;
-    if (at.node.isObject()) {
-      at.object("uri", "prefix");
-      At uri = at.child("uri");
-      if (uri.missing()) throw at.error("uri: missing (redis://host:port/db)");
-      spec =
-          storeSpec(
-              uri.envString(), new StoreOptions(null, null, null, option(at, "prefix")), dir, at);
-    } else {
-      spec = storeSpec(at.envString(), StoreOptions.NONE, dir, at);
-    }
-    if (spec.kind() != StoreSpec.Kind.REDIS) {
-      throw at.error(
-          "'"
-              + spec.display()
-              + "': budgets are shared through Redis only (redis://host:port/db);"
-              + " without budgetStore they hold for this process");
-    }
-    if (budgets.isEmpty()) throw at.error("there are no budgets to share (budgets: is missing)");
-    return spec;
-  }
-
-  private Map<String, BudgetLimit> budgets(At at) {
-    if (at.missing()) return Map.of();
-    if (!at.node.isObject())
-      throw at.error("must be a map of budgets, e.g. {erp: {requests: 100, per: 1m}}");
-    Map<String, BudgetLimit> out = new LinkedHashMap<>();
-    for (Iterator<String> it = at.node.fieldNames(); it.hasNext(); ) {
-      String name = it.next();
-      At b = at.child(name);
-      if (!BUDGET_NAME.matcher(name).matches())
-        throw b.error("is not a budget name (letters, digits, _ . : -)");
-      b.object("requests", "per", "burst");
-      if (b.child("requests").missing()) throw b.error("requests: missing (tokens per `per`)");
-      if (b.child("per").missing()) throw b.error("per: missing (a duration, e.g. 1m)");
-      int requests = b.child("requests").integer(1, 1);
-      Duration per = b.child("per").duration(null);
-      if (per == null || per.isZero()) throw b.child("per").error("must be at least 1ms");
-      int burst = b.child("burst").integer(requests, 1);
-      try {
-        BudgetLimit limit = new BudgetLimit(requests, per, burst);
-        // The engine's own checks (the bucket arithmetic's range), with this file's line.
-        io.watukuy.Watukuy.builder().budget(name, limit);
-        out.put(name, limit);
-      } catch (ConfigException e) {
-        throw b.error(e.getMessage());
-      }
-    }
-    return Map.copyOf(out);
-  }
-
   private StoreSpec store(At at, Path dir) {
-    if (at.missing()) return storeSpec(DEFAULT_STORE, StoreOptions.NONE, dir, at);
-    if (!at.node.isObject()) return storeSpec(at.envString(), StoreOptions.NONE, dir, at);
+    if (at.missing()) return StoreUris.spec(DEFAULT_STORE, StoreOptions.NONE, dir, at::error);
+    if (!at.node.isObject())
+      return StoreUris.spec(at.envString(), StoreOptions.NONE, dir, at::error);
     at.object("uri", "tablePrefix", "busyTimeoutMs", "schema", "prefix");
     At uriAt = at.child("uri");
     if (uriAt.missing()) {
@@ -214,100 +152,12 @@ final class ConfigReader {
                 : (long) at.child("busyTimeoutMs").integer(0, 0),
             option(at, "schema"),
             option(at, "prefix"));
-    return storeSpec(uriAt.envString(), options, dir, at);
+    return StoreUris.spec(uriAt.envString(), options, dir, at::error);
   }
 
-  private static @Nullable String option(At at, String key) {
+  /** The string at {@code key}, or null when it is absent. */
+  static @Nullable String option(At at, String key) {
     return at.child(key).missing() ? null : at.child(key).string(null);
-  }
-
-  /** The options of a {@code store:} map; each applies to one or two kinds of store. */
-  record StoreOptions(
-      @Nullable String tablePrefix,
-      @Nullable Long busyTimeoutMs,
-      @Nullable String schema,
-      @Nullable String prefix) {
-    static final StoreOptions NONE = new StoreOptions(null, null, null, null);
-  }
-
-  /** Shared with {@code --store URI}: {@code at} is null there. */
-  StoreSpec storeSpec(String uri, StoreOptions o, Path dir, @Nullable At at) {
-    // A bare "memory:" is not valid YAML as a plain scalar, so "memory" is accepted too.
-    if (uri.equals("memory:") || uri.equals("memory")) {
-      onlyFor(at, "memory:", o, false, false, false, false);
-      return StoreSpec.memory(uri);
-    }
-    if (uri.startsWith("sqlite:")) {
-      onlyFor(at, "sqlite:", o, true, true, false, false);
-      String path = uri.substring("sqlite:".length());
-      if (path.isEmpty())
-        throw fail(at, "'" + uri + "': sqlite: needs a file path, e.g. sqlite:watukuy.db");
-      return StoreSpec.sqlite(
-          uri, dir.resolve(path).normalize(), o.tablePrefix(), o.busyTimeoutMs());
-    }
-    if (uri.startsWith("postgres:")) {
-      onlyFor(at, "postgres:", o, true, false, true, false);
-      String jdbc = uri.substring("postgres:".length());
-      if (!jdbc.startsWith("jdbc:postgresql:")) {
-        throw fail(
-            at,
-            "'"
-                + StoreSpec.memory(uri).display()
-                + "': postgres: is followed by a JDBC URL,"
-                + " e.g. postgres:jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
-      }
-      try {
-        // Checked here, before anything runs, so the message can name the line.
-        PostgresStore.Builder check = PostgresStore.builder(new PGSimpleDataSource());
-        if (o.schema() != null) check.schema(o.schema());
-        if (o.tablePrefix() != null) check.tablePrefix(o.tablePrefix());
-      } catch (ConfigException e) {
-        throw fail(at, e.getMessage());
-      }
-      return new StoreSpec(
-          uri, StoreSpec.Kind.POSTGRES, null, jdbc, o.tablePrefix(), null, o.schema(), null);
-    }
-    if (uri.startsWith("redis://") || uri.startsWith("rediss://")) {
-      onlyFor(at, "redis:", o, false, false, false, true);
-      try {
-        RedisURI.create(uri);
-        if (o.prefix() != null) RedisStore.builder(NoRedis.INSTANCE).prefix(o.prefix());
-      } catch (ConfigException e) {
-        throw fail(at, e.getMessage());
-      } catch (IllegalArgumentException e) {
-        throw fail(
-            at,
-            "'"
-                + StoreSpec.memory(uri).display()
-                + "' is not a Redis URI (redis://host:port/db): "
-                + e.getMessage());
-      }
-      return new StoreSpec(uri, StoreSpec.Kind.REDIS, null, uri, null, null, null, o.prefix());
-    }
-    throw fail(
-        at,
-        "'"
-            + StoreSpec.memory(uri).display()
-            + "' is not a store URI (sqlite:PATH, memory:, postgres:JDBC-URL or redis://host:port/db)");
-  }
-
-  private void onlyFor(
-      @Nullable At at,
-      String kind,
-      StoreOptions o,
-      boolean tablePrefix,
-      boolean busy,
-      boolean schema,
-      boolean prefix) {
-    String wrong =
-        !tablePrefix && o.tablePrefix() != null
-            ? "tablePrefix (sqlite: and postgres: only)"
-            : !busy && o.busyTimeoutMs() != null
-                ? "busyTimeoutMs (sqlite: only)"
-                : !schema && o.schema() != null
-                    ? "schema (postgres: only)"
-                    : !prefix && o.prefix() != null ? "prefix (redis: only)" : null;
-    if (wrong != null) throw fail(at, "a " + kind + " store takes no " + wrong);
   }
 
   private static final Pattern SECRET_NAME =
@@ -321,15 +171,6 @@ final class ConfigReader {
    */
   static boolean looksSecret(String name, String value) {
     return !value.isEmpty() && (value.length() >= 6 || SECRET_NAME.matcher(name).matches());
-  }
-
-  static StoreSpec storeUri(String uri) {
-    ConfigReader r = new ConfigReader(YamlTree.parse("{}", "--store"), "--store", n -> null);
-    return r.storeSpec(uri, StoreOptions.NONE, Path.of("").toAbsolutePath(), null);
-  }
-
-  private ConfigException fail(@Nullable At at, String message) {
-    return at == null ? new ConfigException("--store: " + message) : at.error(message);
   }
 
   private @Nullable Path output(At at, Path dir) {
@@ -423,9 +264,7 @@ final class ConfigReader {
               + "' is not declared under budgets"
               + (budgets.isEmpty()
                   ? " (the file has no budgets: section)"
-                  : " (declared: "
-                      + String.join(", ", new java.util.TreeSet<>(budgets.keySet()))
-                      + ")"));
+                  : " (declared: " + String.join(", ", new TreeSet<>(budgets.keySet())) + ")"));
     }
     At weightAt = p.child("weight");
     int weight = weightAt.integer(Poller.DEFAULT_WEIGHT, 1);
@@ -597,9 +436,7 @@ final class ConfigReader {
         }
         String init = initial.missing() || initial.node.isNull() ? null : initial.node.asText();
         Integer page =
-            strategy.equals("page")
-                ? initial.integer(io.watukuy.PageCursor.DEFAULT_INITIAL, 0)
-                : null;
+            strategy.equals("page") ? initial.integer(PageCursor.DEFAULT_INITIAL, 0) : null;
         return new CursorSpec(
             strategy,
             null,

@@ -21,6 +21,7 @@ import io.watukuy.Watukuy;
 import io.watukuy.spi.PollerState;
 import io.watukuy.spi.StateStore;
 import io.watukuy.store.sqlite.SqliteStore;
+import java.io.Console;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -124,10 +125,10 @@ final class DemoCommand implements Callable<Integer> {
    * tells.
    */
   static boolean onTerminal() {
-    java.io.Console console = System.console();
+    Console console = System.console();
     if (console == null) return false;
     try {
-      return (Boolean) java.io.Console.class.getMethod("isTerminal").invoke(console);
+      return (Boolean) Console.class.getMethod("isTerminal").invoke(console);
     } catch (NoSuchMethodException e) {
       return true;
     } catch (ReflectiveOperationException | RuntimeException e) {

@@ -22,19 +22,23 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -63,8 +67,8 @@ final class DemoVendor implements AutoCloseable {
   private static final String SEED_RESOURCE = "/demo/github-issues-pages.json";
 
   /** The recording's timestamps: GitHub's ISO 8601 in UTC, whole seconds. */
-  private static final java.util.regex.Pattern TIMESTAMP =
-      java.util.regex.Pattern.compile("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z");
+  private static final Pattern TIMESTAMP =
+      Pattern.compile("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z");
 
   private static final List<String> TITLES =
       List.of(
@@ -149,7 +153,7 @@ final class DemoVendor implements AutoCloseable {
     }
     if (server != null) {
       server.stop(0);
-      ((java.util.concurrent.ExecutorService) server.getExecutor()).shutdownNow();
+      ((ExecutorService) server.getExecutor()).shutdownNow();
     }
     synchronized (lock) {
       save();
@@ -216,7 +220,7 @@ final class DemoVendor implements AutoCloseable {
   }
 
   private static void shift(ObjectNode node, Duration by) {
-    for (java.util.Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+    for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> field = it.next();
       JsonNode value = field.getValue();
       if (value.isTextual() && TIMESTAMP.matcher(value.textValue()).matches()) {
@@ -441,7 +445,7 @@ final class DemoVendor implements AutoCloseable {
   private static Instant instant(String v, String name) {
     try {
       return Instant.parse(v);
-    } catch (java.time.format.DateTimeParseException e) {
+    } catch (DateTimeParseException e) {
       throw new IllegalArgumentException(
           name + ": '" + v + "' is not an ISO 8601 time (YYYY-MM-DDTHH:MM:SSZ)");
     }

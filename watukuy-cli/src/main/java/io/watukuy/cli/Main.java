@@ -1,6 +1,8 @@
 package io.watukuy.cli;
 
 import io.watukuy.ConfigException;
+import io.watukuy.Watukuy;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -92,7 +94,7 @@ public final class Main {
     System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
     if (verbose) {
       System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "debug");
-      System.setProperty("org.slf4j.simpleLogger.log." + io.watukuy.Watukuy.ERROR_LOGGER, "debug");
+      System.setProperty("org.slf4j.simpleLogger.log." + Watukuy.ERROR_LOGGER, "debug");
       return; // the full format of simplelogger.properties: date, level, logger name
     }
     // A warning reads like the command's other lines: no date, thread or logger name.
@@ -115,7 +117,7 @@ public final class Main {
     Properties p = new Properties();
     try (InputStream in = Main.class.getResourceAsStream("/watukuy-cli.properties")) {
       if (in != null) p.load(in);
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       // fall through to "unknown"
     }
     return p.getProperty("version", "unknown");

@@ -1,5 +1,6 @@
 package io.watukuy.cli;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -9,6 +10,7 @@ import io.watukuy.DeliveryOptions;
 import io.watukuy.ParkedEvent;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
+import io.watukuy.Watukuy;
 import io.watukuy.cli.CliConfig.PollerSpec;
 import io.watukuy.cli.CliConfig.StoreSpec;
 import io.watukuy.spi.ParkedRow;
@@ -20,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -43,8 +46,7 @@ final class OperationCommands {
    * A poison event's outbox sequence, or an invalid item's {@code invalid-} id (see {@link
    * io.watukuy.spi.ParkedRow#id()}).
    */
-  private static final java.util.regex.Pattern PARKED_ID =
-      java.util.regex.Pattern.compile("[0-9]+|invalid-[0-9a-f]{16}");
+  private static final Pattern PARKED_ID = Pattern.compile("[0-9]+|invalid-[0-9a-f]{16}");
 
   private final Cli cli;
 
@@ -88,9 +90,10 @@ final class OperationCommands {
         description = "Only this partition's key (default: every key of NAME).")
     @Nullable String partition;
 
-    /** The key to act on, or null for every key of {@code poller}. */
-    @Nullable PollerKey key(String poller) {
-      return partition == null ? null : PollerKey.of(poller, partition);
+    /** What the operation acts on in {@code engine}: every key of {@code poller}, or P's. */
+    Selection select(Watukuy engine, String poller) {
+      return new Selection(
+          engine, poller, partition == null ? null : PollerKey.of(poller, partition));
     }
 
     /** How a message names what the operation acted on. */
@@ -100,14 +103,52 @@ final class OperationCommands {
   }
 
   /**
+   * The engine's operations on what {@code --partition} selects: with P, the one-key form of {@link
+   * Watukuy} on (NAME, P), which checks P; without, the poller-wide form on every key of NAME. The
+   * one place the commands choose between the two forms.
+   *
+   * @param key the one key, or null for every key of {@code poller}
+   */
+  record Selection(Watukuy engine, String poller, @Nullable PollerKey key) {
+    void pause() {
+      if (key == null) engine.pause(poller);
+      else engine.pause(key);
+    }
+
+    void resume() {
+      if (key == null) engine.resume(poller);
+      else engine.resume(key);
+    }
+
+    void trigger() {
+      if (key == null) engine.trigger(poller);
+      else engine.trigger(key);
+    }
+
+    void resetCursor(@Nullable String to, boolean clearSnapshot) {
+      if (key == null) engine.resetCursor(poller, to, clearSnapshot);
+      else engine.resetCursor(key, to, clearSnapshot);
+    }
+
+    void backfill(String from, @Nullable String to, boolean force) {
+      if (key == null) engine.backfill(poller, from, to, force);
+      else engine.backfill(key, from, to, force);
+    }
+
+    int replay(Instant from, @Nullable Instant to) {
+      return key == null ? engine.replay(poller, from, to) : engine.replay(key, from, to);
+    }
+  }
+
+  /**
    * What the positional arguments and {@code --store} name. With a config, {@code config} is set
    * and the session runs the config's pollers; with {@code --store}, a stand-in poller of that
    * name.
    */
   record Resolved(@Nullable CliConfig config, StoreSpec store, String name, List<String> rest) {
-    Cli.Session session() {
-      if (config != null) return new Cli.Session(config);
-      Cli.Session s = new Cli.Session(store, List.of(standIn(name)), DeliveryOptions.DEFAULT);
+    Session session() {
+      if (config != null) return new Session(config);
+      Session s = new Session(store, List.of(standIn(name)), DeliveryOptions.DEFAULT);
       try {
         if (s.store.listKeys(name).isEmpty()) {
           TreeSet<String> known = new TreeSet<>();
@@ -168,7 +209,7 @@ final class OperationCommands {
     }
     if (args.isEmpty()) throw usage(spec, "give NAME after --store URI");
     if (!rest && args.size() > 1) throw usage(spec, "give CONFIG or --store URI, not both");
-    StoreSpec store = ConfigReader.storeUri(target.store);
+    StoreSpec store = StoreUris.parse(target.store);
     if (store.sqlitePath() != null && !Files.isRegularFile(store.sqlitePath())) {
       throw new ConfigException("--store " + target.store + ": no such file " + store.sqlitePath());
     }
@@ -252,10 +293,8 @@ final class OperationCommands {
       if ((to == null) != initial)
         throw usage(spec, "give exactly one of --to VALUE and --initial");
       Resolved r = resolve(cli, spec, target.target(), args, true, false);
-      PollerKey key = only.key(r.name());
-      try (Cli.Session s = r.session()) {
-        if (key == null) s.engine.resetCursor(r.name(), to, clearSnapshot);
-        else s.engine.resetCursor(key, to, clearSnapshot);
+      try (Session s = r.session()) {
+        only.select(s.engine, r.name()).resetCursor(to, clearSnapshot);
       }
       cli.err.println(
           "watukuy: "
@@ -313,10 +352,8 @@ final class OperationCommands {
     @Override
     public Integer call() {
       Resolved r = resolve(cli, spec, target.target(), args, true, false);
-      PollerKey key = only.key(r.name());
-      try (Cli.Session s = r.session()) {
-        if (key == null) s.engine.backfill(r.name(), from, to, force);
-        else s.engine.backfill(key, from, to, force);
+      try (Session s = r.session()) {
+        only.select(s.engine, r.name()).backfill(from, to, force);
       }
       cli.err.println(
           "watukuy: "
@@ -380,11 +417,9 @@ final class OperationCommands {
                 + ": replay needs the event log; add log: {enabled: true}"
                 + " to the poller (events committed from then on can be replayed)");
       }
-      PollerKey key = only.key(r.name());
       int copied;
-      try (Cli.Session s = r.session()) {
-        copied =
-            key == null ? s.engine.replay(r.name(), start, end) : s.engine.replay(key, start, end);
+      try (Session s = r.session()) {
+        copied = only.select(s.engine, r.name()).replay(start, end);
       }
       cli.out.println(copied);
       cli.err.println(
@@ -459,7 +494,7 @@ final class OperationCommands {
   }
 
   /** The keys of poller {@code name} an operation acts on: one partition, or all with state. */
-  private static List<PollerKey> keys(Cli.Session s, Resolved r, @Nullable String partition) {
+  private static List<PollerKey> keys(Session s, Resolved r, @Nullable String partition) {
     TreeSet<PollerKey> all = new TreeSet<>(s.store.listKeys(r.name()));
     PollerSpec p = r.poller();
     if (p != null) p.partitions().forEach(part -> all.add(PollerKey.of(r.name(), part)));
@@ -515,7 +550,7 @@ final class OperationCommands {
     @Override
     public Integer call() {
       Resolved r = resolve(cli, spec, target, args, false, false);
-      try (Cli.Session s = r.session()) {
+      try (Session s = r.session()) {
         List<PollerKey> keys = keys(s, r, partition);
         for (ParkedEvent e : s.engine.parked().list(r.name())) {
           if (!keys.contains(e.key())) continue;
@@ -563,7 +598,7 @@ final class OperationCommands {
           JsonNode name = error.get("name");
           return (name != null && name.isTextual() ? name.textValue() + ": " : "") + m.textValue();
         }
-      } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      } catch (JsonProcessingException e) {
         // not JSON: an older or foreign row; show it as it is
       }
       return row.error();
@@ -618,7 +653,7 @@ final class OperationCommands {
         }
       }
       int changed = 0;
-      try (Cli.Session s = r.session()) {
+      try (Session s = r.session()) {
         for (PollerKey key : keys(s, r, partition)) {
           changed +=
               retry

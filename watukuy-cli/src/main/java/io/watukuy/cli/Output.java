@@ -7,6 +7,7 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -18,8 +19,7 @@ final class Output implements AutoCloseable {
   private final @Nullable FileChannel channel;
   private final String name;
   private volatile @Nullable IOException failure;
-  private final java.util.concurrent.atomic.AtomicLong written =
-      new java.util.concurrent.atomic.AtomicLong();
+  private final AtomicLong written = new AtomicLong();
 
   private Output(@Nullable PrintStream stream, @Nullable FileChannel channel, String name) {
     this.stream = stream;

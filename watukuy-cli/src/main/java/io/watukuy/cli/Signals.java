@@ -1,5 +1,7 @@
 package io.watukuy.cli;
 
+import sun.misc.Signal;
+
 /**
  * SIGINT and SIGTERM as a callback rather than JVM shutdown, so the daemon drains and exits 0
  * instead of 130 or 143. Falls back to the shutdown hook where {@code sun.misc.Signal} is absent.
@@ -11,7 +13,7 @@ final class Signals {
   static void onTermination(Runnable action) {
     for (String name : new String[] {"INT", "TERM"}) {
       try {
-        sun.misc.Signal.handle(new sun.misc.Signal(name), s -> action.run());
+        Signal.handle(new Signal(name), s -> action.run());
       } catch (IllegalArgumentException | LinkageError e) {
         // signal not available here: the shutdown hook covers it
       }

@@ -15,6 +15,7 @@ import io.watukuy.Watermark;
 import io.watukuy.cli.CliConfig.CursorSpec;
 import io.watukuy.cli.CliConfig.PollerSpec;
 import io.watukuy.cli.CliConfig.RequestSpec;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLEncoder;
@@ -24,7 +25,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.LoggerFactory;
 
 /** Turns the pollers of a config into {@link Poller}s whose fetch follows the YAML. */
 final class YamlPollers {
@@ -126,8 +129,7 @@ final class YamlPollers {
     // A version pointer that no item of a page has: said once, events then carry the content hash.
     private @Nullable String versionPoller;
     private @Nullable Locator version;
-    private final java.util.concurrent.atomic.AtomicBoolean versionWarned =
-        new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean versionWarned = new AtomicBoolean();
 
     void checkVersion(String poller, Locator version) {
       this.versionPoller = poller;
@@ -201,7 +203,7 @@ final class YamlPollers {
           && !list.isEmpty()
           && list.stream().allMatch(item -> version.find(item).isMissingNode())
           && versionWarned.compareAndSet(false, true)) {
-        org.slf4j.LoggerFactory.getLogger(YamlPollers.class)
+        LoggerFactory.getLogger(YamlPollers.class)
             .warn(
                 "poller {}: version {} is in none of the {} items of this page; their events carry the content"
                     + " hash as version (check the pointer)",
@@ -257,7 +259,7 @@ final class YamlPollers {
       }
       try {
         return result.json();
-      } catch (java.io.UncheckedIOException e) {
+      } catch (UncheckedIOException e) {
         String text = result.body().strip().replaceAll("\\s+", " ");
         String type = result.header("Content-Type");
         String start = text.length() > 60 ? text.substring(0, 60) + "..." : text;

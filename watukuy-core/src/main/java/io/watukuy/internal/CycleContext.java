@@ -2,8 +2,12 @@ package io.watukuy.internal;
 
 import io.watukuy.TimeSource;
 import io.watukuy.WatukuyListener;
+import io.watukuy.internal.budget.Budgets;
 import io.watukuy.spi.StateStore;
+import java.net.http.HttpClient;
 import java.time.Duration;
+import java.util.Set;
+import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 
 /** What every cycle of an engine shares. */
@@ -15,6 +19,6 @@ record CycleContext(
     Duration leaseTtl,
     WatukuyListener listener,
     Dispatcher dispatcher,
-    java.util.function.Supplier<java.net.http.HttpClient> httpClient,
-    java.util.Set<String> secrets,
-    io.watukuy.internal.budget.Budgets budgets) {}
+    Supplier<HttpClient> httpClient,
+    Set<String> secrets,
+    Budgets budgets) {}

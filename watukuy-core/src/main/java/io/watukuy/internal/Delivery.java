@@ -2,10 +2,12 @@ package io.watukuy.internal;
 
 import io.watukuy.DeliveryPolicy;
 import io.watukuy.Handler;
+import io.watukuy.HandlerUnavailableException;
 import io.watukuy.PollerKey;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -20,13 +22,13 @@ final class Delivery {
   final DeliveryPolicy policy;
 
   /** True once the engine stops without drain: no new handler starts. */
-  final java.util.function.BooleanSupplier cancelled;
+  final BooleanSupplier cancelled;
 
   /** Ordering keys whose next event must not be delivered in this cycle. */
   final Set<String> blocked = new HashSet<>();
 
   /** Set when the handler reported its destination down: nothing more is delivered this cycle. */
-  io.watukuy.@Nullable HandlerUnavailableException unavailable;
+  @Nullable HandlerUnavailableException unavailable;
 
   int delivered;
   int parked;
@@ -40,7 +42,7 @@ final class Delivery {
       Class<Object> type,
       DeliveryPolicy policy,
       Set<String> held,
-      java.util.function.BooleanSupplier cancelled) {
+      BooleanSupplier cancelled) {
     this.key = key;
     this.lease = lease;
     this.handler = handler;

@@ -3,8 +3,10 @@ package io.watukuy.internal;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.watukuy.ChangeEvent;
+import io.watukuy.HandlerUnavailableException;
 import io.watukuy.PoisonPolicy;
 import io.watukuy.TimeSource;
+import io.watukuy.Watukuy;
 import io.watukuy.WatukuyListener;
 import io.watukuy.spi.OutboxRow;
 import io.watukuy.spi.ParkedKind;
@@ -44,13 +46,14 @@ import org.slf4j.LoggerFactory;
  */
 final class Dispatcher {
   private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
-  private static final Logger errors = LoggerFactory.getLogger(io.watukuy.Watukuy.ERROR_LOGGER);
+  private static final Logger errors = LoggerFactory.getLogger(Watukuy.ERROR_LOGGER);
 
   private final StateStore store;
   private final TimeSource time;
   private final RandomGenerator random;
   private final Executor executor;
   private final Semaphore permits;
+  // Guarded (GuardedListener): a callback that throws cannot end a delivery.
   private final WatukuyListener listener;
   private final int batchSize;
 
@@ -176,7 +179,7 @@ final class Dispatcher {
     }
     permits.release();
     acks.flush(); // the failure's writes come after the acks of the events handled before it
-    io.watukuy.HandlerUnavailableException down = unavailable(r.failure);
+    HandlerUnavailableException down = unavailable(r.failure);
     if (down != null) {
       // The destination is down, not the event: no attempt is counted and nothing is parked.
       d.unavailable = down;
@@ -222,7 +225,7 @@ final class Dispatcher {
           row.sequence(),
           attempt,
           Errors.message(r.failure));
-      safe(() -> listener.onParked(d.key, parked));
+      listener.onParked(d.key, parked);
       q.poll();
       if (hold) {
         d.blocked.add(row.orderingKey());
@@ -243,18 +246,10 @@ final class Dispatcher {
     block(d, row.orderingKey(), q, next);
   }
 
-  private static io.watukuy.@Nullable HandlerUnavailableException unavailable(Throwable t) {
+  private static @Nullable HandlerUnavailableException unavailable(Throwable t) {
     for (Throwable c = t; c != null; c = c.getCause())
-      if (c instanceof io.watukuy.HandlerUnavailableException h) return h;
+      if (c instanceof HandlerUnavailableException h) return h;
     return null;
-  }
-
-  static void safe(Runnable r) {
-    try {
-      r.run();
-    } catch (RuntimeException e) {
-      log.warn("listener threw; ignored", e);
-    }
   }
 
   private record Result(OutboxRow row, @Nullable Throwable failure) {}

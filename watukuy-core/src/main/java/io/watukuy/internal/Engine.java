@@ -1,42 +1,44 @@
 package io.watukuy.internal;
 
-import io.watukuy.Cancellable;
 import io.watukuy.ConfigException;
 import io.watukuy.DeliveryOptions;
 import io.watukuy.Handler;
+import io.watukuy.Inspection;
+import io.watukuy.KeyInspection;
 import io.watukuy.KeyReport;
-import io.watukuy.ParkedEvent;
 import io.watukuy.ParkedEvents;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
-import io.watukuy.ScheduleState;
+import io.watukuy.Subscription;
 import io.watukuy.TickOptions;
 import io.watukuy.TickReport;
 import io.watukuy.TimeSource;
 import io.watukuy.Watukuy;
 import io.watukuy.WatukuyListener;
+import io.watukuy.internal.budget.Budgets;
 import io.watukuy.internal.cursor.LaneCursors;
-import io.watukuy.spi.ParkedRow;
+import io.watukuy.internal.http.HttpClients;
 import io.watukuy.spi.PollerState;
 import io.watukuy.spi.StatePatch;
 import io.watukuy.spi.StateStore;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
+import java.net.http.HttpClient;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.random.RandomGenerator;
@@ -44,20 +46,15 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The engine behind {@link Watukuy}: tick mode and the daemon scheduler. */
+/**
+ * The engine behind {@link Watukuy}: builds the stages (one {@link KeyRunner} per poller, the
+ * {@link Dispatcher}, the {@link Daemon}, the {@link KeyOperations}) and its thread pools, runs
+ * every due key once in {@link #tick}, runs one key for the tick and the daemon alike ({@link
+ * #runKey}), and closes. The daemon and the operations are their own classes; the public methods
+ * for them delegate.
+ */
 public final class Engine implements Watukuy {
-  private static final Logger log = LoggerFactory.getLogger(Engine.class);
-  private static final Logger errors = LoggerFactory.getLogger(io.watukuy.Watukuy.ERROR_LOGGER);
-
-  /** How often the daemon looks for due keys at most. */
-  static final Duration MAX_PASS_INTERVAL = Duration.ofSeconds(1);
-
-  /**
-   * The shortest wait between two passes: keys falling due within it share a pass (thousands of
-   * keys with jittered schedules fall due every few milliseconds), and a hint in the past cannot
-   * spin the timer.
-   */
-  static final Duration MIN_PASS_WAIT = Duration.ofMillis(10);
+  private static final Logger errors = LoggerFactory.getLogger(Watukuy.ERROR_LOGGER);
 
   /**
    * Threads of the engine's own cycle pool: cycles mostly wait on HTTP and the store, so more than
@@ -68,13 +65,13 @@ public final class Engine implements Watukuy {
 
   /** A pool of up to {@code threads} daemon threads that ends idle ones after a minute. */
   private static ExecutorService boundedPool(int threads, String prefix) {
-    java.util.concurrent.ThreadPoolExecutor pool =
-        new java.util.concurrent.ThreadPoolExecutor(
+    ThreadPoolExecutor pool =
+        new ThreadPoolExecutor(
             threads,
             threads,
             60,
             TimeUnit.SECONDS,
-            new java.util.concurrent.LinkedBlockingQueue<>(),
+            new LinkedBlockingQueue<>(),
             daemonThreads(prefix));
     pool.allowCoreThreadTimeOut(true);
     return pool;
@@ -82,52 +79,25 @@ public final class Engine implements Watukuy {
 
   private final StateStore store;
   private final TimeSource time;
-  private final String instanceId;
-  private final Duration leaseTtl;
   private final int dispatchBatchSize;
   private final WatukuyListener listener;
   private final Map<String, Poller<Object>> pollers = new LinkedHashMap<>();
-  private final Map<String, KeyCycle> cycles = new LinkedHashMap<>();
+  private final Map<String, KeyRunner> runners = new LinkedHashMap<>();
   private final Map<String, Attached> handlers = new ConcurrentHashMap<>();
+  private final Set<String> subscribed = ConcurrentHashMap.newKeySet();
   private final @Nullable ExecutorService ownExecutor;
-  private final Executor executor;
   private final @Nullable ExecutorService ownHandlerExecutor;
-  private final Object passLock = new Object();
-  private final Duration passInterval;
+  private final PartitionSync partitions;
+  private final Daemon daemon;
+  private final KeyOperations operations;
   private final Object lock = new Object();
-  // Guarded by lock
-  private boolean started;
   // Guarded by lock
   private boolean closed;
   // Guarded by lock
-  private @Nullable Cancellable nextPass;
-  // Guarded by lock: when nextPass fires
-  private @Nullable Instant nextPassAt;
-  private final Map<PollerKey, Running> inFlight = new ConcurrentHashMap<>();
+  private @Nullable HttpClient http;
 
-  /**
-   * Keys the daemon found not due, and when to look at them again (see {@link RunLimits#wakeAt}): a
-   * pass skips them until then instead of reading their state every pass. Cleared by every
-   * operation of this engine.
-   */
-  private final WakeHints wakeHints = new WakeHints();
-
-  /** When the next pass over every key is due; passes between only wake hinted keys. */
-  private volatile @Nullable Instant nextFullPassAt;
-
-  /** Per partitioned poller, the partition list last synced with the store. */
-  private final Map<String, java.util.Set<PollerKey>> syncedPartitions = new ConcurrentHashMap<>();
-
-  /** A daemon cycle in flight, and the thread running it (null until it starts). */
-  private static final class Running {
-    final CountDownLatch done = new CountDownLatch(1);
-    volatile @Nullable Thread thread;
-  }
-
-  private volatile boolean cancelRunning;
-
-  /** Set by stop(), with or without drain: ends the daemon cycles' budget waits. */
-  private volatile boolean stopping;
+  /** Keys whose cycle runs on this engine now, with the thread running it. */
+  private final Map<PollerKey, Thread> running = new ConcurrentHashMap<>();
 
   @SuppressWarnings("unchecked")
   public Engine(
@@ -141,18 +111,21 @@ public final class Engine implements Watukuy {
       Duration leaseTtl,
       DeliveryOptions delivery,
       WatukuyListener listener,
-      java.util.Set<String> secrets,
-      io.watukuy.internal.budget.Budgets budgets) {
+      Set<String> secrets,
+      Budgets budgets) {
     this.store = store;
     this.time = time;
+    // Guarded once here: every stage calls it directly, and a throwing callback is only logged.
+    listener = GuardedListener.of(listener);
     this.listener = listener;
     RandomGenerator rnd = random != null ? random : new SplittableRandom();
+    Executor cycles;
     if (executor == null) {
       this.ownExecutor = boundedPool(CYCLE_THREADS, "watukuy-cycle-");
-      this.executor = ownExecutor;
+      cycles = ownExecutor;
     } else {
       this.ownExecutor = null;
-      this.executor = executor;
+      cycles = executor;
     }
     if (handlerExecutor == null) {
       this.ownHandlerExecutor =
@@ -162,8 +135,6 @@ public final class Engine implements Watukuy {
       this.ownHandlerExecutor = null;
     }
     String id = instanceId != null ? instanceId : defaultInstanceId(rnd);
-    this.instanceId = id;
-    this.leaseTtl = leaseTtl;
     this.dispatchBatchSize = delivery.dispatchBatchSize();
     Dispatcher dispatcher =
         new Dispatcher(
@@ -186,13 +157,13 @@ public final class Engine implements Watukuy {
             this::httpClient,
             secrets,
             budgets);
-    Duration shortest = MAX_PASS_INTERVAL;
+    Duration shortest = Daemon.MAX_PASS_INTERVAL;
     for (Poller<?> p : pollers) {
       Poller<Object> po = (Poller<Object>) p;
       this.pollers.put(p.name(), po);
-      this.cycles.put(
+      this.runners.put(
           p.name(),
-          new KeyCycle(
+          new KeyRunner(
               cx,
               po,
               LaneCursors.of(p.name(), p.cursor()),
@@ -200,14 +171,23 @@ public final class Engine implements Watukuy {
               () -> subscribed.contains(p.name())));
       if (p.schedule().min().compareTo(shortest) < 0) shortest = p.schedule().min();
     }
-    this.passInterval = shortest;
+    this.partitions = new PartitionSync(store, time);
+    this.daemon = new Daemon(this, partitions, this.pollers, time, cycles, shortest);
+    this.operations =
+        new KeyOperations(
+            store,
+            time,
+            id,
+            leaseTtl,
+            this.pollers,
+            name -> runners.get(name).laneCursor(),
+            this::inCycleHere,
+            daemon::clearHints);
   }
 
-  private java.net.http.@Nullable HttpClient http;
-
-  private java.net.http.HttpClient httpClient() {
+  private HttpClient httpClient() {
     synchronized (lock) {
-      if (http == null) http = io.watukuy.internal.http.HttpClients.newDefault();
+      if (http == null) http = HttpClients.newDefault();
       return http;
     }
   }
@@ -244,9 +224,11 @@ public final class Engine implements Watukuy {
     handlers.put(
         poller.name(),
         new Attached((Handler<Object>) (Handler<?>) handler, (Class<Object>) registered.type()));
-    wakeHints.clear(); // events waiting in an outbox now have somewhere to go
+    daemon.clearHints(); // events waiting in an outbox now have somewhere to go
     return this;
   }
+
+  // ---- tick and one key
 
   @Override
   public TickReport tick() {
@@ -267,53 +249,20 @@ public final class Engine implements Watukuy {
     List<KeyReport> reports = new ArrayList<>();
     for (Poller<Object> p : pollers.values()) {
       if (!options.pollers().isEmpty() && !options.pollers().contains(p.name())) continue;
-      for (PollerKey key : keys(p)) reports.add(runKey(p, key, limits));
+      for (PollerKey key : partitions.keys(p)) reports.add(runKey(p, key, limits));
     }
     return new TickReport(reports);
   }
 
-  /** The poller's keys now; partitions that disappeared are paused, returning ones resumed. */
-  private List<PollerKey> keys(Poller<Object> p) {
-    List<PollerKey> keys = new ArrayList<>();
-    List<String> partitions = p.partitions();
-    for (String partition : partitions) keys.add(new PollerKey(p.name(), partition));
-    if (p.partitioned()) syncPartitions(p, keys);
-    return keys;
-  }
-
   /**
-   * Pauses the stored keys whose partition is gone and resumes the returning ones. Runs when the
-   * partition list differs from the one last synced (and on the first pass): reading every stored
-   * key's state on every pass made idle partitions cost a core.
+   * Runs one key's cycle on the calling thread, for {@code tick()} and the daemon; never throws (an
+   * error is in the report), and tells the listener the report.
    */
-  private void syncPartitions(Poller<Object> p, List<PollerKey> keys) {
-    java.util.Set<PollerKey> current = new java.util.HashSet<>(keys);
-    if (current.equals(syncedPartitions.get(p.name()))) return;
-    for (PollerKey stored : store.listKeys(p.name())) {
-      Optional<PollerState> st = store.loadState(stored);
-      if (st.isEmpty()) continue;
-      ScheduleState s = st.get().schedule();
-      boolean present = current.contains(stored);
-      if (!present && s.paused() == null) {
-        store.saveStateUnfenced(
-            stored,
-            StatePatch.schedule(s.withPaused(ScheduleState.PauseReason.PARTITION_REMOVED)),
-            time.now());
-        log.info("{}: partition removed, paused", stored);
-      } else if (present && s.paused() == ScheduleState.PauseReason.PARTITION_REMOVED) {
-        store.saveStateUnfenced(
-            stored, StatePatch.schedule(Operations.resume(s, time.now())), time.now());
-        log.info("{}: partition returned, resumed", stored);
-      }
-    }
-    syncedPartitions.put(p.name(), current);
-  }
-
-  private KeyReport runKey(Poller<Object> p, PollerKey key, RunLimits limits) {
+  KeyReport runKey(Poller<Object> p, PollerKey key, RunLimits limits) {
     KeyReport report;
     running.put(key, Thread.currentThread());
     try {
-      report = cycles.get(p.name()).run(key, limits);
+      report = runners.get(p.name()).run(key, limits);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       report = new KeyReport(key, KeyReport.Outcome.POLLED, 0, 0, 0, 0, false, false, e);
@@ -324,143 +273,22 @@ public final class Engine implements Watukuy {
     } finally {
       running.remove(key);
     }
-    KeyReport r = report;
-    Dispatcher.safe(() -> listener.onCycle(r));
+    listener.onCycle(report);
     return report;
   }
+
+  /** Whether a cycle of {@code key} runs on this engine now: on this thread, or in the daemon. */
+  private boolean inCycleHere(PollerKey key) {
+    return running.get(key) == Thread.currentThread() || daemon.inFlight(key);
+  }
+
+  // ---- the daemon
 
   @Override
   public void start() {
     synchronized (lock) {
       if (closed) throw new IllegalStateException("engine is closed");
-      if (started) throw new IllegalStateException("engine already started");
-      started = true;
-      cancelRunning = false;
-      stopping = false;
-      nextFullPassAt = null;
-      nextPass = time.schedule(Duration.ZERO, this::pass);
-      nextPassAt = time.now();
-    }
-  }
-
-  /** One daemon pass: every key not already running is handed to the executor. */
-  private void pass() {
-    synchronized (passLock) {
-      passLocked();
-    }
-  }
-
-  /**
-   * A full pass (every {@code passInterval}) re-reads the partitions and hands out every key
-   * without a hint in the future; a pass in between hands out only the hinted keys that fell due,
-   * so that a key is polled when it falls due without walking every key each time.
-   */
-  private void passLocked() {
-    if (!running()) return;
-    Instant now = time.now();
-    if (nextFullPassAt == null || !now.isBefore(nextFullPassAt)) {
-      nextFullPassAt = now.plus(passInterval);
-      for (Poller<Object> p : pollers.values()) {
-        List<PollerKey> keys;
-        try {
-          keys = keys(p);
-        } catch (RuntimeException e) {
-          log.warn("{}: cannot list partitions: {}", p.name(), e.toString());
-          continue;
-        }
-        for (PollerKey key : keys) {
-          if (!running()) return; // stop() came while this pass listed keys
-          Instant hint = wakeHints.get(key);
-          if (hint != null && hint.isAfter(now)) continue;
-          handOut(p, key);
-        }
-      }
-    } else {
-      for (PollerKey key : wakeHints.takeDue(now)) {
-        if (!running()) return;
-        Poller<Object> p = pollers.get(key.poller());
-        if (p != null) handOut(p, key);
-      }
-    }
-    synchronized (lock) {
-      if (started) {
-        // A hint may have brought the next pass forward while this one ran: one timer only.
-        if (nextPass != null) nextPass.cancel();
-        Duration wait = nextPassDelay();
-        nextPass = time.schedule(wait, this::pass);
-        nextPassAt = time.now().plus(wait);
-      }
-    }
-  }
-
-  /** Runs the key's cycle on the executor unless one is in flight. */
-  private void handOut(Poller<Object> p, PollerKey key) {
-    Running running = new Running();
-    if (inFlight.putIfAbsent(key, running) != null) return;
-    wakeHints.remove(key);
-    try {
-      executor.execute(
-          () -> {
-            running.thread = Thread.currentThread();
-            try {
-              // Queued behind other cycles while stop() came: a stopped daemon starts no cycle.
-              if (stopping) return;
-              runKey(
-                  p,
-                  key,
-                  new RunLimits(
-                      null,
-                      () -> cancelRunning,
-                      () -> cancelRunning || stopping,
-                      at -> wakeAt(key, at)));
-            } finally {
-              inFlight.remove(key);
-              running.done.countDown();
-            }
-          });
-    } catch (RuntimeException rejected) {
-      inFlight.remove(key);
-      running.done.countDown();
-      log.warn("{}: executor rejected the cycle: {}", key, rejected.toString());
-    }
-  }
-
-  /**
-   * Records a hint and brings the next pass forward to it when it is sooner: the hint of a key
-   * visited by a cycle arrives after the pass that handed the key out scheduled its successor.
-   */
-  private void wakeAt(PollerKey key, Instant at) {
-    wakeHints.put(key, at);
-    synchronized (lock) {
-      if (!started || nextPassAt == null || !at.isBefore(nextPassAt)) return;
-      Instant now = time.now();
-      Duration wait = at.isAfter(now) ? Duration.between(now, at) : Duration.ZERO;
-      if (wait.compareTo(MIN_PASS_WAIT) < 0) wait = MIN_PASS_WAIT;
-      if (!now.plus(wait).isBefore(nextPassAt)) return;
-      if (nextPass != null) nextPass.cancel();
-      nextPass = time.schedule(wait, this::pass);
-      nextPassAt = now.plus(wait);
-    }
-  }
-
-  /**
-   * The wait before the next pass: until the next full pass, or less when a hinted key falls due
-   * sooner, so that a key is polled when it falls due rather than at the first pass after (which
-   * made a 200 ms schedule poll every 400 ms). At least {@link #MIN_PASS_WAIT}, so that keys
-   * falling due close together share a pass.
-   */
-  private Duration nextPassDelay() {
-    Instant now = time.now();
-    Instant next = nextFullPassAt == null ? now : nextFullPassAt;
-    Instant hint = wakeHints.earliest();
-    if (hint != null && hint.isBefore(next)) next = hint;
-    Duration wait = next.isAfter(now) ? Duration.between(now, next) : Duration.ZERO;
-    return wait.compareTo(MIN_PASS_WAIT) < 0 ? MIN_PASS_WAIT : wait;
-  }
-
-  private boolean running() {
-    synchronized (lock) {
-      return started;
+      daemon.start();
     }
   }
 
@@ -471,369 +299,112 @@ public final class Engine implements Watukuy {
 
   @Override
   public void stop(boolean drain) {
-    synchronized (lock) {
-      if (!started) return;
-      started = false;
-      stopping = true;
-      if (nextPass != null) nextPass.cancel();
-      nextPass = null;
-      nextPassAt = null;
-    }
-    if (!drain) cancelRunning = true;
-    synchronized (passLock) {
-      // Waits for a pass that is handing out cycles, so none starts after stop() returns.
-    }
-    // Cycles run on real threads whatever the TimeSource, so the drain waits in real time.
-    TimeSource real = TimeSource.system();
-    long deadline = real.nanoTime() + DEFAULT_DRAIN_TIMEOUT.toNanos();
-    for (Running running : List.copyOf(inFlight.values())) {
-      // stop() called from a handler or fetch: that cycle cannot finish while we wait for it.
-      if (running.thread == Thread.currentThread()) continue;
-      try {
-        long left = deadline - real.nanoTime();
-        if (left <= 0 || !running.done.await(left, TimeUnit.NANOSECONDS)) {
-          log.warn(
-              "stop: cycles still running after {}; their events stay in the outbox",
-              DEFAULT_DRAIN_TIMEOUT);
-          break;
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        break;
-      }
-    }
+    daemon.stop(drain);
   }
 
-  // ---- operations
-
-  private Poller<Object> known(String poller) {
-    Poller<Object> p = pollers.get(poller);
-    if (p == null)
-      throw new ConfigException("unknown poller '" + poller + "'; known: " + pollers.keySet());
-    return p;
-  }
-
-  /** The poller's keys: its current partitions and any key with stored state. */
-  private List<PollerKey> keysOf(Poller<Object> p) {
-    java.util.TreeSet<PollerKey> keys = new java.util.TreeSet<>(store.listKeys(p.name()));
-    for (String partition : p.partitions()) keys.add(new PollerKey(p.name(), partition));
-    return List.copyOf(keys);
-  }
-
-  /**
-   * The key {@code key} names, checked: its poller is registered and its partition is one the
-   * poller declares now or has stored state for (a removed partition keeps its key).
-   */
-  private Poller<Object> knownKey(PollerKey key) {
-    Poller<Object> p = known(key.poller());
-    List<PollerKey> keys = keysOf(p);
-    if (!keys.contains(key)) {
-      List<String> partitions =
-          keys.stream().map(PollerKey::partition).filter(k -> !k.isEmpty()).toList();
-      throw new ConfigException(
-          "poller "
-              + p.name()
-              + ": no partition '"
-              + key.partition()
-              + "' ("
-              + (partitions.isEmpty()
-                  ? "the poller has no partitions"
-                  : "known: " + String.join(", ", partitions))
-              + ")");
-    }
-    return p;
-  }
-
-  private void updateSchedule(
-      Poller<Object> p,
-      List<PollerKey> keys,
-      java.util.function.UnaryOperator<ScheduleState> change) {
-    for (PollerKey key : keys) {
-      ScheduleState s =
-          store
-              .loadState(key)
-              .map(PollerState::schedule)
-              .orElseGet(() -> ScheduleState.initial(p.schedule().min().toMillis()));
-      store.saveStateUnfenced(key, StatePatch.schedule(change.apply(s)), time.now());
-    }
-    wakeHints.clear();
-  }
-
-  private static ScheduleState manualPause(ScheduleState s) {
-    return Operations.pause(s, ScheduleState.PauseReason.MANUAL);
-  }
+  // ---- operations: the poller name stands for every key of the poller (KeyOperations#every)
 
   @Override
   public void pause(String poller) {
-    Poller<Object> p = known(poller);
-    updateSchedule(p, keysOf(p), Engine::manualPause);
+    operations.pause(operations.every(poller));
   }
 
   @Override
   public void pause(PollerKey key) {
-    updateSchedule(knownKey(key), List.of(key), Engine::manualPause);
+    operations.pause(operations.one(key));
   }
 
   @Override
   public void resume(String poller) {
-    Poller<Object> p = known(poller);
-    updateSchedule(p, keysOf(p), s -> Operations.resume(s, time.now()));
+    operations.resume(operations.every(poller));
   }
 
   @Override
   public void resume(PollerKey key) {
-    updateSchedule(knownKey(key), List.of(key), s -> Operations.resume(s, time.now()));
+    operations.resume(operations.one(key));
   }
 
   @Override
   public void trigger(String poller) {
-    Poller<Object> p = known(poller);
-    updateSchedule(p, keysOf(p), s -> Operations.trigger(s, time.now()));
+    operations.trigger(operations.every(poller));
   }
 
   @Override
   public void trigger(PollerKey key) {
-    updateSchedule(knownKey(key), List.of(key), s -> Operations.trigger(s, time.now()));
-  }
-
-  /** Runs {@code write} under the key's lease, waiting up to one lease TTL for a running cycle. */
-  private <R> R withLease(
-      PollerKey key, java.util.function.Function<io.watukuy.spi.Lease, R> write) {
-    Optional<io.watukuy.spi.Lease> lease =
-        store.acquireLease(key, instanceId, leaseTtl, time.now());
-    if (lease.isEmpty()) {
-      Optional<io.watukuy.spi.Lease> held = store.getLease(key);
-      if (held.isPresent() && held.get().owner().equals(instanceId) && inFlightHere(key))
-        throw new IllegalStateException(
-            key
-                + " is in a cycle of this engine (called from its handler or fetch?);"
-                + " call this operation outside the cycle");
-      if (held.isPresent()) {
-        try {
-          // Until an instant, read once: a clock moved meanwhile cannot push the wake-up later.
-          long untilExpiry =
-              Duration.between(time.now(), held.get().expiresAt()).plusMillis(1).toNanos();
-          time.sleepUntil(time.nanoTime() + Math.max(0, untilExpiry));
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new IllegalStateException(key + ": interrupted while waiting for its lease", e);
-        }
-      }
-      lease = store.acquireLease(key, instanceId, leaseTtl, time.now());
-    }
-    if (lease.isEmpty()) {
-      io.watukuy.spi.Lease h = store.getLease(key).orElse(null);
-      throw new IllegalStateException(
-          key
-              + " is leased by "
-              + (h == null ? "another instance" : h.owner() + " until " + h.expiresAt())
-              + "; try again");
-    }
-    try {
-      return write.apply(lease.get());
-    } finally {
-      wakeHints.clear(); // the write may make the key due: the daemon looks at it again
-      try {
-        store.releaseLease(key, lease.get());
-      } catch (RuntimeException e) {
-        log.warn("{}: lease release failed, it expires by itself: {}", key, e.toString());
-      }
-    }
+    operations.trigger(operations.one(key));
   }
 
   @Override
   public void resetCursor(String poller, @Nullable String to, boolean clearSnapshot) {
-    Poller<Object> p = known(poller);
-    resetCursor(p, keysOf(p), to, clearSnapshot);
+    operations.resetCursor(operations.every(poller), to, clearSnapshot);
   }
 
   @Override
   public void resetCursor(PollerKey key, @Nullable String to, boolean clearSnapshot) {
-    resetCursor(knownKey(key), List.of(key), to, clearSnapshot);
-  }
-
-  private void resetCursor(
-      Poller<Object> p, List<PollerKey> keys, @Nullable String to, boolean clearSnapshot) {
-    io.watukuy.internal.cursor.LaneCursor<Object> lane = cycles.get(p.name()).laneCursor();
-    String encoded = lane.encode(lane.fromRaw(to)); // validates before anything is written
-    for (PollerKey key : keys) {
-      withLease(
-          key,
-          lease -> {
-            java.util.Map<String, String> cursors =
-                new java.util.HashMap<>(
-                    store.loadState(key).map(PollerState::cursors).orElse(java.util.Map.of()));
-            if (encoded == null) cursors.remove("live");
-            else cursors.put("live", encoded);
-            ScheduleState s =
-                store
-                    .loadState(key)
-                    .map(PollerState::schedule)
-                    .orElseGet(() -> ScheduleState.initial(p.schedule().min().toMillis()));
-            store.saveState(
-                key,
-                lease,
-                new StatePatch(cursors, Operations.trigger(s, time.now()), null, null),
-                time.now());
-            if (clearSnapshot) store.clearItems(key);
-            log.info(
-                "{}: live cursor reset to {}{}",
-                key,
-                to == null ? "its initial value" : "'" + to + "'",
-                clearSnapshot ? ", snapshot cleared" : "");
-            return null;
-          });
-    }
+    operations.resetCursor(operations.one(key), to, clearSnapshot);
   }
 
   @Override
   public void backfill(String poller, @Nullable String from, @Nullable String to, boolean force) {
-    Poller<Object> p = known(poller);
-    backfill(p, keysOf(p), from, to, force);
+    operations.backfill(operations.every(poller), from, to, force);
   }
 
   @Override
   public void backfill(PollerKey key, @Nullable String from, @Nullable String to, boolean force) {
-    backfill(knownKey(key), List.of(key), from, to, force);
-  }
-
-  private void backfill(
-      Poller<Object> p,
-      List<PollerKey> keys,
-      @Nullable String from,
-      @Nullable String to,
-      boolean force) {
-    String poller = p.name();
-    io.watukuy.internal.cursor.LaneCursor<Object> lane = cycles.get(poller).laneCursor();
-    if (!lane.ordered())
-      throw new ConfigException(
-          "poller "
-              + poller
-              + ": backfill needs a timestamp or page cursor, or a custom cursor"
-              + " with an ordering; cursor "
-              + p.cursor().name()
-              + " has no order to stop at");
-    Object start = lane.fromRaw(from);
-    if (to != null && lane.reached(start, lane.fromRaw(to)))
-      throw new ConfigException(
-          "poller " + poller + ": backfill from '" + from + "' is not before to '" + to + "'");
-    for (PollerKey key : keys) {
-      withLease(
-          key,
-          lease -> {
-            PollerState state = store.loadState(key).orElse(null);
-            String target = to;
-            if (target == null)
-              target = lane.toRaw(lane.decode(state == null ? null : state.cursors().get("live")));
-            java.util.Map<String, String> cursors =
-                new java.util.HashMap<>(state == null ? java.util.Map.of() : state.cursors());
-            cursors.remove("backfill");
-            ScheduleState s =
-                state == null
-                    ? ScheduleState.initial(p.schedule().min().toMillis())
-                    : state.schedule();
-            ScheduleState withBackfill =
-                new ScheduleState(
-                    s.v(),
-                    s.state(),
-                    s.paused(),
-                    s.nextDueAt(),
-                    s.dueReason(),
-                    s.intervalMs(),
-                    s.consecutiveFailures(),
-                    s.throttledUntil(),
-                    s.circuit(),
-                    s.lastPoll(),
-                    s.lastError(),
-                    s.lastReconcileAt(),
-                    new ScheduleState.Backfill(from, target, force, null));
-            store.saveState(
-                key, lease, new StatePatch(cursors, withBackfill, null, null), time.now());
-            log.info("{}: backfill from {} to {}{}", key, from, target, force ? " (force)" : "");
-            return null;
-          });
-    }
+    operations.backfill(operations.one(key), from, to, force);
   }
 
   @Override
-  public int replay(String poller, java.time.Instant from, java.time.@Nullable Instant to) {
-    Poller<Object> p = known(poller);
-    return replay(p, keysOf(p), from, to);
+  public int replay(String poller, Instant from, @Nullable Instant to) {
+    return operations.replay(operations.every(poller), from, to);
   }
 
   @Override
-  public int replay(PollerKey key, java.time.Instant from, java.time.@Nullable Instant to) {
-    return replay(knownKey(key), List.of(key), from, to);
+  public int replay(PollerKey key, Instant from, @Nullable Instant to) {
+    return operations.replay(operations.one(key), from, to);
   }
 
-  private int replay(
-      Poller<Object> p,
-      List<PollerKey> keys,
-      java.time.Instant from,
-      java.time.@Nullable Instant to) {
-    String poller = p.name();
-    if (from == null)
-      throw new ConfigException("poller " + poller + ": replay needs a from instant");
-    if (to != null && !to.isAfter(from))
-      throw new ConfigException(
-          "poller " + poller + ": replay to " + to + " is not after from " + from);
-    if (!p.log().enabled())
-      throw new ConfigException(
-          "poller " + poller + ": replay needs the event log (log(EventLog.keep(...)))");
-    int total = 0;
-    for (PollerKey key : keys)
-      total += withLease(key, lease -> Replay.copy(store, key, lease, from, to, time.now()));
-    return total;
+  @Override
+  public ParkedEvents parked() {
+    return operations.parked();
   }
 
-  private final java.util.Set<String> subscribed = ConcurrentHashMap.newKeySet();
-
-  /** Keys whose cycle runs on this engine now, with the thread running it. */
-  private final Map<PollerKey, Thread> running = new ConcurrentHashMap<>();
-
-  private boolean inFlightHere(PollerKey key) {
-    return running.get(key) == Thread.currentThread() || inFlight.containsKey(key);
-  }
+  // ---- reading
 
   @Override
   @SuppressWarnings("unchecked")
-  public <T> io.watukuy.Subscription<T> subscribe(Poller<T> poller) {
-    Poller<Object> p = known(poller.name());
+  public <T> Subscription<T> subscribe(Poller<T> poller) {
+    Poller<Object> p = operations.known(poller.name());
     if (handlers.containsKey(p.name()))
       throw new ConfigException(
           "poller " + p.name() + " has a handler attached; subscribe() replaces on(), not both");
-    wakeHints.clear();
+    daemon.clearHints();
     if (!subscribed.add(p.name()))
       throw new ConfigException("poller " + p.name() + " already has an open subscription");
     return new Subscriber<>(
         store,
-        () -> keysOf(p),
+        () -> operations.keysOf(p),
         (Class<T>) p.type(),
         dispatchBatchSize,
-        (key, write) -> withLease(key, write),
+        operations::withLease,
         () -> subscribed.remove(p.name()));
   }
 
   @Override
-  public io.watukuy.Inspection inspect() {
-    java.time.Instant now = time.now();
-    List<io.watukuy.KeyInspection> out = new ArrayList<>();
+  public Inspection inspect() {
+    Instant now = time.now();
+    List<KeyInspection> out = new ArrayList<>();
     for (Poller<Object> p : pollers.values())
-      for (PollerKey key : keysOf(p)) {
+      for (PollerKey key : operations.keysOf(p)) {
         // A key that never ran shows as new: idle, due now.
         PollerState state =
             store
                 .loadState(key)
                 .orElseGet(
                     () -> PollerState.create(StatePatch.schedule(ScheduleMachine.initial(p)), now));
-        out.add(Inspect.key(store, key, state, cycles.get(p.name()).laneCursor(), now));
+        out.add(Inspect.key(store, key, state, runners.get(p.name()).laneCursor(), now));
       }
-    return new io.watukuy.Inspection(now, out);
-  }
-
-  @Override
-  public ParkedEvents parked() {
-    return new Parked();
+    return new Inspection(now, out);
   }
 
   @Override
@@ -850,36 +421,5 @@ public final class Engine implements Watukuy {
     }
     if (ownExecutor != null) ownExecutor.shutdown();
     if (ownHandlerExecutor != null) ownHandlerExecutor.shutdown();
-  }
-
-  private final class Parked implements ParkedEvents {
-    private static final int LIMIT = 10_000;
-
-    @Override
-    public List<ParkedEvent> list() {
-      List<ParkedEvent> all = new ArrayList<>();
-      for (String name : pollers.keySet()) all.addAll(list(name));
-      return all;
-    }
-
-    @Override
-    public List<ParkedEvent> list(String poller) {
-      if (!pollers.containsKey(poller))
-        throw new ConfigException("parked: unknown poller '" + poller + "'");
-      List<ParkedEvent> out = new ArrayList<>();
-      for (PollerKey key : store.listKeys(poller))
-        for (ParkedRow row : store.listParked(key, null, LIMIT)) out.add(new ParkedEvent(key, row));
-      return out;
-    }
-
-    @Override
-    public int retry(PollerKey key, Collection<String> ids) {
-      return store.retryParked(key, ids);
-    }
-
-    @Override
-    public int discard(PollerKey key, Collection<String> ids) {
-      return store.discardParked(key, ids);
-    }
   }
 }

@@ -2,6 +2,7 @@ package io.watukuy.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.watukuy.internal.diff.Jcs;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -21,7 +22,7 @@ public final class ItemView {
   private @Nullable String hash;
 
   /** The validator's problems, or null when valid (or not validated). */
-  java.util.@Nullable List<String> problems;
+  @Nullable List<String> problems;
 
   ItemView(
       int index,

@@ -4,6 +4,7 @@ import io.watukuy.ScheduleState;
 import io.watukuy.ScheduleState.DueReason;
 import io.watukuy.ScheduleState.PauseReason;
 import java.time.Instant;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -40,7 +41,7 @@ final class Operations {
       ScheduleState computed, @Nullable ScheduleState stored, ScheduleState atStart) {
     if (stored == null || stored.equals(atStart)) return computed;
     ScheduleState out = computed;
-    if (!java.util.Objects.equals(stored.paused(), atStart.paused()))
+    if (!Objects.equals(stored.paused(), atStart.paused()))
       out =
           stored.paused() != null
               ? ScheduleMachine.pause(out, stored.paused())
@@ -48,25 +49,11 @@ final class Operations {
     boolean triggered =
         stored.dueReason() == DueReason.TRIGGER
             && !(atStart.dueReason() == DueReason.TRIGGER
-                && java.util.Objects.equals(stored.nextDueAt(), atStart.nextDueAt()));
+                && Objects.equals(stored.nextDueAt(), atStart.nextDueAt()));
     if (triggered && stored.nextDueAt() != null)
       out = ScheduleMachine.trigger(out, stored.nextDueAt());
-    if (!java.util.Objects.equals(stored.backfill(), atStart.backfill()))
-      out =
-          new ScheduleState(
-              out.v(),
-              out.state(),
-              out.paused(),
-              out.nextDueAt(),
-              out.dueReason(),
-              out.intervalMs(),
-              out.consecutiveFailures(),
-              out.throttledUntil(),
-              out.circuit(),
-              out.lastPoll(),
-              out.lastError(),
-              out.lastReconcileAt(),
-              stored.backfill());
+    if (!Objects.equals(stored.backfill(), atStart.backfill()))
+      out = out.withBackfill(stored.backfill());
     return out;
   }
 }

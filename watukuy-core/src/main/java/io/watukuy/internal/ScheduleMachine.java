@@ -8,6 +8,7 @@ import static io.watukuy.ScheduleState.Status.PAUSED;
 import static io.watukuy.ScheduleState.Status.POLLING;
 import static io.watukuy.ScheduleState.Status.THROTTLED;
 
+import io.watukuy.Backoff;
 import io.watukuy.BudgetTimeoutException;
 import io.watukuy.HttpResult;
 import io.watukuy.HttpStatusException;
@@ -22,8 +23,6 @@ import io.watukuy.ScheduleState.LastError;
 import io.watukuy.ScheduleState.LastPoll;
 import io.watukuy.ScheduleState.PauseReason;
 import io.watukuy.ScheduleState.Status;
-import io.watukuy.internal.http.RateLimitHeaders;
-import io.watukuy.internal.http.RetryAfter;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collections;
@@ -32,6 +31,7 @@ import java.util.EnumSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -99,6 +99,8 @@ public final class ScheduleMachine {
   // Deep enough for any real wrapping (FetchException around an HttpStatusException); the bound
   // only guards against a cause loop.
   private static final int MAX_CAUSE_DEPTH = 32;
+
+  private static final byte[] NO_BODY = new byte[0];
 
   /**
    * The legal transitions of How it works, "Poller state machine". {@code PAUSED} is reachable from
@@ -303,20 +305,9 @@ public final class ScheduleMachine {
     @Nullable Circuit circuit =
         s.circuit() == null ? null : new Circuit(s.circuit().openedAt(), now);
     ScheduleState next =
-        new ScheduleState(
-            ScheduleState.FORMAT_VERSION,
-            s.state(),
-            s.paused(),
-            now,
-            DueReason.TRIGGER,
-            s.intervalMs(),
-            s.consecutiveFailures(),
-            s.throttledUntil(),
-            circuit,
-            s.lastPoll(),
-            s.lastError(),
-            s.lastReconcileAt(),
-            s.backfill());
+        s.withVersion(ScheduleState.FORMAT_VERSION)
+            .withNextDue(now, DueReason.TRIGGER)
+            .withCircuit(circuit);
     check(s.state(), next.state());
     return next;
   }
@@ -367,20 +358,11 @@ public final class ScheduleMachine {
       reason = DueReason.SCHEDULE;
     }
     check(PAUSED, state);
-    return new ScheduleState(
-        ScheduleState.FORMAT_VERSION,
-        state,
-        null,
-        nextDue,
-        reason,
-        s.intervalMs(),
-        s.consecutiveFailures(),
-        until,
-        s.circuit(),
-        s.lastPoll(),
-        s.lastError(),
-        s.lastReconcileAt(),
-        s.backfill());
+    return s.withVersion(ScheduleState.FORMAT_VERSION)
+        .withPaused(null)
+        .withState(state)
+        .withNextDue(nextDue, reason)
+        .withThrottledUntil(until);
   }
 
   /**
@@ -456,20 +438,15 @@ public final class ScheduleMachine {
       wait = jitter(Math.max(interval, paced), schedule.jitter(), random);
       reason = DueReason.SCHEDULE;
     }
-    return new ScheduleState(
-        ScheduleState.FORMAT_VERSION,
-        IDLE,
-        before.paused(),
-        now.plusMillis(wait),
-        reason,
-        interval,
-        0,
-        null,
-        null,
-        lastPoll(o, now),
-        before.lastError(),
-        before.lastReconcileAt(),
-        before.backfill());
+    return before
+        .withVersion(ScheduleState.FORMAT_VERSION)
+        .withState(IDLE)
+        .withNextDue(now.plusMillis(wait), reason)
+        .withInterval(interval)
+        .withFailures(0, before.lastError())
+        .withThrottledUntil(null)
+        .withCircuit(null)
+        .withLastPoll(lastPoll(o, now));
   }
 
   /**
@@ -489,39 +466,27 @@ public final class ScheduleMachine {
         now.plusMillis(jitter(pacing(rateLimit(o.lastResponse()), now), schedule.jitter(), random));
     @Nullable Circuit circuit =
         before.circuit() == null ? null : new Circuit(before.circuit().openedAt(), next);
-    return new ScheduleState(
-        ScheduleState.FORMAT_VERSION,
-        circuit != null ? CIRCUIT_OPEN : IDLE,
-        before.paused(),
-        next,
-        circuit != null ? DueReason.PROBE : DueReason.CATCH_UP,
-        interval,
-        before.consecutiveFailures(),
-        before.throttledUntil(),
-        circuit,
-        o.pages() == 0 && before.lastPoll() != null ? before.lastPoll() : lastPoll(o, now),
-        o.error() == null ? before.lastError() : lastError(o.error(), now),
-        before.lastReconcileAt(),
-        before.backfill());
+    return before
+        .withVersion(ScheduleState.FORMAT_VERSION)
+        .withState(circuit != null ? CIRCUIT_OPEN : IDLE)
+        .withNextDue(next, circuit != null ? DueReason.PROBE : DueReason.CATCH_UP)
+        .withInterval(interval)
+        .withCircuit(circuit)
+        .withLastPoll(
+            o.pages() == 0 && before.lastPoll() != null ? before.lastPoll() : lastPoll(o, now))
+        .withLastError(o.error() == null ? before.lastError() : lastError(o.error(), now));
   }
 
   private static ScheduleState throttled(
       ScheduleState before, CycleOutcome o, Instant until, Instant now) {
     LastError error = o.error() == null ? before.lastError() : lastError(o.error(), now);
-    return new ScheduleState(
-        ScheduleState.FORMAT_VERSION,
-        THROTTLED,
-        before.paused(),
-        until,
-        DueReason.THROTTLE,
-        before.intervalMs(),
-        before.consecutiveFailures(),
-        until,
-        before.circuit(),
-        lastPoll(o, now),
-        error,
-        before.lastReconcileAt(),
-        before.backfill());
+    return before
+        .withVersion(ScheduleState.FORMAT_VERSION)
+        .withState(THROTTLED)
+        .withNextDue(until, DueReason.THROTTLE)
+        .withThrottledUntil(until)
+        .withLastPoll(lastPoll(o, now))
+        .withLastError(error);
   }
 
   private static ScheduleState failed(
@@ -545,22 +510,17 @@ public final class ScheduleMachine {
         circuit != null
             ? circuit.probeAt()
             : now.plus(poller.schedule().backoff().delay(failures, random));
-    return new ScheduleState(
-        ScheduleState.FORMAT_VERSION,
-        state,
-        before.paused(),
-        next,
-        circuit != null ? DueReason.PROBE : DueReason.BACKOFF,
-        before.intervalMs(),
-        failures,
-        null,
-        circuit,
+    return before
+        .withVersion(ScheduleState.FORMAT_VERSION)
+        .withState(state)
+        .withNextDue(next, circuit != null ? DueReason.PROBE : DueReason.BACKOFF)
+        .withFailures(failures, lastError(e, now))
+        .withThrottledUntil(null)
+        .withCircuit(circuit)
         // A cycle that failed before its first page says nothing about the listing: keep the
         // last summary, which decides whether a 304 can be trusted.
-        o.pages() == 0 && before.lastPoll() != null ? before.lastPoll() : lastPoll(o, now),
-        lastError(e, now),
-        before.lastReconcileAt(),
-        before.backfill());
+        .withLastPoll(
+            o.pages() == 0 && before.lastPoll() != null ? before.lastPoll() : lastPoll(o, now));
   }
 
   /** Opens the circuit of {@code next} for a poison halt. */
@@ -568,20 +528,11 @@ public final class ScheduleMachine {
     Instant probe = now.plus(poller.circuit().probeEvery(poller.schedule().max()));
     // Still open (a failed probe, a throttle, a drain-only run): the circuit keeps its openedAt.
     Instant openedAt = next.circuit() != null ? next.circuit().openedAt() : now;
-    return new ScheduleState(
-        ScheduleState.FORMAT_VERSION,
-        CIRCUIT_OPEN,
-        next.paused(),
-        probe,
-        DueReason.PROBE,
-        next.intervalMs(),
-        next.consecutiveFailures(),
-        next.throttledUntil(),
-        new Circuit(openedAt, probe),
-        next.lastPoll(),
-        new LastError(POISON_HALT, POISON_HALT_MESSAGE, now),
-        next.lastReconcileAt(),
-        next.backfill());
+    return next.withVersion(ScheduleState.FORMAT_VERSION)
+        .withState(CIRCUIT_OPEN)
+        .withNextDue(probe, DueReason.PROBE)
+        .withCircuit(new Circuit(openedAt, probe))
+        .withLastError(new LastError(POISON_HALT, POISON_HALT_MESSAGE, now));
   }
 
   // ---- throttle detection
@@ -592,21 +543,33 @@ public final class ScheduleMachine {
 
   /**
    * The 429 or 503 behind the cycle: an {@link HttpStatusException} in the error's cause chain
-   * first (its redacted headers keep Retry-After, Date and the rate-limit fields), else the last
-   * response the helper saw, which covers a throttle that fetch code caught.
+   * first, else the last response the helper saw, which covers a throttle that fetch code caught.
+   * Retry-After and the rate-limit fields are read from the {@link HttpResult}, where they are
+   * parsed once: the helper hands every response to the cycle before it throws, so the exception's
+   * own response is the cycle's last one. An exception that fetch code built itself carries only
+   * headers (redacted, Retry-After, Date and the rate-limit fields kept): they are read as a
+   * response received now.
    */
   private static @Nullable Throttle throttle(CycleOutcome o, Instant now) {
     @Nullable HttpStatusException http = o.error() == null ? null : httpCause(o.error());
+    @Nullable HttpResult response = o.lastResponse();
     if (http != null) {
       if (http.status() != 429 && http.status() != 503) return null;
-      return new Throttle(
-          http.status(),
-          safely(() -> RetryAfter.parse(http.header("retry-after"), http.header("date"), now)),
-          safely(() -> RateLimitHeaders.parse(http.headers(), now)));
+      if (response == null || !sameResponse(http, response))
+        response =
+            HttpResult.of(http.status(), http.method(), http.url(), http.headers(), NO_BODY, now);
+    } else if (response == null || (response.status() != 429 && response.status() != 503)) {
+      return null;
     }
-    @Nullable HttpResult last = o.lastResponse();
-    if (last == null || (last.status() != 429 && last.status() != 503)) return null;
-    return new Throttle(last.status(), safely(last::retryAfter), safely(last::rateLimit));
+    return new Throttle(
+        response.status(), safely(response::retryAfter), safely(response::rateLimit));
+  }
+
+  /** Whether {@code response} is the one {@code e} was thrown for (status, method, URL). */
+  private static boolean sameResponse(HttpStatusException e, HttpResult response) {
+    return e.status() == response.status()
+        && e.method().equals(response.method())
+        && e.url().equals(response.url());
   }
 
   /**
@@ -622,7 +585,7 @@ public final class ScheduleMachine {
     // The next backoff step, without counting a failure (a 429 is never one): the first throttle
     // waits backoff.base, each one in a row doubles... by backoff.factor, up to backoff.max. No
     // jitter: the wait must grow, or a throttled vendor is asked more often than a healthy one.
-    io.watukuy.Backoff b = poller.schedule().backoff();
+    Backoff b = poller.schedule().backoff();
     Duration wait = b.cap(1);
     // A throttle in a row: the previous one is still recorded (a success clears it).
     if (before.throttledUntil() != null && before.lastPoll() != null) {
@@ -646,7 +609,7 @@ public final class ScheduleMachine {
    * Header parsing must never end a cycle: the parsers return empty for bad input and log it, and
    * anything a foreign {@link HttpResult} throws is ignored the same way.
    */
-  private static <V> Optional<V> safely(java.util.function.Supplier<Optional<V>> read) {
+  private static <V> Optional<V> safely(Supplier<Optional<V>> read) {
     try {
       Optional<V> v = read.get();
       return v == null ? Optional.empty() : v;

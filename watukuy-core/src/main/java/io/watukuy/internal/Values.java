@@ -2,6 +2,8 @@ package io.watukuy.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.math.BigInteger;
+import java.util.Collection;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /** Identity, version and cursor value rules of DESIGN.md ("Identity and version values"). */
@@ -60,8 +62,8 @@ public final class Values {
   }
 
   private static String kind(Object value) {
-    if (value instanceof java.util.Collection<?> || value.getClass().isArray()) return "a list";
-    if (value instanceof java.util.Map<?, ?>) return "a map";
+    if (value instanceof Collection<?> || value.getClass().isArray()) return "a list";
+    if (value instanceof Map<?, ?>) return "a map";
     return "a " + value.getClass().getSimpleName();
   }
 

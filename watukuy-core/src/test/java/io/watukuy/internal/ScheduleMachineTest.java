@@ -280,6 +280,49 @@ class ScheduleMachineTest {
   }
 
   @Test
+  void aThrottleTheHelperThrewIsReadFromTheResponseItObserved() {
+    // The helper hands the 429 to the cycle (lastResponse) before throwing it: Retry-After is the
+    // response's own value, counted from when it was received, not parsed again at the cycle end.
+    Instant received = NOW.minusSeconds(10);
+    HttpResult observed =
+        HttpResult.of(
+            429,
+            "GET",
+            "https://api.test/orders",
+            Map.of("retry-after", List.of("60")),
+            new byte[0],
+            received);
+    CycleOutcome o =
+        new CycleOutcome(
+            1, 0, 0, false, false, 50, false, status(429, "Retry-After", "60"), observed);
+
+    ScheduleState s = ScheduleMachine.afterCycle(POLLER, idle(10_000), o, NOW, NO_RANDOM);
+
+    assertThat(s.state()).isEqualTo(Status.THROTTLED);
+    assertThat(s.throttledUntil()).isEqualTo(received.plusSeconds(60));
+  }
+
+  @Test
+  void aThrottleFetchCodeThrewItselfIsReadFromItsHeaders() {
+    // The last response the helper saw is another one (a 200 of another URL): the exception's own
+    // headers decide, read as a response received now.
+    HttpResult other =
+        HttpResult.of(
+            200,
+            "GET",
+            "https://api.test/other",
+            Map.of("retry-after", List.of("5")),
+            new byte[0],
+            NOW.minusSeconds(10));
+    CycleOutcome o =
+        new CycleOutcome(1, 0, 0, false, false, 50, false, status(429, "Retry-After", "60"), other);
+
+    ScheduleState s = ScheduleMachine.afterCycle(POLLER, idle(10_000), o, NOW, NO_RANDOM);
+
+    assertThat(s.throttledUntil()).isEqualTo(NOW.plusSeconds(60));
+  }
+
+  @Test
   void retryAfterHttpDateIsReadAgainstNow() {
     // 07:28:00 - 07:26:30 = 90 s
     ScheduleState s =
@@ -697,20 +740,10 @@ class ScheduleMachineTest {
   void pauseIsLegalFromEveryState() {
     for (Status status : Status.values()) {
       ScheduleState s =
-          new ScheduleState(
-              ScheduleState.FORMAT_VERSION,
-              status,
-              null,
-              NOW.plusSeconds(7),
-              DueReason.SCHEDULE,
-              10_000,
-              1,
-              null,
-              null,
-              null,
-              null,
-              null,
-              null);
+          ScheduleState.initial(10_000)
+              .withState(status)
+              .withNextDue(NOW.plusSeconds(7), DueReason.SCHEDULE)
+              .withFailures(1, null);
 
       ScheduleState p = ScheduleMachine.pause(s, PauseReason.PARTITION_REMOVED);
 
@@ -792,20 +825,7 @@ class ScheduleMachineTest {
     Backfill backfill = new Backfill("\"a\"", null, true, "\"b\"");
     Instant reconciled = NOW.minusSeconds(3600);
     ScheduleState before =
-        new ScheduleState(
-            ScheduleState.FORMAT_VERSION,
-            Status.IDLE,
-            null,
-            null,
-            DueReason.SCHEDULE,
-            10_000,
-            0,
-            null,
-            null,
-            null,
-            null,
-            reconciled,
-            backfill);
+        ScheduleState.initial(10_000).withLastReconcileAt(reconciled).withBackfill(backfill);
 
     for (CycleOutcome o :
         List.of(
@@ -941,37 +961,18 @@ class ScheduleMachineTest {
   }
 
   private static ScheduleState open(Circuit circuit, int failures) {
-    return new ScheduleState(
-        ScheduleState.FORMAT_VERSION,
-        Status.CIRCUIT_OPEN,
-        null,
-        circuit.probeAt(),
-        DueReason.PROBE,
-        10_000,
-        failures,
-        null,
-        circuit,
-        null,
-        new LastError("IllegalStateException", "down", circuit.openedAt()),
-        null,
-        null);
+    return ScheduleState.initial(10_000)
+        .withState(Status.CIRCUIT_OPEN)
+        .withNextDue(circuit.probeAt(), DueReason.PROBE)
+        .withFailures(failures, new LastError("IllegalStateException", "down", circuit.openedAt()))
+        .withCircuit(circuit);
   }
 
   private static ScheduleState throttledUntil(Instant until) {
-    return new ScheduleState(
-        ScheduleState.FORMAT_VERSION,
-        Status.THROTTLED,
-        null,
-        until,
-        DueReason.THROTTLE,
-        10_000,
-        0,
-        until,
-        null,
-        null,
-        null,
-        null,
-        null);
+    return ScheduleState.initial(10_000)
+        .withState(Status.THROTTLED)
+        .withNextDue(until, DueReason.THROTTLE)
+        .withThrottledUntil(until);
   }
 
   private static CycleOutcome events(int events) {

@@ -1,5 +1,6 @@
 package io.watukuy.internal.cursor;
 
+import io.watukuy.ConfigException;
 import io.watukuy.Page;
 import io.watukuy.internal.ItemView;
 import java.time.Instant;
@@ -67,7 +68,7 @@ public interface LaneCursor<C> {
    * @throws io.watukuy.ConfigException when the strategy has no ordering of its cursors
    */
   default boolean reached(@Nullable C cursor, @Nullable C target) {
-    throw new io.watukuy.ConfigException(
+    throw new ConfigException(
         "this cursor strategy cannot be backfilled: its cursors have no order");
   }
 

@@ -1,5 +1,6 @@
 package io.watukuy.internal.cursor;
 
+import io.watukuy.ConfigException;
 import io.watukuy.Page;
 import io.watukuy.internal.ItemView;
 import java.time.Instant;
@@ -27,7 +28,7 @@ final class SnapshotLane implements LaneCursor<Void> {
   @Override
   public @Nullable Void fromRaw(@Nullable String raw) {
     if (raw != null)
-      throw new io.watukuy.ConfigException(
+      throw new ConfigException(
           "poller "
               + poller
               + ": cursor snapshotDiff has no cursor to set (to must be null), but was '"

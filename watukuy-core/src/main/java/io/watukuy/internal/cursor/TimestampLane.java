@@ -15,11 +15,12 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** The timestamp strategy: composite keyset (value, tieBreak), lag, overlap. */
 final class TimestampLane implements LaneCursor<Watermark> {
-  private static final org.slf4j.Logger log =
-      org.slf4j.LoggerFactory.getLogger(TimestampLane.class);
+  private static final Logger log = LoggerFactory.getLogger(TimestampLane.class);
 
   private final String poller;
   private final TimestampCursor config;

@@ -7,12 +7,16 @@ import io.watukuy.HttpStatusException;
 import io.watukuy.RequestOptions;
 import io.watukuy.internal.Json;
 import io.watukuy.spi.HttpValidator;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLEncoder;
+import java.net.UnknownHostException;
 import java.net.http.HttpClient;
 import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
@@ -21,10 +25,12 @@ import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
 import java.net.http.HttpTimeoutException;
+import java.nio.channels.UnresolvedAddressException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HexFormat;
 import java.util.Locale;
 import java.util.Map;
@@ -33,6 +39,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import javax.net.ssl.SSLException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -271,7 +278,7 @@ public final class DefaultHttp implements Http {
       @Nullable HttpValidator validator,
       Duration timeout) {
     // On the engine's clock (G8), like every other time the helper reads.
-    java.time.Instant deadline = scope.now().plus(timeout);
+    Instant deadline = scope.now().plus(timeout);
     String origin = origin(uri);
     String hopMethod = method;
     URI hopUri = uri;
@@ -494,18 +501,17 @@ public final class DefaultHttp implements Http {
     // The JDK client reports a failed name lookup as a ConnectException caused by an
     // UnresolvedAddressException, neither naming the host.
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof java.nio.channels.UnresolvedAddressException
-          || t instanceof java.net.UnknownHostException) {
+      if (t instanceof UnresolvedAddressException || t instanceof UnknownHostException) {
         return "unknown host " + redactor.message(uri.getHost());
       }
       if (t.getCause() == t) break;
     }
-    if (e instanceof java.net.ConnectException) return "connection refused";
-    if (e instanceof java.net.NoRouteToHostException) return "no route to host";
-    if (e instanceof javax.net.ssl.SSLException) {
+    if (e instanceof ConnectException) return "connection refused";
+    if (e instanceof NoRouteToHostException) return "no route to host";
+    if (e instanceof SSLException) {
       return detail.isEmpty() ? "TLS handshake failed" : "TLS: " + detail;
     }
-    if (e instanceof java.io.EOFException) return "the server closed the connection";
+    if (e instanceof EOFException) return "the server closed the connection";
     if (detail.isEmpty()) return "I/O error";
     return detail;
   }

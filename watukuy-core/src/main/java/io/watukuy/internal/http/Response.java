@@ -32,6 +32,10 @@ public final class Response implements HttpResult {
   private final Redactor redactor;
   // Decoded on first use; a racing second decode yields an equal String.
   private @Nullable String text;
+  // Parsed on first use and kept: the scheduler reads them after fetch code may have. A racing
+  // second parse yields an equal value.
+  private @Nullable Optional<Instant> retryAfter;
+  private @Nullable Optional<RateLimitInfo> rateLimit;
 
   /**
    * @param url the request URL as sent; redacted here with {@code redactor}
@@ -133,12 +137,22 @@ public final class Response implements HttpResult {
 
   @Override
   public Optional<Instant> retryAfter() {
-    return RetryAfter.parse(header("retry-after"), header("date"), receivedAt);
+    Optional<Instant> parsed = retryAfter;
+    if (parsed == null) {
+      parsed = RetryAfter.parse(header("retry-after"), header("date"), receivedAt);
+      retryAfter = parsed;
+    }
+    return parsed;
   }
 
   @Override
   public Optional<RateLimitInfo> rateLimit() {
-    return RateLimitHeaders.parse(headers, receivedAt);
+    Optional<RateLimitInfo> parsed = rateLimit;
+    if (parsed == null) {
+      parsed = RateLimitHeaders.parse(headers, receivedAt);
+      rateLimit = parsed;
+    }
+    return parsed;
   }
 
   @Override

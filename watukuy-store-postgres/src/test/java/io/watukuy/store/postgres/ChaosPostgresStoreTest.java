@@ -6,40 +6,35 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.watukuy.testing.Chaos;
 import io.watukuy.testing.ChaosOptions;
 import io.watukuy.testing.ChaosReport;
+import io.watukuy.testing.TestPostgres;
+import java.time.Duration;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * G9 on PostgresStore (a table prefix per seed in a schema of this run): the CI seeds, every kill
- * point, every strategy, within {@link Chaos#budget(java.time.Duration)} (4 minutes in CI). {@code
+ * point, every strategy, within {@link Chaos#budget(Duration)} (4 minutes in CI). {@code
  * -Dwatukuy.chaos.seed=N} reruns one seed.
  */
 class ChaosPostgresStoreTest {
+  @RegisterExtension static final TestPostgres postgres = TestPostgres.local();
+
   private static HikariDataSource pool;
   private static String schema;
 
   @BeforeAll
   static void openPool() {
-    pool = PgTest.pool(PgTest.unique("watukuy-chaos"), 4);
-    schema = PgTest.unique("wk_chaos");
-  }
-
-  @AfterAll
-  static void dropSchema() {
-    try {
-      PgTest.dropSchema(pool, schema);
-    } finally {
-      pool.close();
-    }
+    pool = PgTest.pool(postgres, PgTest.unique("watukuy-chaos"), 4);
+    schema = postgres.newSchema("wk_chaos");
   }
 
   @TestFactory
   Stream<DynamicTest> everyGuaranteeHoldsUnderSeededKills() {
     // Every CI seed: a network store needs more than the embedded stores' minute.
-    long deadline = System.nanoTime() + Chaos.budget(java.time.Duration.ofMinutes(4)).toNanos();
+    long deadline = System.nanoTime() + Chaos.budget(Duration.ofMinutes(4)).toNanos();
     return Chaos.seeds()
         .boxed()
         .takeWhile(seed -> System.nanoTime() < deadline)

@@ -2,8 +2,8 @@ package io.watukuy.store.postgres;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.watukuy.testing.TestPostgres;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.HexFormat;
@@ -11,33 +11,29 @@ import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
 
 /**
- * The local PostgreSQL every test of this module uses: 127.0.0.1:5432, database {@code test}, user
- * {@code postgres}, trust authentication ({@code -Dwatukuy.postgres.url=...} points elsewhere).
- * Each test class works in schemas of its own with a random suffix and drops them, so concurrent
- * runs never collide.
+ * HikariCP pools on the local PostgreSQL of {@link TestPostgres}, for this module's tests (HikariCP
+ * is this module's test dependency, so pools are made here, not in {@code watukuy-testing}). A pool
+ * is closed by the {@link TestPostgres} extension after the test that opened it, or after the
+ * class.
  */
 final class PgTest {
-  static final String URL =
-      System.getProperty(
-          "watukuy.postgres.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
-
   private PgTest() {}
 
   /**
-   * A small HikariCP pool whose connections carry {@code applicationName}, so a test can find (and
+   * A small pool whose connections carry {@code applicationName}, so a test can find (and
    * terminate) exactly its own backends in {@code pg_stat_activity}.
    */
-  static HikariDataSource pool(String applicationName, int size) {
-    return pool(applicationName, size, URL);
+  static HikariDataSource pool(TestPostgres server, String applicationName, int size) {
+    return pool(server, applicationName, size, server.url());
   }
 
   /**
-   * As {@link #pool(String, int)}, on another URL of the same server. Commits do not wait for the
-   * WAL flush ({@code synchronous_commit = off}): the tests never crash the server, so that
-   * durability is not under test, and every transaction's atomicity and visibility are unchanged.
+   * As {@link #pool(TestPostgres, String, int)}, on another URL of the same server. Commits do not
+   * wait for the WAL flush ({@code synchronous_commit = off}): the tests never crash the server, so
+   * that durability is not under test, and every transaction's atomicity and visibility are
+   * unchanged.
    */
-  static HikariDataSource pool(String applicationName, int size, String url) {
-    requireServer();
+  static HikariDataSource pool(TestPostgres server, String applicationName, int size, String url) {
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(url);
     config.setPoolName(applicationName);
@@ -47,18 +43,17 @@ final class PgTest {
     config.setValidationTimeout(1_000);
     config.addDataSourceProperty("ApplicationName", applicationName);
     config.setConnectionInitSql("SET synchronous_commit = off");
-    return new HikariDataSource(config);
+    return server.closeAfter(new HikariDataSource(config));
   }
 
-  /** A name nobody else uses: {@code base} plus 8 random hex digits. */
+  /**
+   * A name nobody else uses for what is not a schema (an application name, a role): {@code base}
+   * plus 8 random hex digits. Schemas come from {@link TestPostgres#newSchema(String)}.
+   */
   static String unique(String base) {
     byte[] b = new byte[4];
     ThreadLocalRandom.current().nextBytes(b);
     return base + "_" + HexFormat.of().formatHex(b);
-  }
-
-  static Connection connect() throws SQLException {
-    return DriverManager.getConnection(URL);
   }
 
   static void execute(DataSource ds, String sql) {
@@ -72,21 +67,5 @@ final class PgTest {
 
   static void dropSchema(DataSource ds, String schema) {
     execute(ds, "DROP SCHEMA IF EXISTS \"" + schema + "\" CASCADE");
-  }
-
-  /** Fails at once, with the way out, when the server is not there. */
-  static void requireServer() {
-    try (Connection c = connect()) {
-      c.isValid(2);
-    } catch (SQLException e) {
-      throw new IllegalStateException(
-          "PostgreSQL is not reachable at "
-              + URL
-              + " ("
-              + e.getMessage()
-              + "); start it (pg_ctlcluster --skip-systemctl-redirect <version> main start)"
-              + " or point -Dwatukuy.postgres.url elsewhere",
-          e);
-    }
   }
 }

@@ -3,6 +3,7 @@ package io.watukuy.store.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.watukuy.testing.TestPostgres;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -18,6 +19,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A schema written by PostgresStore at commit 0e79de2 (schema version 2), dumped with pg_dump
@@ -35,16 +37,18 @@ class PostgresCompatTest {
   /** The catalog port of this fixture (the SQLite fixture has its own). */
   static final int PORT = 28462;
 
+  @RegisterExtension static final TestPostgres postgres = TestPostgres.local();
+
   private static HikariDataSource pool;
   private static String schema;
 
   @BeforeAll
   static void load() throws Exception {
-    pool = PgTest.pool(PgTest.unique("watukuy-compat"), 4);
-    schema = PgTest.unique("wk_compat");
+    pool = PgTest.pool(postgres, PgTest.unique("watukuy-compat"), 4);
+    schema = postgres.newSchema("wk_compat");
     List<String> statements = statements(readDump());
     // A dedicated connection: the dump empties search_path for its session.
-    try (Connection c = PgTest.connect()) {
+    try (Connection c = postgres.connect()) {
       c.setAutoCommit(false);
       try (Statement s = c.createStatement()) {
         for (String sql : statements) s.execute(sql);
@@ -55,12 +59,9 @@ class PostgresCompatTest {
 
   @AfterAll
   static void dropSchema() throws SQLException {
-    try {
-      PgTest.dropSchema(pool, schema);
-      assertThat(query("SELECT nspname FROM pg_namespace WHERE nspname = ?", schema)).isEmpty();
-    } finally {
-      pool.close();
-    }
+    // Dropped here to see it gone; the extension's drop after the class then finds nothing.
+    PgTest.dropSchema(pool, schema);
+    assertThat(query("SELECT nspname FROM pg_namespace WHERE nspname = ?", schema)).isEmpty();
   }
 
   @Test

@@ -3,14 +3,16 @@ package io.watukuy.store.postgres;
 import com.zaxxer.hikari.HikariDataSource;
 import io.watukuy.spi.StateStore;
 import io.watukuy.testing.StoreContractTest;
-import org.junit.jupiter.api.AfterAll;
+import io.watukuy.testing.TestPostgres;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * PostgresStore against the published store contract, on the local PostgreSQL: one schema per run
  * of this class (dropped after), a fresh table prefix per test.
  */
 class PostgresStoreContractTest extends StoreContractTest {
+  @RegisterExtension static final TestPostgres postgres = TestPostgres.local();
 
   private static HikariDataSource pool;
   private static String schema;
@@ -18,17 +20,8 @@ class PostgresStoreContractTest extends StoreContractTest {
 
   @BeforeAll
   static void openPool() {
-    pool = PgTest.pool(PgTest.unique("watukuy-contract"), 4);
-    schema = PgTest.unique("wk_contract");
-  }
-
-  @AfterAll
-  static void dropSchema() {
-    try {
-      PgTest.dropSchema(pool, schema);
-    } finally {
-      pool.close();
-    }
+    pool = PgTest.pool(postgres, PgTest.unique("watukuy-contract"), 4);
+    schema = postgres.newSchema("wk_contract");
   }
 
   @Override

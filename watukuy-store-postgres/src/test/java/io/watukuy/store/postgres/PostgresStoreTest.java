@@ -17,6 +17,7 @@ import io.watukuy.spi.LoggedEvent;
 import io.watukuy.spi.OutboxRow;
 import io.watukuy.spi.PollerState;
 import io.watukuy.spi.StatePatch;
+import io.watukuy.testing.TestPostgres;
 import java.io.PrintWriter;
 import java.net.ServerSocket;
 import java.sql.Connection;
@@ -41,17 +42,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Logger;
 import java.util.stream.IntStream;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * PostgresStore on the local PostgreSQL beyond the contract: options and identifier quoting,
  * migration (idempotent, concurrent, the exported DDL, a role without DDL rights), lease races
  * between instances, json columns, and failures (server down, a backend terminated mid-commit).
- * Every test works in schemas of its own, all dropped after the class.
+ * Every test works in schemas of its own, each dropped after its test.
  */
 class PostgresStoreTest {
 
@@ -62,9 +63,10 @@ class PostgresStoreTest {
   /** Never a real credential: the server trusts loopback, so it is sent and ignored. */
   private static final String PASSWORD = "pg-secret-never-shown";
 
+  @RegisterExtension static final TestPostgres postgres = TestPostgres.local();
+
   private static HikariDataSource pool;
   private static String run;
-  private static final List<String> schemas = new ArrayList<>();
 
   private final List<PostgresStore> opened = new ArrayList<>();
   private final List<AutoCloseable> resources = new ArrayList<>();
@@ -72,18 +74,7 @@ class PostgresStoreTest {
   @BeforeAll
   static void openPool() {
     run = PgTest.unique("wk_store");
-    pool = PgTest.pool(run.replace('_', '-'), 8);
-  }
-
-  @AfterAll
-  static void dropSchemas() {
-    try {
-      for (String schema : schemas) {
-        PgTest.dropSchema(pool, schema);
-      }
-    } finally {
-      pool.close();
-    }
+    pool = PgTest.pool(postgres, run.replace('_', '-'), 8);
   }
 
   @AfterEach
@@ -160,7 +151,7 @@ class PostgresStoreTest {
     // ORDER is reserved: unquoted, the DDL and every statement would fail. The name cannot be
     // made unique, so concurrent runs take turns under an advisory lock.
     String schema = "order";
-    try (Connection guard = PgTest.connect();
+    try (Connection guard = postgres.connect();
         Statement s = guard.createStatement()) {
       s.execute("SELECT pg_advisory_lock(hashtext('watukuy-test-schema-order'))");
       try {
@@ -196,7 +187,7 @@ class PostgresStoreTest {
   void longestSchemaAndPrefixCreateEveryNameWithoutTruncation() throws SQLException {
     String schema = schema("s");
     schema = schema + "_" + "x".repeat(63 - schema.length() - 1);
-    schemas.add(schema);
+    postgres.dropAfter(schema);
     String prefix = "p".repeat(46);
     PostgresStore store =
         track(PostgresStore.builder(pool).schema(schema).tablePrefix(prefix).build());
@@ -276,8 +267,7 @@ class PostgresStoreTest {
     List<HikariDataSource> pools = new ArrayList<>();
     for (int i = 0; i < instances; i++) {
       // A pool each, as three processes would have.
-      HikariDataSource p = PgTest.pool(run.replace('_', '-') + "-m" + i, 1);
-      resources.add(p);
+      HikariDataSource p = PgTest.pool(postgres, run.replace('_', '-') + "-m" + i, 1);
       pools.add(p);
     }
     for (int round = 0; round < 3; round++) {
@@ -337,7 +327,7 @@ class PostgresStoreTest {
   }
 
   private static String eventStorage(String schema) throws SQLException {
-    try (Connection c = PgTest.connect();
+    try (Connection c = postgres.connect();
         Statement s = c.createStatement();
         ResultSet rs =
             s.executeQuery(
@@ -389,7 +379,7 @@ class PostgresStoreTest {
     String byScript = schema("script");
     String byMigrate = schema("migrated");
     String script = PostgresStore.ddlScript(byScript, "watukuy_");
-    try (Connection c = PgTest.connect();
+    try (Connection c = postgres.connect();
         Statement s = c.createStatement()) {
       // The script as a migration tool runs it: one text, twice (every statement idempotent).
       s.execute(script);
@@ -405,7 +395,7 @@ class PostgresStoreTest {
   void roleWithoutCreatePrivilegesUsesASchemaMigratedByTheDdlAndRunsNoDdl() throws SQLException {
     String schema = schema("flyway");
     String role = PgTest.unique("wk_app");
-    try (Connection c = PgTest.connect();
+    try (Connection c = postgres.connect();
         Statement s = c.createStatement()) {
       s.execute(PostgresStore.ddlScript(schema, "watukuy_"));
       s.execute("CREATE ROLE " + role + " LOGIN");
@@ -434,7 +424,7 @@ class PostgresStoreTest {
           .hasMessageContaining("permission denied")
           .hasMessageContaining("42501");
     } finally {
-      try (Connection c = PgTest.connect();
+      try (Connection c = postgres.connect();
           Statement s = c.createStatement()) {
         s.execute("DROP OWNED BY " + role);
         s.execute("DROP ROLE " + role);
@@ -503,7 +493,7 @@ class PostgresStoreTest {
   @Test
   void racesAreAlsoSafeWhenThePoolRunsSerializableTransactions() throws Exception {
     HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(PgTest.URL);
+    config.setJdbcUrl(postgres.url());
     config.setMaximumPoolSize(4);
     config.setTransactionIsolation("TRANSACTION_SERIALIZABLE");
     config.setConnectionInitSql("SET synchronous_commit = off");
@@ -538,7 +528,7 @@ class PostgresStoreTest {
     Lease stale = acquire(store, "instance-a", T0);
     store.commitPoll(KEY, stale, batch(1, item("1")), T0);
     ExecutorService thread = Executors.newSingleThreadExecutor();
-    try (Connection other = PgTest.connect()) {
+    try (Connection other = postgres.connect()) {
       other.setAutoCommit(false);
       // Another instance takes the row lock and the lease (as acquireLease does after expiry).
       try (Statement s = other.createStatement()) {
@@ -726,8 +716,7 @@ class PostgresStoreTest {
 
   @Test
   void streamIdentitiesHoldsNoConnectionBetweenBatches() {
-    HikariDataSource single = PgTest.pool(run.replace('_', '-') + "-single", 1);
-    resources.add(single);
+    HikariDataSource single = PgTest.pool(postgres, run.replace('_', '-') + "-single", 1);
     PostgresStore store = track(PostgresStore.builder(single).schema(schema("stream")).build());
     Lease lease = acquire(store, "a", T0);
     List<ItemRow> items = IntStream.range(0, 10).mapToObj(i -> item("id-" + i)).toList();
@@ -756,10 +745,8 @@ class PostgresStoreTest {
 
   @Test
   void closeClientClosesThePoolAndOnlyThen() {
-    HikariDataSource owned = PgTest.pool(run.replace('_', '-') + "-owned", 1);
-    HikariDataSource kept = PgTest.pool(run.replace('_', '-') + "-kept", 1);
-    resources.add(kept);
-    resources.add(owned);
+    HikariDataSource owned = PgTest.pool(postgres, run.replace('_', '-') + "-owned", 1);
+    HikariDataSource kept = PgTest.pool(postgres, run.replace('_', '-') + "-kept", 1);
     String schema = schema("close");
     PostgresStore closing = PostgresStore.builder(owned).schema(schema).closeClient(true).build();
     PostgresStore leaving = PostgresStore.builder(kept).schema(schema).build();
@@ -823,8 +810,8 @@ class PostgresStoreTest {
     String application = run.replace('_', '-') + "-terminated";
     // One connection, so the pool must replace the terminated one; a password in the URL that
     // no message may show.
-    HikariDataSource single = PgTest.pool(application, 1, PgTest.URL + "&password=" + PASSWORD);
-    resources.add(single);
+    HikariDataSource single =
+        PgTest.pool(postgres, application, 1, postgres.url() + "&password=" + PASSWORD);
     String schema = schema("terminate");
     PostgresStore store = track(PostgresStore.builder(single).schema(schema).build());
     Lease lease = acquire(store, "a", T0);
@@ -849,7 +836,7 @@ class PostgresStoreTest {
             List.of());
 
     ExecutorService thread = Executors.newSingleThreadExecutor();
-    try (Connection blocker = PgTest.connect()) {
+    try (Connection blocker = postgres.connect()) {
       blocker.setAutoCommit(false);
       try (Statement s = blocker.createStatement()) {
         // Holds item 2: the commit writes the state and item 0, then waits here.
@@ -894,11 +881,9 @@ class PostgresStoreTest {
 
   // ---- helpers
 
-  /** A fresh schema name of this run, dropped after the class. */
+  /** A fresh schema name of this run, dropped after the test. */
   private static String schema(String name) {
-    String schema = run + "_" + name;
-    schemas.add(schema);
-    return schema;
+    return postgres.dropAfter(run + "_" + name);
   }
 
   private PostgresStore track(PostgresStore store) {
@@ -980,7 +965,7 @@ class PostgresStoreTest {
   }
 
   private static long queryLong(String sql) throws SQLException {
-    try (Connection c = PgTest.connect();
+    try (Connection c = postgres.connect();
         Statement s = c.createStatement();
         ResultSet rs = s.executeQuery(sql)) {
       rs.next();
@@ -990,7 +975,7 @@ class PostgresStoreTest {
 
   private static List<String> strings(String sql, String schema) throws SQLException {
     List<String> out = new ArrayList<>();
-    try (Connection c = PgTest.connect();
+    try (Connection c = postgres.connect();
         PreparedStatement ps = c.prepareStatement(sql)) {
       ps.setString(1, schema);
       try (ResultSet rs = ps.executeQuery()) {
@@ -1056,7 +1041,7 @@ class PostgresStoreTest {
   }
 
   private static String schemaVersion(String schema, String prefix) throws SQLException {
-    try (Connection c = PgTest.connect();
+    try (Connection c = postgres.connect();
         Statement s = c.createStatement();
         ResultSet rs =
             s.executeQuery(

@@ -9,14 +9,12 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * A connection to the machine's Redis at 127.0.0.1:6379 for one test class. Every store a test
- * builds gets its own random key prefix, and {@link #deleteKeys} removes that prefix's keys
- * afterwards, so test runs never see each other's data.
+ * A Lettuce connection to the machine's Redis at 127.0.0.1:6379: its own client, as one process
+ * would have. {@link TestRedis} opens them, hands out key prefixes and deletes their keys ({@link
+ * #deleteKeys}) afterwards, so test runs never see each other's data.
  */
 final class LocalRedis implements AutoCloseable {
   static final String HOST = "127.0.0.1";
@@ -62,13 +60,6 @@ final class LocalRedis implements AutoCloseable {
 
   RedisCommands<String, String> commands() {
     return connection.sync();
-  }
-
-  /** A prefix no other run uses: {@code watukuy-test:<label>:<16 hex digits>:}. */
-  static String newPrefix(String label) {
-    byte[] random = new byte[8];
-    ThreadLocalRandom.current().nextBytes(random);
-    return "watukuy-test:" + label + ":" + HexFormat.of().formatHex(random) + ":";
   }
 
   RedisStore store(String prefix) {

@@ -24,6 +24,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * One budget across instances (guarantee G6, issue "Rate budgets", test "Across instances"): three
@@ -42,6 +43,8 @@ import org.junit.jupiter.api.Test;
  */
 @ReadsWallClock("a budget shared through Redis, whose TIME is the real clock")
 class RedisBudgetCrossInstanceTest {
+  @RegisterExtension static final TestRedis redis = TestRedis.local();
+
   /** A token every 100 ms, and up to 5 at once. */
   static final BudgetLimit LIMIT = new BudgetLimit(10, Duration.ofSeconds(1), 5);
 
@@ -60,7 +63,7 @@ class RedisBudgetCrossInstanceTest {
 
   @Test
   void threeInstancesOnOneRedisBudgetNeverSendAboveTheRuleInAnyWindow() throws Exception {
-    String prefix = LocalRedis.newPrefix("budget-instances");
+    String prefix = redis.newPrefix("budget-instances");
     List<Arrival> arrivals = new ArrayList<>();
     HttpServer server =
         HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
@@ -86,16 +89,15 @@ class RedisBudgetCrossInstanceTest {
     server.setExecutor(serverThreads);
     server.start();
     ExecutorService instances = Executors.newFixedThreadPool(INSTANCES);
-    List<LocalRedis> connections = new ArrayList<>();
     try {
       URI base = URI.create("http://127.0.0.1:" + server.getAddress().getPort());
       CountDownLatch ready = new CountDownLatch(INSTANCES);
       CountDownLatch start = new CountDownLatch(1);
       List<Future<Integer>> sent = new ArrayList<>();
       for (int i = 0; i < INSTANCES; i++) {
-        LocalRedis redis = LocalRedis.open();
-        connections.add(redis);
-        RedisBudgetStore store = RedisBudgetStore.builder(redis.redis).prefix(prefix).build();
+        // A connection each, closed after the test.
+        RedisLike connection = redis.connect().redis;
+        RedisBudgetStore store = RedisBudgetStore.builder(connection).prefix(prefix).build();
         int instance = i;
         sent.add(instances.submit(() -> runInstance(instance, store, base, ready, start)));
       }
@@ -147,8 +149,6 @@ class RedisBudgetCrossInstanceTest {
       instances.awaitTermination(10, TimeUnit.SECONDS);
       server.stop(0);
       serverThreads.shutdownNow();
-      if (!connections.isEmpty()) connections.get(0).deleteKeys(prefix);
-      connections.forEach(LocalRedis::close);
     }
   }
 

@@ -25,6 +25,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * One budget across instances through the engine (guarantee G6, issue "Rate budgets", test "Across
@@ -37,6 +38,8 @@ import org.junit.jupiter.api.Test;
  */
 @ReadsWallClock("a budget shared through Redis, whose TIME is the real clock")
 class RedisBudgetEnginesTest {
+  @RegisterExtension static final TestRedis redis = TestRedis.local();
+
   /** A token every 200 ms, up to 3 at once: per at most 2 s, as the issue asks. */
   static final BudgetLimit LIMIT = new BudgetLimit(5, Duration.ofSeconds(1), 3);
 
@@ -44,7 +47,7 @@ class RedisBudgetEnginesTest {
 
   @Test
   void threeEnginesOnOneRedisBudgetNeverSendAboveTheRuleInAnyWindow() throws Exception {
-    String prefix = LocalRedis.newPrefix("budget-engines");
+    String prefix = redis.newPrefix("budget-engines");
     List<Instant> arrivals = Collections.synchronizedList(new ArrayList<>());
     List<Instant> takes = Collections.synchronizedList(new ArrayList<>());
     HttpServer server =
@@ -65,13 +68,12 @@ class RedisBudgetEnginesTest {
         });
     server.start();
     String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/items";
-    List<LocalRedis> connections = new ArrayList<>();
     List<Watukuy> engines = new ArrayList<>();
     try {
       for (int i = 0; i < 3; i++) {
-        LocalRedis redis = LocalRedis.open();
-        connections.add(redis);
-        RedisBudgetStore shared = RedisBudgetStore.builder(redis.redis).prefix(prefix).build();
+        // A connection each, closed after the test.
+        RedisLike connection = redis.connect().redis;
+        RedisBudgetStore shared = RedisBudgetStore.builder(connection).prefix(prefix).build();
         RateBudgetStore recording =
             (name, limit, permits, now) -> {
               Duration wait = shared.tryTake(name, limit, permits, now);
@@ -115,8 +117,6 @@ class RedisBudgetEnginesTest {
       }
       server.stop(0);
       serverThreads.shutdownNow();
-      if (!connections.isEmpty()) connections.get(0).deleteKeys(prefix);
-      connections.forEach(LocalRedis::close);
     }
 
     List<Instant> seen = new ArrayList<>(arrivals);

@@ -22,10 +22,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -35,28 +33,10 @@ import org.junit.jupiter.api.io.TempDir;
 class RedisBudgetStoreTest {
   static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");
 
-  private static LocalRedis redis;
-  private final List<String> prefixes = new ArrayList<>();
-
-  @BeforeAll
-  static void connect() {
-    redis = LocalRedis.open();
-  }
-
-  @AfterAll
-  static void disconnect() {
-    redis.close();
-  }
-
-  @AfterEach
-  void deleteKeys() {
-    prefixes.forEach(redis::deleteKeys);
-  }
+  @RegisterExtension static final TestRedis redis = TestRedis.local();
 
   String newPrefix() {
-    String prefix = LocalRedis.newPrefix("budget");
-    prefixes.add(prefix);
-    return prefix;
+    return redis.newPrefix("budget");
   }
 
   RedisBudgetStore store(RedisLike client) {
@@ -64,7 +44,7 @@ class RedisBudgetStoreTest {
   }
 
   RedisBudgetStore store() {
-    return store(redis.redis);
+    return store(redis.client());
   }
 
   /** Records every call and passes it on. */
@@ -98,7 +78,7 @@ class RedisBudgetStoreTest {
 
   @Test
   void defaultsAreThePrefixWatukuyColonAndBuildingPerformsNoIo() {
-    Recording recording = new Recording(redis.redis);
+    Recording recording = new Recording(redis.client());
 
     RedisBudgetStore store = RedisBudgetStore.open(recording);
 
@@ -111,14 +91,14 @@ class RedisBudgetStoreTest {
 
   @Test
   void aPrefixWithBracesOrBlanksIsAConfigErrorNamingIt() {
-    assertThatThrownBy(() -> RedisBudgetStore.builder(redis.redis).prefix("a{b}:"))
+    assertThatThrownBy(() -> RedisBudgetStore.builder(redis.client()).prefix("a{b}:"))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("prefix")
         .hasMessageContaining("'a{b}:'");
-    assertThatThrownBy(() -> RedisBudgetStore.builder(redis.redis).prefix(""))
+    assertThatThrownBy(() -> RedisBudgetStore.builder(redis.client()).prefix(""))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("prefix");
-    assertThatThrownBy(() -> RedisBudgetStore.builder(redis.redis).prefix("a b"))
+    assertThatThrownBy(() -> RedisBudgetStore.builder(redis.client()).prefix("a b"))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("'a b'");
   }
@@ -163,7 +143,7 @@ class RedisBudgetStoreTest {
 
   @Test
   void everyTakeIsOneScriptNamingItsOneKey() {
-    Recording recording = new Recording(redis.redis);
+    Recording recording = new Recording(redis.client());
     RedisBudgetStore store = store(recording);
     BudgetLimit limit = BudgetLimit.of(2, Duration.ofSeconds(1));
     store.tryTake("erp", limit, 1, T0); // may load the script: EVALSHA, then EVAL on NOSCRIPT
@@ -181,7 +161,7 @@ class RedisBudgetStoreTest {
 
   @Test
   void aServerThatForgotTheScriptIsSentItAgain() {
-    Recording recording = new Recording(redis.redis);
+    Recording recording = new Recording(redis.client());
     RedisBudgetStore store = store(recording);
     BudgetLimit limit = BudgetLimit.of(3, Duration.ofSeconds(3));
     assertThat(store.tryTake("erp", limit, 1, T0)).isZero();
@@ -211,7 +191,7 @@ class RedisBudgetStoreTest {
 
   @Test
   void aLimitBeyondTheExactRangeIsAConfigErrorNamingTheBudgetAndNothingIsSent() {
-    Recording recording = new Recording(redis.redis);
+    Recording recording = new Recording(redis.client());
     RedisBudgetStore store = store(recording);
     BudgetLimit huge = new BudgetLimit(1, Duration.ofDays(36_500), Integer.MAX_VALUE);
 

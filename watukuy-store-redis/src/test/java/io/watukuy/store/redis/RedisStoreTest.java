@@ -31,13 +31,17 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -49,28 +53,10 @@ class RedisStoreTest {
   static final Duration TTL = Duration.ofSeconds(30);
   static final PollerKey KEY = PollerKey.of("orders");
 
-  private static LocalRedis redis;
-  private final List<String> prefixes = new ArrayList<>();
-
-  @BeforeAll
-  static void connect() {
-    redis = LocalRedis.open();
-  }
-
-  @AfterAll
-  static void disconnect() {
-    redis.close();
-  }
-
-  @AfterEach
-  void deleteKeys() {
-    prefixes.forEach(redis::deleteKeys);
-  }
+  @RegisterExtension static final TestRedis redis = TestRedis.local();
 
   RedisStore store() {
-    String prefix = LocalRedis.newPrefix("store");
-    prefixes.add(prefix);
-    return redis.store(prefix);
+    return redis.store(redis.newPrefix("store"));
   }
 
   // ---- options and key layout
@@ -114,21 +100,21 @@ class RedisStoreTest {
   @Test
   void prefixWithBracesWhitespaceOrNothingIsRejectedNamingTheValue() {
     for (String bad : List.of("", "a{b", "tag}", "two words", "tab\t")) {
-      assertThatThrownBy(() -> RedisStore.builder(redis.redis).prefix(bad))
+      assertThatThrownBy(() -> RedisStore.builder(redis.client()).prefix(bad))
           .isInstanceOf(ConfigException.class)
           .hasMessageContaining("prefix")
           .hasMessageContaining("'" + bad + "'");
     }
-    assertThatThrownBy(() -> RedisStore.builder(redis.redis).prefix("x".repeat(201)))
+    assertThatThrownBy(() -> RedisStore.builder(redis.client()).prefix("x".repeat(201)))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("1 to 200");
-    assertThat(RedisStore.builder(redis.redis).prefix("svc:orders:").build().prefix())
+    assertThat(RedisStore.builder(redis.client()).prefix("svc:orders:").build().prefix())
         .isEqualTo("svc:orders:");
   }
 
   @Test
   void keyNamesFollowTheLayoutWithOneHashTagPerPollerKey() {
-    RedisStore store = RedisStore.open(redis.redis);
+    RedisStore store = RedisStore.open(redis.client());
 
     assertThat(store.keyNames(PollerKey.of("orders", "eu")))
         .containsExactly(
@@ -157,7 +143,7 @@ class RedisStoreTest {
     assertThat(crc16("123456789")).isEqualTo(0x31C3);
     assertThat(slot("somekey")).isEqualTo(11058);
     assertThat(slot("foo{hash_tag}")).isEqualTo(2515);
-    RedisStore store = RedisStore.builder(redis.redis).prefix("app:").build();
+    RedisStore store = RedisStore.builder(redis.client()).prefix("app:").build();
 
     for (PollerKey key :
         List.of(
@@ -495,36 +481,32 @@ class RedisStoreTest {
 
   @Test
   void concurrentAcquisitionsThroughTwoConnectionsGrantExactlyOneLease() throws Exception {
-    String prefix = LocalRedis.newPrefix("race");
-    prefixes.add(prefix);
-    try (LocalRedis second = LocalRedis.open()) {
-      List<RedisStore> stores = List.of(redis.store(prefix), second.store(prefix));
-      int threads = 8;
-      java.util.concurrent.ExecutorService pool =
-          java.util.concurrent.Executors.newFixedThreadPool(threads);
-      try {
-        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
-        List<java.util.concurrent.Future<java.util.Optional<Lease>>> results = new ArrayList<>();
-        for (int i = 0; i < threads; i++) {
-          RedisStore s = stores.get(i % 2);
-          String owner = "instance-" + i;
-          results.add(
-              pool.submit(
-                  () -> {
-                    go.await();
-                    return s.acquireLease(KEY, owner, TTL, T0);
-                  }));
-        }
-        go.countDown();
-        List<Lease> granted = new ArrayList<>();
-        for (var r : results)
-          r.get(10, java.util.concurrent.TimeUnit.SECONDS).ifPresent(granted::add);
-
-        assertThat(granted).singleElement().satisfies(l -> assertThat(l.epoch()).isEqualTo(1));
-        assertThat(stores.get(1).getLease(KEY)).contains(granted.get(0));
-      } finally {
-        pool.shutdownNow();
+    String prefix = redis.newPrefix("race");
+    LocalRedis second = redis.connect();
+    List<RedisStore> stores = List.of(redis.store(prefix), second.store(prefix));
+    int threads = 8;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      CountDownLatch go = new CountDownLatch(1);
+      List<Future<Optional<Lease>>> results = new ArrayList<>();
+      for (int i = 0; i < threads; i++) {
+        RedisStore s = stores.get(i % 2);
+        String owner = "instance-" + i;
+        results.add(
+            pool.submit(
+                () -> {
+                  go.await();
+                  return s.acquireLease(KEY, owner, TTL, T0);
+                }));
       }
+      go.countDown();
+      List<Lease> granted = new ArrayList<>();
+      for (var r : results) r.get(10, TimeUnit.SECONDS).ifPresent(granted::add);
+
+      assertThat(granted).singleElement().satisfies(l -> assertThat(l.epoch()).isEqualTo(1));
+      assertThat(stores.get(1).getLease(KEY)).contains(granted.get(0));
+    } finally {
+      pool.shutdownNow();
     }
   }
 
@@ -545,7 +527,7 @@ class RedisStoreTest {
     RedisStore store = store();
     store.close();
 
-    assertThat(redis.connection.isOpen()).isTrue();
+    assertThat(redis.connection().connection.isOpen()).isTrue();
     assertThat(redis.commands().ping()).isEqualTo("PONG");
   }
 
@@ -625,7 +607,7 @@ class RedisStoreTest {
         assertThat(store.loadPending(KEY, 0, 10)).containsExactly(event(2, "{}"));
       } finally {
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-        resources.shutdown(0, 2, java.util.concurrent.TimeUnit.SECONDS);
+        resources.shutdown(0, 2, TimeUnit.SECONDS);
       }
     }
   }

@@ -1,0 +1,121 @@
+package io.watukuy.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.watukuy.BudgetLimit;
+import io.watukuy.DeliveryOptions;
+import io.watukuy.Poller;
+import io.watukuy.Watukuy;
+import io.watukuy.WatukuyListener;
+import io.watukuy.cli.CliConfig.StoreSpec;
+import io.watukuy.spi.StateStore;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A store and an engine over a config's pollers, for one command; closes both. Its own file because
+ * every command opens one: {@code run}, {@code inspect} and each operation of {@link
+ * OperationCommands}.
+ */
+final class Session implements AutoCloseable {
+  final StateStore store;
+  final Watukuy engine;
+  final List<Poller<JsonNode>> pollers;
+
+  Session(CliConfig config) {
+    this(
+        config.store(),
+        YamlPollers.build(config),
+        config.delivery(),
+        config.secrets(),
+        WatukuyListener.NONE,
+        config.budgets(),
+        config.budgetStore());
+  }
+
+  Session(StoreSpec spec, List<Poller<JsonNode>> pollers, DeliveryOptions delivery) {
+    this(spec, pollers, delivery, Set.of());
+  }
+
+  /**
+   * Over {@code pollers}, which may be {@link OperationCommands#standIn stand-ins} for {@code
+   * --store}.
+   */
+  Session(
+      StoreSpec spec,
+      List<Poller<JsonNode>> pollers,
+      DeliveryOptions delivery,
+      Set<String> secrets) {
+    this(spec, pollers, delivery, secrets, WatukuyListener.NONE);
+  }
+
+  Session(
+      StoreSpec spec,
+      List<Poller<JsonNode>> pollers,
+      DeliveryOptions delivery,
+      Set<String> secrets,
+      WatukuyListener listener) {
+    this(spec, pollers, delivery, secrets, listener, Map.of(), null);
+  }
+
+  /**
+   * With the config's rate budgets, which its pollers may name, kept in {@code budgetStore} when it
+   * is set (shared with other instances) or in this process.
+   */
+  Session(
+      StoreSpec spec,
+      List<Poller<JsonNode>> pollers,
+      DeliveryOptions delivery,
+      Set<String> secrets,
+      WatukuyListener listener,
+      Map<String, BudgetLimit> budgets,
+      @Nullable StoreSpec budgetStore) {
+    this.pollers = pollers;
+    this.store = Cli.open(spec);
+    try {
+      if (budgetStore != null) shared = Stores.budgetStore(budgetStore);
+      // The sink is one stream: handlers run on the cycle's thread, so lines come in outbox
+      // order (per key, and across keys of one poller) and one write never interleaves another.
+      Watukuy.Builder b =
+          Watukuy.builder()
+              .store(store)
+              .delivery(delivery)
+              .handlerExecutor(Runnable::run)
+              .secrets(secrets) // ${ENV} values never show in engine errors or logs
+              .listener(listener);
+      pollers.forEach(b::poller);
+      budgets.forEach(b::budget);
+      if (shared != null) b.budgetStore(shared.store());
+      this.engine = b.build();
+    } catch (RuntimeException e) {
+      store.close();
+      closeShared();
+      throw e;
+    }
+  }
+
+  private Stores.@Nullable BudgetStore shared;
+
+  private void closeShared() {
+    if (shared == null) return;
+    try {
+      shared.connection().close();
+    } catch (Exception e) {
+      // closing a connection we no longer use: nothing to recover
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      engine.close();
+    } finally {
+      try {
+        store.close();
+      } finally {
+        closeShared();
+      }
+    }
+  }
+}

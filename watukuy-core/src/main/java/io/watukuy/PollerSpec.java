@@ -1,0 +1,131 @@
+package io.watukuy;
+
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Everything a {@link Poller} declares, with its defaults: the mutable state behind {@link
+ * Poller.Builder}, and an immutable copy of it behind each built {@link Poller}. Kept apart so that
+ * {@code Poller.java} holds the public declaration and its documentation, this file the fields and
+ * the partition rules. The defaults are the ones documented on each builder method.
+ *
+ * @param <T> the item type
+ */
+final class PollerSpec<T> {
+  private static final Logger LOG = LoggerFactory.getLogger(Poller.class);
+
+  final String name;
+  final Class<T> type;
+  @Nullable Function<? super T, ?> identity;
+  @Nullable Function<? super T, ?> version;
+  @Nullable Function<? super T, ?> fingerprint;
+  @Nullable Predicate<? super T> tombstone;
+  @Nullable Function<? super T, String> orderingKey;
+  @Nullable CursorStrategy<?> cursor;
+  @Nullable Fetcher<T, ?> fetch;
+  Schedule schedule = Schedule.DEFAULT;
+  int maxPagesPerCycle = Poller.DEFAULT_MAX_PAGES_PER_CYCLE;
+  Retain retain = Retain.HASH;
+  int schemaVersion = Poller.DEFAULT_SCHEMA_VERSION;
+  @Nullable Validator<? super T> validator;
+  DeliveryPolicy delivery = DeliveryPolicy.DEFAULT;
+  EventLog log = EventLog.DISABLED;
+  Supplier<List<String>> partitions = () -> List.of("");
+  boolean partitioned;
+  Duration requestTimeout = RequestOptions.DEFAULT_REQUEST_TIMEOUT;
+  CircuitPolicy circuit = CircuitPolicy.DEFAULT;
+  @Nullable Reconcile<T> reconcile;
+  @Nullable String budget;
+  int weight = Poller.DEFAULT_WEIGHT;
+  @Nullable Duration maxWait;
+
+  PollerSpec(String name, Class<T> type) {
+    this.name = name;
+    this.type = type;
+  }
+
+  /**
+   * A copy for a built poller, which the builder can no longer change.
+   *
+   * @throws ConfigException if identity, cursor or fetch is missing
+   */
+  PollerSpec<T> complete() {
+    required(identity, "identity");
+    required(cursor, "cursor");
+    required(fetch, "fetch");
+    PollerSpec<T> c = new PollerSpec<>(name, type);
+    c.identity = identity;
+    c.version = version;
+    c.fingerprint = fingerprint;
+    c.tombstone = tombstone;
+    c.orderingKey = orderingKey;
+    c.cursor = cursor;
+    c.fetch = fetch;
+    c.schedule = schedule;
+    c.maxPagesPerCycle = maxPagesPerCycle;
+    c.retain = retain;
+    c.schemaVersion = schemaVersion;
+    c.validator = validator;
+    c.delivery = delivery;
+    c.log = log;
+    c.partitions = partitions;
+    c.partitioned = partitioned;
+    c.requestTimeout = requestTimeout;
+    c.circuit = circuit;
+    c.reconcile = reconcile;
+    c.budget = budget;
+    c.weight = weight;
+    c.maxWait = maxWait;
+    return c;
+  }
+
+  /**
+   * Refuses a reconcile lane on snapshotDiff, which lists everything every cycle already.
+   *
+   * @param reconcile the lane being declared, or null for none
+   * @throws ConfigException if both are declared
+   */
+  void checkReconcile(@Nullable Reconcile<T> reconcile) {
+    if (reconcile != null && cursor instanceof SnapshotDiffCursor)
+      throw new ConfigException(
+          "poller "
+              + name
+              + ": reconcile is redundant with cursor snapshotDiff, which lists everything every cycle");
+  }
+
+  private void required(@Nullable Object value, String field) {
+    if (value == null) throw new ConfigException("poller " + name + ": " + field + " is required");
+  }
+
+  /** See {@link Poller#partitionProblem(String)}. */
+  static @Nullable String partitionProblem(String partition) {
+    if (partition.isEmpty()) return "is empty; \"\" is reserved for unpartitioned pollers";
+    for (int i = 0; i < partition.length(); i++)
+      if (Character.isISOControl(partition.charAt(i))) return "contains a control character";
+    return null;
+  }
+
+  /** See {@link Poller#partitions()}: the supplier's names, invalid ones and repeats dropped. */
+  List<String> currentPartitions() {
+    if (!partitioned) return List.of("");
+    List<String> p = partitions.get();
+    if (p == null) {
+      LOG.warn("poller {}: the partitions supplier returned null; no partition is polled", name);
+      return List.of();
+    }
+    LinkedHashSet<String> valid = new LinkedHashSet<>();
+    for (String s : p) {
+      String problem = s == null ? "is null" : partitionProblem(s);
+      if (problem != null) LOG.warn("poller {}: partition '{}' {}; skipped", name, s, problem);
+      else if (!valid.add(s)) LOG.warn("poller {}: partition '{}' is listed twice", name, s);
+    }
+    return List.copyOf(valid);
+  }
+}

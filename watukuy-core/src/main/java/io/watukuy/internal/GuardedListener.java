@@ -1,0 +1,119 @@
+package io.watukuy.internal;
+
+import io.watukuy.KeyReport;
+import io.watukuy.LeaseLostException;
+import io.watukuy.PollerKey;
+import io.watukuy.WatukuyListener;
+import io.watukuy.spi.ParkedRow;
+import java.time.Duration;
+import java.time.Instant;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The user's listener behind a guard: whatever a callback throws is logged and dropped, so that a
+ * metrics or alerting bug can never end a cycle, a delivery or a daemon pass. The engine wraps the
+ * listener once when it is built and every stage calls the guarded one directly, instead of
+ * wrapping each call site.
+ */
+final class GuardedListener implements WatukuyListener {
+  private static final Logger log = LoggerFactory.getLogger(GuardedListener.class);
+
+  private final WatukuyListener listener;
+
+  private GuardedListener(WatukuyListener listener) {
+    this.listener = listener;
+  }
+
+  /** The guarded listener; {@link WatukuyListener#NONE} throws nothing and stays as it is. */
+  static WatukuyListener of(WatukuyListener listener) {
+    return listener == WatukuyListener.NONE || listener instanceof GuardedListener
+        ? listener
+        : new GuardedListener(listener);
+  }
+
+  private static void ignored(RuntimeException e) {
+    log.warn("listener threw; ignored", e);
+  }
+
+  @Override
+  public void onLeaseLost(PollerKey key, LeaseLostException error) {
+    try {
+      listener.onLeaseLost(key, error);
+    } catch (RuntimeException e) {
+      ignored(e);
+    }
+  }
+
+  @Override
+  public void onBudgetWait(PollerKey key, String budget, Duration wait) {
+    try {
+      listener.onBudgetWait(key, budget, wait);
+    } catch (RuntimeException e) {
+      ignored(e);
+    }
+  }
+
+  @Override
+  public void onParked(PollerKey key, ParkedRow row) {
+    try {
+      listener.onParked(key, row);
+    } catch (RuntimeException e) {
+      ignored(e);
+    }
+  }
+
+  @Override
+  public void onThrottled(PollerKey key, Instant until) {
+    try {
+      listener.onThrottled(key, until);
+    } catch (RuntimeException e) {
+      ignored(e);
+    }
+  }
+
+  @Override
+  public void onCircuitOpen(PollerKey key, Instant probeAt) {
+    try {
+      listener.onCircuitOpen(key, probeAt);
+    } catch (RuntimeException e) {
+      ignored(e);
+    }
+  }
+
+  @Override
+  public void onCircuitClose(PollerKey key) {
+    try {
+      listener.onCircuitClose(key);
+    } catch (RuntimeException e) {
+      ignored(e);
+    }
+  }
+
+  @Override
+  public void onCycle(KeyReport report) {
+    try {
+      listener.onCycle(report);
+    } catch (RuntimeException e) {
+      ignored(e);
+    }
+  }
+
+  @Override
+  public void onError(PollerKey key, Throwable error) {
+    try {
+      listener.onError(key, error);
+    } catch (RuntimeException e) {
+      ignored(e);
+    }
+  }
+
+  @Override
+  public void onNoHandler(PollerKey key, long pending) {
+    try {
+      listener.onNoHandler(key, pending);
+    } catch (RuntimeException e) {
+      ignored(e);
+    }
+  }
+}

@@ -1,0 +1,125 @@
+package io.watukuy.internal;
+
+import io.watukuy.FetchException;
+import io.watukuy.HttpResult;
+import io.watukuy.KeyReport;
+import io.watukuy.KeyReport.Outcome;
+import io.watukuy.PollerKey;
+import io.watukuy.ScheduleState;
+import io.watukuy.spi.Lease;
+import io.watukuy.spi.PollerState;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The mutable state of one run of one key, shared by its stages: the run ({@link KeyRunner}), the
+ * lane's page loop ({@link PageLoop}), the page commit ({@link PageCommit}) and the fetch scope
+ * ({@link FetchScope}). A separate class so that each stage reads and writes named fields of one
+ * run instead of reaching into another stage; it is confined to the thread running the key.
+ */
+final class KeyRun {
+  final PollerKey key;
+  final LeaseKeeper keeper;
+  final @Nullable Attached attached;
+  final RunLimits limits;
+  private final CycleContext cx;
+
+  /** The stored state read under the lease, or null for a key that never committed. */
+  @Nullable PollerState state;
+
+  Map<String, String> cursors = new HashMap<>();
+  long lastSequence;
+  @Nullable Delivery delivery;
+
+  /** The lane running now. */
+  @Nullable LaneSpec spec;
+
+  /** The reconcile time to store: the stored one, or now once this run's listing ended. */
+  @Nullable Instant lastReconcileAt;
+
+  /** The backfill to store: the stored one, or null once this run reached its target. */
+  ScheduleState.@Nullable Backfill backfill;
+
+  int pages;
+
+  /** Items fetched, all pages. */
+  int items;
+
+  /** Pages of the live lane: what decides whether the next 304 can be trusted. */
+  int livePages;
+
+  /** Whether the lane that ran last was cut short (page cap or deadline). */
+  boolean laneTruncated;
+
+  int committed;
+  int parked;
+  boolean truncated;
+
+  /** Truncated with progress kept in the cursor: due again at once. */
+  boolean catchUp;
+
+  boolean notModified;
+  @Nullable HttpResult lastResponse;
+  private final long startedNanos;
+
+  KeyRun(
+      CycleContext cx, PollerKey key, Lease lease, @Nullable Attached attached, RunLimits limits) {
+    this.cx = cx;
+    this.key = key;
+    this.keeper = new LeaseKeeper(cx.store(), cx.time(), key, lease, cx.leaseTtl());
+    this.attached = attached;
+    this.limits = limits;
+    this.startedNanos = cx.time().nanoTime();
+  }
+
+  /** Pages of the previous cycle's live lane, or -1 when unknown or cut short. */
+  int previousPages() {
+    if (state == null || state.schedule().lastPoll() == null) return -1;
+    ScheduleState.LastPoll p = state.schedule().lastPoll();
+    return p.truncated() ? -1 : p.pages();
+  }
+
+  /** Whether the cursors differ from the stored ones: the run must write them. */
+  boolean cursorsChanged() {
+    return !cursors.equals(state == null ? Map.of() : state.cursors());
+  }
+
+  /** A bad item or page of this run's key, for the message and the report. */
+  FetchException bad(int pageNo, int index, String problem, @Nullable Throwable cause) {
+    return new FetchException(key.poller(), key.partition(), pageNo, index, problem, cause);
+  }
+
+  CycleOutcome outcome(@Nullable RuntimeException error) {
+    return new CycleOutcome(
+        livePages,
+        items,
+        committed,
+        catchUp,
+        notModified,
+        durationMs(),
+        delivery != null && delivery.halted,
+        error,
+        lastResponse);
+  }
+
+  long durationMs() {
+    return (cx.time().nanoTime() - startedNanos) / 1_000_000;
+  }
+
+  KeyReport report(Outcome outcome, @Nullable Throwable error) {
+    int delivered = delivery == null ? 0 : delivery.delivered;
+    int parkedEvents = delivery == null ? 0 : delivery.parked;
+    return new KeyReport(
+        key,
+        outcome,
+        pages,
+        committed,
+        delivered,
+        parked + parkedEvents,
+        truncated,
+        notModified,
+        error);
+  }
+}

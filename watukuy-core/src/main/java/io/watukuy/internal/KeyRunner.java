@@ -1,0 +1,368 @@
+package io.watukuy.internal;
+
+import io.watukuy.BudgetTimeoutException;
+import io.watukuy.Cursors;
+import io.watukuy.Fetcher;
+import io.watukuy.KeyReport;
+import io.watukuy.KeyReport.Outcome;
+import io.watukuy.Lane;
+import io.watukuy.LeaseLostException;
+import io.watukuy.Poller;
+import io.watukuy.PollerKey;
+import io.watukuy.Reconcile;
+import io.watukuy.ScheduleState;
+import io.watukuy.Watukuy;
+import io.watukuy.WatukuyListener;
+import io.watukuy.internal.cursor.LaneCursor;
+import io.watukuy.internal.cursor.LaneCursors;
+import io.watukuy.spi.Lease;
+import io.watukuy.spi.PollerState;
+import io.watukuy.spi.StatePatch;
+import io.watukuy.spi.StateStore;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One run of one key (How it works, "The poll cycle"): the due check, the lease, the drain of the
+ * outbox, the lanes that are due (live, then reconcile, then backfill), then one {@link #finish}
+ * for a run that got through its lanes and for one a budget timeout deferred, and the lease
+ * release. It decides what runs and how the run ends; how a lane reads its pages is {@link
+ * PageLoop}, how a page is diffed and written is {@link PageCommit}, what a request sees is {@link
+ * FetchScope}. One per poller; the state of one run is a {@link KeyRun}.
+ */
+final class KeyRunner {
+  private static final Logger log = LoggerFactory.getLogger(KeyRunner.class);
+  // Errors that are also in the KeyReport: a separate logger, so a caller that reports them can
+  // mute it.
+  private static final Logger errors = LoggerFactory.getLogger(Watukuy.ERROR_LOGGER);
+  private static final String LIVE = "live";
+  private static final String BACKFILL = "backfill";
+
+  private final CycleContext cx;
+  private final Poller<Object> poller;
+  private final LaneCursor<Object> lane;
+  private final Supplier<@Nullable Attached> handler;
+  private final BooleanSupplier subscribed;
+  private final LaneCursor<Object> reconcileCursor;
+  private final PageLoop pages;
+
+  KeyRunner(
+      CycleContext cx,
+      Poller<Object> poller,
+      LaneCursor<Object> lane,
+      Supplier<@Nullable Attached> handler,
+      BooleanSupplier subscribed) {
+    this.cx = cx;
+    this.poller = poller;
+    this.lane = lane;
+    this.handler = handler;
+    this.subscribed = subscribed;
+    this.reconcileCursor = LaneCursors.of(poller.name(), Cursors.page());
+    this.pages = new PageLoop(cx, poller, new PageCommit(cx, poller));
+  }
+
+  /** The engine side of the poller's live strategy. */
+  LaneCursor<Object> laneCursor() {
+    return lane;
+  }
+
+  /** Runs the key once; never throws for a cycle error (it is in the report). */
+  KeyReport run(PollerKey key, RunLimits limits) throws InterruptedException {
+    StateStore store = cx.store();
+    Instant now = cx.time().now();
+    Optional<PollerState> loaded = store.loadState(key);
+    ScheduleState schedule =
+        loaded
+            .map(PollerState::schedule)
+            .orElseGet(() -> ScheduleState.initial(poller.schedule().min().toMillis()));
+
+    ScheduleMachine.Due due = ScheduleMachine.due(schedule, now, false);
+    boolean blocked = !due.due() && due.skipped() != Outcome.SKIPPED_NOT_DUE;
+    boolean liveDue = due.due();
+    Outcome notDue = due.skipped() == null ? Outcome.SKIPPED_NOT_DUE : due.skipped();
+    Reconcile<Object> reconcile = poller.reconcile();
+    boolean reconcileDue =
+        !blocked
+            && reconcile != null
+            && (schedule.lastReconcileAt() == null
+                || !now.isBefore(schedule.lastReconcileAt().plus(reconcile.every())));
+    // Backfill runs at the live lane's pace (and so under its pacing), after live and reconcile.
+    boolean backfillDue = liveDue && schedule.backfill() != null;
+    Attached attached = handler.get();
+    if (!liveDue && !reconcileDue && !backfillDue) {
+      if (attached == null || store.countPending(key) == 0) {
+        limits.wakeAt(nextAttention(schedule, now));
+        return KeyReport.skipped(key, notDue);
+      }
+    }
+
+    Optional<Lease> acquired = store.acquireLease(key, cx.instanceId(), cx.leaseTtl(), now);
+    if (acquired.isEmpty()) return KeyReport.skipped(key, Outcome.SKIPPED_LEASED);
+
+    KeyRun run = new KeyRun(cx, key, acquired.get(), attached, limits);
+    try (LeaseKeeper keeper = run.keeper) {
+      try {
+        // Re-read under the lease: another instance may have moved the key since.
+        PollerState state = store.loadState(key).orElse(null);
+        run.state = state;
+        run.lastSequence = state == null ? 0 : state.lastSequence();
+        run.cursors = state == null ? new HashMap<>() : new HashMap<>(state.cursors());
+        schedule = state == null ? schedule : state.schedule();
+        if (liveDue) {
+          // Informational (the lease decides who polls): inspect() shows polling / halfOpen.
+          ScheduleState running = ScheduleMachine.polling(schedule);
+          store.saveState(key, keeper.lease(), StatePatch.schedule(running), cx.time().now());
+          schedule = running;
+        }
+        if (attached != null) {
+          run.delivery = newDelivery(run, attached);
+          cx.dispatcher().drain(run.delivery); // drain before fetch (G1, G9)
+        }
+        run.lastReconcileAt = schedule.lastReconcileAt();
+        run.backfill = schedule.backfill();
+        runLanes(run, liveDue, reconcileDue, backfillDue);
+        ScheduleState next = finish(run, schedule, liveDue, null);
+        if (poller.log().enabled() && run.committed > 0)
+          store.pruneLog(key, cx.time().now().minus(poller.log().retention()));
+        noHandlerWarning(run);
+        Delivery d = run.delivery;
+        // Nothing left for a handler to retry: the key needs nothing before its schedule says.
+        if (d != null && d.earliestRetry == null && d.unavailable == null && !d.halted)
+          run.limits.wakeAt(nextAttention(next, cx.time().now()));
+        return run.report(Outcome.POLLED, d == null ? null : d.unavailable);
+      } catch (LeaseLostException e) {
+        errors.warn("{}: {}", key, e.getMessage());
+        cx.listener().onLeaseLost(key, e);
+        return run.report(Outcome.POLLED, e);
+      } catch (InterruptedException e) {
+        throw e;
+      } catch (RuntimeException e) {
+        BudgetTimeoutException budget = ScheduleMachine.budgetTimeout(e);
+        if (budget != null) return deferred(run, schedule, liveDue, e, budget);
+        return failed(run, schedule, liveDue || reconcileDue || backfillDue, e);
+      } finally {
+        keeper.close();
+        try {
+          store.releaseLease(key, keeper.lease());
+        } catch (RuntimeException e) {
+          log.warn("{}: lease release failed, it expires by itself: {}", key, e.toString());
+        }
+      }
+    }
+  }
+
+  /** The lanes that are due, in order: live, reconcile, backfill. */
+  private void runLanes(KeyRun run, boolean liveDue, boolean reconcileDue, boolean backfillDue)
+      throws InterruptedException {
+    ScheduleState.Backfill backfill = run.backfill;
+    if (liveDue) pages.run(run, liveSpec());
+    run.livePages = run.pages;
+    LaneSpec reconcile = reconcileDue ? reconcileSpec() : null;
+    if (reconcile != null) {
+      boolean complete = pages.run(run, reconcile);
+      // A listing cut short is retried after `every` too, so it cannot run on every pass.
+      if (complete || run.laneTruncated) run.lastReconcileAt = cx.time().now();
+    }
+    if (backfillDue && backfill != null && pages.run(run, backfillSpec(run, backfill))) {
+      log.info("{}: backfill from {} reached {}", run.key, backfill.from(), backfill.to());
+      run.backfill = null;
+      run.cursors.remove(BACKFILL);
+    }
+  }
+
+  /**
+   * Ends a run whose lanes ended, or that a budget timeout deferred: the schedule after the live
+   * lane when it ran, a poison halt, the reconcile time and backfill the lanes leave, the listener
+   * told what changed, an operation stored meanwhile kept, then cursors and schedule written when
+   * either changed.
+   *
+   * @param schedule the schedule the run started from (after its informational polling write)
+   * @param liveDue whether the live lane ran, so the state machine computes its next due time
+   * @param liveError the budget timeout that cut the live lane short, or null when it ended
+   * @return the schedule now stored
+   */
+  private ScheduleState finish(
+      KeyRun run, ScheduleState schedule, boolean liveDue, @Nullable RuntimeException liveError) {
+    StateStore store = cx.store();
+    ScheduleState next = schedule;
+    if (liveDue)
+      next =
+          ScheduleMachine.afterCycle(
+              poller, schedule, run.outcome(liveError), cx.time().now(), cx.random());
+    if (run.delivery != null && run.delivery.halted)
+      next = ScheduleMachine.poisonHalt(poller, next, cx.time().now());
+    next = next.withLastReconcileAt(run.lastReconcileAt).withBackfill(run.backfill);
+    announce(run.key, schedule, next);
+    next =
+        Operations.mergeConcurrent(
+            next, store.loadState(run.key).map(PollerState::schedule).orElse(null), schedule);
+    if (!next.equals(schedule) || run.cursorsChanged())
+      store.saveState(
+          run.key,
+          run.keeper.lease(),
+          new StatePatch(Map.copyOf(run.cursors), next, null, null),
+          cx.time().now());
+    return next;
+  }
+
+  /**
+   * Ends a run whose request got no budget token in time (G6): not a failure. What was committed
+   * stays. A live lane cut short is due again at once (ScheduleMachine's deferred transition); a
+   * live lane that completed before a later lane was cut counts as a success; a reconcile listing
+   * cut short is retried after {@code every} and a backfill at the live lane's next cycle, as when
+   * they are truncated.
+   */
+  private KeyReport deferred(
+      KeyRun run,
+      ScheduleState schedule,
+      boolean liveDue,
+      RuntimeException error,
+      BudgetTimeoutException budget) {
+    log.info("{}: {}", run.key, budget.getMessage());
+    if (run.spec != null && run.spec.lane() == Lane.RECONCILE)
+      run.lastReconcileAt = cx.time().now();
+    boolean liveCut = run.spec == null || run.spec.lane() == Lane.LIVE;
+    finish(run, schedule, liveDue, liveCut ? error : null);
+    noHandlerWarning(run);
+    return run.report(Outcome.DEFERRED, budget);
+  }
+
+  /**
+   * Ends a run that failed: the error is logged and reported; when a lane was due or a page was
+   * fetched, the state machine counts the failure (backoff, circuit) and the schedule is written if
+   * the store still takes it, with a failed read or write added to the error as suppressed.
+   */
+  private KeyReport failed(
+      KeyRun run, ScheduleState schedule, boolean laneDue, RuntimeException e) {
+    PollerKey key = run.key;
+    StateStore store = cx.store();
+    errors.warn("{}: cycle failed: {}", key, e.getMessage());
+    cx.listener().onError(key, e);
+    if (laneDue || run.pages > 0) {
+      ScheduleState next =
+          ScheduleMachine.afterCycle(
+              poller, schedule, run.outcome(e), cx.time().now(), cx.random());
+      try {
+        next =
+            Operations.mergeConcurrent(
+                next, store.loadState(key).map(PollerState::schedule).orElse(null), schedule);
+      } catch (RuntimeException readFailed) {
+        e.addSuppressed(readFailed);
+      }
+      announce(key, schedule, next);
+      try {
+        store.saveState(key, run.keeper.lease(), StatePatch.schedule(next), cx.time().now());
+      } catch (RuntimeException saveFailed) {
+        e.addSuppressed(saveFailed);
+      }
+    }
+    return run.report(Outcome.POLLED, e);
+  }
+
+  /** Tells the listener what the new schedule changed: throttle, circuit opened or closed. */
+  private void announce(PollerKey key, ScheduleState before, ScheduleState after) {
+    WatukuyListener l = cx.listener();
+    if (after.throttledUntil() != null && !after.throttledUntil().equals(before.throttledUntil()))
+      l.onThrottled(key, after.throttledUntil());
+    if (after.circuit() != null
+        && (before.circuit() == null
+            || !after.circuit().probeAt().equals(before.circuit().probeAt())))
+      l.onCircuitOpen(key, after.circuit().probeAt());
+    if (before.circuit() != null && after.circuit() == null) l.onCircuitClose(key);
+  }
+
+  /**
+   * The earliest time a key found not due can need a cycle, as far as its stored schedule says: the
+   * live lane's due time (throttle end, circuit probe, next due), the next reconcile, and at the
+   * latest {@code schedule.min} from now, so that a change made elsewhere (a trigger or resume from
+   * another process) is seen within one minimum interval.
+   */
+  private Instant nextAttention(ScheduleState s, Instant now) {
+    Instant at = now.plus(poller.schedule().min());
+    if (!ScheduleMachine.isPaused(s)) {
+      Instant live = s.nextDueAt();
+      if (s.throttledUntil() != null && s.throttledUntil().isAfter(now)) live = s.throttledUntil();
+      else if (s.circuit() != null) live = s.circuit().probeAt();
+      if (live == null || live.isBefore(at)) at = live == null ? now : live;
+      Reconcile<Object> reconcile = poller.reconcile();
+      if (reconcile != null) {
+        Instant next =
+            s.lastReconcileAt() == null ? now : s.lastReconcileAt().plus(reconcile.every());
+        if (next.isBefore(at)) at = next;
+      }
+    }
+    return at;
+  }
+
+  private Delivery newDelivery(KeyRun run, Attached attached) {
+    Set<String> held = cx.store().heldKeys(run.key);
+    return new Delivery(
+        run.key,
+        run.keeper,
+        attached.handler(),
+        attached.type(),
+        poller.delivery(),
+        held,
+        run.limits.cancelled());
+  }
+
+  private void noHandlerWarning(KeyRun run) {
+    if (run.attached != null || run.committed == 0 || subscribed.getAsBoolean()) return;
+    long pending = cx.store().countPending(run.key);
+    log.warn("{}: {} events wait in the outbox: no handler attached", run.key, pending);
+    cx.listener().onNoHandler(run.key, pending);
+  }
+
+  // ---- the lanes
+
+  @SuppressWarnings("unchecked")
+  private LaneSpec liveSpec() {
+    return new LaneSpec(
+        Lane.LIVE,
+        lane,
+        (Fetcher<Object, Object>) poller.fetch(),
+        LIVE,
+        lane.fullScan(),
+        null,
+        false);
+  }
+
+  /** The reconcile lane: page numbers from 1 over the poller's reconcile fetch, a full listing. */
+  @SuppressWarnings("unchecked")
+  private @Nullable LaneSpec reconcileSpec() {
+    Reconcile<Object> r = poller.reconcile();
+    if (r == null) return null;
+    Fetcher<Object, Object> fetch = (Fetcher<Object, Object>) (Fetcher<?, ?>) r.fetch();
+    return new LaneSpec(Lane.RECONCILE, reconcileCursor, fetch, null, true, null, false);
+  }
+
+  /** The backfill lane: the live strategy from {@code from}, until {@code to}. */
+  @SuppressWarnings("unchecked")
+  private LaneSpec backfillSpec(KeyRun run, ScheduleState.Backfill b) {
+    if (!run.cursors.containsKey(BACKFILL)) {
+      String start = lane.encode(lane.fromRaw(b.from()));
+      if (start != null) run.cursors.put(BACKFILL, start);
+    }
+    Object target = b.to() == null ? null : lane.fromRaw(b.to());
+    // A page cursor back at its first page (a completed listing) is no target: list to the end.
+    if (target != null && Objects.equals(lane.encode(target), lane.encode(lane.initial())))
+      target = null;
+    return new LaneSpec(
+        Lane.BACKFILL,
+        lane,
+        (Fetcher<Object, Object>) poller.fetch(),
+        BACKFILL,
+        false,
+        target,
+        b.force());
+  }
+}

@@ -1,0 +1,272 @@
+package io.watukuy.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.watukuy.EventType;
+import io.watukuy.Lane;
+import io.watukuy.Page;
+import io.watukuy.Poller;
+import io.watukuy.Retain;
+import io.watukuy.ScheduleState;
+import io.watukuy.internal.cursor.Step;
+import io.watukuy.internal.diff.CanonicalizationException;
+import io.watukuy.internal.diff.EventIds;
+import io.watukuy.internal.diff.Sha256;
+import io.watukuy.spi.CommitBatch;
+import io.watukuy.spi.ItemRow;
+import io.watukuy.spi.OutboxRow;
+import io.watukuy.spi.ParkedKind;
+import io.watukuy.spi.ParkedRow;
+import io.watukuy.spi.PollerState;
+import io.watukuy.spi.StatePatch;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The page's diff and commit (How it works, "The poll cycle", steps 3 and 4): the page's items
+ * against the stored versions and hashes, the events, upserts, deletes and parked invalid items of
+ * one page written with the cursor in one fenced transaction, then the page's events handed to
+ * delivery; after a completed full listing, the deleted events of what it did not list. The only
+ * stage that writes items and events, kept apart from the page loop so that the commit protocol
+ * (what one transaction holds, the sequences it assigns) is read whole in one place. One per
+ * poller; holds no state of a run.
+ */
+final class PageCommit {
+  private static final int IDENTITY_BATCH = 1000;
+
+  private final CycleContext cx;
+  private final Poller<Object> poller;
+
+  PageCommit(CycleContext cx, Poller<Object> poller) {
+    this.cx = cx;
+    this.poller = poller;
+  }
+
+  /** Diffs one page and commits cursor, rows, events and parked items in one transaction. */
+  void page(KeyRun run, LaneSpec spec, Page<Object> page, Step<Object> step, int pageNo)
+      throws InterruptedException {
+    Instant now = cx.time().now();
+    // Duplicate identities in one page: the last occurrence wins, one event.
+    LinkedHashMap<String, ItemView> latest = new LinkedHashMap<>();
+    for (ItemView v : step.kept()) {
+      latest.remove(v.identity);
+      latest.put(v.identity, v);
+    }
+    List<ParkedRow> parked = new ArrayList<>();
+    for (Iterator<ItemView> it = latest.values().iterator(); it.hasNext(); ) {
+      ItemView v = it.next();
+      if (v.problems != null) {
+        it.remove();
+        parked.add(invalid(v, v.problems, now, pageNo));
+      }
+    }
+    Set<String> lookups = new HashSet<>(latest.keySet());
+    lookups.addAll(page.tombstones());
+    Map<String, ItemRow> stored =
+        lookups.isEmpty() ? Map.of() : cx.store().loadVersions(run.key, lookups);
+
+    Batch batch = new Batch(run, now);
+    for (ItemView v : latest.values()) {
+      ItemRow row = stored.get(v.identity);
+      if (v.tombstone) {
+        if (row != null) batch.delete(row);
+        continue;
+      }
+      if (row != null && v.version != null && v.version.equals(row.version())) {
+        if (spec.force())
+          batch.change(EventType.UPDATED, v, row.hash(), row); // backfill force re-emits
+        continue; // unchanged, no hash
+      }
+      String hash;
+      try {
+        hash = v.hash();
+      } catch (CanonicalizationException e) {
+        throw run.bad(
+            pageNo, v.index(), "cannot be canonicalized (RFC 8785): " + e.getMessage(), e);
+      }
+      if (row != null && hash.equals(row.hash())) {
+        if (spec.force()) batch.change(EventType.UPDATED, v, hash, row);
+        else if (v.version != null && !v.version.equals(row.version()))
+          batch.upserts.add(itemRow(v, hash, now));
+        continue;
+      }
+      batch.change(row == null ? EventType.CREATED : EventType.UPDATED, v, hash, row);
+    }
+    for (String identity : page.tombstones()) {
+      ItemRow row = stored.get(identity);
+      if (row != null && !latest.containsKey(identity)) batch.delete(row);
+    }
+    boolean cursorMoved = false;
+    if (spec.cursorKey() != null) {
+      String before = run.cursors.get(spec.cursorKey());
+      String after = spec.cursor().encode(step.next());
+      cursorMoved = !Objects.equals(before, after);
+      if (after == null) run.cursors.remove(spec.cursorKey());
+      else run.cursors.put(spec.cursorKey(), after);
+    }
+    if (!cursorMoved && batch.isEmpty() && parked.isEmpty() && run.state != null) return;
+    commit(run, batch, parked);
+  }
+
+  /** After a completed full listing: deleted events for stored identities not listed. */
+  void deleteUnseen(KeyRun run, Set<String> seen) throws InterruptedException {
+    List<List<String>> missingBatches = new ArrayList<>();
+    try (Stream<List<String>> batches = cx.store().streamIdentities(run.key, IDENTITY_BATCH)) {
+      Iterator<List<String>> it = batches.iterator();
+      while (it.hasNext()) {
+        List<String> missing = new ArrayList<>();
+        for (String id : it.next()) if (!seen.contains(id)) missing.add(id);
+        if (!missing.isEmpty()) missingBatches.add(missing);
+      }
+    }
+    for (List<String> missing : missingBatches) {
+      Map<String, ItemRow> rows = cx.store().loadVersions(run.key, missing);
+      Batch batch = new Batch(run, cx.time().now());
+      for (String id : missing) {
+        ItemRow row = rows.get(id);
+        if (row != null) batch.delete(row);
+      }
+      if (!batch.isEmpty()) commit(run, batch, List.of());
+    }
+  }
+
+  private ParkedRow invalid(ItemView v, List<String> problems, Instant now, int pageNo) {
+    ObjectNode error = Json.MAPPER.createObjectNode();
+    error.put("name", "ValidationError");
+    error.put("message", String.join("; ", problems));
+    error.put("page", pageNo);
+    error.put("index", v.index());
+    error.set("problems", Json.MAPPER.valueToTree(problems));
+    String itemJson = v.json.toString();
+    // Deterministic, so the same invalid item seen again replaces its parked row.
+    String id = "invalid-" + Sha256.hex(v.identity + "\n" + itemJson).substring(0, 16);
+    return new ParkedRow(
+        id,
+        ParkedKind.INVALID,
+        null,
+        null,
+        v.orderingKey,
+        null,
+        itemJson,
+        error.toString(),
+        0,
+        now,
+        null);
+  }
+
+  private ItemRow itemRow(ItemView v, String hash, Instant now) {
+    String payload = poller.retain() == Retain.PAYLOAD ? v.json.toString() : null;
+    return new ItemRow(
+        v.identity, v.version, hash, poller.schemaVersion(), payload, v.orderingKey, now);
+  }
+
+  private void commit(KeyRun run, Batch batch, List<ParkedRow> parked) throws InterruptedException {
+    StatePatch patch =
+        new StatePatch(
+            Map.copyOf(run.cursors),
+            run.state == null ? ScheduleState.initial(poller.schedule().min().toMillis()) : null,
+            poller.schemaVersion(),
+            run.lastSequence);
+    CommitBatch commit =
+        new CommitBatch(
+            patch, batch.upserts, batch.deletes, batch.events, poller.log().enabled(), parked);
+    cx.store().commitPoll(run.key, run.keeper.lease(), commit, batch.now);
+    if (run.state == null) run.state = PollerState.create(patch, batch.now);
+    run.committed += batch.events.size();
+    run.parked += parked.size();
+    for (ParkedRow p : parked) cx.listener().onParked(run.key, p);
+    run.keeper.renew();
+    if (run.delivery != null && !batch.events.isEmpty())
+      cx.dispatcher().deliver(run.delivery, batch.events);
+  }
+
+  /** The events, upserts and deletes of one commit, with sequences assigned in order. */
+  private final class Batch {
+    final KeyRun run;
+    final Instant now;
+    final List<ItemRow> upserts = new ArrayList<>();
+    final List<String> deletes = new ArrayList<>();
+    final List<OutboxRow> events = new ArrayList<>();
+
+    Batch(KeyRun run, Instant now) {
+      this.run = run;
+      this.now = now;
+    }
+
+    boolean isEmpty() {
+      return upserts.isEmpty() && deletes.isEmpty() && events.isEmpty();
+    }
+
+    void change(EventType type, ItemView v, String hash, @Nullable ItemRow previous) {
+      String versionOrHash = v.version != null ? v.version : hash;
+      JsonNode prior =
+          previous != null && previous.payload() != null && poller.retain() == Retain.PAYLOAD
+              ? Json.tree(previous.payload())
+              : null;
+      event(type, v.identity, v.orderingKey, versionOrHash, hash, v.json, prior);
+      upserts.add(itemRow(v, hash, now));
+    }
+
+    void delete(ItemRow row) {
+      JsonNode last =
+          row.payload() != null && poller.retain() == Retain.PAYLOAD
+              ? Json.tree(row.payload())
+              : null;
+      event(
+          EventType.DELETED,
+          row.identity(),
+          row.orderingKey(),
+          row.versionOrHash(),
+          row.hash(),
+          last,
+          last);
+      deletes.add(row.identity());
+    }
+
+    private void event(
+        EventType type,
+        String identity,
+        String orderingKey,
+        String versionOrHash,
+        String hash,
+        @Nullable JsonNode data,
+        @Nullable JsonNode previous) {
+      long seq = ++run.lastSequence;
+      String id =
+          EventIds.eventId(
+              poller.name(),
+              run.key.partition(),
+              identity,
+              versionOrHash,
+              poller.schemaVersion(),
+              type.wire());
+      String envelope =
+          Envelope.of(
+                  id,
+                  type,
+                  poller.name(),
+                  run.key.partition(),
+                  identity,
+                  orderingKey,
+                  versionOrHash,
+                  hash,
+                  poller.schemaVersion(),
+                  run.spec == null ? Lane.LIVE : run.spec.lane(),
+                  seq,
+                  now,
+                  data,
+                  previous)
+              .toString();
+      events.add(OutboxRow.pending(seq, id, orderingKey, envelope, now));
+    }
+  }
+}

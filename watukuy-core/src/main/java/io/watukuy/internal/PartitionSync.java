@@ -1,0 +1,76 @@
+package io.watukuy.internal;
+
+import io.watukuy.Poller;
+import io.watukuy.PollerKey;
+import io.watukuy.ScheduleState;
+import io.watukuy.TimeSource;
+import io.watukuy.spi.PollerState;
+import io.watukuy.spi.StatePatch;
+import io.watukuy.spi.StateStore;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The keys a pass or a tick runs (DESIGN.md "Partitions"): one per partition the poller declares
+ * now, with the stored keys of a partition that disappeared paused ({@code partitionRemoved}) and
+ * those of one that returned resumed. Apart from the engine because it is the one place that keeps
+ * state across passes about the partition lists, shared by {@code tick()} and the daemon.
+ */
+final class PartitionSync {
+  private static final Logger log = LoggerFactory.getLogger(PartitionSync.class);
+
+  private final StateStore store;
+  private final TimeSource time;
+
+  /** Per partitioned poller, the partition list last synced with the store. */
+  private final Map<String, Set<PollerKey>> synced = new ConcurrentHashMap<>();
+
+  PartitionSync(StateStore store, TimeSource time) {
+    this.store = store;
+    this.time = time;
+  }
+
+  /** The poller's keys now; partitions that disappeared are paused, returning ones resumed. */
+  List<PollerKey> keys(Poller<Object> p) {
+    List<PollerKey> keys = new ArrayList<>();
+    List<String> partitions = p.partitions();
+    for (String partition : partitions) keys.add(new PollerKey(p.name(), partition));
+    if (p.partitioned()) sync(p, keys);
+    return keys;
+  }
+
+  /**
+   * Pauses the stored keys whose partition is gone and resumes the returning ones. Runs when the
+   * partition list differs from the one last synced (and on the first pass): reading every stored
+   * key's state on every pass made idle partitions cost a core.
+   */
+  private void sync(Poller<Object> p, List<PollerKey> keys) {
+    Set<PollerKey> current = new HashSet<>(keys);
+    if (current.equals(synced.get(p.name()))) return;
+    for (PollerKey stored : store.listKeys(p.name())) {
+      Optional<PollerState> st = store.loadState(stored);
+      if (st.isEmpty()) continue;
+      ScheduleState s = st.get().schedule();
+      boolean present = current.contains(stored);
+      if (!present && s.paused() == null) {
+        store.saveStateUnfenced(
+            stored,
+            StatePatch.schedule(s.withPaused(ScheduleState.PauseReason.PARTITION_REMOVED)),
+            time.now());
+        log.info("{}: partition removed, paused", stored);
+      } else if (present && s.paused() == ScheduleState.PauseReason.PARTITION_REMOVED) {
+        store.saveStateUnfenced(
+            stored, StatePatch.schedule(Operations.resume(s, time.now())), time.now());
+        log.info("{}: partition returned, resumed", stored);
+      }
+    }
+    synced.put(p.name(), current);
+  }
+}
