@@ -1,7 +1,6 @@
 package io.watukuy.examples.modulepath;
 
 import io.watukuy.Cursors;
-import io.watukuy.DeliveryOptions;
 import io.watukuy.Page;
 import io.watukuy.Poller;
 import io.watukuy.Schedule;
@@ -38,14 +37,7 @@ public final class ModulePathApp {
             .schedule(Schedule.every(Duration.ofMillis(10)))
             .build();
     try (SqliteStore store = SqliteStore.open(Path.of(args[0]));
-        Watukuy watukuy =
-            Watukuy.builder()
-                .store(store)
-                .poller(products)
-                // One handler at a time, so the lines come in commit order: order across
-                // identities is not guaranteed otherwise (G3 holds per key).
-                .delivery(new DeliveryOptions(1, DeliveryOptions.DEFAULT_DISPATCH_BATCH_SIZE))
-                .build()) {
+        Watukuy watukuy = Watukuy.builder().store(store).poller(products).build()) {
       watukuy.on(
           products,
           event -> System.out.println(event.type().name().toLowerCase() + " " + event.identity()));
