@@ -6,6 +6,7 @@ module io.watukuy.cli {
   requires io.watukuy;
   requires io.watukuy.store.sqlite;
   requires io.watukuy.store.postgres;
+  requires io.watukuy.store.mariadb;
   requires io.watukuy.store.redis;
   requires com.fasterxml.jackson.dataformat.yaml;
   requires org.yaml.snakeyaml;

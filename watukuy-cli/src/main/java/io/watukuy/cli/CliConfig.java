@@ -31,11 +31,12 @@ record CliConfig(
 
   /**
    * A store URI and its options (DESIGN.md "Stores in YAML and on the command line"): {@code
-   * memory:}, {@code sqlite:PATH} (the path already resolved), {@code postgres:JDBC-URL} or {@code
-   * redis://host:port/db}. Only the options of its kind are set.
+   * memory:}, {@code sqlite:PATH} (the path already resolved), {@code postgres:JDBC-URL}, {@code
+   * mariadb:JDBC-URL} or {@code redis://host:port/db}. Only the options of its kind are set.
    *
    * @param uri as written, for messages through {@link #display()} only (it may hold a password)
-   * @param target the JDBC URL ({@code POSTGRES}) or the Redis URI ({@code REDIS}), else null
+   * @param target the JDBC URL ({@code POSTGRES}, {@code MARIADB}) or the Redis URI ({@code
+   *     REDIS}), else null
    */
   record StoreSpec(
       String uri,
@@ -51,6 +52,7 @@ record CliConfig(
       MEMORY,
       SQLITE,
       POSTGRES,
+      MARIADB,
       REDIS
     }
 

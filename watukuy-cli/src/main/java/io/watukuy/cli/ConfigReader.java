@@ -142,7 +142,8 @@ final class ConfigReader {
     At uriAt = at.child("uri");
     if (uriAt.missing()) {
       throw at.error(
-          "uri: missing (sqlite:PATH, memory:, postgres:JDBC-URL or redis://host:port/db)");
+          "uri: missing (sqlite:PATH, memory:, postgres:JDBC-URL, mariadb:JDBC-URL or"
+              + " redis://host:port/db)");
     }
     StoreOptions options =
         new StoreOptions(

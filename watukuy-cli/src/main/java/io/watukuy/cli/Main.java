@@ -107,7 +107,9 @@ public final class Main {
     // The store clients log a lost connection with its stack trace, while the cycle that met it
     // already prints one line naming the store and the operation.
     for (String client :
-        new String[] {"com.zaxxer.hikari", "io.lettuce", "io.netty", "org.postgresql"}) {
+        new String[] {
+          "com.zaxxer.hikari", "io.lettuce", "io.netty", "org.postgresql", "org.mariadb.jdbc"
+        }) {
       System.setProperty("org.slf4j.simpleLogger.log." + client, "off");
     }
   }

@@ -4,6 +4,7 @@ import io.lettuce.core.RedisURI;
 import io.watukuy.ConfigException;
 import io.watukuy.cli.CliConfig.StoreSpec;
 import io.watukuy.cli.Stores.NoRedis;
+import io.watukuy.store.mariadb.MariaDbStore;
 import io.watukuy.store.postgres.PostgresStore;
 import io.watukuy.store.redis.RedisStore;
 import java.nio.file.Path;
@@ -13,10 +14,10 @@ import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * What a store URI names, with the options of a {@code store:} map, checked before anything runs:
- * {@code sqlite:PATH}, {@code memory:}, {@code postgres:JDBC-URL}, {@code redis://host:port/db}.
- * Shared by the config's {@code store:} and {@code budgetStore:} and by {@code --store URI}, which
- * differ only in where an error points; apart from {@link ConfigReader} because it reads a URI, not
- * YAML.
+ * {@code sqlite:PATH}, {@code memory:}, {@code postgres:JDBC-URL}, {@code mariadb:JDBC-URL}, {@code
+ * redis://host:port/db}. Shared by the config's {@code store:} and {@code budgetStore:} and by
+ * {@code --store URI}, which differ only in where an error points; apart from {@link ConfigReader}
+ * because it reads a URI, not YAML.
  */
 final class StoreUris {
   private StoreUris() {}
@@ -30,7 +31,7 @@ final class StoreUris {
         message -> new ConfigException("--store: " + message));
   }
 
-  /** The options of a {@code store:} map; each applies to one or two kinds of store. */
+  /** The options of a {@code store:} map; each applies to one to three kinds of store. */
   record StoreOptions(
       @Nullable String tablePrefix,
       @Nullable Long busyTimeoutMs,
@@ -82,6 +83,25 @@ final class StoreUris {
       return new StoreSpec(
           uri, StoreSpec.Kind.POSTGRES, null, jdbc, o.tablePrefix(), null, o.schema(), null);
     }
+    if (uri.startsWith("mariadb:")) {
+      onlyFor(fail, "mariadb:", o, true, false, false, false);
+      String jdbc = uri.substring("mariadb:".length());
+      if (!jdbc.startsWith("jdbc:mariadb:")) {
+        throw fail.apply(
+            "'"
+                + StoreSpec.memory(uri).display()
+                + "': mariadb: is followed by a JDBC URL,"
+                + " e.g. mariadb:jdbc:mariadb://127.0.0.1:3306/test?user=root");
+      }
+      try {
+        // Checked here, before anything runs, so the message can name the line.
+        if (o.tablePrefix() != null) MariaDbStore.ddl(o.tablePrefix());
+      } catch (ConfigException e) {
+        throw fail.apply(e.getMessage());
+      }
+      return new StoreSpec(
+          uri, StoreSpec.Kind.MARIADB, null, jdbc, o.tablePrefix(), null, null, null);
+    }
     if (uri.startsWith("redis://") || uri.startsWith("rediss://")) {
       onlyFor(fail, "redis:", o, false, false, false, true);
       try {
@@ -101,7 +121,8 @@ final class StoreUris {
     throw fail.apply(
         "'"
             + StoreSpec.memory(uri).display()
-            + "' is not a store URI (sqlite:PATH, memory:, postgres:JDBC-URL or redis://host:port/db)");
+            + "' is not a store URI (sqlite:PATH, memory:, postgres:JDBC-URL, mariadb:JDBC-URL or"
+            + " redis://host:port/db)");
   }
 
   private static void onlyFor(
@@ -114,7 +135,7 @@ final class StoreUris {
       boolean prefix) {
     String wrong =
         !tablePrefix && o.tablePrefix() != null
-            ? "tablePrefix (sqlite: and postgres: only)"
+            ? "tablePrefix (sqlite:, postgres: and mariadb: only)"
             : !busy && o.busyTimeoutMs() != null
                 ? "busyTimeoutMs (sqlite: only)"
                 : !schema && o.schema() != null

@@ -10,6 +10,7 @@ import io.watukuy.StoreException;
 import io.watukuy.cli.CliConfig.StoreSpec;
 import io.watukuy.spi.RateBudgetStore;
 import io.watukuy.spi.StateStore;
+import io.watukuy.store.mariadb.MariaDbStore;
 import io.watukuy.store.memory.MemoryStore;
 import io.watukuy.store.postgres.PostgresStore;
 import io.watukuy.store.redis.LettuceRedis;
@@ -27,11 +28,13 @@ import java.util.List;
 
 /**
  * Opens the store a {@link StoreSpec} names. The command line owns the clients it opens for a store
- * (a HikariCP pool for PostgreSQL, a Lettuce connection for Redis): closing the returned store
- * closes them too.
+ * (a HikariCP pool for PostgreSQL and MariaDB, a Lettuce connection for Redis): closing the
+ * returned store closes them too.
  */
 final class Stores {
-  /** Connections of one command's PostgreSQL pool: the engine runs a few keys at once. */
+  /**
+   * Connections of one command's PostgreSQL or MariaDB pool: the engine runs a few keys at once.
+   */
   static final int POSTGRES_POOL_SIZE = 4;
 
   /** How long a Redis command may take before it fails the cycle. */
@@ -40,8 +43,8 @@ final class Stores {
   private Stores() {}
 
   /**
-   * The store of {@code spec}. Opens no connection for SQLite and PostgreSQL (the first call does);
-   * connects at once for Redis.
+   * The store of {@code spec}. Opens no connection for SQLite, PostgreSQL and MariaDB (the first
+   * call does); connects at once for Redis.
    *
    * @throws StoreException when the folder of a SQLite file cannot be created or Redis does not
    *     answer; the message names the store, never a password
@@ -51,6 +54,7 @@ final class Stores {
       case MEMORY -> new MemoryStore();
       case SQLITE -> sqlite(spec);
       case POSTGRES -> postgres(spec);
+      case MARIADB -> mariadb(spec);
       case REDIS -> redis(spec);
     };
   }
@@ -70,6 +74,20 @@ final class Stores {
   }
 
   private static StateStore postgres(StoreSpec spec) {
+    PostgresStore.Builder b = PostgresStore.builder(pool(spec)).closeClient(true);
+    if (spec.schema() != null) b.schema(spec.schema());
+    if (spec.tablePrefix() != null) b.tablePrefix(spec.tablePrefix());
+    return b.build();
+  }
+
+  private static StateStore mariadb(StoreSpec spec) {
+    MariaDbStore.Builder b = MariaDbStore.builder(pool(spec)).closeClient(true);
+    if (spec.tablePrefix() != null) b.tablePrefix(spec.tablePrefix());
+    return b.build();
+  }
+
+  /** The command's pool on the JDBC URL of {@code spec}; the store closes it. */
+  private static HikariDataSource pool(StoreSpec spec) {
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(spec.target());
     config.setPoolName("watukuy");
@@ -79,11 +97,7 @@ final class Stores {
     // with the store's own message instead of failing here.
     config.setInitializationFailTimeout(-1);
     config.setConnectionTimeout(10_000);
-    HikariDataSource pool = new HikariDataSource(config);
-    PostgresStore.Builder b = PostgresStore.builder(pool).closeClient(true);
-    if (spec.schema() != null) b.schema(spec.schema());
-    if (spec.tablePrefix() != null) b.tablePrefix(spec.tablePrefix());
-    return b.build();
+    return new HikariDataSource(config);
   }
 
   private static StateStore redis(StoreSpec spec) {

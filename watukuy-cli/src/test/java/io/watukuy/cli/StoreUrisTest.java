@@ -29,17 +29,20 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The store URIs of DESIGN.md ("Stores in YAML and on the command line") from the command line,
- * against the machine's PostgreSQL (127.0.0.1:5432, database {@code test}) and Redis
- * (127.0.0.1:6379). Each test uses a schema or key prefix of its own and removes it.
+ * against the machine's PostgreSQL (127.0.0.1:5432, database {@code test}), MariaDB
+ * (127.0.0.1:3306, database {@code test}) and Redis (127.0.0.1:6379). Each test uses a schema,
+ * table prefix or key prefix of its own and removes it.
  */
 class StoreUrisTest {
   static final String PG = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
+  static final String MARIA = "jdbc:mariadb://127.0.0.1:3306/test?user=root";
 
   @TempDir Path dir;
   private HttpServer vendor;
   private final String suffix = HexFormat.of().formatHex(randomBytes());
   private final String schema = "wk_cli_" + suffix;
   private final String redisPrefix = "watukuy-test:cli:" + suffix + ":";
+  private final String mariaPrefix = "wk_cli_" + suffix + "_";
 
   @BeforeEach
   void startVendor() throws IOException {
@@ -65,6 +68,10 @@ class StoreUrisTest {
     try (Connection c = DriverManager.getConnection(PG);
         Statement s = c.createStatement()) {
       s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+    }
+    try (Connection c = DriverManager.getConnection(MARIA);
+        Statement s = c.createStatement()) {
+      for (String table : mariaTables()) s.execute("DROP TABLE `" + table + "`");
     }
     RedisClient client = RedisClient.create("redis://127.0.0.1:6379/0");
     try (StatefulRedisConnection<String, String> c = client.connect()) {
@@ -111,6 +118,23 @@ class StoreUrisTest {
   }
 
   @Test
+  void aMariaDbStoreKeepsStateBetweenRuns() throws Exception {
+    Path file =
+        write(
+            config("store: { uri: \"mariadb:" + MARIA + "\", tablePrefix: " + mariaPrefix + " }"));
+
+    Result first = watukuy("run", file.toString(), "--once");
+    assertThat(first.exit).as(first.err).isZero();
+    assertThat(first.out.lines()).hasSize(2).allMatch(l -> l.contains("\"type\":\"created\""));
+    Result second = watukuy("run", file.toString(), "--once");
+    assertThat(second.exit).as(second.err).isZero();
+    assertThat(second.out).isEmpty();
+    assertThat(mariaTables()).contains(mariaPrefix + "pollers").hasSize(7);
+    Result paused = watukuy("pause", file.toString(), "orders");
+    assertThat(paused.exit).as(paused.err).isZero();
+  }
+
+  @Test
   void aRedisStoreKeepsStateBetweenRuns() {
     Path file =
         write(
@@ -145,6 +169,18 @@ class StoreUrisTest {
     assertThat(pg.exit).as(pg.err).isZero();
     assertThat(pg.err).isEqualTo("watukuy: postgres:" + PG + "&password=***: migrated\n");
     assertThat(tables()).contains("watukuy_pollers");
+    Path maria =
+        write(
+            config(
+                "store: { uri: \"mariadb:"
+                    + MARIA
+                    + "&password=\", tablePrefix: "
+                    + mariaPrefix
+                    + " }"));
+    Result m = watukuy("migrate", maria.toString());
+    assertThat(m.exit).as(m.err).isZero();
+    assertThat(m.err).isEqualTo("watukuy: mariadb:" + MARIA + "&password=***: migrated\n");
+    assertThat(mariaTables()).hasSize(7);
   }
 
   @Test
@@ -157,7 +193,11 @@ class StoreUrisTest {
             "watukuy: watukuy.yaml:1: store: a sqlite: store takes no schema (postgres: only)\n");
     assertThat(validate("store: { uri: \"redis://127.0.0.1:6379/0\", tablePrefix: t_ }"))
         .isEqualTo(
-            "watukuy: watukuy.yaml:1: store: a redis: store takes no tablePrefix (sqlite: and postgres: only)\n");
+            "watukuy: watukuy.yaml:1: store: a redis: store takes no tablePrefix (sqlite:, postgres: and"
+                + " mariadb: only)\n");
+    assertThat(validate("store: { uri: \"mariadb:" + MARIA + "\", schema: s }"))
+        .isEqualTo(
+            "watukuy: watukuy.yaml:1: store: a mariadb: store takes no schema (postgres: only)\n");
   }
 
   @Test
@@ -174,6 +214,17 @@ class StoreUrisTest {
         .startsWith("watukuy: watukuy.yaml:1: store: ")
         .contains("JDBC URL")
         .doesNotContain("hunter2");
+    assertThat(validate("store: { uri: \"mariadb:" + MARIA + "\", tablePrefix: \"x`; DROP\" }"))
+        .startsWith("watukuy: watukuy.yaml:1: store: ")
+        .contains("tablePrefix")
+        .contains("x`; DROP");
+    assertThat(validate("store: \"mariadb:jdbc:mysql://127.0.0.1/x?password=hunter2\""))
+        .startsWith("watukuy: watukuy.yaml:1: store: ")
+        .contains("mariadb: is followed by a JDBC URL")
+        .doesNotContain("hunter2");
+    Result noUri = watukuy("migrate", "--store", "mysql://127.0.0.1/x");
+    assertThat(noUri.exit).isEqualTo(2);
+    assertThat(noUri.err).contains("mariadb:JDBC-URL");
   }
 
   @Test
@@ -193,6 +244,18 @@ class StoreUrisTest {
     assertThat(r.exit).isEqualTo(1);
     assertThat(r.err).contains("127.0.0.1:" + closed + "/test").doesNotContain("hunter2");
 
+    Path maria =
+        write(
+            config(
+                "store: \"mariadb:jdbc:mariadb://127.0.0.1:"
+                    + closed
+                    + "/test?user=root&password=hunter2&connectTimeout=2000\""));
+    Result m = watukuy("run", maria.toString(), "--once");
+    assertThat(m.exit).isEqualTo(1);
+    assertThat(m.err)
+        .contains("mariadb store 127.0.0.1:" + closed + "/test")
+        .doesNotContain("hunter2");
+
     Path redis = write(config("store: \"redis://:hunter2@127.0.0.1:" + closed + "/0\""));
     Result rr = watukuy("run", redis.toString(), "--once");
     assertThat(rr.exit).isEqualTo(1);
@@ -210,6 +273,21 @@ class StoreUrisTest {
     try (Connection c = DriverManager.getConnection(PG);
         ResultSet rs = c.getMetaData().getTables(null, schema, "%", new String[] {"TABLE"})) {
       while (rs.next()) names.add(rs.getString("TABLE_NAME"));
+    }
+    return names;
+  }
+
+  private List<String> mariaTables() throws SQLException {
+    List<String> names = new ArrayList<>();
+    try (Connection c = DriverManager.getConnection(MARIA);
+        ResultSet rs =
+            c.createStatement()
+                .executeQuery(
+                    "SELECT table_name FROM information_schema.tables"
+                        + " WHERE table_schema = 'test' AND table_name LIKE '"
+                        + mariaPrefix.replace("_", "\\\\_")
+                        + "%'")) {
+      while (rs.next()) names.add(rs.getString(1));
     }
     return names;
   }
