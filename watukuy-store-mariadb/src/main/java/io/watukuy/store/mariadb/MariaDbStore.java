@@ -134,10 +134,10 @@ import org.jspecify.annotations.Nullable;
  * IllegalStateException}.
  *
  * <p><b>Driver.</b> Tested with MariaDB Connector/J 3.5 (LGPL-2.1), this module's dependency; the
- * store names no driver class, so another version can be used. Connector/J 4.0 encrypts by default
- * and refuses a server without TLS unless the URL says {@code sslMode=disable}. The driver's
- * default of reporting found rows, not changed rows, is assumed: {@code useAffectedRows=true} would
- * make a renewal that changes nothing look like a lost lease.
+ * store names no driver class, so another version can be used. Connector/J 4.0 passes the same
+ * suites, but encrypts by default and refuses a server without TLS unless the URL says {@code
+ * sslMode=disable}. The driver's default of reporting found rows, not changed rows, is assumed:
+ * {@code useAffectedRows=true} would make a renewal that changes nothing look like a lost lease.
  *
  * <p><b>MySQL.</b> Untested until a MySQL server runs the contract suite. MySQL 8 would need the
  * collation {@code utf8mb4_0900_bin} (its NO PAD binary collation; it has no {@code
