@@ -17,10 +17,10 @@ import java.util.Objects;
 import javax.sql.DataSource;
 
 /**
- * A {@link StateStore} in PostgreSQL (Stores document, "PostgresStore"), over any {@link
- * DataSource} that yields pgjdbc connections: a connection pool such as HikariCP in production.
- * Fits several instances on several hosts sharing one database: the lease protocol, enforced by row
- * locks, lets exactly one instance poll a key at a time (guarantee G5).
+ * A {@link StateStore} in PostgreSQL (docs/stores.md, "PostgresStore"), over any {@link DataSource}
+ * that yields pgjdbc connections: a connection pool such as HikariCP in production. Fits several
+ * instances on several hosts sharing one database: the lease protocol, enforced by row locks, lets
+ * exactly one instance poll a key at a time (guarantee G5).
  *
  * <pre>{@code
  * HikariConfig config = new HikariConfig();

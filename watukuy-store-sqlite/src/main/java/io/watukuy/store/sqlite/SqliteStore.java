@@ -17,7 +17,7 @@ import java.util.Objects;
 import org.sqlite.SQLiteConfig;
 
 /**
- * A {@link StateStore} in one SQLite file (Stores document, "SqliteStore"), built on {@code
+ * A {@link StateStore} in one SQLite file (docs/stores.md, "SqliteStore"), built on {@code
  * org.xerial:sqlite-jdbc}. Fits one host: a service, a sidecar, a command-line run from cron.
  * Several processes on that host may share the file; processes on different hosts may not (use
  * {@code PostgresStore}).
