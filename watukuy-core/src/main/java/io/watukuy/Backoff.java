@@ -14,7 +14,9 @@ import java.util.random.RandomGenerator;
  * @since 0.1
  */
 public record Backoff(Duration base, double factor, Duration max) {
-  /** Poll-error backoff defaults (DESIGN.md): base 1 s, factor 2, max 10 min. */
+  /**
+   * Poll-error backoff defaults (docs/architecture.md, "Defaults"): base 1 s, factor 2, max 10 min.
+   */
   public static final Backoff DEFAULT_POLL =
       new Backoff(Duration.ofSeconds(1), 2.0, Duration.ofMinutes(10));
 

@@ -6,8 +6,8 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One observed change, as handed to a {@link Handler} (DESIGN.md "The event envelope"). Its JSON
- * form has every field, in this order, {@code null} when empty.
+ * One observed change, as handed to a {@link Handler} (docs/architecture.md, "The event envelope").
+ * Its JSON form has every field, in this order, {@code null} when empty.
  *
  * @param id lowercase hex SHA-256 of the event-id material (guarantee G2): the same observation has
  *     the same id across restarts, instances and replays. A state that recurs is the same
@@ -80,8 +80,9 @@ public record ChangeEvent<T>(
   }
 
   /**
-   * The event's JSON form (DESIGN.md "The event envelope"): every field, in declaration order,
-   * {@code null} when empty, {@code observedAt} with milliseconds. One line, no trailing newline.
+   * The event's JSON form (docs/architecture.md, "The event envelope"): every field, in declaration
+   * order, {@code null} when empty, {@code observedAt} with milliseconds. One line, no trailing
+   * newline.
    *
    * @return the JSON text; {@code data} and {@code previous} are serialized with the engine's
    *     Jackson mapper

@@ -4,9 +4,9 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /**
- * When a key's circuit opens (How it works, "Poller state machine"): after {@code failures}
- * consecutive failed cycles the key sleeps for {@code probeEvery}, then runs one half-open probe;
- * success closes the circuit and resets the count, failure keeps it open.
+ * When a key's circuit opens (docs/architecture.md, "Circuit"): after {@code failures} consecutive
+ * failed cycles the key sleeps for {@code probeEvery}, then runs one half-open probe; success
+ * closes the circuit and resets the count, failure keeps it open.
  *
  * @param failures consecutive failures that open the circuit, at least 1, default {@value
  *     #DEFAULT_FAILURES}

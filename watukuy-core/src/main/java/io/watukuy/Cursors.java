@@ -5,10 +5,11 @@ import io.watukuy.internal.Json;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Factories for the five cursor strategies (Cursor strategies document). Pick from what the API
- * offers: an {@code updated_since} filter is {@link #timestamp}; an opaque next token is {@link
- * #token}; plain page numbers are {@link #page} (or {@link #snapshotDiff} when the whole listing is
- * small enough to walk every cycle, which also yields deletes); anything else is {@link #custom}.
+ * Factories for the five cursor strategies (docs/architecture.md, "Cursor strategies"). Pick from
+ * what the API offers: an {@code updated_since} filter is {@link #timestamp}; an opaque next token
+ * is {@link #token}; plain page numbers are {@link #page} (or {@link #snapshotDiff} when the whole
+ * listing is small enough to walk every cycle, which also yields deletes); anything else is {@link
+ * #custom}.
  *
  * @since 0.1
  */
@@ -16,8 +17,8 @@ public final class Cursors {
   private Cursors() {}
 
   /**
-   * A timestamp strategy on {@code field} (Cursor strategies, "timestamp"). Finish it with {@link
-   * TimestampCursor.Builder#build()}.
+   * A timestamp strategy on {@code field} (docs/architecture.md, "timestamp"). Finish it with
+   * {@link TimestampCursor.Builder#build()}.
    *
    * @param field dot path of the timestamp in the item's JSON form, e.g. {@code updatedAt} or
    *     {@code meta.updatedAt}
@@ -30,7 +31,7 @@ public final class Cursors {
   }
 
   /**
-   * A token strategy (Cursor strategies, "token") whose first request carries {@code initial}.
+   * A token strategy (docs/architecture.md, "token") whose first request carries {@code initial}.
    *
    * @param initial the token of the first request, or {@code null} for none; the cursor returns to
    *     it whenever a listing is exhausted
@@ -50,7 +51,7 @@ public final class Cursors {
   }
 
   /**
-   * A page strategy (Cursor strategies, "page") starting at page {@value
+   * A page strategy (docs/architecture.md, "page") starting at page {@value
    * PageCursor#DEFAULT_INITIAL}.
    *
    * @return the strategy
@@ -71,8 +72,8 @@ public final class Cursors {
   }
 
   /**
-   * The snapshotDiff strategy (Cursor strategies, "snapshotDiff"): no cursor, a full listing every
-   * cycle, deletes built in.
+   * The snapshotDiff strategy (docs/architecture.md, "snapshotDiff"): no cursor, a full listing
+   * every cycle, deletes built in.
    *
    * @return the shared stateless instance
    */
@@ -81,7 +82,7 @@ public final class Cursors {
   }
 
   /**
-   * A custom cursor (Cursor strategies, "custom") stored as JSON (Jackson) of {@code initial}'s
+   * A custom cursor (docs/architecture.md, "custom") stored as JSON (Jackson) of {@code initial}'s
    * runtime class. Use {@link #custom(Object, TypeReference, CustomCursor.Advance)} for a generic
    * cursor type, or {@link CustomCursor#withCodec} for one that does not round-trip through JSON.
    *

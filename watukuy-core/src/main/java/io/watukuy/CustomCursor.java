@@ -8,10 +8,10 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A cursor of the user's own type (Cursor strategies document, "custom"): offset + limit, GraphQL
- * {@code endCursor}, keyset over a numeric id. {@link Advance#advance} computes the next cursor
- * from the page. The cursor is stored as JSON (Jackson) unless {@code serialize} / {@code
- * deserialize} are given.
+ * A cursor of the user's own type (docs/architecture.md, "custom"): offset + limit, GraphQL {@code
+ * endCursor}, keyset over a numeric id. {@link Advance#advance} computes the next cursor from the
+ * page. The cursor is stored as JSON (Jackson) unless {@code serialize} / {@code deserialize} are
+ * given.
  *
  * @param <C> the cursor type
  * @since 0.1

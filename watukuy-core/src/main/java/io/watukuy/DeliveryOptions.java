@@ -8,10 +8,10 @@ package io.watukuy;
  * @since 0.1
  */
 public record DeliveryOptions(int concurrency, int dispatchBatchSize) {
-  /** Default handlers running at once, engine-wide (DESIGN.md defaults). */
+  /** Default handlers running at once, engine-wide (docs/architecture.md, "Defaults"). */
   public static final int DEFAULT_CONCURRENCY = 8;
 
-  /** Default outbox rows loaded per read (DESIGN.md defaults). */
+  /** Default outbox rows loaded per read (docs/architecture.md, "Defaults"). */
   public static final int DEFAULT_DISPATCH_BATCH_SIZE = 100;
 
   /**

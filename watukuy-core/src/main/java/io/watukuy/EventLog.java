@@ -18,7 +18,7 @@ import java.util.Objects;
  * @since 0.1
  */
 public record EventLog(boolean enabled, Duration retention) {
-  /** Default retention: 7 days (DESIGN.md defaults). */
+  /** Default retention: 7 days (docs/architecture.md, "Defaults"). */
   public static final Duration DEFAULT_RETENTION = Duration.ofDays(7);
 
   /** No log; the default of every poller. */

@@ -18,13 +18,14 @@ import org.jspecify.annotations.Nullable;
  * page 1 of the live lane stores the ETag (byte for byte, weak or strong) and Last-Modified of its
  * 200 for its exact URL. They are sent back as {@code If-None-Match} and {@code If-Modified-Since}
  * only where a 304 can be trusted: page 1 of a listing whose previous cycle ended on page 1
- * (DESIGN.md "304 Not Modified"). There a 304 never reaches the caller: the engine ends the cycle
- * as not modified (the helper tells it by throwing an internal unchecked exception that fetch code
- * must let through: do not catch {@code RuntimeException} around a request without rethrowing what
- * you do not handle). Every other request goes out unconditional, because a 304 there would have to
- * be asked again without validators: one request per page, never two. A 304 without an ETag keeps
- * the stored one. If the options set {@code If-None-Match} or {@code If-Modified-Since} themselves,
- * the helper sends exactly those, stores nothing and returns a 304 like a 2xx.
+ * (docs/architecture.md, "304 Not Modified"). There a 304 never reaches the caller: the engine ends
+ * the cycle as not modified (the helper tells it by throwing an internal unchecked exception that
+ * fetch code must let through: do not catch {@code RuntimeException} around a request without
+ * rethrowing what you do not handle). Every other request goes out unconditional, because a 304
+ * there would have to be asked again without validators: one request per page, never two. A 304
+ * without an ETag keeps the stored one. If the options set {@code If-None-Match} or {@code
+ * If-Modified-Since} themselves, the helper sends exactly those, stores nothing and returns a 304
+ * like a 2xx.
  *
  * <p><b>Rate budgets.</b> When the poller names a budget ({@link Poller.Builder#budget}), every
  * request (GET or POST, every page, lane and partition) first takes one token of it (guarantee G6).

@@ -9,7 +9,8 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What {@link Watukuy#inspect()} reports for one key, with the spec's names.
+ * What {@link Watukuy#inspect()} reports for one key, with the field names of the stored schedule
+ * (docs/architecture.md, "ScheduleState") where it has them.
  *
  * @param poller the poller name
  * @param partition the partition, {@code ""} when unpartitioned

@@ -69,7 +69,7 @@ public record KeyReport(
     return error != null && outcome != Outcome.DEFERRED;
   }
 
-  /** How a key's run ended (DESIGN.md "tick(options)"). */
+  /** How a key's run ended (docs/architecture.md, "Partitions, tick, listeners"). */
   public enum Outcome {
     /**
      * The key ran under its lease: drained its outbox, and polled its live lane when due. Also

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
 
 /**
- * The lane an event was observed in (How it works, "Lanes"). Serialized in lower case.
+ * The lane an event was observed in (docs/architecture.md, "Lanes"). Serialized in lower case.
  *
  * @since 0.1
  */

@@ -5,8 +5,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * A fenced write was made with a lease that is no longer the current lease of its key: it expired
  * and another instance acquired the key (a higher epoch), or it was released. The writer must drop
- * its in-memory work and stop writing (How it works, commit protocol rule 3; guarantee G5). Never
- * retried with the same lease.
+ * its in-memory work and stop writing (docs/architecture.md, "Commit protocol", rule 3;
+ * docs/guarantees.md, G5). Never retried with the same lease.
  *
  * @since 0.1
  */

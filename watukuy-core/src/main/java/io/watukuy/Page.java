@@ -15,8 +15,9 @@ import org.jspecify.annotations.Nullable;
  *       for timestamp, a string that overrides the watermark; for custom, the page cursor handed to
  *       {@code advance}; ignored by page and snapshotDiff.
  *   <li>{@code hasMore}: {@code true} fetches again at once (catch-up), {@code false} ends the
- *       cycle, {@code null} lets the strategy decide (Cursor strategies document).
- *   <li>{@code tombstones}: identities the API reports deleted (DESIGN.md "Tombstones").
+ *       cycle, {@code null} lets the strategy decide (docs/architecture.md, "Cursor strategies").
+ *   <li>{@code tombstones}: identities the API reports deleted (docs/architecture.md,
+ *       "Tombstones").
  * </ul>
  *
  * @param <T> the item type
@@ -70,8 +71,8 @@ public final class Page<T> {
 
   /**
    * The listing is unchanged since the last cycle (an HTTP 304 the caller handled itself). Trusted
-   * only on page 1 of a listing whose previous cycle ended on page 1 (DESIGN.md "304 Not
-   * Modified"); elsewhere it fails the cycle with a {@link FetchException}.
+   * only on page 1 of a listing whose previous cycle ended on page 1 (docs/architecture.md, "304
+   * Not Modified"); elsewhere it fails the cycle with a {@link FetchException}.
    *
    * @param <T> the item type
    * @return a page with no items and {@code hasMore} false

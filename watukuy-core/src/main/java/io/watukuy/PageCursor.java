@@ -1,8 +1,8 @@
 package io.watukuy;
 
 /**
- * The page strategy: page numbers (Cursor strategies document, "page"). Advances to page + 1 while
- * {@code hasMore} is true; when the cycle completes it resets to {@code initial}.
+ * The page strategy: page numbers (docs/architecture.md, "page"). Advances to page + 1 while {@code
+ * hasMore} is true; when the cycle completes it resets to {@code initial}.
  *
  * @since 0.1
  */

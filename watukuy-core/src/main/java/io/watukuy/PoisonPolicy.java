@@ -13,7 +13,7 @@ import java.util.Objects;
  * @since 0.1
  */
 public record PoisonPolicy(Action action, boolean holdKey) {
-  /** Park, without holding the ordering key (DESIGN.md defaults). */
+  /** Park, without holding the ordering key (docs/architecture.md, "Defaults"). */
   public static final PoisonPolicy DEFAULT = new PoisonPolicy(Action.PARK, false);
 
   /**

@@ -29,13 +29,16 @@ import org.jspecify.annotations.Nullable;
  * @since 0.1
  */
 public final class Poller<T> {
-  /** Default page cap per cycle (DESIGN.md). */
+  /** Default page cap per cycle (docs/architecture.md, "Defaults"). */
   public static final int DEFAULT_MAX_PAGES_PER_CYCLE = 50;
 
   /** Default schema version. */
   public static final int DEFAULT_SCHEMA_VERSION = 1;
 
-  /** Default {@link #weight()} in a shared rate budget (DESIGN.md): one turn per round. */
+  /**
+   * Default {@link #weight()} in a shared rate budget (docs/architecture.md, "Defaults"): one turn
+   * per round.
+   */
   public static final int DEFAULT_WEIGHT = 1;
 
   /** Largest {@link #weight()}. */
@@ -68,7 +71,8 @@ public final class Poller<T> {
    * @param type the item type ({@code JsonNode.class} to keep items as JSON trees); events are
    *     converted back to it for the handler
    * @param <T> the item type
-   * @return a builder with every default of DESIGN.md; identity, cursor and fetch still to set
+   * @return a builder with every default (docs/architecture.md, "Defaults"); identity, cursor and
+   *     fetch still to set
    * @throws NullPointerException if {@code name} or {@code type} is null
    * @throws ConfigException if the name is not valid
    */
@@ -372,9 +376,9 @@ public final class Poller<T> {
     }
 
     /**
-     * Items for which the predicate holds are tombstones: the API reports them deleted (DESIGN.md
-     * "Tombstones"). A known identity commits a deleted event; an unknown one does nothing; either
-     * way the item still moves the cursor. Tombstones are not validated.
+     * Items for which the predicate holds are tombstones: the API reports them deleted
+     * (docs/architecture.md, "Tombstones"). A known identity commits a deleted event; an unknown
+     * one does nothing; either way the item still moves the cursor. Tombstones are not validated.
      *
      * @param tombstone true for an item the API reports deleted
      * @return this builder

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * The reconcile lane of an incremental poller (Cursor strategies document, "Reconcile: deletes for
+ * The reconcile lane of an incremental poller (docs/architecture.md, "Reconcile: deletes for
  * incremental strategies"): every {@code every}, a full listing with its own paged {@code fetch}
  * ({@link FetchContext#page()} from 1; the cursor handed to it is the page number) emits created
  * for unknown identities, updated for changed ones and, when the listing completed, deleted for

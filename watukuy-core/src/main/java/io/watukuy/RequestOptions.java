@@ -28,13 +28,13 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RequestOptions {
 
-  /** Time allowed to open a connection: 10 s (DESIGN.md defaults). */
+  /** Time allowed to open a connection: 10 s (docs/architecture.md, "Defaults"). */
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
 
   /**
    * Time allowed for a whole request, from sending it until the response body is read: 30 s
-   * (DESIGN.md defaults). The poller's {@code request.timeout} replaces it for every request of the
-   * poller; {@link Builder#timeout(Duration)} replaces it for one request.
+   * (docs/architecture.md, "Defaults"). The poller's {@code request.timeout} replaces it for every
+   * request of the poller; {@link Builder#timeout(Duration)} replaces it for one request.
    */
   public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
 

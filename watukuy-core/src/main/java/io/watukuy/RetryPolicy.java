@@ -13,10 +13,10 @@ import java.util.Objects;
  * @since 0.1
  */
 public record RetryPolicy(int attempts, Backoff backoff) {
-  /** Default attempts per event, the first included (DESIGN.md defaults). */
+  /** Default attempts per event, the first included (docs/architecture.md, "Defaults"). */
   public static final int DEFAULT_ATTEMPTS = 3;
 
-  /** Default handler backoff: base 1 s, factor 2, max 5 min (DESIGN.md defaults). */
+  /** Default handler backoff: base 1 s, factor 2, max 5 min (docs/architecture.md, "Defaults"). */
   public static final Backoff DEFAULT_BACKOFF =
       new Backoff(Duration.ofSeconds(1), 2.0, Duration.ofMinutes(5));
 

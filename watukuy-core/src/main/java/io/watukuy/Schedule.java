@@ -4,14 +4,14 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * When a poller's live lane runs (How it works, "Poller state machine"). The interval starts at
- * {@code min}; a cycle with events halves it (floor {@code min}), an idle cycle (a 304 included)
- * multiplies it by 1.5 (cap {@code max}); {@code adaptive(false)} pins it at {@code min}. Every
- * wait gets symmetric jitter of {@code jitter} (a wait w becomes w × (1 + jitter × u), u uniform in
- * [-1, 1]); RateLimit headers stretch it to (reset − now) / max(remaining, 1); a truncated listing
- * is due again at once (catch-up, still paced); fetch errors back off by {@code backoff} (full
- * jitter) and open the circuit after {@link CircuitPolicy#failures()} in a row; a 429, or a 503
- * with Retry-After, waits exactly as told.
+ * When a poller's live lane runs (docs/architecture.md, "Poller state machine"). The interval
+ * starts at {@code min}; a cycle with events halves it (floor {@code min}), an idle cycle (a 304
+ * included) multiplies it by 1.5 (cap {@code max}); {@code adaptive(false)} pins it at {@code min}.
+ * Every wait gets symmetric jitter of {@code jitter} (a wait w becomes w × (1 + jitter × u), u
+ * uniform in [-1, 1]); RateLimit headers stretch it to (reset − now) / max(remaining, 1); a
+ * truncated listing is due again at once (catch-up, still paced); fetch errors back off by {@code
+ * backoff} (full jitter) and open the circuit after {@link CircuitPolicy#failures()} in a row; a
+ * 429, or a 503 with Retry-After, waits exactly as told.
  *
  * @param min the shortest interval, default {@value #DEFAULT_MIN_SECONDS} s, positive
  * @param max the longest interval, default 10 min, at least {@code min}
@@ -22,19 +22,19 @@ import java.util.Objects;
  */
 public record Schedule(
     Duration min, Duration max, double jitter, boolean adaptive, Backoff backoff) {
-  /** Default {@code min} in seconds (DESIGN.md defaults). */
+  /** Default {@code min} in seconds (docs/architecture.md, "Defaults"). */
   public static final long DEFAULT_MIN_SECONDS = 30;
 
   /** Default {@code min}: 30 s. */
   public static final Duration DEFAULT_MIN = Duration.ofSeconds(DEFAULT_MIN_SECONDS);
 
-  /** Default {@code max}: 10 min (DESIGN.md defaults). */
+  /** Default {@code max}: 10 min (docs/architecture.md, "Defaults"). */
   public static final Duration DEFAULT_MAX = Duration.ofMinutes(10);
 
-  /** Default {@code jitter}: 0.1, that is ±10 % (DESIGN.md defaults). */
+  /** Default {@code jitter}: 0.1, that is ±10 % (docs/architecture.md, "Defaults"). */
   public static final double DEFAULT_JITTER = 0.1;
 
-  /** Default {@code adaptive}: on (DESIGN.md defaults). */
+  /** Default {@code adaptive}: on (docs/architecture.md, "Defaults"). */
   public static final boolean DEFAULT_ADAPTIVE = true;
 
   /** min 30 s, max 10 min, jitter 0.1, adaptive, default backoff. */

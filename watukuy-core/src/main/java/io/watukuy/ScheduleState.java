@@ -10,10 +10,10 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The persisted schedule of one {@link PollerKey} (DESIGN.md "ScheduleState"; How it works, "Poller
- * state machine"). Stored as JSON in the poller row with a format version {@code v} so later
- * releases can migrate it. {@code POLLING} is informational: the lease alone decides who polls, so
- * a key left {@code POLLING} by a killed process is due once its lease has expired.
+ * The persisted schedule of one {@link PollerKey} (docs/architecture.md, "ScheduleState"). Stored
+ * as JSON in the poller row with a format version {@code v} so later releases can migrate it.
+ * {@code POLLING} is informational: the lease alone decides who polls, so a key left {@code
+ * POLLING} by a killed process is due once its lease has expired.
  *
  * @param v stored-format version, currently {@value #FORMAT_VERSION}
  * @param state the state-machine state
@@ -404,7 +404,7 @@ public record ScheduleState(
         backfill);
   }
 
-  /** The states of How it works, "Poller state machine". */
+  /** The states of the poller state machine (docs/architecture.md, "Poller state machine"). */
   public enum Status {
     /** Waiting for the next due time. */
     IDLE("idle"),

@@ -3,7 +3,7 @@ package io.watukuy;
 /**
  * The snapshotDiff strategy: no cursor; every cycle lists everything (paging with {@link
  * FetchContext#page()}) and, when the listing completed, emits deleted for every stored identity
- * not listed (Cursor strategies document, "snapshotDiff"). A truncated listing (page cap or tick
+ * not listed (docs/architecture.md, "snapshotDiff"). A truncated listing (page cap or tick
  * deadline) or a 304 emits no deletes. Memory per cycle: one page plus a set of identity strings.
  * Backfill and reconcile are rejected with {@link ConfigException}.
  *

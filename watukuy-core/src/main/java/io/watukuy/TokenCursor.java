@@ -3,7 +3,7 @@ package io.watukuy;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The token strategy: an opaque next / cursor / sync token (Cursor strategies document, "token"). A
+ * The token strategy: an opaque next / cursor / sync token (docs/architecture.md, "token"). A
  * non-empty token returned in {@link Page#cursor()} continues the cycle, unless the page says
  * {@code hasMore: false} (the sync-token pattern: the token is kept for next time). {@code null} or
  * {@code ""} ends the listing and resets the cursor to {@code initial}. A page with no items whose

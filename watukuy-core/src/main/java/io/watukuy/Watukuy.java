@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The engine: runs the pollers' cycles against a {@link StateStore} and delivers their events to
- * the attached handlers, with the guarantees G1–G10 of the Guarantees document. Create with {@link
+ * the attached handlers, with the guarantees G1–G10 (docs/guarantees.md). Create with {@link
  * #builder()}.
  *
  * <p>Two ways to run it: {@link #tick()} runs every due key once on the calling thread (tests,
@@ -32,7 +32,10 @@ import org.jspecify.annotations.Nullable;
  */
 public interface Watukuy extends AutoCloseable {
 
-  /** Default lease TTL (DESIGN.md): 30 s, renewed every ttl/3 and after each committed page. */
+  /**
+   * Default lease TTL (docs/architecture.md, "Defaults"): 30 s, renewed every ttl/3 and after each
+   * committed page.
+   */
   Duration DEFAULT_LEASE_TTL = Duration.ofSeconds(30);
 
   /** Default time {@link #stop()} waits for in-flight cycles to finish and deliver. */
@@ -51,7 +54,8 @@ public interface Watukuy extends AutoCloseable {
   /**
    * A new engine builder.
    *
-   * @return a builder with the defaults of DESIGN.md; {@code store} and a poller still to set
+   * @return a builder with the defaults (docs/architecture.md, "Defaults"); {@code store} and a
+   *     poller still to set
    */
   static Builder builder() {
     return new Builder();
@@ -143,9 +147,9 @@ public interface Watukuy extends AutoCloseable {
 
   /**
    * Pauses one key (one partition) of a poller, as {@link #pause(String)} does for every key; the
-   * poller's other keys are left as they are (How it works, "Poller state machine"; DESIGN.md,
-   * "Partitions"). A manual pause stays until {@link #resume(PollerKey)}, also when the partition
-   * disappears and returns. Idempotent.
+   * poller's other keys are left as they are (docs/architecture.md, "Poller state machine" and
+   * "Partitions, tick, listeners"). A manual pause stays until {@link #resume(PollerKey)}, also
+   * when the partition disappears and returns. Idempotent.
    *
    * @param key the poller and one of its partitions: {@code PollerKey.of(poller, partition)}, or
    *     {@code PollerKey.of(poller)} for an unpartitioned poller. The partition must be one the
@@ -204,9 +208,9 @@ public interface Watukuy extends AutoCloseable {
   void trigger(PollerKey key);
 
   /**
-   * Moves the live cursor of every key of a poller (Cursor strategies, "Cursors in the store and in
-   * operations"). Takes each key's lease for the write, waiting up to one lease TTL for a running
-   * cycle.
+   * Moves the live cursor of every key of a poller (docs/architecture.md, "Cursors in the store and
+   * in operations"). Takes each key's lease for the write, waiting up to one lease TTL for a
+   * running cycle.
    *
    * @param poller the poller name
    * @param to the API's own raw string (a timestamp, a page number, a token, a custom cursor's
@@ -221,11 +225,11 @@ public interface Watukuy extends AutoCloseable {
 
   /**
    * Moves the live cursor of one key (one partition) of a poller and makes that key due now, as
-   * {@link #resetCursor(String, String, boolean)} does for every key (Cursor strategies, "Cursors
-   * in the store and in operations"); with {@code clearSnapshot}, only this key's item rows are
-   * dropped. The poller's other keys keep their cursors and items. Takes the key's lease for the
-   * write, waiting up to one lease TTL for a running cycle. {@code to} is checked before anything
-   * is written.
+   * {@link #resetCursor(String, String, boolean)} does for every key (docs/architecture.md,
+   * "Cursors in the store and in operations"); with {@code clearSnapshot}, only this key's item
+   * rows are dropped. The poller's other keys keep their cursors and items. Takes the key's lease
+   * for the write, waiting up to one lease TTL for a running cycle. {@code to} is checked before
+   * anything is written.
    *
    * @param key the poller and one of its partitions: {@code PollerKey.of(poller, partition)}, or
    *     {@code PollerKey.of(poller)} for an unpartitioned poller. The partition must be one the
@@ -262,10 +266,11 @@ public interface Watukuy extends AutoCloseable {
 
   /**
    * Starts a backfill on one key (one partition) of a poller, as {@link #backfill(String, String,
-   * String, boolean)} does on every key (How it works, "Lanes"): from the key's next due cycle, the
-   * backfill lane runs the poller's strategy from {@code from} until {@code to} (default: this
-   * key's live cursor now); {@link #trigger(PollerKey)} starts it at once. The poller's other keys
-   * get no backfill. Takes the key's lease for the write, waiting up to one lease TTL.
+   * String, boolean)} does on every key (docs/architecture.md, "Lanes"): from the key's next due
+   * cycle, the backfill lane runs the poller's strategy from {@code from} until {@code to}
+   * (default: this key's live cursor now); {@link #trigger(PollerKey)} starts it at once. The
+   * poller's other keys get no backfill. Takes the key's lease for the write, waiting up to one
+   * lease TTL.
    *
    * @param key the poller and one of its partitions: {@code PollerKey.of(poller, partition)}, or
    *     {@code PollerKey.of(poller)} for an unpartitioned poller. The partition must be one the
@@ -299,9 +304,9 @@ public interface Watukuy extends AutoCloseable {
   /**
    * Copies the logged events of one key (one partition) of a poller committed in {@code [from, to)}
    * back into that key's outbox, with their original ids, fresh sequences and lane {@code replay}
-   * (How it works, "Lanes"); they are delivered on the key's next drain. The poller's other keys
-   * are untouched. Takes the key's lease for the write, waiting up to one lease TTL. Needs {@code
-   * log(EventLog.keep(...))} on the poller.
+   * (docs/architecture.md, "Lanes"); they are delivered on the key's next drain. The poller's other
+   * keys are untouched. Takes the key's lease for the write, waiting up to one lease TTL. Needs
+   * {@code log(EventLog.keep(...))} on the poller.
    *
    * @param key the poller and one of its partitions: {@code PollerKey.of(poller, partition)}, or
    *     {@code PollerKey.of(poller)} for an unpartitioned poller. The partition must be one the

@@ -316,10 +316,12 @@ final class Cli {
                 + (k.key().partition().isEmpty() ? "" : " partition " + k.key().partition());
         @Nullable HttpStatusException throttle = Failures.throttle(k.error());
         if (k.outcome() == KeyReport.Outcome.DEFERRED && k.error() != null) {
-          // A budget timeout is a skip (DESIGN.md exit codes): the line says the cycle is deferred.
+          // A budget timeout is a skip (docs/architecture.md, "Exit codes"): the line says the
+          // cycle is deferred.
           err.println("watukuy: " + redact(Failures.line(k.key(), k.error())));
         } else if (throttle != null) {
-          // DESIGN.md, exit codes: a 429 (or a 503 with Retry-After) met in this run is a skip.
+          // A 429 (or a 503 with Retry-After) met in this run is a skip (docs/architecture.md,
+          // "Exit codes").
           if (after == null) after = s.engine.inspect();
           err.println(
               "watukuy: " + who + ": skipped (" + throttled(throttle, after, k.key()) + ")");

@@ -30,7 +30,7 @@ record CliConfig(
     @Nullable StoreSpec budgetStore) {
 
   /**
-   * A store URI and its options (DESIGN.md "Stores in YAML and on the command line"): {@code
+   * A store URI and its options (docs/stores.md, "Store URIs (YAML and `--store`)"): {@code
    * memory:}, {@code sqlite:PATH} (the path already resolved), {@code postgres:JDBC-URL}, {@code
    * mariadb:JDBC-URL} or {@code redis://host:port/db}. Only the options of its kind are set.
    *

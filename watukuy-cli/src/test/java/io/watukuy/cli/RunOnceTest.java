@@ -155,7 +155,10 @@ class RunOnceTest {
     }
   }
 
-  /** The envelope of DESIGN.md, with observedAt left as a placeholder. */
+  /**
+   * The event envelope (docs/architecture.md, "The event envelope"), with observedAt left as a
+   * placeholder.
+   */
   private static String created(Order o, long sequence) {
     String type = "created";
     return created(o, sequence, type);

@@ -28,10 +28,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The store URIs of DESIGN.md ("Stores in YAML and on the command line") from the command line,
- * against the machine's PostgreSQL (127.0.0.1:5432, database {@code test}), MariaDB
- * (127.0.0.1:3306, database {@code test}) and Redis (127.0.0.1:6379). Each test uses a schema,
- * table prefix or key prefix of its own and removes it.
+ * The store URIs (docs/stores.md, "Store URIs (YAML and `--store`)") from the command line, against
+ * the machine's PostgreSQL (127.0.0.1:5432, database {@code test}), MariaDB (127.0.0.1:3306,
+ * database {@code test}) and Redis (127.0.0.1:6379). Each test uses a schema, table prefix or key
+ * prefix of its own and removes it.
  */
 class StoreUrisTest {
   static final String PG = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";

@@ -29,9 +29,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Delivers outbox rows to a handler (DESIGN.md "Delivery"): per ordering key in sequence order, at
- * most {@code concurrency} events in flight engine-wide, acks by sequence, retries with backoff,
- * park after the last attempt.
+ * Delivers outbox rows to a handler (docs/architecture.md, "Delivery"): per ordering key in
+ * sequence order, at most {@code concurrency} events in flight engine-wide, acks by sequence,
+ * retries with backoff, park after the last attempt.
  *
  * <p>An event is in flight from the start of its handler until its ack is written, and holds one of
  * the {@code concurrency} permits all that time. Acks of handled events are written together in one
@@ -39,10 +39,11 @@ import org.slf4j.LoggerFactory;
  * round trip the cost of a bulk sync) when the permits run out, before the next event of the same
  * ordering key starts, before any other store write of the dispatcher and when the batch ends. So a
  * crash redelivers at most {@code concurrency} handled events (G9: one duplicate per in-flight
- * event), and never an event after a later one of its ordering key (spec K4: acks per ordering key
- * in sequence order). A failed event's ordering key waits for its retry (recorded in the store) and
- * every later event of that key waits with it; other keys keep flowing (G3, G7). Never sleeps: a
- * retry that is not yet due ends the key's delivery for this cycle and is picked up by a later one.
+ * event), and never an event after a later one of its ordering key (docs/architecture.md, "Kill
+ * points", K4: acks per ordering key in sequence order). A failed event's ordering key waits for
+ * its retry (recorded in the store) and every later event of that key waits with it; other keys
+ * keep flowing (G3, G7). Never sleeps: a retry that is not yet due ends the key's delivery for this
+ * cycle and is picked up by a later one.
  */
 final class Dispatcher {
   private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);

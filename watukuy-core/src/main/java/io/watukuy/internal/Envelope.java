@@ -12,7 +12,10 @@ import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import org.jspecify.annotations.Nullable;
 
-/** The event envelope's JSON form (DESIGN.md "The event envelope"): every field, in order. */
+/**
+ * The event envelope's JSON form (docs/architecture.md, "The event envelope"): every field, in
+ * order.
+ */
 public final class Envelope {
   private static final DateTimeFormatter MILLIS =
       DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);

@@ -102,7 +102,8 @@ final class FetchScope implements FetchContext<Object>, HttpScope {
 
   @Override
   public boolean trustNotModified() {
-    // Only a one-page listing can be vouched for by one 304 (DESIGN.md "304 Not Modified").
+    // Only a one-page listing can be vouched for by one 304 (docs/architecture.md,
+    // "304 Not Modified").
     return laneName == Lane.LIVE && page == 1 && run.previousPages() == 1;
   }
 

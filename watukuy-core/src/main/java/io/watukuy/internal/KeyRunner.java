@@ -32,10 +32,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One run of one key (How it works, "The poll cycle"): the due check, the lease, the drain of the
- * outbox, the lanes that are due (live, then reconcile, then backfill), then one {@link #finish}
- * for a run that got through its lanes and for one a budget timeout deferred, and the lease
- * release. It decides what runs and how the run ends; how a lane reads its pages is {@link
+ * One run of one key (docs/architecture.md, "The poll cycle"): the due check, the lease, the drain
+ * of the outbox, the lanes that are due (live, then reconcile, then backfill), then one {@link
+ * #finish} for a run that got through its lanes and for one a budget timeout deferred, and the
+ * lease release. It decides what runs and how the run ends; how a lane reads its pages is {@link
  * PageLoop}, how a page is diffed and written is {@link PageCommit}, what a request sees is {@link
  * FetchScope}. One per poller; the state of one run is a {@link KeyRun}.
  */

@@ -32,13 +32,13 @@ import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The page's diff and commit (How it works, "The poll cycle", steps 3 and 4): the page's items
- * against the stored versions and hashes, the events, upserts, deletes and parked invalid items of
- * one page written with the cursor in one fenced transaction, then the page's events handed to
- * delivery; after a completed full listing, the deleted events of what it did not list. The only
- * stage that writes items and events, kept apart from the page loop so that the commit protocol
- * (what one transaction holds, the sequences it assigns) is read whole in one place. One per
- * poller; holds no state of a run.
+ * The page's diff and commit (docs/architecture.md, "The poll cycle", steps 3 and 4): the page's
+ * items against the stored versions and hashes, the events, upserts, deletes and parked invalid
+ * items of one page written with the cursor in one fenced transaction, then the page's events
+ * handed to delivery; after a completed full listing, the deleted events of what it did not list.
+ * The only stage that writes items and events, kept apart from the page loop so that the commit
+ * protocol (what one transaction holds, the sequences it assigns) is read whole in one place. One
+ * per poller; holds no state of a run.
  */
 final class PageCommit {
   private static final int IDENTITY_BATCH = 1000;

@@ -73,7 +73,7 @@ final class PageLoop {
       }
       int pageNo = ++pages;
       // Before the first commit there is no watermark to overlap: the first request carries the
-      // initial cursor exactly (Cursor strategies, pitfall 5).
+      // initial cursor exactly (docs/architecture.md, "timestamp", item 5).
       Object sent =
           key != null && run.cursors.containsKey(key) ? lc.forFetch(stored, pageNo) : stored;
       Page<Object> page = fetch(run, spec, sent, pageNo);

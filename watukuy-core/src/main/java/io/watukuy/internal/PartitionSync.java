@@ -18,10 +18,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The keys a pass or a tick runs (DESIGN.md "Partitions"): one per partition the poller declares
- * now, with the stored keys of a partition that disappeared paused ({@code partitionRemoved}) and
- * those of one that returned resumed. Apart from the engine because it is the one place that keeps
- * state across passes about the partition lists, shared by {@code tick()} and the daemon.
+ * The keys a pass or a tick runs (docs/architecture.md, "Partitions, tick, listeners"): one per
+ * partition the poller declares now, with the stored keys of a partition that disappeared paused
+ * ({@code partitionRemoved}) and those of one that returned resumed. Apart from the engine because
+ * it is the one place that keeps state across passes about the partition lists, shared by {@code
+ * tick()} and the daemon.
  */
 final class PartitionSync {
   private static final Logger log = LoggerFactory.getLogger(PartitionSync.class);

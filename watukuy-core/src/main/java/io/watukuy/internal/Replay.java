@@ -17,8 +17,8 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The replay lane (How it works, "Lanes"): logged events copied into the outbox with their original
- * ids, fresh sequences and lane {@code replay}, one commit per batch.
+ * The replay lane (docs/architecture.md, "Lanes"): logged events copied into the outbox with their
+ * original ids, fresh sequences and lane {@code replay}, one commit per batch.
  */
 final class Replay {
   private static final int BATCH = 500;

@@ -38,10 +38,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The poller state machine of How it works ("Poller state machine") as pure functions over the
- * persisted {@link ScheduleState}: no clock reads, no store, no network. {@code now} and the random
- * generator are parameters, so daemon mode, {@code tick()} and every instance compute the same next
- * state from the same inputs.
+ * The poller state machine (docs/architecture.md, "Poller state machine") as pure functions over
+ * the persisted {@link ScheduleState}: no clock reads, no store, no network. {@code now} and the
+ * random generator are parameters, so daemon mode, {@code tick()} and every instance compute the
+ * same next state from the same inputs.
  *
  * <p>The rules, each implemented by the method named:
  *
@@ -84,15 +84,15 @@ public final class ScheduleMachine {
 
   private static final Logger LOG = LoggerFactory.getLogger(ScheduleMachine.class);
 
-  /** {@code lastError.name} after a poison halt (How it works, "Poison halt"). */
+  /** {@code lastError.name} after a poison halt (docs/architecture.md, "Poison halt"). */
   public static final String POISON_HALT = "PoisonHalt";
 
   /** {@code lastError.message} after a poison halt. */
   static final String POISON_HALT_MESSAGE = "a poison event halted the key";
 
   /**
-   * AIMD (How it works, "AIMD"): a cycle with events divides the interval by 2; an idle cycle adds
-   * half of it, that is multiplies it by 1.5.
+   * AIMD (docs/architecture.md, "AIMD"): a cycle with events divides the interval by 2; an idle
+   * cycle adds half of it, that is multiplies it by 1.5.
    */
   static final long AIMD_DIVISOR = 2;
 
@@ -103,13 +103,13 @@ public final class ScheduleMachine {
   private static final byte[] NO_BODY = new byte[0];
 
   /**
-   * The legal transitions of How it works, "Poller state machine". {@code PAUSED} is reachable from
-   * every state (DESIGN.md: pause is legal from every state; a running cycle finishes first). A
-   * state may always stay what it is (a trigger, a second pause). Beyond the diagram: {@code
-   * THROTTLED → POLLING} is the elapsed throttle and the run that follows it in one step (idle is
-   * never stored in between); {@code THROTTLED ↔ HALF_OPEN} is a probe that met a throttle and is
-   * retried after it, the circuit left alone; {@code PAUSED → THROTTLED / CIRCUIT_OPEN} is a resume
-   * while a Retry-After or an open circuit still applies.
+   * The legal transitions (docs/architecture.md, "Poller state machine"). {@code PAUSED} is
+   * reachable from every state (a running cycle finishes first). A state may always stay what it is
+   * (a trigger, a second pause). Beyond the diagram: {@code THROTTLED → POLLING} is the elapsed
+   * throttle and the run that follows it in one step (idle is never stored in between); {@code
+   * THROTTLED ↔ HALF_OPEN} is a probe that met a throttle and is retried after it, the circuit left
+   * alone; {@code PAUSED → THROTTLED / CIRCUIT_OPEN} is a resume while a Retry-After or an open
+   * circuit still applies.
    */
   static final Map<Status, Set<Status>> LEGAL = legal();
 
@@ -159,13 +159,13 @@ public final class ScheduleMachine {
   }
 
   /**
-   * Whether the live lane is due at {@code now} (How it works, "Poller state machine", and
-   * DESIGN.md "Partitions, tick, listeners": a backoff or a Retry-After makes the key not due, it
-   * is never waited out). In this order: a paused key is skipped; an unexpired {@code
-   * throttledUntil} is skipped, forced or not; an open circuit is due as a half-open probe once its
-   * {@code probeAt} has passed, or at once when forced ({@code trigger()} on an open circuit forces
-   * a probe); otherwise the key is due at {@code nextDueAt} ({@code null} means now), or at once
-   * when forced, which covers idle and backing-off keys.
+   * Whether the live lane is due at {@code now} (docs/architecture.md, "ScheduleState" and
+   * "Partitions, tick, listeners": a backoff or a Retry-After makes the key not due, it is never
+   * waited out). In this order: a paused key is skipped; an unexpired {@code throttledUntil} is
+   * skipped, forced or not; an open circuit is due as a half-open probe once its {@code probeAt}
+   * has passed, or at once when forced ({@code trigger()} on an open circuit forces a probe);
+   * otherwise the key is due at {@code nextDueAt} ({@code null} means now), or at once when forced,
+   * which covers idle and backing-off keys.
    *
    * @param s the stored state
    * @param now the engine's current time
@@ -201,8 +201,8 @@ public final class ScheduleMachine {
   }
 
   /**
-   * The state after a live-lane cycle (How it works, "Poller state machine": the transitions out of
-   * Polling and HalfOpen). One of:
+   * The state after a live-lane cycle (docs/architecture.md, "Poller state machine": the
+   * transitions out of Polling and HalfOpen). One of:
    *
    * <ul>
    *   <li><b>Success</b> (no error): {@code IDLE}; AIMD sets the interval; the wait is {@code
@@ -272,9 +272,9 @@ public final class ScheduleMachine {
 
   /**
    * The state after a run that only drained the outbox (the live lane was not due) and parked a
-   * poison event under {@code delivery.poison.action = halt} (How it works, "Poison halt"): the
-   * circuit opens all the same, for {@code circuit.probeEvery}, with {@code lastError.name} {@value
-   * #POISON_HALT}. Interval, failure count, throttle and last poll are kept.
+   * poison event under {@code delivery.poison.action = halt} (docs/architecture.md, "Poison halt"):
+   * the circuit opens all the same, for {@code circuit.probeEvery}, with {@code lastError.name}
+   * {@value #POISON_HALT}. Interval, failure count, throttle and last poll are kept.
    *
    * @param poller the key's poller
    * @param before the stored state
@@ -313,9 +313,9 @@ public final class ScheduleMachine {
   }
 
   /**
-   * Pauses the key ({@code Idle --> Paused}; DESIGN.md: legal from every state, a running cycle
-   * finishes first). Everything but the state and the reason is kept, so {@link #resume} can
-   * restore a pending throttle or an open circuit.
+   * Pauses the key ({@code Idle --> Paused}; docs/architecture.md, "ScheduleState": legal from
+   * every state, a running cycle finishes first). Everything but the state and the reason is kept,
+   * so {@link #resume} can restore a pending throttle or an open circuit.
    *
    * @param s the stored state
    * @param reason why: by an operator, or because the partition disappeared
@@ -327,11 +327,11 @@ public final class ScheduleMachine {
   }
 
   /**
-   * Resumes a paused key ({@code Paused --> Idle}; DESIGN.md: resume returns to idle, but a pending
-   * {@code throttledUntil} or an open circuit still applies): {@code THROTTLED} until an unexpired
-   * {@code throttledUntil}, else {@code CIRCUIT_OPEN} until the circuit's {@code probeAt}, else
-   * {@code IDLE} and due now. A pending backoff is dropped; the failure count is kept. A key that
-   * is not paused is returned unchanged.
+   * Resumes a paused key ({@code Paused --> Idle}; docs/architecture.md, "ScheduleState": resume
+   * returns to idle, but a pending {@code throttledUntil} or an open circuit still applies): {@code
+   * THROTTLED} until an unexpired {@code throttledUntil}, else {@code CIRCUIT_OPEN} until the
+   * circuit's {@code probeAt}, else {@code IDLE} and due now. A pending backoff is dropped; the
+   * failure count is kept. A key that is not paused is returned unchanged.
    *
    * @param s the stored state
    * @param now the engine's current time
@@ -386,9 +386,9 @@ public final class ScheduleMachine {
   // ---- formulas
 
   /**
-   * AIMD (How it works, "AIMD"): events halve the interval (floor {@code min}), an idle cycle
-   * multiplies it by 1.5 (cap {@code max}), {@code adaptive: false} pins {@code min}. A stored
-   * interval outside [min, max] (the schedule changed) is first moved into it.
+   * AIMD (docs/architecture.md, "AIMD"): events halve the interval (floor {@code min}), an idle
+   * cycle multiplies it by 1.5 (cap {@code max}), {@code adaptive: false} pins {@code min}. A
+   * stored interval outside [min, max] (the schedule changed) is first moved into it.
    */
   static long aimd(Schedule schedule, long currentMs, int events) {
     long min = schedule.min().toMillis();
@@ -402,9 +402,8 @@ public final class ScheduleMachine {
   }
 
   /**
-   * Symmetric jitter (How it works: "Symmetric jitter of schedule.jitter is applied to every
-   * wait"): {@code round(wait × (1 + jitter × u))}, {@code u = 2 × nextDouble() − 1}. Draws nothing
-   * when the wait or the jitter is 0.
+   * Symmetric jitter (docs/architecture.md, "AIMD"): {@code round(wait × (1 + jitter × u))}, {@code
+   * u = 2 × nextDouble() − 1}. Draws nothing when the wait or the jitter is 0.
    */
   static long jitter(long waitMs, double jitter, RandomGenerator random) {
     if (waitMs <= 0) return 0;
@@ -414,7 +413,7 @@ public final class ScheduleMachine {
   }
 
   /**
-   * Pacing (How it works, "Pacing"): {@code (resetAt − now) / max(remaining, 1)} in whole
+   * Pacing (docs/architecture.md, "Pacing"): {@code (resetAt − now) / max(remaining, 1)} in whole
    * milliseconds, or 0 without rate-limit state or with a reset not after {@code now}.
    */
   static long pacing(@Nullable RateLimitInfo info, Instant now) {

@@ -6,7 +6,9 @@ import java.util.Collection;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
-/** Identity, version and cursor value rules of DESIGN.md ("Identity and version values"). */
+/**
+ * Identity, version and cursor value rules (docs/architecture.md, "Identity and version values").
+ */
 public final class Values {
   private Values() {}
 

@@ -45,7 +45,7 @@ public record ItemRow(
   }
 
   /**
-   * The value the event id is built on (DESIGN.md event-id rule).
+   * The value the event id is built on (docs/architecture.md, "Ids, the outbox key").
    *
    * @return the version when the poller has one, else the hash
    */

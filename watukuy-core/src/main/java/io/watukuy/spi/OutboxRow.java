@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
  * indexed but not unique (an item returning to an earlier state, or a replay, repeats an id).
  *
  * @param sequence position in the key's outbox, strictly increasing per key, from 1
- * @param eventId the event's deterministic id (DESIGN.md event-id rule)
+ * @param eventId the event's deterministic id (docs/architecture.md, "Ids, the outbox key")
  * @param orderingKey events with one ordering key are delivered in sequence order (G3)
  * @param event the event envelope as JSON text (every field but {@code attempt})
  * @param attempts failed delivery attempts so far

@@ -6,10 +6,10 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * Where the token buckets of rate budgets live (guarantee G6; Stores document, "RedisBudgetStore").
- * The in-process default keeps them in memory, so a budget holds for one process; a shared
- * implementation (the Redis module's {@code RedisBudgetStore}) holds it across every instance that
- * uses the same store.
+ * Where the token buckets of rate budgets live (docs/guarantees.md, G6; docs/stores.md,
+ * "RateBudgetStore (G6)"). The in-process default keeps them in memory, so a budget holds for one
+ * process; a shared implementation (the Redis module's {@code RedisBudgetStore}) holds it across
+ * every instance that uses the same store.
  *
  * <p>Every implementation has the same arithmetic, driven by the caller's {@code now} and never by
  * a clock of its own (so it is deterministic under a virtual clock): a bucket first used at {@code

@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The durability port: leases, cursors and schedule, the item snapshot, the outbox, parked rows,
- * HTTP validators and the optional replay log of every {@link PollerKey} (Stores document, "The
+ * HTTP validators and the optional replay log of every {@link PollerKey} (docs/stores.md, "The
  * StateStore contract"). Implementations are storage primitives only: no retry policy, diffing,
  * backoff or clock reads; every time a store needs is passed in as {@code now}.
  *

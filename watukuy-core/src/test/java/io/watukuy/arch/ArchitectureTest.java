@@ -8,8 +8,8 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
 /**
- * Core depends on Jackson and the SLF4J API only (DESIGN.md "Modules"): no database driver, web
- * framework or HTTP client library; the HTTP helper uses the JDK's java.net.http.
+ * Core depends on Jackson and the SLF4J API only (docs/architecture.md, "Modules"): no database
+ * driver, web framework or HTTP client library; the HTTP helper uses the JDK's java.net.http.
  */
 class ArchitectureTest {
   private static final JavaClasses CORE =

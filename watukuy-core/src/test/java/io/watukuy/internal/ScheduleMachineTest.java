@@ -36,8 +36,9 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every transition and formula of How it works, "Poller state machine", with fixed instants and
- * random values chosen so that each expected value is computed by hand in the comments.
+ * Every transition and formula of the poller state machine (docs/architecture.md, "Poller state
+ * machine"), with fixed instants and random values chosen so that each expected value is computed
+ * by hand in the comments.
  */
 class ScheduleMachineTest {
 

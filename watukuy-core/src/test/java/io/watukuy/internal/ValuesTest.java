@@ -6,7 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.math.BigInteger;
 import org.junit.jupiter.api.Test;
 
-/** DESIGN.md: identities and versions are strings, or integers written as decimal text. */
+/**
+ * Identities and versions are strings, or integers written as decimal text (docs/architecture.md,
+ * "Identity and version values").
+ */
 class ValuesTest {
   @Test
   void stringsAndIntegersBecomeText() {

@@ -17,10 +17,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Wraps any {@link StateStore} and simulates a process crash at one exact call, for each store
- * {@link KillPoint} (How it works, "Kill points"). {@link #arm} a kill point; when the matching
- * call comes, the store throws {@link SimulatedCrash} (before or after delegating, as the kill
- * point says) and from then on rejects every call a cycle makes: a dead process can neither save
- * state nor release its lease. Administrative and inspection calls ({@code getLease}, {@code
+ * {@link KillPoint} (docs/architecture.md, "Kill points"). {@link #arm} a kill point; when the
+ * matching call comes, the store throws {@link SimulatedCrash} (before or after delegating, as the
+ * kill point says) and from then on rejects every call a cycle makes: a dead process can neither
+ * save state nor release its lease. Administrative and inspection calls ({@code getLease}, {@code
  * listParked}, {@code retryParked}, {@code readLog}, {@code close} and the like) still reach the
  * wrapped store. Drop the engine that used it without {@code stop()}, and go on with a fresh engine
  * on the wrapped store. Because stores are transactional, a failed commit persists nothing.

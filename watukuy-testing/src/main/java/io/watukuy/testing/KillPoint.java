@@ -1,7 +1,8 @@
 package io.watukuy.testing;
 
 /**
- * Where {@link FaultyStore} simulates a crash (How it works, "Kill points"; guarantee G9).
+ * Where {@link FaultyStore} simulates a crash (docs/architecture.md, "Kill points";
+ * docs/guarantees.md, G9).
  *
  * @since 0.1
  */
@@ -33,7 +34,7 @@ public enum KillPoint {
   }
 
   /**
-   * The name used by the spec's harness.
+   * The kill point's name in the chaos harness's messages.
    *
    * @return for example {@code after-commit}
    */

@@ -26,8 +26,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The contract every {@link RateBudgetStore} passes (guarantee G6; Stores document,
- * "RedisBudgetStore"): the token bucket of {@link RateBudgetStore}'s Javadoc, checked at exact
+ * The contract every {@link RateBudgetStore} passes (docs/guarantees.md, G6; docs/stores.md,
+ * "RateBudgetStore (G6)"): the token bucket of {@link RateBudgetStore}'s Javadoc, checked at exact
  * instants against values worked out by hand and, for a seeded random sequence, against {@link
  * Reference}, a plain model of the formula in exact rational arithmetic.
  *
@@ -123,7 +123,7 @@ public abstract class RateBudgetStoreContractTest {
 
   @Test
   void anEmptyBucketAnswersTheExactWaitAndRefillsAtThatInstant() {
-    // The spec's example: 2 requests per 10 s, burst 2.
+    // The budget of G6's first test (docs/guarantees.md, G6): 2 requests per 10 s, burst 2.
     BudgetLimit limit = BudgetLimit.of(2, Duration.ofSeconds(10));
 
     assertThat(take("erp", limit, 1, 0)).isZero();

@@ -25,7 +25,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The contract every {@link StateStore} passes (Stores document, "The StateStore contract";
+ * The contract every {@link StateStore} passes (docs/stores.md, "The StateStore contract";
  * guarantees G4, G5 and G7): leases and epoch fencing, the atomic {@code commitPoll}, the outbox
  * and parked lifecycles, items and snapshot streaming, state patches, HTTP validators and the
  * replay log.
@@ -89,7 +89,8 @@ public abstract class StoreContractTest extends StoreCommitContract {
 
   @Test
   void rowsSharingAnEventIdAreAckedOneAtATimeBySequence() {
-    // An item returning to an earlier state (A -> B -> A) repeats an id (DESIGN.md).
+    // An item returning to an earlier state (A -> B -> A) repeats an id (docs/architecture.md,
+    // "Ids, the outbox key").
     Lease a = acquire(OWNER_A, T0);
     OutboxRow first = OutboxRow.pending(1, "same-id", "ok-1", "{\"seq\":1}", T0);
     OutboxRow second = OutboxRow.pending(2, "same-id", "ok-1", "{\"seq\":2}", T0);

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Acks are written together, but never more than {@code delivery.concurrency} handled events wait
  * for theirs (G9: a crash costs at most one duplicate per in-flight event), and the next event of
- * an ordering key starts only once the earlier one is acked (spec K4).
+ * an ordering key starts only once the earlier one is acked (docs/architecture.md, "Kill points",
+ * K4).
  */
 class AckBatchingTest {
   private static final PollerKey ORDERS = PollerKey.of("orders");

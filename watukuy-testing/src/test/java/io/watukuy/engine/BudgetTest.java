@@ -163,7 +163,7 @@ class BudgetTest {
       }
   }
 
-  // ---- the spec's test (Guarantees, G6 "How it is tested")
+  // ---- the first test G6 lists (docs/guarantees.md, G6)
 
   @Test
   void twoPollersSharingTwoPerTenSecondsMakeExactlySixCallsAsVirtualTimeReleasesTokens() {

@@ -21,7 +21,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The custom strategy (Cursor strategies document, "custom"). */
+/** The custom strategy (docs/architecture.md, "custom"). */
 class CustomCursorTest {
   static final PollerKey ROWS = PollerKey.of("rows");
 

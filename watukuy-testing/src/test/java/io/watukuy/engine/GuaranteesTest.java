@@ -30,7 +30,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
-/** G1, G2, G3, G5, G7, G8 and G10 of the Guarantees document, on MemoryStore. */
+/** G1, G2, G3, G5, G7, G8 and G10 (docs/guarantees.md), on MemoryStore. */
 class GuaranteesTest {
   static final PollerKey ORDERS = PollerKey.of("orders");
 

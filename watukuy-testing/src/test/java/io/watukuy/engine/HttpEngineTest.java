@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The engine with {@code ctx.http()} against a real HTTP server on 127.0.0.1: ETag validators and
- * the 304 rules of DESIGN.md, and a 429 with Retry-After.
+ * the 304 rules (docs/architecture.md, "304 Not Modified"), and a 429 with Retry-After.
  */
 class HttpEngineTest {
   static final ObjectMapper JSON = new ObjectMapper();

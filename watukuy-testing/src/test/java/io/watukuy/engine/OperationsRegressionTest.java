@@ -32,8 +32,8 @@ class OperationsRegressionTest {
   }
 
   /**
-   * Issue: "pause (any state)"; How it works: a running cycle finishes first, then the key is
-   * paused.
+   * Issue: "pause (any state)". A running cycle finishes first, then the key is paused
+   * (docs/architecture.md, "ScheduleState").
    */
   @Test
   void pauseMadeWhileAFailingCycleRunsIsKept() {

@@ -17,7 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The page strategy (Cursor strategies document, "page"). */
+/** The page strategy (docs/architecture.md, "page"). */
 class PageCursorTest {
   static final PollerKey PRODUCTS = PollerKey.of("products");
 

@@ -13,7 +13,9 @@ import io.watukuy.ScheduleState;
 import io.watukuy.Watukuy;
 import org.junit.jupiter.api.Test;
 
-/** How it works, "Poison halt": a poison event with action halt opens the circuit directly. */
+/**
+ * A poison event with action halt opens the circuit directly (docs/architecture.md, "Poison halt").
+ */
 class PoisonHaltTest {
   @Test
   void aHaltingPoisonOpensTheCircuitAndRecordsPoisonHalt() {

@@ -22,7 +22,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** The snapshotDiff strategy (Cursor strategies document, "snapshotDiff"). */
+/** The snapshotDiff strategy (docs/architecture.md, "snapshotDiff"). */
 class SnapshotDiffTest {
   static final PollerKey CATALOG = PollerKey.of("catalog");
 

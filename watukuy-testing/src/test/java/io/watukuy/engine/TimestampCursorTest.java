@@ -29,7 +29,10 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The timestamp strategy (Cursor strategies document, "timestamp" and its five pitfalls). */
+/**
+ * The timestamp strategy (docs/architecture.md, "timestamp", and the five things that go wrong with
+ * timestamps, numbered as there).
+ */
 class TimestampCursorTest {
   static final PollerKey ORDERS = PollerKey.of("orders");
   static final Instant T = Instant.parse("2026-03-01T09:30:00Z");

@@ -15,7 +15,7 @@ import io.watukuy.Watukuy;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The token strategy (Cursor strategies document, "token"). */
+/** The token strategy (docs/architecture.md, "token"). */
 class TokenCursorTest {
   static final PollerKey INVOICES = PollerKey.of("invoices");
 

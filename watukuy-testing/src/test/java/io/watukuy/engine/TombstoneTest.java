@@ -24,7 +24,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Tombstones: identities an API reports deleted (DESIGN.md "Tombstones"). */
+/** Tombstones: identities an API reports deleted (docs/architecture.md, "Tombstones"). */
 class TombstoneTest {
   static final PollerKey FEED = PollerKey.of("feed");
 

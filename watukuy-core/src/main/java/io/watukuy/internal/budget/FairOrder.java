@@ -16,7 +16,8 @@ import org.jspecify.annotations.Nullable;
  * The order in which the waiting requests of one budget get tokens:
  *
  * <ol>
- *   <li>Lane priority: live, then reconcile, then backfill, then replay (How it works, "Lanes").
+ *   <li>Lane priority: live, then reconcile, then backfill, then replay (docs/architecture.md,
+ *       "Lanes").
  *   <li>Within one lane priority, rounds: in each round every key gets up to its poller's {@code
  *       weight} turns. A request is placed in the earliest round in which its key still has a turn,
  *       never earlier than the round being served (so a key that was idle cannot claim turns for

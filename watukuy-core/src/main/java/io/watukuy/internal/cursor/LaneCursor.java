@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The engine's side of a cursor strategy: decoding the stored cursor, what fetch sees, and how a
- * page advances it (Cursor strategies document).
+ * page advances it (docs/architecture.md, "Cursor strategies").
  *
  * @param <C> the cursor type handed to fetch
  */
@@ -82,7 +82,7 @@ public interface LaneCursor<C> {
 
   /**
    * How far the cursor lags behind {@code now} in milliseconds, for timestamp cursors; null for the
-   * others (Cursor strategies, "Lag as a metric").
+   * others (docs/architecture.md, "Lag as a metric").
    */
   default @Nullable Long lagMs(@Nullable C cursor, Instant now) {
     return null;

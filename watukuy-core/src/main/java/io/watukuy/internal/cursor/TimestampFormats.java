@@ -14,9 +14,9 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The default timestamp parser and the shape-mirroring formatter (Cursor strategies document,
- * Pitfall 4): ISO 8601 (with {@code Z}, an offset, or no zone read as UTC; a date alone is its
- * midnight UTC), 10-digit epoch seconds and 13-digit epoch milliseconds.
+ * The default timestamp parser and the shape-mirroring formatter (docs/architecture.md,
+ * "timestamp", item 4): ISO 8601 (with {@code Z}, an offset, or no zone read as UTC; a date alone
+ * is its midnight UTC), 10-digit epoch seconds and 13-digit epoch milliseconds.
  */
 final class TimestampFormats {
   private static final Pattern EPOCH_SECONDS = Pattern.compile("-?\\d{10}");

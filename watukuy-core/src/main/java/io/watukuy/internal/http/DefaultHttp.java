@@ -63,8 +63,9 @@ import org.slf4j.LoggerFactory;
  *   <li>A 200 carrying an ETag or Last-Modified that differs from the stored one is stored.
  *   <li>A 304 to a conditional request updates the stored validator with the fields it carries
  *       (none: the stored one is kept) and {@link NotModified} is thrown. Validators are sent only
- *       where the scope trusts a 304 (DESIGN.md, "304 Not Modified"); elsewhere the request goes
- *       out unconditional, because an untrusted 304 would have to be repeated without them.
+ *       where the scope trusts a 304 (docs/architecture.md, "304 Not Modified"); elsewhere the
+ *       request goes out unconditional, because an untrusted 304 would have to be repeated without
+ *       them.
  *   <li>A status other than 2xx and 304 throws {@link HttpStatusException} with the redacted URL,
  *       the redacted lower-cased headers and at most {@value #BODY_SNIPPET_BYTES} bytes of the
  *       redacted body.
@@ -129,9 +130,9 @@ public final class DefaultHttp implements Http {
 
     String urlHash = sha256Hex(target);
     if (!scope.trustNotModified()) {
-      // A 304 here could not be trusted (DESIGN.md "304 Not Modified"): asking for one would only
-      // add a second request per page. Validators of page 1 are kept for when the listing fits
-      // one page again.
+      // A 304 here could not be trusted (docs/architecture.md, "304 Not Modified"): asking for one
+      // would only add a second request per page. Validators of page 1 are kept for when the
+      // listing fits one page again.
       Response plain = send("GET", uri, target, options, BodyPublishers.noBody(), null, null);
       if (scope.keepsValidators() && plain.status() != 304) {
         remember(urlHash, scope.loadValidator(urlHash), plain);

@@ -26,8 +26,8 @@ public interface HttpScope {
 
   /**
    * Whether a 304 may end the cycle as not modified: only on page 1 of a lane whose previous cycle
-   * ended on page 1 (DESIGN.md, "304 Not Modified"). When false, the helper sends no validators at
-   * all: a 304 it could not trust would only cost a second request.
+   * ended on page 1 (docs/architecture.md, "304 Not Modified"). When false, the helper sends no
+   * validators at all: a 304 it could not trust would only cost a second request.
    */
   boolean trustNotModified();
 

@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Hides credentials in text meant for people: exception messages, logs, parked rows, inspect output
- * (DESIGN.md, "Partitions, tick, listeners"). Three rules:
+ * (docs/architecture.md, "Partitions, tick, listeners"). Three rules:
  *
  * <ul>
  *   <li>the values of {@code Authorization}, {@code Proxy-Authorization}, {@code Cookie} and {@code

@@ -10,9 +10,9 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * Who gets the next token of a budget (How it works, "Lanes"; G6 fairness): lane priority, then
- * rounds of up to {@code weight} turns per key, then arrival. Each test lets a key ask again as
- * soon as it got its token, the way a cycle sends its next page.
+ * Who gets the next token of a budget (docs/architecture.md, "Lanes"; docs/guarantees.md, G6): lane
+ * priority, then rounds of up to {@code weight} turns per key, then arrival. Each test lets a key
+ * ask again as soon as it got its token, the way a cycle sends its next page.
  */
 class FairOrderTest {
   static final PollerKey A = PollerKey.of("a");

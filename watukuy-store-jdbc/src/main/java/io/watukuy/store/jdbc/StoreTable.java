@@ -1,9 +1,9 @@
 package io.watukuy.store.jdbc;
 
 /**
- * The tables of a SQL store (Stores document, "Schema overview"). A {@link SqlDialect} names each
- * one ({@link SqlDialect#tableName}); its DDL creates them with the columns the engine reads and
- * writes. Every table but {@link #META} is keyed by {@code (poller, "partition", ...)}.
+ * The tables of a SQL store (docs/architecture.md, "Schema overview"). A {@link SqlDialect} names
+ * each one ({@link SqlDialect#tableName}); its DDL creates them with the columns the engine reads
+ * and writes. Every table but {@link #META} is keyed by {@code (poller, "partition", ...)}.
  *
  * @since 0.1
  */

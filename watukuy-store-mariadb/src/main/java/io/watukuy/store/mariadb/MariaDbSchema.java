@@ -126,7 +126,7 @@ final class MariaDbSchema {
                 + " schema_version INT NOT NULL, payload LONGTEXT NULL,"
                 + " ordering_key LONGTEXT NOT NULL, seen_at BIGINT NOT NULL,"
                 + " PRIMARY KEY (poller, `partition`, identity)"),
-        // Keyed by sequence: an event id can repeat (DESIGN.md, "Ids, the outbox key").
+        // Keyed by sequence: an event id can repeat (docs/architecture.md, "Ids, the outbox key").
         create(
             outbox,
             "seq BIGINT NOT NULL, event_id VARCHAR("

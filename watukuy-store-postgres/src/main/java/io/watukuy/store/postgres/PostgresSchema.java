@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Quoted names and DDL of one schema and table prefix (Stores document, "Schema overview").
+ * Quoted names and DDL of one schema and table prefix (docs/architecture.md, "Schema overview").
  *
  * <p>Column types: instants are {@code timestamptz} (stored to the millisecond); the poller state
  * is {@code jsonb}; envelopes, items, payloads and errors are {@code json}, which PostgreSQL
@@ -130,7 +130,7 @@ final class PostgresSchema {
             + " schema_version integer NOT NULL, payload json, ordering_key text NOT NULL,"
             + " seen_at timestamptz NOT NULL,"
             + " PRIMARY KEY (poller, \"partition\", identity))",
-        // Keyed by sequence: an event id can repeat (DESIGN.md, "Ids, the outbox key").
+        // Keyed by sequence: an event id can repeat (docs/architecture.md, "Ids, the outbox key").
         "CREATE TABLE IF NOT EXISTS "
             + outbox
             + " ("

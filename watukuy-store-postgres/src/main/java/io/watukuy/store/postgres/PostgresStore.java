@@ -2,43 +2,25 @@ package io.watukuy.store.postgres;
 
 import io.watukuy.ConfigException;
 import io.watukuy.LeaseLostException;
-import io.watukuy.PollerKey;
 import io.watukuy.StoreException;
-import io.watukuy.spi.CommitBatch;
-import io.watukuy.spi.HttpValidator;
-import io.watukuy.spi.ItemRow;
 import io.watukuy.spi.Lease;
-import io.watukuy.spi.LogRange;
-import io.watukuy.spi.LoggedEvent;
-import io.watukuy.spi.OutboxRow;
-import io.watukuy.spi.ParkedKind;
-import io.watukuy.spi.ParkedRow;
-import io.watukuy.spi.PollerState;
-import io.watukuy.spi.StatePatch;
 import io.watukuy.spi.StateStore;
 import io.watukuy.spi.StoreCapabilities;
+import io.watukuy.store.jdbc.JdbcStore;
 import io.watukuy.store.jdbc.JdbcStoreEngine;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.Set;
-import java.util.stream.Stream;
 import javax.sql.DataSource;
-import org.jspecify.annotations.Nullable;
 
 /**
- * A {@link StateStore} in PostgreSQL (Stores document, "PostgresStore"), over any {@link
- * DataSource} that yields pgjdbc connections: a connection pool such as HikariCP in production.
- * Fits several instances on several hosts sharing one database: the lease protocol, enforced by row
- * locks, lets exactly one instance poll a key at a time (guarantee G5).
+ * A {@link StateStore} in PostgreSQL (docs/stores.md, "PostgresStore"), over any {@link DataSource}
+ * that yields pgjdbc connections: a connection pool such as HikariCP in production. Fits several
+ * instances on several hosts sharing one database: the lease protocol, enforced by row locks, lets
+ * exactly one instance poll a key at a time (guarantee G5).
  *
  * <pre>{@code
  * HikariConfig config = new HikariConfig();
@@ -117,9 +99,56 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Instances are safe for use from several threads; calls run concurrently up to the pool's size.
  *
+ * <p>How this store keeps the SPI's contract where it has a choice:
+ *
+ * <ul>
+ *   <li>{@code acquireLease}:
+ *       <p>One statement, {@code INSERT ... ON CONFLICT DO UPDATE ... WHERE <unowned or expired>},
+ *       which locks the key's row and tests the latest committed lease: of several instances racing
+ *       for a key, one wins and the others get empty.
+ *   <li>{@code deleteKey}:
+ *       <p>The key's epoch counter survives in an otherwise empty poller row, so the next
+ *       acquisition still gets a higher epoch than any lease issued before the delete and a holder
+ *       from before can never write again, even under the same owner name. One transaction.
+ *   <li>{@code streamIdentities}:
+ *       <p>Pages by identity ({@code identity > last ORDER BY identity LIMIT batchSize}), one query
+ *       per batch when the stream asks for it, each on a connection borrowed for that query only;
+ *       no cursor or transaction stays open between batches. Identities come in code point order; a
+ *       {@code batchSize} below 1 throws {@code IllegalArgumentException}.
+ *   <li>{@code commitPoll}:
+ *       <p>One transaction, in this order: lock the key's row and check the lease, state patch,
+ *       item upserts, item deletes, outbox rows, log rows, parked rows. The rows of each table
+ *       travel as column arrays in one statement. An outbox sequence that is already pending (or
+ *       appears twice in the batch) fails the whole commit with a {@link StoreException}, as
+ *       overwriting it would lose an event; a log row or parked row with the same sequence or id is
+ *       replaced. Logged events carry {@code now} as their creation time.
+ *   <li>{@code ackEvents}: Acknowledged rows are deleted.
+ *       <p>One statement, one round trip: it locks the key's row ({@code FOR UPDATE}, like every
+ *       fenced write, so the lease check sees the newest owner and the lock order is the same) and
+ *       deletes only when owner and epoch match; the row it returns tells which.
+ *       <p>The ack commits with {@code synchronous_commit = off} for its own transaction: the
+ *       server does not wait for the WAL flush. Acks are the one write made per few handled events,
+ *       and a flush per ack was most of a bulk sync's time. What it risks: if the PostgreSQL server
+ *       itself crashes (not the watukuy process), acks of the last moments (up to three times
+ *       {@code wal_writer_delay}, 600 ms by default) can be lost, and those events are delivered
+ *       again (at-least-once, G1; the handler dedupes by event id, G2). Every other write of the
+ *       store, {@code commitPoll} above all, keeps the server's setting.
+ *   <li>{@code recordAttempt}: An unknown sequence is ignored.
+ *   <li>{@code parkEvent}:
+ *       <p>The outbox row's commit time is kept with the parked row, so {@link #retryParked}
+ *       restores it. A parked row with the same id is replaced.
+ *   <li>{@code retryParked}:
+ *       <p>A poison event returns with zero attempts, no error and no next-attempt time, and with
+ *       the commit time it had in the outbox (its parking time when that is unknown). Unknown ids
+ *       are ignored. One transaction, under the key's row lock. Throws {@link StoreException} when
+ *       a parked poison row lacks its sequence, event id or envelope, so it cannot be re-queued;
+ *       nothing is changed
+ *   <li>{@code discardParked}: Unknown ids are ignored. One transaction, under the key's row lock.
+ * </ul>
+ *
  * @since 0.1
  */
-public final class PostgresStore implements StateStore {
+public final class PostgresStore extends JdbcStore {
 
   /** Default of {@link Builder#schema(String)}. */
   public static final String DEFAULT_SCHEMA = "public";
@@ -340,12 +369,17 @@ public final class PostgresStore implements StateStore {
         + "]";
   }
 
+  @Override
+  protected JdbcStoreEngine engine() {
+    return engine;
+  }
+
   // ---- lifecycle
 
   /** {@inheritDoc} All three: transactions, the replay log, and batched identity streaming. */
   @Override
   public StoreCapabilities capabilities() {
-    return engine.capabilities();
+    return engine().capabilities();
   }
 
   /**
@@ -358,7 +392,7 @@ public final class PostgresStore implements StateStore {
    */
   @Override
   public void migrate() {
-    engine.migrate();
+    engine().migrate();
   }
 
   /**
@@ -370,229 +404,6 @@ public final class PostgresStore implements StateStore {
    */
   @Override
   public void close() {
-    engine.close();
-  }
-
-  // ---- leases
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>One statement, {@code INSERT ... ON CONFLICT DO UPDATE ... WHERE <unowned or expired>},
-   * which locks the key's row and tests the latest committed lease: of several instances racing for
-   * a key, one wins and the others get empty.
-   */
-  @Override
-  public Optional<Lease> acquireLease(PollerKey key, String owner, Duration ttl, Instant now) {
-    return engine.acquireLease(key, owner, ttl, now);
-  }
-
-  @Override
-  public Optional<Lease> renewLease(PollerKey key, Lease lease, Duration ttl, Instant now) {
-    return engine.renewLease(key, lease, ttl, now);
-  }
-
-  @Override
-  public void releaseLease(PollerKey key, Lease lease) {
-    engine.releaseLease(key, lease);
-  }
-
-  @Override
-  public Optional<Lease> getLease(PollerKey key) {
-    return engine.getLease(key);
-  }
-
-  // ---- state
-
-  @Override
-  public Optional<PollerState> loadState(PollerKey key) {
-    return engine.loadState(key);
-  }
-
-  @Override
-  public void saveState(PollerKey key, Lease lease, StatePatch patch, Instant now) {
-    engine.saveState(key, lease, patch, now);
-  }
-
-  @Override
-  public void saveStateUnfenced(PollerKey key, StatePatch patch, Instant now) {
-    engine.saveStateUnfenced(key, patch, now);
-  }
-
-  @Override
-  public List<PollerKey> listKeys(@Nullable String poller) {
-    return engine.listKeys(poller);
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>The key's epoch counter survives in an otherwise empty poller row, so the next acquisition
-   * still gets a higher epoch than any lease issued before the delete and a holder from before can
-   * never write again, even under the same owner name. One transaction.
-   */
-  @Override
-  public void deleteKey(PollerKey key) {
-    engine.deleteKey(key);
-  }
-
-  @Override
-  public void clearItems(PollerKey key) {
-    engine.clearItems(key);
-  }
-
-  // ---- items
-
-  @Override
-  public Map<String, ItemRow> loadVersions(PollerKey key, Collection<String> identities) {
-    return engine.loadVersions(key, identities);
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>Pages by identity ({@code identity > last ORDER BY identity LIMIT batchSize}), one query per
-   * batch when the stream asks for it, each on a connection borrowed for that query only; no cursor
-   * or transaction stays open between batches. Identities come in code point order.
-   *
-   * @throws IllegalArgumentException when {@code batchSize < 1}
-   */
-  @Override
-  public Stream<List<String>> streamIdentities(PollerKey key, int batchSize) {
-    return engine.streamIdentities(key, batchSize);
-  }
-
-  @Override
-  public long countItems(PollerKey key) {
-    return engine.countItems(key);
-  }
-
-  // ---- commit and outbox
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>One transaction, in this order: lock the key's row and check the lease, state patch, item
-   * upserts, item deletes, outbox rows, log rows, parked rows. The rows of each table travel as
-   * column arrays in one statement. An outbox sequence that is already pending (or appears twice in
-   * the batch) fails the whole commit with a {@link StoreException}, as overwriting it would lose
-   * an event; a log row or parked row with the same sequence or id is replaced. Logged events carry
-   * {@code now} as their creation time.
-   */
-  @Override
-  public void commitPoll(PollerKey key, Lease lease, CommitBatch batch, Instant now) {
-    engine.commitPoll(key, lease, batch, now);
-  }
-
-  @Override
-  public List<OutboxRow> loadPending(PollerKey key, long afterSequence, int limit) {
-    return engine.loadPending(key, afterSequence, limit);
-  }
-
-  @Override
-  public long countPending(PollerKey key) {
-    return engine.countPending(key);
-  }
-
-  /**
-   * {@inheritDoc} Acknowledged rows are deleted.
-   *
-   * <p>One statement, one round trip: it locks the key's row ({@code FOR UPDATE}, like every fenced
-   * write, so the lease check sees the newest owner and the lock order is the same) and deletes
-   * only when owner and epoch match; the row it returns tells which.
-   *
-   * <p>The ack commits with {@code synchronous_commit = off} for its own transaction: the server
-   * does not wait for the WAL flush. Acks are the one write made per few handled events, and a
-   * flush per ack was most of a bulk sync's time. What it risks: if the PostgreSQL server itself
-   * crashes (not the watukuy process), acks of the last moments (up to three times {@code
-   * wal_writer_delay}, 600 ms by default) can be lost, and those events are delivered again
-   * (at-least-once, G1; the handler dedupes by event id, G2). Every other write of the store,
-   * {@code commitPoll} above all, keeps the server's setting.
-   */
-  @Override
-  public void ackEvents(PollerKey key, Lease lease, Collection<Long> sequences) {
-    engine.ackEvents(key, lease, sequences);
-  }
-
-  /** {@inheritDoc} An unknown sequence is ignored. */
-  @Override
-  public void recordAttempt(
-      PollerKey key,
-      Lease lease,
-      long sequence,
-      String errorJson,
-      @Nullable Instant nextAttemptAt) {
-    engine.recordAttempt(key, lease, sequence, errorJson, nextAttemptAt);
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>The outbox row's commit time is kept with the parked row, so {@link #retryParked} restores
-   * it. A parked row with the same id is replaced.
-   */
-  @Override
-  public void parkEvent(PollerKey key, Lease lease, ParkedRow row) {
-    engine.parkEvent(key, lease, row);
-  }
-
-  @Override
-  public List<ParkedRow> listParked(PollerKey key, @Nullable ParkedKind kind, int limit) {
-    return engine.listParked(key, kind, limit);
-  }
-
-  @Override
-  public long countParked(PollerKey key) {
-    return engine.countParked(key);
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>A poison event returns with zero attempts, no error and no next-attempt time, and with the
-   * commit time it had in the outbox (its parking time when that is unknown). Unknown ids are
-   * ignored. One transaction, under the key's row lock.
-   *
-   * @throws StoreException when a parked poison row lacks its sequence, event id or envelope, so it
-   *     cannot be re-queued; nothing is changed
-   */
-  @Override
-  public int retryParked(PollerKey key, Collection<String> ids) {
-    return engine.retryParked(key, ids);
-  }
-
-  /** {@inheritDoc} Unknown ids are ignored. One transaction, under the key's row lock. */
-  @Override
-  public int discardParked(PollerKey key, Collection<String> ids) {
-    return engine.discardParked(key, ids);
-  }
-
-  @Override
-  public Set<String> heldKeys(PollerKey key) {
-    return engine.heldKeys(key);
-  }
-
-  // ---- HTTP validators
-
-  @Override
-  public Optional<HttpValidator> getValidator(PollerKey key, String urlHash) {
-    return engine.getValidator(key, urlHash);
-  }
-
-  @Override
-  public void setValidator(PollerKey key, Lease lease, String urlHash, HttpValidator validator) {
-    engine.setValidator(key, lease, urlHash, validator);
-  }
-
-  // ---- replay log
-
-  @Override
-  public List<LoggedEvent> readLog(PollerKey key, LogRange range, int limit) {
-    return engine.readLog(key, range, limit);
-  }
-
-  @Override
-  public int pruneLog(PollerKey key, Instant olderThan) {
-    return engine.pruneLog(key, olderThan);
+    engine().close();
   }
 }

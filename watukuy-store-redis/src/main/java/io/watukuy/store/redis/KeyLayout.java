@@ -6,10 +6,10 @@ import io.watukuy.StoreException;
 import java.util.List;
 
 /**
- * The names of the Redis keys of a store (Stores document, "Redis layout"). Every key of one {@link
- * PollerKey} is {@code <prefix>{<tag>}:<part>}, where the tag is the escaped poller name, a {@code
- * |}, and the escaped partition; the shared hash tag puts them in one cluster slot, so one Lua
- * script may touch them all. The index of keys with state is {@code <prefix>keys}.
+ * The names of the Redis keys of a store (docs/architecture.md, "Redis layout"). Every key of one
+ * {@link PollerKey} is {@code <prefix>{<tag>}:<part>}, where the tag is the escaped poller name, a
+ * {@code |}, and the escaped partition; the shared hash tag puts them in one cluster slot, so one
+ * Lua script may touch them all. The index of keys with state is {@code <prefix>keys}.
  *
  * <p>Escaping inside the tag: {@code %} as {@code %25}, {@code {} as {@code %7B}, {@code }} as
  * {@code %7D}, {@code |} as {@code %7C}. The escaped names contain none of {@code { } |}, so the

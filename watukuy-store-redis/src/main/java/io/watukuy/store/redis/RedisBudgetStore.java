@@ -13,7 +13,7 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The {@link RateBudgetStore} on Redis (Stores document, "RedisStore and RedisBudgetStore"): one
+ * The {@link RateBudgetStore} on Redis (docs/stores.md, "RedisStore and RedisBudgetStore"): one
  * token bucket per budget name, shared by every instance that uses the same Redis and prefix, so a
  * budget holds across all of them (guarantee G6). Reached through a {@link RedisLike}, usually a
  * {@link LettuceRedis} over a connection the caller opened.

@@ -44,7 +44,7 @@ import java.util.stream.StreamSupport;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A {@link StateStore} on Redis (Stores document, "RedisStore and RedisBudgetStore"), reached
+ * A {@link StateStore} on Redis (docs/stores.md, "RedisStore and RedisBudgetStore"), reached
  * through a {@link RedisLike} the caller provides, usually a {@link LettuceRedis} over a connection
  * the caller opened. Fits multi-instance deployments and high-frequency pollers; not very large
  * snapshots, where Redis memory is the constraint.

@@ -139,7 +139,7 @@ class RedisStoreTest {
 
   @Test
   void everyKeyOfAPollerKeyHashesToOneClusterSlot() {
-    // The slot function of the Redis Cluster specification, checked against its published values.
+    // The Redis Cluster slot function, checked against the values Redis publishes for it.
     assertThat(crc16("123456789")).isEqualTo(0x31C3);
     assertThat(slot("somekey")).isEqualTo(11058);
     assertThat(slot("foo{hash_tag}")).isEqualTo(2515);

@@ -4,9 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Table names and DDL of one table prefix (Stores document, "Schema overview"). Instants are epoch
- * milliseconds in INTEGER columns; JSON is TEXT. {@code "partition"} is quoted everywhere because
- * PARTITION is an SQLite keyword since window functions arrived.
+ * Table names and DDL of one table prefix (docs/architecture.md, "Schema overview"). Instants are
+ * epoch milliseconds in INTEGER columns; JSON is TEXT. {@code "partition"} is quoted everywhere
+ * because PARTITION is an SQLite keyword since window functions arrived.
  */
 final class SqliteSchema {
 
@@ -70,7 +70,7 @@ final class SqliteSchema {
             + " version TEXT, hash TEXT NOT NULL, schema_version INTEGER NOT NULL, payload TEXT,"
             + " ordering_key TEXT NOT NULL, seen_at INTEGER NOT NULL,"
             + " PRIMARY KEY (poller, \"partition\", identity))",
-        // Keyed by sequence: an event id can repeat (DESIGN.md, "Ids, the outbox key").
+        // Keyed by sequence: an event id can repeat (docs/architecture.md, "Ids, the outbox key").
         "CREATE TABLE IF NOT EXISTS "
             + outbox
             + " (poller TEXT NOT NULL, \"partition\" TEXT NOT NULL, seq INTEGER NOT NULL,"

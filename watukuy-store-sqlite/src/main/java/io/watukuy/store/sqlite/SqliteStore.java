@@ -2,40 +2,22 @@ package io.watukuy.store.sqlite;
 
 import io.watukuy.ConfigException;
 import io.watukuy.LeaseLostException;
-import io.watukuy.PollerKey;
 import io.watukuy.StoreException;
-import io.watukuy.spi.CommitBatch;
-import io.watukuy.spi.HttpValidator;
-import io.watukuy.spi.ItemRow;
 import io.watukuy.spi.Lease;
-import io.watukuy.spi.LogRange;
-import io.watukuy.spi.LoggedEvent;
-import io.watukuy.spi.OutboxRow;
-import io.watukuy.spi.ParkedKind;
-import io.watukuy.spi.ParkedRow;
-import io.watukuy.spi.PollerState;
-import io.watukuy.spi.StatePatch;
 import io.watukuy.spi.StateStore;
 import io.watukuy.spi.StoreCapabilities;
+import io.watukuy.store.jdbc.JdbcStore;
 import io.watukuy.store.jdbc.JdbcStoreEngine;
 import io.watukuy.store.jdbc.SqlDialect;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.Set;
-import java.util.stream.Stream;
-import org.jspecify.annotations.Nullable;
 import org.sqlite.SQLiteConfig;
 
 /**
- * A {@link StateStore} in one SQLite file (Stores document, "SqliteStore"), built on {@code
+ * A {@link StateStore} in one SQLite file (docs/stores.md, "SqliteStore"), built on {@code
  * org.xerial:sqlite-jdbc}. Fits one host: a service, a sidecar, a command-line run from cron.
  * Several processes on that host may share the file; processes on different hosts may not (use
  * {@code PostgresStore}).
@@ -81,9 +63,41 @@ import org.sqlite.SQLiteConfig;
  * driver's exception as the cause; a failed write has been rolled back. Calls after {@link
  * #close()} throw {@link IllegalStateException}.
  *
+ * <p>How this store keeps the SPI's contract where it has a choice:
+ *
+ * <ul>
+ *   <li>{@code deleteKey}:
+ *       <p>The key's epoch counter survives in an otherwise empty poller row, so the next
+ *       acquisition still gets a higher epoch than any lease issued before the delete and a holder
+ *       from before can never write again, even under the same owner name.
+ *   <li>{@code streamIdentities}:
+ *       <p>Pages by identity ({@code identity > last ORDER BY identity LIMIT batchSize}), one query
+ *       per batch when the stream asks for it; no cursor stays open between batches, so other calls
+ *       and other processes proceed while the stream is consumed. Identities come in byte order of
+ *       their UTF-8 form. A {@code batchSize} below 1 throws {@code IllegalArgumentException}.
+ *   <li>{@code commitPoll}:
+ *       <p>One {@code BEGIN IMMEDIATE} transaction, in this order: lease check, state patch, item
+ *       upserts, item deletes, outbox rows, log rows, parked rows. Rows are written with JDBC
+ *       batches, deletes with {@code IN} lists. An outbox sequence that is already pending (or
+ *       appears twice in the batch) fails the whole commit with a {@link StoreException}, as
+ *       overwriting it would lose an event; a log row or parked row with the same sequence or id is
+ *       replaced. Logged events carry {@code now} as their creation time.
+ *   <li>{@code ackEvents}: Acknowledged rows are deleted.
+ *   <li>{@code recordAttempt}: An unknown sequence is ignored.
+ *   <li>{@code parkEvent}:
+ *       <p>The outbox row's commit time is kept with the parked row, so {@link #retryParked}
+ *       restores it. A parked row with the same id is replaced.
+ *   <li>{@code retryParked}:
+ *       <p>A poison event returns with zero attempts, no error and no next-attempt time, and with
+ *       the commit time it had in the outbox (its parking time when that is unknown). Unknown ids
+ *       are ignored. One transaction. Throws {@link StoreException} when a parked poison row lacks
+ *       its sequence, event id or envelope, so it cannot be re-queued; nothing is changed
+ *   <li>{@code discardParked}: Unknown ids are ignored.
+ * </ul>
+ *
  * @since 0.1
  */
-public final class SqliteStore implements StateStore {
+public final class SqliteStore extends JdbcStore {
 
   /** The {@code path} that selects a private in-process database. */
   public static final String MEMORY = ":memory:";
@@ -242,12 +256,17 @@ public final class SqliteStore implements StateStore {
     return "SqliteStore[" + options.location() + ", tablePrefix=" + options.tablePrefix() + "]";
   }
 
+  @Override
+  protected JdbcStoreEngine engine() {
+    return engine;
+  }
+
   // ---- lifecycle
 
   /** {@inheritDoc} All three: transactions, the replay log, and batched identity streaming. */
   @Override
   public StoreCapabilities capabilities() {
-    return engine.capabilities();
+    return engine().capabilities();
   }
 
   /**
@@ -258,7 +277,7 @@ public final class SqliteStore implements StateStore {
    */
   @Override
   public void migrate() {
-    engine.migrate();
+    engine().migrate();
   }
 
   /**
@@ -267,7 +286,7 @@ public final class SqliteStore implements StateStore {
    */
   @Override
   public void close() {
-    engine.close();
+    engine().close();
   }
 
   /**
@@ -292,208 +311,5 @@ public final class SqliteStore implements StateStore {
       throw e;
     }
     return c;
-  }
-
-  // ---- leases
-
-  @Override
-  public Optional<Lease> acquireLease(PollerKey key, String owner, Duration ttl, Instant now) {
-    return engine.acquireLease(key, owner, ttl, now);
-  }
-
-  @Override
-  public Optional<Lease> renewLease(PollerKey key, Lease lease, Duration ttl, Instant now) {
-    return engine.renewLease(key, lease, ttl, now);
-  }
-
-  @Override
-  public void releaseLease(PollerKey key, Lease lease) {
-    engine.releaseLease(key, lease);
-  }
-
-  @Override
-  public Optional<Lease> getLease(PollerKey key) {
-    return engine.getLease(key);
-  }
-
-  // ---- state
-
-  @Override
-  public Optional<PollerState> loadState(PollerKey key) {
-    return engine.loadState(key);
-  }
-
-  @Override
-  public void saveState(PollerKey key, Lease lease, StatePatch patch, Instant now) {
-    engine.saveState(key, lease, patch, now);
-  }
-
-  @Override
-  public void saveStateUnfenced(PollerKey key, StatePatch patch, Instant now) {
-    engine.saveStateUnfenced(key, patch, now);
-  }
-
-  @Override
-  public List<PollerKey> listKeys(@Nullable String poller) {
-    return engine.listKeys(poller);
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>The key's epoch counter survives in an otherwise empty poller row, so the next acquisition
-   * still gets a higher epoch than any lease issued before the delete and a holder from before can
-   * never write again, even under the same owner name.
-   */
-  @Override
-  public void deleteKey(PollerKey key) {
-    engine.deleteKey(key);
-  }
-
-  @Override
-  public void clearItems(PollerKey key) {
-    engine.clearItems(key);
-  }
-
-  // ---- items
-
-  @Override
-  public Map<String, ItemRow> loadVersions(PollerKey key, Collection<String> identities) {
-    return engine.loadVersions(key, identities);
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>Pages by identity ({@code identity > last ORDER BY identity LIMIT batchSize}), one query per
-   * batch when the stream asks for it; no cursor stays open between batches, so other calls and
-   * other processes proceed while the stream is consumed. Identities come in byte order of their
-   * UTF-8 form.
-   *
-   * @throws IllegalArgumentException when {@code batchSize < 1}
-   */
-  @Override
-  public Stream<List<String>> streamIdentities(PollerKey key, int batchSize) {
-    return engine.streamIdentities(key, batchSize);
-  }
-
-  @Override
-  public long countItems(PollerKey key) {
-    return engine.countItems(key);
-  }
-
-  // ---- commit and outbox
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>One {@code BEGIN IMMEDIATE} transaction, in this order: lease check, state patch, item
-   * upserts, item deletes, outbox rows, log rows, parked rows. Rows are written with JDBC batches,
-   * deletes with {@code IN} lists. An outbox sequence that is already pending (or appears twice in
-   * the batch) fails the whole commit with a {@link StoreException}, as overwriting it would lose
-   * an event; a log row or parked row with the same sequence or id is replaced. Logged events carry
-   * {@code now} as their creation time.
-   */
-  @Override
-  public void commitPoll(PollerKey key, Lease lease, CommitBatch batch, Instant now) {
-    engine.commitPoll(key, lease, batch, now);
-  }
-
-  @Override
-  public List<OutboxRow> loadPending(PollerKey key, long afterSequence, int limit) {
-    return engine.loadPending(key, afterSequence, limit);
-  }
-
-  @Override
-  public long countPending(PollerKey key) {
-    return engine.countPending(key);
-  }
-
-  /** {@inheritDoc} Acknowledged rows are deleted. */
-  @Override
-  public void ackEvents(PollerKey key, Lease lease, Collection<Long> sequences) {
-    engine.ackEvents(key, lease, sequences);
-  }
-
-  /** {@inheritDoc} An unknown sequence is ignored. */
-  @Override
-  public void recordAttempt(
-      PollerKey key,
-      Lease lease,
-      long sequence,
-      String errorJson,
-      @Nullable Instant nextAttemptAt) {
-    engine.recordAttempt(key, lease, sequence, errorJson, nextAttemptAt);
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>The outbox row's commit time is kept with the parked row, so {@link #retryParked} restores
-   * it. A parked row with the same id is replaced.
-   */
-  @Override
-  public void parkEvent(PollerKey key, Lease lease, ParkedRow row) {
-    engine.parkEvent(key, lease, row);
-  }
-
-  @Override
-  public List<ParkedRow> listParked(PollerKey key, @Nullable ParkedKind kind, int limit) {
-    return engine.listParked(key, kind, limit);
-  }
-
-  @Override
-  public long countParked(PollerKey key) {
-    return engine.countParked(key);
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>A poison event returns with zero attempts, no error and no next-attempt time, and with the
-   * commit time it had in the outbox (its parking time when that is unknown). Unknown ids are
-   * ignored. One transaction.
-   *
-   * @throws StoreException when a parked poison row lacks its sequence, event id or envelope, so it
-   *     cannot be re-queued; nothing is changed
-   */
-  @Override
-  public int retryParked(PollerKey key, Collection<String> ids) {
-    return engine.retryParked(key, ids);
-  }
-
-  /** {@inheritDoc} Unknown ids are ignored. */
-  @Override
-  public int discardParked(PollerKey key, Collection<String> ids) {
-    return engine.discardParked(key, ids);
-  }
-
-  @Override
-  public Set<String> heldKeys(PollerKey key) {
-    return engine.heldKeys(key);
-  }
-
-  // ---- HTTP validators
-
-  @Override
-  public Optional<HttpValidator> getValidator(PollerKey key, String urlHash) {
-    return engine.getValidator(key, urlHash);
-  }
-
-  @Override
-  public void setValidator(PollerKey key, Lease lease, String urlHash, HttpValidator validator) {
-    engine.setValidator(key, lease, urlHash, validator);
-  }
-
-  // ---- replay log
-
-  @Override
-  public List<LoggedEvent> readLog(PollerKey key, LogRange range, int limit) {
-    return engine.readLog(key, range, limit);
-  }
-
-  @Override
-  public int pruneLog(PollerKey key, Instant olderThan) {
-    return engine.pruneLog(key, olderThan);
   }
 }

@@ -113,8 +113,8 @@ class GithubReplayExampleTest {
 
     int before = requests().size();
     assertThat(run().changes()).isEmpty();
-    // A 304 on a five-page listing could not be trusted (DESIGN.md, "304 Not Modified"), so no
-    // page is asked conditionally: one plain GET per page, never two.
+    // A 304 on a five-page listing could not be trusted (docs/architecture.md, "304 Not
+    // Modified"), so no page is asked conditionally: one plain GET per page, never two.
     List<String> expected = new ArrayList<>();
     for (int page = 1; page <= 5; page++) {
       expected.add("GET " + (page == 1 ? PAGE_1 : PAGE_N + page) + " - 200");

@@ -176,7 +176,8 @@ class PouchDbExampleTest {
     assertThat(e.at("/data/doc/status").asText()).isEqualTo("paid");
     assertThat(e.at("/data/deleted").isMissingNode()).isTrue();
     assertThat(e.get("previous")).isEqualTo(e.get("data"));
-    // DESIGN.md "Ids": a deleted event's id uses the last stored version.
+    // A deleted event's id uses the last stored version (docs/architecture.md, "Ids, the outbox
+    // key").
     assertThat(e.get("id").asText())
         .isEqualTo(sha256("watukuy|v1|orders||o1|" + rev2 + "|1|deleted"));
 
@@ -194,8 +195,9 @@ class PouchDbExampleTest {
     String o3v1 = put("o3", null, "initech", "new"); // seq 4
     String o3v2 = put("o3", o3v1, "initech", "paid"); // seq 5: o3 is listed here only
     WatukuyCli.Result after = run();
-    // DESIGN.md "Tombstones": a tombstone for an identity never stored does nothing, but still
-    // moves the cursor. A document created and updated between runs is one created event.
+    // A tombstone for an identity never stored does nothing, but still moves the cursor
+    // (docs/architecture.md, "Tombstones"). A document created and updated between runs is one
+    // created event.
     assertThat(after.changes()).containsExactly("created o3");
     assertThat(after.events().get(0).get("version").asText()).isEqualTo(o3v2);
     assertThat(after.events().get(0).at("/data/doc/status").asText()).isEqualTo("paid");

@@ -1,0 +1,216 @@
+package io.watukuy.store.jdbc;
+
+import io.watukuy.PollerKey;
+import io.watukuy.spi.CommitBatch;
+import io.watukuy.spi.HttpValidator;
+import io.watukuy.spi.ItemRow;
+import io.watukuy.spi.Lease;
+import io.watukuy.spi.LogRange;
+import io.watukuy.spi.LoggedEvent;
+import io.watukuy.spi.OutboxRow;
+import io.watukuy.spi.ParkedKind;
+import io.watukuy.spi.ParkedRow;
+import io.watukuy.spi.PollerState;
+import io.watukuy.spi.StatePatch;
+import io.watukuy.spi.StateStore;
+import io.watukuy.spi.StoreCapabilities;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A state store over a {@link JdbcStoreEngine}: every operation of the {@link StateStore} SPI
+ * handed to the engine, which runs it with the store's {@link SqlDialect}. A store front (such as
+ * {@code PostgresStore} or {@code SqliteStore}) extends it, builds its engine, and adds its
+ * builder, options and DDL; the contract each operation keeps is the SPI's (docs/stores.md),
+ * certified by {@code StoreContractTest}.
+ */
+public abstract class JdbcStore implements StateStore {
+  /** For subclasses. */
+  protected JdbcStore() {}
+
+  /**
+   * The engine this store hands its operations to; the same instance on every call.
+   *
+   * @return the store's engine
+   */
+  protected abstract JdbcStoreEngine engine();
+
+  @Override
+  public StoreCapabilities capabilities() {
+    return engine().capabilities();
+  }
+
+  @Override
+  public void migrate() {
+    engine().migrate();
+  }
+
+  @Override
+  public void close() {
+    engine().close();
+  }
+
+  // ---- leases
+
+  @Override
+  public Optional<Lease> acquireLease(PollerKey key, String owner, Duration ttl, Instant now) {
+    return engine().acquireLease(key, owner, ttl, now);
+  }
+
+  @Override
+  public Optional<Lease> renewLease(PollerKey key, Lease lease, Duration ttl, Instant now) {
+    return engine().renewLease(key, lease, ttl, now);
+  }
+
+  @Override
+  public void releaseLease(PollerKey key, Lease lease) {
+    engine().releaseLease(key, lease);
+  }
+
+  @Override
+  public Optional<Lease> getLease(PollerKey key) {
+    return engine().getLease(key);
+  }
+
+  // ---- state
+
+  @Override
+  public Optional<PollerState> loadState(PollerKey key) {
+    return engine().loadState(key);
+  }
+
+  @Override
+  public void saveState(PollerKey key, Lease lease, StatePatch patch, Instant now) {
+    engine().saveState(key, lease, patch, now);
+  }
+
+  @Override
+  public void saveStateUnfenced(PollerKey key, StatePatch patch, Instant now) {
+    engine().saveStateUnfenced(key, patch, now);
+  }
+
+  @Override
+  public List<PollerKey> listKeys(@Nullable String poller) {
+    return engine().listKeys(poller);
+  }
+
+  @Override
+  public void deleteKey(PollerKey key) {
+    engine().deleteKey(key);
+  }
+
+  @Override
+  public void clearItems(PollerKey key) {
+    engine().clearItems(key);
+  }
+
+  // ---- items
+
+  @Override
+  public Map<String, ItemRow> loadVersions(PollerKey key, Collection<String> identities) {
+    return engine().loadVersions(key, identities);
+  }
+
+  @Override
+  public Stream<List<String>> streamIdentities(PollerKey key, int batchSize) {
+    return engine().streamIdentities(key, batchSize);
+  }
+
+  @Override
+  public long countItems(PollerKey key) {
+    return engine().countItems(key);
+  }
+
+  // ---- commit and outbox
+
+  @Override
+  public void commitPoll(PollerKey key, Lease lease, CommitBatch batch, Instant now) {
+    engine().commitPoll(key, lease, batch, now);
+  }
+
+  @Override
+  public List<OutboxRow> loadPending(PollerKey key, long afterSequence, int limit) {
+    return engine().loadPending(key, afterSequence, limit);
+  }
+
+  @Override
+  public long countPending(PollerKey key) {
+    return engine().countPending(key);
+  }
+
+  @Override
+  public void ackEvents(PollerKey key, Lease lease, Collection<Long> sequences) {
+    engine().ackEvents(key, lease, sequences);
+  }
+
+  @Override
+  public void recordAttempt(
+      PollerKey key,
+      Lease lease,
+      long sequence,
+      String errorJson,
+      @Nullable Instant nextAttemptAt) {
+    engine().recordAttempt(key, lease, sequence, errorJson, nextAttemptAt);
+  }
+
+  @Override
+  public void parkEvent(PollerKey key, Lease lease, ParkedRow row) {
+    engine().parkEvent(key, lease, row);
+  }
+
+  @Override
+  public List<ParkedRow> listParked(PollerKey key, @Nullable ParkedKind kind, int limit) {
+    return engine().listParked(key, kind, limit);
+  }
+
+  @Override
+  public long countParked(PollerKey key) {
+    return engine().countParked(key);
+  }
+
+  @Override
+  public int retryParked(PollerKey key, Collection<String> ids) {
+    return engine().retryParked(key, ids);
+  }
+
+  @Override
+  public int discardParked(PollerKey key, Collection<String> ids) {
+    return engine().discardParked(key, ids);
+  }
+
+  @Override
+  public Set<String> heldKeys(PollerKey key) {
+    return engine().heldKeys(key);
+  }
+
+  // ---- HTTP validators
+
+  @Override
+  public Optional<HttpValidator> getValidator(PollerKey key, String urlHash) {
+    return engine().getValidator(key, urlHash);
+  }
+
+  @Override
+  public void setValidator(PollerKey key, Lease lease, String urlHash, HttpValidator validator) {
+    engine().setValidator(key, lease, urlHash, validator);
+  }
+
+  // ---- replay log
+
+  @Override
+  public List<LoggedEvent> readLog(PollerKey key, LogRange range, int limit) {
+    return engine().readLog(key, range, limit);
+  }
+
+  @Override
+  public int pruneLog(PollerKey key, Instant olderThan) {
+    return engine().pruneLog(key, olderThan);
+  }
+}
