@@ -2,6 +2,7 @@ package io.watukuy.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.management.OperatingSystemMXBean;
 import io.watukuy.Cursors;
 import io.watukuy.KeyReport;
 import io.watukuy.Page;
@@ -176,8 +177,7 @@ final class IdleKeys {
             }
           }
         };
-    com.sun.management.OperatingSystemMXBean os =
-        (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
     ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     Watukuy.Builder builder = Watukuy.builder().store(store).listener(listener);
     pollers.forEach(builder::poller);

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -260,7 +261,7 @@ public final class JmhSuite {
    */
   public static ObjectNode json(List<Pair> pairs, Settings settings, String loadBefore) {
     ObjectNode root = Items.MAPPER.createObjectNode();
-    root.put("date", java.time.Instant.now().toString());
+    root.put("date", Instant.now().toString());
     Machine.describe(root);
     ObjectNode load = root.putObject("loadAverage");
     load.put("before", loadBefore);

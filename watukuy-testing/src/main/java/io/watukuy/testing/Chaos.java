@@ -1,5 +1,9 @@
 package io.watukuy.testing;
 
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.stream.LongStream;
+
 /**
  * The seeded chaos harness of guarantee G9: drives engines over a {@link FakeApi} with seeded
  * mutations (creates, updates, ties at page boundaries, late commits, deletes, states restored to
@@ -27,7 +31,7 @@ public final class Chaos {
   public static final long[] CI_SEEDS = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
 
   /** Chaos time per store in a CI run. */
-  public static final java.time.Duration CI_BUDGET = java.time.Duration.ofSeconds(60);
+  public static final Duration CI_BUDGET = Duration.ofSeconds(60);
 
   private Chaos() {}
 
@@ -39,14 +43,13 @@ public final class Chaos {
    * @return the seeds, in order
    * @throws NumberFormatException if a property is set but is not a decimal number
    */
-  public static java.util.stream.LongStream seeds() {
+  public static LongStream seeds() {
     String one = System.getProperty("watukuy.chaos.seed");
-    if (one != null && !one.isBlank())
-      return java.util.stream.LongStream.of(Long.parseLong(one.trim()));
+    if (one != null && !one.isBlank()) return LongStream.of(Long.parseLong(one.trim()));
     String many = System.getProperty("watukuy.chaos.seeds");
     if (many != null && !many.isBlank())
-      return java.util.stream.LongStream.rangeClosed(1, Long.parseLong(many.trim()));
-    return java.util.Arrays.stream(CI_SEEDS);
+      return LongStream.rangeClosed(1, Long.parseLong(many.trim()));
+    return Arrays.stream(CI_SEEDS);
   }
 
   /**
@@ -56,11 +59,9 @@ public final class Chaos {
    * @return the time budget per store, measured in real time by the caller
    * @throws NumberFormatException if the property is set but is not a decimal number
    */
-  public static java.time.Duration budget() {
+  public static Duration budget() {
     String m = System.getProperty("watukuy.chaos.minutes");
-    return m == null || m.isBlank()
-        ? CI_BUDGET
-        : java.time.Duration.ofMinutes(Long.parseLong(m.trim()));
+    return m == null || m.isBlank() ? CI_BUDGET : Duration.ofMinutes(Long.parseLong(m.trim()));
   }
 
   /**
@@ -71,11 +72,9 @@ public final class Chaos {
    * @return that property's minutes, or {@code ciBudget}
    * @throws NumberFormatException if the property is set but is not a decimal number
    */
-  public static java.time.Duration budget(java.time.Duration ciBudget) {
+  public static Duration budget(Duration ciBudget) {
     String m = System.getProperty("watukuy.chaos.minutes");
-    return m == null || m.isBlank()
-        ? ciBudget
-        : java.time.Duration.ofMinutes(Long.parseLong(m.trim()));
+    return m == null || m.isBlank() ? ciBudget : Duration.ofMinutes(Long.parseLong(m.trim()));
   }
 
   /**

@@ -6,14 +6,21 @@ import io.watukuy.PollerKey;
 import io.watukuy.spi.CommitBatch;
 import io.watukuy.spi.Lease;
 import io.watukuy.spi.OutboxRow;
+import io.watukuy.spi.ParkedRow;
+import io.watukuy.spi.StatePatch;
 import io.watukuy.spi.StateStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a chaos run saw: commits that persisted, deliveries that returned, kills, and every lease
@@ -53,9 +60,9 @@ final class ChaosLedger {
   final Map<Slot, Integer> killsWhileInFlight = new HashMap<>();
 
   /** Slots handed to a handler by anyone, and by the current process. */
-  private final java.util.Set<Slot> handedOut = new java.util.HashSet<>();
+  private final Set<Slot> handedOut = new HashSet<>();
 
-  private final java.util.Set<Slot> handedOutByProcess = new java.util.HashSet<>();
+  private final Set<Slot> handedOutByProcess = new HashSet<>();
   private int processConcurrency;
   final List<String> violations = new ArrayList<>();
   private final Map<PollerKey, Held> leases = new HashMap<>();
@@ -66,7 +73,7 @@ final class ChaosLedger {
 
   private final Map<String, Long> maxAcked = new HashMap<>();
 
-  synchronized void acked(PollerKey key, java.util.Collection<Long> sequences) {
+  synchronized void acked(PollerKey key, Collection<Long> sequences) {
     for (long seq : sequences) {
       String ok = orderingKeyOf.get(new Slot(key, seq));
       if (ok != null) maxAcked.merge(key + "|" + ok, seq, Math::max);
@@ -186,7 +193,7 @@ final class ChaosLedger {
    * acquired (G5: a stale or borrowed lease never writes).
    */
   StateStore fencedBy(String instance, StateStore store) {
-    java.util.Set<String> mine = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    Set<String> mine = ConcurrentHashMap.newKeySet();
     return new ForwardingStore(store) {
       private void own(PollerKey key, Lease lease, String call) {
         if (!mine.contains(key + "|" + lease.owner() + "|" + lease.epoch()))
@@ -218,31 +225,26 @@ final class ChaosLedger {
       }
 
       @Override
-      public void ackEvents(PollerKey key, Lease lease, java.util.Collection<Long> sequences) {
+      public void ackEvents(PollerKey key, Lease lease, Collection<Long> sequences) {
         own(key, lease, "ackEvents");
         super.ackEvents(key, lease, sequences);
       }
 
       @Override
-      public void saveState(
-          PollerKey key, Lease lease, io.watukuy.spi.StatePatch patch, Instant now) {
+      public void saveState(PollerKey key, Lease lease, StatePatch patch, Instant now) {
         own(key, lease, "saveState");
         super.saveState(key, lease, patch, now);
       }
 
       @Override
       public void recordAttempt(
-          PollerKey key,
-          Lease lease,
-          long sequence,
-          String errorJson,
-          @org.jspecify.annotations.Nullable Instant next) {
+          PollerKey key, Lease lease, long sequence, String errorJson, @Nullable Instant next) {
         own(key, lease, "recordAttempt");
         super.recordAttempt(key, lease, sequence, errorJson, next);
       }
 
       @Override
-      public void parkEvent(PollerKey key, Lease lease, io.watukuy.spi.ParkedRow row) {
+      public void parkEvent(PollerKey key, Lease lease, ParkedRow row) {
         own(key, lease, "parkEvent");
         super.parkEvent(key, lease, row);
       }
@@ -266,7 +268,7 @@ final class ChaosLedger {
       }
 
       @Override
-      public void ackEvents(PollerKey key, Lease lease, java.util.Collection<Long> sequences) {
+      public void ackEvents(PollerKey key, Lease lease, Collection<Long> sequences) {
         super.ackEvents(key, lease, sequences);
         acked(key, sequences);
       }

@@ -1,7 +1,9 @@
 package io.watukuy.testing;
 
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * What a {@link Chaos#run} observed, and the guarantees it checked (G1–G5, G7, G9).
@@ -38,9 +40,7 @@ public record ChaosReport(
    * @throws NullPointerException if a collection or an element is null
    */
   public ChaosReport {
-    kills =
-        java.util.Collections.unmodifiableMap(
-            new java.util.TreeMap<>(kills)); // enum order: stable output
+    kills = Collections.unmodifiableMap(new TreeMap<>(kills)); // enum order: stable output
     violations = List.copyOf(violations);
     trace = List.copyOf(trace);
   }

@@ -2,8 +2,14 @@ package io.watukuy.testing;
 
 import io.watukuy.PollerKey;
 import io.watukuy.spi.CommitBatch;
+import io.watukuy.spi.HttpValidator;
+import io.watukuy.spi.ItemRow;
 import io.watukuy.spi.Lease;
+import io.watukuy.spi.LogRange;
+import io.watukuy.spi.LoggedEvent;
 import io.watukuy.spi.OutboxRow;
+import io.watukuy.spi.ParkedRow;
+import io.watukuy.spi.PollerState;
 import io.watukuy.spi.StatePatch;
 import io.watukuy.spi.StateStore;
 import java.time.Duration;
@@ -11,8 +17,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -217,7 +226,7 @@ public final class FaultyStore extends ForwardingStore {
   }
 
   @Override
-  public Optional<io.watukuy.spi.PollerState> loadState(PollerKey key) {
+  public Optional<PollerState> loadState(PollerKey key) {
     alive("loadState");
     return super.loadState(key);
   }
@@ -252,26 +261,25 @@ public final class FaultyStore extends ForwardingStore {
   }
 
   @Override
-  public void parkEvent(PollerKey key, Lease lease, io.watukuy.spi.ParkedRow row) {
+  public void parkEvent(PollerKey key, Lease lease, ParkedRow row) {
     alive("parkEvent");
     super.parkEvent(key, lease, row);
   }
 
   @Override
-  public java.util.Map<String, io.watukuy.spi.ItemRow> loadVersions(
-      PollerKey key, Collection<String> identities) {
+  public Map<String, ItemRow> loadVersions(PollerKey key, Collection<String> identities) {
     alive("loadVersions");
     return super.loadVersions(key, identities);
   }
 
   @Override
-  public java.util.stream.Stream<List<String>> streamIdentities(PollerKey key, int batchSize) {
+  public Stream<List<String>> streamIdentities(PollerKey key, int batchSize) {
     alive("streamIdentities");
     return super.streamIdentities(key, batchSize);
   }
 
   @Override
-  public java.util.Set<String> heldKeys(PollerKey key) {
+  public Set<String> heldKeys(PollerKey key) {
     alive("heldKeys");
     return super.heldKeys(key);
   }
@@ -283,14 +291,13 @@ public final class FaultyStore extends ForwardingStore {
   }
 
   @Override
-  public Optional<io.watukuy.spi.HttpValidator> getValidator(PollerKey key, String urlHash) {
+  public Optional<HttpValidator> getValidator(PollerKey key, String urlHash) {
     alive("getValidator");
     return super.getValidator(key, urlHash);
   }
 
   @Override
-  public void setValidator(
-      PollerKey key, Lease lease, String urlHash, io.watukuy.spi.HttpValidator validator) {
+  public void setValidator(PollerKey key, Lease lease, String urlHash, HttpValidator validator) {
     alive("setValidator");
     super.setValidator(key, lease, urlHash, validator);
   }
@@ -320,7 +327,7 @@ public final class FaultyStore extends ForwardingStore {
   }
 
   @Override
-  public List<io.watukuy.spi.ParkedRow> listParked(
+  public List<ParkedRow> listParked(
       PollerKey key, io.watukuy.spi.@Nullable ParkedKind kind, int limit) {
     alive("listParked");
     return super.listParked(key, kind, limit);
@@ -345,8 +352,7 @@ public final class FaultyStore extends ForwardingStore {
   }
 
   @Override
-  public List<io.watukuy.spi.LoggedEvent> readLog(
-      PollerKey key, io.watukuy.spi.LogRange range, int limit) {
+  public List<LoggedEvent> readLog(PollerKey key, LogRange range, int limit) {
     alive("readLog");
     return super.readLog(key, range, limit);
   }

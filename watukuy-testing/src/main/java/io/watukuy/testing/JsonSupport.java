@@ -1,5 +1,6 @@
 package io.watukuy.testing;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.UncheckedIOException;
@@ -13,7 +14,7 @@ final class JsonSupport {
   static JsonNode tree(String json) {
     try {
       return MAPPER.readTree(json);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+    } catch (JsonProcessingException e) {
       throw new UncheckedIOException(e);
     }
   }

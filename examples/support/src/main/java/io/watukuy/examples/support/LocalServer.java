@@ -2,6 +2,7 @@ package io.watukuy.examples.support;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -35,7 +36,7 @@ public final class LocalServer implements AutoCloseable {
    * @return a port number from the ephemeral range
    */
   public static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return s.getLocalPort();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
