@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  *     status), or {@code null}; its rate-limit fields pace the next wait, and a 429 in it throttles
  *     the key even when fetch code caught the exception
  */
-public record CycleOutcome(
+record CycleOutcome(
     int pages,
     int items,
     int events,

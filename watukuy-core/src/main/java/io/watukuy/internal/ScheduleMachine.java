@@ -80,7 +80,7 @@ import org.slf4j.LoggerFactory;
  * <p>Every method checks its transition against {@link #LEGAL} and throws {@link
  * IllegalStateException} on an illegal one, which is a bug in the caller or corrupt state.
  */
-public final class ScheduleMachine {
+final class ScheduleMachine {
 
   private static final Logger LOG = LoggerFactory.getLogger(ScheduleMachine.class);
 

@@ -39,7 +39,7 @@ import java.util.regex.Pattern;
  * name, an empty value. Callers then fall back (a Retry-After to the default backoff); validators
  * such as {@code Last-Modified} are never parsed here, they are echoed byte for byte.
  */
-public final class HttpDates {
+final class HttpDates {
 
   private static final List<String> MONTHS =
       List.of("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec");

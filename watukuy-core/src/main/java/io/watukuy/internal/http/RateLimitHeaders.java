@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * served from a cache ({@code Age} greater than 0), as the drafts require; the vendor family is
  * read regardless.
  */
-public final class RateLimitHeaders {
+final class RateLimitHeaders {
 
   private static final Logger LOG = LoggerFactory.getLogger(RateLimitHeaders.class);
 

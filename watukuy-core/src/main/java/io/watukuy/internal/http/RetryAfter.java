@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * warning, never an exception; a wait beyond {@link HttpResult#MAX_WAIT} is clamped and the clamp
  * logged at info.
  */
-public final class RetryAfter {
+final class RetryAfter {
 
   private static final Logger LOG = LoggerFactory.getLogger(RetryAfter.class);
 
