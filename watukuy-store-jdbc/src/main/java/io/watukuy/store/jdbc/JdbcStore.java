@@ -1,6 +1,7 @@
 package io.watukuy.store.jdbc;
 
 import io.watukuy.PollerKey;
+import io.watukuy.StoreException;
 import io.watukuy.spi.CommitBatch;
 import io.watukuy.spi.HttpValidator;
 import io.watukuy.spi.ItemRow;
@@ -42,6 +43,32 @@ public abstract class JdbcStore implements StateStore {
    */
   protected abstract JdbcStoreEngine engine();
 
+  /**
+   * Checks a key before an operation hands it to the engine: where a database limits what a key
+   * column holds, a store refuses a key it cannot store with a clear message before anything is
+   * written. Called once per operation that names a key. Defaults to no check.
+   *
+   * @param operation the SPI method's name, for the message
+   * @param key the key the operation names; not null
+   * @return {@code key}
+   * @throws StoreException if the store cannot hold this key
+   */
+  protected PollerKey key(String operation, PollerKey key) {
+    return key;
+  }
+
+  /**
+   * Checks the rows of a commit before it runs, like {@link #key}: the default checks nothing.
+   *
+   * @param key the key, already checked
+   * @param batch the commit
+   * @return {@code batch}
+   * @throws StoreException if the store cannot hold a row of it; nothing is written
+   */
+  protected CommitBatch checked(PollerKey key, CommitBatch batch) {
+    return batch;
+  }
+
   @Override
   public StoreCapabilities capabilities() {
     return engine().capabilities();
@@ -61,39 +88,39 @@ public abstract class JdbcStore implements StateStore {
 
   @Override
   public Optional<Lease> acquireLease(PollerKey key, String owner, Duration ttl, Instant now) {
-    return engine().acquireLease(key, owner, ttl, now);
+    return engine().acquireLease(key("acquireLease", key), owner, ttl, now);
   }
 
   @Override
   public Optional<Lease> renewLease(PollerKey key, Lease lease, Duration ttl, Instant now) {
-    return engine().renewLease(key, lease, ttl, now);
+    return engine().renewLease(key("renewLease", key), lease, ttl, now);
   }
 
   @Override
   public void releaseLease(PollerKey key, Lease lease) {
-    engine().releaseLease(key, lease);
+    engine().releaseLease(key("releaseLease", key), lease);
   }
 
   @Override
   public Optional<Lease> getLease(PollerKey key) {
-    return engine().getLease(key);
+    return engine().getLease(key("getLease", key));
   }
 
   // ---- state
 
   @Override
   public Optional<PollerState> loadState(PollerKey key) {
-    return engine().loadState(key);
+    return engine().loadState(key("loadState", key));
   }
 
   @Override
   public void saveState(PollerKey key, Lease lease, StatePatch patch, Instant now) {
-    engine().saveState(key, lease, patch, now);
+    engine().saveState(key("saveState", key), lease, patch, now);
   }
 
   @Override
   public void saveStateUnfenced(PollerKey key, StatePatch patch, Instant now) {
-    engine().saveStateUnfenced(key, patch, now);
+    engine().saveStateUnfenced(key("saveStateUnfenced", key), patch, now);
   }
 
   @Override
@@ -103,51 +130,51 @@ public abstract class JdbcStore implements StateStore {
 
   @Override
   public void deleteKey(PollerKey key) {
-    engine().deleteKey(key);
+    engine().deleteKey(key("deleteKey", key));
   }
 
   @Override
   public void clearItems(PollerKey key) {
-    engine().clearItems(key);
+    engine().clearItems(key("clearItems", key));
   }
 
   // ---- items
 
   @Override
   public Map<String, ItemRow> loadVersions(PollerKey key, Collection<String> identities) {
-    return engine().loadVersions(key, identities);
+    return engine().loadVersions(key("loadVersions", key), identities);
   }
 
   @Override
   public Stream<List<String>> streamIdentities(PollerKey key, int batchSize) {
-    return engine().streamIdentities(key, batchSize);
+    return engine().streamIdentities(key("streamIdentities", key), batchSize);
   }
 
   @Override
   public long countItems(PollerKey key) {
-    return engine().countItems(key);
+    return engine().countItems(key("countItems", key));
   }
 
   // ---- commit and outbox
 
   @Override
   public void commitPoll(PollerKey key, Lease lease, CommitBatch batch, Instant now) {
-    engine().commitPoll(key, lease, batch, now);
+    engine().commitPoll(key("commitPoll", key), lease, checked(key, batch), now);
   }
 
   @Override
   public List<OutboxRow> loadPending(PollerKey key, long afterSequence, int limit) {
-    return engine().loadPending(key, afterSequence, limit);
+    return engine().loadPending(key("loadPending", key), afterSequence, limit);
   }
 
   @Override
   public long countPending(PollerKey key) {
-    return engine().countPending(key);
+    return engine().countPending(key("countPending", key));
   }
 
   @Override
   public void ackEvents(PollerKey key, Lease lease, Collection<Long> sequences) {
-    engine().ackEvents(key, lease, sequences);
+    engine().ackEvents(key("ackEvents", key), lease, sequences);
   }
 
   @Override
@@ -157,60 +184,60 @@ public abstract class JdbcStore implements StateStore {
       long sequence,
       String errorJson,
       @Nullable Instant nextAttemptAt) {
-    engine().recordAttempt(key, lease, sequence, errorJson, nextAttemptAt);
+    engine().recordAttempt(key("recordAttempt", key), lease, sequence, errorJson, nextAttemptAt);
   }
 
   @Override
   public void parkEvent(PollerKey key, Lease lease, ParkedRow row) {
-    engine().parkEvent(key, lease, row);
+    engine().parkEvent(key("parkEvent", key), lease, row);
   }
 
   @Override
   public List<ParkedRow> listParked(PollerKey key, @Nullable ParkedKind kind, int limit) {
-    return engine().listParked(key, kind, limit);
+    return engine().listParked(key("listParked", key), kind, limit);
   }
 
   @Override
   public long countParked(PollerKey key) {
-    return engine().countParked(key);
+    return engine().countParked(key("countParked", key));
   }
 
   @Override
   public int retryParked(PollerKey key, Collection<String> ids) {
-    return engine().retryParked(key, ids);
+    return engine().retryParked(key("retryParked", key), ids);
   }
 
   @Override
   public int discardParked(PollerKey key, Collection<String> ids) {
-    return engine().discardParked(key, ids);
+    return engine().discardParked(key("discardParked", key), ids);
   }
 
   @Override
   public Set<String> heldKeys(PollerKey key) {
-    return engine().heldKeys(key);
+    return engine().heldKeys(key("heldKeys", key));
   }
 
   // ---- HTTP validators
 
   @Override
   public Optional<HttpValidator> getValidator(PollerKey key, String urlHash) {
-    return engine().getValidator(key, urlHash);
+    return engine().getValidator(key("getValidator", key), urlHash);
   }
 
   @Override
   public void setValidator(PollerKey key, Lease lease, String urlHash, HttpValidator validator) {
-    engine().setValidator(key, lease, urlHash, validator);
+    engine().setValidator(key("setValidator", key), lease, urlHash, validator);
   }
 
   // ---- replay log
 
   @Override
   public List<LoggedEvent> readLog(PollerKey key, LogRange range, int limit) {
-    return engine().readLog(key, range, limit);
+    return engine().readLog(key("readLog", key), range, limit);
   }
 
   @Override
   public int pruneLog(PollerKey key, Instant olderThan) {
-    return engine().pruneLog(key, olderThan);
+    return engine().pruneLog(key("pruneLog", key), olderThan);
   }
 }

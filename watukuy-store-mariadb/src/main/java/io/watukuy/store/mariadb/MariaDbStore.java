@@ -5,34 +5,19 @@ import io.watukuy.LeaseLostException;
 import io.watukuy.PollerKey;
 import io.watukuy.StoreException;
 import io.watukuy.spi.CommitBatch;
-import io.watukuy.spi.HttpValidator;
 import io.watukuy.spi.ItemRow;
 import io.watukuy.spi.Lease;
-import io.watukuy.spi.LogRange;
-import io.watukuy.spi.LoggedEvent;
-import io.watukuy.spi.OutboxRow;
-import io.watukuy.spi.ParkedKind;
-import io.watukuy.spi.ParkedRow;
-import io.watukuy.spi.PollerState;
-import io.watukuy.spi.StatePatch;
 import io.watukuy.spi.StateStore;
 import io.watukuy.spi.StoreCapabilities;
+import io.watukuy.store.jdbc.JdbcStore;
 import io.watukuy.store.jdbc.JdbcStoreEngine;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.Set;
-import java.util.stream.Stream;
 import javax.sql.DataSource;
-import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link StateStore} in MariaDB (docs/stores.md, "MariaDbStore"), over any {@link DataSource}
@@ -147,9 +132,46 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Instances are safe for use from several threads; calls run concurrently up to the pool's size.
  *
+ * <p>How this store keeps the SPI's contract where it has a choice:
+ *
+ * <ul>
+ *   <li>{@code acquireLease}:
+ *       <p>One transaction: lock the key's row, then take the lease over or create the row. Of
+ *       several instances racing for a new key, the losers' inserts fail on the winner's row and
+ *       run again; it throws {@code StoreException} when the poller name or partition is longer
+ *       than the store keeps
+ *   <li>{@code deleteKey}:
+ *       <p>The key's epoch counter survives in an otherwise empty poller row, so a holder from
+ *       before the delete can never write again. One transaction.
+ *   <li>{@code loadVersions}: An identity longer than {@link #MAX_IDENTITY} is never found.
+ *   <li>{@code streamIdentities}:
+ *       <p>Pages by identity ({@code identity > last ORDER BY identity LIMIT batchSize}), one query
+ *       per batch when the stream asks for it; no cursor or transaction stays open between batches.
+ *       Identities come in code point order; it throws {@code IllegalArgumentException} when {@code
+ *       batchSize < 1}
+ *   <li>{@code commitPoll}:
+ *       <p>One transaction, in this order: lock the key's row and check the lease, state patch,
+ *       item upserts, item deletes, outbox rows, log rows, parked rows. An outbox sequence that is
+ *       already pending fails the whole commit with a {@link StoreException}; a log row or parked
+ *       row with the same sequence or id is replaced. Logged events carry {@code now} as their
+ *       creation time; it throws {@code StoreException} when the key or an upserted identity is
+ *       longer than the store keeps ({@link #MAX_IDENTITY}); nothing is written
+ *   <li>{@code ackEvents}: Acknowledged rows are deleted, in one fenced transaction.
+ *   <li>{@code recordAttempt}: An unknown sequence is ignored.
+ *   <li>{@code parkEvent}:
+ *       <p>The outbox row is deleted and its commit time read in one statement ({@code DELETE ...
+ *       RETURNING}) and kept with the parked row, so {@link #retryParked} restores it.
+ *   <li>{@code retryParked}:
+ *       <p>A poison event returns with zero attempts, no error and no next-attempt time, and with
+ *       the commit time it had in the outbox. Unknown ids are ignored. One transaction, under the
+ *       key's row lock; it throws {@code StoreException} when a parked poison row lacks its
+ *       sequence, event id or envelope, so it cannot be re-queued; nothing is changed
+ *   <li>{@code discardParked}: Unknown ids are ignored. One transaction, under the key's row lock.
+ * </ul>
+ *
  * @since 0.1
  */
-public final class MariaDbStore implements StateStore {
+public final class MariaDbStore extends JdbcStore {
 
   /** Default of {@link Builder#tablePrefix(String)}. */
   public static final String DEFAULT_TABLE_PREFIX = "watukuy_";
@@ -390,7 +412,7 @@ public final class MariaDbStore implements StateStore {
   /** {@inheritDoc} All three: transactions, the replay log, and batched identity streaming. */
   @Override
   public StoreCapabilities capabilities() {
-    return engine.capabilities();
+    return engine().capabilities();
   }
 
   /**
@@ -404,7 +426,7 @@ public final class MariaDbStore implements StateStore {
    */
   @Override
   public void migrate() {
-    engine.migrate();
+    engine().migrate();
   }
 
   /**
@@ -415,221 +437,26 @@ public final class MariaDbStore implements StateStore {
    */
   @Override
   public void close() {
-    engine.close();
+    engine().close();
   }
 
-  // ---- leases
+  // ---- the checks JdbcStore runs before each operation
 
-  /**
-   * {@inheritDoc}
-   *
-   * <p>One transaction: lock the key's row, then take the lease over or create the row. Of several
-   * instances racing for a new key, the losers' inserts fail on the winner's row and run again.
-   *
-   * @throws StoreException when the poller name or partition is longer than the store keeps
-   */
   @Override
-  public Optional<Lease> acquireLease(PollerKey key, String owner, Duration ttl, Instant now) {
-    return engine.acquireLease(fits("acquireLease", key), owner, ttl, now);
+  protected JdbcStoreEngine engine() {
+    return engine;
   }
 
   @Override
-  public Optional<Lease> renewLease(PollerKey key, Lease lease, Duration ttl, Instant now) {
-    return engine.renewLease(fits("renewLease", key), lease, ttl, now);
+  protected PollerKey key(String operation, PollerKey key) {
+    return fits(operation, key);
   }
 
   @Override
-  public void releaseLease(PollerKey key, Lease lease) {
-    engine.releaseLease(fits("releaseLease", key), lease);
-  }
-
-  @Override
-  public Optional<Lease> getLease(PollerKey key) {
-    return engine.getLease(fits("getLease", key));
-  }
-
-  // ---- state
-
-  @Override
-  public Optional<PollerState> loadState(PollerKey key) {
-    return engine.loadState(fits("loadState", key));
-  }
-
-  @Override
-  public void saveState(PollerKey key, Lease lease, StatePatch patch, Instant now) {
-    engine.saveState(fits("saveState", key), lease, patch, now);
-  }
-
-  @Override
-  public void saveStateUnfenced(PollerKey key, StatePatch patch, Instant now) {
-    engine.saveStateUnfenced(fits("saveStateUnfenced", key), patch, now);
-  }
-
-  @Override
-  public List<PollerKey> listKeys(@Nullable String poller) {
-    return engine.listKeys(poller);
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>The key's epoch counter survives in an otherwise empty poller row, so a holder from before
-   * the delete can never write again. One transaction.
-   */
-  @Override
-  public void deleteKey(PollerKey key) {
-    engine.deleteKey(fits("deleteKey", key));
-  }
-
-  @Override
-  public void clearItems(PollerKey key) {
-    engine.clearItems(fits("clearItems", key));
-  }
-
-  // ---- items
-
-  /** {@inheritDoc} An identity longer than {@link #MAX_IDENTITY} is never found. */
-  @Override
-  public Map<String, ItemRow> loadVersions(PollerKey key, Collection<String> identities) {
-    return engine.loadVersions(fits("loadVersions", key), identities);
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>Pages by identity ({@code identity > last ORDER BY identity LIMIT batchSize}), one query per
-   * batch when the stream asks for it; no cursor or transaction stays open between batches.
-   * Identities come in code point order.
-   *
-   * @throws IllegalArgumentException when {@code batchSize < 1}
-   */
-  @Override
-  public Stream<List<String>> streamIdentities(PollerKey key, int batchSize) {
-    return engine.streamIdentities(fits("streamIdentities", key), batchSize);
-  }
-
-  @Override
-  public long countItems(PollerKey key) {
-    return engine.countItems(fits("countItems", key));
-  }
-
-  // ---- commit and outbox
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>One transaction, in this order: lock the key's row and check the lease, state patch, item
-   * upserts, item deletes, outbox rows, log rows, parked rows. An outbox sequence that is already
-   * pending fails the whole commit with a {@link StoreException}; a log row or parked row with the
-   * same sequence or id is replaced. Logged events carry {@code now} as their creation time.
-   *
-   * @throws StoreException when the key or an upserted identity is longer than the store keeps
-   *     ({@link #MAX_IDENTITY}); nothing is written
-   */
-  @Override
-  public void commitPoll(PollerKey key, Lease lease, CommitBatch batch, Instant now) {
-    fits("commitPoll", key);
+  protected CommitBatch checked(PollerKey key, CommitBatch batch) {
     for (ItemRow row : batch.upserts()) {
       fits("commitPoll", key, "identity", row.identity(), MAX_IDENTITY);
     }
-    engine.commitPoll(key, lease, batch, now);
-  }
-
-  @Override
-  public List<OutboxRow> loadPending(PollerKey key, long afterSequence, int limit) {
-    return engine.loadPending(fits("loadPending", key), afterSequence, limit);
-  }
-
-  @Override
-  public long countPending(PollerKey key) {
-    return engine.countPending(fits("countPending", key));
-  }
-
-  /** {@inheritDoc} Acknowledged rows are deleted, in one fenced transaction. */
-  @Override
-  public void ackEvents(PollerKey key, Lease lease, Collection<Long> sequences) {
-    engine.ackEvents(fits("ackEvents", key), lease, sequences);
-  }
-
-  /** {@inheritDoc} An unknown sequence is ignored. */
-  @Override
-  public void recordAttempt(
-      PollerKey key,
-      Lease lease,
-      long sequence,
-      String errorJson,
-      @Nullable Instant nextAttemptAt) {
-    engine.recordAttempt(fits("recordAttempt", key), lease, sequence, errorJson, nextAttemptAt);
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>The outbox row is deleted and its commit time read in one statement ({@code DELETE ...
-   * RETURNING}) and kept with the parked row, so {@link #retryParked} restores it.
-   */
-  @Override
-  public void parkEvent(PollerKey key, Lease lease, ParkedRow row) {
-    engine.parkEvent(fits("parkEvent", key), lease, row);
-  }
-
-  @Override
-  public List<ParkedRow> listParked(PollerKey key, @Nullable ParkedKind kind, int limit) {
-    return engine.listParked(fits("listParked", key), kind, limit);
-  }
-
-  @Override
-  public long countParked(PollerKey key) {
-    return engine.countParked(fits("countParked", key));
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>A poison event returns with zero attempts, no error and no next-attempt time, and with the
-   * commit time it had in the outbox. Unknown ids are ignored. One transaction, under the key's row
-   * lock.
-   *
-   * @throws StoreException when a parked poison row lacks its sequence, event id or envelope, so it
-   *     cannot be re-queued; nothing is changed
-   */
-  @Override
-  public int retryParked(PollerKey key, Collection<String> ids) {
-    return engine.retryParked(fits("retryParked", key), ids);
-  }
-
-  /** {@inheritDoc} Unknown ids are ignored. One transaction, under the key's row lock. */
-  @Override
-  public int discardParked(PollerKey key, Collection<String> ids) {
-    return engine.discardParked(fits("discardParked", key), ids);
-  }
-
-  @Override
-  public Set<String> heldKeys(PollerKey key) {
-    return engine.heldKeys(fits("heldKeys", key));
-  }
-
-  // ---- HTTP validators
-
-  @Override
-  public Optional<HttpValidator> getValidator(PollerKey key, String urlHash) {
-    return engine.getValidator(fits("getValidator", key), urlHash);
-  }
-
-  @Override
-  public void setValidator(PollerKey key, Lease lease, String urlHash, HttpValidator validator) {
-    engine.setValidator(fits("setValidator", key), lease, urlHash, validator);
-  }
-
-  // ---- replay log
-
-  @Override
-  public List<LoggedEvent> readLog(PollerKey key, LogRange range, int limit) {
-    return engine.readLog(fits("readLog", key), range, limit);
-  }
-
-  @Override
-  public int pruneLog(PollerKey key, Instant olderThan) {
-    return engine.pruneLog(fits("pruneLog", key), olderThan);
+    return batch;
   }
 }
