@@ -72,6 +72,7 @@ final class StoreUris {
                 + "': postgres: is followed by a JDBC URL,"
                 + " e.g. postgres:jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
       }
+      noUserInfo(fail, uri, jdbc, "postgres:jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
       try {
         // Checked here, before anything runs, so the message can name the line.
         PostgresStore.Builder check = PostgresStore.builder(new PGSimpleDataSource());
@@ -93,6 +94,7 @@ final class StoreUris {
                 + "': mariadb: is followed by a JDBC URL,"
                 + " e.g. mariadb:jdbc:mariadb://127.0.0.1:3306/test?user=root");
       }
+      noUserInfo(fail, uri, jdbc, "mariadb:jdbc:mariadb://127.0.0.1:3306/test?user=root");
       try {
         // Checked here, before anything runs, so the message can name the line.
         if (o.tablePrefix() != null) MariaDbStore.ddl(o.tablePrefix());
@@ -142,5 +144,26 @@ final class StoreUris {
                     ? "schema (postgres: only)"
                     : !prefix && o.prefix() != null ? "prefix (redis: only)" : null;
     if (wrong != null) throw fail.apply("a " + kind + " store takes no " + wrong);
+  }
+
+  /**
+   * Refuses {@code //user:password@host} in a JDBC URL: neither pgjdbc nor MariaDB Connector/J
+   * reads credentials there; they take the text as a host or port and quote it, password and all,
+   * in their connection errors. Refusing it up front keeps the password out of every message.
+   */
+  private static void noUserInfo(
+      Function<String, ConfigException> fail, String uri, String jdbc, String example) {
+    int hosts = jdbc.indexOf("//");
+    if (hosts < 0) return;
+    int end = hosts + 2;
+    while (end < jdbc.length() && "/?#".indexOf(jdbc.charAt(end)) < 0) end++;
+    if (jdbc.substring(hosts + 2, end).indexOf('@') < 0) return;
+    throw fail.apply(
+        "'"
+            + StoreSpec.memory(uri).display()
+            + "': the driver does not read a user or password before the host; put them in the"
+            + " query, e.g. "
+            + example
+            + "&password=... (a password is shown as ***)");
   }
 }

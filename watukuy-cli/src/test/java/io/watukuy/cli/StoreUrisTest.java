@@ -222,6 +222,19 @@ class StoreUrisTest {
         .startsWith("watukuy: watukuy.yaml:1: store: ")
         .contains("mariadb: is followed by a JDBC URL")
         .doesNotContain("hunter2");
+    // user:password@host is read by neither driver, which would quote the password in its errors
+    assertThat(validate("store: \"mariadb:jdbc:mariadb://u1:s3cret-pw@127.0.0.1:3306/test\""))
+        .startsWith("watukuy: watukuy.yaml:1: store: ")
+        .contains("does not read a user or password before the host")
+        .doesNotContain("s3cret-pw");
+    assertThat(validate("store: \"postgres:jdbc:postgresql://u1:s3cret-pw@127.0.0.1/test\""))
+        .startsWith("watukuy: watukuy.yaml:1: store: ")
+        .contains("does not read a user or password before the host")
+        .doesNotContain("s3cret-pw");
+    Result userInfo =
+        watukuy("migrate", "--store", "mariadb:jdbc:mariadb://u1:s3cret-pw@127.0.0.1:3306/test");
+    assertThat(userInfo.exit).isEqualTo(2);
+    assertThat(userInfo.err).doesNotContain("s3cret-pw");
     Result noUri = watukuy("migrate", "--store", "mysql://127.0.0.1/x");
     assertThat(noUri.exit).isEqualTo(2);
     assertThat(noUri.err).contains("mariadb:JDBC-URL");

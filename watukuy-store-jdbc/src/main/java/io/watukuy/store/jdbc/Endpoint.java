@@ -20,7 +20,12 @@ final class Endpoint {
   private static final Pattern SECRET =
       Pattern.compile(
           "(?i)((?:password|passwd|pwd|secret|token|sslpassword)[\"']?\\s*[=:]\\s*[\"']?)"
+              // MariaDB's "Access denied ... (using password: YES)" says whether one was sent
+              + "(?!(?:YES|NO)\\))"
               + "[^&;\\s,'\"]+");
+
+  /** Credentials before a host in a URL, {@code //user:password@host}: the password goes. */
+  private static final Pattern USER_INFO = Pattern.compile("(//[^/@:\\s]*:)[^/@\\s]*@");
 
   private static final String[] URL_GETTERS = {"getJdbcUrl", "getUrl", "getURL"};
 
@@ -106,7 +111,8 @@ final class Endpoint {
    * @return the message, safe to log
    */
   static String redact(String message) {
-    return SECRET.matcher(message).replaceAll("$1***");
+    String masked = SECRET.matcher(message).replaceAll("$1***");
+    return USER_INFO.matcher(masked).replaceAll("$1***@");
   }
 
   private static int indexOfAny(String s, String chars) {

@@ -50,5 +50,10 @@ class EndpointTest {
         .doesNotContain("=y");
     assertThat(Endpoint.redact("password authentication failed for user \"app\""))
         .isEqualTo("password authentication failed for user \"app\"");
+    // MariaDB's access-denied message says whether a password was sent: nothing to hide there
+    assertThat(Endpoint.redact("Access denied for user 'u1'@'127.0.0.1' (using password: YES)"))
+        .isEqualTo("Access denied for user 'u1'@'127.0.0.1' (using password: YES)");
+    assertThat(Endpoint.redact("cannot reach jdbc:mariadb://u1:s3cret-pw@127.0.0.1:3306/test"))
+        .isEqualTo("cannot reach jdbc:mariadb://u1:***@127.0.0.1:3306/test");
   }
 }
