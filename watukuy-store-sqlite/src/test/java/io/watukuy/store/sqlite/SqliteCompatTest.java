@@ -2,6 +2,7 @@ package io.watukuy.store.sqlite;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.watukuy.testing.compat.CompatScenario;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package io.watukuy.store.sqlite;
+package io.watukuy.testing.compat;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -47,44 +47,45 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * The world of the compatibility fixtures in {@code src/test/resources/compat}: the vendor, the
- * three pollers and the engine settings of the generator that wrote them at commit 0e79de2 ({@code
- * compat/Generator.java.txt}), replayed here so that the current store can poll on where the old
- * one stopped. The same class, but for its package and port, is in the SQLite and the PostgreSQL
- * module; keep the two and the generator in step.
+ * The world of the compatibility fixtures in each SQL store module's {@code
+ * src/test/resources/compat}: the vendor, the three pollers and the engine settings of the
+ * generator that wrote them at commit 0e79de2 ({@code compat/Generator.java.txt}), replayed here so
+ * that the current store can poll on where the old one stopped. One class for the SQLite and the
+ * PostgreSQL fixture (they were written by the same generator); it reaches the store modules' tests
+ * through watukuy-testing's test jar. Keep it and the generator in step.
  *
  * <p>{@link #check(StateStore)} is the whole check: the fixture reads back, the pending events are
  * delivered once, the new vendor changes are the only new events, a parked event comes back once.
  */
-final class CompatScenario {
-  static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");
-  static final Duration MIN = Duration.ofSeconds(30);
-  static final Schedule FIXED = Schedule.every(MIN).withAdaptive(false).withJitter(0);
-  static final ObjectMapper JSON = new ObjectMapper();
+public final class CompatScenario {
+  public static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");
+  public static final Duration MIN = Duration.ofSeconds(30);
+  public static final Schedule FIXED = Schedule.every(MIN).withAdaptive(false).withJitter(0);
+  public static final ObjectMapper JSON = new ObjectMapper();
 
-  static final PollerKey ORDERS = PollerKey.of("orders");
-  static final PollerKey STOCK_EU = PollerKey.of("stock", "eu");
-  static final PollerKey STOCK_US = PollerKey.of("stock", "us");
-  static final PollerKey CATALOG = PollerKey.of("catalog");
+  public static final PollerKey ORDERS = PollerKey.of("orders");
+  public static final PollerKey STOCK_EU = PollerKey.of("stock", "eu");
+  public static final PollerKey STOCK_US = PollerKey.of("stock", "us");
+  public static final PollerKey CATALOG = PollerKey.of("catalog");
 
   /** The ETag the fixture's validator holds: the catalog as it was from round 3 on. */
-  static final String FIXTURE_ETAG = "\"4df60f446e598a6f\"";
+  public static final String FIXTURE_ETAG = "\"4df60f446e598a6f\"";
 
   /** The pending outbox rows of the fixture, which must be delivered exactly once. */
-  static final String PENDING_O6_CREATED =
+  public static final String PENDING_O6_CREATED =
       "710703cb9ec07d5092ac982db25cf1ee706ca38612162b54b2863830bb0fc239";
 
-  static final String PENDING_S1_UPDATED =
+  public static final String PENDING_S1_UPDATED =
       "6656e872fd87212443731391f684ccd6a26051080b0471668eb86aa4c1a14604";
-  static final String PENDING_S5_CREATED =
+  public static final String PENDING_S5_CREATED =
       "cdc60a69a0ae7148786ef084f10dd19a7fc82d89434248e7a3445b13c2fdb6bd";
 
   /** The poison event parked in the fixture after three refused attempts. */
-  static final String PARKED_O3_CREATED =
+  public static final String PARKED_O3_CREATED =
       "60f22320e4ddaee65ad966358fd9a4e9ea4ea40832df6a86db79adbc1d8432e4";
 
   /** The 16 events the fixture's handlers acknowledged: none may be delivered again. */
-  static final List<String> ACKED_IN_FIXTURE =
+  public static final List<String> ACKED_IN_FIXTURE =
       List.of(
           "a075b1271c495a75eccbe328cab6ca8b475bfdeed68309a7faa23c33ee249e3b", // orders o1 created
           "1a11d5131c8144314f55f620e4e3baa733e98103bb128e9dc6d50b21223fdebc", // orders o2 created
@@ -103,33 +104,33 @@ final class CompatScenario {
           "47bac36d93b168a10ade65b27349001025faf5cefd2a83335ec44daa5a43173c", // catalog c2 updated
           "7f46aa10904888f703fe28c266cc2a488de0ac9e366a3ad523231c0491cd5521"); // catalog c4 deleted
 
-  final int port;
-  final VirtualClock clock = VirtualClock.at(T0);
-  final FakeApi ordersApi = new FakeApi(clock);
-  final FakeApi stockApi = new FakeApi(clock);
-  final FakeApi catalogApi = new FakeApi(clock);
+  public final int port;
+  public final VirtualClock clock = VirtualClock.at(T0);
+  public final FakeApi ordersApi = new FakeApi(clock);
+  public final FakeApi stockApi = new FakeApi(clock);
+  public final FakeApi catalogApi = new FakeApi(clock);
 
   /** Each catalog request, as "If-None-Match value -> status" ("-" when none was sent). */
-  final List<String> http = new CopyOnWriteArrayList<>();
+  public final List<String> http = new CopyOnWriteArrayList<>();
 
   /** Every delivered event, as "key identity:type #sequence attempt n", in delivery order. */
-  final List<String> delivered = new ArrayList<>();
+  public final List<String> delivered = new ArrayList<>();
 
   /** The ids of every delivered event, in delivery order. */
-  final List<String> deliveredIds = new ArrayList<>();
+  public final List<String> deliveredIds = new ArrayList<>();
 
-  final Map<String, ChangeEvent<JsonNode>> byId = new LinkedHashMap<>();
+  public final Map<String, ChangeEvent<JsonNode>> byId = new LinkedHashMap<>();
 
   /**
    * @param port the fixed port of the catalog listing: its URL is part of the stored validator's
    *     key, so it must be the one the fixture was written with
    */
-  CompatScenario(int port) {
+  public CompatScenario(int port) {
     this.port = port;
   }
 
   /** Round k (1-based) starts at T0 + (k - 1) * 30 s; rounds 1 to 4 wrote the fixture. */
-  static Instant roundAt(int round) {
+  public static Instant roundAt(int round) {
     return T0.plus(MIN.multipliedBy(round - 1));
   }
 
@@ -138,7 +139,7 @@ final class CompatScenario {
    * (FakeApi stamps updatedAt and counts rev, so the vendor is the same only if they are replayed
    * in order at the same instants); round 6 brings the new changes, rounds 5 and 7 none.
    */
-  void vendor(int round) {
+  public void vendor(int round) {
     switch (round) {
       case 1 -> {
         ordersApi.put("o1", Map.of("price", 10));
@@ -184,14 +185,14 @@ final class CompatScenario {
   }
 
   /** The vendor as it stood when the fixture was written: rounds 1 to 4, each at its instant. */
-  void replayFixtureVendor() {
+  public void replayFixtureVendor() {
     for (int round = 1; round <= 4; round++) {
       clock.advanceTo(roundAt(round));
       vendor(round);
     }
   }
 
-  Poller<JsonNode> orders() {
+  public Poller<JsonNode> orders() {
     return Poller.builder("orders", JsonNode.class)
         .identity(n -> n.get("id"))
         .version(n -> n.get("updatedAt").asText() + "#" + n.get("rev").asText())
@@ -207,7 +208,7 @@ final class CompatScenario {
         .build();
   }
 
-  Poller<JsonNode> stock() {
+  public Poller<JsonNode> stock() {
     return Poller.builder("stock", JsonNode.class)
         .identity(n -> n.get("id"))
         .partitions(List.of("eu", "us"))
@@ -217,11 +218,11 @@ final class CompatScenario {
         .build();
   }
 
-  String catalogUrl() {
+  public String catalogUrl() {
     return "http://127.0.0.1:" + port + "/catalog";
   }
 
-  Poller<JsonNode> catalog() {
+  public Poller<JsonNode> catalog() {
     String url = catalogUrl();
     return Poller.builder("catalog", JsonNode.class)
         .identity(n -> n.get("id"))
@@ -243,7 +244,7 @@ final class CompatScenario {
    * strong ETag of the body (the first 16 hex digits of its SHA-256), 304 on a matching
    * If-None-Match.
    */
-  HttpServer serve() {
+  public HttpServer serve() {
     try {
       HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 0);
       server.createContext("/catalog", this::serveCatalog);
@@ -284,7 +285,7 @@ final class CompatScenario {
     ex.close();
   }
 
-  static String sha256(byte[] bytes) {
+  public static String sha256(byte[] bytes) {
     try {
       return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
     } catch (NoSuchAlgorithmException e) {
@@ -293,7 +294,7 @@ final class CompatScenario {
   }
 
   /** An engine as the generator built them: virtual clock, seeded random, handlers in line. */
-  Watukuy engine(StateStore store) {
+  public Watukuy engine(StateStore store) {
     Poller<JsonNode> orders = orders();
     Poller<JsonNode> stock = stock();
     Poller<JsonNode> catalog = catalog();
@@ -329,7 +330,7 @@ final class CompatScenario {
   }
 
   /** Moves to the round's instant, makes its vendor changes, ticks once. */
-  TickReport round(Watukuy w, int round) {
+  public TickReport round(Watukuy w, int round) {
     clock.advanceTo(roundAt(round));
     vendor(round);
     delivered.clear();
@@ -344,7 +345,7 @@ final class CompatScenario {
    * items, cursors, schedule, the pending outbox, the parked rows, the validator, the event log,
    * and no lease.
    */
-  void assertFixtureReadsBack(StateStore store) {
+  public void assertFixtureReadsBack(StateStore store) {
     assertThat(store.listKeys(null)).containsExactlyInAnyOrder(ORDERS, STOCK_EU, STOCK_US, CATALOG);
     assertThat(store.countItems(ORDERS)).isEqualTo(5); // o1 o2 o3 o5 o6; o4 is parked
     assertThat(store.countItems(STOCK_EU)).isEqualTo(3);
@@ -423,7 +424,7 @@ final class CompatScenario {
    * at the vendor), 6 (an update, a create and, for the catalog, a delete per poller) and 7 (the
    * parked poison event retried).
    */
-  void check(StateStore store) {
+  public void check(StateStore store) {
     replayFixtureVendor();
     assertFixtureReadsBack(store);
     HttpServer server = serve();
