@@ -6,8 +6,9 @@ import org.jspecify.annotations.Nullable;
  * A page could not be fetched or is not what the poller's fetch function promised (null items, an
  * item without an identity, a value RFC 8785 cannot canonicalize, a timestamp page that goes
  * backwards, an exception thrown by fetch). The message names the poller, the partition, the
- * 1-based page and, where one item is at fault, its 0-based index. Nothing of that page was
- * committed and the cursor did not move.
+ * 1-based page and, where one item is at fault, its 1-based number ({@code item 1} is the first;
+ * {@link #itemIndex()} stays 0-based). Nothing of that page was committed and the cursor did not
+ * move.
  *
  * @since 0.1
  */
@@ -24,8 +25,11 @@ public final class FetchException extends WatukuyException {
   /** 0-based item index, or -1 for the whole page. */
   private final int itemIndex;
 
+  /** What {@link #kind()} answers. */
+  private final String kind;
+
   /**
-   * Creates the exception; the message is {@code "poller <p>[ partition <q>] page <n>[ item <i>]:
+   * Creates the exception; the message is {@code "poller <p>[ partition <q>] page <n>[ item <i+1>]:
    * <problem>"}.
    *
    * @param poller the poller name
@@ -43,18 +47,50 @@ public final class FetchException extends WatukuyException {
       int itemIndex,
       String problem,
       @Nullable Throwable cause) {
+    this(poller, partition, page, itemIndex, problem, cause, "FetchException");
+  }
+
+  private FetchException(
+      String poller,
+      String partition,
+      int page,
+      int itemIndex,
+      String problem,
+      @Nullable Throwable cause,
+      String kind) {
     super(describe(poller, partition, page, itemIndex) + ": " + problem, cause);
     this.poller = poller;
     this.partition = partition;
     this.page = page;
     this.itemIndex = itemIndex;
+    this.kind = kind;
+  }
+
+  /**
+   * A lane or listing that could not complete, under a name monitoring can match on
+   * (docs/operations.md): {@code PageRepeated} or {@code TokenNotAdvancing} when the request for
+   * {@code page} would repeat the page before it, or the page repeats its items without moving the
+   * cursor ("Stalled lanes": the request was not sent, a failure for backoff and the circuit);
+   * {@code ListingTruncated} when a full listing was cut at its page cap or the tick deadline
+   * ("Truncated listings": reported, not a failure). The pages committed before it stay.
+   *
+   * @param poller the poller name
+   * @param partition the partition, {@code ""} when unpartitioned
+   * @param page 1-based page of the cycle the lane stopped at
+   * @param kind what {@link #kind()} and {@code lastError.name} say
+   * @param problem the lane, the cursor or the pages, and the fix that fits
+   * @return the exception
+   */
+  public static FetchException named(
+      String poller, String partition, int page, String kind, String problem) {
+    return new FetchException(poller, partition, page, -1, problem, null, kind);
   }
 
   private static String describe(String poller, String partition, int page, int itemIndex) {
     StringBuilder b = new StringBuilder("poller ").append(poller);
     if (!partition.isEmpty()) b.append(" partition ").append(partition);
     b.append(" page ").append(page);
-    if (itemIndex >= 0) b.append(" item ").append(itemIndex);
+    if (itemIndex >= 0) b.append(" item ").append(itemIndex + 1); // people count from 1
     return b.toString();
   }
 
@@ -92,6 +128,15 @@ public final class FetchException extends WatukuyException {
    */
   public int itemIndex() {
     return itemIndex;
+  }
+
+  /**
+   * {@inheritDoc} {@code FetchException} for a bad page or item; {@code PageRepeated} or {@code
+   * TokenNotAdvancing} for a stalled lane ({@link #stalled}).
+   */
+  @Override
+  public String kind() {
+    return kind;
   }
 
   /**

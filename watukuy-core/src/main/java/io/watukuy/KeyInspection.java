@@ -33,6 +33,9 @@ import org.jspecify.annotations.Nullable;
  * @param lastError the last error, or null
  * @param lastReconcileAt when the last reconcile completed, or null
  * @param backfill the active backfill, or null
+ * @param listing what the full listings left: deletes the delete guard holds, a confirmation,
+ *     inconsistent listings in a row (docs/operations.md, "False deletes"), or null
+ * @param lastSuccessAt when a cycle of the live lane last succeeded, or null before the first
  * @since 0.1
  */
 @JsonInclude(JsonInclude.Include.ALWAYS)
@@ -80,12 +83,48 @@ public record KeyInspection(
     ScheduleState.@Nullable LastPoll lastPoll,
     ScheduleState.@Nullable LastError lastError,
     @Nullable Instant lastReconcileAt,
-    ScheduleState.@Nullable Backfill backfill) {
+    ScheduleState.@Nullable Backfill backfill,
+    ScheduleState.@Nullable Listing listing,
+    @Nullable Instant lastSuccessAt) {
 
   /** Copies the maps. */
   public KeyInspection {
     cursors = Map.copyOf(cursors);
     parkedByKind = Map.copyOf(parkedByKind);
+  }
+
+  /**
+   * Why this key is unhealthy, or {@code null} when it is healthy (docs/operations.md, "Health"):
+   * the one place that decides, for {@code run --once}'s exit code and for health checks. Unhealthy
+   * is a key that cannot make progress until something changes: an open circuit (after repeated
+   * failures, or halted by a poison event), failing cycles in a row (a stalled lane among them),
+   * deletes held by the delete guard. A paused, throttled, leased or budget-deferred key is
+   * healthy: it waits by design.
+   *
+   * @return what is wrong, since when, after how many failures and the last error, in one line (for
+   *     example {@code circuit open since 2026-03-01T10:00:00Z, after 5 failures; last error
+   *     HttpStatusException: ...}), or {@code null}
+   */
+  public @Nullable String problem() {
+    String last =
+        lastError == null ? "" : "; last error " + lastError.name() + ": " + lastError.message();
+    if (circuit != null) {
+      boolean halted = lastError != null && lastError.name().equals("PoisonHalt");
+      return (halted ? "halted by a poison event since " : "circuit open since ")
+          + circuit.openedAt()
+          + (halted ? "" : ", after " + consecutiveFailures + " failure(s) in a row")
+          + last;
+    }
+    if (consecutiveFailures > 0)
+      return consecutiveFailures
+          + " failed cycle(s) in a row"
+          + (lastError == null ? "" : " since " + lastError.at())
+          + last;
+    if (listing != null && listing.heldDeletes() > 0)
+      return listing.heldDeletes()
+          + " deletes held by the delete guard; watukuy confirm-deletes releases them"
+          + last;
+    return null;
   }
 
   /**

@@ -29,6 +29,7 @@ public final class Page<T> {
   private final @Nullable Boolean hasMore;
   private final List<String> tombstones;
   private final boolean notModified;
+  private final @Nullable Long total;
 
   private Page(
       List<T> items,
@@ -36,11 +37,22 @@ public final class Page<T> {
       @Nullable Boolean hasMore,
       List<String> tombstones,
       boolean notModified) {
+    this(items, cursor, hasMore, tombstones, notModified, null);
+  }
+
+  private Page(
+      List<T> items,
+      @Nullable Object cursor,
+      @Nullable Boolean hasMore,
+      List<String> tombstones,
+      boolean notModified,
+      @Nullable Long total) {
     this.items = items;
     this.cursor = cursor;
     this.hasMore = hasMore;
     this.tombstones = tombstones;
     this.notModified = notModified;
+    this.total = total;
   }
 
   /**
@@ -90,7 +102,7 @@ public final class Page<T> {
    * @return a new page; this one is unchanged
    */
   public Page<T> withCursor(@Nullable Object cursor) {
-    return new Page<>(items, cursor, hasMore, tombstones, notModified);
+    return new Page<>(items, cursor, hasMore, tombstones, notModified, total);
   }
 
   /**
@@ -101,7 +113,7 @@ public final class Page<T> {
    * @return a new page; this one is unchanged
    */
   public Page<T> withHasMore(@Nullable Boolean hasMore) {
-    return new Page<>(items, cursor, hasMore, tombstones, notModified);
+    return new Page<>(items, cursor, hasMore, tombstones, notModified, total);
   }
 
   /**
@@ -114,7 +126,24 @@ public final class Page<T> {
    * @throws NullPointerException if {@code identities} or one of them is null
    */
   public Page<T> withTombstones(List<String> identities) {
-    return new Page<>(items, cursor, hasMore, List.copyOf(identities), notModified);
+    return new Page<>(items, cursor, hasMore, List.copyOf(identities), notModified, total);
+  }
+
+  /**
+   * This page with the size of the whole listing as the API reports it (a {@code total}, {@code
+   * count} or {@code X-Total-Count}). Only full listings read it (snapshotDiff, reconcile): a
+   * listing whose pages report different totals, or whose distinct identities differ from its last
+   * page's total, shifted under the scan, so it emits no deletes (docs/operations.md, "False
+   * deletes").
+   *
+   * @param total the number of items in the listing, at least 0
+   * @return a copy with the total; this page is unchanged
+   * @throws IllegalArgumentException if {@code total} is negative
+   * @since 0.2
+   */
+  public Page<T> withTotal(long total) {
+    if (total < 0) throw new IllegalArgumentException("total must be >= 0, but was " + total);
+    return new Page<>(items, cursor, hasMore, tombstones, notModified, total);
   }
 
   /**
@@ -154,6 +183,16 @@ public final class Page<T> {
   }
 
   /**
+   * The size of the whole listing as the API reported it on this page.
+   *
+   * @return the total, or {@code null} when fetch gave none ({@link #withTotal})
+   * @since 0.2
+   */
+  public @Nullable Long total() {
+    return total;
+  }
+
+  /**
    * Whether this page stands for an unchanged listing.
    *
    * @return {@code true} for a page made by {@link #notModified()}
@@ -172,6 +211,7 @@ public final class Page<T> {
         + hasMore
         + (tombstones.isEmpty() ? "" : ", tombstones=" + tombstones.size())
         + (notModified ? ", notModified" : "")
+        + (total == null ? "" : ", total=" + total)
         + "]";
   }
 }

@@ -8,7 +8,6 @@ import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
-import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -32,6 +31,9 @@ public final class Poller<T> {
   /** Default page cap per cycle (docs/architecture.md, "Defaults"). */
   public static final int DEFAULT_MAX_PAGES_PER_CYCLE = 50;
 
+  /** Default page cap of a full listing: a cut one emits no deletes, so it must complete. */
+  public static final int DEFAULT_MAX_PAGES_PER_LISTING = 10_000;
+
   /** Default schema version. */
   public static final int DEFAULT_SCHEMA_VERSION = 1;
 
@@ -43,8 +45,6 @@ public final class Poller<T> {
 
   /** Largest {@link #weight()}. */
   public static final int MAX_WEIGHT = 1000;
-
-  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}");
 
   private final PollerSpec<T> spec;
 
@@ -77,12 +77,8 @@ public final class Poller<T> {
    * @throws ConfigException if the name is not valid
    */
   public static <T> Builder<T, Void> builder(String name, Class<T> type) {
-    Objects.requireNonNull(name, "name");
     Objects.requireNonNull(type, "type");
-    if (!NAME.matcher(name).matches())
-      throw new ConfigException(
-          "poller name '" + name + "' is not valid: use letters, digits, _ . : - (at most 100)");
-    return new Builder<>(name, type);
+    return new Builder<>(PollerSpec.checkName(name), type);
   }
 
   /**
@@ -179,12 +175,39 @@ public final class Poller<T> {
   }
 
   /**
-   * The page cap per cycle.
+   * The page cap per cycle of an incremental lane (timestamp, token, page, custom; backfill).
    *
-   * @return at least 1; default {@value #DEFAULT_MAX_PAGES_PER_CYCLE}
+   * @return as set, else {@value #DEFAULT_MAX_PAGES_PER_CYCLE}
    */
   public int maxPagesPerCycle() {
-    return spec.maxPagesPerCycle;
+    return spec.maxPagesPerCycle != null ? spec.maxPagesPerCycle : DEFAULT_MAX_PAGES_PER_CYCLE;
+  }
+
+  /**
+   * The delete guard's ratio ({@link Builder#deleteGuard}).
+   *
+   * @return in (0, 1]; default 0.5
+   */
+  public double deleteGuardMaxRatio() {
+    return spec.deleteGuardMaxRatio;
+  }
+
+  /**
+   * The delete guard's count ({@link Builder#deleteGuard}).
+   *
+   * @return at least 0; default 10
+   */
+  public int deleteGuardMinCount() {
+    return spec.deleteGuardMinCount;
+  }
+
+  /**
+   * The page cap of a full listing (snapshotDiff's live lane, the reconcile lane).
+   *
+   * @return as set, else {@value #DEFAULT_MAX_PAGES_PER_LISTING}
+   */
+  public int maxPagesPerListing() {
+    return spec.maxPagesPerCycle != null ? spec.maxPagesPerCycle : DEFAULT_MAX_PAGES_PER_LISTING;
   }
 
   /**
@@ -413,10 +436,7 @@ public final class Poller<T> {
      */
     @SuppressWarnings("unchecked")
     public <C2> Builder<T, C2> cursor(CursorStrategy<C2> cursor) {
-      Objects.requireNonNull(cursor, "cursor");
-      if (spec.fetch != null)
-        throw new IllegalStateException("poller " + spec.name + ": set cursor before fetch");
-      spec.cursor = cursor;
+      spec.cursor = spec.checkCursor(cursor);
       return (Builder<T, C2>) this;
     }
 
@@ -430,10 +450,7 @@ public final class Poller<T> {
      * @throws IllegalStateException if no cursor was set yet
      */
     public Builder<T, C> fetch(Fetcher<T, C> fetch) {
-      Objects.requireNonNull(fetch, "fetch");
-      if (spec.cursor == null)
-        throw new IllegalStateException("poller " + spec.name + ": set cursor before fetch");
-      spec.fetch = fetch;
+      spec.fetch = spec.checkFetch(fetch);
       return this;
     }
 
@@ -451,19 +468,33 @@ public final class Poller<T> {
     }
 
     /**
-     * Page cap per cycle; a longer listing is truncated and continues at once (catch-up). Default
-     * {@value #DEFAULT_MAX_PAGES_PER_CYCLE}. For snapshotDiff it must cover the whole listing: a
-     * truncated full scan emits no deletes and starts again at page 1.
+     * Page cap per cycle. An incremental lane cut there continues at once from the cursor it
+     * reached (default {@value #DEFAULT_MAX_PAGES_PER_CYCLE}); a full listing cut there emits no
+     * deletes and reports {@code ListingTruncated} (default {@value
+     * #DEFAULT_MAX_PAGES_PER_LISTING}, docs/operations.md, "Truncated listings").
      *
      * @param pages at least 1
      * @return this builder
      * @throws ConfigException if below 1
      */
     public Builder<T, C> maxPagesPerCycle(int pages) {
-      if (pages < 1)
-        throw new ConfigException(
-            "poller " + spec.name + ": maxPagesPerCycle must be >= 1, but was " + pages);
-      spec.maxPagesPerCycle = pages;
+      spec.maxPagesPerCycle = spec.atLeast("maxPagesPerCycle", pages, 1);
+      return this;
+    }
+
+    /**
+     * The delete guard (docs/operations.md, "False deletes"): a complete full listing missing more
+     * than {@code minCount} and more than {@code maxRatio} of the stored items holds every delete
+     * and records {@code DeleteGuard} until {@link Watukuy#confirmDeletes(String)}. Default 0.5/10.
+     *
+     * @param maxRatio in (0, 1]; 1 turns the guard off (deletes never exceed all stored items)
+     * @param minCount at least 0
+     * @return this builder
+     * @throws ConfigException if either is out of range
+     * @since 0.2
+     */
+    public Builder<T, C> deleteGuard(double maxRatio, int minCount) {
+      spec.deleteGuard(maxRatio, minCount);
       return this;
     }
 
@@ -488,10 +519,7 @@ public final class Poller<T> {
      * @throws ConfigException if below 1
      */
     public Builder<T, C> schemaVersion(int schemaVersion) {
-      if (schemaVersion < 1)
-        throw new ConfigException(
-            "poller " + spec.name + ": schemaVersion must be >= 1, but was " + schemaVersion);
-      spec.schemaVersion = schemaVersion;
+      spec.schemaVersion = spec.atLeast("schemaVersion", schemaVersion, 1);
       return this;
     }
 
@@ -543,16 +571,7 @@ public final class Poller<T> {
      *     with a control character
      */
     public Builder<T, C> partitions(List<String> partitions) {
-      List<String> copy = List.copyOf(partitions);
-      if (copy.isEmpty())
-        throw new ConfigException("poller " + spec.name + ": partitions must not be empty");
-      for (String p : copy) {
-        String problem = partitionProblem(p);
-        if (problem != null)
-          throw new ConfigException("poller " + spec.name + ": partition '" + p + "' " + problem);
-      }
-      if (copy.stream().distinct().count() != copy.size())
-        throw new ConfigException("poller " + spec.name + ": partitions has duplicates: " + copy);
+      List<String> copy = spec.checkPartitions(partitions);
       spec.partitions = () -> copy;
       spec.partitioned = true;
       return this;
@@ -611,10 +630,7 @@ public final class Poller<T> {
      * @throws ConfigException if not positive
      */
     public Builder<T, C> requestTimeout(Duration timeout) {
-      if (timeout.isNegative() || timeout.isZero())
-        throw new ConfigException(
-            "poller " + spec.name + ": request.timeout must be > 0, but was " + timeout);
-      spec.requestTimeout = timeout;
+      spec.requestTimeout = spec.positive("request.timeout", timeout);
       return this;
     }
 
@@ -633,15 +649,7 @@ public final class Poller<T> {
      *     100 characters); a name the engine does not declare fails {@link Watukuy.Builder#build()}
      */
     public Builder<T, C> budget(String budget) {
-      Objects.requireNonNull(budget, "budget");
-      if (!NAME.matcher(budget).matches())
-        throw new ConfigException(
-            "poller "
-                + spec.name
-                + ": budget name '"
-                + budget
-                + "' is not valid: use letters, digits, _ . : - (at most 100)");
-      spec.budget = budget;
+      spec.budget = spec.checkBudget(budget);
       return this;
     }
 
@@ -655,10 +663,7 @@ public final class Poller<T> {
      * @throws ConfigException if out of range
      */
     public Builder<T, C> weight(int weight) {
-      if (weight < 1 || weight > MAX_WEIGHT)
-        throw new ConfigException(
-            "poller " + spec.name + ": weight must be 1 to " + MAX_WEIGHT + ", but was " + weight);
-      spec.weight = weight;
+      spec.weight = spec.atMost("weight", spec.atLeast("weight", weight, 1), MAX_WEIGHT);
       return this;
     }
 
@@ -674,11 +679,7 @@ public final class Poller<T> {
      * @throws ConfigException if negative
      */
     public Builder<T, C> maxWait(Duration maxWait) {
-      Objects.requireNonNull(maxWait, "maxWait");
-      if (maxWait.isNegative())
-        throw new ConfigException(
-            "poller " + spec.name + ": maxWait must be >= 0, but was " + maxWait);
-      spec.maxWait = maxWait;
+      spec.maxWait = spec.notNegative("maxWait", maxWait);
       return this;
     }
 

@@ -3,9 +3,11 @@ package io.watukuy;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,6 +21,8 @@ import org.slf4j.LoggerFactory;
  * @param <T> the item type
  */
 final class PollerSpec<T> {
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}");
+
   private static final Logger LOG = LoggerFactory.getLogger(Poller.class);
 
   final String name;
@@ -31,7 +35,12 @@ final class PollerSpec<T> {
   @Nullable CursorStrategy<?> cursor;
   @Nullable Fetcher<T, ?> fetch;
   Schedule schedule = Schedule.DEFAULT;
-  int maxPagesPerCycle = Poller.DEFAULT_MAX_PAGES_PER_CYCLE;
+
+  /** Null for the lane's default: 50 for incremental lanes, 10 000 for full listings. */
+  @Nullable Integer maxPagesPerCycle;
+
+  double deleteGuardMaxRatio = 0.5;
+  int deleteGuardMinCount = 10;
   Retain retain = Retain.HASH;
   int schemaVersion = Poller.DEFAULT_SCHEMA_VERSION;
   @Nullable Validator<? super T> validator;
@@ -49,6 +58,103 @@ final class PollerSpec<T> {
   PollerSpec(String name, Class<T> type) {
     this.name = name;
     this.type = type;
+  }
+
+  /**
+   * {@code value}, checked.
+   *
+   * @throws ConfigException naming the poller and the field when {@code value < min}
+   */
+  int atLeast(String field, int value, int min) {
+    if (value < min)
+      throw new ConfigException(
+          "poller " + name + ": " + field + " must be >= " + min + ", but was " + value);
+    return value;
+  }
+
+  /** {@code value}, checked: at most {@code max}, else a ConfigException naming the field. */
+  int atMost(String field, int value, int max) {
+    if (value > max)
+      throw new ConfigException(
+          "poller " + name + ": " + field + " must be <= " + max + ", but was " + value);
+    return value;
+  }
+
+  /** {@code d}, checked: more than zero, else a ConfigException naming the field. */
+  Duration positive(String field, Duration d) {
+    if (d.isNegative() || d.isZero())
+      throw new ConfigException("poller " + name + ": " + field + " must be > 0, but was " + d);
+    return d;
+  }
+
+  /** {@code d}, checked: not null and not negative. */
+  Duration notNegative(String field, Duration d) {
+    Objects.requireNonNull(d, field);
+    if (d.isNegative())
+      throw new ConfigException("poller " + name + ": " + field + " must be >= 0, but was " + d);
+    return d;
+  }
+
+  /** A poller name, checked: letters, digits, {@code _ . : -}, at most 100 characters. */
+  static String checkName(String name) {
+    Objects.requireNonNull(name, "name");
+    if (!NAME.matcher(name).matches())
+      throw new ConfigException(
+          "poller name '" + name + "' is not valid: use letters, digits, _ . : - (at most 100)");
+    return name;
+  }
+
+  /** A budget name, checked like a poller name. */
+  String checkBudget(String budget) {
+    Objects.requireNonNull(budget, "budget");
+    if (!NAME.matcher(budget).matches())
+      throw new ConfigException(
+          "poller "
+              + name
+              + ": budget name '"
+              + budget
+              + "' is not valid: use letters, digits, _ . : - (at most 100)");
+    return budget;
+  }
+
+  /** A static partition list, copied and checked: not empty, valid names, no duplicates. */
+  List<String> checkPartitions(List<String> partitions) {
+    List<String> copy = List.copyOf(partitions);
+    if (copy.isEmpty())
+      throw new ConfigException("poller " + name + ": partitions must not be empty");
+    for (String p : copy) {
+      String problem = partitionProblem(p);
+      if (problem != null)
+        throw new ConfigException("poller " + name + ": partition '" + p + "' " + problem);
+    }
+    if (copy.stream().distinct().count() != copy.size())
+      throw new ConfigException("poller " + name + ": partitions has duplicates: " + copy);
+    return copy;
+  }
+
+  /** The cursor strategy, checked: not null, and set before fetch. */
+  <C> CursorStrategy<C> checkCursor(CursorStrategy<C> c) {
+    Objects.requireNonNull(c, "cursor");
+    if (fetch != null)
+      throw new IllegalStateException("poller " + name + ": set cursor before fetch");
+    return c;
+  }
+
+  /** The fetch function, checked: not null, and set after the cursor. */
+  <F extends Fetcher<T, ?>> F checkFetch(F f) {
+    Objects.requireNonNull(f, "fetch");
+    if (cursor == null)
+      throw new IllegalStateException("poller " + name + ": set cursor before fetch");
+    return f;
+  }
+
+  /** Sets the delete guard, checked: maxRatio in (0, 1], minCount at least 0. */
+  void deleteGuard(double maxRatio, int minCount) {
+    if (!(maxRatio > 0 && maxRatio <= 1))
+      throw new ConfigException(
+          "poller " + name + ": deletes.maxRatio must be in (0, 1], but was " + maxRatio);
+    deleteGuardMaxRatio = maxRatio;
+    deleteGuardMinCount = atLeast("deletes.minCount", minCount, 0);
   }
 
   /**
@@ -70,6 +176,8 @@ final class PollerSpec<T> {
     c.fetch = fetch;
     c.schedule = schedule;
     c.maxPagesPerCycle = maxPagesPerCycle;
+    c.deleteGuardMaxRatio = deleteGuardMaxRatio;
+    c.deleteGuardMinCount = deleteGuardMinCount;
     c.retain = retain;
     c.schemaVersion = schemaVersion;
     c.validator = validator;

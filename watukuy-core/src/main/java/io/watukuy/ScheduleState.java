@@ -30,6 +30,10 @@ import org.jspecify.annotations.Nullable;
  * @param lastError the last cycle's error, or {@code null}
  * @param lastReconcileAt when the last reconcile listing completed, or {@code null}
  * @param backfill the active backfill, or {@code null}
+ * @param listing what the full listings said that a later one must know (held deletes, their
+ *     confirmation, inconsistent listings in a row), or {@code null} when there is nothing
+ * @param lastSuccessAt when a cycle of the live lane last succeeded, or {@code null} before the
+ *     first success
  * @since 0.1
  */
 @JsonInclude(JsonInclude.Include.ALWAYS)
@@ -46,7 +50,9 @@ import org.jspecify.annotations.Nullable;
   "lastPoll",
   "lastError",
   "lastReconcileAt",
-  "backfill"
+  "backfill",
+  "listing",
+  "lastSuccessAt"
 })
 public record ScheduleState(
     int v,
@@ -61,10 +67,15 @@ public record ScheduleState(
     @Nullable LastPoll lastPoll,
     @Nullable LastError lastError,
     @Nullable Instant lastReconcileAt,
-    @Nullable Backfill backfill) {
+    @Nullable Backfill backfill,
+    @Nullable Listing listing,
+    @Nullable Instant lastSuccessAt) {
 
-  /** The stored-format version this release writes. */
-  public static final int FORMAT_VERSION = 1;
+  /**
+   * The stored-format version this release writes: 2 added {@code listing}, {@code lastSuccessAt}
+   * and {@code lastPoll.inconsistent}; a state stored in format 1 reads with them empty.
+   */
+  public static final int FORMAT_VERSION = 2;
 
   /**
    * Creates a schedule state.
@@ -82,10 +93,63 @@ public record ScheduleState(
    * @param lastError the last error, or {@code null}
    * @param lastReconcileAt the last completed reconcile, or {@code null}
    * @param backfill the active backfill, or {@code null}
+   * @param listing held deletes and inconsistent listings, or {@code null}
+   * @param lastSuccessAt the last successful cycle, or {@code null}
    * @throws NullPointerException if {@code state} is null
    */
   public ScheduleState {
     Objects.requireNonNull(state, "state");
+  }
+
+  /**
+   * Creates a schedule state without the fields that format 2 added ({@code listing}, {@code
+   * lastSuccessAt}), as 0.1 did.
+   *
+   * @param v stored-format version
+   * @param state the state-machine state
+   * @param paused why the key is paused, or {@code null}
+   * @param nextDueAt when the live lane is next due, or {@code null} for now
+   * @param dueReason why it is due then, or {@code null}
+   * @param intervalMs the polling interval in milliseconds
+   * @param consecutiveFailures failed cycles in a row
+   * @param throttledUntil a Retry-After not yet passed, or {@code null}
+   * @param circuit the open circuit, or {@code null}
+   * @param lastPoll the last cycle's summary, or {@code null}
+   * @param lastError the last error, or {@code null}
+   * @param lastReconcileAt the last completed reconcile, or {@code null}
+   * @param backfill the active backfill, or {@code null}
+   * @throws NullPointerException if {@code state} is null
+   */
+  public ScheduleState(
+      int v,
+      Status state,
+      @Nullable PauseReason paused,
+      @Nullable Instant nextDueAt,
+      @Nullable DueReason dueReason,
+      long intervalMs,
+      int consecutiveFailures,
+      @Nullable Instant throttledUntil,
+      @Nullable Circuit circuit,
+      @Nullable LastPoll lastPoll,
+      @Nullable LastError lastError,
+      @Nullable Instant lastReconcileAt,
+      @Nullable Backfill backfill) {
+    this(
+        v,
+        state,
+        paused,
+        nextDueAt,
+        dueReason,
+        intervalMs,
+        consecutiveFailures,
+        throttledUntil,
+        circuit,
+        lastPoll,
+        lastError,
+        lastReconcileAt,
+        backfill,
+        null,
+        null);
   }
 
   /**
@@ -108,7 +172,60 @@ public record ScheduleState(
         null,
         null,
         null,
+        null,
+        null,
         null);
+  }
+
+  /**
+   * This state with other full-listing facts.
+   *
+   * @param l held deletes and inconsistent listings, or {@code null} when there is nothing
+   * @return a copy; this one is unchanged
+   * @since 0.2
+   */
+  public ScheduleState withListing(@Nullable Listing l) {
+    Copy c = new Copy(this);
+    c.listing = l == null || l.isEmpty() ? null : l;
+    return c.build();
+  }
+
+  /**
+   * This state with another time of the last successful cycle.
+   *
+   * @param at when a cycle of the live lane last succeeded, or {@code null}
+   * @return a copy; this one is unchanged
+   * @since 0.2
+   */
+  public ScheduleState withLastSuccessAt(@Nullable Instant at) {
+    Copy c = new Copy(this);
+    c.lastSuccessAt = at;
+    return c.build();
+  }
+
+  /**
+   * What the full listings left for the next one (docs/operations.md, "False deletes"), never all
+   * empty (then {@link ScheduleState#listing()} is {@code null}).
+   *
+   * @param heldDeletes deletes the delete guard holds, from the last complete listing; 0 when none
+   * @param deletesConfirmed whether an operator confirmed them, so the next complete listing emits
+   *     its deletes once whatever the guard says
+   * @param inconsistentInARow full listings in a row whose totals disagreed; 0 after a consistent
+   *     one
+   * @since 0.2
+   */
+  public record Listing(int heldDeletes, boolean deletesConfirmed, int inconsistentInARow) {
+    /** Nothing to remember. */
+    public static final Listing NONE = new Listing(0, false, 0);
+
+    /**
+     * Whether there is nothing to remember.
+     *
+     * @return whether every field is empty
+     */
+    public boolean isEmpty() {
+      return heldDeletes == 0 && !deletesConfirmed && inconsistentInARow == 0;
+    }
   }
 
   /**
@@ -118,20 +235,9 @@ public record ScheduleState(
    * @return a copy; this one is unchanged
    */
   public ScheduleState withState(Status s) {
-    return new ScheduleState(
-        v,
-        s,
-        paused,
-        nextDueAt,
-        dueReason,
-        intervalMs,
-        consecutiveFailures,
-        throttledUntil,
-        circuit,
-        lastPoll,
-        lastError,
-        lastReconcileAt,
-        backfill);
+    Copy c = new Copy(this);
+    c.state = s;
+    return c.build();
   }
 
   /**
@@ -142,20 +248,10 @@ public record ScheduleState(
    * @return a copy; this one is unchanged
    */
   public ScheduleState withNextDue(@Nullable Instant at, @Nullable DueReason reason) {
-    return new ScheduleState(
-        v,
-        state,
-        paused,
-        at,
-        reason,
-        intervalMs,
-        consecutiveFailures,
-        throttledUntil,
-        circuit,
-        lastPoll,
-        lastError,
-        lastReconcileAt,
-        backfill);
+    Copy c = new Copy(this);
+    c.nextDueAt = at;
+    c.dueReason = reason;
+    return c.build();
   }
 
   /**
@@ -165,20 +261,9 @@ public record ScheduleState(
    * @return a copy; this one is unchanged
    */
   public ScheduleState withInterval(long ms) {
-    return new ScheduleState(
-        v,
-        state,
-        paused,
-        nextDueAt,
-        dueReason,
-        ms,
-        consecutiveFailures,
-        throttledUntil,
-        circuit,
-        lastPoll,
-        lastError,
-        lastReconcileAt,
-        backfill);
+    Copy c = new Copy(this);
+    c.intervalMs = ms;
+    return c.build();
   }
 
   /**
@@ -189,20 +274,10 @@ public record ScheduleState(
    * @return a copy; this one is unchanged
    */
   public ScheduleState withFailures(int n, @Nullable LastError error) {
-    return new ScheduleState(
-        v,
-        state,
-        paused,
-        nextDueAt,
-        dueReason,
-        intervalMs,
-        n,
-        throttledUntil,
-        circuit,
-        lastPoll,
-        error,
-        lastReconcileAt,
-        backfill);
+    Copy c = new Copy(this);
+    c.consecutiveFailures = n;
+    c.lastError = error;
+    return c.build();
   }
 
   /**
@@ -212,20 +287,9 @@ public record ScheduleState(
    * @return a copy; this one is unchanged
    */
   public ScheduleState withLastPoll(@Nullable LastPoll p) {
-    return new ScheduleState(
-        v,
-        state,
-        paused,
-        nextDueAt,
-        dueReason,
-        intervalMs,
-        consecutiveFailures,
-        throttledUntil,
-        circuit,
-        p,
-        lastError,
-        lastReconcileAt,
-        backfill);
+    Copy c = new Copy(this);
+    c.lastPoll = p;
+    return c.build();
   }
 
   /**
@@ -237,20 +301,9 @@ public record ScheduleState(
    * @since 0.1
    */
   public ScheduleState withVersion(int version) {
-    return new ScheduleState(
-        version,
-        state,
-        paused,
-        nextDueAt,
-        dueReason,
-        intervalMs,
-        consecutiveFailures,
-        throttledUntil,
-        circuit,
-        lastPoll,
-        lastError,
-        lastReconcileAt,
-        backfill);
+    Copy c = new Copy(this);
+    c.v = version;
+    return c.build();
   }
 
   /**
@@ -261,20 +314,9 @@ public record ScheduleState(
    * @since 0.1
    */
   public ScheduleState withThrottledUntil(@Nullable Instant until) {
-    return new ScheduleState(
-        v,
-        state,
-        paused,
-        nextDueAt,
-        dueReason,
-        intervalMs,
-        consecutiveFailures,
-        until,
-        circuit,
-        lastPoll,
-        lastError,
-        lastReconcileAt,
-        backfill);
+    Copy c = new Copy(this);
+    c.throttledUntil = until;
+    return c.build();
   }
 
   /**
@@ -285,20 +327,9 @@ public record ScheduleState(
    * @since 0.1
    */
   public ScheduleState withCircuit(@Nullable Circuit c) {
-    return new ScheduleState(
-        v,
-        state,
-        paused,
-        nextDueAt,
-        dueReason,
-        intervalMs,
-        consecutiveFailures,
-        throttledUntil,
-        c,
-        lastPoll,
-        lastError,
-        lastReconcileAt,
-        backfill);
+    Copy copy = new Copy(this);
+    copy.circuit = c;
+    return copy.build();
   }
 
   /**
@@ -310,20 +341,9 @@ public record ScheduleState(
    * @since 0.1
    */
   public ScheduleState withLastError(@Nullable LastError error) {
-    return new ScheduleState(
-        v,
-        state,
-        paused,
-        nextDueAt,
-        dueReason,
-        intervalMs,
-        consecutiveFailures,
-        throttledUntil,
-        circuit,
-        lastPoll,
-        error,
-        lastReconcileAt,
-        backfill);
+    Copy c = new Copy(this);
+    c.lastError = error;
+    return c.build();
   }
 
   /**
@@ -334,20 +354,9 @@ public record ScheduleState(
    * @since 0.1
    */
   public ScheduleState withLastReconcileAt(@Nullable Instant at) {
-    return new ScheduleState(
-        v,
-        state,
-        paused,
-        nextDueAt,
-        dueReason,
-        intervalMs,
-        consecutiveFailures,
-        throttledUntil,
-        circuit,
-        lastPoll,
-        lastError,
-        at,
-        backfill);
+    Copy c = new Copy(this);
+    c.lastReconcileAt = at;
+    return c.build();
   }
 
   /**
@@ -358,20 +367,9 @@ public record ScheduleState(
    * @since 0.1
    */
   public ScheduleState withBackfill(@Nullable Backfill b) {
-    return new ScheduleState(
-        v,
-        state,
-        paused,
-        nextDueAt,
-        dueReason,
-        intervalMs,
-        consecutiveFailures,
-        throttledUntil,
-        circuit,
-        lastPoll,
-        lastError,
-        lastReconcileAt,
-        b);
+    Copy c = new Copy(this);
+    c.backfill = b;
+    return c.build();
   }
 
   /**
@@ -388,20 +386,66 @@ public record ScheduleState(
         circuit != null
             ? Status.CIRCUIT_OPEN
             : throttledUntil != null ? Status.THROTTLED : Status.IDLE;
-    return new ScheduleState(
-        v,
-        reason == null ? unpaused : Status.PAUSED,
-        reason,
-        nextDueAt,
-        dueReason,
-        intervalMs,
-        consecutiveFailures,
-        throttledUntil,
-        circuit,
-        lastPoll,
-        lastError,
-        lastReconcileAt,
-        backfill);
+    Copy c = new Copy(this);
+    c.state = reason == null ? unpaused : Status.PAUSED;
+    c.paused = reason;
+    return c.build();
+  }
+
+  /** A mutable copy of a state, so that each wither names only the fields it changes. */
+  private static final class Copy {
+    int v;
+    Status state;
+    @Nullable PauseReason paused;
+    @Nullable Instant nextDueAt;
+    @Nullable DueReason dueReason;
+    long intervalMs;
+    int consecutiveFailures;
+    @Nullable Instant throttledUntil;
+    @Nullable Circuit circuit;
+    @Nullable LastPoll lastPoll;
+    @Nullable LastError lastError;
+    @Nullable Instant lastReconcileAt;
+    @Nullable Backfill backfill;
+    @Nullable Listing listing;
+    @Nullable Instant lastSuccessAt;
+
+    Copy(ScheduleState s) {
+      v = s.v;
+      state = s.state;
+      paused = s.paused;
+      nextDueAt = s.nextDueAt;
+      dueReason = s.dueReason;
+      intervalMs = s.intervalMs;
+      consecutiveFailures = s.consecutiveFailures;
+      throttledUntil = s.throttledUntil;
+      circuit = s.circuit;
+      lastPoll = s.lastPoll;
+      lastError = s.lastError;
+      lastReconcileAt = s.lastReconcileAt;
+      backfill = s.backfill;
+      listing = s.listing;
+      lastSuccessAt = s.lastSuccessAt;
+    }
+
+    ScheduleState build() {
+      return new ScheduleState(
+          v,
+          state,
+          paused,
+          nextDueAt,
+          dueReason,
+          intervalMs,
+          consecutiveFailures,
+          throttledUntil,
+          circuit,
+          lastPoll,
+          lastError,
+          lastReconcileAt,
+          backfill,
+          listing,
+          lastSuccessAt);
+    }
   }
 
   /** The states of the poller state machine (docs/architecture.md, "Poller state machine"). */
@@ -555,6 +599,9 @@ public record ScheduleState(
    * @param truncated whether the listing was cut by the page cap or the tick deadline; also {@code
    *     true} after a failed cycle
    * @param notModified whether the cycle ended on a trusted 304
+   * @param inconsistent whether the full listing was inconsistent (its pages' totals disagreed, or
+   *     the identities it listed differ from the total of its last page), so it emitted no deletes
+   *     (docs/operations.md, "False deletes"); false in format 1
    * @param durationMs elapsed time of the cycle in milliseconds, measured on {@link
    *     TimeSource#nanoTime()}
    */
@@ -565,12 +612,38 @@ public record ScheduleState(
       int events,
       boolean truncated,
       boolean notModified,
-      long durationMs) {}
+      long durationMs,
+      boolean inconsistent) {
+
+    /**
+     * A summary without {@code inconsistent} (format 1).
+     *
+     * @param at when the cycle ended
+     * @param pages pages fetched
+     * @param items items read
+     * @param events events committed
+     * @param truncated whether the lane was cut short or failed
+     * @param notModified whether a trusted 304 answered
+     * @param durationMs how long the cycle took
+     */
+    public LastPoll(
+        Instant at,
+        int pages,
+        int items,
+        int events,
+        boolean truncated,
+        boolean notModified,
+        long durationMs) {
+      this(at, pages, items, events, truncated, notModified, durationMs, false);
+    }
+  }
 
   /**
    * The last error of the key.
    *
-   * @param name the exception's simple class name, or {@code PoisonHalt} after a poison halt
+   * @param name the exception's {@link WatukuyException#kind() kind} (its simple class name unless
+   *     it names the cause: {@code PageRepeated}, {@code TokenNotAdvancing}, {@code
+   *     ListingTruncated}), or {@code PoisonHalt} after a poison halt
    * @param message the exception's message; messages built by the HTTP helper carry redacted URLs
    *     and headers, but a message thrown by fetch code is stored as it is
    * @param at when the error was recorded
@@ -584,10 +657,27 @@ public record ScheduleState(
    * @param to the raw cursor it stops at, or {@code null} for the live cursor at the start
    * @param force whether known items are re-emitted as updated
    * @param cursor the backfill lane's cursor JSON so far, or {@code null} before its first page
+   * @param startedAt when the backfill was asked for, so that a forced one re-emits each known item
+   *     once (an item written since has been emitted since); {@code null} in format 1
    */
   public record Backfill(
       @JsonProperty("from") @Nullable String from,
       @JsonProperty("to") @Nullable String to,
       boolean force,
-      @Nullable String cursor) {}
+      @Nullable String cursor,
+      @Nullable Instant startedAt) {
+
+    /**
+     * A backfill without {@code startedAt} (format 1).
+     *
+     * @param from the raw cursor the backfill starts from, or {@code null}
+     * @param to the raw cursor it stops at, or {@code null}
+     * @param force whether known items are re-emitted as updated
+     * @param cursor the backfill lane's cursor JSON so far, or {@code null}
+     */
+    public Backfill(
+        @Nullable String from, @Nullable String to, boolean force, @Nullable String cursor) {
+      this(from, to, force, cursor, null);
+    }
+  }
 }

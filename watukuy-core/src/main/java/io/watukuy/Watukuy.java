@@ -208,6 +208,27 @@ public interface Watukuy extends AutoCloseable {
   void trigger(PollerKey key);
 
   /**
+   * Releases the deletes the delete guard holds on every key of a poller (docs/operations.md,
+   * "False deletes"): the next complete, consistent listing of each key emits its deletes once,
+   * however many, and the guard is armed again after it.
+   *
+   * @param poller the poller name
+   * @throws ConfigException for an unknown poller
+   * @see #confirmDeletes(PollerKey)
+   * @since 0.2
+   */
+  void confirmDeletes(String poller);
+
+  /**
+   * Releases the deletes the delete guard holds on one key; see {@link #confirmDeletes(String)}.
+   *
+   * @param key the poller and one of its partitions, as {@link #trigger(PollerKey)} takes it
+   * @throws ConfigException for an unknown poller or partition
+   * @since 0.2
+   */
+  void confirmDeletes(PollerKey key);
+
+  /**
    * Moves the live cursor of every key of a poller (docs/architecture.md, "Cursors in the store and
    * in operations"). Takes each key's lease for the write, waiting up to one lease TTL for a
    * running cycle.

@@ -36,4 +36,15 @@ public abstract sealed class WatukuyException extends RuntimeException
    *     false} for configuration errors and lost leases
    */
   public abstract boolean retryable();
+
+  /**
+   * The short name {@code lastError.name} records for this failure, what {@code inspect} shows and
+   * monitoring matches on.
+   *
+   * @return the simple class name unless a subclass names the cause more precisely (a {@link
+   *     FetchException} of a stalled lane says {@code PageRepeated} or {@code TokenNotAdvancing})
+   */
+  public String kind() {
+    return getClass().getSimpleName();
+  }
 }

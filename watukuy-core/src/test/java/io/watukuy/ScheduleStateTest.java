@@ -7,6 +7,7 @@ import io.watukuy.ScheduleState.Circuit;
 import io.watukuy.ScheduleState.DueReason;
 import io.watukuy.ScheduleState.LastError;
 import io.watukuy.ScheduleState.LastPoll;
+import io.watukuy.ScheduleState.Listing;
 import io.watukuy.ScheduleState.PauseReason;
 import io.watukuy.ScheduleState.Status;
 import java.lang.reflect.RecordComponent;
@@ -31,10 +32,48 @@ class ScheduleStateTest {
           4,
           T.plusSeconds(30),
           new Circuit(T.minusSeconds(60), T.plusSeconds(60)),
-          new LastPoll(T.minusSeconds(1), 2, 40, 3, false, false, 120),
+          new LastPoll(T.minusSeconds(1), 2, 40, 3, false, false, 120, true),
           new LastError("IllegalStateException", "down", T.minusSeconds(1)),
           T.minusSeconds(3600),
-          new Backfill("1", "9", false, null));
+          new Backfill("1", "9", false, null),
+          new Listing(12, true, 2),
+          T.minusSeconds(7200));
+
+  @Test
+  void withListingChangesTheListingOnlyAndStoresNothingForAnEmptyOne() {
+    Listing l = new Listing(3, false, 0);
+    assertChangesOnly(s -> s.withListing(l), Set.of("listing"));
+    assertThat(FULL.withListing(l).listing()).isEqualTo(l);
+    assertThat(FULL.withListing(Listing.NONE).listing()).isNull();
+  }
+
+  @Test
+  void withLastSuccessAtChangesTheSuccessTimeOnly() {
+    assertChangesOnly(s -> s.withLastSuccessAt(T), Set.of("lastSuccessAt"));
+    assertThat(FULL.withLastSuccessAt(null).lastSuccessAt()).isNull();
+  }
+
+  @Test
+  void theFormatOneConstructorLeavesTheFormatTwoFieldsEmpty() {
+    ScheduleState old =
+        new ScheduleState(
+            1,
+            Status.IDLE,
+            null,
+            null,
+            null,
+            30_000,
+            0,
+            null,
+            null,
+            new LastPoll(T, 1, 2, 3, false, false, 4),
+            null,
+            null,
+            null);
+    assertThat(old.listing()).isNull();
+    assertThat(old.lastSuccessAt()).isNull();
+    assertThat(old.lastPoll().inconsistent()).isFalse();
+  }
 
   @Test
   void withVersionChangesTheVersionOnly() {

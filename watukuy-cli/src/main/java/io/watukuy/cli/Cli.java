@@ -80,6 +80,14 @@ final class Cli {
             "trigger",
             "Makes every key (every partition) of poller NAME due now.",
             "It also forces a probe of an open circuit; a running daemon polls the keys at once."));
+    root.addSubcommand(
+        "confirm-deletes",
+        operation(
+            "confirm-deletes",
+            "Releases the deletes the delete guard holds on every key (every partition) of poller"
+                + " NAME.",
+            "The next complete listing of each key emits its deletes once, however many; then the"
+                + " guard is armed again (docs/operations.md, \"False deletes\")."));
     // Redrawn in place only on the process's own terminal, never into a stream a caller passed in.
     root.addSubcommand(
         "demo",
@@ -126,27 +134,24 @@ final class Cli {
     return config;
   }
 
-  /** The folder of a store or output file is created on first use, as a user expects. */
-  static void createParent(Path file) {
+  /**
+   * Checks that the folder of an output file exists: no command creates folders, so a typo in the
+   * path fails before anything is fetched instead of writing somewhere unexpected.
+   *
+   * @return whether the file is new (run says so)
+   * @throws ConfigException naming the file and the missing folder
+   */
+  static boolean checkFolder(Path file) {
     Path parent = file.toAbsolutePath().getParent();
-    if (parent == null || Files.isDirectory(parent)) return;
-    try {
-      Files.createDirectories(parent);
-    } catch (IOException e) {
-      throw new StoreException("cannot create the folder " + parent + ": " + whyNot(parent, e), e);
-    }
-  }
-
-  /** Why a folder could not be created, in words: the JDK's exceptions name only a path. */
-  private static String whyNot(Path folder, IOException e) {
-    for (Path p = folder; p != null; p = p.getParent()) {
-      if (Files.exists(p) && !Files.isDirectory(p)) {
-        return p.equals(folder) ? "a file is in the way" : p + " is a file";
-      }
-    }
-    if (e instanceof AccessDeniedException) return "permission denied";
-    if (e instanceof FileSystemException fs && fs.getReason() != null) return fs.getReason();
-    return e.getMessage() == null ? "I/O error" : e.getMessage();
+    if (parent != null && !Files.isDirectory(parent))
+      throw new ConfigException(
+          "output file:"
+              + file
+              + ": folder "
+              + parent
+              + (Files.exists(parent) ? " is not a folder" : " does not exist")
+              + "; watukuy creates no folders: create it, or fix the path");
+    return !Files.exists(file);
   }
 
   static StateStore open(StoreSpec spec) {
@@ -222,10 +227,12 @@ final class Cli {
         selected.add(name);
       }
       if (selected.isEmpty()) cfg.pollers().forEach(p -> selected.add(p.name()));
+      // Before the try: a missing folder is a config error (exit 2), not an output failure.
+      boolean newFile = cfg.outputFile() != null && checkFolder(cfg.outputFile());
       Output output;
       try {
-        if (cfg.outputFile() != null) createParent(cfg.outputFile());
         output = cfg.outputFile() == null ? Output.stdout(out) : Output.file(cfg.outputFile());
+        if (newFile) err.println("watukuy: new output file:" + cfg.outputFile().toAbsolutePath());
       } catch (StoreException e) {
         err.println("watukuy: output " + cfg.outputFile() + ": " + e.getMessage());
         return Main.FAILED;
@@ -242,6 +249,7 @@ final class Cli {
       // The daemon registers only the selected pollers: start() runs every registered one.
       List<Poller<JsonNode>> pollers =
           YamlPollers.build(cfg).stream().filter(p -> once || selected.contains(p.name())).toList();
+      boolean newStore = Stores.isNew(cfg.store());
       WatukuyListener listener =
           once
               ? WatukuyListener.NONE
@@ -262,6 +270,7 @@ final class Cli {
                   listener,
                   cfg.budgets(),
                   cfg.budgetStore())) {
+        if (newStore) err.println("watukuy: new store " + storeText(cfg.store()));
         for (Poller<JsonNode> p : s.pollers) {
           s.engine.on(
               p,
@@ -329,7 +338,20 @@ final class Cli {
           code = Main.FAILED;
           failed(k.key(), k.error());
         } else if (k.outcome() != KeyReport.Outcome.POLLED) {
-          err.println("watukuy: " + who + ": skipped (" + skipReason(k.outcome()) + ")");
+          if (after == null) after = s.engine.inspect();
+          KeyInspection inspected = find(after, k.key());
+          // Paused, throttled, leased and deferred keys wait by design; any other skipped key
+          // that is unhealthy (an open circuit, a poison halt, held deletes) fails the run, so
+          // that cron alerting sees a vendor that stays down (docs/operations.md, "Health").
+          String problem =
+              waitsByDesign(k.outcome()) || inspected == null ? null : inspected.problem();
+          if (problem != null) code = Main.FAILED;
+          err.println(
+              "watukuy: "
+                  + who
+                  + ": skipped ("
+                  + (problem != null ? redact(problem) : skipReason(k.outcome(), inspected))
+                  + ")");
         }
       }
       IOException failed = output.failure();
@@ -440,6 +462,24 @@ final class Cli {
         : spec.display();
   }
 
+  private static boolean waitsByDesign(KeyReport.Outcome o) {
+    return o == KeyReport.Outcome.SKIPPED_PAUSED
+        || o == KeyReport.Outcome.SKIPPED_THROTTLED
+        || o == KeyReport.Outcome.SKIPPED_LEASED
+        || o == KeyReport.Outcome.DEFERRED;
+  }
+
+  private static @Nullable KeyInspection find(Inspection in, PollerKey key) {
+    for (KeyInspection k : in.pollers()) if (k.key().equals(key)) return k;
+    return null;
+  }
+
+  private static String skipReason(KeyReport.Outcome o, @Nullable KeyInspection k) {
+    if (o == KeyReport.Outcome.SKIPPED_LEASED && k != null && k.lease() != null)
+      return "leased by instance " + k.lease().owner() + " until " + k.lease().expiresAt();
+    return skipReason(o);
+  }
+
   private static String skipReason(KeyReport.Outcome o) {
     return switch (o) {
       case SKIPPED_NOT_DUE -> "not due";
@@ -470,6 +510,7 @@ final class Cli {
     public Integer call() {
       CliConfig cfg = load(config);
       YamlPollers.build(cfg);
+      for (String warning : ConfigWarnings.of(cfg)) err.println(warning);
       out.println(cfg.file() + ": ok, " + cfg.pollers().size() + " poller(s)");
       return Main.OK;
     }
@@ -566,6 +607,14 @@ final class Cli {
               k.outboxPending(),
               k.parked(),
               k.lastError() == null ? "-" : redact(k.lastError().message()));
+          if (k.listing() != null && k.listing().heldDeletes() > 0)
+            out.printf(
+                "  %s: %d deletes held by the delete guard%s%n",
+                k.key(),
+                k.listing().heldDeletes(),
+                k.listing().deletesConfirmed()
+                    ? " (confirmed: the next complete listing emits them)"
+                    : "; watukuy confirm-deletes releases them");
         }
         return Main.OK;
       }
@@ -606,10 +655,19 @@ final class Cli {
         switch (op) {
           case "pause" -> keys.pause();
           case "resume" -> keys.resume();
+          case "confirm-deletes" -> keys.confirmDeletes();
           default -> keys.trigger();
         }
       }
-      err.println("watukuy: " + only.who(name) + ": " + op + (op.endsWith("e") ? "d" : "ed"));
+      err.println(
+          "watukuy: "
+              + only.who(name)
+              + ": "
+              + switch (op) {
+                case "confirm-deletes" -> "deletes confirmed; the next complete listing emits them";
+                case "trigger" -> "triggered";
+                default -> op + "d";
+              });
       return Main.OK;
     }
   }

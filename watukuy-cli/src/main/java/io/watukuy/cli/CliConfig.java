@@ -84,7 +84,8 @@ record CliConfig(
       @Nullable DeletedSpec deleted,
       CursorSpec cursor,
       Schedule schedule,
-      int maxPagesPerCycle,
+      @Nullable Integer maxPagesPerCycle,
+      DeletesSpec deletes,
       Retain retain,
       DeliveryPolicy delivery,
       EventLog log,
@@ -100,7 +101,15 @@ record CliConfig(
       Template url,
       Map<String, Template> headers,
       Map<String, Template> query,
-      @Nullable Duration timeout) {}
+      @Nullable Duration timeout) {
+
+    /** Whether the URL, a header or a query value holds {@code {{name}}}. */
+    boolean uses(String name) {
+      return url.uses(name)
+          || headers.values().stream().anyMatch(t -> t.uses(name))
+          || query.values().stream().anyMatch(t -> t.uses(name));
+    }
+  }
 
   /**
    * {@code hasMore} is a pointer, or {@code nonEmpty} (then {@code hasMore} is null); {@code next}
@@ -112,7 +121,13 @@ record CliConfig(
       @Nullable Locator hasMore,
       boolean hasMoreNonEmpty,
       @Nullable Locator next,
-      boolean nextLink) {}
+      boolean nextLink,
+      @Nullable Locator total) {}
+
+  /** The delete guard of a full listing (docs/operations.md, "False deletes"). */
+  record DeletesSpec(double maxRatio, int minCount) {
+    static final DeletesSpec DEFAULT = new DeletesSpec(0.5, 10);
+  }
 
   /** A tombstone test: the value at {@code at} is {@code true}, or equals {@code equals}. */
   record DeletedSpec(Locator at, @Nullable String equals) {}

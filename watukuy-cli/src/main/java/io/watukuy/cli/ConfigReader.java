@@ -16,6 +16,7 @@ import io.watukuy.RetryPolicy;
 import io.watukuy.Schedule;
 import io.watukuy.cli.CliConfig.CursorSpec;
 import io.watukuy.cli.CliConfig.DeletedSpec;
+import io.watukuy.cli.CliConfig.DeletesSpec;
 import io.watukuy.cli.CliConfig.PollerSpec;
 import io.watukuy.cli.CliConfig.ReconcileSpec;
 import io.watukuy.cli.CliConfig.RequestSpec;
@@ -205,6 +206,7 @@ final class ConfigReader {
         "cursor",
         "schedule",
         "maxPagesPerCycle",
+        "deletes",
         "retain",
         "delivery",
         "log",
@@ -245,7 +247,9 @@ final class ConfigReader {
     CursorSpec cursor = cursor(p, p.child("cursor"), next, responseSpec.nextLink());
     ReconcileSpec reconcile = reconcile(p.child("reconcile"), cursor);
     Schedule schedule = schedule(p.child("schedule"));
-    int maxPages = p.child("maxPagesPerCycle").integer(Poller.DEFAULT_MAX_PAGES_PER_CYCLE, 1);
+    DeletesSpec deletes = deletes(p.child("deletes"));
+    At maxPagesAt = p.child("maxPagesPerCycle");
+    Integer maxPages = maxPagesAt.missing() ? null : maxPagesAt.integer(0, 1);
     Retain retain = Retain.HASH;
     At retainAt = p.child("retain");
     if (!retainAt.missing()) {
@@ -293,6 +297,7 @@ final class ConfigReader {
         cursor,
         schedule,
         maxPages,
+        deletes,
         retain,
         delivery,
         log,
@@ -322,7 +327,9 @@ final class ConfigReader {
   }
 
   private ResponseSpec response(At response) {
-    response.object("items", "hasMore", "next");
+    response.object("items", "hasMore", "next", "total");
+    At totalAt = response.child("total");
+    Locator total = totalAt.missing() ? null : totalAt.locator();
     At itemsAt = response.child("items");
     if (itemsAt.missing())
       throw response.error("items: missing (a JSON Pointer, \"\" for the body itself)");
@@ -343,10 +350,10 @@ final class ConfigReader {
             "must be omitted with next: {header: Link}, whose rel=\"next\" link says"
                 + " whether more pages exist");
       }
-      return new ResponseSpec(items, null, false, null, true);
+      return new ResponseSpec(items, null, false, null, true, total);
     }
     Locator next = nextAt.missing() ? null : nextAt.locator();
-    return new ResponseSpec(items, hasMore, nonEmpty, next, false);
+    return new ResponseSpec(items, hasMore, nonEmpty, next, false, total);
   }
 
   private @Nullable ReconcileSpec reconcile(At at, CursorSpec cursor) {
@@ -451,6 +458,21 @@ final class ConfigReader {
           throw strategyAt.error(
               "'" + strategy + "' is not a strategy (timestamp, token, page, snapshotDiff)");
     }
+  }
+
+  /** The delete guard: {@code {maxRatio, minCount}}, each optional (0.5 and 10). */
+  private static DeletesSpec deletes(At at) {
+    if (at.missing()) return DeletesSpec.DEFAULT;
+    at.object("maxRatio", "minCount");
+    At ratio = at.child("maxRatio");
+    double maxRatio = DeletesSpec.DEFAULT.maxRatio();
+    if (!ratio.missing()) {
+      if (!ratio.node.isNumber() || !(ratio.node.doubleValue() > 0) || ratio.node.doubleValue() > 1)
+        throw ratio.error("'" + ratio.node.asText() + "' is not a number above 0 and at most 1");
+      maxRatio = ratio.node.doubleValue();
+    }
+    return new DeletesSpec(
+        maxRatio, at.child("minCount").integer(DeletesSpec.DEFAULT.minCount(), 0));
   }
 
   private Schedule schedule(At at) {

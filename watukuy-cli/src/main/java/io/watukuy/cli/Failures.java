@@ -44,7 +44,7 @@ final class Failures {
       // What fetch threw: the CLI's own fetch and the HTTP helper name the request first.
       if (cause != null && !(cause instanceof WatukuyException)) return message(cause);
       if (cause != null) return problem(cause);
-      String at = "page " + f.page() + (f.itemIndex() >= 0 ? ", item " + f.itemIndex() : "");
+      String at = "page " + f.page() + (f.itemIndex() >= 0 ? ", item " + (f.itemIndex() + 1) : "");
       return at + ": " + afterPrefix(f);
     }
     return message(error);
@@ -77,7 +77,7 @@ final class Failures {
     StringBuilder prefix = new StringBuilder("poller ").append(f.poller());
     if (!f.partition().isEmpty()) prefix.append(" partition ").append(f.partition());
     prefix.append(" page ").append(f.page());
-    if (f.itemIndex() >= 0) prefix.append(" item ").append(f.itemIndex());
+    if (f.itemIndex() >= 0) prefix.append(" item ").append(f.itemIndex() + 1);
     prefix.append(": ");
     String m = message(f);
     return m.startsWith(prefix.toString()) ? m.substring(prefix.length()) : m;

@@ -125,6 +125,11 @@ final class OperationCommands {
       else engine.trigger(key);
     }
 
+    void confirmDeletes() {
+      if (key == null) engine.confirmDeletes(poller);
+      else engine.confirmDeletes(key);
+    }
+
     void resetCursor(@Nullable String to, boolean clearSnapshot) {
       if (key == null) engine.resetCursor(poller, to, clearSnapshot);
       else engine.resetCursor(key, to, clearSnapshot);

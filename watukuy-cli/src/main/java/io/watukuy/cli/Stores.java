@@ -6,6 +6,7 @@ import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.watukuy.ConfigException;
 import io.watukuy.StoreException;
 import io.watukuy.cli.CliConfig.StoreSpec;
 import io.watukuy.spi.RateBudgetStore;
@@ -18,7 +19,6 @@ import io.watukuy.store.redis.RedisBudgetStore;
 import io.watukuy.store.redis.RedisLike;
 import io.watukuy.store.redis.RedisStore;
 import io.watukuy.store.sqlite.SqliteStore;
-import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.file.Files;
@@ -59,14 +59,27 @@ final class Stores {
     };
   }
 
+  /**
+   * Whether {@code spec} is a SQLite file that does not exist yet, so that opening it creates a
+   * new, empty store: {@code run} says so in one line.
+   */
+  static boolean isNew(StoreSpec spec) {
+    return spec.kind() == StoreSpec.Kind.SQLITE && !Files.exists(spec.sqlitePath());
+  }
+
   private static StateStore sqlite(StoreSpec spec) {
     Path file = spec.sqlitePath();
     Path parent = file.toAbsolutePath().getParent();
-    try {
-      Files.createDirectories(parent);
-    } catch (IOException e) {
-      throw new StoreException("cannot create the folder " + parent + ": " + e, e);
-    }
+    // No command creates folders: a typo in the path (sqlite:/data/watukuy.db for
+    // sqlite:data/watukuy.db) must not start a fresh store that re-emits everything.
+    if (parent != null && !Files.isDirectory(parent))
+      throw new ConfigException(
+          "store sqlite:"
+              + file
+              + ": folder "
+              + parent
+              + (Files.exists(parent) ? " is not a folder" : " does not exist")
+              + "; watukuy creates no folders: create it, or fix the path");
     SqliteStore.Builder b = SqliteStore.builder(file);
     if (spec.tablePrefix() != null) b.tablePrefix(spec.tablePrefix());
     if (spec.busyTimeoutMs() != null) b.busyTimeoutMs(spec.busyTimeoutMs());

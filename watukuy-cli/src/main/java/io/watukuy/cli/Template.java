@@ -54,6 +54,12 @@ final class Template {
     }
   }
 
+  /** Whether the template holds {@code {{name}}}. */
+  boolean uses(String name) {
+    for (int i = 1; i < parts.size(); i += 2) if (parts.get(i).equals(name)) return true;
+    return false;
+  }
+
   boolean hasVariables() {
     return parts.size() > 1;
   }

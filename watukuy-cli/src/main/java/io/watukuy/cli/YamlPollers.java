@@ -25,9 +25,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.LoggerFactory;
 
 /** Turns the pollers of a config into {@link Poller}s whose fetch follows the YAML. */
 final class YamlPollers {
@@ -58,10 +56,11 @@ final class YamlPollers {
         Poller.builder(spec.name(), JsonNode.class)
             .identity(item -> spec.identity().find(item))
             .schedule(spec.schedule())
-            .maxPagesPerCycle(spec.maxPagesPerCycle())
             .retain(spec.retain())
             .delivery(spec.delivery())
             .log(spec.log());
+    if (spec.maxPagesPerCycle() != null) b.maxPagesPerCycle(spec.maxPagesPerCycle());
+    b.deleteGuard(spec.deletes().maxRatio(), spec.deletes().minCount());
     if (spec.version() != null) b.version(item -> spec.version().find(item));
     if (spec.orderingKey() != null) b.orderingKey(item -> keyText(spec.orderingKey().find(item)));
     if (spec.deleted() != null) {
@@ -78,12 +77,18 @@ final class YamlPollers {
     if (spec.budget() != null) b.budget(spec.budget()).weight(spec.weight());
     if (spec.maxWait() != null) b.maxWait(spec.maxWait());
     if (spec.request().timeout() != null) b.requestTimeout(spec.request().timeout());
-    YamlFetcher live = new YamlFetcher(spec.request(), spec.response(), spec.identity());
-    if (spec.version() != null) live.checkVersion(spec.name(), spec.version());
+    YamlFetcher live =
+        new YamlFetcher(
+            spec.request(),
+            spec.response(),
+            spec.identity(),
+            new PointerChecks(spec, spec.response()));
     Reconcile<JsonNode> reconcile = null;
     if (spec.reconcile() != null) {
+      CliConfig.ResponseSpec r = spec.reconcile().response();
       YamlFetcher listing =
-          new YamlFetcher(spec.reconcile().request(), spec.reconcile().response(), spec.identity());
+          new YamlFetcher(
+              spec.reconcile().request(), r, spec.identity(), new PointerChecks(spec, r));
       reconcile = Reconcile.every(spec.reconcile().every(), listing::fetch);
     }
     return finish(b.cursor(strategy(spec.cursor())), live, reconcile);
@@ -126,20 +131,18 @@ final class YamlPollers {
     // the engine fetches a key's pages one after another, so a key never races with itself.
     private final Map<String, String> nextUrls = new ConcurrentHashMap<>();
 
-    // A version pointer that no item of a page has: said once, events then carry the content hash.
-    private @Nullable String versionPoller;
-    private @Nullable Locator version;
-    private final AtomicBoolean versionWarned = new AtomicBoolean();
+    // Pointers that find nothing where a near name would: said once per poller and field.
+    private final PointerChecks checks;
 
-    void checkVersion(String poller, Locator version) {
-      this.versionPoller = poller;
-      this.version = version;
-    }
-
-    YamlFetcher(RequestSpec request, CliConfig.ResponseSpec response, Locator identity) {
+    YamlFetcher(
+        RequestSpec request,
+        CliConfig.ResponseSpec response,
+        Locator identity,
+        PointerChecks checks) {
       this.request = request;
       this.response = response;
       this.identity = identity;
+      this.checks = checks;
     }
 
     Page<JsonNode> fetch(FetchContext<?> ctx) {
@@ -199,18 +202,8 @@ final class YamlPollers {
       List<JsonNode> list = new ArrayList<>(items.size());
       items.forEach(list::add);
       for (int i = 0; i < list.size(); i++) checkIdentity(list.get(i), i, where);
-      if (version != null
-          && !list.isEmpty()
-          && list.stream().allMatch(item -> version.find(item).isMissingNode())
-          && versionWarned.compareAndSet(false, true)) {
-        LoggerFactory.getLogger(YamlPollers.class)
-            .warn(
-                "poller {}: version {} is in none of the {} items of this page; their events carry the content"
-                    + " hash as version (check the pointer)",
-                versionPoller,
-                show(version),
-                list.size());
-      }
+      checks.items(list);
+      checks.response(body);
       Page<JsonNode> page = Page.of(list);
       if (r.nextLink()) {
         String next = LinkHeader.next(result.headers().get("link"));
@@ -239,6 +232,7 @@ final class YamlPollers {
         }
         page = page.withHasMore(more.isBoolean() && more.booleanValue());
       }
+      if (r.total() != null) page = withTotal(page, r.total(), body, where);
       if (r.next() != null) {
         JsonNode next = r.next().find(body);
         page =
@@ -248,6 +242,24 @@ final class YamlPollers {
                     : next.isTextual() ? next.textValue() : next.toString());
       }
       return page;
+    }
+
+    /** The page with {@code response.total}: a whole number, or nothing when absent or null. */
+    private static Page<JsonNode> withTotal(
+        Page<JsonNode> page, Locator total, JsonNode body, String where) {
+      JsonNode n = total.find(body);
+      if (n.isMissingNode() || n.isNull()) return page;
+      if (!n.isIntegralNumber() || n.longValue() < 0)
+        throw new IllegalStateException(
+            where
+                + ": response.total "
+                + show(total)
+                + " is not a whole number of at least 0 (found "
+                + kind(n)
+                + " "
+                + n
+                + ")");
+      return page.withTotal(n.longValue());
     }
 
     /** The body as JSON; a body that is not JSON is named by its type and first characters. */
@@ -285,7 +297,7 @@ final class YamlPollers {
       else if (id.isTextual() || id.isIntegralNumber()) return;
       else problem = "is " + kind(id) + ", not a string or a whole number";
       throw new IllegalStateException(
-          where + ": item " + index + ": identity " + show(identity) + " " + problem);
+          where + ": item " + (index + 1) + ": identity " + show(identity) + " " + problem);
     }
 
     /** {@code next} as an absolute URL; a relative Link resolves against the URL it came with. */

@@ -130,7 +130,7 @@ class RunOnceTest {
     ex.close();
   }
 
-  private record Result(int code, String out, String err) {}
+  private record Result(int code, String out, String err, boolean newStore) {}
 
   private Result once() {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -141,8 +141,12 @@ class RunOnceTest {
             new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8),
             Map.of("VENDOR_KEY", "k3y-s3cret")::get);
+    String printed = err.toString(StandardCharsets.UTF_8);
     return new Result(
-        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        code,
+        out.toString(StandardCharsets.UTF_8),
+        CliRun.withoutNewStore(printed),
+        printed.startsWith(CliRun.NEW_STORE));
   }
 
   private static String sha256(String s) {
@@ -203,6 +207,7 @@ class RunOnceTest {
     Result first = once();
 
     assertThat(first.err()).isEmpty();
+    assertThat(first.newStore()).isTrue(); // "watukuy: new store sqlite:…", once
     assertThat(first.code()).isZero();
     assertThat(lines(first.out()))
         .containsExactly(created(a, 1), created(b, 2), created(c, 3), created(d, 4));
@@ -215,6 +220,7 @@ class RunOnceTest {
     Result second = once();
 
     assertThat(second.err()).isEmpty();
+    assertThat(second.newStore()).isFalse();
     assertThat(second.code()).isZero();
     assertThat(lines(second.out())).containsExactly(created(b2, 5, "updated"));
   }
@@ -242,7 +248,7 @@ class RunOnceTest {
 
     assertThat(code).isEqualTo(1);
     // One line for the output, not one more per key whose delivery it stopped.
-    assertThat(err.toString(StandardCharsets.UTF_8))
+    assertThat(CliRun.withoutNewStore(err.toString(StandardCharsets.UTF_8)))
         .isEqualTo(
             "watukuy: output standard output: write failed (closed pipe?); the undelivered events stay pending\n");
 

@@ -143,7 +143,7 @@ final class Daemon {
         try {
           keys = partitions.keys(p);
         } catch (RuntimeException e) {
-          log.warn("{}: cannot list partitions: {}", p.name(), e.toString());
+          log.warn("poller {}: cannot list partitions: {}", p.name(), e.toString());
           continue;
         }
         for (PollerKey key : keys) {
@@ -199,7 +199,7 @@ final class Daemon {
     } catch (RuntimeException rejected) {
       inFlight.remove(key);
       running.done.countDown();
-      log.warn("{}: executor rejected the cycle: {}", key, rejected.toString());
+      log.warn("{}: executor rejected the cycle: {}", Who.key(key), rejected.toString());
     }
   }
 

@@ -188,7 +188,7 @@ final class Dispatcher {
       q.clear();
       errors.warn(
           "{}: handler unavailable, delivery stops with {} pending: {}",
-          d.key,
+          Who.key(d.key),
           row.eventId(),
           down.getMessage());
       return;
@@ -221,7 +221,7 @@ final class Dispatcher {
       d.parked++;
       log.warn(
           "{}: event {} (sequence {}) parked after {} attempts: {}",
-          d.key,
+          Who.key(d.key),
           row.eventId(),
           row.sequence(),
           attempt,

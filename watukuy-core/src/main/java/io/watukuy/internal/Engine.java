@@ -268,7 +268,7 @@ public final class Engine implements Watukuy {
       report = new KeyReport(key, KeyReport.Outcome.POLLED, 0, 0, 0, 0, false, false, e);
     } catch (RuntimeException e) {
       // A store failure before the lease (loadState, acquireLease): report it, keep ticking.
-      errors.warn("{}: {}", key, e.toString());
+      errors.warn("{}: {}", Who.key(key), e.toString());
       report = new KeyReport(key, KeyReport.Outcome.POLLED, 0, 0, 0, 0, false, false, e);
     } finally {
       running.remove(key);
@@ -332,6 +332,16 @@ public final class Engine implements Watukuy {
   @Override
   public void trigger(PollerKey key) {
     operations.trigger(operations.one(key));
+  }
+
+  @Override
+  public void confirmDeletes(String poller) {
+    operations.confirmDeletes(operations.every(poller));
+  }
+
+  @Override
+  public void confirmDeletes(PollerKey key) {
+    operations.confirmDeletes(operations.one(key));
   }
 
   @Override

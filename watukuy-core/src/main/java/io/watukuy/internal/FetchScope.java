@@ -13,6 +13,7 @@ import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -33,7 +34,11 @@ final class FetchScope implements FetchContext<Object>, HttpScope {
   private final Lane laneName;
   private final @Nullable Object cursor;
   private final int page;
+  private final @Nullable String previousRequest;
   private @Nullable Http http;
+  private @Nullable String firstRequest;
+  private boolean refused;
+  private boolean pageRead;
 
   FetchScope(
       CycleContext cx,
@@ -42,7 +47,8 @@ final class FetchScope implements FetchContext<Object>, HttpScope {
       KeyRun run,
       Lane laneName,
       @Nullable Object cursor,
-      int page) {
+      int page,
+      @Nullable String previousRequest) {
     this.cx = cx;
     this.poller = poller;
     this.pollerLog = pollerLog;
@@ -50,6 +56,26 @@ final class FetchScope implements FetchContext<Object>, HttpScope {
     this.laneName = laneName;
     this.cursor = cursor;
     this.page = page;
+    this.previousRequest = previousRequest;
+  }
+
+  /**
+   * The first HTTP request this page made through {@link #http()}, as a digest of method, URL,
+   * headers and body; null when fetch sent none through the helper. What the next page's first
+   * request is compared with.
+   */
+  @Nullable String firstRequest() {
+    return firstRequest;
+  }
+
+  /** Whether this page's first request repeated the previous page's and was refused. */
+  boolean refused() {
+    return refused;
+  }
+
+  /** Whether fetch read {@link #page()}: then the page number is part of what it requests. */
+  boolean pageRead() {
+    return pageRead;
   }
 
   @Override
@@ -59,6 +85,7 @@ final class FetchScope implements FetchContext<Object>, HttpScope {
 
   @Override
   public int page() {
+    pageRead = true;
     return page;
   }
 
@@ -99,6 +126,17 @@ final class FetchScope implements FetchContext<Object>, HttpScope {
   }
 
   // ---- HttpScope
+
+  @Override
+  public void beforeRequest(
+      String method, String target, Map<String, String> headers, byte @Nullable [] body) {
+    if (firstRequest != null) return; // a retry or a second call within the page: not a new page
+    firstRequest = RequestDigest.of(method, target, headers, body);
+    if (firstRequest.equals(previousRequest)) {
+      refused = true;
+      throw new RepeatedRequest();
+    }
+  }
 
   @Override
   public boolean trustNotModified() {

@@ -55,6 +55,8 @@ final class Inspect {
         s.lastPoll(),
         s.lastError(),
         s.lastReconcileAt(),
-        s.backfill());
+        s.backfill(),
+        s.listing(),
+        s.lastSuccessAt());
   }
 }

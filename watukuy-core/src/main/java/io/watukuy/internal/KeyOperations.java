@@ -157,6 +157,10 @@ final class KeyOperations {
     updateSchedule(keys, s -> Operations.trigger(s, time.now()));
   }
 
+  void confirmDeletes(Keys keys) {
+    updateSchedule(keys, Operations::confirmDeletes);
+  }
+
   private void updateSchedule(Keys keys, UnaryOperator<ScheduleState> change) {
     for (PollerKey key : keys.list()) {
       ScheduleState s =
@@ -234,7 +238,7 @@ final class KeyOperations {
             cursors.remove(BACKFILL);
             ScheduleState s = state == null ? ScheduleMachine.initial(p) : state.schedule();
             ScheduleState withBackfill =
-                s.withBackfill(new ScheduleState.Backfill(from, target, force, null));
+                s.withBackfill(new ScheduleState.Backfill(from, target, force, null, time.now()));
             store.saveState(
                 key, lease, new StatePatch(cursors, withBackfill, null, null), time.now());
             log.info("{}: backfill from {} to {}{}", key, from, target, force ? " (force)" : "");
@@ -304,7 +308,7 @@ final class KeyOperations {
       try {
         store.releaseLease(key, lease.get());
       } catch (RuntimeException e) {
-        log.warn("{}: lease release failed, it expires by itself: {}", key, e.toString());
+        log.warn("{}: lease release failed, it expires by itself: {}", Who.key(key), e.toString());
       }
     }
   }

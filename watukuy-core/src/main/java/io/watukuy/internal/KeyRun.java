@@ -4,13 +4,16 @@ import io.watukuy.FetchException;
 import io.watukuy.HttpResult;
 import io.watukuy.KeyReport;
 import io.watukuy.KeyReport.Outcome;
+import io.watukuy.Lane;
 import io.watukuy.PollerKey;
 import io.watukuy.ScheduleState;
 import io.watukuy.spi.Lease;
 import io.watukuy.spi.PollerState;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -56,6 +59,30 @@ final class KeyRun {
   int committed;
   int parked;
   boolean truncated;
+
+  /**
+   * What a full listing of this run must report without failing (docs/operations.md): {@code
+   * ListingTruncated}, {@code ListingInconsistent} or {@code DeleteGuard}; recorded as {@code
+   * lastError} and in the report, but no backoff and no circuit. Null when there is nothing.
+   */
+  @Nullable FetchException notice;
+
+  /** Whether a full listing ran to its last page in this run. */
+  boolean listingCompleted;
+
+  /** Whether that listing was inconsistent (its totals disagreed): it emitted no deletes. */
+  boolean inconsistent;
+
+  /** The lane of that listing. */
+  @Nullable Lane listingLane;
+
+  /**
+   * Identities a forced backfill re-emitted in this run: each once (docs/architecture.md, "Lanes").
+   */
+  final Set<String> reemitted = new HashSet<>();
+
+  /** Deletes the delete guard held after that listing; 0 when it emitted them (or had none). */
+  int heldDeletes;
 
   /** Truncated with progress kept in the cursor: due again at once. */
   boolean catchUp;

@@ -138,9 +138,10 @@ final class KeyRunner {
         // Nothing left for a handler to retry: the key needs nothing before its schedule says.
         if (d != null && d.earliestRetry == null && d.unavailable == null && !d.halted)
           run.limits.wakeAt(nextAttention(next, cx.time().now()));
-        return run.report(Outcome.POLLED, d == null ? null : d.unavailable);
+        RuntimeException unavailable = d == null ? null : d.unavailable;
+        return run.report(Outcome.POLLED, unavailable != null ? unavailable : run.notice);
       } catch (LeaseLostException e) {
-        errors.warn("{}: {}", key, e.getMessage());
+        errors.warn("{}: {}", Who.key(key), e.getMessage());
         cx.listener().onLeaseLost(key, e);
         return run.report(Outcome.POLLED, e);
       } catch (InterruptedException e) {
@@ -154,7 +155,8 @@ final class KeyRunner {
         try {
           store.releaseLease(key, keeper.lease());
         } catch (RuntimeException e) {
-          log.warn("{}: lease release failed, it expires by itself: {}", key, e.toString());
+          log.warn(
+              "{}: lease release failed, it expires by itself: {}", Who.key(key), e.toString());
         }
       }
     }
@@ -201,6 +203,7 @@ final class KeyRunner {
     if (run.delivery != null && run.delivery.halted)
       next = ScheduleMachine.poisonHalt(poller, next, cx.time().now());
     next = next.withLastReconcileAt(run.lastReconcileAt).withBackfill(run.backfill);
+    next = ListingFacts.record(run, next, liveDue && lane.fullScan(), cx.time().now());
     announce(run.key, schedule, next);
     next =
         Operations.mergeConcurrent(
@@ -245,7 +248,7 @@ final class KeyRunner {
       KeyRun run, ScheduleState schedule, boolean laneDue, RuntimeException e) {
     PollerKey key = run.key;
     StateStore store = cx.store();
-    errors.warn("{}: cycle failed: {}", key, e.getMessage());
+    errors.warn("{}: cycle failed: {}", Who.key(key), e.getMessage());
     cx.listener().onError(key, e);
     if (laneDue || run.pages > 0) {
       ScheduleState next =
@@ -318,7 +321,7 @@ final class KeyRunner {
   private void noHandlerWarning(KeyRun run) {
     if (run.attached != null || run.committed == 0 || subscribed.getAsBoolean()) return;
     long pending = cx.store().countPending(run.key);
-    log.warn("{}: {} events wait in the outbox: no handler attached", run.key, pending);
+    log.warn("{}: {} events wait in the outbox: no handler attached", Who.key(run.key), pending);
     cx.listener().onNoHandler(run.key, pending);
   }
 

@@ -62,7 +62,7 @@ final class LeaseKeeper implements AutoCloseable {
     try {
       renewed = store.renewLease(key, current, ttl, time.now());
     } catch (RuntimeException e) {
-      log.warn("{}: lease renewal failed: {}", key, e.toString());
+      log.warn("{}: lease renewal failed: {}", Who.key(key), e.toString());
       return !lost;
     }
     synchronized (lock) {

@@ -2,6 +2,7 @@ package io.watukuy.internal;
 
 import io.watukuy.ScheduleState;
 import io.watukuy.ScheduleState.DueReason;
+import io.watukuy.ScheduleState.Listing;
 import io.watukuy.ScheduleState.PauseReason;
 import java.time.Instant;
 import java.util.Objects;
@@ -29,9 +30,19 @@ final class Operations {
     return ScheduleMachine.trigger(s, now);
   }
 
+  /** The held deletes released: the next complete listing emits its deletes once. */
+  static ScheduleState confirmDeletes(ScheduleState s) {
+    Listing l = s.listing() == null ? Listing.NONE : s.listing();
+    return s.withListing(new Listing(l.heldDeletes(), true, l.inconsistentInARow()));
+  }
+
+  private static boolean confirmed(ScheduleState s) {
+    return s.listing() != null && s.listing().deletesConfirmed();
+  }
+
   /**
-   * The schedule a cycle writes at its end, keeping a pause, resume, trigger or backfill that
-   * another caller stored while the cycle ran.
+   * The schedule a cycle writes at its end, keeping a pause, resume, trigger, backfill or deletes
+   * confirmation that another caller stored while the cycle ran.
    *
    * @param computed what the cycle computed from {@code atStart}
    * @param stored what the store holds now
@@ -54,6 +65,7 @@ final class Operations {
       out = ScheduleMachine.trigger(out, stored.nextDueAt());
     if (!Objects.equals(stored.backfill(), atStart.backfill()))
       out = out.withBackfill(stored.backfill());
+    if (confirmed(stored) && !confirmed(atStart)) out = confirmDeletes(out);
     return out;
   }
 }

@@ -30,6 +30,8 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The page's diff and commit (docs/architecture.md, "The poll cycle", steps 3 and 4): the page's
@@ -41,6 +43,7 @@ import org.jspecify.annotations.Nullable;
  * per poller; holds no state of a run.
  */
 final class PageCommit {
+  private static final Logger log = LoggerFactory.getLogger(PageCommit.class);
   private static final int IDENTITY_BATCH = 1000;
 
   private final CycleContext cx;
@@ -55,12 +58,26 @@ final class PageCommit {
   void page(KeyRun run, LaneSpec spec, Page<Object> page, Step<Object> step, int pageNo)
       throws InterruptedException {
     Instant now = cx.time().now();
-    // Duplicate identities in one page: the last occurrence wins, one event.
+    // Duplicate identities in one page: the last occurrence wins, one event, and a warning, since
+    // an API that lists an item twice may have meant two items (docs/architecture.md, "One poll's
+    // path").
     LinkedHashMap<String, ItemView> latest = new LinkedHashMap<>();
+    String repeated = null;
+    int repeats = 0;
     for (ItemView v : step.kept()) {
-      latest.remove(v.identity);
+      if (latest.remove(v.identity) != null) {
+        if (repeated == null) repeated = v.identity;
+        repeats++;
+      }
       latest.put(v.identity, v);
     }
+    if (repeated != null)
+      log.warn(
+          "{} page {}: identity '{}' is listed more than once{}; the last copy counts",
+          Who.key(run.key),
+          pageNo,
+          repeated,
+          repeats > 1 ? " (" + repeats + " repeated items in this page)" : "");
     List<ParkedRow> parked = new ArrayList<>();
     for (Iterator<ItemView> it = latest.values().iterator(); it.hasNext(); ) {
       ItemView v = it.next();
@@ -82,7 +99,7 @@ final class PageCommit {
         continue;
       }
       if (row != null && v.version != null && v.version.equals(row.version())) {
-        if (spec.force())
+        if (reemits(run, spec, row))
           batch.change(EventType.UPDATED, v, row.hash(), row); // backfill force re-emits
         continue; // unchanged, no hash
       }
@@ -94,7 +111,7 @@ final class PageCommit {
             pageNo, v.index(), "cannot be canonicalized (RFC 8785): " + e.getMessage(), e);
       }
       if (row != null && hash.equals(row.hash())) {
-        if (spec.force()) batch.change(EventType.UPDATED, v, hash, row);
+        if (reemits(run, spec, row)) batch.change(EventType.UPDATED, v, hash, row);
         else if (v.version != null && !v.version.equals(row.version()))
           batch.upserts.add(itemRow(v, hash, now));
         continue;
@@ -117,16 +134,56 @@ final class PageCommit {
     commit(run, batch, parked);
   }
 
-  /** After a completed full listing: deleted events for stored identities not listed. */
-  void deleteUnseen(KeyRun run, Set<String> seen) throws InterruptedException {
+  /**
+   * Whether a forced backfill re-emits this known, unchanged item: once per backfill, since a
+   * second event with the same id could not be told from a redelivery. Not when this run re-emitted
+   * it already (an inclusive filter lists the watermark's item again on the next page), nor when
+   * its row was written after the backfill was asked for (an earlier cycle of this backfill
+   * re-emitted it when the page cap split the backfill, or the live lane emitted it).
+   */
+  private static boolean reemits(KeyRun run, LaneSpec spec, ItemRow row) {
+    if (!spec.force()) return false;
+    Instant since = run.backfill == null ? null : run.backfill.startedAt();
+    if (since != null && row.seenAt().isAfter(since)) return false;
+    return run.reemitted.add(row.identity());
+  }
+
+  /**
+   * After a completed, consistent full listing: deleted events for stored identities not listed,
+   * unless the delete guard holds them (docs/operations.md, "False deletes"): more than {@code
+   * deletes.minCount} and more than {@code deletes.maxRatio} of the stored items missing at once is
+   * more likely an API glitch (an empty or partial answer that looks complete) than a purge.
+   *
+   * @param confirmed whether an operator released held deletes: emit them whatever the guard says
+   * @return the deletes held, 0 when they were emitted
+   */
+  int deleteUnseen(KeyRun run, Set<String> seen, boolean confirmed) throws InterruptedException {
     List<List<String>> missingBatches = new ArrayList<>();
+    long known = 0;
+    int missingCount = 0;
     try (Stream<List<String>> batches = cx.store().streamIdentities(run.key, IDENTITY_BATCH)) {
       Iterator<List<String>> it = batches.iterator();
       while (it.hasNext()) {
+        List<String> ids = it.next();
+        known += ids.size();
         List<String> missing = new ArrayList<>();
-        for (String id : it.next()) if (!seen.contains(id)) missing.add(id);
+        for (String id : ids) if (!seen.contains(id)) missing.add(id);
         if (!missing.isEmpty()) missingBatches.add(missing);
+        missingCount += missing.size();
       }
+    }
+    if (!confirmed
+        && missingCount > poller.deleteGuardMinCount()
+        && missingCount > poller.deleteGuardMaxRatio() * known) {
+      log.warn(
+          "{}: {} of {} stored items are missing from a complete listing, more than the delete"
+              + " guard lets through (minCount {}, maxRatio {}): deletes held",
+          Who.key(run.key),
+          missingCount,
+          known,
+          poller.deleteGuardMinCount(),
+          poller.deleteGuardMaxRatio());
+      return missingCount;
     }
     for (List<String> missing : missingBatches) {
       Map<String, ItemRow> rows = cx.store().loadVersions(run.key, missing);
@@ -137,6 +194,7 @@ final class PageCommit {
       }
       if (!batch.isEmpty()) commit(run, batch, List.of());
     }
+    return 0;
   }
 
   private ParkedRow invalid(ItemView v, List<String> problems, Instant now, int pageNo) {

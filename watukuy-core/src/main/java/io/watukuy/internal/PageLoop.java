@@ -10,6 +10,7 @@ import io.watukuy.Validator;
 import io.watukuy.WatukuyException;
 import io.watukuy.internal.cursor.BadPage;
 import io.watukuy.internal.cursor.LaneCursor;
+import io.watukuy.internal.cursor.Stall;
 import io.watukuy.internal.cursor.Step;
 import io.watukuy.internal.http.NotModified;
 import java.util.ArrayList;
@@ -33,6 +34,9 @@ import org.slf4j.LoggerFactory;
  */
 final class PageLoop {
   private static final Logger log = LoggerFactory.getLogger(PageLoop.class);
+
+  /** The {@code lastError} name of a full listing cut short. */
+  static final String LISTING_TRUNCATED = "ListingTruncated";
 
   private final CycleContext cx;
   private final Poller<Object> poller;
@@ -61,13 +65,16 @@ final class PageLoop {
     boolean truncated = false;
     int lastCyclePages = spec.lane() == Lane.LIVE ? run.previousPages() : -1;
     int pages = 0;
-    List<String> previousIds = null; // the identities of the previous page, in order
+    int cap = spec.fullScan() ? poller.maxPagesPerListing() : poller.maxPagesPerCycle();
+    // What page n was, for the stall checks of page n+1 (docs/operations.md, "Stalled lanes").
+    Previous previous = null;
+    Totals totals = new Totals();
     while (true) {
       if (spec.target() != null && lc.reached(stored, spec.target())) {
         completed = true;
         break;
       }
-      if (pages >= poller.maxPagesPerCycle() || run.limits.expired(cx.time())) {
+      if (pages >= cap || run.limits.expired(cx.time())) {
         truncated = true;
         break;
       }
@@ -76,7 +83,34 @@ final class PageLoop {
       // initial cursor exactly (docs/architecture.md, "timestamp", item 5).
       Object sent =
           key != null && run.cursors.containsKey(key) ? lc.forFetch(stored, pageNo) : stored;
-      Page<Object> page = fetch(run, spec, sent, pageNo);
+      // A fetch that sent nothing through the HTTP helper and never read the page number asks
+      // for what its cursor says: the same cursor is the same request, so it is not sent. A full
+      // listing pages by number whether fetch reads it or not (snapshotDiff has no cursor at all):
+      // there, only an API that repeats a page's items is a stall (below).
+      if (previous != null
+          && !spec.fullScan()
+          && previous.request == null
+          && !previous.pageRead
+          && samePosition(lc, previous.sent, sent))
+        throw stalled(run, spec, pageNo, Stall.Mode.SAME_CURSOR, previous.sent, sent, previous);
+      FetchScope scope =
+          new FetchScope(
+              cx,
+              poller,
+              pollerLog,
+              run,
+              spec.lane(),
+              sent,
+              pageNo,
+              previous == null ? null : previous.request);
+      Page<Object> page = fetch(run, spec, scope, pageNo);
+      if (page == null) {
+        Stall.Mode mode =
+            samePosition(lc, previous.sent, sent)
+                ? Stall.Mode.SAME_CURSOR
+                : Stall.Mode.REQUEST_IGNORES_CURSOR;
+        throw stalled(run, spec, pageNo, mode, previous.sent, sent, previous);
+      }
       run.pages++;
       if (page.isNotModified()) {
         if (pageNo == 1 && lastCyclePages == 1) {
@@ -98,7 +132,21 @@ final class PageLoop {
       } catch (BadPage e) {
         throw run.bad(pageNo, e.itemIndex(), e.getMessage(), null);
       }
-      if (seen != null) for (ItemView v : views) seen.add(v.identity);
+      List<String> ids = new ArrayList<>(views.size());
+      for (ItemView v : views) ids.add(v.identity);
+      // The request moved on but the API answered the same items: a full listing whose API
+      // ignores the page number, or ties the tie-break did not page past. Nothing new to commit.
+      if (previous != null
+          && !ids.isEmpty()
+          && ids.equals(previous.ids)
+          && sameItems(views, previous.views)
+          && (spec.fullScan() || samePosition(lc, stored, step.next())))
+        throw stalled(
+            run, spec, pageNo, Stall.Mode.API_IGNORES_CURSOR, sent, step.next(), previous);
+      if (seen != null) {
+        seen.addAll(ids);
+        totals.add(page.total());
+      }
       if (spec.target() != null) step = stopAtTarget(lc, step, spec.target());
       commit.page(run, spec, page, step, pageNo);
       stored = step.next();
@@ -106,44 +154,156 @@ final class PageLoop {
         completed = step.completed();
         break;
       }
-      List<String> ids = new ArrayList<>(views.size());
-      for (ItemView v : views) ids.add(v.identity);
-      if (!spec.fullScan() && samePosition(lc, sent, lc.forFetch(stored, pageNo + 1))) {
-        // The cursor did not move. A fetch that renders its request from the cursor alone would
-        // ask for this page again, but one that pages by itself (a Link rel="next" URL, a
-        // {{page}} template) moves on: ties wider than a page on a timestamp without tie-break
-        // are read that way. So end the lane only once the API has returned the same items
-        // twice in a row (e.g. more ties than a page and no way to page past them), instead of
-        // burning the page cap, and say why.
-        if (ids.equals(previousIds)) {
-          log.warn(
-              "{}: {} page {} returned the items of page {} again without moving the cursor ({}); ending"
-                  + " the lane to avoid requesting the same page again; for timestamp cursors set a tieBreak or a"
-                  + " larger page",
-              run.key,
-              spec.lane().wire(),
-              pageNo,
-              pageNo - 1,
-              lc.encode(stored));
-          break;
-        }
-      }
-      previousIds = ids;
+      previous = new Previous(sent, scope.firstRequest(), scope.pageRead(), ids, views);
     }
     run.laneTruncated = truncated;
     if (truncated) {
       run.truncated = true;
-      if (spec.fullScan())
-        log.warn(
-            "{}: the {} listing has more than maxPagesPerCycle={} pages or outlasted the tick deadline;"
-                + " no deletes this cycle, and the next one starts again at page 1",
-            run.key,
-            spec.lane().wire(),
-            poller.maxPagesPerCycle());
+      // A deadline that passed before the first page cut nothing: the listing never started.
+      if (spec.fullScan() && pages > 0) run.notice = listingTruncated(run, spec, pages, cap);
       else if (spec.lane() == Lane.LIVE) run.catchUp = true;
     }
-    if (seen != null && completed && !truncated) commit.deleteUnseen(run, seen);
+    if (seen != null && completed && !truncated) endListing(run, spec, seen, totals);
     return completed && !truncated;
+  }
+
+  /**
+   * A full listing cut short (docs/operations.md, "Truncated listings"): it cannot tell which items
+   * are gone, so it emits no deletes, and the next one starts again at page 1. Not a failure (no
+   * backoff, no circuit): what it read is committed. But it is never silent either: {@code
+   * lastError} {@code ListingTruncated}, {@code lastPoll.truncated}, and an error in the key's
+   * report, so that {@code run --once} exits 1.
+   */
+  private FetchException listingTruncated(KeyRun run, LaneSpec spec, int pages, int cap) {
+    String why =
+        pages >= cap
+            ? "read "
+                + pages
+                + " pages and reached its page cap, maxPagesPerCycle="
+                + cap
+                + ", before its last page; ask for larger pages, or raise maxPagesPerCycle above the"
+                + " listing's length in pages"
+            : "outlasted the tick deadline after "
+                + pages
+                + " page(s); give the tick more time, or ask for larger pages";
+    String problem =
+        "the "
+            + spec.lane().wire()
+            + " listing was cut short ("
+            + LISTING_TRUNCATED
+            + "): it "
+            + why
+            + ". No deletes this cycle; the next listing starts again at page 1";
+    log.warn("{}: {}", Who.key(run.key), problem);
+    return FetchException.named(
+        run.key.poller(), run.key.partition(), pages, LISTING_TRUNCATED, problem);
+  }
+
+  /**
+   * A full listing that reached its last page: deletes for the stored identities it did not list,
+   * unless the listing was inconsistent (it shifted under the scan, so an item it missed may still
+   * exist) or the delete guard holds them (docs/operations.md, "False deletes").
+   */
+  private void endListing(KeyRun run, LaneSpec spec, Set<String> seen, Totals totals)
+      throws InterruptedException {
+    run.listingCompleted = true;
+    run.listingLane = spec.lane();
+    run.inconsistent = totals.inconsistent(seen.size());
+    if (run.inconsistent) {
+      log.warn(
+          "{}: the {} listing is inconsistent ({}): no deletes this cycle; the next consistent"
+              + " listing computes them afresh",
+          Who.key(run.key),
+          spec.lane().wire(),
+          totals.describe(seen.size()));
+      return;
+    }
+    boolean confirmed =
+        run.state != null
+            && run.state.schedule().listing() != null
+            && run.state.schedule().listing().deletesConfirmed();
+    run.heldDeletes = commit.deleteUnseen(run, seen, confirmed);
+  }
+
+  /** The totals a full listing's pages reported ({@link Page#withTotal}). */
+  private static final class Totals {
+    private @Nullable Long first;
+    private @Nullable Long last;
+    private boolean differ;
+
+    void add(@Nullable Long total) {
+      if (total == null) return;
+      if (first == null) first = total;
+      else if (!total.equals(first)) differ = true;
+      last = total;
+    }
+
+    /** Pages disagree, or the distinct identities listed are not the last page's total. */
+    boolean inconsistent(int listed) {
+      return differ || (last != null && last != listed);
+    }
+
+    String describe(int listed) {
+      return differ
+          ? "its pages reported totals " + first + " and then " + last
+          : "it listed "
+              + listed
+              + " distinct items where its last page reported a total of "
+              + last;
+    }
+  }
+
+  /** Page n of a lane, as the stall checks of page n+1 need it. */
+  private record Previous(
+      @Nullable Object sent,
+      @Nullable String request,
+      boolean pageRead,
+      List<String> ids,
+      List<ItemView> views) {}
+
+  /**
+   * The error of a lane that cannot move within this cycle: a failure (backoff, circuit, onError,
+   * lastError, exit 1 of run --once) whose name and fix come from the cursor strategy. Pages
+   * committed before it stay.
+   */
+  private FetchException stalled(
+      KeyRun run,
+      LaneSpec spec,
+      int pageNo,
+      Stall.Mode mode,
+      @Nullable Object before,
+      @Nullable Object after,
+      Previous previous) {
+    LaneCursor<Object> lc = spec.cursor();
+    Stall stall = lc.stall(before, after, previous.views, mode);
+    String what =
+        switch (mode) {
+          case SAME_CURSOR ->
+              "the request for page " + pageNo + " would repeat page " + (pageNo - 1) + "'s";
+          case REQUEST_IGNORES_CURSOR ->
+              "the request for page "
+                  + pageNo
+                  + " would repeat page "
+                  + (pageNo - 1)
+                  + "'s although the cursor moved";
+          case API_IGNORES_CURSOR ->
+              "page " + pageNo + " lists exactly the items of page " + (pageNo - 1);
+        };
+    String cursor = lc.encode(after);
+    String problem =
+        spec.lane().wire()
+            + " lane stalled ("
+            + stall.kind()
+            + "): "
+            + what
+            + (cursor == null ? "" : " (cursor " + cursor + ")")
+            + "; "
+            + stall.fix()
+            + ". The pages before it are committed; the lane stops here for this cycle"
+            + (mode == Stall.Mode.API_IGNORES_CURSOR ? "" : " and that request was not sent");
+    log.debug("{}: {}", run.key, problem);
+    return FetchException.named(
+        run.key.poller(), run.key.partition(), pageNo, stall.kind(), problem);
   }
 
   /** A backfill page that crosses its target: the items past it are left out and the lane ends. */
@@ -158,31 +318,52 @@ final class PageLoop {
     return crossed ? new Step<>(step.next(), true, kept, true) : step;
   }
 
+  /**
+   * Whether two pages hold equal items, in order: an item updated between two requests and listed
+   * again is a new state, not a repeated page. Only asked once the identities matched, so the deep
+   * comparison is rare.
+   */
+  private static boolean sameItems(List<ItemView> a, List<ItemView> b) {
+    for (int i = 0; i < a.size(); i++) if (!a.get(i).json.equals(b.get(i).json)) return false;
+    return true;
+  }
+
   private static boolean samePosition(
       LaneCursor<Object> lc, @Nullable Object a, @Nullable Object b) {
     return Objects.equals(lc.encode(a), lc.encode(b));
   }
 
-  private Page<Object> fetch(KeyRun run, LaneSpec spec, @Nullable Object cursor, int pageNo) {
-    FetchScope scope = new FetchScope(cx, poller, pollerLog, run, spec.lane(), cursor, pageNo);
+  /**
+   * Fetches one page.
+   *
+   * @return the page, or null when its first request repeated the previous page's and was refused
+   *     (whatever fetch code made of the refusal)
+   */
+  private @Nullable Page<Object> fetch(KeyRun run, LaneSpec spec, FetchScope scope, int pageNo) {
     Page<Object> page;
     try {
       page = spec.fetch().fetch(scope);
-    } catch (NotModified e) {
-      return Page.notModified();
+    } catch (RuntimeException e) {
+      if (scope.refused()) return null;
+      return failed(run, pageNo, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw run.bad(pageNo, -1, "fetch interrupted", e);
-    } catch (WatukuyException e) {
-      if (e instanceof BudgetTimeoutException) throw e;
-      throw run.bad(pageNo, -1, e.getMessage(), e);
     } catch (Exception e) {
-      if (notModifiedCause(e)) return Page.notModified();
-      throw run.bad(
-          pageNo, -1, "fetch threw " + e.getClass().getSimpleName() + ": " + e.getMessage(), e);
+      return failed(run, pageNo, e);
     }
+    if (scope.refused()) return null;
     if (page == null) throw run.bad(pageNo, -1, "fetch returned no page (null)", null);
     return page;
+  }
+
+  /** A fetch that threw: a 304 is a page of its own kind, everything else fails the page. */
+  private static Page<Object> failed(KeyRun run, int pageNo, Exception e) {
+    if (e instanceof NotModified || notModifiedCause(e)) return Page.notModified();
+    if (e instanceof BudgetTimeoutException b) throw b;
+    if (e instanceof WatukuyException) throw run.bad(pageNo, -1, e.getMessage(), e);
+    throw run.bad(
+        pageNo, -1, "fetch threw " + e.getClass().getSimpleName() + ": " + e.getMessage(), e);
   }
 
   private static boolean notModifiedCause(Throwable e) {

@@ -23,6 +23,7 @@ import io.watukuy.ScheduleState.LastError;
 import io.watukuy.ScheduleState.LastPoll;
 import io.watukuy.ScheduleState.PauseReason;
 import io.watukuy.ScheduleState.Status;
+import io.watukuy.WatukuyException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collections;
@@ -445,7 +446,8 @@ final class ScheduleMachine {
         .withFailures(0, before.lastError())
         .withThrottledUntil(null)
         .withCircuit(null)
-        .withLastPoll(lastPoll(o, now));
+        .withLastPoll(lastPoll(o, now))
+        .withLastSuccessAt(now);
   }
 
   /**
@@ -662,7 +664,8 @@ final class ScheduleMachine {
   }
 
   private static LastError lastError(RuntimeException e, Instant now) {
-    return new LastError(e.getClass().getSimpleName(), String.valueOf(e.getMessage()), now);
+    String name = e instanceof WatukuyException w ? w.kind() : e.getClass().getSimpleName();
+    return new LastError(name, String.valueOf(e.getMessage()), now);
   }
 
   private static Instant latest(Instant a, Instant b) {

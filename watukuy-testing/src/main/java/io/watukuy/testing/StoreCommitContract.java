@@ -218,12 +218,14 @@ abstract class StoreCommitContract extends StoreLeaseContract {
             7,
             T0.plusMillis(90_500),
             new ScheduleState.Circuit(T0.minusSeconds(60), T0.plusSeconds(540)),
-            new ScheduleState.LastPoll(T0.minusMillis(1_500), 3, 250, 12, true, true, 1_234),
+            new ScheduleState.LastPoll(T0.minusMillis(1_500), 3, 250, 12, true, true, 1_234, true),
             new ScheduleState.LastError(
                 "HttpStatusException", "HTTP 503 from https://api.example.com/orders?page=2", T0),
             T0.minusSeconds(3_600),
             new ScheduleState.Backfill(
-                "2023-01-01T00:00:00Z", "\"tok|en\\x\"", true, "{\"page\":3}"));
+                "2023-01-01T00:00:00Z", "\"tok|en\\x\"", true, "{\"page\":3}"),
+            new ScheduleState.Listing(1_000, true, 3),
+            T0.minusSeconds(7_200));
     Map<String, String> cursors =
         Map.of(
             "live", "{\"after\":\"2023-12-31T23:59:59.999Z\",\"id\":12345678901234567890}",

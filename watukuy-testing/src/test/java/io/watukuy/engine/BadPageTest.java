@@ -162,7 +162,9 @@ class BadPageTest {
     FetchException e = (FetchException) report.error();
     assertThat(e.page()).isEqualTo(2);
     assertThat(e.itemIndex()).isEqualTo(1);
-    assertThat(e).hasMessageContaining("page 2").hasMessageContaining("item 1");
+    assertThat(e)
+        .hasMessageContaining("page 2")
+        .hasMessageContaining("item 2"); // the second item: messages count from 1
     assertThat(f.store.countItems(EU)).isEqualTo(2); // seed and c1
     assertThat(f.store.countPending(EU)).isEqualTo(2);
     assertThat(Items.liveCursor(f.store, EU).path("tieBreak").asText()).isEqualTo("c1");
@@ -193,7 +195,7 @@ class BadPageTest {
     assertThat(e.partition()).isEmpty();
     assertThat(e.page()).isEqualTo(1);
     assertThat(e.itemIndex()).isEqualTo(1);
-    assertThat(e).hasMessageContaining("readings").hasMessageContaining("item 1");
+    assertThat(e).hasMessageContaining("readings").hasMessageContaining("item 2");
     assertThat(f.store.countItems(PollerKey.of("readings"))).isZero();
     assertThat(f.store.countPending(PollerKey.of("readings"))).isZero();
   }
@@ -226,7 +228,7 @@ class BadPageTest {
         .hasMessageContaining("orders")
         .hasMessageContaining("eu")
         .hasMessageContaining("page 1");
-    if (itemIndex >= 0) assertThat(e).hasMessageContaining("item " + itemIndex);
+    if (itemIndex >= 0) assertThat(e).hasMessageContaining("item " + (itemIndex + 1));
     assertThat(report.eventsCommitted()).isZero();
     assertThat(cursors()).isEqualTo(cursorsBefore);
     assertThat(f.store.countItems(EU)).isEqualTo(1);

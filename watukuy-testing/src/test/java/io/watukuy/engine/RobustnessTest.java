@@ -16,6 +16,7 @@ import io.watukuy.Poller;
 import io.watukuy.PollerKey;
 import io.watukuy.Watermark;
 import io.watukuy.Watukuy;
+import io.watukuy.WatukuyException;
 import io.watukuy.testing.SeededRandom;
 import java.time.Duration;
 import java.time.Instant;
@@ -34,7 +35,7 @@ class RobustnessTest {
   final Fixture f = new Fixture();
 
   @Test
-  void aListingThatCannotMovePastATieEndsTheLaneInsteadOfBurningThePageCap() {
+  void aListingThatCannotMovePastATieFailsTheLaneInsteadOfBurningThePageCap() {
     Instant t = f.clock.now();
     for (int i = 1; i <= 5; i++) f.api.putAt("o" + i, Map.of("n", i), t);
     // No tie-break, and an API that filters updatedAt >= value: page 2 would be page 1 again.
@@ -50,10 +51,14 @@ class RobustnessTest {
 
     KeyReport report = w.tick().poller("orders").orElseThrow();
 
-    // Page 1 moves the watermark to the tie; page 2 comes back identical and would forever.
+    // Page 1 moves the watermark to the tie; page 2 comes back identical and would forever:
+    // the lane stalls loudly (docs/operations.md, "Stalled lanes") rather than end in silence.
     assertThat(report.pages()).isEqualTo(2);
     assertThat(f.api.requests()).isEqualTo(2);
-    assertThat(report.failed()).isFalse();
+    assertThat(report.failed()).isTrue();
+    assertThat(((WatukuyException) report.error()).kind()).isEqualTo("PageRepeated");
+    assertThat(report.error().getMessage())
+        .contains("poller orders page 2", "2 items share updatedAt", "set cursor.tieBreak");
   }
 
   @Test
@@ -158,7 +163,7 @@ class RobustnessTest {
 
     assertThat(report.error())
         .isInstanceOf(FetchException.class)
-        .hasMessageContaining("item 1")
+        .hasMessageContaining("item 2")
         .hasMessageContaining("empty");
     assertThat(f.store.countItems(PollerKey.of("orders"))).isZero();
   }

@@ -11,12 +11,14 @@ import java.util.List;
 import java.util.function.Function;
 
 /**
- * A fetcher that answers from a script of pages, one per request, and records the cursor and page
- * index of every request. When the script runs out it answers empty pages.
+ * A fetcher that answers from a script of pages, one per request, and records the cursor of every
+ * request. When the script runs out it answers empty pages. It reads {@code ctx.page()} only in a
+ * {@link #thenAnswer} step that does: a fetcher that never reads it requests by its cursor alone,
+ * which is what the engine's stall check counts on (docs/operations.md, "Stalled lanes").
  */
 final class Script<C> implements Fetcher<JsonNode, C> {
   /** One recorded request. */
-  record Request<C>(C cursor, int page) {}
+  record Request<C>(C cursor) {}
 
   private final Deque<Function<FetchContext<C>, Page<JsonNode>>> steps = new ArrayDeque<>();
   private final List<Request<C>> requests = new ArrayList<>();
@@ -34,7 +36,7 @@ final class Script<C> implements Fetcher<JsonNode, C> {
 
   @Override
   public synchronized Page<JsonNode> fetch(FetchContext<C> ctx) {
-    requests.add(new Request<>(ctx.cursor(), ctx.page()));
+    requests.add(new Request<>(ctx.cursor()));
     Function<FetchContext<C>, Page<JsonNode>> step = steps.poll();
     return step == null ? Page.empty() : step.apply(ctx);
   }

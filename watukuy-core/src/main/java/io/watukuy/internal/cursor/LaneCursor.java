@@ -101,6 +101,21 @@ public interface LaneCursor<C> {
     return false;
   }
 
+  /**
+   * Why a lane of this strategy stalled and the fix that fits, for the error that ends it
+   * (docs/operations.md, "Stalled lanes").
+   *
+   * @param before the cursor the last page was fetched with (where the API repeated a page: the
+   *     cursor the repeated page was fetched with)
+   * @param after the cursor the next page would be fetched with (where the API repeated a page: the
+   *     cursor after it, which did not move)
+   * @param page the items of the last page read
+   * @param mode how the stall showed
+   */
+  default Stall stall(@Nullable C before, @Nullable C after, List<ItemView> page, Stall.Mode mode) {
+    return Stall.generic(mode);
+  }
+
   /** Whether every cycle lists everything (snapshotDiff): completed listings delete the rest. */
   default boolean fullScan() {
     return false;

@@ -207,6 +207,47 @@ final class TimestampLane implements LaneCursor<Watermark> {
     return new Step<>(next, done, kept, !dropped && !more);
   }
 
+  /**
+   * A stall on a timestamp is almost always a tie: more items share the watermark's instant than a
+   * page holds, and the request cannot filter past them. Says how many, at which instant, and the
+   * fix that fits what the request carried.
+   */
+  @Override
+  public Stall stall(
+      @Nullable Watermark before, @Nullable Watermark after, List<ItemView> page, Stall.Mode mode) {
+    Instant at = after == null || after.value() == null ? null : tryParse(after.value());
+    Instant was = before == null || before.value() == null ? null : tryParse(before.value());
+    if (at == null || !at.equals(was)) return Stall.generic(mode);
+    int tied = 0;
+    for (ItemView v : page) {
+      String raw = Values.scalarText(Values.path(v.json, config.field()));
+      if (raw != null && at.equals(tryParse(raw))) tied++;
+    }
+    if (tied == 0) return Stall.generic(mode);
+    String share =
+        tied
+            + (tied == page.size() ? "" : " of the page's " + page.size())
+            + " items share "
+            + config.field()
+            + " "
+            + after.value()
+            + " and fill a page: raise the page size above the widest tie, or ";
+    String fix;
+    if (config.tieBreak() == null)
+      fix =
+          share
+              + "set cursor.tieBreak and pass it ({{cursor.tieBreak}}) if the API can filter by it";
+    else if (mode == Stall.Mode.API_IGNORES_CURSOR)
+      fix =
+          share
+              + "check the parameter that carries {{cursor.tieBreak}}: the API ignored the"
+              + " tie-break the request carried ('"
+              + after.tieBreak()
+              + "')";
+    else fix = share + "pass the tie-break ({{cursor.tieBreak}}) if the API can filter by it";
+    return new Stall(Stall.PAGE_REPEATED, fix);
+  }
+
   private static String describe(Key k) {
     return "'" + k.raw + "'" + (k.tie == null ? "" : "/" + k.tie.text);
   }

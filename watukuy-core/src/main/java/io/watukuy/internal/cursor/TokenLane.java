@@ -61,4 +61,19 @@ final class TokenLane implements LaneCursor<String> {
     }
     return new Step<>(token, false, items, false);
   }
+
+  @Override
+  public Stall stall(
+      @Nullable String before, @Nullable String after, List<ItemView> page, Stall.Mode mode) {
+    if (mode != Stall.Mode.SAME_CURSOR) return Stall.generic(mode);
+    return new Stall(
+        Stall.TOKEN_NOT_ADVANCING,
+        "the API handed back the token it was sent ('"
+            + after
+            + "') with "
+            + page.size()
+            + " item(s), so the next request would be the same one; check that response.next"
+            + " points at the next page's token (an empty page with the same token is a change"
+            + " feed's normal idle answer and ends the cycle)");
+  }
 }

@@ -122,6 +122,7 @@ public final class DefaultHttp implements Http {
     Objects.requireNonNull(options, "options");
     String target = withQuery(url, options.query());
     URI uri = toUri("GET", target);
+    scope.beforeRequest("GET", target, options.headers(), null);
     boolean ownConditional = hasOwnConditionalHeaders(options);
     if (!options.validators() || ownConditional) {
       return accept(
@@ -163,6 +164,7 @@ public final class DefaultHttp implements Http {
     @Nullable String contentType = null;
     if (jsonBody == null) {
       publisher = BodyPublishers.noBody();
+      scope.beforeRequest("POST", target, options.headers(), null);
     } else {
       byte[] bytes;
       if (jsonBody instanceof String s) {
@@ -183,6 +185,7 @@ public final class DefaultHttp implements Http {
       }
       publisher = BodyPublishers.ofByteArray(bytes);
       if (options.header("Content-Type").isEmpty()) contentType = APPLICATION_JSON;
+      scope.beforeRequest("POST", target, options.headers(), bytes);
     }
     return accept(
         send("POST", uri, target, options, publisher, contentType, null),

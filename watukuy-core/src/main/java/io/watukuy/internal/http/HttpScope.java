@@ -4,6 +4,7 @@ import io.watukuy.HttpResult;
 import io.watukuy.spi.HttpValidator;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
@@ -55,6 +56,22 @@ public interface HttpScope {
 
   /** Values from {@code ${ENV}} substitutions, hidden wherever they appear in messages. */
   Set<String> secretValues();
+
+  /**
+   * Called once per call of {@code get} or {@code post}, before anything is sent (redirect hops and
+   * budget waits come after), with what makes the request what it is. The engine compares the first
+   * request of a page with the first request of the page before it in the same lane and cycle: an
+   * equal one would only fetch the same page again, so the engine refuses it by throwing
+   * (docs/operations.md, "Stalled lanes").
+   *
+   * @param method {@code GET} or {@code POST}
+   * @param target the URL with its query, as it would be sent
+   * @param headers the request options' headers
+   * @param body the request body, or null for none
+   * @throws RuntimeException when the request must not be sent
+   */
+  default void beforeRequest(
+      String method, String target, Map<String, String> headers, byte @Nullable [] body) {}
 
   /**
    * Called before every request is sent, each retry and repeat included: charges the poller's rate

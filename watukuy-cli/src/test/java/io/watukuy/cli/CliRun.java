@@ -1,0 +1,34 @@
+package io.watukuy.cli;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+/** One command line run in-process, with an empty environment: exit code, stdout and stderr. */
+record CliRun(int exit, String stdout, String stderr) {
+  /** The line {@code run} prints when it creates a SQLite store file (docs/config.md). */
+  static final String NEW_STORE = "watukuy: new store ";
+
+  /** {@code stderr} without the new-store line, for tests about other lines. */
+  static String withoutNewStore(String stderr) {
+    return stderr
+        .lines()
+        .filter(l -> !l.startsWith(NEW_STORE))
+        .map(l -> l + "\n")
+        .reduce("", String::concat);
+  }
+
+  static CliRun of(String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code =
+        Main.run(
+            args,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            Map.<String, String>of()::get);
+    return new CliRun(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+}
