@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.watukuy.spi.Lease;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
@@ -111,14 +112,14 @@ public record KeyInspection(
     if (circuit != null) {
       boolean halted = lastError != null && lastError.name().equals("PoisonHalt");
       return (halted ? "halted by a poison event since " : "circuit open since ")
-          + circuit.openedAt()
+          + circuit.openedAt().truncatedTo(ChronoUnit.SECONDS)
           + (halted ? "" : ", after " + consecutiveFailures + " failure(s) in a row")
           + last;
     }
     if (consecutiveFailures > 0)
       return consecutiveFailures
           + " failed cycle(s) in a row"
-          + (lastError == null ? "" : " since " + lastError.at())
+          + (lastError == null ? "" : " since " + lastError.at().truncatedTo(ChronoUnit.SECONDS))
           + last;
     if (listing != null && listing.heldDeletes() > 0)
       return listing.heldDeletes()
