@@ -565,13 +565,25 @@ final class Cli {
       mixinStandardHelpOptions = true,
       versionProvider = Main.Version.class,
       description = {
-        "Shows the state of every key of the pollers of CONFIG.",
-        "One row per key: state, when it is next due, lag (how far a timestamp cursor is behind now),"
-            + " pending and parked events, last error; durations in human units (850ms, 3m20s, 2h5m)."
+        "Shows the state of every key of the pollers of CONFIG, or of every poller with state in the"
+            + " store of --store URI.",
+        "One row per key: state, when it is next due, lag (how far a timestamp cursor is behind now;"
+            + " - when unknown, as with --store), pending and parked events, the last success and the"
+            + " last error with how long ago, and whether the key has succeeded since; durations in"
+            + " human units (850ms, 3m20s, 2h5m)."
       })
   final class Inspect implements Callable<Integer> {
-    @Parameters(paramLabel = "CONFIG", description = "The YAML config file.")
-    Path config;
+    @Parameters(paramLabel = "CONFIG", arity = "0..1", description = "The YAML config file.")
+    @Nullable Path config;
+
+    @Option(
+        names = "--store",
+        paramLabel = "URI",
+        description =
+            "A store URI instead of CONFIG: no secrets of the pollers needed; lag shows as -.")
+    @Nullable String store;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     @Option(
         names = "--json",
@@ -584,7 +596,12 @@ final class Cli {
 
     @Override
     public Integer call() {
-      try (Session s = new Session(load(config))) {
+      if ((config == null) == (store == null))
+        throw OperationCommands.usage(
+            spec,
+            config == null ? "give CONFIG or --store URI" : "give CONFIG or --store URI, not both");
+      try (Session s =
+          config != null ? new Session(load(config)) : OperationCommands.storeSession(store)) {
         Inspection ins = s.engine.inspect();
         if (json) {
           out.println(redact(ins.toJson()));
@@ -592,11 +609,19 @@ final class Cli {
         }
         // Durations in human units here; --json keeps the machine values (lagMs, ISO instants).
         out.printf(
-            "%-20s %-12s %-12s %-12s %-10s %-8s %-7s %s%n",
-            "POLLER", "PARTITION", "STATE", "NEXT DUE", "LAG", "PENDING", "PARKED", "LAST ERROR");
+            "%-20s %-12s %-12s %-12s %-10s %-8s %-7s %-14s %s%n",
+            "POLLER",
+            "PARTITION",
+            "STATE",
+            "NEXT DUE",
+            "LAG",
+            "PENDING",
+            "PARKED",
+            "LAST SUCCESS",
+            "LAST ERROR");
         for (KeyInspection k : ins.pollers()) {
           out.printf(
-              "%-20s %-12s %-12s %-12s %-10s %-8d %-7d %s%n",
+              "%-20s %-12s %-12s %-12s %-10s %-8d %-7d %-14s %s%n",
               k.poller(),
               k.partition().isEmpty() ? "-" : k.partition(),
               k.state().wire(),
@@ -606,7 +631,8 @@ final class Cli {
               k.lagMs() == null ? "-" : Durations.human(k.lagMs()),
               k.outboxPending(),
               k.parked(),
-              k.lastError() == null ? "-" : redact(k.lastError().message()));
+              ago(k.lastSuccessAt(), ins.at()),
+              lastError(k, ins.at()));
           if (k.listing() != null && k.listing().heldDeletes() > 0)
             out.printf(
                 "  %s: %d deletes held by the delete guard%s%n",
@@ -619,6 +645,28 @@ final class Cli {
         return Main.OK;
       }
     }
+  }
+
+  /** {@code 3m20s ago}, or {@code -} for never. */
+  private static String ago(@Nullable Instant at, Instant now) {
+    if (at == null) return "-";
+    return Durations.human(Math.max(0, Duration.between(at, now).toMillis())) + " ago";
+  }
+
+  /**
+   * The last error with how long ago, its name and message, and whether the key succeeded since: an
+   * old 429 must not read as a current problem after the key recovered.
+   */
+  private String lastError(KeyInspection k, Instant now) {
+    ScheduleState.LastError e = k.lastError();
+    if (e == null) return "-";
+    boolean since = k.lastSuccessAt() != null && k.lastSuccessAt().isAfter(e.at());
+    return ago(e.at(), now)
+        + (since ? " (succeeded since)" : "")
+        + ": "
+        + e.name()
+        + ": "
+        + redact(e.message());
   }
 
   @Command(

@@ -14,6 +14,7 @@ import io.watukuy.Watukuy;
 import io.watukuy.cli.CliConfig.PollerSpec;
 import io.watukuy.cli.CliConfig.StoreSpec;
 import io.watukuy.spi.ParkedRow;
+import io.watukuy.spi.StateStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -228,6 +229,24 @@ final class OperationCommands {
     return name.matches("[A-Za-z0-9_.-]+")
         ? null
         : "'" + name + "' is not a poller name (letters, digits, _ . -)";
+  }
+
+  /**
+   * A session on {@code --store URI} alone, with a stand-in for every poller that has state there:
+   * what {@code inspect --store} reads without the config's secrets.
+   *
+   * @throws ConfigException when a SQLite file does not exist
+   */
+  static Session storeSession(String uri) {
+    StoreSpec store = StoreUris.parse(uri);
+    if (store.sqlitePath() != null && !Files.isRegularFile(store.sqlitePath()))
+      throw new ConfigException("--store " + uri + ": no such file " + store.sqlitePath());
+    TreeSet<String> names = new TreeSet<>();
+    try (StateStore s = Stores.open(store)) {
+      s.listKeys(null).forEach(k -> names.add(k.poller()));
+    }
+    return new Session(
+        store, names.stream().map(OperationCommands::standIn).toList(), DeliveryOptions.DEFAULT);
   }
 
   static ParameterException usage(CommandSpec spec, String message) {

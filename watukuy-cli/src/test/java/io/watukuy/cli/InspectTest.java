@@ -64,7 +64,14 @@ class InspectTest {
     server.stop(0);
   }
 
+  private volatile int status = 200;
+
   private void list(HttpExchange ex) throws IOException {
+    if (status != 200) {
+      ex.sendResponseHeaders(status, -1);
+      ex.close();
+      return;
+    }
     byte[] body =
         ("[{\"id\":1,\"updatedAt\":\"" + updatedAt + "\"}]").getBytes(StandardCharsets.UTF_8);
     ex.getResponseHeaders().set("Content-Type", "application/json");
@@ -97,14 +104,50 @@ class InspectTest {
         .startsWith("POLLER")
         .contains("NEXT DUE")
         .contains("LAG")
-        .endsWith("LAST ERROR");
+        .endsWith("LAST SUCCESS   LAST ERROR");
     List<String> row = List.of(lines.get(1).trim().split("\\s+"));
-    // The key polled a moment ago on a fixed 10-minute schedule, so it is due in just under 10m.
-    assertThat(row).hasSize(9);
+    // The key polled a moment ago on a fixed 10-minute schedule, so it is due in just under 10m,
+    // and succeeded a moment ago.
+    assertThat(row).hasSize(11);
     assertThat(row.subList(0, 3)).containsExactly("orders", "-", "idle");
     assertThat(row.get(3)).isEqualTo("in");
     assertThat(row.get(4)).matches("9m[0-5]?[0-9]s|10m");
-    assertThat(row.subList(5, 9)).containsExactly("2h5m", "0", "0", "-");
+    assertThat(row.subList(5, 8)).containsExactly("2h5m", "0", "0");
+    assertThat(row.get(8)).matches("[0-9]+(ms|s)");
+    assertThat(row.subList(9, 11)).containsExactly("ago", "-");
+  }
+
+  @Test
+  void theLastErrorSaysHowLongAgoAndWhetherTheKeySucceededSince() {
+    status = 500;
+    CliRun failed = CliRun.of("run", config.toString(), "--once");
+    assertThat(failed.exit()).isEqualTo(1);
+    assertThat(cli("inspect", config.toString()).lines().toList().get(1))
+        .matches(
+            ".* - +[0-9]+(ms|s) ago: FetchException: poller orders page 1: GET .* returned HTTP"
+                + " 500");
+
+    status = 200;
+    assertThat(CliRun.of("run", config.toString(), "--once").exit()).isZero();
+
+    assertThat(cli("inspect", config.toString()).lines().toList().get(1))
+        .matches(".* [0-9]+(ms|s) ago +[0-9]+(ms|s) ago \\(succeeded since\\): FetchException: .*");
+  }
+
+  @Test
+  void inspectWithStoreNeedsNoConfigAndShowsLagAsUnknown() {
+    cli("run", config.toString(), "--once");
+
+    List<String> lines =
+        cli("inspect", "--store", "sqlite:" + dir.resolve("watukuy.db")).lines().toList();
+
+    assertThat(lines).hasSize(2);
+    List<String> row = List.of(lines.get(1).trim().split("\\s+"));
+    assertThat(row.subList(0, 3)).containsExactly("orders", "-", "idle");
+    assertThat(row.get(5)).isEqualTo("-"); // the stand-in knows no cursor strategy
+    CliRun both = CliRun.of("inspect", config.toString(), "--store", "sqlite:x.db");
+    assertThat(both.exit()).isEqualTo(2);
+    assertThat(both.stderr()).contains("give CONFIG or --store URI, not both");
   }
 
   @Test
