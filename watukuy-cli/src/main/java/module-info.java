@@ -13,6 +13,7 @@ module io.watukuy.cli {
   requires com.zaxxer.hikari;
   requires org.postgresql.jdbc;
   requires info.picocli;
+  requires com.networknt.schema;
   requires jdk.httpserver;
   requires jdk.unsupported; // sun.misc.Signal: SIGTERM drains like Ctrl-C
   requires org.slf4j;

@@ -86,6 +86,7 @@ record CliConfig(
       Schedule schedule,
       @Nullable Integer maxPagesPerCycle,
       DeletesSpec deletes,
+      @Nullable ItemSchema schema,
       Retain retain,
       DeliveryPolicy delivery,
       EventLog log,

@@ -59,6 +59,10 @@ final class ConfigReader {
   private final String file;
   private final Function<String, @Nullable String> env;
   private final Set<String> secrets = new LinkedHashSet<>();
+
+  /** The config's folder: relative paths in it ({@code schema: file}) are resolved there. */
+  private @Nullable Path dir;
+
   private @Nullable String poller;
   private Map<String, BudgetLimit> budgets = Map.of();
 
@@ -88,6 +92,7 @@ final class ConfigReader {
   }
 
   private CliConfig config(Path dir) {
+    this.dir = dir;
     At root = new At(tree.root(), "", "");
     root.object("store", "output", "delivery", "budgets", "budgetStore", "pollers");
     StoreSpec store = store(root.child("store"), dir);
@@ -207,6 +212,7 @@ final class ConfigReader {
         "schedule",
         "maxPagesPerCycle",
         "deletes",
+        "schema",
         "retain",
         "delivery",
         "log",
@@ -248,6 +254,7 @@ final class ConfigReader {
     ReconcileSpec reconcile = reconcile(p.child("reconcile"), cursor);
     Schedule schedule = schedule(p.child("schedule"));
     DeletesSpec deletes = deletes(p.child("deletes"));
+    ItemSchema schema = schema(p.child("schema"));
     At maxPagesAt = p.child("maxPagesPerCycle");
     Integer maxPages = maxPagesAt.missing() ? null : maxPagesAt.integer(0, 1);
     Retain retain = Retain.HASH;
@@ -298,6 +305,7 @@ final class ConfigReader {
         schedule,
         maxPages,
         deletes,
+        schema,
         retain,
         delivery,
         log,
@@ -457,6 +465,39 @@ final class ConfigReader {
       default ->
           throw strategyAt.error(
               "'" + strategy + "' is not a strategy (timestamp, token, page, snapshotDiff)");
+    }
+  }
+
+  /**
+   * {@code schema:} a JSON Schema file, relative to the config's folder, or the schema inline as a
+   * map (docs/config.md, "A poller").
+   */
+  private @Nullable ItemSchema schema(At at) {
+    if (at.missing()) return null;
+    String text;
+    String where;
+    if (at.node.isTextual()) {
+      Path file = dir.resolve(at.node.textValue()).normalize();
+      where = "file " + file;
+      try {
+        text = Files.readString(file);
+      } catch (IOException e) {
+        throw at.error(
+            "cannot read "
+                + file
+                + ": "
+                + (e instanceof NoSuchFileException ? "no such file" : e.getMessage()));
+      }
+    } else if (at.node.isObject()) {
+      text = at.node.toString();
+      where = "the inline schema";
+    } else {
+      throw at.error("must be a file name or a map (an inline JSON Schema)");
+    }
+    try {
+      return ItemSchema.of(text);
+    } catch (IllegalArgumentException e) {
+      throw at.error(where + " is not a JSON Schema: " + e.getMessage());
     }
   }
 

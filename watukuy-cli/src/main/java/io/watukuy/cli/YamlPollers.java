@@ -54,13 +54,14 @@ final class YamlPollers {
   private static Poller<JsonNode> build(PollerSpec spec) {
     Poller.Builder<JsonNode, Void> b =
         Poller.builder(spec.name(), JsonNode.class)
-            .identity(item -> spec.identity().find(item))
+            .identity(item -> identity(spec.identity(), item))
             .schedule(spec.schedule())
             .retain(spec.retain())
             .delivery(spec.delivery())
             .log(spec.log());
     if (spec.maxPagesPerCycle() != null) b.maxPagesPerCycle(spec.maxPagesPerCycle());
     b.deleteGuard(spec.deletes().maxRatio(), spec.deletes().minCount());
+    if (spec.schema() != null) b.validator(spec.schema()::problems);
     if (spec.version() != null) b.version(item -> spec.version().find(item));
     if (spec.orderingKey() != null) b.orderingKey(item -> keyText(spec.orderingKey().find(item)));
     if (spec.deleted() != null) {
@@ -112,6 +113,21 @@ final class YamlPollers {
       case "page" -> Cursors.page(c.initialPage() == null ? 1 : c.initialPage());
       default -> Cursors.snapshotDiff();
     };
+  }
+
+  /**
+   * The identity at {@code pointer}, or an exception naming the pointer and what it found: the
+   * engine parks such an item as invalid with that message and delivers the rest of the page
+   * (docs/operations.md, "Invalid items").
+   */
+  private static JsonNode identity(Locator pointer, JsonNode item) {
+    JsonNode id = pointer.find(item);
+    if (id.isTextual() || id.isIntegralNumber()) return id;
+    String problem;
+    if (id.isMissingNode()) problem = "is not in the item";
+    else if (id.isNull()) problem = "is null";
+    else problem = "is " + YamlFetcher.kind(id) + ", not a string or a whole number";
+    throw new IllegalArgumentException("identity " + YamlFetcher.show(pointer) + " " + problem);
   }
 
   private static @Nullable String keyText(JsonNode n) {
@@ -201,7 +217,6 @@ final class YamlPollers {
       }
       List<JsonNode> list = new ArrayList<>(items.size());
       items.forEach(list::add);
-      for (int i = 0; i < list.size(); i++) checkIdentity(list.get(i), i, where);
       checks.items(list);
       checks.response(body);
       Page<JsonNode> page = Page.of(list);
@@ -285,21 +300,6 @@ final class YamlPollers {
       }
     }
 
-    /**
-     * An item whose identity pointer finds no string or integer fails the page here, where the
-     * request and the pointer can be named, rather than in the engine, which knows neither.
-     */
-    private void checkIdentity(JsonNode item, int index, String where) {
-      JsonNode id = identity.find(item);
-      String problem;
-      if (id.isMissingNode()) problem = "is not in the item";
-      else if (id.isNull()) problem = "is null";
-      else if (id.isTextual() || id.isIntegralNumber()) return;
-      else problem = "is " + kind(id) + ", not a string or a whole number";
-      throw new IllegalStateException(
-          where + ": item " + (index + 1) + ": identity " + show(identity) + " " + problem);
-    }
-
     /** {@code next} as an absolute URL; a relative Link resolves against the URL it came with. */
     private static String resolve(String requested, String next, HttpResult result) {
       try {
@@ -350,7 +350,7 @@ final class YamlPollers {
       return URLEncoder.encode(v, StandardCharsets.UTF_8).replace("+", "%20");
     }
 
-    private static String kind(JsonNode n) {
+    static String kind(JsonNode n) {
       if (n.isMissingNode()) return "nothing";
       return switch (n.getNodeType()) {
         case OBJECT, POJO -> "an object";
@@ -364,7 +364,7 @@ final class YamlPollers {
     }
 
     /** A locator as the config wrote it; {@code ""} (the body itself) is quoted to be visible. */
-    private static String show(Locator l) {
+    static String show(Locator l) {
       return l.spec().isEmpty() ? "\"\" (the body)" : l.spec();
     }
   }

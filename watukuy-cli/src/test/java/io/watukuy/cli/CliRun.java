@@ -20,6 +20,11 @@ record CliRun(int exit, String stdout, String stderr) {
   }
 
   static CliRun of(String... args) {
+    return withEnv(Map.of(), args);
+  }
+
+  /** The same, with {@code env} as the environment ({@code ${NAME}} in the config). */
+  static CliRun withEnv(Map<String, String> env, String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int code =
@@ -27,7 +32,7 @@ record CliRun(int exit, String stdout, String stderr) {
             args,
             new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8),
-            Map.<String, String>of()::get);
+            env::get);
     return new CliRun(
         code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }

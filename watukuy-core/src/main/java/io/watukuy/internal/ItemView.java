@@ -24,6 +24,18 @@ public final class ItemView {
   /** The validator's problems, or null when valid (or not validated). */
   @Nullable List<String> problems;
 
+  /**
+   * Whether the item has no usable identity: it is parked as invalid and takes no part in the diff
+   * or in a full listing's deletes ({@link #identity} is then {@link #NO_IDENTITY}).
+   */
+  boolean noIdentity;
+
+  /**
+   * The identity (and ordering key) of an item that has none: empty, which no valid identity is.
+   * Not a control character: a PostgreSQL text column refuses NUL.
+   */
+  static final String NO_IDENTITY = "";
+
   ItemView(
       int index,
       Object item,

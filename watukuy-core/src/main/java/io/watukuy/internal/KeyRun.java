@@ -67,6 +67,13 @@ final class KeyRun {
    */
   @Nullable FetchException notice;
 
+  /**
+   * Whether an item without a usable identity was parked in this run: it may be one of the stored
+   * items, so a full listing cannot delete what it did not list (docs/operations.md, "False
+   * deletes").
+   */
+  boolean parkedWithoutIdentity;
+
   /** Whether a full listing ran to its last page in this run. */
   boolean listingCompleted;
 

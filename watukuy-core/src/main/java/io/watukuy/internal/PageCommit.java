@@ -62,9 +62,14 @@ final class PageCommit {
     // an API that lists an item twice may have meant two items (docs/architecture.md, "One poll's
     // path").
     LinkedHashMap<String, ItemView> latest = new LinkedHashMap<>();
+    List<ParkedRow> parked = new ArrayList<>();
     String repeated = null;
     int repeats = 0;
     for (ItemView v : step.kept()) {
+      if (v.noIdentity) {
+        parked.add(invalid(v, v.problems, now, pageNo, "IdentityError"));
+        continue;
+      }
       if (latest.remove(v.identity) != null) {
         if (repeated == null) repeated = v.identity;
         repeats++;
@@ -78,12 +83,11 @@ final class PageCommit {
           pageNo,
           repeated,
           repeats > 1 ? " (" + repeats + " repeated items in this page)" : "");
-    List<ParkedRow> parked = new ArrayList<>();
     for (Iterator<ItemView> it = latest.values().iterator(); it.hasNext(); ) {
       ItemView v = it.next();
       if (v.problems != null) {
         it.remove();
-        parked.add(invalid(v, v.problems, now, pageNo));
+        parked.add(invalid(v, v.problems, now, pageNo, "ValidationError"));
       }
     }
     Set<String> lookups = new HashSet<>(latest.keySet());
@@ -197,9 +201,10 @@ final class PageCommit {
     return 0;
   }
 
-  private ParkedRow invalid(ItemView v, List<String> problems, Instant now, int pageNo) {
+  private ParkedRow invalid(
+      ItemView v, List<String> problems, Instant now, int pageNo, String name) {
     ObjectNode error = Json.MAPPER.createObjectNode();
-    error.put("name", "ValidationError");
+    error.put("name", name);
     error.put("message", String.join("; ", problems));
     error.put("page", pageNo);
     error.put("index", v.index());

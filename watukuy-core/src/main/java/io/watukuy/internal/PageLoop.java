@@ -133,7 +133,7 @@ final class PageLoop {
         throw run.bad(pageNo, e.itemIndex(), e.getMessage(), null);
       }
       List<String> ids = new ArrayList<>(views.size());
-      for (ItemView v : views) ids.add(v.identity);
+      for (ItemView v : views) if (!v.noIdentity) ids.add(v.identity);
       // The request moved on but the API answered the same items: a full listing whose API
       // ignores the page number, or ties the tie-break did not page past. Nothing new to commit.
       if (previous != null
@@ -216,6 +216,14 @@ final class PageLoop {
           Who.key(run.key),
           spec.lane().wire(),
           totals.describe(seen.size()));
+      return;
+    }
+    if (run.parkedWithoutIdentity) {
+      log.warn(
+          "{}: the {} listing parked an item without an identity: no deletes this cycle, since the"
+              + " stored item it may be cannot be told from one that is gone",
+          Who.key(run.key),
+          spec.lane().wire());
       return;
     }
     boolean confirmed =
@@ -324,6 +332,7 @@ final class PageLoop {
    * comparison is rare.
    */
   private static boolean sameItems(List<ItemView> a, List<ItemView> b) {
+    if (a.size() != b.size()) return false;
     for (int i = 0; i < a.size(); i++) if (!a.get(i).json.equals(b.get(i).json)) return false;
     return true;
   }
@@ -376,7 +385,7 @@ final class PageLoop {
     Validator<? super Object> validator = poller.validator();
     if (validator == null) return;
     for (ItemView v : views) {
-      if (v.tombstone) continue;
+      if (v.tombstone || v.noIdentity) continue;
       List<String> problems;
       try {
         problems = validator.validate(v.item());
@@ -388,7 +397,12 @@ final class PageLoop {
     }
   }
 
-  /** Identity, version, ordering key and JSON form of every item; any bad item fails the page. */
+  /**
+   * Identity, version, ordering key and JSON form of every item. An item without a usable identity
+   * is parked as invalid and the page goes on (G7: one malformed record does not stop the other ten
+   * thousand); any other bad item (null, a version or ordering key that cannot be read) fails the
+   * page.
+   */
   private List<ItemView> views(KeyRun run, Page<Object> page, int pageNo) {
     List<Object> items = page.items();
     List<ItemView> views = new ArrayList<>(items.size());
@@ -399,9 +413,18 @@ final class PageLoop {
       if (item == null) throw run.bad(pageNo, i, "item is null", null);
       try {
         JsonNode json = item instanceof JsonNode n ? n : Json.MAPPER.valueToTree(item);
-        String identity = valueText(run, pageNo, i, "identity", poller.identity().apply(item));
-        if (identity == null) throw run.bad(pageNo, i, "identity is missing (null)", null);
-        if (identity.isEmpty()) throw run.bad(pageNo, i, "identity is empty", null);
+        String noIdentity = identityProblem(item);
+        if (noIdentity != null) {
+          ItemView v =
+              new ItemView(
+                  i, item, json, ItemView.NO_IDENTITY, null, ItemView.NO_IDENTITY, false, null);
+          v.noIdentity = true;
+          v.problems = List.of("item " + (i + 1) + ": " + noIdentity);
+          views.add(v);
+          run.parkedWithoutIdentity = true;
+          continue;
+        }
+        String identity = Values.text(poller.identity().apply(item));
         String version =
             poller.version() == null
                 ? null
@@ -418,6 +441,26 @@ final class PageLoop {
       }
     }
     return views;
+  }
+
+  /** Why an item has no usable identity, or null when it has one. */
+  private @Nullable String identityProblem(Object item) {
+    Object raw;
+    try {
+      raw = poller.identity().apply(item);
+    } catch (RuntimeException e) {
+      // A YAML poller's identity function says which pointer missed, and why.
+      return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+    }
+    String text;
+    try {
+      text = Values.text(raw);
+    } catch (IllegalArgumentException e) {
+      return "identity must be a string or an integer, but was " + e.getMessage();
+    }
+    if (text == null) return "identity is missing (null)";
+    if (text.isEmpty()) return "identity is empty";
+    return null;
   }
 
   private static @Nullable String valueText(

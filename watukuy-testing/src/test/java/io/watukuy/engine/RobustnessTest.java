@@ -4,16 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.watukuy.ChangeEvent;
 import io.watukuy.ConfigException;
 import io.watukuy.Cursors;
-import io.watukuy.FetchException;
 import io.watukuy.Fetcher;
 import io.watukuy.KeyReport;
 import io.watukuy.Page;
 import io.watukuy.Poller;
-import io.watukuy.PollerKey;
 import io.watukuy.Watermark;
 import io.watukuy.Watukuy;
 import io.watukuy.WatukuyException;
@@ -137,35 +134,6 @@ class RobustnessTest {
     } finally {
       one.shutdownNow();
     }
-  }
-
-  @Test
-  void anEmptyIdentityFailsThePageNamingTheItem() {
-    Poller<JsonNode> orders =
-        Poller.builder("orders", JsonNode.class)
-            .identity(n -> n.get("id"))
-            .cursor(Cursors.snapshotDiff())
-            .fetch(
-                ctx ->
-                    Page.<JsonNode>of(
-                        List.of(
-                            JsonNodeFactory.instance.objectNode().put("id", "a"),
-                            JsonNodeFactory.instance.objectNode().put("id", ""))))
-            .build();
-    KeyReport report =
-        f.engine("a")
-            .poller(orders)
-            .build()
-            .on(orders, new Recorder())
-            .tick()
-            .poller("orders")
-            .orElseThrow();
-
-    assertThat(report.error())
-        .isInstanceOf(FetchException.class)
-        .hasMessageContaining("item 2")
-        .hasMessageContaining("empty");
-    assertThat(f.store.countItems(PollerKey.of("orders"))).isZero();
   }
 
   @Test
