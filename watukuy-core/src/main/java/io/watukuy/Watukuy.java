@@ -121,14 +121,16 @@ public interface Watukuy extends AutoCloseable {
   void stop();
 
   /**
-   * Stops the daemon. With {@code drain}, running cycles finish and deliver their outbox (up to
-   * {@link #DEFAULT_DRAIN_TIMEOUT}); without, they stop after the page in progress and undelivered
-   * events stay in the outbox for the next run (G1); handlers already running finish, no new one
-   * starts. Either way a request waiting for a rate-budget token stops waiting within a second, is
-   * not sent, and its cycle ends {@link KeyReport.Outcome#DEFERRED}. The call blocks, in real time,
-   * until the cycles in flight end or {@link #DEFAULT_DRAIN_TIMEOUT} passes; a cycle that calls
-   * {@code stop} from its fetch or handler is not waited for. Cancels the scheduler's timer (G8).
-   * Does nothing when the daemon is not running. Idempotent.
+   * Stops the daemon. Running cycles fetch no page after the one in flight, which is committed: a
+   * long listing does not hold the stop, and the next start resumes from the cursor that page left
+   * (a full listing starts again at page 1, without deletes this time and without an error). With
+   * {@code drain}, they then deliver their outbox (up to {@link #DEFAULT_DRAIN_TIMEOUT}); without,
+   * undelivered events stay in the outbox for the next run (G1); handlers already running finish,
+   * no new one starts. Either way a request waiting for a rate-budget token stops waiting within a
+   * second, is not sent, and its cycle ends {@link KeyReport.Outcome#DEFERRED}. The call blocks, in
+   * real time, until the cycles in flight end or {@link #DEFAULT_DRAIN_TIMEOUT} passes; a cycle
+   * that calls {@code stop} from its fetch or handler is not waited for. Cancels the scheduler's
+   * timer (G8). Does nothing when the daemon is not running. Idempotent.
    *
    * @param drain {@code true} to let running cycles finish their pages and deliveries
    */

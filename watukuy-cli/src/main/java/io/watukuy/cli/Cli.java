@@ -410,6 +410,15 @@ final class Cli {
       Thread hook = new Thread(stop::countDown, "watukuy-shutdown");
       Runtime.getRuntime().addShutdownHook(hook);
       Signals.onTermination(stop::countDown);
+      Signals.onHangup(
+          () -> {
+            try {
+              output.reopen();
+              err.println("watukuy: output reopened (SIGHUP)");
+            } catch (IOException e) {
+              err.println("watukuy: " + redact(e.getMessage()));
+            }
+          });
       // Before start(): a first cycle that fails at once must not print its line ahead of this one.
       err.println(
           "watukuy: running "

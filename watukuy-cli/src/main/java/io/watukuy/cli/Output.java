@@ -16,27 +16,57 @@ import org.jspecify.annotations.Nullable;
  */
 final class Output implements AutoCloseable {
   private final @Nullable PrintStream stream;
-  private final @Nullable FileChannel channel;
+  private @Nullable FileChannel channel;
+  private final @Nullable Path file;
   private final String name;
   private volatile @Nullable IOException failure;
   private final AtomicLong written = new AtomicLong();
 
-  private Output(@Nullable PrintStream stream, @Nullable FileChannel channel, String name) {
+  private Output(
+      @Nullable PrintStream stream,
+      @Nullable FileChannel channel,
+      @Nullable Path file,
+      String name) {
     this.stream = stream;
     this.channel = channel;
+    this.file = file;
     this.name = name;
   }
 
   static Output stdout(PrintStream out) {
-    return new Output(out, null, "standard output");
+    return new Output(out, null, null, "standard output");
   }
 
   /** Opens {@code file} for appending, creating it when missing. */
   static Output file(Path file) throws IOException {
-    FileChannel ch =
-        FileChannel.open(
-            file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
-    return new Output(null, ch, file.toString());
+    return new Output(null, open(file), file, file.toString());
+  }
+
+  private static FileChannel open(Path file) throws IOException {
+    return FileChannel.open(
+        file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+  }
+
+  /**
+   * Closes the file and opens its path again, creating it when missing: what logrotate's {@code
+   * postrotate} asks for with SIGHUP, so lines go to the new file and none is lost between. Does
+   * nothing for standard output. Called from the signal's thread; {@link #write} waits for it.
+   *
+   * @throws IOException when the path cannot be opened again; writes then fail and the daemon stops
+   *     with the events pending
+   */
+  synchronized void reopen() throws IOException {
+    if (file == null || channel == null) return;
+    channel.close();
+    try {
+      channel = open(file);
+    } catch (IOException e) {
+      channel = null;
+      IOException named =
+          new IOException("output " + name + ": cannot reopen: " + e.getMessage(), e);
+      if (failure == null) failure = named;
+      throw named;
+    }
   }
 
   /**
@@ -46,6 +76,7 @@ final class Output implements AutoCloseable {
    */
   synchronized void write(String json) throws IOException {
     try {
+      if (file != null && channel == null) throw new IOException("closed after a failed reopen");
       if (channel != null) {
         ByteBuffer buf = ByteBuffer.wrap((json + "\n").getBytes(StandardCharsets.UTF_8));
         while (buf.hasRemaining()) channel.write(buf);
@@ -75,7 +106,7 @@ final class Output implements AutoCloseable {
   }
 
   @Override
-  public void close() throws IOException {
+  public synchronized void close() throws IOException {
     if (channel != null) channel.close();
   }
 }

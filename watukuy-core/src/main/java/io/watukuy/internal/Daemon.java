@@ -243,9 +243,9 @@ final class Daemon {
   }
 
   /**
-   * Stops the passes; with {@code drain}, running cycles finish their pages and deliveries, else
-   * they stop at the next page or event. Waits up to {@link Watukuy#DEFAULT_DRAIN_TIMEOUT} for
-   * them, in real time. Does nothing when not started.
+   * Stops the passes; running cycles fetch no page after the one in flight; with {@code drain} they
+   * deliver what they committed, else they stop at the next event. Waits up to {@link
+   * Watukuy#DEFAULT_DRAIN_TIMEOUT} for them, in real time. Does nothing when not started.
    */
   void stop(boolean drain) {
     synchronized (lock) {

@@ -74,6 +74,9 @@ final class KeyRun {
    */
   boolean parkedWithoutIdentity;
 
+  /** Whether a stop of the engine ended a lane of this run after the page in flight. */
+  boolean stopped;
+
   /** Whether a full listing ran to its last page in this run. */
   boolean listingCompleted;
 

@@ -78,6 +78,13 @@ final class PageLoop {
         truncated = true;
         break;
       }
+      // A stop (SIGTERM, Watukuy.stop) ends the lane after the page in flight: that page is
+      // committed and, with drain, delivered; the next start resumes from its cursor.
+      if ((pages > 0 || run.stopped) && run.limits.stopping().getAsBoolean()) {
+        truncated = true;
+        run.stopped = true;
+        break;
+      }
       int pageNo = ++pages;
       // Before the first commit there is no watermark to overlap: the first request carries the
       // initial cursor exactly (docs/architecture.md, "timestamp", item 5).
@@ -160,7 +167,9 @@ final class PageLoop {
     if (truncated) {
       run.truncated = true;
       // A deadline that passed before the first page cut nothing: the listing never started.
-      if (spec.fullScan() && pages > 0) run.notice = listingTruncated(run, spec, pages, cap);
+      // Nor is a listing cut by a stop an error: the next start lists it again.
+      if (spec.fullScan() && pages > 0 && !run.stopped)
+        run.notice = listingTruncated(run, spec, pages, cap);
       else if (spec.lane() == Lane.LIVE) run.catchUp = true;
     }
     if (seen != null && completed && !truncated) endListing(run, spec, seen, totals);

@@ -1,0 +1,167 @@
+package io.watukuy.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The daemon and its signals, in a real process against a real server: SIGTERM during a long
+ * listing stops after the page in flight is committed and delivered, and the next start resumes
+ * without a repeat; SIGHUP reopens a {@code file:} output that logrotate moved away.
+ */
+class DaemonSignalsTest {
+  static final int PAGES = 30;
+
+  @TempDir Path dir;
+
+  private HttpServer server;
+  private volatile long pageMillis = 500;
+  private final List<Integer> served = new CopyOnWriteArrayList<>();
+
+  @BeforeEach
+  void start() throws IOException {
+    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    server.createContext(
+        "/items",
+        ex -> {
+          String q = ex.getRequestURI().getQuery();
+          int page = q == null ? 1 : Integer.parseInt(q.replaceAll(".*page=(\\d+).*", "$1"));
+          try {
+            Thread.sleep(pageMillis); // a slow vendor: the listing takes PAGES × pageMillis
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          served.add(page);
+          byte[] body =
+              ("{\"items\":[{\"id\":" + page + "}],\"more\":" + (page < PAGES) + "}")
+                  .getBytes(StandardCharsets.UTF_8);
+          ex.getResponseHeaders().set("Content-Type", "application/json");
+          ex.sendResponseHeaders(200, body.length);
+          ex.getResponseBody().write(body);
+          ex.close();
+        });
+    server.setExecutor(Executors.newCachedThreadPool());
+    server.start();
+    Files.writeString(
+        dir.resolve("watukuy.yaml"),
+        """
+        store: sqlite:watukuy.db
+        output: file:events.jsonl
+        pollers:
+          - name: items
+            request: { url: "http://127.0.0.1:%d/items", query: { page: "{{cursor.value}}" } }
+            response: { items: /items, hasMore: /more }
+            identity: /id
+            cursor: { strategy: page }
+        """
+            .formatted(server.getAddress().getPort()));
+  }
+
+  @AfterEach
+  void stop() {
+    server.stop(0);
+  }
+
+  private Process daemon() throws IOException {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    return new ProcessBuilder(
+            java,
+            "-cp",
+            System.getProperty("java.class.path"),
+            Main.class.getName(),
+            "run",
+            dir.resolve("watukuy.yaml").toString())
+        .redirectOutput(dir.resolve("stdout").toFile())
+        .redirectError(dir.resolve("stderr").toFile())
+        .start();
+  }
+
+  private List<String> identities(Path file) throws IOException {
+    List<String> ids = new ArrayList<>();
+    for (String line : Files.readAllLines(file))
+      ids.add(line.replaceAll(".*\"identity\":\"([^\"]+)\".*", "$1"));
+    return ids;
+  }
+
+  @Test
+  @Timeout(value = 90, unit = TimeUnit.SECONDS)
+  void sigtermDuringALongListingStopsAfterThePageInFlightAndTheNextStartResumesWithoutARepeat()
+      throws Exception {
+    Process p = daemon();
+    try {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
+      while (served.size() < 3 && System.nanoTime() < deadline) Thread.sleep(20);
+      assertThat(served).hasSizeGreaterThanOrEqualTo(3);
+
+      long signalled = System.nanoTime();
+      p.destroy(); // SIGTERM
+      assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
+      long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - signalled);
+
+      assertThat(p.exitValue()).isZero();
+      assertThat(tookMs).as("exit after SIGTERM").isLessThan(3_000);
+    } finally {
+      p.destroyForcibly();
+    }
+    List<String> first = identities(dir.resolve("events.jsonl"));
+    assertThat(first.size()).isBetween(3, 5); // pages 1-3, and the one in flight
+    assertThat(served.size()).isLessThan(PAGES);
+
+    pageMillis = 0;
+    CliRun rest = CliRun.of("run", dir.resolve("watukuy.yaml").toString(), "--once");
+
+    assertThat(rest.exit()).as(rest.stderr()).isZero();
+    List<String> all = identities(dir.resolve("events.jsonl"));
+    Set<String> distinct = new HashSet<>(all);
+    assertThat(all).hasSize(PAGES); // every page's item exactly once
+    assertThat(distinct).hasSize(PAGES);
+  }
+
+  @Test
+  @Timeout(value = 90, unit = TimeUnit.SECONDS)
+  void sighupReopensTheOutputFileThatLogrotateMovedAway() throws Exception {
+    pageMillis = 100;
+    Process p = daemon();
+    Path events = dir.resolve("events.jsonl");
+    try {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
+      while (served.size() < 5 && System.nanoTime() < deadline) Thread.sleep(20);
+      Files.move(events, dir.resolve("events.jsonl.1")); // what logrotate does
+      new ProcessBuilder("kill", "-HUP", Long.toString(p.pid()))
+          .start()
+          .waitFor(10, TimeUnit.SECONDS);
+      deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
+      while (served.size() < PAGES && System.nanoTime() < deadline) Thread.sleep(20);
+      Thread.sleep(500); // the last page's event is written after it is served
+
+      assertThat(p.isAlive()).isTrue(); // SIGHUP no longer kills the daemon
+      p.destroy();
+      assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
+    } finally {
+      p.destroyForcibly();
+    }
+    List<String> rotated = identities(dir.resolve("events.jsonl.1"));
+    List<String> fresh = identities(events);
+    assertThat(fresh).isNotEmpty();
+    assertThat(rotated.size() + fresh.size()).isEqualTo(PAGES);
+    assertThat(Files.readString(dir.resolve("stderr")))
+        .contains("watukuy: output reopened (SIGHUP)");
+  }
+}
