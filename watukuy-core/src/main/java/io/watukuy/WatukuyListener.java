@@ -74,6 +74,20 @@ public interface WatukuyListener {
   default void onCircuitClose(PollerKey key) {}
 
   /**
+   * A page of a running cycle was committed: how far the cycle has come, for a progress line on a
+   * long first sync (the command line prints one every 10 s; docs/operations.md, "Progress").
+   * Called on the cycle's thread after every page, so it must be cheap.
+   *
+   * @param key the key
+   * @param pages pages fetched so far in this cycle, all lanes
+   * @param items items read so far
+   * @param events events committed so far
+   * @param elapsed time since the cycle started, on the engine's {@link TimeSource}
+   * @since 0.2
+   */
+  default void onPage(PollerKey key, int pages, int items, int events, Duration elapsed) {}
+
+  /**
    * A run of a key ended, polled or skipped; called once per key per {@code tick()} and per daemon
    * run.
    *

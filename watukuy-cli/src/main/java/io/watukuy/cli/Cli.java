@@ -207,6 +207,9 @@ final class Cli {
         description = "Poll once, deliver and exit, for cron (default: run as a daemon).")
     boolean once;
 
+    @Option(names = "--quiet", description = "No progress line every 10 s while a cycle runs long.")
+    boolean quiet;
+
     @Option(
         names = "--poller",
         paramLabel = "NAME",
@@ -250,16 +253,21 @@ final class Cli {
       List<Poller<JsonNode>> pollers =
           YamlPollers.build(cfg).stream().filter(p -> once || selected.contains(p.name())).toList();
       boolean newStore = Stores.isNew(cfg.store());
+      ProgressLines progress = new ProgressLines(err, PROGRESS_EVERY);
       WatukuyListener listener =
-          once
-              ? WatukuyListener.NONE
-              : new WatukuyListener() {
-                @Override
-                public void onCycle(KeyReport report) {
-                  // --once reports from the TickReport; the daemon, as each run ends.
-                  if (report.error() != null) failed(report.key(), report.error());
-                }
-              };
+          new WatukuyListener() {
+            @Override
+            public void onPage(PollerKey key, int pages, int items, int events, Duration elapsed) {
+              if (!quiet) progress.page(key, pages, items, events, elapsed);
+            }
+
+            @Override
+            public void onCycle(KeyReport report) {
+              progress.cycleEnded(report.key());
+              // --once reports from the TickReport; the daemon, as each run ends.
+              if (!once && report.error() != null) failed(report.key(), report.error());
+            }
+          };
       try (output;
           Session s =
               new Session(
@@ -456,6 +464,9 @@ final class Cli {
       return code;
     }
   }
+
+  /** How often a long cycle prints its progress (docs/operations.md, "Progress"). */
+  static final Duration PROGRESS_EVERY = Duration.ofSeconds(10);
 
   static String count(long n, String noun) {
     return n + " " + noun + (n == 1 ? "" : "s");

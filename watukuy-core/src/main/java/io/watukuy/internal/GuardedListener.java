@@ -91,6 +91,15 @@ final class GuardedListener implements WatukuyListener {
   }
 
   @Override
+  public void onPage(PollerKey key, int pages, int items, int events, Duration elapsed) {
+    try {
+      listener.onPage(key, pages, items, events, elapsed);
+    } catch (RuntimeException e) {
+      ignored(e);
+    }
+  }
+
+  @Override
   public void onCycle(KeyReport report) {
     try {
       listener.onCycle(report);

@@ -13,6 +13,7 @@ import io.watukuy.internal.cursor.LaneCursor;
 import io.watukuy.internal.cursor.Stall;
 import io.watukuy.internal.cursor.Step;
 import io.watukuy.internal.http.NotModified;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -156,6 +157,9 @@ final class PageLoop {
       }
       if (spec.target() != null) step = stopAtTarget(lc, step, spec.target());
       commit.page(run, spec, page, step, pageNo);
+      cx.listener()
+          .onPage(
+              run.key, run.pages, run.items, run.committed, Duration.ofMillis(run.durationMs()));
       stored = step.next();
       if (step.done()) {
         completed = step.completed();
