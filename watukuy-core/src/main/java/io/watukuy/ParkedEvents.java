@@ -30,9 +30,12 @@ public interface ParkedEvents {
 
   /**
    * Puts parked poison events back into the outbox at their original sequence (so per-key order
-   * holds, G3) and releases their held key; removes parked invalid items. A retried event is
-   * delivered by the key's next run, with its attempts counted from zero again. Ids that are not
-   * parked are ignored.
+   * holds, G3) and releases their held key. A retried event is delivered by the key's next run,
+   * with its attempts counted from zero again. A parked invalid item is checked again (identity,
+   * validator) and, when it now passes and its identity has not been seen since it was parked,
+   * diffed (its event is delivered by the next run); otherwise it is dropped, and a warning on the
+   * logger of the engine says why (docs/operations.md, "Invalid items"). Either way its row is
+   * removed. Ids that are not parked are ignored.
    *
    * @param key the key the rows belong to
    * @param ids {@link ParkedRow#id()} values

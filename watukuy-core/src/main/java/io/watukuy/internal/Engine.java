@@ -182,7 +182,8 @@ public final class Engine implements Watukuy {
             this.pollers,
             name -> runners.get(name).laneCursor(),
             this::inCycleHere,
-            daemon::clearHints);
+            daemon::clearHints,
+            (key, lease, row) -> runners.get(key.poller()).replayInvalid(key, lease, row));
   }
 
   private HttpClient httpClient() {

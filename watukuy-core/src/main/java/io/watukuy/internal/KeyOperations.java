@@ -10,6 +10,7 @@ import io.watukuy.TimeSource;
 import io.watukuy.Watukuy;
 import io.watukuy.internal.cursor.LaneCursor;
 import io.watukuy.spi.Lease;
+import io.watukuy.spi.ParkedKind;
 import io.watukuy.spi.ParkedRow;
 import io.watukuy.spi.PollerState;
 import io.watukuy.spi.StatePatch;
@@ -22,6 +23,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -67,6 +69,13 @@ final class KeyOperations {
    *     from this thread could never end)
    * @param keysChanged called after every write: the daemon looks at every key again
    */
+  /** Diffs a parked invalid item again under the key's lease: {@link KeyRunner#replayInvalid}. */
+  interface InvalidReplay {
+    String replay(PollerKey key, Lease lease, ParkedRow row) throws InterruptedException;
+  }
+
+  private final InvalidReplay replay;
+
   KeyOperations(
       StateStore store,
       TimeSource time,
@@ -75,7 +84,9 @@ final class KeyOperations {
       Map<String, Poller<Object>> pollers,
       Function<String, LaneCursor<Object>> laneCursors,
       Predicate<PollerKey> inCycleHere,
-      Runnable keysChanged) {
+      Runnable keysChanged,
+      InvalidReplay replay) {
+    this.replay = replay;
     this.store = store;
     this.time = time;
     this.instanceId = instanceId;
@@ -340,8 +351,31 @@ final class KeyOperations {
       return out;
     }
 
+    /**
+     * Parked events go back to the outbox; each parked invalid item is checked and diffed again
+     * first ({@link KeyRunner#replayInvalid}), and a line says what became of it: diffed, or
+     * dropped and why.
+     */
     @Override
     public int retry(PollerKey key, Collection<String> ids) {
+      Set<String> wanted = Set.copyOf(ids);
+      for (ParkedRow row : store.listParked(key, ParkedKind.INVALID, LIMIT)) {
+        if (!wanted.contains(row.id())) continue;
+        String outcome =
+            withLease(
+                key,
+                lease -> {
+                  try {
+                    return replay.replay(key, lease, row);
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(key + ": interrupted", e);
+                  }
+                });
+        if (outcome.startsWith("dropped"))
+          log.warn("{}: parked {}: {}", Who.key(key), row.id(), outcome);
+        else log.info("{}: parked {}: {}", Who.key(key), row.id(), outcome);
+      }
       return store.retryParked(key, ids);
     }
 

@@ -7,6 +7,7 @@ import io.watukuy.KeyReport;
 import io.watukuy.KeyReport.Outcome;
 import io.watukuy.Lane;
 import io.watukuy.LeaseLostException;
+import io.watukuy.Page;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
 import io.watukuy.Reconcile;
@@ -15,12 +16,16 @@ import io.watukuy.Watukuy;
 import io.watukuy.WatukuyListener;
 import io.watukuy.internal.cursor.LaneCursor;
 import io.watukuy.internal.cursor.LaneCursors;
+import io.watukuy.internal.cursor.Step;
+import io.watukuy.spi.ItemRow;
 import io.watukuy.spi.Lease;
+import io.watukuy.spi.ParkedRow;
 import io.watukuy.spi.PollerState;
 import io.watukuy.spi.StatePatch;
 import io.watukuy.spi.StateStore;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -68,6 +73,55 @@ final class KeyRunner {
     this.subscribed = subscribed;
     this.reconcileCursor = LaneCursors.of(poller.name(), Cursors.page());
     this.pages = new PageLoop(cx, poller, new PageCommit(cx, poller));
+  }
+
+  /**
+   * Diffs a parked invalid item again, for {@code parked retry} (docs/operations.md, "Invalid
+   * items"): the stored item is read back as the poller's type and checked again (identity,
+   * validator, schema); when it now passes and its identity has not been seen since it was parked,
+   * it is committed as a one-item page of the live lane (its event is delivered by the key's next
+   * run). Runs under {@code lease}, which the caller holds.
+   *
+   * @return what happened, one sentence: diffed, or why the row is dropped instead
+   */
+  @SuppressWarnings("unchecked")
+  String replayInvalid(PollerKey key, Lease lease, ParkedRow row) throws InterruptedException {
+    if (row.item() == null) return "dropped: the row keeps no item";
+    Object item;
+    try {
+      item = Json.MAPPER.treeToValue(Json.tree(row.item()), poller.type());
+    } catch (Exception e) {
+      return "dropped: the stored item is no "
+          + poller.type().getSimpleName()
+          + ": "
+          + e.getMessage();
+    }
+    KeyRun run = new KeyRun(cx, key, lease, null, RunLimits.NONE);
+    try (LeaseKeeper keeper = run.keeper) {
+      PollerState state = cx.store().loadState(key).orElse(null);
+      run.state = state;
+      run.lastSequence = state == null ? 0 : state.lastSequence();
+      run.cursors = state == null ? new HashMap<>() : new HashMap<>(state.cursors());
+      Page<Object> page = Page.of(List.of(item));
+      List<ItemView> views = pages.views(run, page, 1);
+      pages.validate(views);
+      ItemView v = views.get(0);
+      if (v.problems != null) return "dropped: still invalid: " + String.join("; ", v.problems);
+      ItemRow stored = cx.store().loadVersions(key, List.of(v.identity)).get(v.identity);
+      if (stored != null && stored.seenAt().isAfter(row.parkedAt()))
+        return "dropped: "
+            + v.identity
+            + " was seen since it was parked ("
+            + stored.seenAt()
+            + "): its newer state is the one that counts";
+      LaneSpec spec =
+          new LaneSpec(
+              Lane.LIVE, lane, (Fetcher<Object, Object>) poller.fetch(), null, false, null, false);
+      pages.commit().page(run, spec, page, new Step<>(null, true, views, true), 1);
+      return run.committed > 0
+          ? "diffed: " + v.identity + " committed, delivered by the next run"
+          : "diffed: " + v.identity + " is unchanged";
+    }
   }
 
   /** The engine side of the poller's live strategy. */

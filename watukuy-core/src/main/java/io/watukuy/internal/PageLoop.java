@@ -44,6 +44,11 @@ final class PageLoop {
   private final PageCommit commit;
   private final Logger pollerLog;
 
+  /** The page commit this loop hands its pages to. */
+  PageCommit commit() {
+    return commit;
+  }
+
   PageLoop(CycleContext cx, Poller<Object> poller, PageCommit commit) {
     this.cx = cx;
     this.poller = poller;
@@ -394,7 +399,7 @@ final class PageLoop {
   }
 
   /** Runs the validator before the cursor advances, so custom advance() sees only valid items. */
-  private void validate(List<ItemView> views) {
+  void validate(List<ItemView> views) {
     Validator<? super Object> validator = poller.validator();
     if (validator == null) return;
     for (ItemView v : views) {
@@ -416,7 +421,7 @@ final class PageLoop {
    * thousand); any other bad item (null, a version or ordering key that cannot be read) fails the
    * page.
    */
-  private List<ItemView> views(KeyRun run, Page<Object> page, int pageNo) {
+  List<ItemView> views(KeyRun run, Page<Object> page, int pageNo) {
     List<Object> items = page.items();
     List<ItemView> views = new ArrayList<>(items.size());
     Predicate<? super Object> tombstone = poller.tombstone();

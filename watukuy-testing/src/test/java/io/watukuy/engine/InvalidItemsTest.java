@@ -14,7 +14,9 @@ import io.watukuy.PollerKey;
 import io.watukuy.Watukuy;
 import io.watukuy.spi.ParkedKind;
 import io.watukuy.spi.ParkedRow;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -111,6 +113,61 @@ class InvalidItemsTest {
     w.tick();
 
     assertThat(handler.changes()).endsWith("b:deleted", "c:deleted");
+  }
+
+  @Test
+  void parkedRetryDiffsAnItemThatNowPassesAndDropsOneSeenSinceOrStillInvalid() {
+    AtomicBoolean strict = new AtomicBoolean(true);
+    Script<String> script =
+        new Script<String>()
+            .then(page(item("id", "a", "email", "x"), item("id", "b", "email", "y")))
+            .then(page(item("id", "b", "email", "y2")));
+    Poller<JsonNode> feed =
+        Poller.builder("feed", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .validator(n -> strict.get() ? List.of("email must hold an @") : List.of())
+            .cursor(Cursors.token())
+            .fetch(script)
+            .schedule(Fixture.FIXED)
+            .build();
+    Watukuy w = f.engine("a").poller(feed).build().on(feed, handler);
+    w.tick(); // a and b parked
+    strict.set(false);
+    f.nextCycle();
+    w.tick(); // b arrives again, now valid: created, newer than its parked row
+    f.clock.advance(Duration.ofSeconds(1));
+    List<String> ids =
+        f.store.listParked(FEED, ParkedKind.INVALID, 100).stream().map(ParkedRow::id).toList();
+    assertThat(ids).hasSize(2);
+
+    int removed = w.parked().retry(FEED, ids);
+    f.nextCycle();
+    w.tick();
+
+    assertThat(removed).isEqualTo(2);
+    assertThat(f.store.listParked(FEED, ParkedKind.INVALID, 100)).isEmpty();
+    // a is diffed from its parked state; b's parked state is older than the one seen since.
+    assertThat(handler.changes()).containsExactly("b:created", "a:created");
+    assertThat(handler.of("b")).hasSize(1);
+  }
+
+  @Test
+  void parkedRetryOfAnItemThatIsStillInvalidDropsItWithoutAnEvent() {
+    Script<Void> script =
+        new Script<Void>()
+            .then(page(item("id", "a"), item("name", "no id")))
+            .then(page(item("id", "a")));
+    Watukuy w = engine(script);
+    w.tick();
+    List<String> ids =
+        f.store.listParked(FEED, ParkedKind.INVALID, 100).stream().map(ParkedRow::id).toList();
+
+    assertThat(w.parked().retry(FEED, ids)).isEqualTo(1);
+    f.nextCycle();
+    w.tick();
+
+    assertThat(handler.changes()).containsExactly("a:created");
+    assertThat(f.store.listParked(FEED, ParkedKind.INVALID, 100)).isEmpty();
   }
 
   private Watukuy engine(Script<Void> script) {
