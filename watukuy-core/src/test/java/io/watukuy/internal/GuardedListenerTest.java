@@ -43,8 +43,10 @@ class GuardedListenerTest {
     for (Method m : WatukuyListener.class.getMethods()) {
       if (Modifier.isStatic(m.getModifiers())) continue;
       Object[] args = new Object[m.getParameterCount()];
-      for (int i = 0; i < args.length; i++)
+      for (int i = 0; i < args.length; i++) {
         if (m.getParameterTypes()[i] == long.class) args[i] = 0L;
+        if (m.getParameterTypes()[i] == int.class) args[i] = 0;
+      }
       assertThatNoException().as(m.getName()).isThrownBy(() -> invoke(m, guarded, args));
       expected.add(m.getName());
     }
