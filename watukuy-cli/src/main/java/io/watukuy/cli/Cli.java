@@ -3,7 +3,6 @@ package io.watukuy.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.watukuy.ConfigException;
 import io.watukuy.HandlerUnavailableException;
-import io.watukuy.HttpResult;
 import io.watukuy.HttpStatusException;
 import io.watukuy.Inspection;
 import io.watukuy.KeyInspection;
@@ -25,7 +24,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -341,24 +339,32 @@ final class Cli {
           // "Exit codes").
           if (after == null) after = s.engine.inspect();
           err.println(
-              "watukuy: " + who + ": skipped (" + throttled(throttle, after, k.key()) + ")");
+              "watukuy: "
+                  + who
+                  + ": skipped ("
+                  + StatusLines.throttled(throttle, after, k.key())
+                  + ")");
         } else if (k.error() != null) {
           code = Main.FAILED;
           failed(k.key(), k.error());
         } else if (k.outcome() != KeyReport.Outcome.POLLED) {
           if (after == null) after = s.engine.inspect();
-          KeyInspection inspected = find(after, k.key());
+          KeyInspection inspected = StatusLines.find(after, k.key());
           // Paused, throttled, leased and deferred keys wait by design; any other skipped key
           // that is unhealthy (an open circuit, a poison halt, held deletes) fails the run, so
           // that cron alerting sees a vendor that stays down (docs/operations.md, "Health").
           String problem =
-              waitsByDesign(k.outcome()) || inspected == null ? null : inspected.problem();
+              StatusLines.waitsByDesign(k.outcome()) || inspected == null
+                  ? null
+                  : inspected.problem();
           if (problem != null) code = Main.FAILED;
           err.println(
               "watukuy: "
                   + who
                   + ": skipped ("
-                  + (problem != null ? redact(problem) : skipReason(k.outcome(), inspected))
+                  + (problem != null
+                      ? redact(problem)
+                      : StatusLines.skipReason(k.outcome(), inspected))
                   + ")");
         }
       }
@@ -369,47 +375,6 @@ final class Cli {
         code = Main.FAILED;
       }
       return code;
-    }
-
-    /**
-     * {@code throttled by HTTP 429 until 2026-11-30T10:20:00Z, in 2m}, the instant from the store.
-     */
-    private static String throttled(HttpStatusException e, Inspection after, PollerKey key) {
-      String text = "throttled by HTTP " + e.status();
-      for (KeyInspection k : after.pollers()) {
-        Instant until = k.throttledUntil();
-        if (k.poller().equals(key.poller())
-            && k.partition().equals(key.partition())
-            && until != null) {
-          // Whole seconds rounded up, never earlier than the wait: a Retry-After of 120 reads
-          // "in 2m", not "in 1m59s", and the end carries no nanoseconds.
-          Instant shown = until.truncatedTo(ChronoUnit.SECONDS);
-          if (shown.isBefore(until)) shown = shown.plusSeconds(1);
-          long ms = Math.max(0, Duration.between(after.at(), until).toMillis());
-          return text
-              + " until "
-              + shown
-              + ", in "
-              + Durations.human((ms + 999) / 1000 * 1000)
-              + notUnderstood(e, after.at());
-        }
-      }
-      return text + notUnderstood(e, after.at());
-    }
-
-    /**
-     * {@code ; Retry-After 'soon' not understood, default backoff} when the vendor sent a
-     * Retry-After that is neither delay-seconds nor an HTTP-date, so the wait shown is ours and may
-     * be far shorter than the vendor meant; empty otherwise.
-     */
-    private static String notUnderstood(HttpStatusException e, Instant now) {
-      String value = e.header("retry-after");
-      if (value == null) return "";
-      HttpResult asReceived =
-          HttpResult.of(e.status(), e.method(), e.url(), e.headers(), new byte[0], now);
-      if (asReceived.retryAfter().isPresent()) return "";
-      String shown = value.length() <= 64 ? value : value.substring(0, 61) + "...";
-      return "; Retry-After '" + shown + "' not understood, default backoff";
     }
 
     private int daemon(CliConfig cfg, Session s, Set<String> selected, Output output)
@@ -480,36 +445,6 @@ final class Cli {
     return spec.sqlitePath() != null
         ? "sqlite:" + spec.sqlitePath().toAbsolutePath()
         : spec.display();
-  }
-
-  private static boolean waitsByDesign(KeyReport.Outcome o) {
-    return o == KeyReport.Outcome.SKIPPED_PAUSED
-        || o == KeyReport.Outcome.SKIPPED_THROTTLED
-        || o == KeyReport.Outcome.SKIPPED_LEASED
-        || o == KeyReport.Outcome.DEFERRED;
-  }
-
-  private static @Nullable KeyInspection find(Inspection in, PollerKey key) {
-    for (KeyInspection k : in.pollers()) if (k.key().equals(key)) return k;
-    return null;
-  }
-
-  private static String skipReason(KeyReport.Outcome o, @Nullable KeyInspection k) {
-    if (o == KeyReport.Outcome.SKIPPED_LEASED && k != null && k.lease() != null)
-      return "leased by instance " + k.lease().owner() + " until " + k.lease().expiresAt();
-    return skipReason(o);
-  }
-
-  private static String skipReason(KeyReport.Outcome o) {
-    return switch (o) {
-      case SKIPPED_NOT_DUE -> "not due";
-      case SKIPPED_LEASED -> "leased by another instance";
-      case SKIPPED_PAUSED -> "paused";
-      case SKIPPED_THROTTLED -> "throttled: Retry-After not yet passed";
-      case SKIPPED_CIRCUIT_OPEN -> "circuit open: probe not yet due";
-      case DEFERRED -> "deferred: no rate-budget token in time";
-      case POLLED -> "polled";
-    };
   }
 
   @Command(
@@ -651,8 +586,8 @@ final class Cli {
               k.lagMs() == null ? "-" : Durations.human(k.lagMs()),
               k.outboxPending(),
               k.parked(),
-              ago(k.lastSuccessAt(), ins.at()),
-              lastError(k, ins.at()));
+              StatusLines.ago(k.lastSuccessAt(), ins.at()),
+              StatusLines.lastError(k, ins.at(), Cli.this::redact));
           if (k.listing() != null && k.listing().heldDeletes() > 0)
             out.printf(
                 "  %s: %d deletes held by the delete guard%s%n",
@@ -665,28 +600,6 @@ final class Cli {
         return Main.OK;
       }
     }
-  }
-
-  /** {@code 3m20s ago}, or {@code -} for never. */
-  private static String ago(@Nullable Instant at, Instant now) {
-    if (at == null) return "-";
-    return Durations.human(Math.max(0, Duration.between(at, now).toMillis())) + " ago";
-  }
-
-  /**
-   * The last error with how long ago, its name and message, and whether the key succeeded since: an
-   * old 429 must not read as a current problem after the key recovered.
-   */
-  private String lastError(KeyInspection k, Instant now) {
-    ScheduleState.LastError e = k.lastError();
-    if (e == null) return "-";
-    boolean since = k.lastSuccessAt() != null && k.lastSuccessAt().isAfter(e.at());
-    return ago(e.at(), now)
-        + (since ? " (succeeded since)" : "")
-        + ": "
-        + e.name()
-        + ": "
-        + redact(e.message());
   }
 
   @Command(
