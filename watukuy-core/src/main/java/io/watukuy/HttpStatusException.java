@@ -114,8 +114,8 @@ public final class HttpStatusException extends WatukuyException {
 
   /**
    * Whether the scheduler treats this response as a throttle rather than a failure: the key waits
-   * until the {@code Retry-After} instant (or {@link Schedule#min()} when there is none) without
-   * counting a failure.
+   * until the {@code Retry-After} instant (when there is none: until the rate-limit reset, or for
+   * the next step of {@link Schedule#backoff()}) without counting a failure.
    *
    * @return {@code true} for 429, and for 503 carrying a {@code Retry-After} header
    */

@@ -11,7 +11,10 @@ import java.util.Iterator;
  * committing while a subscription is open; {@link #hasNext()} is false when nothing is pending
  * right now.
  *
- * <p>Not thread-safe: one consumer thread. Each acknowledgement takes the key's lease briefly.
+ * <p>Not thread-safe: one consumer thread. Each acknowledgement takes the key's lease briefly;
+ * while another instance holds it, the acknowledgement waits for it up to one lease TTL, and when
+ * the lease is still held then, {@link #hasNext()} and {@link #next()} throw {@link
+ * IllegalStateException} and the event stays unacknowledged.
  *
  * @param <T> the item type
  * @since 0.1
@@ -21,6 +24,7 @@ public interface Subscription<T> extends Iterator<ChangeEvent<T>>, AutoCloseable
    * Acknowledges the previous event, if any, and tells whether another is pending now.
    *
    * @return whether {@link #next()} has an event
+   * @throws IllegalStateException when the previous event's key stays leased by another instance
    */
   @Override
   boolean hasNext();
@@ -30,6 +34,7 @@ public interface Subscription<T> extends Iterator<ChangeEvent<T>>, AutoCloseable
    *
    * @return the next pending event
    * @throws java.util.NoSuchElementException when none is pending
+   * @throws IllegalStateException when the previous event's key stays leased by another instance
    */
   @Override
   ChangeEvent<T> next();

@@ -52,8 +52,9 @@ public interface WatukuyListener {
    * until}.
    *
    * @param key the key
-   * @param until the Retry-After instant, or now plus {@link Schedule#min()} when the response had
-   *     none
+   * @param until the Retry-After instant; without one (a 429), the rate-limit reset when one lies
+   *     ahead, else now plus the next step of {@link Schedule#backoff()}, without jitter, growing
+   *     with each throttle in a row (docs/architecture.md, "Circuit")
    */
   default void onThrottled(PollerKey key, Instant until) {}
 

@@ -3,6 +3,7 @@ package io.watukuy.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -29,7 +30,9 @@ class HelpTest {
   }
 
   private static List<CommandLine> commands() {
-    return all(new Cli(System.out, System.err, Map.<String, String>of()::get, false).commandLine());
+    PrintStream discard =
+        new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8);
+    return all(new Cli(discard, discard, Map.<String, String>of()::get, false).commandLine());
   }
 
   private static String help(String... words) {

@@ -1,8 +1,16 @@
 package io.watukuy.testing;
 
-import java.time.Duration;
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongFunction;
 import java.util.stream.LongStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
 
 /**
  * The seeded chaos harness of guarantee G9: drives engines over a {@link FakeApi} with seeded
@@ -22,16 +30,14 @@ import java.util.stream.LongStream;
  *   <li>G9: each event is delivered at most 1 + (kills while it was pending) times.
  * </ul>
  *
- * Any store plugs in through {@link ChaosOptions#store()}.
+ * Any store plugs in through {@link ChaosOptions#store()}; a store's chaos test returns {@link
+ * #everySeed} from a {@code @TestFactory}.
  *
  * @since 0.1
  */
 public final class Chaos {
-  /** The seeds every CI run checks, on every store. */
+  /** The seeds every CI run checks, on every store; each one runs, whatever time it takes. */
   public static final long[] CI_SEEDS = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
-
-  /** Chaos time per store in a CI run. */
-  public static final Duration CI_BUDGET = Duration.ofSeconds(60);
 
   private Chaos() {}
 
@@ -53,28 +59,44 @@ public final class Chaos {
   }
 
   /**
-   * How long a store's chaos may run: {@code -Dwatukuy.chaos.minutes=M}, otherwise {@link
-   * #CI_BUDGET}. Seeds not started within it are skipped, not failed.
+   * A store's chaos suite, for a {@code @TestFactory}: one test per seed of {@link #seeds()}, each
+   * running {@link #run} with {@code options.apply(seed)} and failing unless every guarantee held
+   * ({@link ChaosReport#assertGuarantees()}), at least one kill point fired and every committed
+   * event was delivered; then one last test, {@code every seed ran}, that fails unless each seed's
+   * run finished. There is no time budget: every seed runs, on a slow machine too, and a seed that
+   * did not run (skipped, aborted) is a failure.
    *
-   * @return the time budget per store, measured in real time by the caller
-   * @throws NumberFormatException if the property is set but is not a decimal number
+   * @param options the options of one seed's run; its store must be fresh and empty
+   * @return the tests, to be returned from the {@code @TestFactory} method
    */
-  public static Duration budget() {
-    String m = System.getProperty("watukuy.chaos.minutes");
-    return m == null || m.isBlank() ? CI_BUDGET : Duration.ofMinutes(Long.parseLong(m.trim()));
-  }
-
-  /**
-   * As {@link #budget()}, with another default for CI: a store behind a network round trip needs
-   * more wall time than an embedded one to run every CI seed.
-   *
-   * @param ciBudget the budget when {@code watukuy.chaos.minutes} is not set
-   * @return that property's minutes, or {@code ciBudget}
-   * @throws NumberFormatException if the property is set but is not a decimal number
-   */
-  public static Duration budget(Duration ciBudget) {
-    String m = System.getProperty("watukuy.chaos.minutes");
-    return m == null || m.isBlank() ? ciBudget : Duration.ofMinutes(Long.parseLong(m.trim()));
+  public static Stream<DynamicTest> everySeed(LongFunction<ChaosOptions> options) {
+    Objects.requireNonNull(options, "options");
+    List<Long> seeds = seeds().boxed().toList();
+    Set<Long> ran = ConcurrentHashMap.newKeySet();
+    Stream<DynamicTest> runs =
+        seeds.stream()
+            .map(
+                seed ->
+                    DynamicTest.dynamicTest(
+                        "seed " + seed,
+                        () -> {
+                          ChaosReport report = run(options.apply(seed));
+                          ran.add(seed);
+                          report.assertGuarantees();
+                          assertThat(report.totalKills()).as("kills of seed %d", seed).isPositive();
+                          assertThat(report.deliveries())
+                              .as("deliveries of seed %d", seed)
+                              .isGreaterThanOrEqualTo(report.commits());
+                        }));
+    DynamicTest all =
+        DynamicTest.dynamicTest(
+            "every seed ran",
+            () ->
+                assertThat(seeds)
+                    .as("seeds whose run did not finish")
+                    .filteredOn(seed -> !ran.contains(seed))
+                    .isEmpty());
+    return Stream.concat(runs, Stream.of(all));
   }
 
   /**

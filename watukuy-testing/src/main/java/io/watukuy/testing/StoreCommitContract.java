@@ -1,20 +1,24 @@
 package io.watukuy.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.watukuy.PollerKey;
 import io.watukuy.ScheduleState;
+import io.watukuy.StoreException;
 import io.watukuy.spi.CommitBatch;
 import io.watukuy.spi.ItemRow;
 import io.watukuy.spi.Lease;
 import io.watukuy.spi.LogRange;
 import io.watukuy.spi.LoggedEvent;
+import io.watukuy.spi.OutboxRow;
 import io.watukuy.spi.ParkedRow;
 import io.watukuy.spi.PollerState;
 import io.watukuy.spi.StatePatch;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -39,6 +43,43 @@ abstract class StoreCommitContract extends StoreLeaseContract {
     assertThat(store().countParked(KEY)).isZero();
     if (store().capabilities().log()) {
       assertThat(store().readLog(KEY, LogRange.ALL, NO_LIMIT)).isEmpty();
+    }
+  }
+
+  /**
+   * A commit that fails while it writes, on its second outbox row (a sequence already pending),
+   * leaves no trace of its first row, its items, deletes, state patch, log rows or parked rows (G4;
+   * docs/architecture.md, "Commit protocol", rule 4).
+   */
+  @Test
+  void commitReusingAPendingSequenceFailsAndWritesNothing() {
+    Lease a = acquire(OWNER_A, T0);
+    seed(a);
+    Optional<PollerState> state = store().loadState(KEY);
+    Map<String, ItemRow> items = store().loadVersions(KEY, List.of("1", "2", "new"));
+    List<OutboxRow> pending = store().loadPending(KEY, 0, NO_LIMIT);
+    List<ParkedRow> parked = store().listParked(KEY, null, NO_LIMIT);
+    CommitBatch reusing =
+        batch(new StatePatch(Map.of("live", "\"cursor-2\""), ScheduleState.initial(1_000), 9, 4L))
+            .items(item("1", "v2"), item("new", "v1"))
+            .deletes("2")
+            .events(event(4), event(2))
+            .log(true)
+            .parked(invalid("inv-2", T0))
+            .build();
+
+    assertThatThrownBy(() -> store().commitPoll(KEY, a, reusing, T0.plusSeconds(5)))
+        .isInstanceOf(StoreException.class);
+
+    assertThat(store().loadState(KEY)).isEqualTo(state);
+    assertThat(store().loadVersions(KEY, List.of("1", "2", "new")))
+        .containsExactlyInAnyOrderEntriesOf(items);
+    assertThat(store().loadPending(KEY, 0, NO_LIMIT)).isEqualTo(pending);
+    assertThat(store().listParked(KEY, null, NO_LIMIT)).isEqualTo(parked);
+    if (store().capabilities().log()) {
+      assertThat(store().readLog(KEY, LogRange.ALL, NO_LIMIT))
+          .extracting(LoggedEvent::sequence)
+          .containsExactly(1L, 2L, 3L);
     }
   }
 

@@ -14,6 +14,7 @@ import io.watukuy.PollerKey;
 import io.watukuy.RetryPolicy;
 import io.watukuy.TickReport;
 import io.watukuy.Watukuy;
+import io.watukuy.spi.Lease;
 import io.watukuy.spi.OutboxRow;
 import io.watukuy.spi.ParkedKind;
 import io.watukuy.spi.StateStore;
@@ -21,11 +22,14 @@ import io.watukuy.store.memory.MemoryStore;
 import io.watukuy.testing.ForwardingStore;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -245,16 +249,32 @@ class GuaranteesTest {
     w.close();
   }
 
+  /**
+   * 35 pending events, batch size 10, concurrency 2. Every handler waits (at most 10 s) until two
+   * handlers have started, so two run at once whenever the engine lets them: the peak is the limit
+   * exactly, and a dispatcher that ran handlers one at a time would leave the first one waiting out
+   * its timeout. An event holds its permit until its ack is written (docs/architecture.md,
+   * "Delivery"), so the events started and not yet acked, counted as each handler starts, never
+   * exceed the limit either: a dispatcher that ignored it would start a third handler before any
+   * ack.
+   */
   @Test
-  void g10DispatcherReadsBoundedBatchesAndRunsBoundedHandlers() throws Exception {
+  void g10DispatcherReadsBoundedBatchesAndRunsExactlyConcurrencyHandlersAtOnce() throws Exception {
     Fixture f = new Fixture();
     List<Integer> limits = new CopyOnWriteArrayList<>();
+    AtomicInteger acked = new AtomicInteger();
     StateStore recording =
         new ForwardingStore(f.store) {
           @Override
           public List<OutboxRow> loadPending(PollerKey key, long afterSequence, int limit) {
             limits.add(limit);
             return super.loadPending(key, afterSequence, limit);
+          }
+
+          @Override
+          public void ackEvents(PollerKey key, Lease lease, Collection<Long> sequences) {
+            super.ackEvents(key, lease, sequences);
+            acked.addAndGet(sequences.size());
           }
         };
     Poller<JsonNode> orders = f.timestamp("orders", 100).build();
@@ -270,33 +290,43 @@ class GuaranteesTest {
     f.seed(35);
     quiet.tick(); // no handler yet: 35 events wait in the outbox
 
+    int concurrency = 2;
     ExecutorService pool = Executors.newFixedThreadPool(8);
     try {
+      CountDownLatch firstHandlersStarted = new CountDownLatch(concurrency);
+      AtomicInteger started = new AtomicInteger();
       AtomicInteger running = new AtomicInteger();
-      AtomicInteger peak = new AtomicInteger();
-      AtomicInteger delivered = new AtomicInteger();
+      AtomicInteger peakRunning = new AtomicInteger();
+      AtomicInteger peakUnacked = new AtomicInteger();
+      AtomicInteger timedOut = new AtomicInteger();
       Watukuy w =
           Watukuy.builder()
               .store(recording)
               .time(f.clock)
               .instanceId("a")
               .handlerExecutor(pool)
-              .delivery(new DeliveryOptions(2, 10))
+              .delivery(new DeliveryOptions(concurrency, 10))
               .poller(orders)
               .build();
       w.on(
           orders,
           (ChangeEvent<JsonNode> e) -> {
-            int now = running.incrementAndGet();
-            peak.accumulateAndGet(now, Math::max);
-            Thread.yield();
-            running.decrementAndGet();
-            delivered.incrementAndGet();
+            peakUnacked.accumulateAndGet(started.incrementAndGet() - acked.get(), Math::max);
+            peakRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
+            try {
+              firstHandlersStarted.countDown();
+              if (!firstHandlersStarted.await(10, TimeUnit.SECONDS)) timedOut.incrementAndGet();
+            } finally {
+              running.decrementAndGet();
+            }
           });
       w.tick();
 
-      assertThat(delivered.get()).isEqualTo(35);
-      assertThat(peak.get()).isBetween(1, 2);
+      assertThat(started.get()).isEqualTo(35);
+      assertThat(acked.get()).isEqualTo(35);
+      assertThat(timedOut.get()).as("handlers that waited in vain for a second one").isZero();
+      assertThat(peakRunning.get()).as("handlers running at once").isEqualTo(concurrency);
+      assertThat(peakUnacked.get()).as("events started and not acked").isEqualTo(concurrency);
       assertThat(limits).isNotEmpty().allMatch(l -> l == 10);
     } finally {
       pool.shutdownNow();

@@ -26,6 +26,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 /** Operations (pause, resume, trigger, resetCursor, backfill, replay, inspect) and the lanes. */
@@ -111,6 +112,121 @@ class OperationsTest {
     assertThatThrownBy(() -> w.resetCursor("nope", null, false))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("nope");
+  }
+
+  /** The same for the token, snapshotDiff and page strategies (G2). */
+  @Test
+  void resetCursorWithClearSnapshotReEmitsTheSameIdsForTokenSnapshotDiffAndPagePollers() {
+    Poller<JsonNode> feed =
+        Poller.builder("feed", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .cursor(Cursors.token())
+            .fetch(f.api.tokenFetcher(10))
+            .schedule(Fixture.FIXED)
+            .build();
+    Poller<JsonNode> catalog = f.snapshot("catalog", 2).build();
+    Poller<JsonNode> pages =
+        Poller.builder("pages", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .cursor(Cursors.page())
+            .fetch(f.api.pageFetcher(2))
+            .schedule(Fixture.FIXED)
+            .build();
+    Recorder rf = new Recorder(), rc = new Recorder(), rp = new Recorder();
+    Watukuy w =
+        f.engine("a")
+            .poller(feed)
+            .poller(catalog)
+            .poller(pages)
+            .build()
+            .on(feed, rf)
+            .on(catalog, rc)
+            .on(pages, rp);
+    f.seed(3);
+    w.tick();
+    List<String> feedIds = rf.ids(), catalogIds = rc.ids(), pagesIds = rp.ids();
+    rf.clear();
+    rc.clear();
+    rp.clear();
+
+    w.resetCursor("feed", null, true);
+    w.resetCursor("catalog", null, true);
+    w.resetCursor("pages", null, true);
+    w.tick();
+
+    List<String> created = List.of("o001:created", "o002:created", "o003:created");
+    assertThat(rf.changes()).containsExactlyElementsOf(created);
+    assertThat(rc.changes()).containsExactlyElementsOf(created);
+    assertThat(rp.changes()).containsExactlyElementsOf(created);
+    assertThat(rf.ids()).containsExactlyElementsOf(feedIds);
+    assertThat(rc.ids()).containsExactlyElementsOf(catalogIds);
+    assertThat(rp.ids()).containsExactlyElementsOf(pagesIds);
+  }
+
+  /**
+   * Operations take cursors as the API's own raw strings (docs/architecture.md, "Cursors in the
+   * store and in operations"): a token is stored as given, the key is due at once, and its next
+   * cycle sends that token.
+   */
+  @Test
+  void resetCursorToARawTokenStoresItAndTheNextCycleSendsIt() {
+    List<String> sent = new CopyOnWriteArrayList<>();
+    Poller<JsonNode> feed =
+        Poller.builder("feed", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .cursor(Cursors.token())
+            .fetch(
+                ctx -> {
+                  sent.add(String.valueOf(ctx.cursor()));
+                  return f.api.changes(ctx.cursor(), 10);
+                })
+            .schedule(Fixture.FIXED)
+            .build();
+    Watukuy w = f.engine("a").poller(feed).build().on(feed, r);
+    f.seed(3);
+    w.tick();
+    sent.clear();
+    r.clear();
+
+    w.resetCursor("feed", "2", false);
+
+    assertThat(w.inspect().poller("feed").orElseThrow().cursors().get("live").asText())
+        .isEqualTo("2");
+    f.api.put("o004", Map.of("n", 4));
+    assertThat(w.tick().key(PollerKey.of("feed")).orElseThrow().outcome())
+        .isEqualTo(KeyReport.Outcome.POLLED);
+    assertThat(sent).first().isEqualTo("2");
+    assertThat(r.changes()).containsExactly("o004:created"); // o003 is listed again, unchanged
+  }
+
+  /**
+   * For a timestamp poller, {@code inspect} shows the lag, now minus the live watermark; a key
+   * without a watermark yet, and the other strategies, have none (docs/architecture.md, "Lag as a
+   * metric").
+   */
+  @Test
+  void inspectShowsTheLagOfATimestampPollerAndNoneForATokenPoller() {
+    Poller<JsonNode> orders = f.timestamp("orders", 10).build();
+    Poller<JsonNode> feed =
+        Poller.builder("feed", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .cursor(Cursors.token())
+            .fetch(f.api.tokenFetcher(10))
+            .schedule(Fixture.FIXED)
+            .build();
+    Watukuy w =
+        f.engine("a").poller(orders).poller(feed).build().on(orders, r).on(feed, new Recorder());
+    assertThat(w.inspect().poller("orders").orElseThrow().lagMs()).isNull();
+    f.seed(2);
+    w.tick();
+
+    f.clock.advance(Duration.ofMinutes(7));
+
+    Inspection now = w.inspect();
+    assertThat(now.poller("orders").orElseThrow().lagMs())
+        .isEqualTo(Duration.ofMinutes(7).toMillis());
+    assertThat(now.poller("feed").orElseThrow().lagMs()).isNull();
+    assertThat(now.toJson()).contains("\"lagMs\":420000");
   }
 
   @Test

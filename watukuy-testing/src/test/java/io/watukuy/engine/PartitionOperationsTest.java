@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.watukuy.ChangeEvent;
+import io.watukuy.CircuitPolicy;
 import io.watukuy.ConfigException;
 import io.watukuy.Cursors;
 import io.watukuy.EventLog;
@@ -288,5 +289,44 @@ class PartitionOperationsTest {
     assertThat(outcome(back, EU)).isEqualTo(KeyReport.Outcome.POLLED);
     assertThat(f.store.loadState(US).map(PollerState::schedule).orElseThrow().paused())
         .isEqualTo(ScheduleState.PauseReason.MANUAL);
+  }
+
+  /**
+   * A partition that disappears is paused ({@code partitionRemoved}) and resumed when it returns
+   * (docs/architecture.md, "Partitions, tick, listeners"); resume keeps an open circuit and its
+   * probe time (docs/architecture.md, "ScheduleState"), and the probe then closes it.
+   */
+  @Test
+  void aPartitionRemovedWhileItsCircuitIsOpenGetsItsCircuitBackWhenItReturns() {
+    List<String> partitions = new CopyOnWriteArrayList<>(List.of("eu", "us"));
+    Watukuy w =
+        engine(
+            orders(() -> List.copyOf(partitions))
+                .circuit(new CircuitPolicy(1, Duration.ofMinutes(5)))
+                .build());
+    eu.failNext(1, () -> new IllegalStateException("down"));
+    w.tick(); // eu fails: its circuit opens for 5 min; us polls
+    ScheduleState open = f.store.loadState(EU).orElseThrow().schedule();
+    assertThat(open.state()).isEqualTo(ScheduleState.Status.CIRCUIT_OPEN);
+
+    partitions.remove("eu");
+    w.tick();
+    ScheduleState removed = f.store.loadState(EU).orElseThrow().schedule();
+    assertThat(removed.state()).isEqualTo(ScheduleState.Status.PAUSED);
+    assertThat(removed.paused()).isEqualTo(ScheduleState.PauseReason.PARTITION_REMOVED);
+    partitions.add("eu");
+    w.tick();
+
+    ScheduleState back = f.store.loadState(EU).orElseThrow().schedule();
+    assertThat(back.paused()).isNull();
+    assertThat(back.state()).isEqualTo(ScheduleState.Status.CIRCUIT_OPEN);
+    assertThat(back.circuit()).isEqualTo(open.circuit());
+    f.clock.advanceTo(open.circuit().probeAt());
+    eu.put("o001", Map.of("n", 1));
+    KeyReport probe = w.tick().key(EU).orElseThrow();
+    assertThat(probe.outcome()).isEqualTo(KeyReport.Outcome.POLLED);
+    assertThat(probe.error()).isNull();
+    assertThat(f.store.loadState(EU).orElseThrow().schedule().circuit()).isNull();
+    assertThat(delivered()).containsExactly("eu/o001:created");
   }
 }

@@ -137,8 +137,6 @@ class RedisBudgetCrossInstanceTest {
               .isLessThanOrEqualTo(LIMIT.requests() * (windowNanos + delayNanos));
         }
       }
-      System.out.printf(
-          "%d requests from %d instances; D = %d µs%n", total, INSTANCES, delayNanos / 1000);
       // The budget, not the server, held the instances back: they sent about what the rule allows.
       long span = Duration.between(seen.get(0).at(), seen.get(seen.size() - 1).at()).toMillis();
       long allowed = LIMIT.burst() + LIMIT.requests() * span / LIMIT.per().toMillis();

@@ -344,8 +344,14 @@ class RedisStoreTest {
     assertThat(store.loadState(KEY)).isEmpty();
   }
 
+  /**
+   * The Lua script checks every sequence before it writes anything: a sequence already pending
+   * (that nothing is written then is StoreContractTest's
+   * commitReusingAPendingSequenceFailsAndWritesNothing) is named in the error, and a sequence that
+   * appears twice in one batch fails the commit whole too.
+   */
   @Test
-  void commitReusingAPendingSequenceOrRepeatingOneFailsAndWritesNothing() {
+  void aCommitRepeatingASequenceWithinItsBatchFailsAndWritesNothing() {
     RedisStore store = store();
     Lease lease = store.acquireLease(KEY, "a", TTL, T0).orElseThrow();
     store.commitPoll(

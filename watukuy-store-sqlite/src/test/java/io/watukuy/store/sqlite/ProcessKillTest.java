@@ -1,6 +1,6 @@
 package io.watukuy.store.sqlite;
 
-import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -118,9 +118,6 @@ class ProcessKillTest {
     // The event log's line count when each child ended: which run wrote which line.
     List<Integer> runEnds = new ArrayList<>();
     long started = System.nanoTime();
-    System.out.printf(
-        "ProcessKillTest seed=%d kills=%d (rerun with -Dwatukuy.kill.seed=%d)%n",
-        seed, wantedKills, seed);
 
     Process child = null;
     int kills = 0;
@@ -211,18 +208,13 @@ class ProcessKillTest {
     }
     // A child that failed to start or finish leaves the log incomplete: the checks would only
     // repeat that failure, event by event.
+    Set<Integer> leaseLost = Set.of();
     if (violations.isEmpty()) {
       if (pending != 0)
         violations.add("outbox not empty at the end: " + pending + " pending (G1, G4)");
       if (parked != 0) violations.add(parked + " parked rows at the end (G7)");
-      check(
-          deliveries,
-          committed,
-          lastSequence,
-          finalItems,
-          kills,
-          leaseLostRuns(stdout),
-          violations);
+      leaseLost = leaseLostRuns(stdout);
+      check(deliveries, committed, lastSequence, finalItems, kills, leaseLost, violations);
     }
 
     Map<Long, Integer> copies = new TreeMap<>();
@@ -231,31 +223,41 @@ class ProcessKillTest {
     long idleRuns = 0;
     for (int r = 0; r < kills && r < runEnds.size(); r++)
       if (runEnds.get(r) == (r == 0 ? 0 : runEnds.get(r - 1).intValue())) idleRuns++;
-    System.out.printf(
-        "ProcessKillTest seed=%d kills=%d (%d on a delivery, %d before that child delivered anything) mutations=%d"
-            + " (at %d distinct updatedAt) requests=%d items=%d"
-            + " committed=%d delivered=%d redelivered=%d maxCopiesOfOneEvent=%d duration=%ds%n",
-        seed,
-        kills,
-        deliveryKills,
-        idleRuns,
-        mutations,
-        timestamps,
-        requests,
-        finalItems.size(),
-        committed.size(),
-        deliveries.size(),
-        deliveries.size() - copies.size(),
-        maxCopies,
-        TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started));
-    if (!violations.isEmpty()) {
-      Path kept = keep(seed, db, dir.resolve("kill.db-wal"), eventLog, stdout, stderr);
-      System.out.printf(
-          "ProcessKillTest FAILED seed=%d, files in %s%nchild stdout tail (cycles):%n%s%nchild stderr tail:%n%s%n",
-          seed, kept, tail(stdout), tail(stderr));
-      violations.stream().limit(MAX_REPORTED).forEach(v -> System.out.println("  violation: " + v));
-    }
-    assertThat(violations).as("violations with seed=%d", seed).isEmpty();
+    if (violations.isEmpty()) return;
+    Path kept = keep(seed, db, dir.resolve("kill.db-wal"), eventLog, stdout, stderr);
+    StringBuilder failure = new StringBuilder();
+    failure.append(
+        String.format(
+            "ProcessKillTest seed=%d (rerun with -Dwatukuy.kill.seed=%d): %d violation(s), files"
+                + " in %s%n",
+            seed, seed, violations.size(), kept));
+    violations.stream()
+        .limit(MAX_REPORTED)
+        .forEach(v -> failure.append("  violation: ").append(v).append('\n'));
+    failure.append(
+        String.format(
+            "kills=%d (%d on a delivery, %d before that child delivered anything) mutations=%d"
+                + " (at %d distinct updatedAt) requests=%d items=%d committed=%d delivered=%d"
+                + " redelivered=%d maxCopiesOfOneEvent=%d runsThatLostTheirLease=%s"
+                + " duration=%ds%n",
+            kills,
+            deliveryKills,
+            idleRuns,
+            mutations,
+            timestamps,
+            requests,
+            finalItems.size(),
+            committed.size(),
+            deliveries.size(),
+            deliveries.size() - copies.size(),
+            maxCopies,
+            leaseLost,
+            TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)));
+    failure.append(
+        String.format(
+            "child stdout tail (cycles):%n%s%nchild stderr tail:%n%s%n",
+            tail(stdout), tail(stderr)));
+    fail(failure.toString());
   }
 
   /**
@@ -515,7 +517,6 @@ class ProcessKillTest {
         run = Integer.parseInt(line.substring(RUN_BANNER.length()).split(" ")[0]);
       else if (line.contains(KillChild.LEASE_LOST)) runs.add(run);
     }
-    if (!runs.isEmpty()) System.out.println("ProcessKillTest: runs that lost their lease: " + runs);
     return runs;
   }
 

@@ -481,20 +481,6 @@ class SqliteStoreTest {
   }
 
   @Test
-  void commitReusingAPendingSequenceFailsAndWritesNothing() {
-    SqliteStore store = track(SqliteStore.open(file()));
-    Lease lease = acquire(store, "a", T0);
-    store.commitPoll(KEY, lease, batch(1, item("1")), T0);
-
-    assertThatThrownBy(() -> store.commitPoll(KEY, lease, batch(1, item("2")), T0))
-        .isInstanceOf(StoreException.class)
-        .hasMessageContaining("commitPoll");
-
-    assertThat(store.countItems(KEY)).isEqualTo(1);
-    assertThat(store.countPending(KEY)).isEqualTo(1);
-  }
-
-  @Test
   void commitOfFiveHundredItemsAndEventsIsStoredInFull() {
     SqliteStore store = track(SqliteStore.open(file()));
     Lease lease = acquire(store, "a", T0);

@@ -7,8 +7,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import io.watukuy.EventType;
 import io.watukuy.KeyReport;
+import io.watukuy.Lane;
 import io.watukuy.Page;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
@@ -22,6 +22,7 @@ import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -31,8 +32,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Review: lanes against a real HTTP server (ETag / 304, RateLimit pacing). */
-class HttpRegressionTest {
+/**
+ * Lanes through {@code ctx.http()} against a real HTTP server on 127.0.0.1: a reconcile lane runs
+ * while the live listing answers 304 (docs/architecture.md, "304 Not Modified" and "Reconcile:
+ * deletes for incremental strategies"), and {@code X-RateLimit-Reset} in epoch seconds paces the
+ * key, backfill included (docs/architecture.md, "Pacing").
+ */
+class HttpReconcileAndPacingTest {
   static final ObjectMapper JSON = new ObjectMapper();
   static final PollerKey ORDERS = PollerKey.of("orders");
   final Fixture f = new Fixture();
@@ -115,11 +121,11 @@ class HttpRegressionTest {
   }
 
   /**
-   * Reconcile exists to find deletes an updated_since listing cannot see; that listing is then
-   * unchanged (304).
+   * Reconcile exists to find deletes an updated_since listing cannot see, and that listing is then
+   * unchanged: 304. The reconcile lane still runs every 6 h and emits the delete.
    */
   @Test
-  void reconcileRunsEvenWhenTheLiveListingAnswers304() {
+  void reconcileRunsAndEmitsTheDeleteWhileTheLiveListingAnswers304() {
     Poller<JsonNode> p =
         orders()
             .reconcile(
@@ -130,26 +136,31 @@ class HttpRegressionTest {
     Watukuy w = f.engine("a").poller(p).build().on(p, r);
     f.seed(3);
     w.tick();
+    Instant start = f.clock.now();
     f.api.delete("o002");
     for (int i = 0; i < 30; i++) { // 15 hours
       f.clock.advance(Duration.ofMinutes(30));
-      w.tick();
+      assertThat(w.tick().key(ORDERS).orElseThrow().error()).isNull();
     }
-    System.out.println(
-        " http 304+reconcile log "
-            + log.subList(0, Math.min(8, log.size()))
-            + " ... total "
-            + log.size());
-    System.out.println(
-        " http 304+reconcile changes "
-            + r.changes()
-            + " lastReconcileAt "
-            + w.inspect().poller("orders").orElseThrow().lastReconcileAt());
-    assertThat(r.count(EventType.DELETED)).isEqualTo(1);
+
+    assertThat(r.changes())
+        .containsExactly("o001:created", "o002:created", "o003:created", "o002:deleted");
+    assertThat(r.events().get(3).lane()).isEqualTo(Lane.RECONCILE);
+    assertThat(log.stream().filter(l -> l.startsWith("since=") && l.endsWith(" 304")).count())
+        .isEqualTo(29); // every live cycle after the second
+    assertThat(log.stream().filter(l -> l.startsWith("page=1 ")).count())
+        .isEqualTo(3); // at the start, after 6 h and after 12 h
+    assertThat(w.inspect().poller("orders").orElseThrow().lastReconcileAt())
+        .isEqualTo(start.plus(Duration.ofHours(12)));
   }
 
+  /**
+   * No request left and a reset in 120 s (epoch seconds, read against the response's Date): the key
+   * waits until the reset. A backfill starts with the key's next due cycle, so the pacing holds for
+   * it too (Watukuy.backfill: "so pacing and throttles hold").
+   */
   @Test
-  void pacingFromEpochXRateLimitResetAndLanesThatIgnoreIt() {
+  void anEpochXRateLimitResetPacesTheKeyAndABackfillWaitsForItToo() {
     Poller<JsonNode> p = orders().build();
     Watukuy w = f.engine("a").poller(p).build().on(p, r);
     f.seed(3);
@@ -157,15 +168,26 @@ class HttpRegressionTest {
     w.tick();
     ScheduleState s = f.store.loadState(ORDERS).orElseThrow().schedule();
     Duration wait = Duration.between(f.clock.now(), s.nextDueAt());
-    System.out.println(" pacing wait " + wait);
     assertThat(wait).isBetween(Duration.ofSeconds(118), Duration.ofSeconds(121));
-    // now a backfill: does it wait for the rate-limit reset?
     w.backfill("orders", null, null, true);
     int before = log.size();
     f.clock.advance(Duration.ofSeconds(1));
-    KeyReport rep = w.tick().key(ORDERS).orElseThrow();
-    System.out.println(
-        " backfill 1 s after remaining=0: " + rep.outcome() + " requests=" + (log.size() - before));
+
+    KeyReport early = w.tick().key(ORDERS).orElseThrow();
+
+    assertThat(early.outcome()).isEqualTo(KeyReport.Outcome.SKIPPED_NOT_DUE);
     assertThat(log.size() - before).isZero();
+    rateLimit = null;
+    f.clock.advanceTo(s.nextDueAt());
+    assertThat(w.tick().key(ORDERS).orElseThrow().outcome()).isEqualTo(KeyReport.Outcome.POLLED);
+    assertThat(r.changes())
+        .containsExactly(
+            "o001:created",
+            "o002:created",
+            "o003:created",
+            "o001:updated",
+            "o002:updated",
+            "o003:updated");
+    assertThat(w.inspect().poller("orders").orElseThrow().backfill()).isNull();
   }
 }

@@ -11,6 +11,7 @@ import io.watukuy.Poller;
 import io.watukuy.PollerKey;
 import io.watukuy.Schedule;
 import io.watukuy.ScheduleState;
+import io.watukuy.TickOptions;
 import io.watukuy.Watukuy;
 import io.watukuy.WatukuyListener;
 import java.time.Duration;
@@ -20,8 +21,13 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Review: scheduler state machine through the engine. */
-class SchedulerRegressionTest {
+/**
+ * The schedule state machine through the engine, at its edges (docs/architecture.md, "Poller state
+ * machine"): jitter, throttles with and without Retry-After, a throttled probe, pause and resume
+ * from every state, the states {@code inspect} shows during a cycle, and catch-up after a cut
+ * cycle.
+ */
+class ScheduleStateTransitionsTest {
   static final PollerKey ORDERS = PollerKey.of("orders");
   final Fixture f = new Fixture();
   final Recorder r = new Recorder();
@@ -57,8 +63,9 @@ class SchedulerRegressionTest {
     return new HttpStatusException(status, "GET", "http://vendor/orders", headers, null);
   }
 
+  /** Every wait gets ±10 % jitter by default; {@code adaptive: false} pins the interval at min. */
   @Test
-  void jitterStaysWithin10PercentAndAdaptiveFalsePinsMin() {
+  void waitsAreJitteredWithinTenPercentAndAdaptiveFalsePinsTheIntervalAtMin() {
     Schedule s = Schedule.every(Duration.ofSeconds(30)).withAdaptive(false); // default jitter 10 %
     Poller<JsonNode> orders = f.timestamp("orders", 10).schedule(s).build();
     Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
@@ -72,47 +79,46 @@ class SchedulerRegressionTest {
       hi = Math.max(hi, wait);
       f.clock.advance(Duration.ofMillis(wait));
     }
-    System.out.println(" jitter range " + lo + ".." + hi);
     assertThat(lo).isBetween(27_000L, 29_000L);
     assertThat(hi).isBetween(31_000L, 33_000L);
   }
 
   /**
-   * Issue: "A 429 without a usable Retry-After is throttled ... else for the next backoff delay".
+   * A 429 without Retry-After or rate-limit fields waits one backoff step without jitter, growing
+   * with each throttle in a row up to the backoff's max, and is never a failure
+   * (docs/architecture.md, "Circuit"): a throttled vendor is asked ever more rarely, never in a hot
+   * loop.
    */
   @Test
-  void repeated429WithoutRetryAfterNeverBacksOffFurther() {
+  void repeated429sWithoutRetryAfterWaitGrowingBackoffStepsAndCountNoFailure() {
     Poller<JsonNode> orders = f.timestamp("orders", 10).build(); // FIXED 30 s
     Watukuy w = f.engine("a").poller(orders).listener(listener).build().on(orders, r);
     w.tick();
     f.nextCycle();
     f.api.failNext(1000, () -> http(429, Map.of()));
-    Instant start = f.clock.now();
-    int polls = 0;
+    Backoff backoff = Fixture.FIXED.backoff(); // base 1 s, factor 2, max 10 min
+    List<Long> expected = new ArrayList<>();
     List<Long> waits = new ArrayList<>();
-    for (int i = 0; i < 20; i++) {
-      KeyReport rep = w.tick().key(ORDERS).orElseThrow();
-      if (rep.outcome() == KeyReport.Outcome.POLLED) polls++;
+    for (int i = 1; i <= 20; i++) {
+      expected.add(backoff.cap(i).toMillis());
+      assertThat(w.tick().key(ORDERS).orElseThrow().outcome()).isEqualTo(KeyReport.Outcome.POLLED);
       ScheduleState s = state();
+      assertThat(s.state()).isEqualTo(ScheduleState.Status.THROTTLED);
+      assertThat(s.consecutiveFailures()).isZero();
       waits.add(Duration.between(f.clock.now(), s.throttledUntil()).toMillis());
-      f.clock.advance(Duration.between(f.clock.now(), s.throttledUntil()).plusMillis(1));
+      f.clock.advanceTo(s.throttledUntil());
     }
-    System.out.println(
-        " 429-no-RA waits(ms) "
-            + waits
-            + " polls="
-            + polls
-            + " in "
-            + Duration.between(start, f.clock.now())
-            + " failures="
-            + state().consecutiveFailures());
-    // a throttled vendor is asked at least as rarely as an unthrottled one (30 s), and the wait
-    // grows
-    assertThat(Duration.between(start, f.clock.now())).isGreaterThan(Duration.ofMinutes(10));
+    assertThat(waits).containsExactlyElementsOf(expected);
+    assertThat(waits.get(waits.size() - 1)).isEqualTo(backoff.max().toMillis());
   }
 
+  /**
+   * A Retry-After is waited exactly, beyond {@code schedule.max} and despite a trigger, clamped to
+   * one day; an HTTP date works too. A 503 without one is a failure (docs/architecture.md,
+   * "Circuit").
+   */
   @Test
-  void retryAfterBeyondMaxIsHonouredExactlyAnd503WithoutIsAFailure() {
+  void aRetryAfterBeyondScheduleMaxIsWaitedExactlyAndA503WithoutOneIsAFailure() {
     Poller<JsonNode> orders =
         f.timestamp("orders", 10).schedule(Fixture.FIXED.withMax(Duration.ofMinutes(1))).build();
     Watukuy w = f.engine("a").poller(orders).listener(listener).build().on(orders, r);
@@ -144,11 +150,17 @@ class SchedulerRegressionTest {
     f.api.failNext(
         1, () -> http(429, Map.of("retry-after", List.of("Wed, 21 Oct 2026 07:28:00 GMT"))));
     w.tick();
-    System.out.println(" after date-throttle " + state());
+    assertThat(state().state()).isEqualTo(ScheduleState.Status.THROTTLED);
+    assertThat(state().throttledUntil()).isEqualTo(Instant.parse("2026-10-21T07:28:00Z"));
+    assertThat(state().consecutiveFailures()).isEqualTo(1); // kept: a throttle is no failure
   }
 
+  /**
+   * A throttle never counts as a failure and leaves the circuit alone; a throttled probe is retried
+   * as a probe after the wait (docs/architecture.md, "Circuit").
+   */
   @Test
-  void throttledProbeLeavesCircuitAloneThenProbes() {
+  void aThrottledProbeLeavesTheCircuitOpenAndProbesAgainOnceTheWaitIsOver() {
     Poller<JsonNode> orders =
         f.timestamp("orders", 10)
             .schedule(
@@ -164,19 +176,34 @@ class SchedulerRegressionTest {
     assertThat(state().state()).isEqualTo(ScheduleState.Status.CIRCUIT_OPEN);
     f.clock.advance(Duration.ofMinutes(5));
     f.api.failNext(1, () -> http(429, Map.of("retry-after", List.of("60"))));
+    Instant probeAt = state().circuit().probeAt();
+    Instant throttledAt = f.clock.now();
     w.tick();
-    System.out.println(" throttled probe " + state());
     assertThat(state().state()).isEqualTo(ScheduleState.Status.THROTTLED);
     assertThat(state().circuit()).isNotNull();
+    assertThat(state().circuit().probeAt()).isEqualTo(probeAt);
+    assertThat(state().consecutiveFailures()).isEqualTo(2);
     f.clock.advance(Duration.ofSeconds(60));
     f.seed(1);
     assertThat(w.tick().key(ORDERS).orElseThrow().outcome()).isEqualTo(KeyReport.Outcome.POLLED);
     assertThat(state().circuit()).isNull();
-    System.out.println(" heard " + heard);
+    assertThat(state().consecutiveFailures()).isZero();
+    assertThat(heard)
+        .containsExactly(
+            "error FetchException",
+            "error FetchException",
+            "open " + probeAt,
+            "error FetchException",
+            "throttled " + throttledAt.plusSeconds(60),
+            "close");
   }
 
+  /**
+   * Pause is legal from every state; resume keeps an unexpired Retry-After and an open circuit
+   * (docs/architecture.md, "ScheduleState").
+   */
   @Test
-  void pauseFromEveryStateAndResumeRestores() {
+  void pauseIsLegalFromEveryStateAndResumeRestoresAThrottleOrAnOpenCircuit() {
     Poller<JsonNode> orders =
         f.timestamp("orders", 10).circuit(new CircuitPolicy(1, Duration.ofMinutes(5))).build();
     Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
@@ -204,9 +231,12 @@ class SchedulerRegressionTest {
     assertThat(state().state()).isEqualTo(ScheduleState.Status.CIRCUIT_OPEN);
   }
 
-  /** The persisted state never says polling / halfOpen: inspect() during a cycle shows idle. */
+  /**
+   * {@code polling} and {@code halfOpen} are written when a cycle starts, for {@code inspect}
+   * (docs/architecture.md, "ScheduleState"): a fetch that inspects its own key sees them.
+   */
   @Test
-  void stateDuringACycleIsPolling() {
+  void inspectDuringACycleShowsPollingAndHalfOpenDuringAProbe() {
     Watukuy[] ref = new Watukuy[1];
     List<ScheduleState.Status> seen = new ArrayList<>();
     Poller<JsonNode> orders =
@@ -223,16 +253,47 @@ class SchedulerRegressionTest {
     w.tick();
     f.nextCycle();
     w.tick();
-    f.api.failNext(
-        1,
-        () ->
-            new IllegalStateException(
-                "down")); // request counted before failure... fetch sees state first
+    f.api.failNext(1, () -> new IllegalStateException("down")); // the fetch inspects first
     f.nextCycle();
-    w.tick();
+    w.tick(); // fails: the circuit opens
     f.clock.advance(Duration.ofMinutes(5));
-    w.tick(); // probe
-    System.out.println(" states seen during cycles " + seen);
-    assertThat(seen).contains(ScheduleState.Status.POLLING, ScheduleState.Status.HALF_OPEN);
+    w.tick(); // the probe
+    assertThat(seen)
+        .containsExactly(
+            ScheduleState.Status.POLLING,
+            ScheduleState.Status.POLLING,
+            ScheduleState.Status.POLLING,
+            ScheduleState.Status.HALF_OPEN);
+  }
+
+  /**
+   * A cycle cut by the tick deadline keeps what it committed and is due again at once, reason
+   * {@code catch-up} (docs/architecture.md, "Commit protocol", rule 6); the next cycle goes on from
+   * its cursor.
+   */
+  @Test
+  void aCycleCutByTheTickDeadlineIsDueAgainAtOnceForCatchUp() {
+    Poller<JsonNode> orders =
+        f.timestamp("orders", 1)
+            .fetch(
+                ctx -> {
+                  f.clock.advance(Duration.ofSeconds(2));
+                  return f.api.updatedSince(ctx.cursor(), 1);
+                })
+            .build();
+    Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
+    f.seed(5);
+
+    KeyReport cut = w.tick(TickOptions.deadline(Duration.ofSeconds(3))).key(ORDERS).orElseThrow();
+
+    assertThat(cut.truncated()).isTrue();
+    assertThat(cut.pages()).isEqualTo(2);
+    assertThat(r.changes()).containsExactly("o001:created", "o002:created");
+    assertThat(state().dueReason()).isEqualTo(ScheduleState.DueReason.CATCH_UP);
+    assertThat(state().nextDueAt()).isEqualTo(f.clock.now());
+    assertThat(w.tick().key(ORDERS).orElseThrow().outcome()).isEqualTo(KeyReport.Outcome.POLLED);
+    assertThat(r.changes())
+        .containsExactly(
+            "o001:created", "o002:created", "o003:created", "o004:created", "o005:created");
   }
 }
