@@ -250,7 +250,10 @@ public final class DefaultHttp implements Http {
             response.headers().map(),
             response.body(),
             scope.now(),
-            redactor);
+            redactor,
+            "poller "
+                + scope.poller()
+                + (scope.partition().isEmpty() ? "" : " partition " + scope.partition()));
     LOG.debug(
         "poller {} partition '{}' page {}: {} {} -> HTTP {}",
         scope.poller(),

@@ -23,6 +23,7 @@ import org.jspecify.annotations.Nullable;
 /** The {@link HttpResult} of {@link DefaultHttp} and {@link HttpResult#of}. Immutable. */
 public final class Response implements HttpResult {
 
+  private final @Nullable String who;
   private final int status;
   private final String method;
   private final String url;
@@ -52,6 +53,23 @@ public final class Response implements HttpResult {
       byte[] body,
       Instant receivedAt,
       Redactor redactor) {
+    this(status, method, url, headers, body, receivedAt, redactor, null);
+  }
+
+  /**
+   * A response of a poller's request: {@code who} ({@code poller orders}, and partition) starts the
+   * warning of a Retry-After that cannot be read.
+   */
+  public Response(
+      int status,
+      String method,
+      String url,
+      Map<String, List<String>> headers,
+      byte[] body,
+      Instant receivedAt,
+      Redactor redactor,
+      @Nullable String who) {
+    this.who = who;
     this.status = status;
     this.method = Objects.requireNonNull(method, "method");
     this.redactor = Objects.requireNonNull(redactor, "redactor");
@@ -139,7 +157,7 @@ public final class Response implements HttpResult {
   public Optional<Instant> retryAfter() {
     Optional<Instant> parsed = retryAfter;
     if (parsed == null) {
-      parsed = RetryAfter.parse(header("retry-after"), header("date"), receivedAt);
+      parsed = RetryAfter.parse(header("retry-after"), header("date"), receivedAt, who);
       retryAfter = parsed;
     }
     return parsed;

@@ -45,6 +45,17 @@ final class RetryAfter {
    */
   public static Optional<Instant> parse(
       @Nullable String value, @Nullable String date, Instant now) {
+    return parse(value, date, now, null);
+  }
+
+  /**
+   * {@link #parse(String, String, Instant)}, naming who asked in the warning of a value it cannot
+   * read.
+   *
+   * @param who {@code poller orders} (and partition), or null
+   */
+  static Optional<Instant> parse(
+      @Nullable String value, @Nullable String date, Instant now, @Nullable String who) {
     if (value == null) return Optional.empty();
     String v = value.strip();
     if (!v.isEmpty() && v.chars().allMatch(c -> c >= '0' && c <= '9')) {
@@ -56,7 +67,7 @@ final class RetryAfter {
     }
     Optional<Instant> at = HttpDates.parse(v, now);
     if (at.isEmpty()) {
-      warnNotUnderstood(v);
+      warnNotUnderstood(v, who);
       return Optional.empty();
     }
     Optional<Instant> serverNow = date == null ? Optional.empty() : HttpDates.parse(date, now);
@@ -107,11 +118,12 @@ final class RetryAfter {
    * and may be far shorter than what was meant. One response is read more than once (by the helper
    * and by the scheduler), so a value is said once until another one comes.
    */
-  private static void warnNotUnderstood(String v) {
+  private static void warnNotUnderstood(String v, @Nullable String who) {
     if (v.equals(lastNotUnderstood.getAndSet(v))) return;
     LOG.warn(
-        "{} '{}' is neither delay-seconds nor an HTTP-date; ignored, the default backoff"
+        "{}{} '{}' is neither delay-seconds nor an HTTP-date; ignored, the default backoff"
             + " applies",
+        who == null ? "" : who + ": ",
         FIELD,
         Values.abbreviate(v));
   }
