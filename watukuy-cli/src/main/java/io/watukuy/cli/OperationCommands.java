@@ -676,6 +676,14 @@ final class OperationCommands {
                   + " and 16 hex digits)");
         }
       }
+      // An invalid item is checked again with the poller's identity, validator and schema, which
+      // only CONFIG has: a --store stand-in would judge it by nothing and drop it.
+      if (retry
+          && r.config() == null
+          && r.rest().stream().anyMatch(id -> id.startsWith("invalid-")))
+        throw new ConfigException(
+            "parked retry of an invalid item needs CONFIG, not --store: it is checked again with"
+                + " the poller's identity, validator and schema (discard needs no CONFIG)");
       int changed = 0;
       try (Session s = r.session()) {
         for (PollerKey key : keys(s, r, partition)) {

@@ -27,6 +27,7 @@ final class PointerChecks {
 
   private final String poller;
   private final @Nullable Locator next;
+  private final @Nullable Locator total;
   private final @Nullable Locator version;
   private final @Nullable Locator orderingKey;
   private final CliConfig.@Nullable DeletedSpec deleted;
@@ -36,6 +37,7 @@ final class PointerChecks {
   PointerChecks(CliConfig.PollerSpec spec, CliConfig.ResponseSpec response) {
     this.poller = spec.name();
     this.next = response.next();
+    this.total = response.total();
     this.version = spec.version();
     this.orderingKey = spec.orderingKey();
     this.deleted = spec.deleted();
@@ -43,8 +45,18 @@ final class PointerChecks {
     this.cursorField = field == null ? null : Locator.parse(field);
   }
 
-  /** Checks a response body: the token pointer. */
+  /** Checks a response body: the token pointer and the total. */
   void response(JsonNode body) {
+    if (total != null && total.find(body).isMissingNode()) {
+      String guess = didYouMean(total, body);
+      if (guess != null)
+        warnOnce(
+            "response.total",
+            "response.total {} is not in the response; did you mean {}? Without it a listing"
+                + " that shifts while it is read can report items deleted that still exist",
+            show(total),
+            guess);
+    }
     if (next == null || !next.find(body).isMissingNode()) return;
     String guess = didYouMean(next, body);
     if (guess != null)

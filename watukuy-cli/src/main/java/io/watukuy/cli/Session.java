@@ -2,6 +2,7 @@ package io.watukuy.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.watukuy.BudgetLimit;
+import io.watukuy.ConfigException;
 import io.watukuy.DeliveryOptions;
 import io.watukuy.Poller;
 import io.watukuy.Watukuy;
@@ -24,6 +25,24 @@ final class Session implements AutoCloseable {
   final List<Poller<JsonNode>> pollers;
 
   Session(CliConfig config) {
+    this(refuseNew(config), List.of());
+  }
+
+  /**
+   * Only {@code run} creates a store (and says so): any other command on a SQLite file that does
+   * not exist would create an empty store and report a healthy key, hiding a typo in the path.
+   */
+  private static CliConfig refuseNew(CliConfig config) {
+    Stores.checkFolder(config.store());
+    if (Stores.isNew(config.store()))
+      throw new ConfigException(
+          "store sqlite:"
+              + config.store().sqlitePath().toAbsolutePath()
+              + " does not exist; run creates it (check the path)");
+    return config;
+  }
+
+  private Session(CliConfig config, List<Void> unused) {
     this(
         config.store(),
         YamlPollers.build(config),

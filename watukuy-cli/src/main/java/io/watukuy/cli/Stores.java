@@ -68,10 +68,23 @@ final class Stores {
   }
 
   private static StateStore sqlite(StoreSpec spec) {
+    checkFolder(spec);
+    SqliteStore.Builder b = SqliteStore.builder(spec.sqlitePath());
+    if (spec.tablePrefix() != null) b.tablePrefix(spec.tablePrefix());
+    if (spec.busyTimeoutMs() != null) b.busyTimeoutMs(spec.busyTimeoutMs());
+    return b.build();
+  }
+
+  /**
+   * No command creates folders: a typo in the path ({@code sqlite:/data/watukuy.db} for {@code
+   * sqlite:data/watukuy.db}) must not start a fresh store that re-emits everything.
+   *
+   * @throws ConfigException naming the store and the folder, when the folder is missing
+   */
+  static void checkFolder(StoreSpec spec) {
+    if (spec.sqlitePath() == null) return;
     Path file = spec.sqlitePath();
     Path parent = file.toAbsolutePath().getParent();
-    // No command creates folders: a typo in the path (sqlite:/data/watukuy.db for
-    // sqlite:data/watukuy.db) must not start a fresh store that re-emits everything.
     if (parent != null && !Files.isDirectory(parent))
       throw new ConfigException(
           "store sqlite:"
@@ -80,10 +93,6 @@ final class Stores {
               + parent
               + (Files.exists(parent) ? " is not a folder" : " does not exist")
               + "; watukuy creates no folders: create it, or fix the path");
-    SqliteStore.Builder b = SqliteStore.builder(file);
-    if (spec.tablePrefix() != null) b.tablePrefix(spec.tablePrefix());
-    if (spec.busyTimeoutMs() != null) b.busyTimeoutMs(spec.busyTimeoutMs());
-    return b.build();
   }
 
   private static StateStore postgres(StoreSpec spec) {

@@ -250,6 +250,18 @@ final class YamlPollers {
       if (r.total() != null) page = withTotal(page, r.total(), body, where);
       if (r.next() != null) {
         JsonNode next = r.next().find(body);
+        // A token pointer that finds nothing ends the listing: with more pages announced, that is
+        // a typo that would read page 1 forever, not an end (docs/operations.md, "Pointer typos").
+        if ((next.isMissingNode() || next.isNull()) && Boolean.TRUE.equals(page.hasMore())) {
+          String guess = PointerChecks.didYouMean(r.next(), body);
+          throw new IllegalStateException(
+              where
+                  + ": response.next "
+                  + show(r.next())
+                  + " is not in the response although response.hasMore says more pages follow"
+                  + (guess == null ? "" : "; did you mean " + guess + "?")
+                  + "; fix the pointer (the page is not committed)");
+        }
         page =
             page.withCursor(
                 next.isMissingNode() || next.isNull()

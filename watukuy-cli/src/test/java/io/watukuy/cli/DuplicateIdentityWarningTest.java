@@ -54,7 +54,7 @@ class DuplicateIdentityWarningTest {
       // In-process the log line's prefix is the test JVM's; BadInputTest checks the real one.
       assertThat(logs.toString(StandardCharsets.UTF_8))
           .containsOnlyOnce(
-              "poller feed page 1: identity 'a' is listed more than once (2 repeated items in this"
+              "poller feed: page 1: identity 'a' is listed more than once (2 repeated items in this"
                   + " page); the last copy counts");
     }
   }

@@ -51,6 +51,15 @@ class ItemSchemaTest {
       assertThat(run.stdout().lines()).hasSize(1).allMatch(l -> l.contains("ada@example.com"));
       assertThat(parked.stdout().lines()).hasSize(2);
       assertThat(parked.stdout()).contains("invalid", "email").contains("required", "string");
+
+      // Checked again with the poller's identity and schema, which only CONFIG has.
+      String id = parked.stdout().lines().findFirst().orElseThrow().split("\t")[1];
+      CliRun byStore =
+          CliRun.of(
+              "parked", "retry", "--store", "sqlite:" + dir.resolve("watukuy.db"), "contacts", id);
+      assertThat(byStore.exit()).isEqualTo(2);
+      assertThat(byStore.stderr()).contains("parked retry of an invalid item needs CONFIG");
+      assertThat(CliRun.of("parked", "list", config, "contacts").stdout().lines()).hasSize(2);
     }
   }
 

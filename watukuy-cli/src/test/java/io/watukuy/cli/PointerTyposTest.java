@@ -52,6 +52,35 @@ class PointerTyposTest {
   }
 
   @Test
+  void aTokenPointerThatIsMissingWhileMorePagesAreAnnouncedFailsThePage() throws IOException {
+    // hasMore: nonEmpty says more follow, but the token is under another name: without the
+    // check, every cycle would read page 1 again and exit 0.
+    String err =
+        run(
+            "{\"results\":[{\"id\":\"a\"}],\"continuation\":\"t2\"}",
+            "response: { items: /results, hasMore: nonEmpty, next: /cursor }",
+            "cursor: { strategy: token }");
+
+    assertThat(err)
+        .contains(
+            "response.next /cursor is not in the response although response.hasMore says more"
+                + " pages follow; fix the pointer");
+  }
+
+  @Test
+  void aTotalPointerTypoIsAWarningWithDidYouMean() throws IOException {
+    String err =
+        run(
+            "{\"data\":[{\"id\":\"a\"}],\"total\":1}",
+            "response: { items: /data, total: /Total }",
+            "cursor: { strategy: snapshotDiff }");
+
+    assertThat(err)
+        .contains(
+            "poller feed: response.total /Total is not in the response; did you mean /total?");
+  }
+
+  @Test
   void aDeletedPointerWithEqualsThatNoItemHasIsAWarning() throws IOException {
     String err =
         run(

@@ -56,6 +56,25 @@ class StoreFoldersTest {
   }
 
   @Test
+  void onlyRunCreatesAStoreOtherCommandsRefuseAMissingFile() throws IOException {
+    String config = config("sqlite:x.db", "", "http://127.0.0.1:9/items");
+
+    for (String[] args :
+        new String[][] {
+          {"inspect", config},
+          {"pause", config, "items"},
+          {"confirm-deletes", config, "items"},
+          {"parked", "list", config, "items"}
+        }) {
+      CliRun r = CliRun.of(args);
+      assertThat(r.exit()).as(String.join(" ", args) + ": " + r.stderr()).isEqualTo(2);
+      assertThat(r.stderr())
+          .contains("store sqlite:" + dir.resolve("x.db") + " does not exist; run creates it");
+    }
+    assertThat(dir.resolve("x.db")).doesNotExist();
+  }
+
+  @Test
   void aNewStoreAndANewOutputFileInExistingFoldersAreSaidOnceEach() throws IOException {
     try (JsonServer vendor = new JsonServer().answer("[{\"id\":1}]")) {
       String config = config("sqlite:state.db", "output: file:events.jsonl", vendor.url("/items"));

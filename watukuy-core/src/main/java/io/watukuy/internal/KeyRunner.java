@@ -17,6 +17,7 @@ import io.watukuy.WatukuyListener;
 import io.watukuy.internal.cursor.LaneCursor;
 import io.watukuy.internal.cursor.LaneCursors;
 import io.watukuy.internal.cursor.Step;
+import io.watukuy.internal.http.Redactor;
 import io.watukuy.spi.ItemRow;
 import io.watukuy.spi.Lease;
 import io.watukuy.spi.ParkedRow;
@@ -59,6 +60,7 @@ final class KeyRunner {
   private final BooleanSupplier subscribed;
   private final LaneCursor<Object> reconcileCursor;
   private final PageLoop pages;
+  private final Redactor redactor;
 
   KeyRunner(
       CycleContext cx,
@@ -73,6 +75,7 @@ final class KeyRunner {
     this.subscribed = subscribed;
     this.reconcileCursor = LaneCursors.of(poller.name(), Cursors.page());
     this.pages = new PageLoop(cx, poller, new PageCommit(cx, poller));
+    this.redactor = new Redactor(cx.secrets());
   }
 
   /**
@@ -258,6 +261,7 @@ final class KeyRunner {
       next = ScheduleMachine.poisonHalt(poller, next, cx.time().now());
     next = next.withLastReconcileAt(run.lastReconcileAt).withBackfill(run.backfill);
     next = ListingFacts.record(run, next, liveDue && lane.fullScan(), cx.time().now());
+    next = redacted(next);
     announce(run.key, schedule, next);
     next =
         Operations.mergeConcurrent(
@@ -306,8 +310,9 @@ final class KeyRunner {
     cx.listener().onError(key, e);
     if (laneDue || run.pages > 0) {
       ScheduleState next =
-          ScheduleMachine.afterCycle(
-              poller, schedule, run.outcome(e), cx.time().now(), cx.random());
+          redacted(
+              ScheduleMachine.afterCycle(
+                  poller, schedule, run.outcome(e), cx.time().now(), cx.random()));
       try {
         next =
             Operations.mergeConcurrent(
@@ -323,6 +328,20 @@ final class KeyRunner {
       }
     }
     return run.report(Outcome.POLLED, e);
+  }
+
+  /**
+   * The schedule with the engine's secrets hidden in {@code lastError}: a message built from a
+   * cursor, an item or fetch code's own exception may quote a credential, and the stored state ends
+   * up in backups (docs/config.md, "A poller": Environment).
+   */
+  private ScheduleState redacted(ScheduleState s) {
+    ScheduleState.LastError e = s.lastError();
+    if (e == null || cx.secrets().isEmpty()) return s;
+    String hidden = redactor.message(e.message());
+    return hidden.equals(e.message())
+        ? s
+        : s.withLastError(new ScheduleState.LastError(e.name(), hidden, e.at()));
   }
 
   /** Tells the listener what the new schedule changed: throttle, circuit opened or closed. */

@@ -50,10 +50,10 @@ final class ListingFacts {
                     + run.listingLane.wire()
                     + " listing was inconsistent "
                     + after.inconsistentInARow()
-                    + " times in a row (its pages reported different totals, or it listed a"
-                    + " different number of items than its total): no deletes since; the listing"
-                    + " shifts while it is read, so page by a key that edits do not change, or ask"
-                    + " for larger pages");
+                    + " times in a row (its pages reported different totals, it listed a different"
+                    + " number of items than its total, or it parked an item without an identity):"
+                    + " no deletes since; page by a key that edits do not change, ask for larger"
+                    + " pages, or fix the items without an identity (watukuy parked list)");
       } else if (after.heldDeletes() > 0) {
         run.notice =
             notice(

@@ -78,7 +78,7 @@ final class PageCommit {
     }
     if (repeated != null)
       log.warn(
-          "{} page {}: identity '{}' is listed more than once{}; the last copy counts",
+          "{}: page {}: identity '{}' is listed more than once{}; the last copy counts",
           Who.key(run.key),
           pageNo,
           repeated,
@@ -90,6 +90,14 @@ final class PageCommit {
         parked.add(invalid(v, v.problems, now, pageNo, "ValidationError"));
       }
     }
+    if (!parked.isEmpty())
+      log.warn(
+          "{}: page {}: {} item(s) parked as invalid, the first because {}; watukuy parked list"
+              + " shows them",
+          Who.key(run.key),
+          pageNo,
+          parked.size(),
+          firstProblem(step.kept()));
     Set<String> lookups = new HashSet<>(latest.keySet());
     lookups.addAll(page.tombstones());
     Map<String, ItemRow> stored =
@@ -136,6 +144,11 @@ final class PageCommit {
     }
     if (!cursorMoved && batch.isEmpty() && parked.isEmpty() && run.state != null) return;
     commit(run, batch, parked);
+  }
+
+  private static String firstProblem(List<ItemView> views) {
+    for (ItemView v : views) if (v.problems != null) return String.join("; ", v.problems);
+    return "?";
   }
 
   /**

@@ -237,6 +237,8 @@ final class PageLoop {
       return;
     }
     if (run.parkedWithoutIdentity) {
+      // Counted as an inconsistent listing: three in a row say so in lastError, not only a warning.
+      run.inconsistent = true;
       log.warn(
           "{}: the {} listing parked an item without an identity: no deletes this cycle, since the"
               + " stored item it may be cannot be told from one that is gone",
@@ -403,7 +405,7 @@ final class PageLoop {
     Validator<? super Object> validator = poller.validator();
     if (validator == null) return;
     for (ItemView v : views) {
-      if (v.tombstone || v.noIdentity) continue;
+      if (v.tombstone || v.problems != null) continue; // parked already, for what views() found
       List<String> problems;
       try {
         problems = validator.validate(v.item());
@@ -416,10 +418,9 @@ final class PageLoop {
   }
 
   /**
-   * Identity, version, ordering key and JSON form of every item. An item without a usable identity
-   * is parked as invalid and the page goes on (G7: one malformed record does not stop the other ten
-   * thousand); any other bad item (null, a version or ordering key that cannot be read) fails the
-   * page.
+   * Identity, version, ordering key and JSON form of every item. An item without a usable identity,
+   * version or ordering key is parked as invalid and the page goes on (G7: one malformed record
+   * does not stop the other ten thousand); a null item, or a function that throws, fails the page.
    */
   List<ItemView> views(KeyRun run, Page<Object> page, int pageNo) {
     List<Object> items = page.items();
@@ -443,15 +444,31 @@ final class PageLoop {
           continue;
         }
         String identity = Values.text(poller.identity().apply(item));
-        String version =
-            poller.version() == null
-                ? null
-                : valueText(run, pageNo, i, "version", poller.version().apply(item));
+        // A version or ordering key that cannot be read is this item's fault alone: it is parked
+        // as invalid like a missing identity, and the page flows (G7).
+        List<String> problems = new ArrayList<>(0);
+        String version = null;
+        if (poller.version() != null) {
+          try {
+            version = Values.text(poller.version().apply(item));
+          } catch (IllegalArgumentException e) {
+            problems.add(
+                "item "
+                    + (i + 1)
+                    + ": version must be a string or an integer, but was "
+                    + e.getMessage());
+          }
+        }
         String orderingKey = ordering == null ? identity : ordering.apply(item);
-        if (orderingKey == null) throw run.bad(pageNo, i, "orderingKey is null", null);
+        if (orderingKey == null) {
+          problems.add("item " + (i + 1) + ": orderingKey is null");
+          orderingKey = identity;
+        }
         boolean dead = tombstone != null && tombstone.test(item);
         Object fingerprint = poller.fingerprint() == null ? null : poller.fingerprint().apply(item);
-        views.add(new ItemView(i, item, json, identity, version, orderingKey, dead, fingerprint));
+        ItemView v = new ItemView(i, item, json, identity, version, orderingKey, dead, fingerprint);
+        if (!problems.isEmpty()) v.problems = List.copyOf(problems);
+        views.add(v);
       } catch (FetchException e) {
         throw e;
       } catch (RuntimeException e) {
@@ -479,18 +496,5 @@ final class PageLoop {
     if (text == null) return "identity is missing (null)";
     if (text.isEmpty()) return "identity is empty";
     return null;
-  }
-
-  private static @Nullable String valueText(
-      KeyRun run, int pageNo, int index, String field, @Nullable Object value) {
-    try {
-      return Values.text(value);
-    } catch (IllegalArgumentException e) {
-      throw run.bad(
-          pageNo,
-          index,
-          field + " must be a string or an integer, but was " + e.getMessage(),
-          null);
-    }
   }
 }

@@ -87,30 +87,6 @@ class BadPageTest {
   }
 
   @Test
-  void versionThatIsADoubleIsRejectedNamingTheField() {
-    Poller<JsonNode> items =
-        Poller.builder("items", JsonNode.class)
-            .identity(n -> n.get("id"))
-            .version(n -> n.get("v"))
-            .cursor(Cursors.snapshotDiff())
-            .fetch(ctx -> Page.of(List.of(item("id", "a", "v", 1), item("id", "b", "v", 2.5))))
-            .schedule(Fixture.FIXED)
-            .build();
-    Watukuy engine = f.engine("b").poller(items).build();
-
-    KeyReport report = engine.tick().poller("items").orElseThrow();
-
-    assertThat(report.error()).isInstanceOf(FetchException.class);
-    FetchException e = (FetchException) report.error();
-    assertThat(e.itemIndex()).isEqualTo(1);
-    assertThat(e)
-        .hasMessageContaining("items")
-        .hasMessageContaining("version")
-        .hasMessageContaining("2.5");
-    assertThat(f.store.countItems(PollerKey.of("items"))).isZero();
-  }
-
-  @Test
   void badSecondPageKeepsTheFirstPagesCommitAndNamesPageTwo() {
     Watukuy engine = f.engine("b").poller(orders(1)).build();
     f.api.put("seed", Map.of());

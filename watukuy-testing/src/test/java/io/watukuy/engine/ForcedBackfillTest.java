@@ -66,6 +66,60 @@ class ForcedBackfillTest {
     assertThat(updates).extracting(ChangeEvent::id).doesNotHaveDuplicates();
   }
 
+  @Test
+  void aForcedBackfillToTheLiveCursorReEmitsEveryItemTiedAtItsInstant() {
+    rows.clear();
+    List<String[]> keyed = new ArrayList<>();
+    keyed.add(new String[] {"2026-03-01T09:01:00Z", "i1"});
+    keyed.add(new String[] {"2026-03-01T09:01:00Z", "i2"});
+    for (int i = 3; i <= 6; i++) keyed.add(new String[] {"2026-03-01T09:02:00Z", "i" + i});
+    // Keyset pages of 3 over (updatedAt, id): the first backfill page ends inside the tie at the
+    // live cursor's instant, which must not read as the target reached.
+    Fetcher<JsonNode, Watermark> keyset =
+        ctx -> {
+          Watermark c = ctx.cursor();
+          List<JsonNode> page = new ArrayList<>();
+          boolean more = false;
+          for (String[] r : keyed) {
+            if (c != null && c.value() != null) {
+              int cmp = r[0].compareTo(c.value());
+              if (cmp < 0
+                  || (cmp == 0 && c.tieBreak() != null && r[1].compareTo(c.tieBreak()) <= 0))
+                continue;
+            }
+            if (page.size() == 3) {
+              more = true;
+              break;
+            }
+            page.add(item("id", r[1], "updatedAt", r[0]));
+          }
+          return Page.of(page).withHasMore(more);
+        };
+    Poller<JsonNode> items =
+        Poller.builder("items", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .version(n -> n.get("updatedAt"))
+            .cursor(Cursors.timestamp("updatedAt").tieBreak("id").build())
+            .fetch(keyset)
+            .schedule(Fixture.FIXED)
+            .build();
+    Watukuy w = f.engine("a").poller(items).build().on(items, handler);
+    w.tick();
+    assertThat(handler.changes()).hasSize(6);
+
+    w.backfill("items", "2026-03-01T09:00:00Z", null, true);
+    f.clock.advance(Duration.ofSeconds(1));
+    for (int cycle = 0; cycle < 3; cycle++) {
+      w.trigger("items");
+      w.tick();
+      f.nextCycle();
+    }
+
+    assertThat(handler.changes().subList(6, handler.changes().size()))
+        .containsExactly(
+            "i1:updated", "i2:updated", "i3:updated", "i4:updated", "i5:updated", "i6:updated");
+  }
+
   /** Pages of {@code size} items with {@code updatedAt >= cursor.value}, in updatedAt order. */
   private Fetcher<JsonNode, Watermark> inclusive(int size) {
     return ctx -> {

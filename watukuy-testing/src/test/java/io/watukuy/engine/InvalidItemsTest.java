@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.watukuy.Cursors;
+import io.watukuy.FetchException;
 import io.watukuy.KeyReport;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
@@ -77,6 +78,57 @@ class InvalidItemsTest {
                     .isEqualTo("IdentityError"));
     assertThat(parked).extracting(r -> MAPPER.readTree(r.item())).contains(missing, object);
     assertThat(f.store.loadState(FEED).orElseThrow().schedule().consecutiveFailures()).isZero();
+  }
+
+  @Test
+  void aVersionOrOrderingKeyThatCannotBeReadParksOnlyItsItem() throws Exception {
+    Script<Void> script =
+        new Script<Void>()
+            .then(
+                page(
+                    item("id", "a", "v", 1, "customer", "c1"),
+                    item("id", "b", "v", 2.5, "customer", "c1"),
+                    item("id", "c", "v", 3),
+                    item("id", "d", "v", 4, "customer", "c2")));
+    Poller<JsonNode> feed =
+        Poller.builder("feed", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .version(n -> n.get("v"))
+            .orderingKey(n -> n.hasNonNull("customer") ? n.get("customer").asText() : null)
+            .cursor(Cursors.snapshotDiff())
+            .fetch(script)
+            .schedule(Fixture.FIXED)
+            .build();
+    Watukuy w = f.engine("a").poller(feed).build().on(feed, handler);
+
+    KeyReport report = w.tick().poller("feed").orElseThrow();
+
+    assertThat(report.error()).isNull();
+    assertThat(handler.changes()).containsExactly("a:created", "d:created");
+    assertThat(f.store.listParked(FEED, ParkedKind.INVALID, 100))
+        .extracting(r -> MAPPER.readTree(r.error()).get("message").asText())
+        .containsExactlyInAnyOrder(
+            "item 2: version must be a string or an integer, but was a JSON number (2.5)",
+            "item 3: orderingKey is null");
+    assertThat(f.store.loadState(FEED).orElseThrow().schedule().consecutiveFailures()).isZero();
+  }
+
+  @Test
+  void threeFullListingsInARowThatParkAnItemWithoutAnIdentityAreAnError() {
+    Script<Void> script = new Script<Void>().then(page(item("id", "a"), item("id", "b")));
+    for (int i = 0; i < 3; i++) script.then(page(item("id", "a"), item("name", "b without id")));
+    Watukuy w = engine(script);
+    w.tick();
+
+    KeyReport last = null;
+    for (int i = 0; i < 3; i++) {
+      f.nextCycle();
+      last = w.tick().poller("feed").orElseThrow();
+    }
+
+    assertThat(((FetchException) last.error()).kind()).isEqualTo("ListingInconsistent");
+    assertThat(last.error().getMessage()).contains("parked an item without an identity");
+    assertThat(handler.changes()).containsExactly("a:created", "b:created");
   }
 
   @Test

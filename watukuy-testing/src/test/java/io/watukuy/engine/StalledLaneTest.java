@@ -69,6 +69,28 @@ class StalledLaneTest {
   }
 
   @Test
+  void aStalledLanesStoredErrorHidesTheEnginesSecretsEvenInACursor() {
+    Script<String> script =
+        new Script<String>()
+            .then(page(item("id", "a")).withCursor("tok-s3cret-value"))
+            .then(page(item("id", "b")).withCursor("tok-s3cret-value"));
+    Poller<JsonNode> feed =
+        Poller.builder("feed", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .cursor(Cursors.token())
+            .fetch(script)
+            .schedule(Fixture.FIXED)
+            .build();
+    Watukuy w =
+        f.engine("a").secrets(List.of("tok-s3cret-value")).poller(feed).build().on(feed, handler);
+
+    w.tick();
+
+    assertThat(state().lastError().name()).isEqualTo("TokenNotAdvancing");
+    assertThat(state().lastError().message()).contains("[redacted]").doesNotContain("s3cret");
+  }
+
+  @Test
   void tiesWiderThanAPageWithoutATieBreakArePageRepeatedNamingTheInstantAndTheFix() {
     Script<?> script =
         new Script<>()
@@ -86,7 +108,7 @@ class StalledLaneTest {
     assertThat(e.getMessage())
         .contains(
             "page 3",
-            "2 items share updatedAt " + T + " and fill a page",
+            "at least 2 items share updatedAt " + T + " and fill a page",
             "raise the page size above the widest tie",
             "set cursor.tieBreak");
     assertThat(handler.changes()).containsExactly("c0:created", "c1:created", "c2:created");

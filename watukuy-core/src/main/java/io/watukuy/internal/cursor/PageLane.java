@@ -88,4 +88,10 @@ final class PageLane implements LaneCursor<Integer> {
     if (Boolean.TRUE.equals(page.hasMore())) return new Step<>(current + 1, false, items, false);
     return new Step<>(initial, true, items, true);
   }
+
+  @Override
+  public Stall stall(
+      @Nullable Integer before, @Nullable Integer after, List<ItemView> page, Stall.Mode mode) {
+    return Stall.byPage(mode);
+  }
 }

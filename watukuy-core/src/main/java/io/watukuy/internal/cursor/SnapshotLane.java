@@ -53,4 +53,10 @@ final class SnapshotLane implements LaneCursor<Void> {
   public boolean fullScan() {
     return true;
   }
+
+  @Override
+  public Stall stall(
+      @Nullable Void before, @Nullable Void after, List<ItemView> page, Stall.Mode mode) {
+    return Stall.byPage(mode);
+  }
 }

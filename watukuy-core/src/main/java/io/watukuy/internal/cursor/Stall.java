@@ -24,6 +24,17 @@ public record Stall(String kind, String fix) {
     API_IGNORES_CURSOR
   }
 
+  /** The fix for a listing paged by number (snapshotDiff, page, reconcile). */
+  static Stall byPage(Mode mode) {
+    return new Stall(
+        PAGE_REPEATED,
+        mode == Mode.API_IGNORES_CURSOR
+            ? "the API answered the next page number with the same items; check the parameter that"
+                + " carries {{page}}, and that the response says when there are no more pages"
+            : "the request does not change with the page number: put {{page}} (or"
+                + " {{cursor.page}}) in its URL or query, or read ctx.page() in a Java fetcher");
+  }
+
   /** The fix when the strategy knows nothing better. */
   static Stall generic(Mode mode) {
     return new Stall(

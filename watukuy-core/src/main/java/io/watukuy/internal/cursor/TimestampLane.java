@@ -99,7 +99,17 @@ final class TimestampLane implements LaneCursor<Watermark> {
   public boolean reached(@Nullable Watermark cursor, @Nullable Watermark target) {
     if (target == null || target.value() == null) return false;
     if (cursor == null || cursor.value() == null) return false;
-    return !parseCursor(cursor.value()).isBefore(parseCursor(target.value()));
+    int c = parseCursor(cursor.value()).compareTo(parseCursor(target.value()));
+    if (c != 0) return c > 0;
+    // At the target's instant, the tie-break decides: the items tied there up to the target's own
+    // tie-break are still to read (a forced backfill re-emits them too). A target without one
+    // stops only past its instant, or at the end of the listing.
+    if (target.tieBreak() == null || cursor.tieBreak() == null) return false;
+    BigDecimal x = Tie.decimal(cursor.tieBreak());
+    BigDecimal y = Tie.decimal(target.tieBreak());
+    int t =
+        x != null && y != null ? x.compareTo(y) : cursor.tieBreak().compareTo(target.tieBreak());
+    return t >= 0;
   }
 
   /** Parses a cursor value; a failure is a configuration problem naming the field and string. */
@@ -223,10 +233,11 @@ final class TimestampLane implements LaneCursor<Watermark> {
       String raw = Values.scalarText(Values.path(v.json, config.field()));
       if (raw != null && at.equals(tryParse(raw))) tied++;
     }
-    if (tied == 0) return Stall.generic(mode);
+    // A tie fills the page, or it is not what stalled (an API that ignores the cursor, say).
+    if (tied == 0 || tied < page.size()) return Stall.generic(mode);
     String share =
-        tied
-            + (tied == page.size() ? "" : " of the page's " + page.size())
+        "at least "
+            + tied
             + " items share "
             + config.field()
             + " "
