@@ -140,15 +140,7 @@ final class Cli {
    * @throws ConfigException naming the file and the missing folder
    */
   static boolean checkFolder(Path file) {
-    Path parent = file.toAbsolutePath().getParent();
-    if (parent != null && !Files.isDirectory(parent))
-      throw new ConfigException(
-          "output file:"
-              + file
-              + ": folder "
-              + parent
-              + (Files.exists(parent) ? " is not a folder" : " does not exist")
-              + "; watukuy creates no folders: create it, or fix the path");
+    Stores.folderOf("output file:", file);
     return !Files.exists(file);
   }
 

@@ -82,12 +82,20 @@ final class Stores {
    * @throws ConfigException naming the store and the folder, when the folder is missing
    */
   static void checkFolder(StoreSpec spec) {
-    if (spec.sqlitePath() == null) return;
-    Path file = spec.sqlitePath();
+    if (spec.sqlitePath() != null) folderOf("store sqlite:", spec.sqlitePath());
+  }
+
+  /**
+   * Checks that the folder of {@code file} exists; watukuy creates none (for a store, an output).
+   *
+   * @param what how the message names the file ({@code store sqlite:}, {@code output file:})
+   * @throws ConfigException naming the file and the folder, when the folder is missing
+   */
+  static void folderOf(String what, Path file) {
     Path parent = file.toAbsolutePath().getParent();
     if (parent != null && !Files.isDirectory(parent))
       throw new ConfigException(
-          "store sqlite:"
+          what
               + file
               + ": folder "
               + parent
