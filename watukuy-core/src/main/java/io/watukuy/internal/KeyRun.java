@@ -111,6 +111,18 @@ final class KeyRun {
     this.startedNanos = cx.time().nanoTime();
   }
 
+  /**
+   * Starts the run from the state read under the lease: its sequence and cursors, which the run's
+   * pages then move.
+   *
+   * @param loaded the stored state, or null for a key that never committed
+   */
+  void startFrom(@Nullable PollerState loaded) {
+    state = loaded;
+    lastSequence = loaded == null ? 0 : loaded.lastSequence();
+    cursors = loaded == null ? new HashMap<>() : new HashMap<>(loaded.cursors());
+  }
+
   /** Pages of the previous cycle's live lane, or -1 when unknown or cut short. */
   int previousPages() {
     if (state == null || state.schedule().lastPoll() == null) return -1;

@@ -25,7 +25,6 @@ import io.watukuy.spi.PollerState;
 import io.watukuy.spi.StatePatch;
 import io.watukuy.spi.StateStore;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -101,10 +100,7 @@ final class KeyRunner {
     }
     KeyRun run = new KeyRun(cx, key, lease, null, RunLimits.NONE);
     try (LeaseKeeper keeper = run.keeper) {
-      PollerState state = cx.store().loadState(key).orElse(null);
-      run.state = state;
-      run.lastSequence = state == null ? 0 : state.lastSequence();
-      run.cursors = state == null ? new HashMap<>() : new HashMap<>(state.cursors());
+      run.startFrom(cx.store().loadState(key).orElse(null));
       Page<Object> page = Page.of(List.of(item));
       List<ItemView> views = pages.views(run, page, 1);
       pages.validate(views);
@@ -170,9 +166,7 @@ final class KeyRunner {
       try {
         // Re-read under the lease: another instance may have moved the key since.
         PollerState state = store.loadState(key).orElse(null);
-        run.state = state;
-        run.lastSequence = state == null ? 0 : state.lastSequence();
-        run.cursors = state == null ? new HashMap<>() : new HashMap<>(state.cursors());
+        run.startFrom(state);
         schedule = state == null ? schedule : state.schedule();
         if (liveDue) {
           // Informational (the lease decides who polls): inspect() shows polling / halfOpen.

@@ -88,26 +88,22 @@ final class ListingFacts {
   }
 
   private static LastPoll inconsistent(LastPoll p, boolean inconsistent) {
-    return new LastPoll(
-        p.at(),
-        p.pages(),
-        p.items(),
-        p.events(),
-        p.truncated(),
-        p.notModified(),
-        p.durationMs(),
-        inconsistent);
+    return copy(p, p.truncated(), inconsistent);
   }
 
   private static LastPoll truncated(LastPoll p) {
+    return copy(p, true, p.inconsistent());
+  }
+
+  private static LastPoll copy(LastPoll p, boolean truncated, boolean inconsistent) {
     return new LastPoll(
         p.at(),
         p.pages(),
         p.items(),
         p.events(),
-        true,
+        truncated,
         p.notModified(),
         p.durationMs(),
-        p.inconsistent());
+        inconsistent);
   }
 }

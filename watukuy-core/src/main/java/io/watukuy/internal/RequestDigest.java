@@ -1,8 +1,8 @@
 package io.watukuy.internal;
 
+import io.watukuy.internal.diff.Sha256;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Locale;
 import java.util.Map;
@@ -21,12 +21,7 @@ final class RequestDigest {
 
   static String of(
       String method, String target, Map<String, String> headers, byte @Nullable [] body) {
-    MessageDigest digest;
-    try {
-      digest = MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is mandatory on every Java platform", e);
-    }
+    MessageDigest digest = Sha256.newDigest();
     update(digest, method);
     update(digest, target);
     Map<String, String> sorted = new TreeMap<>();

@@ -47,7 +47,12 @@ public final class Sha256 {
     return hex(utf8.getBytes(StandardCharsets.UTF_8));
   }
 
-  private static MessageDigest newDigest() {
+  /**
+   * A fresh SHA-256 digest, for a caller that feeds it in parts.
+   *
+   * @return a new digest; not thread-safe
+   */
+  public static MessageDigest newDigest() {
     try {
       // A fresh instance per call: MessageDigest is not thread-safe and creating one is cheap
       // next to hashing a payload.
