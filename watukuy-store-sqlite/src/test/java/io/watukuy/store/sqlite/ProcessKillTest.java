@@ -41,7 +41,8 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>Seed: {@code -Dwatukuy.kill.seed=N} (default {@value #DEFAULT_SEED}); it fixes the vendor's
  * mutations and the kill delays, not their interleaving with the child, which real time decides.
  * Kills: {@code -Dwatukuy.kill.count=N} (default {@value #DEFAULT_KILLS}). On failure the child's
- * files are kept in {@code target/process-kill/seed-N}.
+ * files are kept in {@code target/process-kill/seed-N}. {@code -Dwatukuy.kill.report=FILE} appends
+ * each run's figures (kills, committed, delivered, redelivered, violations) to FILE.
  */
 class ProcessKillTest {
   static final long DEFAULT_SEED = 20260101L;
@@ -223,18 +224,7 @@ class ProcessKillTest {
     long idleRuns = 0;
     for (int r = 0; r < kills && r < runEnds.size(); r++)
       if (runEnds.get(r) == (r == 0 ? 0 : runEnds.get(r - 1).intValue())) idleRuns++;
-    if (violations.isEmpty()) return;
-    Path kept = keep(seed, db, dir.resolve("kill.db-wal"), eventLog, stdout, stderr);
-    StringBuilder failure = new StringBuilder();
-    failure.append(
-        String.format(
-            "ProcessKillTest seed=%d (rerun with -Dwatukuy.kill.seed=%d): %d violation(s), files"
-                + " in %s%n",
-            seed, seed, violations.size(), kept));
-    violations.stream()
-        .limit(MAX_REPORTED)
-        .forEach(v -> failure.append("  violation: ").append(v).append('\n'));
-    failure.append(
+    String figures =
         String.format(
             "kills=%d (%d on a delivery, %d before that child delivered anything) mutations=%d"
                 + " (at %d distinct updatedAt) requests=%d items=%d committed=%d delivered=%d"
@@ -252,7 +242,29 @@ class ProcessKillTest {
             deliveries.size() - copies.size(),
             maxCopies,
             leaseLost,
-            TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)));
+            TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started));
+    // -Dwatukuy.kill.report=FILE appends every run's figures, passed or failed, for campaigns
+    // that repeat this test over many seeds.
+    String report = System.getProperty("watukuy.kill.report");
+    if (report != null)
+      Files.writeString(
+          Path.of(report),
+          String.format("seed=%d violations=%d %s", seed, violations.size(), figures),
+          StandardCharsets.UTF_8,
+          StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND);
+    if (violations.isEmpty()) return;
+    Path kept = keep(seed, db, dir.resolve("kill.db-wal"), eventLog, stdout, stderr);
+    StringBuilder failure = new StringBuilder();
+    failure.append(
+        String.format(
+            "ProcessKillTest seed=%d (rerun with -Dwatukuy.kill.seed=%d): %d violation(s), files"
+                + " in %s%n",
+            seed, seed, violations.size(), kept));
+    violations.stream()
+        .limit(MAX_REPORTED)
+        .forEach(v -> failure.append("  violation: ").append(v).append('\n'));
+    failure.append(figures);
     failure.append(
         String.format(
             "child stdout tail (cycles):%n%s%nchild stderr tail:%n%s%n",
