@@ -23,7 +23,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublisher;
 import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
-import java.net.http.HttpResponse.BodyHandlers;
 import java.net.http.HttpTimeoutException;
 import java.nio.channels.UnresolvedAddressException;
 import java.nio.charset.StandardCharsets;
@@ -242,8 +241,10 @@ public final class DefaultHttp implements Http {
         exchangeFollowingRedirects(
             method, uri, target, options, body, contentType, validator, timeout);
 
+    // The body array is the response's own from here on: it is not copied again (it may be
+    // request.maxBodySize large).
     Response result =
-        new Response(
+        Response.owning(
             response.statusCode(),
             method,
             target,
@@ -372,7 +373,7 @@ public final class DefaultHttp implements Http {
   private HttpResponse<byte[]> exchange(
       String method, String target, HttpRequest request, Duration timeout) {
     CompletableFuture<HttpResponse<byte[]>> future =
-        client.sendAsync(request, BodyHandlers.ofByteArray());
+        client.sendAsync(request, new BoundedBody(scope.maxBodySize()));
     try {
       return future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
@@ -393,6 +394,11 @@ public final class DefaultHttp implements Http {
         throw new UncheckedIOException(
             method + " " + redactor.url(target) + " failed: could not connect" + within, connect);
       }
+      BoundedBody.BodyTooLargeException tooLarge = tooLarge(failure);
+      if (tooLarge != null) {
+        throw new UncheckedIOException(
+            method + " " + redactor.url(target) + " failed: " + tooLarge.getMessage(), tooLarge);
+      }
       if (failure instanceof HttpTimeoutException timeoutFailure) {
         throw timedOut(method, target, timeout, timeoutFailure);
       }
@@ -406,6 +412,15 @@ public final class DefaultHttp implements Http {
           method + " " + redactor.url(target) + " failed: " + failure.getClass().getName(),
           failure);
     }
+  }
+
+  // The client may wrap the body's own failure in an IOException of its own.
+  private static BoundedBody.@Nullable BodyTooLargeException tooLarge(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof BoundedBody.BodyTooLargeException e) return e;
+      if (t.getCause() == t) break;
+    }
+    return null;
   }
 
   private UncheckedIOException timedOut(
@@ -460,13 +475,17 @@ public final class DefaultHttp implements Http {
         response.method(),
         response.url(),
         redactor.headers(response.headers()),
-        snippet(response.bodyBytesUnsafe()));
+        snippet(response));
   }
 
-  private @Nullable String snippet(byte[] body) {
-    if (body.length == 0) return null;
-    // Redact before cutting, so that a secret straddling the cut is still hidden.
-    String text = redactor.message(new String(body, StandardCharsets.UTF_8));
+  private @Nullable String snippet(Response response) {
+    String text =
+        BodyProblems.text(
+            response.bodyBytesUnsafe(),
+            response.header("content-encoding"),
+            BODY_SNIPPET_BYTES,
+            redactor);
+    if (text.isEmpty()) return null;
     byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
     if (utf8.length <= BODY_SNIPPET_BYTES) return text;
     int cut = BODY_SNIPPET_BYTES;
