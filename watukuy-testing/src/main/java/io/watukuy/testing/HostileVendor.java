@@ -26,6 +26,8 @@ import java.util.zip.GZIPOutputStream;
  *
  * <ul>
  *   <li>{@code /ok}: a small listing {@code {"items":[{"id":"a","v":1},{"id":"b","v":2}]}}.
+ *   <li>{@code /growing}: items {@code g1} to {@code gN} for the Nth request to it: a listing
+ *       with one new item per poll, to see a poller go on delivering.
  *   <li>{@code /announced?mb=N}: {@code Content-Length} of N MiB (default 256) and a body of
  *       spaces streamed until the client hangs up.
  *   <li>{@code /endless}: a chunked listing that never ends ({@code {"items":[{"id":"x0"},...}).
@@ -145,6 +147,7 @@ public final class HostileVendor implements AutoCloseable {
     OutputStream out = s.getOutputStream();
     switch (path) {
       case "/ok" -> fixed(out, "{\"items\":[{\"id\":\"a\",\"v\":1},{\"id\":\"b\",\"v\":2}]}");
+      case "/growing" -> fixed(out, growing(requests("/growing")));
       case "/duplicate-keys" -> fixed(out, "{\"items\":[{\"id\":1,\"id\":7}]}");
       case "/trailing" -> fixed(out, "{\"items\":[{\"id\":1}]} {\"items\":[]}");
       case "/big-number" -> fixed(out, "{\"items\":[{\"id\":\"n\",\"amount\":1e400}]}");
@@ -156,6 +159,14 @@ public final class HostileVendor implements AutoCloseable {
       default -> head(out, 404, "Content-Length: 0\r\n");
     }
     out.flush();
+  }
+
+  // Items g1 to gN for the Nth request: every poll of it has one new item, one more event.
+  private static String growing(int n) {
+    StringBuilder b = new StringBuilder("{\"items\":[");
+    for (int i = 1; i <= n; i++)
+      b.append(i == 1 ? "" : ",").append("{\"id\":\"g").append(i).append("\"}");
+    return b.append("]}").toString();
   }
 
   private static int mib(String query) {

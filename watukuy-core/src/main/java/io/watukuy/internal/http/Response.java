@@ -237,6 +237,19 @@ public final class Response implements HttpResult {
     return new UncheckedIOException(message, e);
   }
 
+  /**
+   * {@link HttpResult#bodyExcerpt}: a response of the engine's is read in place, with its redactor;
+   * another result through its copy of the body.
+   */
+  public static String excerpt(HttpResult result, int maxChars) {
+    if (maxChars <= 0) throw new IllegalArgumentException("maxChars must be > 0: " + maxChars);
+    if (result instanceof Response r) {
+      return BodyProblems.excerpt(r.body, r.header("content-encoding"), maxChars, r.redactor);
+    }
+    return BodyProblems.excerpt(
+        result.bodyBytes(), result.header("content-encoding"), maxChars, Redactor.NONE);
+  }
+
   private static Map<String, List<String>> lowerCased(Map<String, List<String>> headers) {
     TreeMap<String, List<String>> out = new TreeMap<>();
     headers.forEach(
