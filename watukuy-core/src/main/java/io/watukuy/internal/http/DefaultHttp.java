@@ -58,6 +58,10 @@ import org.slf4j.LoggerFactory;
  *   <li>Redirects are followed here, not by the client, up to {@value #MAX_REDIRECTS} hops; a hop
  *       to another origin carries none of the request options' headers (credentials only go to the
  *       origin the caller named).
+ *   <li>A body is read up to {@link HttpScope#maxBodySize} bytes: one whose Content-Length says
+ *       more is refused unread, one without a length is cut off when it passes the bound (a fetch
+ *       error naming both sizes; docs/config.md, "request.maxBodySize"). The body read is the
+ *       response's own array, not copied again.
  *   <li>Every response is passed to {@link HttpScope#observe} first (after redirects, the last).
  *   <li>A 200 carrying an ETag or Last-Modified that differs from the stored one is stored.
  *   <li>A 304 to a conditional request updates the stored validator with the fields it carries

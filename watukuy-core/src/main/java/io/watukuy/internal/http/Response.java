@@ -101,6 +101,7 @@ public final class Response implements HttpResult {
       Redactor redactor,
       @Nullable String who,
       boolean owned) {
+    // `owned` only tells this constructor apart from the public one: `body` is kept as it is.
     this.who = who;
     this.status = status;
     this.method = Objects.requireNonNull(method, "method");
