@@ -85,14 +85,30 @@ public interface HttpResult {
   String body();
 
   /**
+   * The start of the body for a message: at most {@code maxChars} characters of it, whitespace runs
+   * made one space, secrets hidden, {@code ...} appended when cut; or {@code binary body (...), N
+   * bytes} when the body is compressed ({@code Content-Encoding} other than identity, or gzip's
+   * magic bytes: the JDK client decodes none) or is not UTF-8 text. Decodes only the start of the
+   * body, never prints binary bytes.
+   *
+   * @param maxChars how many characters to show at most; positive
+   * @return the excerpt; {@code ""} for an empty body
+   */
+  default String bodyExcerpt(int maxChars) {
+    return Response.excerpt(this, maxChars);
+  }
+
+  /**
    * Decodes the body with the engine's Jackson mapper (unknown properties ignored, ISO-8601 {@code
    * java.time} values).
    *
    * @param <R> the result type
    * @param type the class to decode into
    * @return the decoded value; {@code null} for a JSON {@code null} body
-   * @throws java.io.UncheckedIOException if the body is not JSON of that shape; the message names
-   *     the method, the redacted URL and Jackson's description of the problem
+   * @throws java.io.UncheckedIOException if the body is not JSON of that shape, repeats a key in an
+   *     object or has anything after its value; the message names the method, the redacted URL,
+   *     Jackson's description of the problem (a read limit by name and value), where it is (a JSON
+   *     Pointer) and the start of the body ({@link #bodyExcerpt})
    */
   <R> R json(Class<R> type);
 
@@ -112,7 +128,8 @@ public interface HttpResult {
    * com.fasterxml.jackson.databind.node.MissingNode}.
    *
    * @return the tree, never null
-   * @throws java.io.UncheckedIOException if the body is not JSON
+   * @throws java.io.UncheckedIOException if the body is not JSON, repeats a key in an object or has
+   *     anything after its value; the message as {@link #json(Class)}'s
    */
   JsonNode json();
 

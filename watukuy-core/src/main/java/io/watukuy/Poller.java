@@ -34,6 +34,13 @@ public final class Poller<T> {
   /** Default page cap of a full listing: a cut one emits no deletes, so it must complete. */
   public static final int DEFAULT_MAX_PAGES_PER_LISTING = 10_000;
 
+  /**
+   * Default {@link #maxItemSize()}: 4 MiB of compact JSON (docs/config.md, "maxItemSize"). An item
+   * is held several times while it is diffed, stored and delivered; 4 MiB is far above any real
+   * record and keeps those copies small.
+   */
+  public static final long DEFAULT_MAX_ITEM_SIZE = 4L * 1024 * 1024;
+
   /** Default schema version. */
   public static final int DEFAULT_SCHEMA_VERSION = 1;
 
@@ -90,20 +97,12 @@ public final class Poller<T> {
     return spec.name;
   }
 
-  /**
-   * The item type; events are converted to it for the handler.
-   *
-   * @return the type given to {@link #builder(String, Class)}
-   */
+  /** The item type given to {@link #builder(String, Class)}; events are converted to it. */
   public Class<T> type() {
     return spec.type;
   }
 
-  /**
-   * The item's identity function.
-   *
-   * @return the function set with {@link Builder#identity}
-   */
+  /** The item's identity function, as set with {@link Builder#identity}. */
   public Function<? super T, ?> identity() {
     return spec.identity;
   }
@@ -128,11 +127,7 @@ public final class Poller<T> {
     return spec.fingerprint;
   }
 
-  /**
-   * The predicate that marks items the API reports deleted.
-   *
-   * @return the predicate set with {@link Builder#tombstone}, or {@code null} for none
-   */
+  /** The predicate set with {@link Builder#tombstone}, or {@code null} for none. */
   public @Nullable Predicate<? super T> tombstone() {
     return spec.tombstone;
   }
@@ -147,29 +142,17 @@ public final class Poller<T> {
     return spec.orderingKey;
   }
 
-  /**
-   * The cursor strategy.
-   *
-   * @return the strategy set with {@link Builder#cursor}
-   */
+  /** The cursor strategy, as set with {@link Builder#cursor}. */
   public CursorStrategy<?> cursor() {
     return spec.cursor;
   }
 
-  /**
-   * The fetch function.
-   *
-   * @return the function set with {@link Builder#fetch}
-   */
+  /** The fetch function, as set with {@link Builder#fetch}. */
   public Fetcher<T, ?> fetch() {
     return spec.fetch;
   }
 
-  /**
-   * When the live lane runs.
-   *
-   * @return the schedule; default {@link Schedule#DEFAULT}
-   */
+  /** When the live lane runs; default {@link Schedule#DEFAULT}. */
   public Schedule schedule() {
     return spec.schedule;
   }
@@ -183,20 +166,12 @@ public final class Poller<T> {
     return spec.maxPagesPerCycle != null ? spec.maxPagesPerCycle : DEFAULT_MAX_PAGES_PER_CYCLE;
   }
 
-  /**
-   * The delete guard's ratio ({@link Builder#deleteGuard}).
-   *
-   * @return in (0, 1]; default 0.5
-   */
+  /** The delete guard's ratio ({@link Builder#deleteGuard}): in (0, 1], default 0.5. */
   public double deleteGuardMaxRatio() {
     return spec.deleteGuardMaxRatio;
   }
 
-  /**
-   * The delete guard's count ({@link Builder#deleteGuard}).
-   *
-   * @return at least 0; default 10
-   */
+  /** The delete guard's count ({@link Builder#deleteGuard}): at least 0, default 10. */
   public int deleteGuardMinCount() {
     return spec.deleteGuardMinCount;
   }
@@ -210,47 +185,27 @@ public final class Poller<T> {
     return spec.maxPagesPerCycle != null ? spec.maxPagesPerCycle : DEFAULT_MAX_PAGES_PER_LISTING;
   }
 
-  /**
-   * What the item snapshot keeps per item.
-   *
-   * @return {@link Retain#HASH} (default) or {@link Retain#PAYLOAD}
-   */
+  /** What the item snapshot keeps per item: {@link Retain#HASH} (default) or PAYLOAD. */
   public Retain retain() {
     return spec.retain;
   }
 
-  /**
-   * The schema version, part of every event id.
-   *
-   * @return at least 1; default {@value #DEFAULT_SCHEMA_VERSION}
-   */
+  /** The schema version, part of every event id: at least 1, default 1. */
   public int schemaVersion() {
     return spec.schemaVersion;
   }
 
-  /**
-   * The item validator.
-   *
-   * @return the validator, or {@code null} for none (default)
-   */
+  /** The item validator, or {@code null} for none (default). */
   public @Nullable Validator<? super T> validator() {
     return spec.validator;
   }
 
-  /**
-   * Handler retries and the poison policy.
-   *
-   * @return the policy; default {@link DeliveryPolicy#DEFAULT}
-   */
+  /** Handler retries and the poison policy; default {@link DeliveryPolicy#DEFAULT}. */
   public DeliveryPolicy delivery() {
     return spec.delivery;
   }
 
-  /**
-   * The replay log setting.
-   *
-   * @return the setting; default {@link EventLog#DISABLED}
-   */
+  /** The replay log setting; default {@link EventLog#DISABLED}. */
   public EventLog log() {
     return spec.log;
   }
@@ -276,10 +231,26 @@ public final class Poller<T> {
   }
 
   /**
-   * When the key's circuit opens. Default {@link CircuitPolicy#DEFAULT}.
+   * The largest response body of this poller's {@code ctx.http()} calls (docs/config.md,
+   * "request.maxBodySize"): a longer one fails the request as a fetch error before it is buffered.
    *
-   * @return the circuit policy
+   * @return bytes; default {@link RequestOptions#DEFAULT_MAX_BODY_SIZE} (32 MiB)
    */
+  public long maxBodySize() {
+    return spec.maxBodySize;
+  }
+
+  /**
+   * The largest item, measured as its compact JSON text: a larger one is parked {@link
+   * ParkedKind#INVALID} with its size and never hashed (docs/config.md, "maxItemSize").
+   *
+   * @return bytes; default {@link #DEFAULT_MAX_ITEM_SIZE} (4 MiB)
+   */
+  public long maxItemSize() {
+    return spec.maxItemSize;
+  }
+
+  /** When the key's circuit opens; default {@link CircuitPolicy#DEFAULT}. */
   public CircuitPolicy circuit() {
     return spec.circuit;
   }
@@ -631,6 +602,33 @@ public final class Poller<T> {
      */
     public Builder<T, C> requestTimeout(Duration timeout) {
       spec.requestTimeout = spec.positive("request.timeout", timeout);
+      return this;
+    }
+
+    /**
+     * The largest response body of this poller's {@code ctx.http()} calls. A response announcing
+     * more (Content-Length) is refused unread; one without a length is cut off as soon as it passes
+     * the bound. Either is a fetch error naming the request and the size. Default 32 MiB.
+     *
+     * @param bytes at least 1024
+     * @return this builder
+     * @throws ConfigException if below 1024
+     */
+    public Builder<T, C> maxBodySize(long bytes) {
+      spec.maxBodySize = spec.bytes("request.maxBodySize", bytes);
+      return this;
+    }
+
+    /**
+     * The largest item, as compact JSON text: a larger item is parked {@link ParkedKind#INVALID}
+     * with its size and the limit, and never hashed nor delivered. Default 4 MiB.
+     *
+     * @param bytes at least 1024
+     * @return this builder
+     * @throws ConfigException if below 1024
+     */
+    public Builder<T, C> maxItemSize(long bytes) {
+      spec.maxItemSize = spec.bytes("maxItemSize", bytes);
       return this;
     }
 

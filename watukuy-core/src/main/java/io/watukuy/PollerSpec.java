@@ -49,6 +49,8 @@ final class PollerSpec<T> {
   Supplier<List<String>> partitions = () -> List.of("");
   boolean partitioned;
   Duration requestTimeout = RequestOptions.DEFAULT_REQUEST_TIMEOUT;
+  long maxBodySize = RequestOptions.DEFAULT_MAX_BODY_SIZE;
+  long maxItemSize = Poller.DEFAULT_MAX_ITEM_SIZE;
   CircuitPolicy circuit = CircuitPolicy.DEFAULT;
   @Nullable Reconcile<T> reconcile;
   @Nullable String budget;
@@ -85,6 +87,14 @@ final class PollerSpec<T> {
     if (d.isNegative() || d.isZero())
       throw new ConfigException("poller " + name + ": " + field + " must be > 0, but was " + d);
     return d;
+  }
+
+  /** A size in bytes, checked: at least 1 KiB, else a ConfigException naming the field. */
+  long bytes(String field, long value) {
+    if (value < 1024)
+      throw new ConfigException(
+          "poller " + name + ": " + field + " must be at least 1024 bytes, but was " + value);
+    return value;
   }
 
   /** {@code d}, checked: not null and not negative. */
@@ -186,6 +196,8 @@ final class PollerSpec<T> {
     c.partitions = partitions;
     c.partitioned = partitioned;
     c.requestTimeout = requestTimeout;
+    c.maxBodySize = maxBodySize;
+    c.maxItemSize = maxItemSize;
     c.circuit = circuit;
     c.reconcile = reconcile;
     c.budget = budget;

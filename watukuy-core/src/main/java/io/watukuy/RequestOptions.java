@@ -38,6 +38,14 @@ public final class RequestOptions {
    */
   public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
 
+  /**
+   * The largest response body a poller reads: 32 MiB (docs/config.md, "request.maxBodySize"). A
+   * listing page is a few hundred KB at most in practice; 32 MiB leaves room for pages of large
+   * items while a JSON tree of it (several times its size) still fits a small heap beside other
+   * pollers. The poller's {@code request.maxBodySize} replaces it.
+   */
+  public static final long DEFAULT_MAX_BODY_SIZE = 32L * 1024 * 1024;
+
   /** Conditional requests are on unless a request turns them off. */
   public static final boolean DEFAULT_VALIDATORS = true;
 

@@ -93,7 +93,8 @@ record CliConfig(
       @Nullable ReconcileSpec reconcile,
       @Nullable String budget,
       int weight,
-      @Nullable Duration maxWait) {}
+      @Nullable Duration maxWait,
+      @Nullable Long maxItemSize) {}
 
   /** The reconcile lane: a full listing paged by {@code {{page}}} or Link, every {@code every}. */
   record ReconcileSpec(Duration every, RequestSpec request, ResponseSpec response) {}
@@ -102,7 +103,8 @@ record CliConfig(
       Template url,
       Map<String, Template> headers,
       Map<String, Template> query,
-      @Nullable Duration timeout) {
+      @Nullable Duration timeout,
+      @Nullable Long maxBodySize) {
 
     /** Whether the URL, a header or a query value holds {@code {{name}}}. */
     boolean uses(String name) {

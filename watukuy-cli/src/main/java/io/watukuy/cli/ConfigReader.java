@@ -31,6 +31,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -49,6 +50,10 @@ final class ConfigReader {
   static final String DURATION_UNITS = "(ms, s, m, h, d)";
 
   private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)");
+
+  static final String SIZE_UNITS = "(a whole number with B, KB, MB or GB, e.g. 32MB)";
+  private static final Pattern SIZE =
+      Pattern.compile("(\\d{1,12})\\s*(B|KB|MB|GB|KiB|MiB|GiB)?", Pattern.CASE_INSENSITIVE);
   private static final Pattern ENV = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)}");
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]*");
 
@@ -216,7 +221,8 @@ final class ConfigReader {
         "reconcile",
         "budget",
         "weight",
-        "maxWait");
+        "maxWait",
+        "maxItemSize");
 
     List<String> partitions = new ArrayList<>();
     At parts = p.child("partitions");
@@ -281,6 +287,7 @@ final class ConfigReader {
       throw weightAt.error("'" + weight + "' is more than " + Poller.MAX_WEIGHT);
     At maxWaitAt = p.child("maxWait");
     Duration maxWait = maxWaitAt.duration(null);
+    Long maxItemSize = p.child("maxItemSize").size();
     if (budget == null) {
       // Both only shape the wait for a budget's tokens: without a budget they would do nothing.
       if (!weightAt.missing())
@@ -309,11 +316,12 @@ final class ConfigReader {
         reconcile,
         budget,
         weight,
-        maxWait);
+        maxWait,
+        maxItemSize);
   }
 
   private RequestSpec request(At request) {
-    request.object("url", "method", "headers", "query", "timeout");
+    request.object("url", "method", "headers", "query", "timeout", "maxBodySize");
     At method = request.child("method");
     if (!method.missing() && !"GET".equalsIgnoreCase(method.string(""))) {
       throw method.error("'" + method.node.asText() + "': only GET is supported");
@@ -328,7 +336,8 @@ final class ConfigReader {
     Map<String, Template> headers = request.child("headers").templates();
     Map<String, Template> query = request.child("query").templates();
     Duration timeout = request.child("timeout").duration(null);
-    return new RequestSpec(url, headers, query, timeout);
+    Long maxBodySize = request.child("maxBodySize").size();
+    return new RequestSpec(url, headers, query, timeout, maxBodySize);
   }
 
   private ResponseSpec response(At response) {
@@ -375,6 +384,12 @@ final class ConfigReader {
     At request = at.child("request");
     if (request.missing()) throw at.error("request: missing (url and query, paged by {{page}})");
     RequestSpec requestSpec = request(request);
+    if (!request.child("maxBodySize").missing()) {
+      // One bound for the poller: the engine applies it to every request, the listing's too.
+      throw request
+          .child("maxBodySize")
+          .error("set it on the poller's request: it bounds every request of the poller");
+    }
     At response = at.child("response");
     if (response.missing()) throw at.error("response: missing (at least items)");
     ResponseSpec responseSpec = response(response);
@@ -477,6 +492,31 @@ final class ConfigReader {
       case "h" -> Duration.ofHours(n);
       default -> Duration.ofDays(n);
     };
+  }
+
+  /**
+   * A size in bytes: a whole number, alone (bytes) or with B, KB, MB or GB (powers of 1024; KiB,
+   * MiB and GiB are the same), case-insensitive, optionally with a space: {@code 32MB}, {@code 512
+   * KB}, {@code 4096}.
+   *
+   * @throws IllegalArgumentException naming the text and the accepted forms
+   */
+  static long parseSize(String text) {
+    Matcher m = SIZE.matcher(text.trim());
+    if (!m.matches())
+      throw new IllegalArgumentException("'" + text + "' is not a size " + SIZE_UNITS);
+    long n = Long.parseLong(m.group(1));
+    String unit = m.group(2) == null ? "B" : m.group(2).toUpperCase(Locale.ROOT);
+    int shift =
+        switch (unit) {
+          case "KB", "KIB" -> 10;
+          case "MB", "MIB" -> 20;
+          case "GB", "GIB" -> 30;
+          default -> 0;
+        };
+    if (n > (Long.MAX_VALUE >> shift))
+      throw new IllegalArgumentException("'" + text + "' is too large");
+    return n << shift;
   }
 
   /** A node with its JSON Pointer and its dotted name relative to the poller (or the file). */
@@ -590,6 +630,21 @@ final class ConfigReader {
       } catch (IllegalArgumentException e) {
         throw error(e.getMessage());
       }
+    }
+
+    /** A size in bytes ({@link #parseSize}) of at least 1KB, or null when absent. */
+    @Nullable Long size() {
+      if (missing()) return null;
+      if (!node.isValueNode() || node.isNull() || node.isBoolean())
+        throw error("must be a size " + SIZE_UNITS + ", but was " + node);
+      long bytes;
+      try {
+        bytes = parseSize(node.asText());
+      } catch (IllegalArgumentException e) {
+        throw error(e.getMessage());
+      }
+      if (bytes < 1024) throw error("'" + node.asText() + "' is less than 1KB");
+      return bytes;
     }
 
     int integer(int fallback, int min) {

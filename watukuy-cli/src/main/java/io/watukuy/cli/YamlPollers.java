@@ -1,5 +1,7 @@
 package io.watukuy.cli;
 
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.watukuy.ConfigException;
 import io.watukuy.CursorStrategy;
@@ -78,6 +80,8 @@ final class YamlPollers {
     if (spec.budget() != null) b.budget(spec.budget()).weight(spec.weight());
     if (spec.maxWait() != null) b.maxWait(spec.maxWait());
     if (spec.request().timeout() != null) b.requestTimeout(spec.request().timeout());
+    if (spec.request().maxBodySize() != null) b.maxBodySize(spec.request().maxBodySize());
+    if (spec.maxItemSize() != null) b.maxItemSize(spec.maxItemSize());
     YamlFetcher live =
         new YamlFetcher(
             spec.request(),
@@ -289,27 +293,49 @@ final class YamlPollers {
       return page.withTotal(n.longValue());
     }
 
-    /** The body as JSON; a body that is not JSON is named by its type and first characters. */
+    /**
+     * The body as JSON, parsed from its bytes. A body that is no JSON at all is named by its type
+     * and first characters (never binary bytes); JSON that is refused for what it holds (a repeated
+     * key, a second document, a value over a parser limit) by the engine's message, which says what
+     * and where.
+     */
     private static JsonNode body(HttpResult result, String where) {
-      // A 204, or a 200 without content, has no listing: say so rather than blame a pointer.
-      if (result.body().isBlank()) {
-        throw new IllegalStateException(
-            where + ": the response body is empty (HTTP " + result.status() + ")");
-      }
+      JsonNode json;
       try {
-        return result.json();
+        json = result.json();
       } catch (UncheckedIOException e) {
-        String text = result.body().strip().replaceAll("\\s+", " ");
+        if (!notJson(e)) throw new IllegalStateException(e.getMessage(), e);
         String type = result.header("Content-Type");
-        String start = text.length() > 60 ? text.substring(0, 60) + "..." : text;
+        String start = result.bodyExcerpt(60);
         throw new IllegalStateException(
             where
                 + ": the response is not JSON (HTTP "
                 + result.status()
                 + (type == null ? "" : ", Content-Type " + type)
-                + (text.isEmpty() ? ", empty body)" : ", body starts '" + start + "')"),
+                + (start.startsWith("binary body")
+                    ? ", " + start + ")"
+                    : ", body starts '" + start + "')"),
             e);
       }
+      // A 204, or a 200 without content, has no listing: say so rather than blame a pointer.
+      if (json.isMissingNode()) {
+        throw new IllegalStateException(
+            where + ": the response body is empty (HTTP " + result.status() + ")");
+      }
+      return json;
+    }
+
+    /** Whether the parser found a syntax error: the body is no JSON, not JSON refused. */
+    private static boolean notJson(UncheckedIOException e) {
+      for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
+        if (t instanceof StreamConstraintsException) return false;
+        if (t instanceof JsonParseException p) {
+          String m = p.getOriginalMessage();
+          return m == null || !m.startsWith("Duplicate field");
+        }
+        if (t.getCause() == t) break;
+      }
+      return false;
     }
 
     /** {@code next} as an absolute URL; a relative Link resolves against the URL it came with. */

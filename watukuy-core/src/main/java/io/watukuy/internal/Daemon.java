@@ -124,7 +124,14 @@ final class Daemon {
   /** One daemon pass: every key not already running is handed to the executor. */
   private void pass() {
     synchronized (passLock) {
-      passLocked();
+      try {
+        passLocked();
+      } catch (RuntimeException | Error e) {
+        // A pass that throws would schedule no successor, and the daemon would stop polling
+        // without a word: say so, and keep the passes coming.
+        log.error("daemon pass failed, the next one is scheduled: {}", e.toString());
+        scheduleNextPass();
+      }
     }
   }
 
@@ -160,6 +167,10 @@ final class Daemon {
         if (p != null) handOut(p, key);
       }
     }
+    scheduleNextPass();
+  }
+
+  private void scheduleNextPass() {
     synchronized (lock) {
       if (started) {
         // A hint may have brought the next pass forward while this one ran: one timer only.

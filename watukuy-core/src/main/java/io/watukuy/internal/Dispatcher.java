@@ -180,6 +180,25 @@ final class Dispatcher {
     }
     permits.release();
     acks.flush(); // the failure's writes come after the acks of the events handled before it
+    if (r.failure instanceof Error error) {
+      // An Error (out of memory, stack overflow) is the JVM's trouble, not the event's: counted as
+      // a handler failure it would park a good event and let its later events overtake it (G3).
+      // Delivery stops with the event pending; the next cycle delivers it again (G1).
+      d.unavailable =
+          new HandlerUnavailableException(
+              "delivery stopped by " + error.getClass().getName() + ": " + error.getMessage(),
+              error);
+      d.blocked.add(row.orderingKey());
+      q.clear();
+      errors.error(
+          "{}: delivering {} threw {} (a JVM error, not a handler failure: no attempt counted,"
+              + " nothing parked); delivery stops with the event pending: {}",
+          Who.key(d.key),
+          row.eventId(),
+          error.getClass().getName(),
+          error.getMessage());
+      return;
+    }
     HandlerUnavailableException down = unavailable(r.failure);
     if (down != null) {
       // The destination is down, not the event: no attempt is counted and nothing is parked.

@@ -271,6 +271,11 @@ public final class Engine implements Watukuy {
       // A store failure before the lease (loadState, acquireLease): report it, keep ticking.
       errors.warn("{}: {}", Who.key(key), e.toString());
       report = new KeyReport(key, KeyReport.Outcome.POLLED, 0, 0, 0, 0, false, false, e);
+    } catch (Error e) {
+      // Out of memory or stack where the runner could not take it: one key's cycle must not end
+      // the thread it runs on, nor the daemon.
+      errors.error("{}: cycle stopped by {}", Who.key(key), e.toString());
+      report = new KeyReport(key, KeyReport.Outcome.POLLED, 0, 0, 0, 0, false, false, e);
     } finally {
       running.remove(key);
     }

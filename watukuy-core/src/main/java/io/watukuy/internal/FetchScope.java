@@ -171,6 +171,11 @@ final class FetchScope implements FetchContext<Object>, HttpScope {
   }
 
   @Override
+  public long maxBodySize() {
+    return poller.maxBodySize();
+  }
+
+  @Override
   public Set<String> secretValues() {
     return cx.secrets();
   }

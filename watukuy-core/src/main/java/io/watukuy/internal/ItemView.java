@@ -2,7 +2,9 @@ package io.watukuy.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.watukuy.internal.diff.Jcs;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -29,6 +31,12 @@ public final class ItemView {
    * or in a full listing's deletes ({@link #identity} is then {@link #NO_IDENTITY}).
    */
   boolean noIdentity;
+
+  /**
+   * The item's size as compact JSON when it is over the poller's {@code maxItemSize}, else 0: such
+   * an item is parked as invalid without its body, and never hashed nor stored.
+   */
+  long oversize;
 
   /**
    * The identity (and ordering key) of an item that has none: empty, which no valid identity is.
@@ -67,6 +75,39 @@ public final class ItemView {
 
   public Object item() {
     return item;
+  }
+
+  /**
+   * The size of {@code node} written as compact JSON, in UTF-8 bytes (string escapes not counted),
+   * counted without writing it: no copy of a huge item is made to measure it.
+   */
+  static long compactSize(JsonNode node) {
+    // Recursion is bounded by the parser's nesting limit (1000 levels by default).
+    if (node.isObject()) {
+      long total = 2 + Math.max(0, node.size() - 1); // braces and commas
+      for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> e = it.next();
+        total += utf8(e.getKey()) + 3 + compactSize(e.getValue()); // quotes and colon
+      }
+      return total;
+    }
+    if (node.isArray()) {
+      long total = 2 + Math.max(0, node.size() - 1);
+      for (JsonNode element : node) total += compactSize(element);
+      return total;
+    }
+    if (node.isTextual()) return utf8(node.textValue()) + 2;
+    if (node.isNumber() || node.isBoolean() || node.isNull()) return node.asText().length();
+    return node.toString().length();
+  }
+
+  private static long utf8(String s) {
+    long n = 0;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      n += c < 0x80 ? 1 : c < 0x800 ? 2 : Character.isSurrogate(c) ? 2 : 3;
+    }
+    return n;
   }
 
   String hash() {

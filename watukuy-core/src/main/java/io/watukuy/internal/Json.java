@@ -1,6 +1,7 @@
 package io.watukuy.internal;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -17,6 +18,23 @@ public final class Json {
           .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
           .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
           .disable(DeserializationFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE)
+          .build();
+
+  /**
+   * The mapper for vendor bodies ({@link io.watukuy.HttpResult#json()}): {@link #MAPPER} that also
+   * refuses a duplicate object key and anything after the first value. Lenient, {@code
+   * {"id":1,"id":7}} reads as identity 7 and emits {@code deleted 1}, and two concatenated
+   * documents read as the first alone: both lose data silently (docs/operations.md, "Bodies that
+   * are refused"). The engine's own stored JSON is read with {@link #MAPPER}.
+   */
+  public static final ObjectMapper VENDOR =
+      JsonMapper.builder()
+          .addModule(new JavaTimeModule())
+          .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+          .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+          .disable(DeserializationFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE)
+          .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
           .build();
 
   private Json() {}

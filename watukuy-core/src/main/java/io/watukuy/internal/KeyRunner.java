@@ -201,6 +201,17 @@ final class KeyRunner {
         BudgetTimeoutException budget = ScheduleMachine.budgetTimeout(e);
         if (budget != null) return deferred(run, schedule, liveDue, e, budget);
         return failed(run, schedule, liveDue || reconcileDue || backfillDue, e);
+      } catch (Error e) {
+        // Out of memory or stack in fetch, diff or commit: the stack is unwound, what filled the
+        // heap is garbage now. The cycle ends like a failed one (backoff, circuit), nothing of it
+        // committed past its last page, and the process and the other keys go on. failed() logs it
+        // by its class name.
+        return failed(
+            run,
+            schedule,
+            true,
+            new IllegalStateException(
+                "cycle stopped by " + e.getClass().getName() + ": " + e.getMessage(), e));
       } finally {
         keeper.close();
         try {

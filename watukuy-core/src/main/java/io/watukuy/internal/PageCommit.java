@@ -3,6 +3,7 @@ package io.watukuy.internal;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.watukuy.EventType;
+import io.watukuy.HttpResult;
 import io.watukuy.Lane;
 import io.watukuy.Page;
 import io.watukuy.Poller;
@@ -87,7 +88,9 @@ final class PageCommit {
       ItemView v = it.next();
       if (v.problems != null) {
         it.remove();
-        parked.add(invalid(v, v.problems, now, pageNo, "ValidationError"));
+        parked.add(
+            invalid(
+                v, v.problems, now, pageNo, v.oversize > 0 ? "ItemTooLarge" : "ValidationError"));
       }
     }
     if (!parked.isEmpty())
@@ -119,8 +122,7 @@ final class PageCommit {
       try {
         hash = v.hash();
       } catch (CanonicalizationException e) {
-        throw run.bad(
-            pageNo, v.index(), "cannot be canonicalized (RFC 8785): " + e.getMessage(), e);
+        throw run.bad(pageNo, v.index(), canonicalizationProblem(run, e), e);
       }
       if (row != null && hash.equals(row.hash())) {
         if (reemits(run, spec, row)) batch.change(EventType.UPDATED, v, hash, row);
@@ -214,6 +216,30 @@ final class PageCommit {
     return 0;
   }
 
+  /**
+   * What cannot be canonicalized, where in the item, and the request the page came from: the reader
+   * must find the vendor's record, and a number out of the double range is read as Infinity, a word
+   * the vendor's body never had.
+   */
+  private static String canonicalizationProblem(KeyRun run, CanonicalizationException e) {
+    String problem = "cannot be canonicalized (RFC 8785): " + e.getMessage();
+    if (e.getMessage() != null && e.getMessage().endsWith("Infinity cannot be canonicalized")) {
+      problem +=
+          " (a JSON number out of the IEEE-754 double range, such as 1e400, reads as Infinity)";
+    }
+    HttpResult from = run.lastResponse;
+    return from == null
+        ? problem
+        : problem
+            + "; page from "
+            + from.method()
+            + " "
+            + from.url()
+            + " (HTTP "
+            + from.status()
+            + ")";
+  }
+
   private ParkedRow invalid(
       ItemView v, List<String> problems, Instant now, int pageNo, String name) {
     ObjectNode error = Json.MAPPER.createObjectNode();
@@ -222,9 +248,11 @@ final class PageCommit {
     error.put("page", pageNo);
     error.put("index", v.index());
     error.set("problems", Json.MAPPER.valueToTree(problems));
-    String itemJson = v.json.toString();
+    // An item over maxItemSize is kept out of the store: writing it is what it must not cost.
+    String itemJson = v.oversize > 0 ? null : v.json.toString();
     // Deterministic, so the same invalid item seen again replaces its parked row.
-    String id = "invalid-" + Sha256.hex(v.identity + "\n" + itemJson).substring(0, 16);
+    String basis = itemJson != null ? itemJson : "maxItemSize " + v.oversize;
+    String id = "invalid-" + Sha256.hex(v.identity + "\n" + basis).substring(0, 16);
     return new ParkedRow(
         id,
         ParkedKind.INVALID,

@@ -432,13 +432,30 @@ final class PageLoop {
       if (item == null) throw run.bad(pageNo, i, "item is null", null);
       try {
         JsonNode json = item instanceof JsonNode n ? n : Json.MAPPER.valueToTree(item);
+        // Measured before anything hashes, copies or stores it: one huge item must not take the
+        // process down, nor block the page (G7).
+        long size = ItemView.compactSize(json);
+        String tooLarge =
+            size <= poller.maxItemSize()
+                ? null
+                : "item "
+                    + (i + 1)
+                    + ": "
+                    + size
+                    + " bytes as compact JSON, more than maxItemSize "
+                    + poller.maxItemSize()
+                    + " bytes; parked without its body";
         String noIdentity = identityProblem(item);
         if (noIdentity != null) {
           ItemView v =
               new ItemView(
                   i, item, json, ItemView.NO_IDENTITY, null, ItemView.NO_IDENTITY, false, null);
           v.noIdentity = true;
-          v.problems = List.of("item " + (i + 1) + ": " + noIdentity);
+          v.problems =
+              tooLarge == null
+                  ? List.of("item " + (i + 1) + ": " + noIdentity)
+                  : List.of("item " + (i + 1) + ": " + noIdentity, tooLarge);
+          if (tooLarge != null) v.oversize = size;
           views.add(v);
           run.parkedWithoutIdentity = true;
           continue;
@@ -467,6 +484,10 @@ final class PageLoop {
         boolean dead = tombstone != null && tombstone.test(item);
         Object fingerprint = poller.fingerprint() == null ? null : poller.fingerprint().apply(item);
         ItemView v = new ItemView(i, item, json, identity, version, orderingKey, dead, fingerprint);
+        if (tooLarge != null) {
+          v.oversize = size;
+          problems.add(tooLarge);
+        }
         if (!problems.isEmpty()) v.problems = List.copyOf(problems);
         views.add(v);
       } catch (FetchException e) {

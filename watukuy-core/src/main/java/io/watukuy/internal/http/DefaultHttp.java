@@ -23,7 +23,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublisher;
 import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
-import java.net.http.HttpResponse.BodyHandlers;
 import java.net.http.HttpTimeoutException;
 import java.nio.channels.UnresolvedAddressException;
 import java.nio.charset.StandardCharsets;
@@ -59,6 +58,10 @@ import org.slf4j.LoggerFactory;
  *   <li>Redirects are followed here, not by the client, up to {@value #MAX_REDIRECTS} hops; a hop
  *       to another origin carries none of the request options' headers (credentials only go to the
  *       origin the caller named).
+ *   <li>A body is read up to {@link HttpScope#maxBodySize} bytes: one whose Content-Length says
+ *       more is refused unread, one without a length is cut off when it passes the bound (a fetch
+ *       error naming both sizes; docs/config.md, "request.maxBodySize"). The body read is the
+ *       response's own array, not copied again.
  *   <li>Every response is passed to {@link HttpScope#observe} first (after redirects, the last).
  *   <li>A 200 carrying an ETag or Last-Modified that differs from the stored one is stored.
  *   <li>A 304 to a conditional request updates the stored validator with the fields it carries
@@ -242,8 +245,10 @@ public final class DefaultHttp implements Http {
         exchangeFollowingRedirects(
             method, uri, target, options, body, contentType, validator, timeout);
 
+    // The body array is the response's own from here on: it is not copied again (it may be
+    // request.maxBodySize large).
     Response result =
-        new Response(
+        Response.owning(
             response.statusCode(),
             method,
             target,
@@ -372,7 +377,7 @@ public final class DefaultHttp implements Http {
   private HttpResponse<byte[]> exchange(
       String method, String target, HttpRequest request, Duration timeout) {
     CompletableFuture<HttpResponse<byte[]>> future =
-        client.sendAsync(request, BodyHandlers.ofByteArray());
+        client.sendAsync(request, new BoundedBody(scope.maxBodySize()));
     try {
       return future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
@@ -393,6 +398,11 @@ public final class DefaultHttp implements Http {
         throw new UncheckedIOException(
             method + " " + redactor.url(target) + " failed: could not connect" + within, connect);
       }
+      BoundedBody.BodyTooLargeException tooLarge = tooLarge(failure);
+      if (tooLarge != null) {
+        throw new UncheckedIOException(
+            method + " " + redactor.url(target) + " failed: " + tooLarge.getMessage(), tooLarge);
+      }
       if (failure instanceof HttpTimeoutException timeoutFailure) {
         throw timedOut(method, target, timeout, timeoutFailure);
       }
@@ -406,6 +416,15 @@ public final class DefaultHttp implements Http {
           method + " " + redactor.url(target) + " failed: " + failure.getClass().getName(),
           failure);
     }
+  }
+
+  // The client may wrap the body's own failure in an IOException of its own.
+  private static BoundedBody.@Nullable BodyTooLargeException tooLarge(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof BoundedBody.BodyTooLargeException e) return e;
+      if (t.getCause() == t) break;
+    }
+    return null;
   }
 
   private UncheckedIOException timedOut(
@@ -460,13 +479,17 @@ public final class DefaultHttp implements Http {
         response.method(),
         response.url(),
         redactor.headers(response.headers()),
-        snippet(response.bodyBytesUnsafe()));
+        snippet(response));
   }
 
-  private @Nullable String snippet(byte[] body) {
-    if (body.length == 0) return null;
-    // Redact before cutting, so that a secret straddling the cut is still hidden.
-    String text = redactor.message(new String(body, StandardCharsets.UTF_8));
+  private @Nullable String snippet(Response response) {
+    String text =
+        BodyProblems.text(
+            response.bodyBytesUnsafe(),
+            response.header("content-encoding"),
+            BODY_SNIPPET_BYTES,
+            redactor);
+    if (text.isEmpty()) return null;
     byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
     if (utf8.length <= BODY_SNIPPET_BYTES) return text;
     int cut = BODY_SNIPPET_BYTES;

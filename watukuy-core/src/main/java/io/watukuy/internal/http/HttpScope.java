@@ -54,6 +54,12 @@ public interface HttpScope {
   /** The poller's whole-request timeout, used when the request options set none. */
   Duration requestTimeout();
 
+  /**
+   * The largest response body read, in bytes: a longer one fails the request before it is buffered
+   * (the poller's {@code request.maxBodySize}).
+   */
+  long maxBodySize();
+
   /** Values from {@code ${ENV}} substitutions, hidden wherever they appear in messages. */
   Set<String> secretValues();
 

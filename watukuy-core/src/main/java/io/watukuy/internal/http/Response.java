@@ -1,6 +1,5 @@
 package io.watukuy.internal.http;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.watukuy.HttpResult;
@@ -22,6 +21,9 @@ import org.jspecify.annotations.Nullable;
 
 /** The {@link HttpResult} of {@link DefaultHttp} and {@link HttpResult#of}. Immutable. */
 public final class Response implements HttpResult {
+
+  /** Characters of the body quoted in a decoding failure. */
+  static final int EXCERPT_CHARS = 60;
 
   private final @Nullable String who;
   private final int status;
@@ -69,13 +71,44 @@ public final class Response implements HttpResult {
       Instant receivedAt,
       Redactor redactor,
       @Nullable String who) {
+    this(status, method, url, headers, body.clone(), receivedAt, redactor, who, true);
+  }
+
+  /**
+   * A response of a poller's request that takes {@code body} as its own, without copying it: the
+   * caller hands it over and keeps no reference (the body may be {@code request.maxBodySize} large,
+   * and one copy of it is enough).
+   */
+  static Response owning(
+      int status,
+      String method,
+      String url,
+      Map<String, List<String>> headers,
+      byte[] body,
+      Instant receivedAt,
+      Redactor redactor,
+      @Nullable String who) {
+    return new Response(status, method, url, headers, body, receivedAt, redactor, who, true);
+  }
+
+  private Response(
+      int status,
+      String method,
+      String url,
+      Map<String, List<String>> headers,
+      byte[] body,
+      Instant receivedAt,
+      Redactor redactor,
+      @Nullable String who,
+      boolean owned) {
+    // `owned` only tells this constructor apart from the public one: `body` is kept as it is.
     this.who = who;
     this.status = status;
     this.method = Objects.requireNonNull(method, "method");
     this.redactor = Objects.requireNonNull(redactor, "redactor");
     this.url = redactor.url(Objects.requireNonNull(url, "url"));
     this.headers = lowerCased(Objects.requireNonNull(headers, "headers"));
-    this.body = body.clone();
+    this.body = body;
     this.receivedAt = Objects.requireNonNull(receivedAt, "receivedAt");
   }
 
@@ -123,7 +156,7 @@ public final class Response implements HttpResult {
   public <R> R json(Class<R> type) {
     Objects.requireNonNull(type, "type");
     try {
-      return Json.MAPPER.readValue(body, type);
+      return Json.VENDOR.readValue(body, type);
     } catch (IOException e) {
       throw decodingFailed(type.getSimpleName(), e);
     }
@@ -133,7 +166,7 @@ public final class Response implements HttpResult {
   public <R> R json(TypeReference<R> type) {
     Objects.requireNonNull(type, "type");
     try {
-      return Json.MAPPER.readValue(body, type);
+      return Json.VENDOR.readValue(body, type);
     } catch (IOException e) {
       throw decodingFailed(type.getType().getTypeName(), e);
     }
@@ -142,7 +175,7 @@ public final class Response implements HttpResult {
   @Override
   public JsonNode json() {
     try {
-      return Json.MAPPER.readTree(body);
+      return Json.VENDOR.readTree(body);
     } catch (IOException e) {
       throw decodingFailed("a JSON tree", e);
     }
@@ -178,20 +211,44 @@ public final class Response implements HttpResult {
     return method + " " + url + " -> " + status;
   }
 
+  /**
+   * The message of a body that cannot be decoded: the request, the status and content type, what is
+   * wrong and where (a JSON Pointer names the item), and the start of the body, never binary bytes
+   * (docs/operations.md, "Bodies that are refused").
+   */
   private UncheckedIOException decodingFailed(String target, IOException e) {
-    String problem =
-        e instanceof JsonProcessingException jpe ? jpe.getOriginalMessage() : e.getMessage();
+    String problem = BodyProblems.describe(e);
+    @Nullable String type = header("content-type");
+    String start = BodyProblems.excerpt(body, header("content-encoding"), EXCERPT_CHARS, redactor);
     String message =
         method
             + " "
             + url
             + " (HTTP "
             + status
-            + "): the body is not valid JSON for "
-            + target
-            + ": "
-            + redactor.message(problem);
+            + (type == null ? "" : ", Content-Type " + type)
+            + "): "
+            + (BodyProblems.limit(e) != null
+                ? "the body is JSON beyond a parser limit: "
+                : "the body is not valid JSON for " + target + ": ")
+            + redactor.message(problem)
+            + (start.isEmpty()
+                ? "; empty body"
+                : start.startsWith("binary body") ? "; " + start : "; body starts '" + start + "'");
     return new UncheckedIOException(message, e);
+  }
+
+  /**
+   * {@link HttpResult#bodyExcerpt}: a response of the engine's is read in place, with its redactor;
+   * another result through its copy of the body.
+   */
+  public static String excerpt(HttpResult result, int maxChars) {
+    if (maxChars <= 0) throw new IllegalArgumentException("maxChars must be > 0: " + maxChars);
+    if (result instanceof Response r) {
+      return BodyProblems.excerpt(r.body, r.header("content-encoding"), maxChars, r.redactor);
+    }
+    return BodyProblems.excerpt(
+        result.bodyBytes(), result.header("content-encoding"), maxChars, Redactor.NONE);
   }
 
   private static Map<String, List<String>> lowerCased(Map<String, List<String>> headers) {

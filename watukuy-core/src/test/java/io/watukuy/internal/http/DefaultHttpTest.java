@@ -214,6 +214,34 @@ class DefaultHttpTest {
     assertThat(e.bodySnippet()).isEqualTo("é".repeat(1024));
   }
 
+  @Test
+  void aBodySnippetThatIsNotTextIsNamedNotPrinted() {
+    server.reply(503, "\u0000\u0001\u0002oops", "Content-Type", "text/plain");
+    server.reply(503, "whatever", "Content-Encoding", "gzip");
+
+    HttpStatusException binary =
+        catchThrowableOfType(HttpStatusException.class, () -> http.get(server.url("/a")));
+    HttpStatusException gzip =
+        catchThrowableOfType(HttpStatusException.class, () -> http.get(server.url("/b")));
+
+    assertThat(binary.bodySnippet()).isEqualTo("binary body, 7 bytes");
+    assertThat(gzip.bodySnippet()).isEqualTo("binary body (Content-Encoding gzip), 8 bytes");
+  }
+
+  @Test
+  void aBodyLongerThanMaxBodySizeIsRefusedNamingBothSizes() {
+    scope.maxBodySize = 1024;
+    server.reply(200, "x".repeat(2000));
+
+    assertThatThrownBy(() -> http.get(server.url("/big")))
+        .isInstanceOf(UncheckedIOException.class)
+        .hasMessage(
+            "GET "
+                + server.url("/big")
+                + " failed: the response announces a body of 2000 bytes (Content-Length), more"
+                + " than request.maxBodySize 1024 bytes; refused before reading it");
+  }
+
   // ---- validators
 
   @Test

@@ -20,6 +20,7 @@ final class FakeHttpScope implements HttpScope {
   boolean trustNotModified;
   boolean keepsValidators = true;
   Duration requestTimeout = RequestOptions.DEFAULT_REQUEST_TIMEOUT;
+  long maxBodySize = RequestOptions.DEFAULT_MAX_BODY_SIZE;
   Set<String> secretValues = Set.of();
   final Map<String, HttpValidator> validators = new HashMap<>();
   final List<String> storeCalls = new ArrayList<>();
@@ -69,6 +70,11 @@ final class FakeHttpScope implements HttpScope {
   @Override
   public Duration requestTimeout() {
     return requestTimeout;
+  }
+
+  @Override
+  public long maxBodySize() {
+    return maxBodySize;
   }
 
   @Override
