@@ -226,6 +226,13 @@ final class Cli {
       try {
         output = cfg.outputFile() == null ? Output.stdout(out) : Output.file(cfg.outputFile());
         if (newFile) err.println("watukuy: new output file:" + cfg.outputFile().toAbsolutePath());
+        if (output.trimmed() > 0)
+          err.println(
+              "watukuy: output "
+                  + cfg.outputFile()
+                  + ": cut an incomplete last line of "
+                  + count(output.trimmed(), "byte")
+                  + " (a write that never finished; its event is delivered again)");
       } catch (StoreException e) {
         err.println("watukuy: output " + cfg.outputFile() + ": " + e.getMessage());
         return Main.FAILED;
@@ -243,6 +250,7 @@ final class Cli {
       List<Poller<JsonNode>> pollers =
           YamlPollers.build(cfg).stream().filter(p -> once || selected.contains(p.name())).toList();
       boolean newStore = Stores.isNew(cfg.store());
+      OutageLines outages = new OutageLines();
       ProgressLines progress = new ProgressLines(err, PROGRESS_EVERY);
       WatukuyListener listener =
           new WatukuyListener() {
@@ -254,8 +262,13 @@ final class Cli {
             @Override
             public void onCycle(KeyReport report) {
               progress.cycleEnded(report.key());
-              // --once reports from the TickReport; the daemon, as each run ends.
-              if (!once && report.error() != null) failed(report.key(), report.error());
+              // --once reports from the TickReport; the daemon, as each run ends, and a store
+              // outage once when it starts and once when it ends (the engine backs it off).
+              if (once) return;
+              String line = outages.line(report.key(), report.error());
+              if (line != null) err.println("watukuy: " + redact(line));
+              Throwable error = report.error();
+              if (error != null && !OutageLines.isStore(error)) failed(report.key(), error);
             }
           };
       try (output;
@@ -384,6 +397,14 @@ final class Cli {
               err.println("watukuy: " + redact(e.getMessage()));
             }
           });
+      output.onChange(
+          line ->
+              err.println(
+                  "watukuy: "
+                      + redact(line)
+                      + (line.endsWith(" recovered")
+                          ? ", delivering the pending events"
+                          : "; the events stay pending, retrying with backoff")));
       // Before start(): a first cycle that fails at once must not print its line ahead of this one.
       err.println(
           "watukuy: running "
@@ -399,7 +420,9 @@ final class Cli {
       int code = Main.OK;
       try {
         while (!stop.await(1, TimeUnit.SECONDS)) {
-          if (output.failure() != null) {
+          // A closed standard output does not come back; a file (a full disk) may: the engine
+          // backs off the keys whose delivery it stopped, and Output says when it recovers.
+          if (output.isStdout() && output.failure() != null) {
             err.println(
                 "watukuy: "
                     + redact(output.failure().getMessage())
