@@ -132,18 +132,6 @@ final class Cli {
     return config;
   }
 
-  /**
-   * Checks that the folder of an output file exists: no command creates folders, so a typo in the
-   * path fails before anything is fetched instead of writing somewhere unexpected.
-   *
-   * @return whether the file is new (run says so)
-   * @throws ConfigException naming the file and the missing folder
-   */
-  static boolean checkFolder(Path file) {
-    Stores.folderOf("output file:", file);
-    return !Files.exists(file);
-  }
-
   static StateStore open(StoreSpec spec) {
     return Stores.open(spec);
   }
@@ -220,8 +208,10 @@ final class Cli {
         selected.add(name);
       }
       if (selected.isEmpty()) cfg.pollers().forEach(p -> selected.add(p.name()));
-      // Before the try: a missing folder is a config error (exit 2), not an output failure.
-      boolean newFile = cfg.outputFile() != null && checkFolder(cfg.outputFile());
+      // Before the try: a missing folder is a config error (exit 2), not an output failure. The
+      // same checks as validate, so that validate's ok means run accepts the file.
+      RunChecks.check(cfg);
+      boolean newFile = cfg.outputFile() != null && !Files.exists(cfg.outputFile());
       Output output;
       try {
         output = cfg.outputFile() == null ? Output.stdout(out) : Output.file(cfg.outputFile());
@@ -467,7 +457,7 @@ final class Cli {
       mixinStandardHelpOptions = true,
       versionProvider = Main.Version.class,
       description = {
-        "Checks CONFIG without polling or opening the store.",
+        "Checks CONFIG as run does before it polls, without opening the store or the output.",
         "Prints FILE: ok, N poller(s) and exits 0, or prints the first problem as FILE:LINE: ... and exits 2."
       })
   final class Validate implements Callable<Integer> {
@@ -479,7 +469,7 @@ final class Cli {
     @Override
     public Integer call() {
       CliConfig cfg = load(config);
-      YamlPollers.build(cfg);
+      RunChecks.check(cfg);
       for (String warning : ConfigWarnings.of(cfg)) err.println(warning);
       out.println(cfg.file() + ": ok, " + cfg.pollers().size() + " poller(s)");
       return Main.OK;
