@@ -9,8 +9,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The daemon's lines for a store that is down or refuses: one when a key's cycles start failing
  * with a {@link StoreException}, one when a cycle gets through again, none per attempt in between
- * (the engine backs the key off, docs/config.md, "Stores"). Other errors are the caller's, one line
- * each.
+ * (the engine backs the key off, docs/config.md, "Top level"). Other errors are the caller's, one
+ * line each.
  */
 final class OutageLines {
   private final Map<PollerKey, Boolean> down = new ConcurrentHashMap<>();
