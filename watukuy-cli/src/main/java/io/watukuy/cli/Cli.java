@@ -387,14 +387,16 @@ final class Cli {
               err.println("watukuy: " + redact(e.getMessage()));
             }
           });
-      output.onChange(
-          line ->
-              err.println(
-                  "watukuy: "
-                      + redact(line)
-                      + (line.endsWith(" recovered")
-                          ? ", delivering the pending events"
-                          : "; the events stay pending, retrying with backoff")));
+      // A file that fails is retried (below); standard output that fails stops the daemon.
+      if (!output.isStdout())
+        output.onChange(
+            line ->
+                err.println(
+                    "watukuy: "
+                        + redact(line)
+                        + (line.endsWith(" recovered")
+                            ? ", delivering the pending events"
+                            : "; the events stay pending, retrying with backoff")));
       // Before start(): a first cycle that fails at once must not print its line ahead of this one.
       err.println(
           "watukuy: running "
