@@ -132,18 +132,6 @@ final class Cli {
     return config;
   }
 
-  /**
-   * Checks that the folder of an output file exists: no command creates folders, so a typo in the
-   * path fails before anything is fetched instead of writing somewhere unexpected.
-   *
-   * @return whether the file is new (run says so)
-   * @throws ConfigException naming the file and the missing folder
-   */
-  static boolean checkFolder(Path file) {
-    Stores.folderOf("output file:", file);
-    return !Files.exists(file);
-  }
-
   static StateStore open(StoreSpec spec) {
     return Stores.open(spec);
   }
@@ -220,12 +208,21 @@ final class Cli {
         selected.add(name);
       }
       if (selected.isEmpty()) cfg.pollers().forEach(p -> selected.add(p.name()));
-      // Before the try: a missing folder is a config error (exit 2), not an output failure.
-      boolean newFile = cfg.outputFile() != null && checkFolder(cfg.outputFile());
+      // Before the try: a missing folder is a config error (exit 2), not an output failure. The
+      // same checks as validate, so that validate's ok means run accepts the file.
+      RunChecks.check(cfg);
+      boolean newFile = cfg.outputFile() != null && !Files.exists(cfg.outputFile());
       Output output;
       try {
         output = cfg.outputFile() == null ? Output.stdout(out) : Output.file(cfg.outputFile());
         if (newFile) err.println("watukuy: new output file:" + cfg.outputFile().toAbsolutePath());
+        if (output.trimmed() > 0)
+          err.println(
+              "watukuy: output "
+                  + cfg.outputFile()
+                  + ": cut an incomplete last line of "
+                  + count(output.trimmed(), "byte")
+                  + " (a write that never finished; its event is delivered again)");
       } catch (StoreException e) {
         err.println("watukuy: output " + cfg.outputFile() + ": " + e.getMessage());
         return Main.FAILED;
@@ -243,6 +240,7 @@ final class Cli {
       List<Poller<JsonNode>> pollers =
           YamlPollers.build(cfg).stream().filter(p -> once || selected.contains(p.name())).toList();
       boolean newStore = Stores.isNew(cfg.store());
+      OutageLines outages = new OutageLines();
       ProgressLines progress = new ProgressLines(err, PROGRESS_EVERY);
       WatukuyListener listener =
           new WatukuyListener() {
@@ -254,8 +252,13 @@ final class Cli {
             @Override
             public void onCycle(KeyReport report) {
               progress.cycleEnded(report.key());
-              // --once reports from the TickReport; the daemon, as each run ends.
-              if (!once && report.error() != null) failed(report.key(), report.error());
+              // --once reports from the TickReport; the daemon, as each run ends, and a store
+              // outage once when it starts and once when it ends (the engine backs it off).
+              if (once) return;
+              String line = outages.line(report.key(), report.error());
+              if (line != null) err.println("watukuy: " + redact(line));
+              Throwable error = report.error();
+              if (error != null && !OutageLines.isStore(error)) failed(report.key(), error);
             }
           };
       try (output;
@@ -384,6 +387,16 @@ final class Cli {
               err.println("watukuy: " + redact(e.getMessage()));
             }
           });
+      // A file that fails is retried (below); standard output that fails stops the daemon.
+      if (!output.isStdout())
+        output.onChange(
+            line ->
+                err.println(
+                    "watukuy: "
+                        + redact(line)
+                        + (line.endsWith(" recovered")
+                            ? ", delivering the pending events"
+                            : "; the events stay pending, retrying with backoff")));
       // Before start(): a first cycle that fails at once must not print its line ahead of this one.
       err.println(
           "watukuy: running "
@@ -399,7 +412,9 @@ final class Cli {
       int code = Main.OK;
       try {
         while (!stop.await(1, TimeUnit.SECONDS)) {
-          if (output.failure() != null) {
+          // A closed standard output does not come back; a file (a full disk) may: the engine
+          // backs off the keys whose delivery it stopped, and Output says when it recovers.
+          if (output.isStdout() && output.failure() != null) {
             err.println(
                 "watukuy: "
                     + redact(output.failure().getMessage())
@@ -444,7 +459,7 @@ final class Cli {
       mixinStandardHelpOptions = true,
       versionProvider = Main.Version.class,
       description = {
-        "Checks CONFIG without polling or opening the store.",
+        "Checks CONFIG as run does before it polls, without opening the store or the output.",
         "Prints FILE: ok, N poller(s) and exits 0, or prints the first problem as FILE:LINE: ... and exits 2."
       })
   final class Validate implements Callable<Integer> {
@@ -456,7 +471,7 @@ final class Cli {
     @Override
     public Integer call() {
       CliConfig cfg = load(config);
-      YamlPollers.build(cfg);
+      RunChecks.check(cfg);
       for (String warning : ConfigWarnings.of(cfg)) err.println(warning);
       out.println(cfg.file() + ": ok, " + cfg.pollers().size() + " poller(s)");
       return Main.OK;

@@ -17,6 +17,8 @@ import org.jspecify.annotations.Nullable;
  * A validated config file: what {@link ConfigReader} makes of the YAML. {@code budgets} are the
  * declared rate budgets by name (empty when the file has none); {@code budgetStore} is where their
  * buckets live when instances share them ({@code redis://…}), or null for this process's memory.
+ * {@code storeLine} and {@code outputLine} are the lines of {@code store:} and {@code output:} (1
+ * when absent), for the checks that come after reading ({@link RunChecks}).
  */
 record CliConfig(
     String file,
@@ -27,7 +29,9 @@ record CliConfig(
     List<PollerSpec> pollers,
     Set<String> secrets,
     Map<String, BudgetLimit> budgets,
-    @Nullable StoreSpec budgetStore) {
+    @Nullable StoreSpec budgetStore,
+    int storeLine,
+    int outputLine) {
 
   /**
    * A store URI and its options (docs/stores.md, "Store URIs (YAML and `--store`)"): {@code

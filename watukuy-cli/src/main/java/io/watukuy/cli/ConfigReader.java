@@ -139,7 +139,9 @@ final class ConfigReader {
         List.copyOf(specs),
         Set.copyOf(secrets),
         budgets,
-        budgetStore);
+        budgetStore,
+        tree.line("/store"),
+        tree.line("/output"));
   }
 
   private StoreSpec store(At at, Path dir) {

@@ -7,6 +7,7 @@ import io.watukuy.cli.Stores.NoRedis;
 import io.watukuy.store.mariadb.MariaDbStore;
 import io.watukuy.store.postgres.PostgresStore;
 import io.watukuy.store.redis.RedisStore;
+import io.watukuy.store.sqlite.SqliteStore;
 import java.nio.file.Path;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -59,6 +60,15 @@ final class StoreUris {
       String path = uri.substring("sqlite:".length());
       if (path.isEmpty())
         throw fail.apply("'" + uri + "': sqlite: needs a file path, e.g. sqlite:watukuy.db");
+      try {
+        // Checked here, as for postgres: and mariadb:, so that validate refuses what run would
+        // and the message names the line. The builder opens nothing.
+        SqliteStore.Builder check = SqliteStore.builder(dir.resolve(path).normalize());
+        if (o.tablePrefix() != null) check.tablePrefix(o.tablePrefix());
+        if (o.busyTimeoutMs() != null) check.busyTimeoutMs(o.busyTimeoutMs());
+      } catch (ConfigException e) {
+        throw fail.apply(e.getMessage());
+      }
       return StoreSpec.sqlite(
           uri, dir.resolve(path).normalize(), o.tablePrefix(), o.busyTimeoutMs());
     }

@@ -227,9 +227,14 @@ class BadInputTest {
     // A config problem, found before anything is fetched; no command creates folders.
     assertThat(r.code()).isEqualTo(Main.USAGE);
     assertThat(r.out()).isEmpty();
+    // FILE:LINE of the output: key, its last line, as validate says (ValidateAsRunTest).
     assertThat(r.err())
         .isEqualTo(
-            "watukuy: output file:"
+            "watukuy: "
+                + config
+                + ":"
+                + Files.readAllLines(config).size()
+                + ": output file:"
                 + blocker.resolve("y")
                 + ": folder "
                 + blocker

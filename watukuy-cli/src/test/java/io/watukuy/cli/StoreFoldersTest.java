@@ -45,9 +45,12 @@ class StoreFoldersTest {
       assertThat(r.exit()).as(r.stderr()).isEqualTo(2);
       assertThat(r.stderr()).contains("folder", "missing", "does not exist");
     }
+    // The same FILE:LINE refusal as validate's (ValidateAsRunTest).
     assertThat(run.stderr())
         .isEqualTo(
-            "watukuy: store sqlite:"
+            "watukuy: "
+                + config
+                + ":1: store sqlite:"
                 + dir.resolve("missing/dir/x.db")
                 + ": folder "
                 + dir.resolve("missing/dir")
@@ -105,7 +108,9 @@ class StoreFoldersTest {
       assertThat(run.exit()).isEqualTo(2);
       assertThat(run.stderr())
           .isEqualTo(
-              "watukuy: output file:"
+              "watukuy: "
+                  + config
+                  + ":2: output file:"
                   + dir.resolve("logs/events.jsonl")
                   + ": folder "
                   + dir.resolve("logs")

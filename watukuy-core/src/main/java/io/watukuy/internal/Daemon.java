@@ -1,6 +1,7 @@
 package io.watukuy.internal;
 
 import io.watukuy.Cancellable;
+import io.watukuy.KeyReport;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
 import io.watukuy.TimeSource;
@@ -13,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,6 +55,18 @@ final class Daemon {
   private @Nullable Instant nextPassAt;
   private final Map<PollerKey, Running> inFlight = new ConcurrentHashMap<>();
 
+  /** Keys whose last cycle met a store or destination outage, backed off (see {@link Outages}). */
+  private final Outages outages;
+
+  /**
+   * Pollers whose partitions could not be listed (a store outage), keyed by {@code PollerKey.of(
+   * poller)}: their keys are not handed out until the listing's backoff ends.
+   */
+  private final Outages listings;
+
+  /** When each poller's partitions may be listed again after a failed listing. */
+  private final Map<String, Instant> listingRetry = new ConcurrentHashMap<>();
+
   /**
    * Keys the daemon found not due, and when to look at them again (see {@link RunLimits#wakeAt}): a
    * pass skips them until then instead of reading their state every pass. Cleared by every
@@ -78,6 +92,7 @@ final class Daemon {
    * @param pollers the engine's pollers by name, never changed after the engine is built
    * @param passInterval the time between two full passes: the shortest {@code schedule.min} of the
    *     pollers, at most {@link #MAX_PASS_INTERVAL}
+   * @param random the engine's injected generator, for the jitter of an outage's backoff
    */
   Daemon(
       Engine engine,
@@ -85,7 +100,10 @@ final class Daemon {
       Map<String, Poller<Object>> pollers,
       TimeSource time,
       Executor executor,
-      Duration passInterval) {
+      Duration passInterval,
+      RandomGenerator random) {
+    this.outages = new Outages(random);
+    this.listings = new Outages(random);
     this.engine = engine;
     this.partitions = partitions;
     this.pollers = pollers;
@@ -146,13 +164,8 @@ final class Daemon {
     if (nextFullPassAt == null || !now.isBefore(nextFullPassAt)) {
       nextFullPassAt = now.plus(passInterval);
       for (Poller<Object> p : pollers.values()) {
-        List<PollerKey> keys;
-        try {
-          keys = partitions.keys(p);
-        } catch (RuntimeException e) {
-          log.warn("poller {}: cannot list partitions: {}", p.name(), e.toString());
-          continue;
-        }
+        List<PollerKey> keys = listKeys(p, now);
+        if (keys == null) continue;
         for (PollerKey key : keys) {
           if (!running()) return; // stop() came while this pass listed keys
           Instant hint = wakeHints.get(key);
@@ -182,6 +195,39 @@ final class Daemon {
     }
   }
 
+  /**
+   * The keys of {@code p}, or null when its partitions cannot be listed now: the store failed to
+   * list them, then or at an earlier attempt whose backoff has not ended (one line per change, as
+   * for a key's cycle).
+   */
+  private @Nullable List<PollerKey> listKeys(Poller<Object> p, Instant now) {
+    Instant retry = listingRetry.get(p.name());
+    if (retry != null && retry.isAfter(now)) return null;
+    PollerKey listing = PollerKey.of(p.name());
+    String who = "poller " + p.name() + " (listing partitions)";
+    try {
+      List<PollerKey> keys = partitions.keys(p);
+      listingRetry.remove(p.name());
+      listings.after(listing, who, p.schedule().backoff(), null, now);
+      return keys;
+    } catch (RuntimeException e) {
+      Instant next = listings.after(listing, who, p.schedule().backoff(), e, now);
+      if (next != null) listingRetry.put(p.name(), next);
+      else log.warn("poller {}: cannot list partitions: {}", p.name(), e.toString());
+      return null;
+    }
+  }
+
+  /**
+   * After a daemon cycle: a store or destination outage makes the key wait out the poller's backoff
+   * (the full pass skips a key whose hint lies ahead), and the end of one is logged once.
+   */
+  private void afterCycle(Poller<Object> p, PollerKey key, KeyReport report) {
+    Instant retry =
+        outages.after(key, Who.key(key), p.schedule().backoff(), report.error(), time.now());
+    if (retry != null) wakeAt(key, retry);
+  }
+
   /** Runs the key's cycle on the executor unless one is in flight. */
   private void handOut(Poller<Object> p, PollerKey key) {
     Running running = new Running();
@@ -194,14 +240,16 @@ final class Daemon {
             try {
               // Queued behind other cycles while stop() came: a stopped daemon starts no cycle.
               if (stopping) return;
-              engine.runKey(
-                  p,
-                  key,
-                  new RunLimits(
-                      null,
-                      () -> cancelRunning,
-                      () -> cancelRunning || stopping,
-                      at -> wakeAt(key, at)));
+              KeyReport report =
+                  engine.runKey(
+                      p,
+                      key,
+                      new RunLimits(
+                          null,
+                          () -> cancelRunning,
+                          () -> cancelRunning || stopping,
+                          at -> wakeAt(key, at)));
+              afterCycle(p, key, report);
             } finally {
               inFlight.remove(key);
               running.done.countDown();

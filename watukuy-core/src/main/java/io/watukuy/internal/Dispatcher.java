@@ -205,7 +205,9 @@ final class Dispatcher {
       d.unavailable = down;
       d.blocked.add(row.orderingKey());
       q.clear();
-      errors.warn(
+      // At debug: the cycle's report carries it, tick() logs it as the cycle ends, and the daemon
+      // once per change (Outages), not once per attempt.
+      errors.debug(
           "{}: handler unavailable, delivery stops with {} pending: {}",
           Who.key(d.key),
           row.eventId(),

@@ -172,7 +172,7 @@ public final class Engine implements Watukuy {
       if (p.schedule().min().compareTo(shortest) < 0) shortest = p.schedule().min();
     }
     this.partitions = new PartitionSync(store, time);
-    this.daemon = new Daemon(this, partitions, this.pollers, time, cycles, shortest);
+    this.daemon = new Daemon(this, partitions, this.pollers, time, cycles, shortest, rnd);
     this.operations =
         new KeyOperations(
             store,
@@ -268,8 +268,10 @@ public final class Engine implements Watukuy {
       Thread.currentThread().interrupt();
       report = new KeyReport(key, KeyReport.Outcome.POLLED, 0, 0, 0, 0, false, false, e);
     } catch (RuntimeException e) {
-      // A store failure before the lease (loadState, acquireLease): report it, keep ticking.
-      errors.warn("{}: {}", Who.key(key), e.toString());
+      // A store failure before the lease (loadState, acquireLease): report it, keep ticking. The
+      // daemon logs an outage once per change, not once per attempt (Outages).
+      if (limits.daemon() && Outages.kind(e) != null) errors.debug("{}: {}", Who.key(key), e);
+      else errors.warn("{}: {}", Who.key(key), e.toString());
       report = new KeyReport(key, KeyReport.Outcome.POLLED, 0, 0, 0, 0, false, false, e);
     } catch (Error e) {
       // Out of memory or stack where the runner could not take it: one key's cycle must not end

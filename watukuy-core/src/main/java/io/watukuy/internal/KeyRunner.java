@@ -190,6 +190,11 @@ final class KeyRunner {
         if (d != null && d.earliestRetry == null && d.unavailable == null && !d.halted)
           run.limits.wakeAt(nextAttention(next, cx.time().now()));
         RuntimeException unavailable = d == null ? null : d.unavailable;
+        if (unavailable != null && !run.limits.daemon())
+          errors.warn(
+              "{}: handler unavailable, delivery stops: {}",
+              Who.key(key),
+              unavailable.getMessage());
         return run.report(Outcome.POLLED, unavailable != null ? unavailable : run.notice);
       } catch (LeaseLostException e) {
         errors.warn("{}: {}", Who.key(key), e.getMessage());
@@ -266,6 +271,11 @@ final class KeyRunner {
       next = ScheduleMachine.poisonHalt(poller, next, cx.time().now());
     next = next.withLastReconcileAt(run.lastReconcileAt).withBackfill(run.backfill);
     next = ListingFacts.record(run, next, liveDue && lane.fullScan(), cx.time().now());
+    // A destination that is down is no fetch error (no backoff of the schedule, no circuit), but
+    // inspect must say why the events wait: lastError names it (docs/operations.md, "Health").
+    if (run.delivery != null && run.delivery.unavailable != null)
+      next =
+          next.withLastError(ScheduleMachine.lastError(run.delivery.unavailable, cx.time().now()));
     next = redacted(next);
     announce(run.key, schedule, next);
     next =
@@ -311,7 +321,10 @@ final class KeyRunner {
       KeyRun run, ScheduleState schedule, boolean laneDue, RuntimeException e) {
     PollerKey key = run.key;
     StateStore store = cx.store();
-    errors.warn("{}: cycle failed: {}", Who.key(key), e.getMessage());
+    // The daemon logs a store outage once per change (Outages), not at every attempt.
+    if (run.limits.daemon() && Outages.kind(e) != null)
+      errors.debug("{}: cycle failed: {}", Who.key(key), e.getMessage());
+    else errors.warn("{}: cycle failed: {}", Who.key(key), e.getMessage());
     cx.listener().onError(key, e);
     if (laneDue || run.pages > 0) {
       ScheduleState next =

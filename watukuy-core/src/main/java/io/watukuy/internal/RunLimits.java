@@ -31,6 +31,15 @@ record RunLimits(
     if (wake != null) wake.accept(at);
   }
 
+  /**
+   * Whether the daemon runs this cycle (it passes a wake receiver, {@code tick()} none): it logs a
+   * store or destination outage once per change ({@link Outages}), so the cycle logs the attempt at
+   * debug only.
+   */
+  boolean daemon() {
+    return wake != null;
+  }
+
   boolean expired(TimeSource time) {
     return cancelled.getAsBoolean()
         || (deadlineNanos != null && time.nanoTime() - deadlineNanos >= 0);

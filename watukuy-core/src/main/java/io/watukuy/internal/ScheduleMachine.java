@@ -663,7 +663,7 @@ final class ScheduleMachine {
         o.durationMs());
   }
 
-  private static LastError lastError(RuntimeException e, Instant now) {
+  static LastError lastError(RuntimeException e, Instant now) {
     String name = e instanceof WatukuyException w ? w.kind() : e.getClass().getSimpleName();
     return new LastError(name, String.valueOf(e.getMessage()), now);
   }

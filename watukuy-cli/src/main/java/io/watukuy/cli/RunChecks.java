@@ -1,0 +1,52 @@
+package io.watukuy.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.watukuy.ConfigException;
+import io.watukuy.Poller;
+import io.watukuy.Watukuy;
+import io.watukuy.store.memory.MemoryStore;
+import java.util.List;
+
+/**
+ * Every check {@code run} makes of a config before it touches the store or the output, in one
+ * place, so that {@code validate} says {@code ok} only for a config {@code run} accepts (it said ok
+ * for a SQLite {@code tablePrefix} that run refused): the pollers built, the folders of a SQLite
+ * store and of an output file, and an engine built over the pollers, budgets and delivery options
+ * (on an in-memory store, which is then closed). Opening a database or Redis connection is left to
+ * {@code run}: that is the store, not the config.
+ */
+final class RunChecks {
+  private RunChecks() {}
+
+  /**
+   * Runs the checks.
+   *
+   * @return the config's pollers
+   * @throws ConfigException for the first problem, as {@code FILE:LINE: ...}
+   */
+  static List<Poller<JsonNode>> check(CliConfig cfg) {
+    List<Poller<JsonNode>> pollers = YamlPollers.build(cfg);
+    try {
+      Stores.checkFolder(cfg.store());
+    } catch (ConfigException e) {
+      throw at(cfg, cfg.storeLine(), e);
+    }
+    if (cfg.outputFile() != null) {
+      try {
+        Stores.folderOf("output file:", cfg.outputFile());
+      } catch (ConfigException e) {
+        throw at(cfg, cfg.outputLine(), e);
+      }
+    }
+    Watukuy.Builder b =
+        Watukuy.builder().store(new MemoryStore()).delivery(cfg.delivery()).secrets(cfg.secrets());
+    pollers.forEach(b::poller);
+    cfg.budgets().forEach(b::budget);
+    b.build().close();
+    return pollers;
+  }
+
+  private static ConfigException at(CliConfig cfg, int line, ConfigException e) {
+    return new ConfigException(cfg.file() + ":" + line + ": " + e.getMessage(), e);
+  }
+}
