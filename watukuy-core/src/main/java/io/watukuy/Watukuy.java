@@ -2,6 +2,7 @@ package io.watukuy;
 
 import io.watukuy.internal.Engine;
 import io.watukuy.internal.budget.Budgets;
+import io.watukuy.internal.http.Redactor;
 import io.watukuy.spi.RateBudgetStore;
 import io.watukuy.spi.StateStore;
 import io.watukuy.store.memory.MemoryBudgetStore;
@@ -16,6 +17,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Executor;
+import java.util.function.Function;
 import java.util.random.RandomGenerator;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -59,6 +61,22 @@ public interface Watukuy extends AutoCloseable {
    */
   static Builder builder() {
     return new Builder();
+  }
+
+  /**
+   * The engine's redaction of secret values, for text an application prints or stores itself: every
+   * value becomes {@code [redacted]} in every form it takes on the way (raw, JSON-escaped,
+   * percent-encoded in either style, Base64 alone and as {@code user:password}; docs/operations.md,
+   * "Secrets"). Apply it before cutting, escaping or encoding the text. The same rules hide the
+   * values given to {@link Builder#secrets} in the engine's own messages and stored errors.
+   *
+   * @param secrets the secret strings; empty strings are ignored
+   * @return a thread-safe function; null text gives the empty string
+   * @throws NullPointerException if {@code secrets} or one of its values is null
+   */
+  static Function<@Nullable String, String> redaction(Collection<String> secrets) {
+    Redactor redactor = new Redactor(secrets);
+    return redactor::message;
   }
 
   /**

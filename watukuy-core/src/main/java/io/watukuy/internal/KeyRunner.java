@@ -192,7 +192,7 @@ final class KeyRunner {
         RuntimeException unavailable = d == null ? null : d.unavailable;
         return run.report(Outcome.POLLED, unavailable != null ? unavailable : run.notice);
       } catch (LeaseLostException e) {
-        errors.warn("{}: {}", Who.key(key), e.getMessage());
+        errors.warn("{}: {}", Who.key(key), redactor.message(e.getMessage()));
         cx.listener().onLeaseLost(key, e);
         return run.report(Outcome.POLLED, e);
       } catch (InterruptedException e) {
@@ -300,7 +300,7 @@ final class KeyRunner {
       KeyRun run, ScheduleState schedule, boolean laneDue, RuntimeException e) {
     PollerKey key = run.key;
     StateStore store = cx.store();
-    errors.warn("{}: cycle failed: {}", Who.key(key), e.getMessage());
+    errors.warn("{}: cycle failed: {}", Who.key(key), redactor.message(e.getMessage()));
     cx.listener().onError(key, e);
     if (laneDue || run.pages > 0) {
       ScheduleState next =
