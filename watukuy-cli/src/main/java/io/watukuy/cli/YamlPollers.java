@@ -12,6 +12,7 @@ import io.watukuy.Reconcile;
 import io.watukuy.RequestOptions;
 import io.watukuy.TimestampCursor;
 import io.watukuy.Watermark;
+import io.watukuy.Watukuy;
 import io.watukuy.cli.CliConfig.CursorSpec;
 import io.watukuy.cli.CliConfig.PollerSpec;
 import io.watukuy.cli.CliConfig.RequestSpec;
@@ -25,6 +26,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /** Turns the pollers of a config into {@link Poller}s whose fetch follows the YAML. */
@@ -39,9 +41,10 @@ final class YamlPollers {
    */
   static List<Poller<JsonNode>> build(CliConfig config) {
     List<Poller<JsonNode>> out = new ArrayList<>();
+    Function<@Nullable String, String> redact = Watukuy.redaction(config.secrets());
     for (PollerSpec spec : config.pollers()) {
       try {
-        out.add(build(spec));
+        out.add(build(spec, redact));
       } catch (ConfigException e) {
         throw new ConfigException(
             config.file() + ":" + spec.line() + ": poller " + spec.name() + ": " + e.getMessage(),
@@ -51,7 +54,8 @@ final class YamlPollers {
     return out;
   }
 
-  private static Poller<JsonNode> build(PollerSpec spec) {
+  private static Poller<JsonNode> build(
+      PollerSpec spec, Function<@Nullable String, String> redact) {
     Poller.Builder<JsonNode, Void> b =
         Poller.builder(spec.name(), JsonNode.class)
             .identity(item -> identity(spec.identity(), item))
@@ -83,13 +87,14 @@ final class YamlPollers {
             spec.request(),
             spec.response(),
             spec.identity(),
-            new PointerChecks(spec, spec.response()));
+            new PointerChecks(spec, spec.response()),
+            redact);
     Reconcile<JsonNode> reconcile = null;
     if (spec.reconcile() != null) {
       CliConfig.ResponseSpec r = spec.reconcile().response();
       YamlFetcher listing =
           new YamlFetcher(
-              spec.reconcile().request(), r, spec.identity(), new PointerChecks(spec, r));
+              spec.reconcile().request(), r, spec.identity(), new PointerChecks(spec, r), redact);
       reconcile = Reconcile.every(spec.reconcile().every(), listing::fetch);
     }
     return finish(b.cursor(strategy(spec.cursor())), live, reconcile);
@@ -149,12 +154,16 @@ final class YamlPollers {
 
     // Pointers that find nothing where a near name would: said once per poller and field.
     private final PointerChecks checks;
+    // The config's secrets, hidden in the body excerpt before it is cut (a vendor may echo them).
+    private final Function<@Nullable String, String> redact;
 
     YamlFetcher(
         RequestSpec request,
         CliConfig.ResponseSpec response,
         Locator identity,
-        PointerChecks checks) {
+        PointerChecks checks,
+        Function<@Nullable String, String> redact) {
+      this.redact = redact;
       this.request = request;
       this.response = response;
       this.identity = identity;
@@ -203,7 +212,7 @@ final class YamlPollers {
       }
       HttpResult result = ctx.http().get(url, options.build());
       String where = result.method() + " " + result.url();
-      JsonNode body = body(result, where);
+      JsonNode body = body(result, where, redact);
       CliConfig.ResponseSpec r = response;
       JsonNode items = r.items().find(body);
       if (!items.isArray()) {
@@ -290,7 +299,8 @@ final class YamlPollers {
     }
 
     /** The body as JSON; a body that is not JSON is named by its type and first characters. */
-    private static JsonNode body(HttpResult result, String where) {
+    private static JsonNode body(
+        HttpResult result, String where, Function<@Nullable String, String> redact) {
       // A 204, or a 200 without content, has no listing: say so rather than blame a pointer.
       if (result.body().isBlank()) {
         throw new IllegalStateException(
@@ -299,8 +309,12 @@ final class YamlPollers {
       try {
         return result.json();
       } catch (UncheckedIOException e) {
-        String text = result.body().strip().replaceAll("\\s+", " ");
+        // Redacted before the cut: a secret split by it would show all but its last characters.
+        String body = result.body();
+        String head = body.length() > 8192 ? body.substring(0, 8192) : body;
+        String text = redact.apply(head).strip().replaceAll("\\s+", " ");
         String type = result.header("Content-Type");
+        if (type != null) type = redact.apply(type);
         String start = text.length() > 60 ? text.substring(0, 60) + "..." : text;
         throw new IllegalStateException(
             where
