@@ -375,14 +375,17 @@ final class KeyRunner {
 
   private Delivery newDelivery(KeyRun run, Attached attached) {
     Set<String> held = cx.store().heldKeys(run.key);
-    return new Delivery(
-        run.key,
-        run.keeper,
-        attached.handler(),
-        attached.type(),
-        poller.delivery(),
-        held,
-        run.limits.cancelled());
+    Delivery d =
+        new Delivery(
+            run.key,
+            run.keeper,
+            attached.handler(),
+            attached.type(),
+            poller.delivery(),
+            held,
+            run.limits.cancelled());
+    d.redactor = redactor;
+    return d;
   }
 
   private void noHandlerWarning(KeyRun run) {
