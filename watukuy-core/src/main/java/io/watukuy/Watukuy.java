@@ -64,19 +64,16 @@ public interface Watukuy extends AutoCloseable {
   }
 
   /**
-   * The engine's redaction of secret values, for text an application prints or stores itself: every
-   * value becomes {@code [redacted]} in every form it takes on the way (raw, JSON-escaped,
-   * percent-encoded in either style, Base64 alone and as {@code user:password}; docs/operations.md,
-   * "Secrets"). Apply it before cutting, escaping or encoding the text. The same rules hide the
-   * values given to {@link Builder#secrets} in the engine's own messages and stored errors.
+   * The redaction the engine applies with {@link Builder#secrets}, for text an application prints
+   * or stores itself: each value becomes {@code [redacted]} in every form it takes (raw,
+   * JSON-escaped, percent-encoded, Base64; docs/operations.md, "Secrets"). Apply before cutting.
    *
    * @param secrets the secret strings; empty strings are ignored
    * @return a thread-safe function; null text gives the empty string
    * @throws NullPointerException if {@code secrets} or one of its values is null
    */
   static Function<@Nullable String, String> redaction(Collection<String> secrets) {
-    Redactor redactor = new Redactor(secrets);
-    return redactor::message;
+    return new Redactor(secrets)::message;
   }
 
   /**

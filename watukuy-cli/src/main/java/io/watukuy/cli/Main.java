@@ -75,7 +75,8 @@ public final class Main {
               Cli c = self.get();
               return c == null ? text : c.redact(text);
             });
-    // slf4j-simple looks System.err up at each line: the process's own stream gets redacted too.
+    // slf4j-simple looks System.err up at each line: the process's own stream gets redacted too,
+    // and stays so after run returns, for the lines shutdown hooks may still log.
     if (err == System.err) System.setErr(shown);
     Cli cli = new Cli(out, shown, env, verbose);
     self.set(cli);
