@@ -74,7 +74,7 @@ final class KeyRunner {
     this.subscribed = subscribed;
     this.reconcileCursor = LaneCursors.of(poller.name(), Cursors.page());
     this.pages = new PageLoop(cx, poller, new PageCommit(cx, poller));
-    this.redactor = new Redactor(cx.secrets());
+    this.redactor = Redactor.of(cx.secrets());
   }
 
   /**

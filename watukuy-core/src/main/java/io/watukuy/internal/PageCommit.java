@@ -55,7 +55,7 @@ final class PageCommit {
 
   PageCommit(CycleContext cx, Poller<Object> poller) {
     this.cx = cx;
-    this.redactor = new Redactor(cx.secrets());
+    this.redactor = Redactor.of(cx.secrets());
     this.poller = poller;
   }
 

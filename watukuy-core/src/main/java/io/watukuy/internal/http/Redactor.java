@@ -79,6 +79,11 @@ public final class Redactor {
   // another one is replaced whole; null when there is no secret.
   private final @Nullable Pattern secrets;
 
+  // The values as given (empty ones included), for of() to tell whether it can reuse this one.
+  private final Set<String> values;
+
+  private static volatile @Nullable Redactor lastBuilt;
+
   /**
    * @param secretValues values to hide wherever they appear; empty strings are ignored
    * @throws NullPointerException if a value is null
@@ -89,6 +94,7 @@ public final class Redactor {
       Objects.requireNonNull(secret, "secret value");
       if (!secret.isEmpty()) values.add(secret);
     }
+    this.values = Set.copyOf(secretValues);
     Set<String> literal = new LinkedHashSet<>();
     for (String secret : values) {
       literal.addAll(base64(secret));
@@ -112,6 +118,23 @@ public final class Redactor {
       regex.append(alternatives.get(i));
     }
     this.secrets = regex.length() == 0 ? null : Pattern.compile(regex.toString());
+  }
+
+  /**
+   * A redactor for {@code secretValues}, the last one built when the values are the same: the
+   * engine asks for one per request and per run with the same secrets, and building one compiles a
+   * pattern of every form of every secret.
+   *
+   * @param secretValues values to hide wherever they appear; empty strings are ignored
+   * @return a redactor equal in effect to {@code new Redactor(secretValues)}
+   * @throws NullPointerException if a value is null
+   */
+  public static Redactor of(Collection<String> secretValues) {
+    Redactor last = lastBuilt;
+    if (last != null && last.values.equals(Set.copyOf(secretValues))) return last;
+    Redactor built = new Redactor(secretValues);
+    lastBuilt = built;
+    return built;
   }
 
   /** Whether this redactor knows no secret value (the name rules still apply). */

@@ -115,4 +115,13 @@ class RedactorTest {
 
     assertThat(redactor.stackTrace(e)).contains("inner [redacted]").doesNotContain("S3cret-value");
   }
+
+  @Test
+  void ofReusesTheLastRedactorForTheSameSecrets() {
+    Redactor first = Redactor.of(List.of("same-S3cret"));
+
+    assertThat(Redactor.of(Set.of("same-S3cret"))).isSameAs(first);
+    assertThat(Redactor.of(List.of("other-S3cret")).message("other-S3cret same-S3cret"))
+        .isEqualTo("[redacted] same-S3cret");
+  }
 }
