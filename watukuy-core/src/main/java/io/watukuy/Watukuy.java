@@ -2,6 +2,7 @@ package io.watukuy;
 
 import io.watukuy.internal.Engine;
 import io.watukuy.internal.budget.Budgets;
+import io.watukuy.internal.http.Redactor;
 import io.watukuy.spi.RateBudgetStore;
 import io.watukuy.spi.StateStore;
 import io.watukuy.store.memory.MemoryBudgetStore;
@@ -16,6 +17,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Executor;
+import java.util.function.Function;
 import java.util.random.RandomGenerator;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -59,6 +61,19 @@ public interface Watukuy extends AutoCloseable {
    */
   static Builder builder() {
     return new Builder();
+  }
+
+  /**
+   * The redaction the engine applies with {@link Builder#secrets}, for text an application prints
+   * or stores itself: each value becomes {@code [redacted]} in every form it takes (raw,
+   * JSON-escaped, percent-encoded, Base64; docs/operations.md, "Secrets"). Apply before cutting.
+   *
+   * @param secrets the secret strings; empty strings are ignored
+   * @return a thread-safe function; null text gives the empty string
+   * @throws NullPointerException if {@code secrets} or one of its values is null
+   */
+  static Function<@Nullable String, String> redaction(Collection<String> secrets) {
+    return new Redactor(secrets)::message;
   }
 
   /**

@@ -13,6 +13,7 @@ import io.watukuy.ScheduleState;
 import io.watukuy.StoreException;
 import io.watukuy.TickOptions;
 import io.watukuy.TickReport;
+import io.watukuy.Watukuy;
 import io.watukuy.WatukuyListener;
 import io.watukuy.cli.CliConfig.StoreSpec;
 import io.watukuy.spi.StateStore;
@@ -44,8 +45,9 @@ final class Cli {
   final PrintStream err;
   private final Function<String, @Nullable String> env;
   private final boolean verbose;
-  // Values read from ${NAME}: hidden in every message this process prints.
-  private volatile Set<String> secrets = Set.of();
+  // Values read from ${NAME}: hidden in every message this process prints (docs/operations.md,
+  // "Secrets"); known once the config is read, even when it turns out invalid.
+  private volatile Function<@Nullable String, String> redaction = Watukuy.redaction(Set.of());
 
   Cli(PrintStream out, PrintStream err, Function<String, @Nullable String> env, boolean verbose) {
     this.out = out;
@@ -115,10 +117,12 @@ final class Cli {
     return cmd;
   }
 
+  /**
+   * {@code message} with the config's secrets hidden in every encoding (Watukuy.redaction); null
+   * reads as {@code "null"}. Apply before cutting or escaping.
+   */
   String redact(@Nullable String message) {
-    String m = String.valueOf(message);
-    for (String s : secrets) m = m.replace(s, "[redacted]");
-    return m;
+    return redaction.apply(String.valueOf(message));
   }
 
   /** One line for an error that ended a command, in words (see {@link Failures}). */
@@ -127,9 +131,7 @@ final class Cli {
   }
 
   CliConfig load(Path file) {
-    CliConfig config = ConfigReader.read(file, env);
-    secrets = config.secrets();
-    return config;
+    return ConfigReader.read(file, env, found -> redaction = Watukuy.redaction(found));
   }
 
   static StateStore open(StoreSpec spec) {

@@ -11,6 +11,7 @@ import io.watukuy.PageCursor;
 import io.watukuy.Poller;
 import io.watukuy.Retain;
 import io.watukuy.Schedule;
+import io.watukuy.Watukuy;
 import io.watukuy.cli.CliConfig.CursorSpec;
 import io.watukuy.cli.CliConfig.DeletedSpec;
 import io.watukuy.cli.CliConfig.DeletesSpec;
@@ -27,6 +28,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -35,6 +37,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -61,6 +64,8 @@ final class ConfigReader {
   private final String file;
   private final Function<String, @Nullable String> env;
   private final Set<String> secrets = new LinkedHashSet<>();
+  // Each secret's variable: a config error names ${NAME} where it would quote the value.
+  private final Map<String, String> variables = new LinkedHashMap<>();
 
   /** The config's folder: relative paths in it ({@code schema: file}) are resolved there. */
   private @Nullable Path dir;
@@ -80,6 +85,19 @@ final class ConfigReader {
    * @throws ConfigException for a missing file or any invalid setting
    */
   static CliConfig read(Path path, Function<String, @Nullable String> env) {
+    return read(path, env, found -> {});
+  }
+
+  /**
+   * Reads {@code path} and hands the secrets read from the environment on before returning or
+   * throwing (to {@code found}), so that whatever the caller prints afterwards (a {@code --verbose}
+   * stack trace) can hide them. A config error names the variable ({@code ${NAME}}) wherever its
+   * message would quote a secret value, in any encoding (docs/operations.md, "Secrets").
+   *
+   * @throws ConfigException for a missing file or any invalid setting
+   */
+  static CliConfig read(
+      Path path, Function<String, @Nullable String> env, Consumer<Set<String>> found) {
     String file = path.toString();
     String text;
     try {
@@ -90,7 +108,33 @@ final class ConfigReader {
       throw new ConfigException(file + ": cannot read: " + e.getMessage(), e);
     }
     Path dir = path.toAbsolutePath().getParent();
-    return new ConfigReader(YamlTree.parse(text, file), file, env).config(dir);
+    ConfigReader reader = new ConfigReader(YamlTree.parse(text, file), file, env);
+    try {
+      return reader.config(dir);
+    } catch (ConfigException e) {
+      String named = reader.named(e.getMessage());
+      if (named.equals(e.getMessage())) throw e;
+      // Not chained: the original message, and perhaps its cause's, quote the value.
+      ConfigException hidden = new ConfigException(named);
+      hidden.setStackTrace(e.getStackTrace());
+      throw hidden;
+    } finally {
+      found.accept(Set.copyOf(reader.secrets));
+    }
+  }
+
+  /** {@code message} with each secret, in any of its encodings, replaced by its {@code ${NAME}}. */
+  private String named(@Nullable String message) {
+    String out = String.valueOf(message);
+    List<String> longestFirst = new ArrayList<>(variables.keySet());
+    longestFirst.sort(Comparator.comparingInt(String::length).reversed());
+    for (String value : longestFirst) {
+      out =
+          Watukuy.redaction(List.of(value))
+              .apply(out)
+              .replace("[redacted]", "${" + variables.get(value) + "}");
+    }
+    return out;
   }
 
   private CliConfig config(Path dir) {
@@ -587,7 +631,10 @@ final class ConfigReader {
       while (m.find()) {
         String value = env.apply(m.group(1));
         if (value == null) throw error("environment variable " + m.group(1) + " is not set");
-        if (looksSecret(m.group(1), value)) secrets.add(value);
+        if (looksSecret(m.group(1), value)) {
+          secrets.add(value);
+          variables.putIfAbsent(value, m.group(1));
+        }
         m.appendReplacement(b, Matcher.quoteReplacement(value));
       }
       m.appendTail(b);

@@ -6,9 +6,11 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Properties;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
@@ -63,7 +65,30 @@ public final class Main {
   static int run(
       String[] args, PrintStream out, PrintStream err, Function<String, @Nullable String> env) {
     boolean verbose = Arrays.asList(args).contains("--verbose");
-    Cli cli = new Cli(out, err, env, verbose);
+    // One redaction point for standard error: the command's lines, the engine's log lines and
+    // the --verbose stack traces all pass through it (docs/operations.md, "Secrets").
+    AtomicReference<@Nullable Cli> self = new AtomicReference<>();
+    PrintStream shown =
+        RedactingStream.around(
+            err,
+            text -> {
+              Cli c = self.get();
+              return c == null ? text : c.redact(text);
+            });
+    // slf4j-simple looks System.err up at each line: the process's own stream gets redacted too,
+    // and stays so after run returns, for the lines shutdown hooks may still log.
+    if (err == System.err) System.setErr(shown);
+    Cli cli = new Cli(out, shown, env, verbose);
+    self.set(cli);
+    try {
+      return run(cli, args, out, shown, verbose);
+    } finally {
+      shown.flush();
+    }
+  }
+
+  private static int run(
+      Cli cli, String[] args, PrintStream out, PrintStream err, boolean verbose) {
     CommandLine cmd = cli.commandLine();
     cmd.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
     cmd.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
@@ -79,14 +104,21 @@ public final class Main {
         (e, line, parsed) -> {
           if (e instanceof ConfigException) {
             err.println("watukuy: " + cli.redact(e.getMessage()));
-            if (verbose) e.printStackTrace(err);
+            if (verbose) err.print(cli.redact(stackTrace(e)));
             return USAGE;
           }
           err.println("watukuy: " + cli.redact(Cli.describe(e)));
-          if (verbose) e.printStackTrace(err);
+          if (verbose) err.print(cli.redact(stackTrace(e)));
           return FAILED;
         });
     return cmd.execute(args);
+  }
+
+  /** The trace as printStackTrace prints it, causes and suppressed included, to redact whole. */
+  private static String stackTrace(Throwable e) {
+    StringWriter w = new StringWriter();
+    e.printStackTrace(new PrintWriter(w));
+    return w.toString();
   }
 
   private static void configureLogging(boolean verbose) {

@@ -14,6 +14,7 @@ import io.watukuy.Reconcile;
 import io.watukuy.RequestOptions;
 import io.watukuy.TimestampCursor;
 import io.watukuy.Watermark;
+import io.watukuy.Watukuy;
 import io.watukuy.cli.CliConfig.CursorSpec;
 import io.watukuy.cli.CliConfig.PollerSpec;
 import io.watukuy.cli.CliConfig.RequestSpec;
@@ -27,6 +28,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /** Turns the pollers of a config into {@link Poller}s whose fetch follows the YAML. */
@@ -41,9 +43,10 @@ final class YamlPollers {
    */
   static List<Poller<JsonNode>> build(CliConfig config) {
     List<Poller<JsonNode>> out = new ArrayList<>();
+    Function<@Nullable String, String> redact = Watukuy.redaction(config.secrets());
     for (PollerSpec spec : config.pollers()) {
       try {
-        out.add(build(spec));
+        out.add(build(spec, redact));
       } catch (ConfigException e) {
         throw new ConfigException(
             config.file() + ":" + spec.line() + ": poller " + spec.name() + ": " + e.getMessage(),
@@ -53,7 +56,8 @@ final class YamlPollers {
     return out;
   }
 
-  private static Poller<JsonNode> build(PollerSpec spec) {
+  private static Poller<JsonNode> build(
+      PollerSpec spec, Function<@Nullable String, String> redact) {
     Poller.Builder<JsonNode, Void> b =
         Poller.builder(spec.name(), JsonNode.class)
             .identity(item -> identity(spec.identity(), item))
@@ -87,13 +91,14 @@ final class YamlPollers {
             spec.request(),
             spec.response(),
             spec.identity(),
-            new PointerChecks(spec, spec.response()));
+            new PointerChecks(spec, spec.response()),
+            redact);
     Reconcile<JsonNode> reconcile = null;
     if (spec.reconcile() != null) {
       CliConfig.ResponseSpec r = spec.reconcile().response();
       YamlFetcher listing =
           new YamlFetcher(
-              spec.reconcile().request(), r, spec.identity(), new PointerChecks(spec, r));
+              spec.reconcile().request(), r, spec.identity(), new PointerChecks(spec, r), redact);
       reconcile = Reconcile.every(spec.reconcile().every(), listing::fetch);
     }
     return finish(b.cursor(strategy(spec.cursor())), live, reconcile);
@@ -153,12 +158,16 @@ final class YamlPollers {
 
     // Pointers that find nothing where a near name would: said once per poller and field.
     private final PointerChecks checks;
+    // The config's secrets, hidden in the body excerpt before it is cut (a vendor may echo them).
+    private final Function<@Nullable String, String> redact;
 
     YamlFetcher(
         RequestSpec request,
         CliConfig.ResponseSpec response,
         Locator identity,
-        PointerChecks checks) {
+        PointerChecks checks,
+        Function<@Nullable String, String> redact) {
+      this.redact = redact;
       this.request = request;
       this.response = response;
       this.identity = identity;
@@ -207,7 +216,7 @@ final class YamlPollers {
       }
       HttpResult result = ctx.http().get(url, options.build());
       String where = result.method() + " " + result.url();
-      JsonNode body = body(result, where);
+      JsonNode body = body(result, where, redact);
       CliConfig.ResponseSpec r = response;
       JsonNode items = r.items().find(body);
       if (!items.isArray()) {
@@ -295,18 +304,22 @@ final class YamlPollers {
 
     /**
      * The body as JSON, parsed from its bytes. A body that is no JSON at all is named by its type
-     * and first characters (never binary bytes); JSON that is refused for what it holds (a repeated
-     * key, a second document, a value over a parser limit) by the engine's message, which says what
-     * and where.
+     * and first characters (never binary bytes), secrets hidden before the excerpt is cut; JSON that
+     * is refused for what it holds (a repeated key, a second document, a value over a parser limit)
+     * by the engine's message, which says what and where.
      */
-    private static JsonNode body(HttpResult result, String where) {
+    private static JsonNode body(
+        HttpResult result, String where, Function<@Nullable String, String> redact) {
       JsonNode json;
       try {
         json = result.json();
       } catch (UncheckedIOException e) {
         if (!notJson(e)) throw new IllegalStateException(e.getMessage(), e);
         String type = result.header("Content-Type");
-        String start = result.bodyExcerpt(60);
+        if (type != null) type = redact.apply(type);
+        // bodyExcerpt redacts the engine's secrets before it cuts; the config's are hidden again
+        // here for a result the engine did not make.
+        String start = redact.apply(result.bodyExcerpt(60));
         throw new IllegalStateException(
             where
                 + ": the response is not JSON (HTTP "

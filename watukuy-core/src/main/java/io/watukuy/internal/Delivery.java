@@ -4,6 +4,7 @@ import io.watukuy.DeliveryPolicy;
 import io.watukuy.Handler;
 import io.watukuy.HandlerUnavailableException;
 import io.watukuy.PollerKey;
+import io.watukuy.internal.http.Redactor;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.Set;
@@ -29,6 +30,9 @@ final class Delivery {
 
   /** Set when the handler reported its destination down: nothing more is delivered this cycle. */
   @Nullable HandlerUnavailableException unavailable;
+
+  /** Hides the engine's secrets in the errors stored in outbox and parked rows. */
+  Redactor redactor = Redactor.NONE;
 
   int delivered;
   int parked;

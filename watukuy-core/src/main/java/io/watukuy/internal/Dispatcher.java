@@ -216,14 +216,14 @@ final class Dispatcher {
     }
     int attempt = row.attempts() + 1;
     Instant now = time.now();
-    ArrayNode history = Errors.appendAttempt(row.lastError(), attempt, now, r.failure);
+    ArrayNode history = Errors.appendAttempt(row.lastError(), attempt, now, r.failure, d.redactor);
     if (attempt >= d.policy.retry().attempts()) {
       PoisonPolicy poison = d.policy.poison();
       boolean hold = poison.holdKey() || poison.action() == PoisonPolicy.Action.HALT;
       ObjectNode error = Json.MAPPER.createObjectNode();
       error.put("name", Errors.name(r.failure));
-      error.put("message", Errors.message(r.failure));
-      error.put("stack", Errors.stack(r.failure));
+      error.put("message", Errors.message(r.failure, d.redactor));
+      error.put("stack", Errors.stack(r.failure, d.redactor));
       error.set("history", history);
       ParkedRow parked =
           new ParkedRow(
@@ -246,7 +246,7 @@ final class Dispatcher {
           row.eventId(),
           row.sequence(),
           attempt,
-          Errors.message(r.failure));
+          Errors.message(r.failure, d.redactor));
       listener.onParked(d.key, parked);
       q.poll();
       if (hold) {
@@ -264,7 +264,7 @@ final class Dispatcher {
         row.eventId(),
         attempt,
         next,
-        Errors.message(r.failure));
+        Errors.message(r.failure, d.redactor));
     block(d, row.orderingKey(), q, next);
   }
 

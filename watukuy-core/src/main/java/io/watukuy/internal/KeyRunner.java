@@ -74,7 +74,7 @@ final class KeyRunner {
     this.subscribed = subscribed;
     this.reconcileCursor = LaneCursors.of(poller.name(), Cursors.page());
     this.pages = new PageLoop(cx, poller, new PageCommit(cx, poller));
-    this.redactor = new Redactor(cx.secrets());
+    this.redactor = Redactor.of(cx.secrets());
   }
 
   /**
@@ -197,7 +197,7 @@ final class KeyRunner {
               unavailable.getMessage());
         return run.report(Outcome.POLLED, unavailable != null ? unavailable : run.notice);
       } catch (LeaseLostException e) {
-        errors.warn("{}: {}", Who.key(key), e.getMessage());
+        errors.warn("{}: {}", Who.key(key), redactor.message(e.getMessage()));
         cx.listener().onLeaseLost(key, e);
         return run.report(Outcome.POLLED, e);
       } catch (InterruptedException e) {
@@ -322,9 +322,10 @@ final class KeyRunner {
     PollerKey key = run.key;
     StateStore store = cx.store();
     // The daemon logs a store outage once per change (Outages), not at every attempt.
+    String message = redactor.message(e.getMessage());
     if (run.limits.daemon() && Outages.kind(e) != null)
-      errors.debug("{}: cycle failed: {}", Who.key(key), e.getMessage());
-    else errors.warn("{}: cycle failed: {}", Who.key(key), e.getMessage());
+      errors.debug("{}: cycle failed: {}", Who.key(key), message);
+    else errors.warn("{}: cycle failed: {}", Who.key(key), message);
     cx.listener().onError(key, e);
     if (laneDue || run.pages > 0) {
       ScheduleState next =
@@ -399,14 +400,17 @@ final class KeyRunner {
 
   private Delivery newDelivery(KeyRun run, Attached attached) {
     Set<String> held = cx.store().heldKeys(run.key);
-    return new Delivery(
-        run.key,
-        run.keeper,
-        attached.handler(),
-        attached.type(),
-        poller.delivery(),
-        held,
-        run.limits.cancelled());
+    Delivery d =
+        new Delivery(
+            run.key,
+            run.keeper,
+            attached.handler(),
+            attached.type(),
+            poller.delivery(),
+            held,
+            run.limits.cancelled());
+    d.redactor = redactor;
+    return d;
   }
 
   private void noHandlerWarning(KeyRun run) {

@@ -13,6 +13,7 @@ import io.watukuy.internal.cursor.Step;
 import io.watukuy.internal.diff.CanonicalizationException;
 import io.watukuy.internal.diff.EventIds;
 import io.watukuy.internal.diff.Sha256;
+import io.watukuy.internal.http.Redactor;
 import io.watukuy.spi.CommitBatch;
 import io.watukuy.spi.ItemRow;
 import io.watukuy.spi.OutboxRow;
@@ -49,9 +50,13 @@ final class PageCommit {
 
   private final CycleContext cx;
   private final Poller<Object> poller;
+  // The reason of a parked row is stored (and backed up): a problem that quotes a credential is
+  // parked hidden. The item itself is kept as the vendor sent it, for a retry.
+  private final Redactor redactor;
 
   PageCommit(CycleContext cx, Poller<Object> poller) {
     this.cx = cx;
+    this.redactor = Redactor.of(cx.secrets());
     this.poller = poller;
   }
 
@@ -244,10 +249,11 @@ final class PageCommit {
       ItemView v, List<String> problems, Instant now, int pageNo, String name) {
     ObjectNode error = Json.MAPPER.createObjectNode();
     error.put("name", name);
-    error.put("message", String.join("; ", problems));
+    List<String> shown = problems.stream().map(redactor::message).toList();
+    error.put("message", String.join("; ", shown));
     error.put("page", pageNo);
     error.put("index", v.index());
-    error.set("problems", Json.MAPPER.valueToTree(problems));
+    error.set("problems", Json.MAPPER.valueToTree(shown));
     // An item over maxItemSize is kept out of the store: writing it is what it must not cost.
     String itemJson = v.oversize > 0 ? null : v.json.toString();
     // Deterministic, so the same invalid item seen again replaces its parked row.

@@ -106,7 +106,7 @@ public final class DefaultHttp implements Http {
   public DefaultHttp(HttpClient client, HttpScope scope) {
     this.client = Objects.requireNonNull(client, "client");
     this.scope = Objects.requireNonNull(scope, "scope");
-    this.redactor = new Redactor(scope.secretValues());
+    this.redactor = Redactor.of(scope.secretValues());
   }
 
   /** The redactor built from the scope's secret values, for the engine's own messages. */

@@ -1,9 +1,11 @@
 package io.watukuy.internal.http;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.net.URLDecoder;
-import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
@@ -14,6 +16,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -29,11 +33,21 @@ import org.jspecify.annotations.Nullable;
  *       {@code code}, becomes {@value #REDACTED}, and so does the password of a {@code
  *       user:password@} part;
  *   <li>every secret value (those that came from a {@code ${ENV}} substitution) becomes {@value
- *       #REDACTED} wherever it appears, also in its URL-encoded form.
+ *       #REDACTED} wherever it appears, in every form it takes on the way: raw, JSON-escaped
+ *       ({@code \"}, {@code \\}, {@code \/}, a four-digit {@code u} escape), percent-encoded in
+ *       either style (hex in upper or lower case, any character encoded or kept, a space as {@code
+ *       +} or {@code %20}), any mix of those character by character, and Base64 (standard and
+ *       URL-safe, with or without padding) of the value alone and of {@code user:password} for
+ *       every pair of secrets, as in a Basic {@code Authorization} header.
  * </ul>
  *
- * The name rule errs on the side of hiding: {@code author} and {@code monkey} match too. Immutable
- * and thread-safe.
+ * This is the one redaction point: exception messages, log lines, stack traces, stored errors,
+ * parked rows and JSON output pass through {@link #message} before they are cut, escaped or written
+ * (docs/operations.md, "Secrets"). Which values count as secrets (the minimum length rule) is the
+ * caller's choice; this class hides every non-empty value it is given.
+ *
+ * <p>The name rule errs on the side of hiding: {@code author} and {@code monkey} match too.
+ * Immutable and thread-safe.
  */
 public final class Redactor {
 
@@ -61,26 +75,134 @@ public final class Redactor {
           "credential",
           "session");
 
-  // Longest first, so that a secret containing another one is replaced whole.
-  private final List<String> secrets;
+  // One alternation of every secret's forms, longest secret first, so that a secret containing
+  // another one is replaced whole; null when there is no secret.
+  private final @Nullable Pattern secrets;
+
+  // The values as given (empty ones included), for of() to tell whether it can reuse this one.
+  private final Set<String> values;
+
+  private static volatile @Nullable Redactor lastBuilt;
 
   /**
    * @param secretValues values to hide wherever they appear; empty strings are ignored
+   * @throws NullPointerException if a value is null
    */
   public Redactor(Collection<String> secretValues) {
-    Set<String> forms = new LinkedHashSet<>();
+    Set<String> values = new LinkedHashSet<>();
     for (String secret : secretValues) {
       Objects.requireNonNull(secret, "secret value");
-      if (secret.isEmpty()) continue;
-      forms.add(secret);
-      // A secret put into a query string shows up encoded in the URL.
-      String encoded = URLEncoder.encode(secret, StandardCharsets.UTF_8);
-      forms.add(encoded);
-      forms.add(encoded.replace("+", "%20"));
+      if (!secret.isEmpty()) values.add(secret);
     }
-    List<String> sorted = new ArrayList<>(forms);
-    sorted.sort(Comparator.comparingInt(String::length).reversed());
-    this.secrets = List.copyOf(sorted);
+    this.values = Set.copyOf(secretValues);
+    Set<String> literal = new LinkedHashSet<>();
+    for (String secret : values) {
+      literal.addAll(base64(secret));
+      // Basic auth sends user:password encoded as one Base64 string: the user may be a secret
+      // too, and an API that echoes the header echoes the pair.
+      literal.addAll(base64(":" + secret));
+      for (String user : values) literal.addAll(base64(user + ":" + secret));
+    }
+    List<String> alternatives = new ArrayList<>();
+    for (String secret : values) alternatives.add(anyEncoding(secret));
+    for (String form : literal) alternatives.add(Pattern.quote(form));
+    // Longest source first: alternation takes the first that matches at a position.
+    List<String> sorted = new ArrayList<>(values);
+    sorted.addAll(literal);
+    List<Integer> order = new ArrayList<>();
+    for (int i = 0; i < alternatives.size(); i++) order.add(i);
+    order.sort(Comparator.comparingInt((Integer i) -> sorted.get(i).length()).reversed());
+    StringBuilder regex = new StringBuilder();
+    for (int i : order) {
+      if (regex.length() > 0) regex.append('|');
+      regex.append(alternatives.get(i));
+    }
+    this.secrets = regex.length() == 0 ? null : Pattern.compile(regex.toString());
+  }
+
+  /**
+   * A redactor for {@code secretValues}, the last one built when the values are the same: the
+   * engine asks for one per request and per run with the same secrets, and building one compiles a
+   * pattern of every form of every secret.
+   *
+   * @param secretValues values to hide wherever they appear; empty strings are ignored
+   * @return a redactor equal in effect to {@code new Redactor(secretValues)}
+   * @throws NullPointerException if a value is null
+   */
+  public static Redactor of(Collection<String> secretValues) {
+    Redactor last = lastBuilt;
+    if (last != null && last.values.equals(Set.copyOf(secretValues))) return last;
+    Redactor built = new Redactor(secretValues);
+    lastBuilt = built;
+    return built;
+  }
+
+  /** Whether this redactor knows no secret value (the name rules still apply). */
+  public boolean hasNoSecrets() {
+    return secrets == null;
+  }
+
+  /**
+   * A regex matching {@code secret} with each character in any of its forms: itself, its UTF-8
+   * bytes percent-encoded (hex in either case), {@code +} for a space, its JSON escape.
+   */
+  private static String anyEncoding(String secret) {
+    StringBuilder out = new StringBuilder();
+    secret
+        .codePoints()
+        .forEach(
+            cp -> {
+              String ch = new String(Character.toChars(cp));
+              out.append("(?:").append(Pattern.quote(ch));
+              StringBuilder percent = new StringBuilder();
+              for (byte b : ch.getBytes(StandardCharsets.UTF_8)) {
+                percent.append('%').append(hexAnyCase((b >> 4) & 0xf)).append(hexAnyCase(b & 0xf));
+              }
+              out.append('|').append(percent);
+              if (cp == ' ') out.append("|\\+");
+              StringBuilder unicode = new StringBuilder();
+              for (char c : ch.toCharArray()) {
+                unicode.append("\\\\u");
+                for (int shift = 12; shift >= 0; shift -= 4)
+                  unicode.append(hexAnyCase((c >> shift) & 0xf));
+              }
+              out.append('|').append(unicode);
+              String escape = jsonEscape(cp);
+              if (escape != null) out.append('|').append(Pattern.quote(escape));
+              out.append(')');
+            });
+    return out.toString();
+  }
+
+  private static @Nullable String jsonEscape(int cp) {
+    return switch (cp) {
+      case '"' -> "\\\"";
+      case '\\' -> "\\\\";
+      case '/' -> "\\/";
+      case '\b' -> "\\b";
+      case '\f' -> "\\f";
+      case '\n' -> "\\n";
+      case '\r' -> "\\r";
+      case '\t' -> "\\t";
+      default -> null;
+    };
+  }
+
+  private static String hexAnyCase(int digit) {
+    char upper = Character.toUpperCase(Character.forDigit(digit, 16));
+    if (Character.isDigit(upper)) return String.valueOf(upper);
+    return "[" + upper + Character.toLowerCase(upper) + "]";
+  }
+
+  private static List<String> base64(String value) {
+    byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+    String standard = Base64.getEncoder().encodeToString(bytes);
+    String urlSafe = Base64.getUrlEncoder().encodeToString(bytes);
+    List<String> forms = new ArrayList<>(List.of(standard, urlSafe));
+    // Without padding too: the padded form is longer and is tried first.
+    forms.add(standard.replace("=", ""));
+    forms.add(urlSafe.replace("=", ""));
+    return forms;
   }
 
   /** Whether a header's values are always hidden. */
@@ -101,11 +223,18 @@ public final class Redactor {
   /** {@code text} with every secret value replaced; null gives the empty string. */
   public String message(@Nullable String text) {
     if (text == null) return "";
-    String out = text;
-    for (String secret : secrets) {
-      if (out.contains(secret)) out = out.replace(secret, REDACTED);
-    }
-    return out;
+    if (secrets == null) return text;
+    return secrets.matcher(text).replaceAll(Matcher.quoteReplacement(REDACTED));
+  }
+
+  /**
+   * The stack trace of {@code error} as {@link Throwable#printStackTrace()} prints it, causes and
+   * suppressed exceptions included, with every secret value hidden.
+   */
+  public String stackTrace(Throwable error) {
+    StringWriter w = new StringWriter();
+    error.printStackTrace(new PrintWriter(w));
+    return message(w.toString());
   }
 
   /** {@code url} with the password of its user info and credential-like parameters hidden. */

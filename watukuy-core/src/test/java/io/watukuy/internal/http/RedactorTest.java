@@ -1,7 +1,9 @@
 package io.watukuy.internal.http;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -76,5 +78,50 @@ class RedactorTest {
             Map.entry("proxy-authorization", List.of("[redacted]")),
             Map.entry("set-cookie", List.of("[redacted]", "[redacted]")),
             Map.entry("x-trace", List.of("t-1")));
+  }
+
+  @Test
+  void aSecretIsHiddenJsonEscapedAndPercentEncodedInEitherStyle() {
+    // A secret with a quote, a backslash, a tilde, a star and a space (issue 16, finding 4).
+    String secret = "Tk\"q\\~*z y9";
+    Redactor redactor = new Redactor(List.of(secret));
+
+    assertThat(redactor.message("raw " + secret)).isEqualTo("raw [redacted]");
+    assertThat(redactor.message("{\"m\":\"Tk\\\"q\\\\~*z y9\"}"))
+        .isEqualTo("{\"m\":\"[redacted]\"}");
+    assertThat(redactor.message("Tk\\u0022q\\u005C~*z y9")).isEqualTo("[redacted]");
+    assertThat(redactor.message("?t=Tk%22q%5C%7E%2Az+y9&x")).isEqualTo("?t=[redacted]&x");
+    assertThat(redactor.message("/Tk%22q%5c~%2az%20y9/")).isEqualTo("/[redacted]/");
+    assertThat(redactor.message("/Tk%22q%5C~*z%20y9/")).isEqualTo("/[redacted]/");
+  }
+
+  @Test
+  void basicCredentialsAreHiddenInBase64() {
+    Redactor redactor = new Redactor(List.of("api-user", "pa ss/w?rd>>"));
+    String pair = Base64.getEncoder().encodeToString("api-user:pa ss/w?rd>>".getBytes(UTF_8));
+    String urlSafe =
+        Base64.getUrlEncoder().withoutPadding().encodeToString("pa ss/w?rd>>".getBytes(UTF_8));
+
+    assertThat(redactor.message("Authorization: Basic " + pair))
+        .isEqualTo("Authorization: Basic [redacted]");
+    assertThat(redactor.message("t=" + urlSafe + ";")).isEqualTo("t=[redacted];");
+  }
+
+  @Test
+  void aStackTraceIsRedactedCausesIncluded() {
+    Redactor redactor = new Redactor(List.of("S3cret-value"));
+    RuntimeException e =
+        new RuntimeException("outer", new IllegalStateException("inner S3cret-value"));
+
+    assertThat(redactor.stackTrace(e)).contains("inner [redacted]").doesNotContain("S3cret-value");
+  }
+
+  @Test
+  void ofReusesTheLastRedactorForTheSameSecrets() {
+    Redactor first = Redactor.of(List.of("same-S3cret"));
+
+    assertThat(Redactor.of(Set.of("same-S3cret"))).isSameAs(first);
+    assertThat(Redactor.of(List.of("other-S3cret")).message("other-S3cret same-S3cret"))
+        .isEqualTo("[redacted] same-S3cret");
   }
 }
