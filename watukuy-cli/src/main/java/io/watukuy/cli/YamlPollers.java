@@ -304,9 +304,9 @@ final class YamlPollers {
 
     /**
      * The body as JSON, parsed from its bytes. A body that is no JSON at all is named by its type
-     * and first characters (never binary bytes), secrets hidden before the excerpt is cut; JSON that
-     * is refused for what it holds (a repeated key, a second document, a value over a parser limit)
-     * by the engine's message, which says what and where.
+     * and first characters (never binary bytes), secrets hidden before the excerpt is cut; JSON
+     * that is refused for what it holds (a repeated key, a second document, a value over a parser
+     * limit) by the engine's message, which says what and where.
      */
     private static JsonNode body(
         HttpResult result, String where, Function<@Nullable String, String> redact) {
