@@ -33,7 +33,6 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -54,9 +53,6 @@ final class ConfigReader {
 
   private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)");
 
-  static final String SIZE_UNITS = "(a whole number with B, KB, MB or GB, e.g. 32MB)";
-  private static final Pattern SIZE =
-      Pattern.compile("(\\d{1,12})\\s*(B|KB|MB|GB|KiB|MiB|GiB)?", Pattern.CASE_INSENSITIVE);
   private static final Pattern ENV = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)}");
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]*");
 
@@ -540,31 +536,6 @@ final class ConfigReader {
     };
   }
 
-  /**
-   * A size in bytes: a whole number, alone (bytes) or with B, KB, MB or GB (powers of 1024; KiB,
-   * MiB and GiB are the same), case-insensitive, optionally with a space: {@code 32MB}, {@code 512
-   * KB}, {@code 4096}.
-   *
-   * @throws IllegalArgumentException naming the text and the accepted forms
-   */
-  static long parseSize(String text) {
-    Matcher m = SIZE.matcher(text.trim());
-    if (!m.matches())
-      throw new IllegalArgumentException("'" + text + "' is not a size " + SIZE_UNITS);
-    long n = Long.parseLong(m.group(1));
-    String unit = m.group(2) == null ? "B" : m.group(2).toUpperCase(Locale.ROOT);
-    int shift =
-        switch (unit) {
-          case "KB", "KIB" -> 10;
-          case "MB", "MIB" -> 20;
-          case "GB", "GIB" -> 30;
-          default -> 0;
-        };
-    if (n > (Long.MAX_VALUE >> shift))
-      throw new IllegalArgumentException("'" + text + "' is too large");
-    return n << shift;
-  }
-
   /** A node with its JSON Pointer and its dotted name relative to the poller (or the file). */
   final class At {
     final JsonNode node;
@@ -681,14 +652,14 @@ final class ConfigReader {
       }
     }
 
-    /** A size in bytes ({@link #parseSize}) of at least 1KB, or null when absent. */
+    /** A size in bytes ({@link Sizes#parse}) of at least 1KB, or null when absent. */
     @Nullable Long size() {
       if (missing()) return null;
       if (!node.isValueNode() || node.isNull() || node.isBoolean())
-        throw error("must be a size " + SIZE_UNITS + ", but was " + node);
+        throw error("must be a size " + Sizes.UNITS + ", but was " + node);
       long bytes;
       try {
-        bytes = parseSize(node.asText());
+        bytes = Sizes.parse(node.asText());
       } catch (IllegalArgumentException e) {
         throw error(e.getMessage());
       }

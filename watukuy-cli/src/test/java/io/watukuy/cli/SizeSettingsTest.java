@@ -37,12 +37,12 @@ class SizeSettingsTest {
 
   @Test
   void sizesReadWithTheirUnitsInPowersOf1024() {
-    assertThat(ConfigReader.parseSize("32MB")).isEqualTo(32L * 1024 * 1024);
-    assertThat(ConfigReader.parseSize("512 KB")).isEqualTo(512L * 1024);
-    assertThat(ConfigReader.parseSize("1GiB")).isEqualTo(1L << 30);
-    assertThat(ConfigReader.parseSize("4096")).isEqualTo(4096);
-    assertThat(ConfigReader.parseSize("2mb")).isEqualTo(2L * 1024 * 1024);
-    assertThatThrownBy(() -> ConfigReader.parseSize("12XB"))
+    assertThat(Sizes.parse("32MB")).isEqualTo(32L * 1024 * 1024);
+    assertThat(Sizes.parse("512 KB")).isEqualTo(512L * 1024);
+    assertThat(Sizes.parse("1GiB")).isEqualTo(1L << 30);
+    assertThat(Sizes.parse("4096")).isEqualTo(4096);
+    assertThat(Sizes.parse("2mb")).isEqualTo(2L * 1024 * 1024);
+    assertThatThrownBy(() -> Sizes.parse("12XB"))
         .hasMessage("'12XB' is not a size (a whole number with B, KB, MB or GB, e.g. 32MB)");
   }
 
