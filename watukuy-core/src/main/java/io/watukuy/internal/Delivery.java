@@ -3,6 +3,7 @@ package io.watukuy.internal;
 import io.watukuy.DeliveryPolicy;
 import io.watukuy.Handler;
 import io.watukuy.HandlerUnavailableException;
+import io.watukuy.LeaseLostException;
 import io.watukuy.PollerKey;
 import java.time.Instant;
 import java.util.HashSet;
@@ -29,6 +30,12 @@ final class Delivery {
 
   /** Set when the handler reported its destination down: nothing more is delivered this cycle. */
   @Nullable HandlerUnavailableException unavailable;
+
+  /**
+   * Set, by the thread that was about to run a handler, when the lease refused a hand-off ({@link
+   * LeaseKeeper#checkHandOff()}): no other handler of this key starts.
+   */
+  volatile @Nullable LeaseLostException stale;
 
   int delivered;
   int parked;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.watukuy.ChangeEvent;
 import io.watukuy.HandlerUnavailableException;
+import io.watukuy.LeaseLostException;
 import io.watukuy.PoisonPolicy;
 import io.watukuy.TimeSource;
 import io.watukuy.Watukuy;
@@ -44,6 +45,13 @@ import org.slf4j.LoggerFactory;
  * its retry (recorded in the store) and every later event of that key waits with it; other keys
  * keep flowing (G3, G7). Never sleeps: a retry that is not yet due ends the key's delivery for this
  * cycle and is picked up by a later one.
+ *
+ * <p>Right before each handler call the lease is asked whether it still holds, by the process's
+ * monotonic clock and with a margin ({@link LeaseKeeper#checkHandOff()}): a process frozen past its
+ * TTL while another instance took the key and delivered newer events must not hand over the events
+ * it loaded before the freeze (G3, G5). The first refusal ends the key's delivery at once with a
+ * {@link LeaseLostException}; what was loaded stays pending for the new holder, with no ack, no
+ * attempt and no park.
  */
 final class Dispatcher {
   private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
@@ -103,7 +111,7 @@ final class Dispatcher {
         for (Map.Entry<String, ArrayDeque<OutboxRow>> e : queues.entrySet()) {
           String ok = e.getKey();
           ArrayDeque<OutboxRow> q = e.getValue();
-          if (d.cancelled.getAsBoolean() || d.unavailable != null)
+          if (d.cancelled.getAsBoolean() || d.unavailable != null || d.stale != null)
             break; // the rest stays pending (G1)
           if (running.contains(ok) || q.isEmpty() || d.blocked.contains(ok)) continue;
           OutboxRow head = q.peek();
@@ -154,6 +162,13 @@ final class Dispatcher {
   private void start(Delivery d, OutboxRow row, LinkedBlockingQueue<Result> done) {
     Runnable task =
         () -> {
+          try {
+            d.lease.checkHandOff(); // here, on the handler's thread: right before the hand-off
+          } catch (LeaseLostException stale) {
+            if (d.stale == null) d.stale = stale;
+            done.add(new Result(row, stale, true));
+            return;
+          }
           Throwable failure = null;
           try {
             ChangeEvent<Object> event = Envelope.toEvent(row, d.type);
@@ -161,18 +176,23 @@ final class Dispatcher {
           } catch (Throwable t) {
             failure = t;
           }
-          done.add(new Result(row, failure));
+          done.add(new Result(row, failure, false));
         };
     try {
       executor.execute(task);
     } catch (RuntimeException rejected) {
-      done.add(new Result(row, rejected));
+      done.add(new Result(row, rejected, false));
     }
   }
 
   /** Takes a handler's result; a handled event keeps its permit until its ack is written. */
   private void finish(Delivery d, Result r, ArrayDeque<OutboxRow> q, Acks acks) {
     OutboxRow row = r.row;
+    if (r.refused) {
+      // Not the event's failure: the key's delivery ends, everything loaded stays pending.
+      permits.release();
+      throw (LeaseLostException) r.failure;
+    }
     if (r.failure == null) {
       acks.add(row);
       q.poll();
@@ -253,7 +273,11 @@ final class Dispatcher {
     return null;
   }
 
-  private record Result(OutboxRow row, @Nullable Throwable failure) {}
+  /**
+   * A handler's outcome; {@code refused} when the lease refused the hand-off and the handler never
+   * ran ({@code failure} is then the {@link LeaseLostException}).
+   */
+  private record Result(OutboxRow row, @Nullable Throwable failure, boolean refused) {}
 
   /**
    * Handled events of one key whose ack is not written yet, in the order they were handled; each
