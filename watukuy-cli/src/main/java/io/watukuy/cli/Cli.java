@@ -267,7 +267,8 @@ final class Cli {
                   cfg.secrets(),
                   listener,
                   cfg.budgets(),
-                  cfg.budgetStore())) {
+                  cfg.budgetStore(),
+                  cfg.leaseTtl())) {
         if (newStore) err.println("watukuy: new store " + storeText(cfg.store()));
         for (Poller<JsonNode> p : s.pollers) {
           s.engine.on(

@@ -17,6 +17,7 @@ import org.jspecify.annotations.Nullable;
  * A validated config file: what {@link ConfigReader} makes of the YAML. {@code budgets} are the
  * declared rate budgets by name (empty when the file has none); {@code budgetStore} is where their
  * buckets live when instances share them ({@code redis://…}), or null for this process's memory.
+ * {@code leaseTtl} is {@code lease.ttl}, by default {@link io.watukuy.Watukuy#DEFAULT_LEASE_TTL}.
  */
 record CliConfig(
     String file,
@@ -27,7 +28,8 @@ record CliConfig(
     List<PollerSpec> pollers,
     Set<String> secrets,
     Map<String, BudgetLimit> budgets,
-    @Nullable StoreSpec budgetStore) {
+    @Nullable StoreSpec budgetStore,
+    Duration leaseTtl) {
 
   /**
    * A store URI and its options (docs/stores.md, "Store URIs (YAML and `--store`)"): {@code

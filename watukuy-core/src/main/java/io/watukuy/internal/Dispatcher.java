@@ -162,26 +162,37 @@ final class Dispatcher {
   private void start(Delivery d, OutboxRow row, LinkedBlockingQueue<Result> done) {
     Runnable task =
         () -> {
-          try {
-            d.lease.checkHandOff(); // here, on the handler's thread: right before the hand-off
-          } catch (LeaseLostException stale) {
-            if (d.stale == null) d.stale = stale;
-            done.add(new Result(row, stale, true));
-            return;
-          }
           Throwable failure = null;
+          boolean refused = false;
           try {
             ChangeEvent<Object> event = Envelope.toEvent(row, d.type);
-            d.handler.handle(event);
+            // Here, on the handler's thread, after the decoding: the pause that can still come
+            // between this check and the handler's write is as short as it can be.
+            LeaseLostException stale = refusal(d);
+            if (stale != null) {
+              refused = true;
+              failure = stale;
+            } else d.handler.handle(event);
           } catch (Throwable t) {
             failure = t;
           }
-          done.add(new Result(row, failure, false));
+          done.add(new Result(row, failure, refused));
         };
     try {
       executor.execute(task);
     } catch (RuntimeException rejected) {
       done.add(new Result(row, rejected, false));
+    }
+  }
+
+  /** The lease's refusal of a hand-off, or null; the first one stops the key's delivery. */
+  private static @Nullable LeaseLostException refusal(Delivery d) {
+    try {
+      d.lease.checkHandOff();
+      return null;
+    } catch (LeaseLostException stale) {
+      if (d.stale == null) d.stale = stale;
+      return stale;
     }
   }
 
