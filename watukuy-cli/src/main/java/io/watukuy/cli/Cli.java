@@ -2,6 +2,7 @@ package io.watukuy.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.watukuy.ConfigException;
+import io.watukuy.Handler;
 import io.watukuy.HandlerUnavailableException;
 import io.watukuy.HttpStatusException;
 import io.watukuy.Inspection;
@@ -275,7 +276,8 @@ final class Cli {
               p,
               event -> {
                 try {
-                  output.write(event.toJson());
+                  // The lease is checked once more right before the line is written (G5).
+                  output.write(event.toJson(), Handler::checkLease);
                 } catch (IOException e) {
                   // The sink is down, not the event: it stays pending and is never parked.
                   throw new HandlerUnavailableException(e.getMessage(), e);

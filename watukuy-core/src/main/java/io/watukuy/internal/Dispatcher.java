@@ -20,6 +20,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -163,36 +164,25 @@ final class Dispatcher {
     Runnable task =
         () -> {
           Throwable failure = null;
-          boolean refused = false;
+          HandOffs.HandOff handOff = new HandOffs.HandOff(d);
           try {
             ChangeEvent<Object> event = Envelope.toEvent(row, d.type);
-            // Here, on the handler's thread, after the decoding: the pause that can still come
-            // between this check and the handler's write is as short as it can be.
-            LeaseLostException stale = refusal(d);
-            if (stale != null) {
-              refused = true;
-              failure = stale;
-            } else d.handler.handle(event);
+            // Here, on the handler's thread, after the decoding; a handler may check again right
+            // before its own write (Handler.checkLease), which the command line's output does.
+            handOff.check();
+            HandOffs.set(handOff);
+            d.handler.handle(event);
           } catch (Throwable t) {
             failure = t;
+          } finally {
+            HandOffs.set(null);
           }
-          done.add(new Result(row, failure, refused));
+          done.add(new Result(row, failure, handOff.refused));
         };
     try {
       executor.execute(task);
     } catch (RuntimeException rejected) {
       done.add(new Result(row, rejected, false));
-    }
-  }
-
-  /** The lease's refusal of a hand-off, or null; the first one stops the key's delivery. */
-  private static @Nullable LeaseLostException refusal(Delivery d) {
-    try {
-      d.lease.checkHandOff();
-      return null;
-    } catch (LeaseLostException stale) {
-      if (d.stale == null) d.stale = stale;
-      return stale;
     }
   }
 
@@ -202,7 +192,8 @@ final class Dispatcher {
     if (r.refused) {
       // Not the event's failure: the key's delivery ends, everything loaded stays pending.
       permits.release();
-      throw (LeaseLostException) r.failure;
+      // A handler that wrapped the refusal of Handler.checkLease still ends the delivery with it.
+      throw r.failure instanceof LeaseLostException stale ? stale : Objects.requireNonNull(d.stale);
     }
     if (r.failure == null) {
       acks.add(row);

@@ -146,7 +146,8 @@ final class LeaseKeeper implements AutoCloseable {
     synchronized (lock) {
       if (renewed.isPresent()) {
         lease = renewed.get();
-        validUntilNanos = untilNanos(nanos, now, lease);
+        // A renewal that started earlier but answered later cannot shorten what a later one gave.
+        validUntilNanos = Math.max(validUntilNanos, untilNanos(nanos, now, lease));
       } else lost = true;
     }
     return renewed.isPresent();

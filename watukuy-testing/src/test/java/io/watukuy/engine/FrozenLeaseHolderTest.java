@@ -161,6 +161,32 @@ class FrozenLeaseHolderTest {
             "a o001 created 1", "a o002 created 2", "a o003 created 3", "a o004 created 4");
   }
 
+  @Test
+  void aHandlerFrozenBetweenItsStartAndItsWriteIsStoppedByCheckLease() {
+    Watukuy a =
+        engineA()
+            .on(
+                catalog,
+                (ChangeEvent<JsonNode> e) -> {
+                  // Frozen after the engine's check, inside the handler, before its write.
+                  aTime.freeze();
+                  f.clock.advance(TTL);
+                  io.watukuy.Handler.checkLease();
+                  delivered.add("a " + e.identity());
+                });
+    f.seed(1);
+
+    TickReport report = a.tick();
+
+    assertThat(delivered).isEmpty();
+    assertThat(report.key(KEY).orElseThrow().error()).isInstanceOf(LeaseLostException.class);
+    assertThat(lost).hasSize(1);
+    List<OutboxRow> pending = f.store.loadPending(KEY, 0, 10);
+    assertThat(pending).hasSize(1);
+    assertThat(pending.get(0).attempts()).as("no attempt counted").isZero();
+    assertThat(f.store.countParked(KEY)).isZero();
+  }
+
   private Watukuy engineA() {
     ForwardingStore frozenAt =
         new ForwardingStore(f.store) {
