@@ -276,8 +276,9 @@ final class Dispatcher {
   }
 
   /**
-   * A handler's outcome; {@code refused} when the lease refused the hand-off and the handler never
-   * ran ({@code failure} is then the {@link LeaseLostException}).
+   * A handler's outcome; {@code refused} when the lease refused the hand-off, before the handler
+   * ran or at its {@code Handler.checkLease} ({@code failure} is then the {@link
+   * LeaseLostException}, unless the handler wrapped or swallowed it).
    */
   private record Result(OutboxRow row, @Nullable Throwable failure, boolean refused) {}
 
