@@ -1,5 +1,7 @@
 package io.watukuy;
 
+import io.watukuy.internal.HandOffs;
+
 /**
  * The user's code that receives events of one poller. Called at most {@code
  * DeliveryOptions.concurrency()} at a time engine-wide, never concurrently for two events of one
@@ -31,4 +33,22 @@ public interface Handler<T> {
    *     the last attempt
    */
   void handle(ChangeEvent<T> event) throws Exception;
+
+  /**
+   * Checks again, from inside {@link #handle}, that the lease under which the engine handed over
+   * the event still holds for the hand-off margin (a third of the lease TTL) by the process's
+   * monotonic clock, as the engine checked right before the call (guarantees G3 and G5). Call it
+   * right before a write that cannot be taken back, after the slow work (formatting, connecting),
+   * so that a process frozen in between cannot write after the instance that took the key over: the
+   * gap left is from this call to the write. Let the exception propagate: the key's delivery ends,
+   * the event stays pending for the new holder, and no attempt is counted. Outside a handler call
+   * made by the engine it does nothing.
+   *
+   * @throws LeaseLostException when the lease may no longer be this instance's by the time a write
+   *     lands
+   * @since 0.2
+   */
+  static void checkLease() {
+    HandOffs.check();
+  }
 }

@@ -44,6 +44,41 @@ public final class LeaseLostException extends WatukuyException {
   }
 
   /**
+   * The exception for a lease its holder gave up by its own account before a write, without asking
+   * the store: the message names the key, the epoch and {@code reason}, and ends with "stop writing
+   * and re-acquire". The engine throws it when an event would be handed to a handler under a lease
+   * that has less than the hand-off margin left by the process's monotonic clock
+   * (docs/guarantees.md, G5). {@link #currentEpoch()} is then {@code null}: not known. A factory,
+   * not a constructor, so that a store's {@code new LeaseLostException(key, epoch, null)} keeps
+   * naming one constructor.
+   *
+   * @param key the key whose lease was lost
+   * @param heldEpoch the epoch the holder had
+   * @param reason why the holder counts the lease as lost, for the message
+   * @return the exception, to be thrown
+   * @since 0.2
+   */
+  public static LeaseLostException givenUp(PollerKey key, long heldEpoch, String reason) {
+    return new LeaseLostException(
+        key,
+        heldEpoch,
+        "lease lost for "
+            + key
+            + ": held epoch "
+            + heldEpoch
+            + ", "
+            + reason
+            + "; stop writing and re-acquire");
+  }
+
+  private LeaseLostException(PollerKey key, long heldEpoch, String message) {
+    super(message, null);
+    this.key = key;
+    this.heldEpoch = heldEpoch;
+    this.currentEpoch = null;
+  }
+
+  /**
    * The key whose lease was lost.
    *
    * @return the key
@@ -65,7 +100,7 @@ public final class LeaseLostException extends WatukuyException {
    * The epoch of the key's stored lease at the time of the write, expired or not.
    *
    * @return the current epoch, or {@code null} when the key has no lease (released, or the key was
-   *     deleted)
+   *     deleted) or when the holder gave the lease up by its own clock without asking the store
    */
   public @Nullable Long currentEpoch() {
     return currentEpoch;

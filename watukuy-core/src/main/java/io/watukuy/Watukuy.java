@@ -526,6 +526,8 @@ public interface Watukuy extends AutoCloseable {
     /**
      * Lease time to live. Default {@link Watukuy#DEFAULT_LEASE_TTL}. A held lease is renewed every
      * ttl/3 and after each committed page; an instance that dies keeps the key for up to one TTL.
+     * An event is handed to a handler only while ttl/3 of the lease is left by the monotonic clock
+     * ({@link TimeSource#nanoTime()}): the bound of a frozen instance's stale write (G3, G5).
      *
      * @param ttl positive
      * @return this builder

@@ -2,6 +2,7 @@ package io.watukuy.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.watukuy.ConfigException;
+import io.watukuy.Handler;
 import io.watukuy.HandlerUnavailableException;
 import io.watukuy.HttpStatusException;
 import io.watukuy.Inspection;
@@ -272,14 +273,16 @@ final class Cli {
                   cfg.secrets(),
                   listener,
                   cfg.budgets(),
-                  cfg.budgetStore())) {
+                  cfg.budgetStore(),
+                  cfg.leaseTtl())) {
         if (newStore) err.println("watukuy: new store " + storeText(cfg.store()));
         for (Poller<JsonNode> p : s.pollers) {
           s.engine.on(
               p,
               event -> {
                 try {
-                  output.write(event.toJson());
+                  // The lease is checked once more right before the line is written (G5).
+                  output.write(event.toJson(), Handler::checkLease);
                 } catch (IOException e) {
                   // The sink is down, not the event: it stays pending and is never parked.
                   throw new HandlerUnavailableException(e.getMessage(), e);

@@ -18,7 +18,8 @@ import org.jspecify.annotations.Nullable;
  * declared rate budgets by name (empty when the file has none); {@code budgetStore} is where their
  * buckets live when instances share them ({@code redis://…}), or null for this process's memory.
  * {@code storeLine} and {@code outputLine} are the lines of {@code store:} and {@code output:} (1
- * when absent), for the checks that come after reading ({@link RunChecks}).
+ * when absent), for the checks that come after reading ({@link RunChecks}). {@code leaseTtl} is
+ * {@code lease.ttl}, by default {@link io.watukuy.Watukuy#DEFAULT_LEASE_TTL}.
  */
 record CliConfig(
     String file,
@@ -31,7 +32,8 @@ record CliConfig(
     Map<String, BudgetLimit> budgets,
     @Nullable StoreSpec budgetStore,
     int storeLine,
-    int outputLine) {
+    int outputLine,
+    Duration leaseTtl) {
 
   /**
    * A store URI and its options (docs/stores.md, "Store URIs (YAML and `--store`)"): {@code

@@ -50,6 +50,7 @@ import org.jspecify.annotations.Nullable;
 final class ConfigReader {
   static final String DEFAULT_STORE = "sqlite:watukuy.db";
   static final String DURATION_UNITS = "(ms, s, m, h, d)";
+  static final Duration MIN_LEASE_TTL = Duration.ofSeconds(1);
 
   private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)");
 
@@ -136,7 +137,7 @@ final class ConfigReader {
   private CliConfig config(Path dir) {
     this.dir = dir;
     At root = new At(tree.root(), "", "");
-    root.object("store", "output", "delivery", "budgets", "budgetStore", "pollers");
+    root.object("store", "output", "delivery", "budgets", "budgetStore", "lease", "pollers");
     StoreSpec store = store(root.child("store"), dir);
     Path output = output(root.child("output"), dir);
     At delivery = root.child("delivery");
@@ -150,6 +151,7 @@ final class ConfigReader {
                   .child("dispatchBatchSize")
                   .integer(DeliveryOptions.DEFAULT_DISPATCH_BATCH_SIZE, 1));
     }
+    Duration leaseTtl = leaseTtl(root.child("lease"));
     budgets = BudgetConfig.budgets(root.child("budgets"));
     StoreSpec budgetStore =
         BudgetConfig.budgetStore(root.child("budgetStore"), dir, !budgets.isEmpty());
@@ -181,7 +183,26 @@ final class ConfigReader {
         budgets,
         budgetStore,
         tree.line("/store"),
-        tree.line("/output"));
+        tree.line("/output"),
+        leaseTtl);
+  }
+
+  /**
+   * {@code lease: {ttl}}: how long a key stays with an instance that stopped renewing (G5). At
+   * least 1 s: the lease is renewed every third of it, and a hand-off to the output needs a third
+   * of it left (docs/guarantees.md, G5).
+   */
+  private static Duration leaseTtl(At at) {
+    if (at.missing()) return Watukuy.DEFAULT_LEASE_TTL;
+    at.object("ttl");
+    At ttlAt = at.child("ttl");
+    Duration ttl = ttlAt.duration(Watukuy.DEFAULT_LEASE_TTL);
+    if (ttl.compareTo(MIN_LEASE_TTL) < 0)
+      throw ttlAt.error(
+          "'"
+              + ttlAt.node.asText()
+              + "' is too short: at least 1s (the lease is renewed every third of it)");
+    return ttl;
   }
 
   private StoreSpec store(At at, Path dir) {

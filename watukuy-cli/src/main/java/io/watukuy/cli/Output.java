@@ -165,11 +165,23 @@ final class Output implements AutoCloseable {
    *
    * @throws IOException when the write fails; the event then stays pending
    */
-  synchronized void write(String json) throws IOException {
+  void write(String json) throws IOException {
+    write(json, () -> {});
+  }
+
+  /**
+   * Writes one line, with {@code beforeWrite} run right before the bytes go out (after the lock and
+   * the encoding), so that what it checks holds as late as it can (docs/guarantees.md, G5).
+   *
+   * @throws IOException when the write fails; the event then stays pending
+   * @throws RuntimeException what {@code beforeWrite} throws; nothing is written
+   */
+  synchronized void write(String json, Runnable beforeWrite) throws IOException {
     try {
       if (file != null && channel == null) throw new IOException("closed after a failed reopen");
       if (channel != null) {
         ByteBuffer buf = ByteBuffer.wrap((json + "\n").getBytes(StandardCharsets.UTF_8));
+        beforeWrite.run();
         try {
           while (buf.hasRemaining()) channel.write(buf);
           channel.force(false);
@@ -178,6 +190,7 @@ final class Output implements AutoCloseable {
         }
         end += buf.capacity();
       } else if (stream != null) {
+        beforeWrite.run();
         stream.print(json + "\n");
         stream.flush();
         // PrintStream swallows I/O errors (a closed pipe); checkError surfaces them.

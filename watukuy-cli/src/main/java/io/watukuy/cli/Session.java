@@ -9,6 +9,7 @@ import io.watukuy.Watukuy;
 import io.watukuy.WatukuyListener;
 import io.watukuy.cli.CliConfig.StoreSpec;
 import io.watukuy.spi.StateStore;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -50,7 +51,8 @@ final class Session implements AutoCloseable {
         config.secrets(),
         WatukuyListener.NONE,
         config.budgets(),
-        config.budgetStore());
+        config.budgetStore(),
+        config.leaseTtl());
   }
 
   Session(StoreSpec spec, List<Poller<JsonNode>> pollers, DeliveryOptions delivery) {
@@ -75,12 +77,12 @@ final class Session implements AutoCloseable {
       DeliveryOptions delivery,
       Set<String> secrets,
       WatukuyListener listener) {
-    this(spec, pollers, delivery, secrets, listener, Map.of(), null);
+    this(spec, pollers, delivery, secrets, listener, Map.of(), null, Watukuy.DEFAULT_LEASE_TTL);
   }
 
   /**
    * With the config's rate budgets, which its pollers may name, kept in {@code budgetStore} when it
-   * is set (shared with other instances) or in this process.
+   * is set (shared with other instances) or in this process, and the config's lease TTL.
    */
   Session(
       StoreSpec spec,
@@ -89,7 +91,8 @@ final class Session implements AutoCloseable {
       Set<String> secrets,
       WatukuyListener listener,
       Map<String, BudgetLimit> budgets,
-      @Nullable StoreSpec budgetStore) {
+      @Nullable StoreSpec budgetStore,
+      Duration leaseTtl) {
     this.pollers = pollers;
     this.store = Cli.open(spec);
     try {
@@ -102,6 +105,7 @@ final class Session implements AutoCloseable {
               .delivery(delivery)
               .handlerExecutor(Runnable::run)
               .secrets(secrets) // ${ENV} values never show in engine errors or logs
+              .leaseTtl(leaseTtl)
               .listener(listener);
       pollers.forEach(b::poller);
       budgets.forEach(b::budget);

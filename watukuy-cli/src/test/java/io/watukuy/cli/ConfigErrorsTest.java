@@ -118,7 +118,17 @@ class ConfigErrorsTest {
     assertThat(r[0]).isEqualTo("2");
     assertThat(r[2])
         .isEqualTo(
-            "watukuy: watukuy.yaml:1: outptu: unknown key (expected one of store, output, delivery, budgets, budgetStore, pollers)\n");
+            "watukuy: watukuy.yaml:1: outptu: unknown key (expected one of store, output, delivery, budgets, budgetStore, lease, pollers)\n");
+  }
+
+  @Test
+  void aLeaseTtlUnderOneSecondIsAnErrorNamingTheValue() throws IOException {
+    String[] r = run("lease: { ttl: 500ms }\n" + VALID);
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[2])
+        .isEqualTo(
+            "watukuy: watukuy.yaml:1: lease.ttl: '500ms' is too short: at least 1s (the lease is"
+                + " renewed every third of it)\n");
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.watukuy.internal;
 import io.watukuy.DeliveryPolicy;
 import io.watukuy.Handler;
 import io.watukuy.HandlerUnavailableException;
+import io.watukuy.LeaseLostException;
 import io.watukuy.PollerKey;
 import io.watukuy.internal.http.Redactor;
 import java.time.Instant;
@@ -33,6 +34,12 @@ final class Delivery {
 
   /** Hides the engine's secrets in the errors stored in outbox and parked rows. */
   Redactor redactor = Redactor.NONE;
+
+  /**
+   * Set, by the thread that was about to run a handler, when the lease refused a hand-off ({@link
+   * LeaseKeeper#checkHandOff()}): no other handler of this key starts.
+   */
+  volatile @Nullable LeaseLostException stale;
 
   int delivered;
   int parked;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.watukuy.ChangeEvent;
 import io.watukuy.HandlerUnavailableException;
+import io.watukuy.LeaseLostException;
 import io.watukuy.PoisonPolicy;
 import io.watukuy.TimeSource;
 import io.watukuy.Watukuy;
@@ -19,6 +20,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -44,6 +46,13 @@ import org.slf4j.LoggerFactory;
  * its retry (recorded in the store) and every later event of that key waits with it; other keys
  * keep flowing (G3, G7). Never sleeps: a retry that is not yet due ends the key's delivery for this
  * cycle and is picked up by a later one.
+ *
+ * <p>Right before each handler call the lease is asked whether it still holds, by the process's
+ * monotonic clock and with a margin ({@link LeaseKeeper#checkHandOff()}): a process frozen past its
+ * TTL while another instance took the key and delivered newer events must not hand over the events
+ * it loaded before the freeze (G3, G5). The first refusal ends the key's delivery at once with a
+ * {@link LeaseLostException}; what was loaded stays pending for the new holder, with no ack, no
+ * attempt and no park.
  */
 final class Dispatcher {
   private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
@@ -103,7 +112,7 @@ final class Dispatcher {
         for (Map.Entry<String, ArrayDeque<OutboxRow>> e : queues.entrySet()) {
           String ok = e.getKey();
           ArrayDeque<OutboxRow> q = e.getValue();
-          if (d.cancelled.getAsBoolean() || d.unavailable != null)
+          if (d.cancelled.getAsBoolean() || d.unavailable != null || d.stale != null)
             break; // the rest stays pending (G1)
           if (running.contains(ok) || q.isEmpty() || d.blocked.contains(ok)) continue;
           OutboxRow head = q.peek();
@@ -155,24 +164,37 @@ final class Dispatcher {
     Runnable task =
         () -> {
           Throwable failure = null;
+          HandOffs.HandOff handOff = new HandOffs.HandOff(d);
           try {
             ChangeEvent<Object> event = Envelope.toEvent(row, d.type);
+            // Here, on the handler's thread, after the decoding; a handler may check again right
+            // before its own write (Handler.checkLease), which the command line's output does.
+            handOff.check();
+            HandOffs.set(handOff);
             d.handler.handle(event);
           } catch (Throwable t) {
             failure = t;
+          } finally {
+            HandOffs.set(null);
           }
-          done.add(new Result(row, failure));
+          done.add(new Result(row, failure, handOff.refused));
         };
     try {
       executor.execute(task);
     } catch (RuntimeException rejected) {
-      done.add(new Result(row, rejected));
+      done.add(new Result(row, rejected, false));
     }
   }
 
   /** Takes a handler's result; a handled event keeps its permit until its ack is written. */
   private void finish(Delivery d, Result r, ArrayDeque<OutboxRow> q, Acks acks) {
     OutboxRow row = r.row;
+    if (r.refused) {
+      // Not the event's failure: the key's delivery ends, everything loaded stays pending.
+      permits.release();
+      // A handler that wrapped the refusal of Handler.checkLease still ends the delivery with it.
+      throw r.failure instanceof LeaseLostException stale ? stale : Objects.requireNonNull(d.stale);
+    }
     if (r.failure == null) {
       acks.add(row);
       q.poll();
@@ -274,7 +296,12 @@ final class Dispatcher {
     return null;
   }
 
-  private record Result(OutboxRow row, @Nullable Throwable failure) {}
+  /**
+   * A handler's outcome; {@code refused} when the lease refused the hand-off, before the handler
+   * ran or at its {@code Handler.checkLease} ({@code failure} is then the {@link
+   * LeaseLostException}, unless the handler wrapped or swallowed it).
+   */
+  private record Result(OutboxRow row, @Nullable Throwable failure, boolean refused) {}
 
   /**
    * Handled events of one key whose ack is not written yet, in the order they were handled; each

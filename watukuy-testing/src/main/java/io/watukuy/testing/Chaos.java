@@ -17,7 +17,9 @@ import org.junit.jupiter.api.DynamicTest;
  * mutations (creates, updates, ties at page boundaries, late commits, deletes, states restored to
  * earlier ones), arms a random {@link KillPoint} each step, lets a killed process's lease expire on
  * the virtual clock, continues with a fresh engine on the same store, runs to quiescence, and
- * checks the guarantees:
+ * checks the guarantees. {@link KillPoint#PAUSED} freezes the process instead, between loading
+ * events and handing them over, past its lease TTL, while a second instance takes the key and
+ * delivers on. The guarantees:
  *
  * <ul>
  *   <li>G1: for each identity, the last delivered event matches the API's final state; every

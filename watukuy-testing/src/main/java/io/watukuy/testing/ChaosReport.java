@@ -10,7 +10,7 @@ import java.util.TreeMap;
  *
  * @param seed the run's seed
  * @param steps steps run before quiescence
- * @param kills crashes by kill point (handler faults included)
+ * @param kills crashes by kill point (handler faults and pauses included)
  * @param commits events committed to the outbox
  * @param deliveries handler calls that returned
  * @param violations broken guarantees, each naming the step, the key and the event; empty when the

@@ -11,6 +11,7 @@ import io.watukuy.Poller;
 import io.watukuy.PollerKey;
 import io.watukuy.Schedule;
 import io.watukuy.TickReport;
+import io.watukuy.TimeSource;
 import io.watukuy.Watermark;
 import io.watukuy.Watukuy;
 import io.watukuy.spi.StateStore;
@@ -49,6 +50,7 @@ final class ChaosRun {
   private StateStore store;
   private StateStore recorded;
   private FaultyStore process;
+  private ChaosPause pause;
   private Watukuy engine;
 
   /**
@@ -160,21 +162,28 @@ final class ChaosRun {
     generation++;
     process = new FaultyStore(recorded);
     process.onKill(point -> ledger.killed(store, keys()));
+    pause = new ChaosPause(clock);
     int concurrency = 1 + random.nextInt(3);
     ledger.newProcess(concurrency);
     engine =
-        engine("p" + generation, process, SeededRandom.of(o.seed() * 31 + generation), concurrency);
+        engine(
+            "p" + generation,
+            pause.wrap(process),
+            pause.time(),
+            SeededRandom.of(o.seed() * 31 + generation),
+            concurrency);
   }
 
   private Watukuy engine(String instanceId, StateStore on, SeededRandom seeded) {
-    return engine(instanceId, on, seeded, 1 + random.nextInt(3));
+    return engine(instanceId, on, clock, seeded, 1 + random.nextInt(3));
   }
 
-  private Watukuy engine(String instanceId, StateStore on, SeededRandom seeded, int concurrency) {
+  private Watukuy engine(
+      String instanceId, StateStore on, TimeSource time, SeededRandom seeded, int concurrency) {
     Watukuy.Builder b =
         Watukuy.builder()
             .store(ledger.fencedBy(instanceId, on))
-            .time(clock)
+            .time(time)
             .random(seeded)
             .instanceId(instanceId)
             .executor(Runnable::run)
@@ -250,6 +259,8 @@ final class ChaosRun {
     } else {
       process.disarm();
     }
+    if (pause.fired()) kills.merge(KillPoint.PAUSED, 1, Integer::sum);
+    pause.disarm();
     handlerFault = -1;
     clock.advance(INTERVAL.plusMillis(random.nextInt(5000)));
   }
@@ -266,8 +277,31 @@ final class ChaosRun {
     // One key, and one of its calls, so every poller and every page is hit, not only the first.
     PollerKey key = keys().get(random.nextInt(pollers.size()));
     int skip = random.nextInt(3);
+    if (p == KillPoint.PAUSED) {
+      boolean timersFirst = random.nextBoolean();
+      pause.arm(key, skip, () -> paused(key), timersFirst);
+      return p.harnessName()
+          + " on "
+          + key
+          + (skip == 0 ? "" : " after " + skip + " loads or commits")
+          + (timersFirst ? ", its renewal timer first at the resume" : "");
+    }
     process.arm(p, key, skip);
     return p.harnessName() + " on " + key + (skip == 0 ? "" : " after " + skip + " matching calls");
+  }
+
+  /**
+   * The process froze between loading events of {@code key} and handing them over: its lease
+   * expires, the API changes, and the twin takes the key and delivers on (G3, G5: the resumed
+   * process must not hand over what it loaded before the freeze).
+   */
+  private void paused(PollerKey key) {
+    trace.add("    PAUSE of p" + generation + " on " + key + " past the lease TTL");
+    clock.advance(o.leaseTtl().plusSeconds(1));
+    List<String> did = mutate();
+    trace.add("    while paused: " + String.join(", ", did) + "; twin ticks");
+    traceTick(twin.tick());
+    trace.add("    p" + generation + " resumes");
   }
 
   private List<String> mutate() {
@@ -345,6 +379,7 @@ final class ChaosRun {
   private void quiesce() {
     ledger.step = o.steps() + 1;
     process.disarm();
+    pause.disarm();
     handlerFault = -1;
     commitStaged();
     trace.add("quiescence t=" + clock.now());

@@ -74,7 +74,8 @@ public final class FaultyStore extends ForwardingStore {
    *
    * @param point a crash kill point
    * @return this store
-   * @throws IllegalArgumentException for {@link KillPoint#HANDLER}, which is not a store fault
+   * @throws IllegalArgumentException for {@link KillPoint#HANDLER} or {@link KillPoint#PAUSED},
+   *     which are not store faults
    */
   public FaultyStore arm(KillPoint point) {
     return arm(point, 0);
@@ -87,7 +88,8 @@ public final class FaultyStore extends ForwardingStore {
    * @param point a crash kill point
    * @param skip matching calls to let through first; 0 or more
    * @return this store
-   * @throws IllegalArgumentException for {@link KillPoint#HANDLER} or a negative skip
+   * @throws IllegalArgumentException for a kill point that is not a crash ({@link
+   *     KillPoint#crash()}) or a negative skip
    */
   public FaultyStore arm(KillPoint point, int skip) {
     return arm(point, null, skip);
@@ -101,7 +103,8 @@ public final class FaultyStore extends ForwardingStore {
    * @param key the key whose calls can fire it, or null for any key
    * @param skip matching calls to let through first, at least 0
    * @return this store
-   * @throws IllegalArgumentException for {@link KillPoint#HANDLER} or a negative skip
+   * @throws IllegalArgumentException for a kill point that is not a crash ({@link
+   *     KillPoint#crash()}) or a negative skip
    */
   public FaultyStore arm(KillPoint point, @Nullable PollerKey key, int skip) {
     if (!point.crash()) throw new IllegalArgumentException(point + " is not a store kill point");

@@ -25,7 +25,14 @@ public enum KillPoint {
   /** K7: during the lease release. The lease lingers until it expires. */
   DURING_RELEASE("during-release"),
   /** Not a crash: the handler throws once for an event (never twice for the same event). */
-  HANDLER("handler");
+  HANDLER("handler"),
+  /**
+   * Not a crash: the process freezes between loading events of the key (a drain's outbox rows, or a
+   * page it just committed) and handing them to its handler, past its lease TTL; another instance
+   * takes the key and delivers on, then the process resumes. It must hand over nothing it loaded
+   * before the freeze (G3, G5).
+   */
+  PAUSED("paused");
 
   private final String harnessName;
 
@@ -45,10 +52,10 @@ public enum KillPoint {
   /**
    * Whether this kill point is a process crash that {@link FaultyStore} can arm.
    *
-   * @return {@code true} for every kill point but {@link #HANDLER}
+   * @return {@code true} for every kill point but {@link #HANDLER} and {@link #PAUSED}
    */
   public boolean crash() {
-    return this != HANDLER;
+    return this != HANDLER && this != PAUSED;
   }
 
   @Override
