@@ -124,14 +124,14 @@ class InspectTest {
     assertThat(failed.exit()).isEqualTo(1);
     assertThat(cli("inspect", config.toString()).lines().toList().get(1))
         .matches(
-            ".* - +[0-9]+(ms|s) ago: FetchException: poller orders page 1: GET .* returned HTTP"
+            ".* - +[0-9]+(\\.[0-9])?(ms|s) ago: FetchException: poller orders page 1: GET .* returned HTTP"
                 + " 500");
 
     status = 200;
     assertThat(CliRun.of("run", config.toString(), "--once").exit()).isZero();
 
     assertThat(cli("inspect", config.toString()).lines().toList().get(1))
-        .matches(".* [0-9]+(ms|s) ago +[0-9]+(ms|s) ago \\(succeeded since\\): FetchException: .*");
+        .matches(".* [0-9]+(\\.[0-9])?(ms|s) ago +[0-9]+(\\.[0-9])?(ms|s) ago \\(succeeded since\\): FetchException: .*");
   }
 
   @Test
