@@ -131,7 +131,8 @@ class InspectTest {
     assertThat(CliRun.of("run", config.toString(), "--once").exit()).isZero();
 
     assertThat(cli("inspect", config.toString()).lines().toList().get(1))
-        .matches(".* [0-9]+(\\.[0-9])?(ms|s) ago +[0-9]+(\\.[0-9])?(ms|s) ago \\(succeeded since\\): FetchException: .*");
+        .matches(
+            ".* [0-9]+(\\.[0-9])?(ms|s) ago +[0-9]+(\\.[0-9])?(ms|s) ago \\(succeeded since\\): FetchException: .*");
   }
 
   @Test
