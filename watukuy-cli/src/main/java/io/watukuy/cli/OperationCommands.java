@@ -281,7 +281,7 @@ final class OperationCommands {
       description = {
         "Moves the live cursor of every key of poller NAME (or of partition P only) and makes the keys due now.",
         "VALUE is the API's own string (a timestamp, a page number, a token), checked against the poller's"
-            + " cursor strategy, so CONFIG is required (no --store). Waits up to one lease TTL (30 s) for a"
+            + " cursor strategy, so CONFIG is required (no --store). Waits up to one lease TTL (lease.ttl, 30 s by default) for a"
             + " running cycle; exits 1 if a key stays leased."
       })
   final class ResetCursor implements Callable<Integer> {
