@@ -27,18 +27,19 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Guarantees G3 and G5 against a frozen process (issue 16, finding 1): two {@code watukuy run}
- * daemons, two JVMs, on one SQLite file and one output file, a local vendor changing 20 items a
- * second. Twelve times the lease holder is frozen with SIGSTOP for longer than the 2 s lease TTL
- * (the other daemon takes the key and delivers on), then resumed with SIGCONT. In the output, the
- * events of each item must keep their sequence order (a resumed daemon must not write what it had
- * loaded before the freeze after newer events), and none may be missing. Bounded: 12 rounds of
- * about 3 s, 30 s to settle, 3 minutes in all.
+ * daemons, two JVMs, on one store (a SQLite file, then a PostgreSQL schema) and one output file, a
+ * local vendor changing 20 items a second. Twelve times the lease holder is frozen with SIGSTOP for
+ * longer than the 2 s lease TTL (the other daemon takes the key and delivers on), then resumed with
+ * SIGCONT. In the output, the events of each item must keep their sequence order (a resumed daemon
+ * must not write what it had loaded before the freeze after newer events), and none may be missing.
+ * Bounded: 12 rounds of about 3 s, 30 s to settle, 3 minutes in all.
  */
 @ReadsWallClock("freezes and resumes real processes; the lease TTL runs on their system clocks")
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
@@ -54,6 +55,12 @@ class FrozenDaemonTest {
   private final TreeMap<Integer, ObjectNode> items = new TreeMap<>();
 
   private final SeededRandom random = SeededRandom.of(16);
+  private final String schema = "wk_frozen_" + Long.toHexString(System.nanoTime());
+
+  /** {@code ""} for SQLite, {@code schema.} for PostgreSQL: where the store's tables are. */
+  private String tables = "";
+
+  private boolean postgres;
   private final List<Process> daemons = new ArrayList<>();
   private HttpServer vendor;
   private Thread mutator;
@@ -78,15 +85,27 @@ class FrozenDaemonTest {
       p.destroyForcibly();
     }
     vendor.stop(0);
+    if (postgres)
+      try (Connection c = DriverManager.getConnection(StoreUrisTest.PG);
+          Statement s = c.createStatement()) {
+        s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+      }
   }
 
-  @Test
-  void aDaemonFrozenPastItsLeaseWritesNothingStaleWhenItResumes() throws Exception {
+  @ParameterizedTest
+  @ValueSource(strings = {"sqlite", "postgres"})
+  void aDaemonFrozenPastItsLeaseWritesNothingStaleWhenItResumes(String kind) throws Exception {
+    postgres = kind.equals("postgres");
+    tables = postgres ? schema + "." : "";
+    String store =
+        postgres
+            ? "{ uri: \"postgres:" + StoreUrisTest.PG + "\", schema: " + schema + " }"
+            : "sqlite:watukuy.db";
     Path config =
         Files.writeString(
             dir.resolve("watukuy.yaml"),
             """
-            store: sqlite:watukuy.db
+            store: %s
             output: file:events.jsonl
             lease: { ttl: 2s }
             pollers:
@@ -98,7 +117,7 @@ class FrozenDaemonTest {
                 cursor: { strategy: snapshotDiff }
                 schedule: { min: 100ms, max: 1s, adaptive: false }
             """
-                .formatted(vendor.getAddress().getPort()));
+                .formatted(store, vendor.getAddress().getPort()));
     daemons.add(daemon(config, "a"));
     awaitLines(IDENTITIES); // a created the store and delivered the first listing
     daemons.add(daemon(config, "b"));
@@ -106,7 +125,9 @@ class FrozenDaemonTest {
     mutator.start();
 
     int frozen = 0;
-    try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("watukuy.db"))) {
+    try (Connection db =
+        DriverManager.getConnection(
+            postgres ? StoreUrisTest.PG : "jdbc:sqlite:" + dir.resolve("watukuy.db"))) {
       for (int round = 1; round <= ROUNDS; round++) {
         Process holder = awaitHolder(db);
         if (holder == null) continue;
@@ -128,8 +149,9 @@ class FrozenDaemonTest {
 
     Figures f = figures(events());
     System.out.printf(
-        "frozen daemon: %d rounds, %d events (%d distinct), %d lost, %d out of order, %d"
+        "frozen daemon (%s): %d rounds, %d events (%d distinct), %d lost, %d out of order, %d"
             + " duplicates, %d leases given up on resume%n",
+        kind,
         frozen,
         f.lines,
         f.distinct,
@@ -200,9 +222,9 @@ class FrozenDaemonTest {
     return null;
   }
 
-  private static @Nullable String leaseOwner(Connection db) {
+  private @Nullable String leaseOwner(Connection db) {
     try (Statement s = db.createStatement();
-        ResultSet r = s.executeQuery("SELECT lease_owner FROM watukuy_pollers")) {
+        ResultSet r = s.executeQuery("SELECT lease_owner FROM " + tables + "watukuy_pollers")) {
       return r.next() ? r.getString(1) : null;
     } catch (java.sql.SQLException busy) {
       return null; // a daemon is writing; ask again
@@ -222,9 +244,9 @@ class FrozenDaemonTest {
     }
   }
 
-  private static long pending(Connection db) {
+  private long pending(Connection db) {
     try (Statement s = db.createStatement();
-        ResultSet r = s.executeQuery("SELECT count(*) FROM watukuy_outbox")) {
+        ResultSet r = s.executeQuery("SELECT count(*) FROM " + tables + "watukuy_outbox")) {
       return r.next() ? r.getLong(1) : 0;
     } catch (java.sql.SQLException busy) {
       return -1;
