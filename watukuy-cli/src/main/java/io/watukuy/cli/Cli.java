@@ -377,6 +377,19 @@ final class Cli {
       return code;
     }
 
+    /**
+     * Waits up to a second for the stop signal. A cycle that fills the heap (a vendor's body) may
+     * make this thread's allocation fail too: the cycle ends and its memory is freed, so the wait
+     * goes on rather than take the daemon and its other pollers down.
+     */
+    private static boolean awaitStop(CountDownLatch stop) throws InterruptedException {
+      try {
+        return stop.await(1, TimeUnit.SECONDS);
+      } catch (OutOfMemoryError e) {
+        return stop.getCount() == 0;
+      }
+    }
+
     private int daemon(CliConfig cfg, Session s, Set<String> selected, Output output)
         throws InterruptedException {
       CountDownLatch stop = new CountDownLatch(1);
@@ -416,7 +429,7 @@ final class Cli {
       s.engine.start();
       int code = Main.OK;
       try {
-        while (!stop.await(1, TimeUnit.SECONDS)) {
+        while (!awaitStop(stop)) {
           // A closed standard output does not come back; a file (a full disk) may: the engine
           // backs off the keys whose delivery it stopped, and Output says when it recovers.
           if (output.isStdout() && output.failure() != null) {

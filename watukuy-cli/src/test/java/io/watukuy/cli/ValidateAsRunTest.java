@@ -60,6 +60,22 @@ class ValidateAsRunTest {
   }
 
   @Test
+  void aSqliteTablePrefixInTheNamesSqliteReservesIsRefusedByValidateWithItsLine()
+      throws IOException {
+    // SQLite refuses to create a table named sqlite_..., in any case ("object name reserved for
+    // internal use"); run used to find out at its first write, exit 1, no FILE:LINE.
+    Path config = config("{ uri: \"sqlite:x.db\", tablePrefix: \"SQLite_app_\" }", "stdout");
+
+    bothRefuse(
+        config,
+        "watukuy: "
+            + config
+            + ":1: store: tablePrefix must not start with 'sqlite_' (SQLite reserves those names"
+            + " for itself), but was 'SQLite_app_'");
+    assertThat(dir.resolve("x.db")).doesNotExist();
+  }
+
+  @Test
   void aStoreFolderThatDoesNotExistIsRefusedByValidateWithItsLine() throws IOException {
     Path config = config("sqlite:data/x.db", "stdout");
 

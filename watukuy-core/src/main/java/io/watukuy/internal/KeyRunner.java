@@ -216,7 +216,15 @@ final class KeyRunner {
             schedule,
             true,
             new IllegalStateException(
-                "cycle stopped by " + e.getClass().getName() + ": " + e.getMessage(), e));
+                "cycle stopped by "
+                    + e.getClass().getName()
+                    + ": "
+                    + e.getMessage()
+                    + (e instanceof OutOfMemoryError
+                        ? " (raise the heap, -Xmx, or lower request.maxBodySize; its events stay"
+                            + " pending)"
+                        : ""),
+                e));
       } finally {
         keeper.close();
         try {

@@ -30,6 +30,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Base64;
 import java.util.HexFormat;
 import java.util.Locale;
 import java.util.Map;
@@ -271,6 +272,13 @@ public final class DefaultHttp implements Http {
     return result;
   }
 
+  /** {@code uri} without its {@code user:password@}, which must not travel in the request line. */
+  private static URI withoutUserInfo(URI uri) {
+    @Nullable String raw = uri.getRawUserInfo();
+    if (raw == null) return uri;
+    return URI.create(uri.toString().replace("//" + raw + "@", "//"));
+  }
+
   /**
    * Sends the request and follows up to {@value #MAX_REDIRECTS} redirects itself, so that the
    * caller's headers (credentials among them) reach only the origin the caller named: a hop to
@@ -302,8 +310,17 @@ public final class DefaultHttp implements Http {
       if (left.isNegative() || left.isZero()) {
         throw timedOut(method, target, timeout, new HttpTimeoutException("request timed out"));
       }
+      // The JDK client sends no user:password@ of a URL: it goes as Basic credentials, to the
+      // origin the caller named only, unless the request sets its own Authorization.
+      @Nullable String userInfo = hopUri.getUserInfo();
       HttpRequest.Builder request =
-          HttpRequest.newBuilder(hopUri).timeout(left).method(hopMethod, hopBody);
+          HttpRequest.newBuilder(withoutUserInfo(hopUri)).timeout(left).method(hopMethod, hopBody);
+      if (userInfo != null && hop == 0 && options.header("Authorization").isEmpty()) {
+        request.setHeader(
+            "Authorization",
+            "Basic "
+                + Base64.getEncoder().encodeToString(userInfo.getBytes(StandardCharsets.UTF_8)));
+      }
       if (!sameOrigin || options.header("Accept").isEmpty()) {
         request.setHeader("Accept", APPLICATION_JSON);
       }

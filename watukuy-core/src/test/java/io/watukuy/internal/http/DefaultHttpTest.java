@@ -91,6 +91,22 @@ class DefaultHttpTest {
   }
 
   @Test
+  void credentialsInTheUrlGoAsBasicAuthorizationUnlessTheOptionsSetOne() {
+    server.reply(200, "{}").reply(200, "{}");
+    // RFC 7617: Basic credentials are Base64 of user-id ":" password; "bob:s3cret pass" is the
+    // decoded form of the URL's user info (percent-decoded, RFC 3986 section 3.2.1).
+    String withUser = server.url("/a").replace("http://", "http://bob:s3cret%20pass@");
+
+    http.get(withUser);
+    http.get(withUser, RequestOptions.builder().header("Authorization", "Bearer t0ken").build());
+
+    assertThat(server.request(0).header("authorization"))
+        .isEqualTo("Basic Ym9iOnMzY3JldCBwYXNz"); // base64("bob:s3cret pass")
+    assertThat(server.request(0).path()).isEqualTo("/a");
+    assertThat(server.request(1).headers().get("authorization")).containsExactly("Bearer t0ken");
+  }
+
+  @Test
   void postSerializesTheBodyWithJacksonAsApplicationJson() {
     server.reply(201, "{\"id\":\"o-1\",\"total\":3}");
 

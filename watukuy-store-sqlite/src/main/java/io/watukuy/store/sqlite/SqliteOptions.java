@@ -48,6 +48,15 @@ record SqliteOptions(String location, String tablePrefix, int busyTimeoutMs) {
               + tablePrefix
               + "'");
     }
+    // SQLite keeps names starting with sqlite_ for itself, in any case, and refuses to create
+    // them only when the first table is made: refuse here, where the config is read.
+    if (tablePrefix.regionMatches(true, 0, "sqlite_", 0, 7)) {
+      throw new ConfigException(
+          "tablePrefix must not start with 'sqlite_' (SQLite reserves those names for itself),"
+              + " but was '"
+              + tablePrefix
+              + "'");
+    }
   }
 
   static int checkBusyTimeout(long busyTimeoutMs) {
