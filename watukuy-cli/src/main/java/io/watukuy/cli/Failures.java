@@ -41,10 +41,16 @@ final class Failures {
     if (http != null) return status(http);
     if (error instanceof FetchException f) {
       Throwable cause = f.getCause();
-      // What fetch threw: the CLI's own fetch and the HTTP helper name the request first.
-      if (cause != null && !(cause instanceof WatukuyException)) return message(cause);
-      if (cause != null) return problem(cause);
       String at = "page " + f.page() + (f.itemIndex() >= 0 ? ", item " + (f.itemIndex() + 1) : "");
+      if (cause != null && !(cause instanceof WatukuyException)) {
+        // What fetch threw: the CLI's own fetch and the HTTP helper name the request first. An
+        // engine message that adds words after its cause's (the request of an item that cannot
+        // be canonicalized) keeps them; one that only puts "fetch threw X: " before it does not.
+        String own = afterPrefix(f);
+        String inner = message(cause);
+        return own.contains(inner) && !own.endsWith(inner) ? at + ": " + own : inner;
+      }
+      if (cause != null) return problem(cause);
       return at + ": " + afterPrefix(f);
     }
     return message(error);
