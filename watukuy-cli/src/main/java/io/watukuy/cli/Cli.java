@@ -34,6 +34,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -264,8 +265,8 @@ final class Cli {
               if (error != null && !OutageLines.isStore(error)) failed(report.key(), error);
             }
           };
-      try (output;
-          Session s =
+      Supplier<Session> open =
+          () ->
               new Session(
                   cfg.store(),
                   pollers,
@@ -274,7 +275,14 @@ final class Cli {
                   listener,
                   cfg.budgets(),
                   cfg.budgetStore(),
-                  cfg.leaseTtl())) {
+                  cfg.leaseTtl());
+      // A daemon started before its store's server waits for it; --once reports and exits.
+      try (output;
+          Session s =
+              once
+                  ? open.get()
+                  : StoreStartup.await(
+                      open, line -> err.println("watukuy: " + redact(line)), Thread::sleep)) {
         if (newStore) err.println("watukuy: new store " + storeText(cfg.store()));
         for (Poller<JsonNode> p : s.pollers) {
           s.engine.on(
