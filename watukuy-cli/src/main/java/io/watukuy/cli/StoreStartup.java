@@ -8,9 +8,9 @@ import java.util.function.Supplier;
 /**
  * How the daemon opens its store when the store's server is not up yet (a Redis or database that
  * starts after watukuy, the ordinary boot-order case): it tries again with backoff instead of
- * exiting, as it does for a store that goes down later (docs/config.md, "Store outages"). One line
- * when the first attempt fails, one when the store opens; {@code run --once} does not wait (cron
- * runs it again).
+ * exiting, as it does for a store that goes down later (docs/config.md, "Top level": the store
+ * outage paragraph). One line when the first attempt fails, one when the store opens; {@code run
+ * --once} does not wait (cron runs it again).
  */
 final class StoreStartup {
   /** The first wait; each next one doubles, up to {@link #MAX_WAIT}. */
