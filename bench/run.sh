@@ -145,11 +145,18 @@ if [[ $command != jmh ]]; then
   done
 fi
 
+# The commit measured, in every results file: HEAD, and "-dirty" when tracked files differ from it
+# (what is measured is then not exactly that commit).
+commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
+if [[ $commit != unknown ]] && ! git diff --quiet HEAD -- . ':!bench/results' 2>/dev/null; then
+  commit="$commit-dirty"
+fi
+
 # Runs java in the background and waits, so that a SIGTERM or SIGINT sent to this script reaches
 # the JVM (as SIGTERM: a background job of a script ignores SIGINT), whose shutdown hook removes
 # what the run left in its store; the script then stops with the signal's status.
 run_java() {
-  java "$@" &
+  java -Dwatukuy.bench.commit="$commit" "$@" &
   local pid=$! rc=0
   trap 'kill -TERM $pid 2>/dev/null; wait $pid; exit 143' TERM
   trap 'kill -TERM $pid 2>/dev/null; wait $pid; exit 130' INT

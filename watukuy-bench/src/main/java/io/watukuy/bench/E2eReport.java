@@ -178,6 +178,9 @@ final class E2eReport {
     Machine.describe(root);
     root.put("maxHeapMb", Runtime.getRuntime().maxMemory() / (1024 * 1024));
     root.put("watukuy", Versions.of("watukuy"));
+    // The commit measured, from bench/run.sh ("-dirty" when the tree differed from it): a results
+    // file quoted as a "before" or an "after" must say which code it was.
+    root.put("commit", System.getProperty("watukuy.bench.commit", "unknown"));
     ArrayNode groups = root.putArray("phaseGroups");
     r.groups().forEach(g -> groups.add(g.label()));
     if (r.listed()) {
