@@ -42,16 +42,9 @@ class DaemonStoreOutageTest {
               .formatted(vendor.url("/items")));
       assertThat(CliRun.of("run", config.toString(), "--once").exit()).isZero();
 
-      String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
       Path err = dir.resolve("stderr");
       Process p =
-          new ProcessBuilder(
-                  java,
-                  "-cp",
-                  System.getProperty("java.class.path"),
-                  Main.class.getName(),
-                  "run",
-                  config.toString())
+          CliProcess.of(List.of(), "run", config.toString())
               .redirectOutput(dir.resolve("stdout").toFile())
               .redirectError(err.toFile())
               .start();

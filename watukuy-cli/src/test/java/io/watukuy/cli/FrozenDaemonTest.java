@@ -297,15 +297,7 @@ class FrozenDaemonTest {
   }
 
   private Process daemon(Path config, String name) throws IOException {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    return new ProcessBuilder(
-            java,
-            "-XX:TieredStopAtLevel=1",
-            "-cp",
-            System.getProperty("java.class.path"),
-            "io.watukuy.cli.Main",
-            "run",
-            config.toString())
+    return CliProcess.of(List.of("-XX:TieredStopAtLevel=1"), "run", config.toString())
         .redirectOutput(dir.resolve("out-" + name).toFile())
         .redirectError(dir.resolve("err-" + name).toFile())
         .start();

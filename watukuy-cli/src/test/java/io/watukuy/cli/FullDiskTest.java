@@ -146,16 +146,9 @@ class FullDiskTest {
   @Timeout(value = 120, unit = TimeUnit.SECONDS)
   void theDaemonOnAFullDiskBacksOffAndRecoversWithoutExiting() throws Exception {
     Path filler = fill(3 * 4096 + 512);
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     Path err = dir.resolve("stderr");
     Process p =
-        new ProcessBuilder(
-                java,
-                "-cp",
-                System.getProperty("java.class.path"),
-                Main.class.getName(),
-                "run",
-                config.toString())
+        CliProcess.of(List.of(), "run", config.toString())
             .redirectOutput(dir.resolve("stdout").toFile())
             .redirectError(err.toFile())
             .start();

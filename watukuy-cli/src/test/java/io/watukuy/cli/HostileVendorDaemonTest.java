@@ -59,20 +59,10 @@ class HostileVendorDaemonTest {
     }
     Files.writeString(config, yaml.toString());
 
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> command =
-        List.of(
-            java,
-            "-Xmx256m",
-            "-cp",
-            System.getProperty("java.class.path"),
-            Main.class.getName(),
-            "run",
-            config.toString());
     Path out = dir.resolve("stdout");
     Path err = dir.resolve("stderr");
     Process p =
-        new ProcessBuilder(command)
+        CliProcess.of(List.of("-Xmx256m"), "run", config.toString())
             .directory(dir.toFile())
             .redirectOutput(out.toFile())
             .redirectError(err.toFile())
