@@ -112,6 +112,11 @@ final class E2eReport {
                 1e3 * p.baselineSeconds() / p.runs()));
       }
     }
+    StringBuilder cpu = new StringBuilder("process CPU over wall time (every thread):");
+    for (Phase p : r.phases())
+      if (Double.isFinite(p.cpuSeconds()))
+        cpu.append(String.format(Locale.ROOT, " %s %.2f", p.name(), p.cpuSeconds() / p.seconds()));
+    out.append(cpu).append('\n');
     out.append("time inside store calls (wall, calls):\n");
     for (Phase p : r.phases()) {
       StringBuilder line =
@@ -213,6 +218,9 @@ final class E2eReport {
       n.put("seconds", p.seconds());
       number(n, "itemsPerSecond", p.items() > 0 ? p.itemsPerSecond() : Double.NaN);
       number(n, "eventsPerSecond", p.items() > 0 ? p.eventsPerSecond() : Double.NaN);
+      // The process's CPU time (every thread, the listing server's too) and its share of a core.
+      number(n, "cpuSeconds", p.cpuSeconds());
+      number(n, "cpuCores", p.cpuSeconds() / p.seconds());
       n.put("peakHeapMb", p.peakHeap() / (1024.0 * 1024));
       n.put("retainedHeapMb", p.retained() / (1024.0 * 1024));
       n.put("storeSeconds", p.storeSeconds());

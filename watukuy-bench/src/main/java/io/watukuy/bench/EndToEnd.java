@@ -189,6 +189,8 @@ final class EndToEnd {
    * @param baselineWhat what the baseline did
    * @param baselineSeconds the baseline's wall time for the same work
    * @param fetchSeconds a plain client's fetch + parse of the same listing, seconds
+   * @param cpuSeconds the process's CPU time over the same span as {@code seconds} (every thread,
+   *     the listing server's too); NaN where not measured
    */
   record Phase(
       String name,
@@ -202,7 +204,8 @@ final class EndToEnd {
       Map<String, TimedStore.Usage> storeCalls,
       String baselineWhat,
       double baselineSeconds,
-      double fetchSeconds) {
+      double fetchSeconds,
+      double cpuSeconds) {
     /** Seconds spent inside store calls. */
     double storeSeconds() {
       return storeCalls.values().stream().mapToDouble(TimedStore.Usage::seconds).sum();
@@ -255,7 +258,8 @@ final class EndToEnd {
           storeCalls,
           what,
           baselineSeconds,
-          fetchSeconds);
+          fetchSeconds,
+          cpuSeconds);
     }
   }
 
@@ -499,9 +503,11 @@ final class EndToEnd {
     store.drain();
     EventCounter.Counts before = counter.now();
     long fetchedBefore = fetched.get();
+    long cpu = ProcessCpu.nanos();
     long start = System.nanoTime();
     TickReport report = engine.tick();
     double seconds = (System.nanoTime() - start) / 1e9;
+    double cpuSeconds = (ProcessCpu.nanos() - cpu) / 1e9;
     Map<String, TimedStore.Usage> calls = store.drain();
     long peakHeap = heap.peak();
     long retained = heap.retained();
@@ -525,7 +531,8 @@ final class EndToEnd {
         calls,
         "",
         Double.NaN,
-        Double.NaN);
+        Double.NaN,
+        cpuSeconds);
   }
 
   /**

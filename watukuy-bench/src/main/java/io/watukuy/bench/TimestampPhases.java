@@ -199,6 +199,7 @@ final class TimestampPhases {
             calls,
             "",
             Double.NaN,
+            Double.NaN,
             Double.NaN)
         .withBaseline("plain GET + parse of the empty page, no store work", plain, 0);
   }
