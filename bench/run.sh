@@ -46,6 +46,17 @@
 #                                   with a fresh prefix in that database)
 #     --redis-uri URI               default redis://127.0.0.1:6379/0
 #     --out DIR                     where the JSON goes (default bench/results)
+#     --peer camel                  after each store's run, the Apache Camel route a Java engineer
+#                                   would write instead (bench/camel, Camel 4.22, its own JVM under
+#                                   -Xmx256m, right after the bench's): the same listing on the same
+#                                   database (sqlite, postgres, mariadb; none on memory and redis),
+#                                   first sync and idle re-scan, items/s and process CPU; printed
+#                                   beside watukuy and written into the store's results file (a
+#                                   "peer" section with the ratios, what the route does not do and
+#                                   its source; "camelRatio" in the two phases). Needs the snapshot
+#                                   phases. Installs watukuy-bench into the local Maven repository
+#                                   (the peer's pom depends on it; bench/camel is no module of the
+#                                   root pom, so Camel stays out of ./mvnw verify)
 #
 # A run with anything but the defaults writes <date>-<store>-<what differs>.json (such as
 # <date>-memory-live-idle.json, <date>-sqlite-1000000items.json, <date>-redis-tiny.json), so that
@@ -87,6 +98,8 @@ esac
 out=bench/results
 jmh_args=()
 e2e_args=()
+peer=
+peer_args=()
 stores=
 if [[ $command == jmh ]]; then
   while [[ $# -gt 0 ]]; do
@@ -100,6 +113,7 @@ if [[ $command == jmh ]]; then
   done
 elif [[ $command == e2e ]]; then
   items=
+  phases=
   while [[ $# -gt 0 ]]; do
     case "$1" in
       -h|--help) usage; exit 0 ;;
@@ -108,9 +122,15 @@ elif [[ $command == e2e ]]; then
         [[ $# -ge 2 && -n $2 && $2 != --* ]] || fail "--stores needs a comma-separated list of $all_stores"
         stores=$2; shift 2 ;;
       --tiny) e2e_args+=("$1"); shift ;;
+      --peer)
+        need_value "$@"
+        [[ $2 == camel ]] || fail "--peer: unknown peer '$2' (expected camel)"
+        peer=$2; shift 2 ;;
       --out) need_value "$@"; out=$2; shift 2 ;;
       --items) need_value "$@"; items=$2; e2e_args+=("$1" "$2"); shift 2 ;;
-      --phases|--live-samples|--idle-keys|--idle-seconds|--idle-shape|--concurrency|--postgres-url|--mariadb-url|--redis-uri)
+      --postgres-url|--mariadb-url) need_value "$@"; e2e_args+=("$1" "$2"); peer_args+=("$1" "$2"); shift 2 ;;
+      --phases) need_value "$@"; phases=$2; e2e_args+=("$1" "$2"); shift 2 ;;
+      --live-samples|--idle-keys|--idle-seconds|--idle-shape|--concurrency|--redis-uri)
         need_value "$@"; e2e_args+=("$1" "$2"); shift 2 ;;
       *) fail "unknown option '$1' for e2e" ;;
     esac
@@ -134,8 +154,18 @@ else
   stores=$all_stores
 fi
 
-# package, never install: the jar is read from the module's target folder.
-./mvnw -q -B -pl watukuy-bench -am package -DskipTests
+if [[ -n $peer && -n $phases && ,${phases// /}, != *,snapshot,* ]]; then
+  fail "--peer $peer compares with the snapshot phases: add snapshot to --phases"
+fi
+
+if [[ -z $peer ]]; then
+  # package, never install: the jar is read from the module's target folder.
+  ./mvnw -q -B -pl watukuy-bench -am package -DskipTests
+else
+  # The peer's pom depends on the installed watukuy-bench; its class path is its classes and lib/.
+  ./mvnw -q -B -pl watukuy-bench -am install -DskipTests
+  ./mvnw -q -B -f bench/camel/pom.xml package
+fi
 jar=watukuy-bench/target/watukuy-bench.jar
 
 # The options and every server a store needs, before anything runs: a run does not fail an hour in.
@@ -166,11 +196,25 @@ run_java() {
 }
 
 run_e2e() {
-  local store
+  local store wrote
+  wrote=$(mktemp)
   for store in ${stores//,/ }; do
     # One JVM per store, so that each peak heap is its own; 256 MB shows memory flat in N (G10).
-    run_java -Xmx256m -jar "$jar" e2e --store "$store" --out "$out" ${e2e_args[@]+"${e2e_args[@]}"}
+    run_java -Xmx256m -Dwatukuy.bench.resultPathFile="$wrote" -jar "$jar" e2e --store "$store" \
+      --out "$out" ${e2e_args[@]+"${e2e_args[@]}"}
+    if [[ $peer == camel ]]; then
+      case "$store" in
+        sqlite|postgres|mariadb)
+          # Right after the bench's JVM, on the same machine, database and items; it adds its
+          # numbers to the file the bench just wrote.
+          run_java -Xmx256m -cp "bench/camel/target/classes:bench/camel/target/lib/*" \
+            io.watukuy.bench.camel.CamelPeer --results "$(cat "$wrote")" \
+            ${peer_args[@]+"${peer_args[@]}"} ;;
+        *) echo "bench/run.sh: no Camel peer on $store: its JdbcMessageIdRepository needs a JDBC database" >&2 ;;
+      esac
+    fi
   done
+  rm -f "$wrote"
 }
 
 case "$command" in
