@@ -164,7 +164,7 @@ if [[ -z $peer ]]; then
 else
   # The peer's pom depends on the installed watukuy-bench; its class path is its classes and lib/.
   ./mvnw -q -B -pl watukuy-bench -am install -DskipTests
-  ./mvnw -q -B -f bench/camel/pom.xml package
+  ./mvnw -q -B -f bench/camel/pom.xml package -DskipTests
 fi
 jar=watukuy-bench/target/watukuy-bench.jar
 
