@@ -135,8 +135,7 @@ public final class CamelPeer {
       }
     }
     root.set("peer", peer);
-    for (JsonNode p : peer.get("phases"))
-      ((ObjectNode) phase(root, p.get("phase").asText())).set("camelRatio", p.get("ratio"));
+    addRatios(root, peer);
     Files.writeString(
         results, Items.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n");
     System.out.print(table(peer));
@@ -149,6 +148,28 @@ public final class CamelPeer {
       db.close();
     } catch (Exception e) {
       err.println("camel peer: clean-up failed: " + e);
+    }
+  }
+
+  /**
+   * Puts {@code camelRatio} (its items/s over the Camel pass's) into every bench phase named like a
+   * Camel pass ({@code first-sync}, and any variant such as {@code first-sync-batch}), and lists
+   * the variants in the peer's phase as {@code alsoCompared}.
+   */
+  static void addRatios(ObjectNode root, ObjectNode peer) {
+    for (JsonNode p : peer.get("phases")) {
+      String name = p.get("phase").asText();
+      double camel = p.get("itemsPerSecond").asDouble();
+      for (JsonNode w : root.path("phases")) {
+        String bench = w.path("phase").asText();
+        if (!bench.equals(name) && !bench.startsWith(name + "-")) continue;
+        double ratio = w.path("itemsPerSecond").asDouble(Double.NaN) / camel;
+        number((ObjectNode) w, "camelRatio", ratio);
+        if (bench.equals(name)) continue;
+        ObjectNode also = ((ObjectNode) p).withObject("/alsoCompared").putObject(bench);
+        number(also, "itemsPerSecond", w.path("itemsPerSecond").asDouble(Double.NaN));
+        number(also, "ratio", ratio);
+      }
     }
   }
 
@@ -281,6 +302,17 @@ public final class CamelPeer {
               decimal(w.get("cpuCores"), "%.2f"),
               decimal(p.get("ratio"), "%.2f"),
               decimal(p.get("cpuRatio"), "%.2f")));
+      p.path("alsoCompared")
+          .fields()
+          .forEachRemaining(
+              e ->
+                  out.append(
+                      String.format(
+                          Locale.ROOT,
+                          "  and %s: watukuy %s items/s, ratio %s%n",
+                          e.getKey(),
+                          decimal(e.getValue().get("itemsPerSecond"), "%,.0f"),
+                          decimal(e.getValue().get("ratio"), "%.2f"))));
     }
     out.append(
         "ratio: watukuy items/s over Camel's (target >= 2 for the first sync); cpu ratio: watukuy"

@@ -35,7 +35,13 @@ class CamelPeerSmokeTest {
 
   @Test
   void bothPassesRunOnSqliteAndLandInTheResultsFile(@TempDir Path dir) throws Exception {
-    Path file = results(dir, "sqlite", BOTH);
+    // A variant of the first sync (a batch handler, say) is compared with the same Camel pass.
+    Path file =
+        results(
+            dir,
+            "sqlite",
+            BOTH
+                + ",{\"phase\": \"first-sync-batch\", \"items\": 1000, \"itemsPerSecond\": 4000.0}");
 
     assertThat(CamelPeer.run(new String[] {"--results", file.toString()})).isZero();
 
@@ -64,6 +70,11 @@ class CamelPeerSmokeTest {
         .isEqualTo(sync.get("ratio").asDouble());
     assertThat(root.get("phases").get(1).get("camelRatio").asDouble())
         .isEqualTo(idle.get("ratio").asDouble());
+    assertThat(root.get("phases").get(2).get("camelRatio").asDouble())
+        .isCloseTo(4000.0 / sync.get("itemsPerSecond").asDouble(), within(1e-9));
+    assertThat(sync.get("alsoCompared").get("first-sync-batch").get("ratio").asDouble())
+        .isEqualTo(root.get("phases").get(2).get("camelRatio").asDouble());
+    assertThat(idle.has("alsoCompared")).isFalse();
     assertThat(peer.get("routeSource").asText())
         .contains("class ListingSyncRoute", "idempotentConsumer", "loopDoWhile");
     assertThat(peer.get("doesNotDo").toString()).contains("deletes", "crash", "order", "budget");
