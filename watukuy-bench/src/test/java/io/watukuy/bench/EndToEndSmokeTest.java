@@ -48,6 +48,10 @@ class EndToEndSmokeTest {
               assertThat(p.baselineSeconds()).isPositive();
               assertThat(p.ratio()).isPositive();
             });
+    // The process's CPU time over each tick of the snapshot phases (the Camel peer's comparison).
+    assertThat(result.phases().subList(0, 3))
+        .allSatisfy(p -> assertThat(p.cpuSeconds()).isPositive());
+    assertThat(E2eReport.json(result).get("phases").get(0).get("cpuCores").isNumber()).isTrue();
     assertThat(result.live()).isNotNull();
     assertThat(result.live().samples()).isEqualTo(5);
     assertThat(result.live().overhead().p99()).isPositive();
