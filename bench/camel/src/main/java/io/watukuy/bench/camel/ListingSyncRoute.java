@@ -66,6 +66,7 @@ public final class ListingSyncRoute extends RouteBuilder {
     return repository;
   }
 
+  // spotless:off
   @Override
   public void configure() {
     from("timer:" + ID + "?delay=0&repeatCount=1")
@@ -73,20 +74,19 @@ public final class ListingSyncRoute extends RouteBuilder {
         .setProperty("page", constant(1))
         .setProperty("more", constant(true))
         .loopDoWhile(exchangeProperty("more"))
-        // A GET with no header of the page before (Content-Length, Content-Type) and no body.
-        .removeHeaders("*")
-        .setBody(constant(null))
-        .toD(listingUrl + "?page=${exchangeProperty.page}&httpMethod=GET")
-        .unmarshal()
-        .json(JsonLibrary.Jackson, Map.class)
-        .setProperty("more", simple("${body[items].size()} > 0", Boolean.class))
-        .split(simple("${body[items]}"))
-        .idempotentConsumer(simple("${body[id]}-${body[updated_at]}"), seen)
-        .id(SEEN)
-        .to(handler)
-        .end() // idempotentConsumer
-        .end() // split
-        .setProperty("page", simple("${exchangeProperty.page}++"))
-        .end(); // loopDoWhile
+            // A GET with no header of the page before (Content-Length, Content-Type) and no body.
+            .removeHeaders("*")
+            .setBody(constant(null))
+            .toD(listingUrl + "?page=${exchangeProperty.page}&httpMethod=GET")
+            .unmarshal().json(JsonLibrary.Jackson, Map.class)
+            .setProperty("more", simple("${body[items].size()} > 0", Boolean.class))
+            .split(simple("${body[items]}"))
+                .idempotentConsumer(simple("${body[id]}-${body[updated_at]}"), seen).id(SEEN)
+                    .to(handler)
+                .end()
+            .end()
+            .setProperty("page", simple("${exchangeProperty.page}++"))
+        .end();
   }
+  // spotless:on
 }
