@@ -56,7 +56,9 @@
 #                                   its source; "camelRatio" in the two phases). Needs the snapshot
 #                                   phases. Installs watukuy-bench into the local Maven repository
 #                                   (the peer's pom depends on it; bench/camel is no module of the
-#                                   root pom, so Camel stays out of ./mvnw verify)
+#                                   root pom, so Camel stays out of ./mvnw verify). The bench's JVM
+#                                   names its results file in a temporary file
+#                                   (-Dwatukuy.bench.resultPathFile), which the peer then updates
 #
 # A run with anything but the defaults writes <date>-<store>-<what differs>.json (such as
 # <date>-memory-live-idle.json, <date>-sqlite-1000000items.json, <date>-redis-tiny.json), so that
