@@ -47,6 +47,9 @@ import org.slf4j.LoggerFactory;
  * it loaded before the freeze (G3, G5). The first refusal ends the key's delivery at once with a
  * {@link LeaseLostException}; what was loaded stays pending for the new holder, with no ack, no
  * attempt and no park.
+ *
+ * <p>A key with a {@link io.watukuy.BatchHandler} is delivered by {@link BatchDispatch} instead;
+ * both apply a failure through {@link Failures}.
  */
 final class Dispatcher {
   private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
