@@ -23,11 +23,12 @@ public record DeliveryOptions(int concurrency, int dispatchBatchSize, int batchS
    * outbox read. Measured with the bench's snapshot phase ({@code watukuy-bench e2e --store sqlite
    * --items 20000 --phases snapshot --handler single|batch --batch-size N}, pages of 500, a busy
    * 2-core machine, so compare ratios): the first sync against the plain fetch + parse floor went
-   * from 0.039 with a handler per event (4 960 ack writes) to 0.073 with batches of 10 (2 000) and
-   * 0.084 with 100 (200 writes, a quarter of the ack time); 500 (one batch per page, 40 writes)
-   * reached 0.069, no better, since the page's commit then dominates. A crash repeats up to {@code
-   * concurrency × batchSize} events (G9) and a failed file write throws a whole batch away, so the
-   * default stays at the smallest size that takes most of the gain.
+   * from 0.039 and 0.060 (two runs) with a handler per event (4 960 ack writes) to 0.073 with
+   * batches of 10 (2 000 writes) and 0.084 and 0.099 with 100 (200 writes, under half the ack
+   * time); 500 (one batch per page, 40 writes) reached 0.069, no better, since the page's commit
+   * then dominates. A crash repeats up to {@code concurrency × batchSize} events (G9) and a failed
+   * file write throws a whole batch away, so the default stays at the smallest size that takes most
+   * of the gain.
    */
   public static final int DEFAULT_BATCH_SIZE = 100;
 
