@@ -41,6 +41,11 @@
 #                                   poller each
 #     --concurrency N               delivery.concurrency of the snapshot and timestamp engines
 #                                   (default 8; acks of up to N/2 handled events share one store write)
+#     --handler single|batch        how the snapshot and timestamp engines deliver to their
+#                                   counting handler (default batch): a BatchHandler of
+#                                   --batch-size events acked in one store write, or a Handler per
+#                                   event (a run with single writes <date>-<store>-single.json)
+#     --batch-size N                delivery.batchSize with --handler batch (default 100)
 #     --postgres-url JDBC-URL       default jdbc:postgresql://127.0.0.1:5432/test?user=postgres
 #     --mariadb-url JDBC-URL        default jdbc:mariadb://127.0.0.1:3306/test?user=root (tables
 #                                   with a fresh prefix in that database)
@@ -132,7 +137,7 @@ elif [[ $command == e2e ]]; then
       --items) need_value "$@"; items=$2; e2e_args+=("$1" "$2"); shift 2 ;;
       --postgres-url|--mariadb-url) need_value "$@"; e2e_args+=("$1" "$2"); peer_args+=("$1" "$2"); shift 2 ;;
       --phases) need_value "$@"; phases=$2; e2e_args+=("$1" "$2"); shift 2 ;;
-      --live-samples|--idle-keys|--idle-seconds|--idle-shape|--concurrency|--redis-uri)
+      --live-samples|--idle-keys|--idle-seconds|--idle-shape|--concurrency|--handler|--batch-size|--redis-uri)
         need_value "$@"; e2e_args+=("$1" "$2"); shift 2 ;;
       *) fail "unknown option '$1' for e2e" ;;
     esac

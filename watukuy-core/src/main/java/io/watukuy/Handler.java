@@ -19,6 +19,9 @@ import io.watukuy.internal.HandOffs;
  * <p>Returning normally acknowledges the event. Throwing schedules a retry with backoff; after
  * {@code RetryPolicy.attempts()} failed attempts the event is parked (G7).
  *
+ * <p>To take several events per call, acknowledged with one store write per batch, attach a {@link
+ * BatchHandler} with {@link Watukuy#onBatch} instead; a poller has one or the other.
+ *
  * @param <T> the item type
  * @since 0.1
  */

@@ -85,9 +85,25 @@ public interface Watukuy extends AutoCloseable {
    * @param poller a poller registered with this engine (matched by name)
    * @param handler receives the poller's events; see {@link Handler} for threading and retries
    * @return this engine
-   * @throws ConfigException if the poller is not registered with this engine
+   * @throws ConfigException if the poller is not registered with this engine, or has a {@link
+   *     BatchHandler} attached ({@link #onBatch}) or an open subscription
    */
   <T> Watukuy on(Poller<T> poller, Handler<T> handler);
+
+  /**
+   * Attaches a batch handler of a poller's events, as {@link #on} does for one event at a time
+   * (docs/guarantees.md, "Batches"); replaces a previous batch handler. Thread-safe.
+   *
+   * @param <T> the item type
+   * @param poller a poller registered with this engine (matched by name)
+   * @param handler receives up to {@link DeliveryOptions#batchSize()} events at once; see {@link
+   *     BatchHandler} for what a batch holds, its result, and what a crash repeats (G9)
+   * @return this engine
+   * @throws ConfigException if the poller is not registered with this engine, or already has a
+   *     {@link Handler} (via {@link #on}) or an open subscription: a poller has one of the three
+   * @since 0.2
+   */
+  <T> Watukuy onBatch(Poller<T> poller, BatchHandler<T> handler);
 
   /**
    * Runs every due key once on the calling thread, with {@link TickOptions#DEFAULT}: no deadline,

@@ -32,7 +32,7 @@ import java.util.Map;
  * java -Xmx256m -jar watukuy-bench.jar e2e --store memory|sqlite|postgres|mariadb|redis [--check]
  *     [--items N | --tiny] [--phases snapshot,timestamp,live,idle] [--live-samples N]
  *     [--idle-keys N] [--idle-seconds S] [--idle-shape partitions|pollers] [--concurrency N]
- *     [--out DIR] [--postgres-url JDBC-URL] [--mariadb-url JDBC-URL] [--redis-uri URI]
+ *     [--handler single|batch] [--batch-size N] [--out DIR] [--postgres-url JDBC-URL] [--mariadb-url JDBC-URL] [--redis-uri URI]
  * </pre>
  *
  * {@code e2e} runs the end-to-end bench of one store ({@link EndToEnd}): the snapshot and timestamp
@@ -43,7 +43,9 @@ import java.util.Map;
  * per key instead of one poller's partitions); {@code --phases} picks groups (default all four);
  * {@code --concurrency} sets the snapshot and timestamp engines' {@code delivery.concurrency}
  * (default 8), which bounds the handled events waiting for their ack and so how many acks share one
- * store write. It prints the table and, with {@code --out}, writes {@code
+ * store write; {@code --handler} how they deliver: {@code batch} (default, a batch handler of
+ * {@code --batch-size} events, default 100, acked in one store write) or {@code single} (a handler
+ * per event). It prints the table and, with {@code --out}, writes {@code
  * DIR/<date>-<store><suffix>.json} ({@link #resultName}). PostgreSQL defaults to {@value
  * #POSTGRES_URL} (tables in a fresh schema {@code watukuy_bench_<hex>}), MariaDB to {@value
  * #MARIADB_URL} (tables with a fresh prefix {@code wkb_<hex>_} in the URL's database), Redis to
@@ -203,7 +205,9 @@ public final class BenchMain {
             "--idle-keys",
             "--idle-seconds",
             "--idle-shape",
-            "--concurrency" ->
+            "--concurrency",
+            "--handler",
+            "--batch-size" ->
             given.put(a, value(a, args));
         default -> throw new IllegalArgumentException("unknown option '" + a + "' for e2e");
       }
@@ -246,6 +250,12 @@ public final class BenchMain {
                             (int) settings.idle().window().toSeconds(),
                             1))));
     settings = settings.withConcurrency(integer(given, "--concurrency", settings.concurrency(), 1));
+    String handler = given.getOrDefault("--handler", settings.handler());
+    if (!handler.equals(EventCounter.BATCH) && !handler.equals(EventCounter.SINGLE))
+      throw new IllegalArgumentException(
+          "--handler must be single or batch, but was '" + handler + "'");
+    settings =
+        settings.withHandler(handler, integer(given, "--batch-size", settings.batchSize(), 1));
     if (given.containsKey("--idle-shape"))
       settings =
           settings.withIdle(
@@ -322,9 +332,9 @@ public final class BenchMain {
    * The name of a run's result file: {@code <date>-<store>.json} for a full run with the defaults,
    * and for any other run a suffix that says how it differs, so that it never overwrites the full
    * run's file: {@code -tiny} or {@code -<N>items}, then the phase groups when not all four ran
-   * ({@code 2026-11-30-memory-live-idle.json}), then {@code -concurrency<N>}, {@code -samples<N>},
-   * {@code -pollers}, {@code -<N>keys} and {@code -<S>s} for the settings given that differ from
-   * the defaults and apply to a group that ran.
+   * ({@code 2026-11-30-memory-live-idle.json}), then {@code -concurrency<N>}, {@code -single} or
+   * {@code -batch<N>}, {@code -samples<N>}, {@code -pollers}, {@code -<N>keys} and {@code -<S>s}
+   * for the settings given that differ from the defaults and apply to a group that ran.
    *
    * @param date the run's date
    * @param store the store's name
@@ -348,6 +358,9 @@ public final class BenchMain {
       name.append('-').append(E2eReport.labels(s.groups(), "-"));
     if (listed && s.concurrency() != base.concurrency())
       name.append("-concurrency").append(s.concurrency());
+    if (listed && !s.handler().equals(base.handler())) name.append('-').append(s.handler());
+    else if (listed && s.batchSize() != base.batchSize())
+      name.append("-batch").append(s.batchSize());
     if (live && s.live().samples() != base.live().samples())
       name.append("-samples").append(s.live().samples());
     if (idle && s.idle().shape() != base.idle().shape())

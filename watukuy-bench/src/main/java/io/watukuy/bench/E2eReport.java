@@ -37,9 +37,12 @@ final class E2eReport {
       out.append(
           String.format(
               Locale.ROOT,
-              "snapshot and timestamp phases: %,d items, delivery.concurrency %d%n",
+              "snapshot and timestamp phases: %,d items, delivery.concurrency %d, handler %s%n",
               r.n(),
-              r.concurrency()));
+              r.concurrency(),
+              r.handler().equals(EventCounter.BATCH)
+                  ? "batch (delivery.batchSize " + r.batchSize() + ")"
+                  : "single"));
     if (!Double.isNaN(r.fetchSeconds()))
       out.append(
           String.format(
@@ -192,6 +195,8 @@ final class E2eReport {
       // The listing of the snapshot and timestamp phases; the live phase has its own, in its block.
       root.put("items", r.n());
       root.put("deliveryConcurrency", r.concurrency());
+      root.put("handler", r.handler());
+      if (r.handler().equals(EventCounter.BATCH)) root.put("deliveryBatchSize", r.batchSize());
       root.put("pageSize", PAGE);
     }
     ObjectNode load = root.putObject("loadAverage");

@@ -125,13 +125,20 @@ final class EndToEnd {
    * @param concurrency {@code delivery.concurrency} of the snapshot and timestamp engines (default
    *     {@value io.watukuy.DeliveryOptions#DEFAULT_CONCURRENCY}): it bounds the handled events
    *     waiting for their ack, so it sets how many acks share one store write
+   * @param handler how those engines deliver: {@code batch} (default: a {@link
+   *     io.watukuy.BatchHandler} of {@code delivery.batchSize} events, one ack write per batch) or
+   *     {@code single} (a {@link io.watukuy.Handler} per event)
+   * @param batchSize {@code delivery.batchSize} of those engines with the batch handler (default
+   *     {@value io.watukuy.DeliveryOptions#DEFAULT_BATCH_SIZE})
    */
   record Settings(
       int items,
       Set<Group> groups,
       LiveLatency.Settings live,
       IdleKeys.Settings idle,
-      int concurrency) {
+      int concurrency,
+      String handler,
+      int batchSize) {
     /** Every group at full length over {@code items} items. */
     static Settings full(int items) {
       return new Settings(
@@ -139,7 +146,9 @@ final class EndToEnd {
           EnumSet.allOf(Group.class),
           LiveLatency.Settings.full(),
           IdleKeys.Settings.full(),
-          DeliveryOptions.DEFAULT_CONCURRENCY);
+          DeliveryOptions.DEFAULT_CONCURRENCY,
+          EventCounter.BATCH,
+          DeliveryOptions.DEFAULT_BATCH_SIZE);
     }
 
     /** The smoke pass: 2 000 items, a few live changes, 200 idle keys for 1 s. */
@@ -149,28 +158,36 @@ final class EndToEnd {
           EnumSet.allOf(Group.class),
           LiveLatency.Settings.tiny(),
           IdleKeys.Settings.tiny(),
-          DeliveryOptions.DEFAULT_CONCURRENCY);
+          DeliveryOptions.DEFAULT_CONCURRENCY,
+          EventCounter.BATCH,
+          DeliveryOptions.DEFAULT_BATCH_SIZE);
     }
 
     Settings withGroups(Set<Group> groups) {
-      return new Settings(items, EnumSet.copyOf(groups), live, idle, concurrency);
+      return new Settings(
+          items, EnumSet.copyOf(groups), live, idle, concurrency, handler, batchSize);
     }
 
     Settings withLive(LiveLatency.Settings live) {
-      return new Settings(items, groups, live, idle, concurrency);
+      return new Settings(items, groups, live, idle, concurrency, handler, batchSize);
     }
 
     Settings withConcurrency(int concurrency) {
-      return new Settings(items, groups, live, idle, concurrency);
+      return new Settings(items, groups, live, idle, concurrency, handler, batchSize);
+    }
+
+    Settings withHandler(String handler, int batchSize) {
+      return new Settings(items, groups, live, idle, concurrency, handler, batchSize);
     }
 
     /** The snapshot and timestamp engines' delivery options. */
     DeliveryOptions delivery() {
-      return new DeliveryOptions(concurrency, DeliveryOptions.DEFAULT_DISPATCH_BATCH_SIZE);
+      return new DeliveryOptions(
+          concurrency, DeliveryOptions.DEFAULT_DISPATCH_BATCH_SIZE, batchSize);
     }
 
     Settings withIdle(IdleKeys.Settings idle) {
-      return new Settings(items, groups, live, idle, concurrency);
+      return new Settings(items, groups, live, idle, concurrency, handler, batchSize);
     }
   }
 
@@ -269,6 +286,8 @@ final class EndToEnd {
    * @param groups the groups that ran
    * @param n items in the listing of the snapshot and timestamp phases (the live phase has its own)
    * @param concurrency {@code delivery.concurrency} of the snapshot and timestamp engines
+   * @param handler {@code batch} or {@code single}: how those engines delivered
+   * @param batchSize their {@code delivery.batchSize}
    * @param fetchSeconds the plain fetch + parse of the page listing; NaN without the snapshot
    *     phases
    * @param phases the snapshot and timestamp phases that ran
@@ -282,6 +301,8 @@ final class EndToEnd {
       Set<Group> groups,
       int n,
       int concurrency,
+      String handler,
+      int batchSize,
       double fetchSeconds,
       List<Phase> phases,
       LiveLatency.@Nullable Result live,
@@ -337,12 +358,11 @@ final class EndToEnd {
       // The raw upsert of the n rows, measured once when the snapshot phases run and reused.
       double upsertSeconds = Double.NaN;
       if (settings.groups().contains(Group.SNAPSHOT)) {
-        fetchSeconds = snapshot(bench, raw, n, settings.delivery(), phases);
+        fetchSeconds = snapshot(bench, raw, n, settings, phases);
         upsertSeconds = phases.get(0).baselineSeconds();
       }
       if (settings.groups().contains(Group.TIMESTAMP))
-        phases.addAll(
-            TimestampPhases.run(bench.store(), raw, n, upsertSeconds, settings.delivery()));
+        phases.addAll(TimestampPhases.run(bench.store(), raw, n, upsertSeconds, settings));
       if (settings.groups().contains(Group.LIVE))
         live = LiveLatency.run(bench.store(), settings.live());
       if (settings.groups().contains(Group.IDLE))
@@ -355,6 +375,8 @@ final class EndToEnd {
         settings.groups(),
         n,
         settings.concurrency(),
+        settings.handler(),
+        settings.batchSize(),
         fetchSeconds,
         phases,
         live,
@@ -365,17 +387,18 @@ final class EndToEnd {
 
   /** The three snapshotDiff phases; returns the plain fetch + parse time of the listing. */
   private static double snapshot(
-      BenchStore bench, RawStore raw, int n, DeliveryOptions delivery, List<Phase> phases)
+      BenchStore bench, RawStore raw, int n, Settings settings, List<Phase> phases)
       throws Exception {
+    DeliveryOptions delivery = settings.delivery();
     try (ListingServer server = new ListingServer(n);
         HeapWatch heap = new HeapWatch()) {
-      EventCounter counter = new EventCounter();
+      EventCounter counter = new EventCounter(settings.handler());
       AtomicLong fetched = new AtomicLong();
       Poller<JsonNode> poller = poller(server.url(), n, fetched);
       TimedStore store = new TimedStore(bench.store());
       try (Watukuy engine =
           Watukuy.builder().store(store).poller(poller).delivery(delivery).build()) {
-        engine.on(poller, counter);
+        counter.attach(engine, poller);
         fetchListing(server); // warms the client and the server's code up
         double fetchSeconds = Double.POSITIVE_INFINITY;
         for (int pass = 0; pass < FLOOR_PASSES; pass++)

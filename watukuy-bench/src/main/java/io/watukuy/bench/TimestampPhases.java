@@ -61,24 +61,25 @@ final class TimestampPhases {
    * @param raw the run's raw baseline
    * @param n items in the listing; at least 1000
    * @param upsertSeconds the raw upsert of {@code n} rows if already measured, else NaN
-   * @param delivery the engine's delivery options
+   * @param settings the engine's delivery options and handler ({@link EndToEnd.Settings#handler()})
    * @return the phases, each beside its baseline
    * @throws IllegalStateException if a poll did not fetch and deliver exactly what it must
    */
   static List<EndToEnd.Phase> run(
-      StateStore base, RawStore raw, int n, double upsertSeconds, DeliveryOptions delivery)
+      StateStore base, RawStore raw, int n, double upsertSeconds, EndToEnd.Settings settings)
       throws Exception {
+    DeliveryOptions delivery = settings.delivery();
     List<EndToEnd.Phase> phases = new ArrayList<>();
     try (ListingServer server = new ListingServer(n);
         HeapWatch heap = new HeapWatch()) {
-      EventCounter counter = new EventCounter();
+      EventCounter counter = new EventCounter(settings.handler());
       AtomicLong fetched = new AtomicLong();
       Poller<JsonNode> poller = poller(server.url(), n, fetched);
       TimedStore store = new TimedStore(base);
       HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
       try (Watukuy engine =
           Watukuy.builder().store(store).poller(poller).delivery(delivery).build()) {
-        engine.on(poller, counter);
+        counter.attach(engine, poller);
         plainFetch(client, server, null, null); // warms the client and the server's code up
         Listing all = fastest(client, server, null, null);
         if (all.items() != n)

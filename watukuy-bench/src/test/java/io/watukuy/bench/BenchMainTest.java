@@ -162,6 +162,10 @@ class BenchMainTest {
         .isEqualTo("2026-11-30-redis-tiny-idle-pollers.json");
     assertThat(BenchMain.resultName(DAY, "postgres", false, full.withConcurrency(1)))
         .isEqualTo("2026-11-30-postgres-concurrency1.json");
+    assertThat(BenchMain.resultName(DAY, "sqlite", false, full.withHandler("single", 100)))
+        .isEqualTo("2026-11-30-sqlite-single.json");
+    assertThat(BenchMain.resultName(DAY, "sqlite", false, full.withHandler("batch", 10)))
+        .isEqualTo("2026-11-30-sqlite-batch10.json");
   }
 
   @Test
@@ -182,6 +186,8 @@ class BenchMainTest {
             groups(EndToEnd.Group.LIVE),
             100_000,
             8,
+            "batch",
+            100,
             Double.NaN,
             List.of(),
             null,

@@ -1,6 +1,8 @@
 package io.watukuy.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.watukuy.BatchHandler;
+import io.watukuy.ChangeEvent;
 import io.watukuy.ConfigException;
 import io.watukuy.Handler;
 import io.watukuy.HandlerUnavailableException;
@@ -285,16 +287,20 @@ final class Cli {
                       open, line -> err.println("watukuy: " + redact(line)), Thread::sleep)) {
         if (newStore) err.println("watukuy: new store " + storeText(cfg.store()));
         for (Poller<JsonNode> p : s.pollers) {
-          s.engine.on(
+          s.engine.onBatch(
               p,
-              event -> {
+              events -> {
+                List<String> lines = new ArrayList<>(events.size());
+                for (ChangeEvent<JsonNode> e : events) lines.add(e.toJson());
                 try {
-                  // The lease is checked once more right before the line is written (G5).
-                  output.write(event.toJson(), Handler::checkLease);
+                  // The lease is checked once more right before the batch is written (G5); the
+                  // batch is flushed (a file forced to disk) once, then acked as a whole.
+                  output.writeAll(lines, Handler::checkLease);
                 } catch (IOException e) {
-                  // The sink is down, not the event: it stays pending and is never parked.
+                  // The sink is down, not the events: they stay pending and are never parked.
                   throw new HandlerUnavailableException(e.getMessage(), e);
                 }
+                return BatchHandler.BatchResult.ok();
               });
         }
         return once ? once(s, selected, output) : daemon(cfg, s, selected, output);

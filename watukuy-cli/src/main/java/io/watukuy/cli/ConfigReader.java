@@ -143,13 +143,14 @@ final class ConfigReader {
     At delivery = root.child("delivery");
     DeliveryOptions options = DeliveryOptions.DEFAULT;
     if (!delivery.missing()) {
-      delivery.object("concurrency", "dispatchBatchSize");
+      delivery.object("concurrency", "dispatchBatchSize", "batchSize");
       options =
           new DeliveryOptions(
               delivery.child("concurrency").integer(DeliveryOptions.DEFAULT_CONCURRENCY, 1),
               delivery
                   .child("dispatchBatchSize")
-                  .integer(DeliveryOptions.DEFAULT_DISPATCH_BATCH_SIZE, 1));
+                  .integer(DeliveryOptions.DEFAULT_DISPATCH_BATCH_SIZE, 1),
+              delivery.child("batchSize").integer(DeliveryOptions.DEFAULT_BATCH_SIZE, 1));
     }
     Duration leaseTtl = leaseTtl(root.child("lease"));
     budgets = BudgetConfig.budgets(root.child("budgets"));

@@ -7,19 +7,21 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Where events go, one JSON line each. A line is flushed (and, for a file, forced to disk) before
- * {@link #write} returns, because the handler that calls it acknowledges the event by returning.
+ * Where events go, one JSON line each, a batch at a time. A batch is flushed (and, for a file,
+ * forced to disk) once, before {@link #writeAll} returns, because the batch handler that calls it
+ * acknowledges the batch by returning.
  *
  * <p>Every line of a file is one whole event: a write that fails part way (a full disk, an I/O
- * error) truncates the file back to the end of the last complete line before it reports the
- * failure, so the event, which stays pending, is appended whole when it is delivered again (issue
- * 16, §3). A file found ending in an incomplete line (a process killed during a write) is cut back
- * the same way when it is opened.
+ * error) truncates the file back to where the batch started before it reports the failure, so the
+ * batch, which stays pending, is appended whole when it is delivered again (issue 16, §3). A file
+ * found ending in an incomplete line (a process killed during a write) is cut back the same way
+ * when it is opened.
  */
 final class Output implements AutoCloseable {
   /** Opens the file of an output; a seam for tests that make writes fail. */
@@ -46,6 +48,7 @@ final class Output implements AutoCloseable {
   private long trimmed;
   private volatile Consumer<String> onChange = line -> {};
   private final AtomicLong written = new AtomicLong();
+  private final AtomicLong forces = new AtomicLong();
 
   private Output(@Nullable PrintStream stream, @Nullable Path file, Opener opener, String name) {
     this.stream = stream;
@@ -176,27 +179,46 @@ final class Output implements AutoCloseable {
    * @throws IOException when the write fails; the event then stays pending
    * @throws RuntimeException what {@code beforeWrite} throws; nothing is written
    */
-  synchronized void write(String json, Runnable beforeWrite) throws IOException {
+  void write(String json, Runnable beforeWrite) throws IOException {
+    writeAll(List.of(json), beforeWrite);
+  }
+
+  /**
+   * Writes a batch of lines, then flushes (for a file, forces it to disk) once: the batch handler
+   * that calls it acknowledges the whole batch by returning (docs/guarantees.md, "Batches"). {@code
+   * beforeWrite} runs once, right before the first byte goes out. When the write or the force
+   * fails, a file is truncated back to its length before the batch, so it holds only whole lines
+   * and none of the batch, which stays pending and is written again whole.
+   *
+   * @param jsons the lines, without their newlines; an empty list writes nothing
+   * @throws IOException when the write fails; the batch then stays pending
+   * @throws RuntimeException what {@code beforeWrite} throws; nothing is written
+   */
+  synchronized void writeAll(List<String> jsons, Runnable beforeWrite) throws IOException {
+    if (jsons.isEmpty()) return;
     try {
       if (file != null && channel == null) throw new IOException("closed after a failed reopen");
+      StringBuilder text = new StringBuilder(jsons.size() * 512);
+      for (String json : jsons) text.append(json).append('\n');
       if (channel != null) {
-        ByteBuffer buf = ByteBuffer.wrap((json + "\n").getBytes(StandardCharsets.UTF_8));
+        ByteBuffer buf = ByteBuffer.wrap(text.toString().getBytes(StandardCharsets.UTF_8));
         beforeWrite.run();
         try {
           while (buf.hasRemaining()) channel.write(buf);
           channel.force(false);
+          forces.incrementAndGet();
         } catch (IOException e) {
           throw rollBack(channel, e);
         }
         end += buf.capacity();
       } else if (stream != null) {
         beforeWrite.run();
-        stream.print(json + "\n");
+        stream.print(text);
         stream.flush();
         // PrintStream swallows I/O errors (a closed pipe); checkError surfaces them.
         if (stream.checkError()) throw new IOException("write failed (closed pipe?)");
       }
-      written.incrementAndGet();
+      written.addAndGet(jsons.size());
       if (failing != null) {
         failing = null;
         onChange.accept("output " + name + " recovered");
@@ -239,6 +261,11 @@ final class Output implements AutoCloseable {
   /** Lines written (and so events delivered) so far. */
   long written() {
     return written.get();
+  }
+
+  /** Times a file was forced to disk after a write (one per batch); 0 for standard output. */
+  long forces() {
+    return forces.get();
   }
 
   /** The first write failure, or null. */

@@ -192,4 +192,14 @@ class ConfigErrorsTest {
     assertThat(r[2]).isEmpty();
     assertThat(r[0]).isEqualTo("0");
   }
+
+  @Test
+  void aBatchSizeBelowOneIsRefusedWithItsLine() throws IOException {
+    String[] r = run("delivery: { concurrency: 2, batchSize: 0 }\n" + VALID);
+
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[2])
+        .isEqualTo(
+            "watukuy: watukuy.yaml:1: delivery.batchSize: '0' is not a whole number of at least 1\n");
+  }
 }

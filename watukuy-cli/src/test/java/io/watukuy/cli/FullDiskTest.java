@@ -22,11 +22,11 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code output: file:} on a real full file system, a 1 MB tmpfs (issue 16, §3): a write that runs
- * out of space leaves the file as it was, the event stays pending and comes back whole once space
- * returns; {@code run --once} exits 1, the daemon backs off and recovers by itself. Mounting needs
- * root (or CAP_SYS_ADMIN); without it the tests are skipped, and {@link OutputFileTest} makes the
- * same failure through a seam.
+ * {@code output: file:} on a real full file system, a 1 MB tmpfs (issue 16, §3): a batch whose
+ * write runs out of space leaves the file as it was before the batch, the batch stays pending and
+ * comes back whole once space returns; {@code run --once} exits 1, the daemon backs off and
+ * recovers by itself. Mounting needs root (or CAP_SYS_ADMIN); without it the tests are skipped, and
+ * {@link OutputFileTest} makes the same failure through a seam.
  */
 class FullDiskTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -62,6 +62,7 @@ class FullDiskTest {
         """
         store: sqlite:watukuy.db
         output: file:disk/events.jsonl
+        delivery: { batchSize: 5 }
         pollers:
           - name: items
             request: { url: "%s" }
@@ -133,6 +134,8 @@ class FullDiskTest {
                 + ": No space left on device; the undelivered events stay pending");
     List<Integer> before = ids();
     assertThat(before).isNotEmpty().hasSizeLessThan(ITEMS);
+    // Batches of five: the batch that ran out of space was cut back to where it started.
+    assertThat(before.size() % 5).as("whole batches only: " + before).isZero();
 
     Files.delete(filler); // space returns
     CliRun again = CliRun.of("run", config.toString(), "--once");

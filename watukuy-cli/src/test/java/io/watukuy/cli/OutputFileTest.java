@@ -36,6 +36,7 @@ class OutputFileTest {
   static final class FullDisk extends FileChannel {
     private final FileChannel real;
     volatile int partial = -1;
+    volatile int forces;
 
     FullDisk(FileChannel real) {
       this.real = real;
@@ -93,6 +94,7 @@ class OutputFileTest {
 
     @Override
     public void force(boolean metaData) throws IOException {
+      forces++;
       real.force(metaData);
     }
 
@@ -218,5 +220,77 @@ class OutputFileTest {
     assertThat(ids(file)).containsExactly("e1", "e2");
     assertThat(Files.readString(file, StandardCharsets.UTF_8))
         .isEqualTo(event(1) + "\n" + event(2) + "\n");
+  }
+
+  /** Opens channels that can be made to fail, and keeps them for the test. */
+  private static Output.Opener fullDisks(List<FullDisk> channels) {
+    return p -> {
+      FullDisk c =
+          new FullDisk(
+              FileChannel.open(
+                  p,
+                  StandardOpenOption.CREATE,
+                  StandardOpenOption.WRITE,
+                  StandardOpenOption.APPEND));
+      channels.add(c);
+      return c;
+    };
+  }
+
+  @Test
+  void aBatchIsWrittenWithOneLeaseCheckAndForcedToDiskOnce() throws Exception {
+    Path file = dir.resolve("events.jsonl");
+    List<FullDisk> channels = new ArrayList<>();
+    int[] checks = {0};
+    try (Output out = Output.file(file, fullDisks(channels))) {
+      int opened = channels.get(0).forces; // an open that cut nothing forces nothing
+      out.writeAll(List.of(event(1), event(2), event(3), event(4), event(5)), () -> checks[0]++);
+      out.writeAll(List.of(event(6), event(7)), () -> checks[0]++);
+
+      assertThat(channels.get(0).forces - opened).as("one fsync per batch").isEqualTo(2);
+      assertThat(out.forces()).isEqualTo(2);
+      assertThat(out.written()).isEqualTo(7);
+    }
+    assertThat(checks[0]).as("Handler.checkLease once per batch").isEqualTo(2);
+    assertThat(ids(file)).containsExactly("e1", "e2", "e3", "e4", "e5", "e6", "e7");
+  }
+
+  @Test
+  void aBatchWhoseWriteFailsPartWayIsCutBackToWhereTheBatchStarted() throws Exception {
+    Path file = dir.resolve("events.jsonl");
+    List<FullDisk> channels = new ArrayList<>();
+    try (Output out = Output.file(file, fullDisks(channels))) {
+      out.writeAll(List.of(event(1), event(2)), () -> {});
+      byte[] before = Files.readAllBytes(file);
+
+      // The first line of the batch and part of the second reach the disk, then it is full.
+      channels.get(0).partial = event(3).length() + 1 + 100;
+      assertThatThrownBy(() -> out.writeAll(List.of(event(3), event(4), event(5)), () -> {}))
+          .isInstanceOf(IOException.class)
+          .hasMessage("output " + file + ": No space left on device");
+      assertThat(Files.readAllBytes(file)).as("not even the complete line 3").isEqualTo(before);
+      assertThat(out.written()).isEqualTo(2);
+
+      channels.get(0).partial = -1; // the batch stays pending and comes again whole
+      out.writeAll(List.of(event(3), event(4), event(5)), () -> {});
+    }
+    assertThat(ids(file)).containsExactly("e1", "e2", "e3", "e4", "e5");
+  }
+
+  @Test
+  void aLeaseRefusedBeforeABatchWritesNothing() throws Exception {
+    Path file = dir.resolve("events.jsonl");
+    try (Output out = Output.file(file)) {
+      assertThatThrownBy(
+              () ->
+                  out.writeAll(
+                      List.of(event(1), event(2)),
+                      () -> {
+                        throw new IllegalStateException("lease lost");
+                      }))
+          .hasMessage("lease lost");
+      assertThat(out.written()).isZero();
+    }
+    assertThat(Files.readString(file)).isEmpty();
   }
 }

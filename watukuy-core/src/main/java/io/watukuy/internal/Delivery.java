@@ -1,5 +1,6 @@
 package io.watukuy.internal;
 
+import io.watukuy.BatchHandler;
 import io.watukuy.DeliveryPolicy;
 import io.watukuy.Handler;
 import io.watukuy.HandlerUnavailableException;
@@ -19,7 +20,13 @@ import org.jspecify.annotations.Nullable;
 final class Delivery {
   final PollerKey key;
   final LeaseKeeper lease;
-  final Handler<Object> handler;
+
+  /** The handler of one event at a time, or null when {@link #batch} is set. */
+  final @Nullable Handler<Object> handler;
+
+  /** The batch handler, or null when {@link #handler} is set. */
+  final @Nullable BatchHandler<Object> batch;
+
   final Class<Object> type;
   final DeliveryPolicy policy;
 
@@ -49,7 +56,8 @@ final class Delivery {
   Delivery(
       PollerKey key,
       LeaseKeeper lease,
-      Handler<Object> handler,
+      @Nullable Handler<Object> handler,
+      @Nullable BatchHandler<Object> batch,
       Class<Object> type,
       DeliveryPolicy policy,
       Set<String> held,
@@ -57,6 +65,7 @@ final class Delivery {
     this.key = key;
     this.lease = lease;
     this.handler = handler;
+    this.batch = batch;
     this.type = type;
     this.policy = policy;
     this.cancelled = cancelled;

@@ -1,17 +1,11 @@
 package io.watukuy.internal;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.watukuy.ChangeEvent;
-import io.watukuy.HandlerUnavailableException;
 import io.watukuy.LeaseLostException;
-import io.watukuy.PoisonPolicy;
 import io.watukuy.TimeSource;
 import io.watukuy.Watukuy;
 import io.watukuy.WatukuyListener;
 import io.watukuy.spi.OutboxRow;
-import io.watukuy.spi.ParkedKind;
-import io.watukuy.spi.ParkedRow;
 import io.watukuy.spi.StateStore;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -53,6 +47,9 @@ import org.slf4j.LoggerFactory;
  * it loaded before the freeze (G3, G5). The first refusal ends the key's delivery at once with a
  * {@link LeaseLostException}; what was loaded stays pending for the new holder, with no ack, no
  * attempt and no park.
+ *
+ * <p>A key with a {@link io.watukuy.BatchHandler} is delivered by {@link BatchDispatch} instead;
+ * both apply a failure through {@link Failures}.
  */
 final class Dispatcher {
   private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
@@ -60,12 +57,12 @@ final class Dispatcher {
 
   private final StateStore store;
   private final TimeSource time;
-  private final RandomGenerator random;
   private final Executor executor;
   private final Semaphore permits;
-  // Guarded (GuardedListener): a callback that throws cannot end a delivery.
-  private final WatukuyListener listener;
+  private final Failures failures;
+  private final BatchDispatch batches;
   private final int batchSize;
+  private final int eventsPerBatch;
 
   Dispatcher(
       StateStore store,
@@ -74,30 +71,40 @@ final class Dispatcher {
       Executor executor,
       Semaphore permits,
       WatukuyListener listener,
-      int batchSize) {
+      int batchSize,
+      int eventsPerBatch) {
     this.store = store;
     this.time = time;
-    this.random = random;
     this.executor = executor;
     this.permits = permits;
-    this.listener = listener;
+    this.failures = new Failures(store, time, random, listener);
+    this.batches = new BatchDispatch(store, time, executor, permits, failures, eventsPerBatch);
     this.batchSize = batchSize;
+    this.eventsPerBatch = eventsPerBatch;
   }
 
-  /** Delivers every pending row of the key, page by page ({@code dispatchBatchSize} at a time). */
+  /**
+   * Delivers every pending row of the key, page by page ({@code dispatchBatchSize} at a time, or
+   * {@code batchSize} for a batch handler when that is larger, so that one read can fill a batch).
+   */
   void drain(Delivery d) throws InterruptedException {
+    int readSize = d.batch == null ? batchSize : Math.max(batchSize, eventsPerBatch);
     long after = 0;
     while (true) {
-      List<OutboxRow> rows = store.loadPending(d.key, after, batchSize);
+      List<OutboxRow> rows = store.loadPending(d.key, after, readSize);
       if (rows.isEmpty()) return;
       deliver(d, rows);
       after = rows.get(rows.size() - 1).sequence();
-      if (rows.size() < batchSize) return;
+      if (rows.size() < readSize) return;
     }
   }
 
-  /** Delivers the given rows (sequence order) of one key. */
+  /** Delivers the given rows (sequence order) of one key, one by one or in batches. */
   void deliver(Delivery d, List<OutboxRow> rows) throws InterruptedException {
+    if (d.batch != null) {
+      batches.deliver(d, rows);
+      return;
+    }
     Map<String, ArrayDeque<OutboxRow>> queues = new LinkedHashMap<>();
     for (OutboxRow r : rows) {
       if (d.blocked.contains(r.orderingKey())) continue;
@@ -171,7 +178,7 @@ final class Dispatcher {
             // before its own write (Handler.checkLease), which the command line's output does.
             handOff.check();
             HandOffs.set(handOff);
-            d.handler.handle(event);
+            Objects.requireNonNull(d.handler).handle(event);
           } catch (Throwable t) {
             failure = t;
           } finally {
@@ -202,98 +209,9 @@ final class Dispatcher {
     }
     permits.release();
     acks.flush(); // the failure's writes come after the acks of the events handled before it
-    if (r.failure instanceof Error error) {
-      // An Error (out of memory, stack overflow) is the JVM's trouble, not the event's: counted as
-      // a handler failure it would park a good event and let its later events overtake it (G3).
-      // Delivery stops with the event pending; the next cycle delivers it again (G1).
-      d.unavailable =
-          new HandlerUnavailableException(
-              "delivery stopped by " + error.getClass().getName() + ": " + error.getMessage(),
-              error);
-      d.blocked.add(row.orderingKey());
-      q.clear();
-      errors.error(
-          "{}: delivering {} threw {} (a JVM error, not a handler failure: no attempt counted,"
-              + " nothing parked); delivery stops with the event pending: {}",
-          Who.key(d.key),
-          row.eventId(),
-          error.getClass().getName(),
-          error.getMessage());
-      return;
-    }
-    HandlerUnavailableException down = unavailable(r.failure);
-    if (down != null) {
-      // The destination is down, not the event: no attempt is counted and nothing is parked.
-      d.unavailable = down;
-      d.blocked.add(row.orderingKey());
-      q.clear();
-      // At debug: the cycle's report carries it, tick() logs it as the cycle ends, and the daemon
-      // once per change (Outages), not once per attempt.
-      errors.debug(
-          "{}: handler unavailable, delivery stops with {} pending: {}",
-          Who.key(d.key),
-          row.eventId(),
-          down.getMessage());
-      return;
-    }
-    int attempt = row.attempts() + 1;
-    Instant now = time.now();
-    ArrayNode history = Errors.appendAttempt(row.lastError(), attempt, now, r.failure, d.redactor);
-    if (attempt >= d.policy.retry().attempts()) {
-      PoisonPolicy poison = d.policy.poison();
-      boolean hold = poison.holdKey() || poison.action() == PoisonPolicy.Action.HALT;
-      ObjectNode error = Json.MAPPER.createObjectNode();
-      error.put("name", Errors.name(r.failure));
-      error.put("message", Errors.message(r.failure, d.redactor));
-      error.put("stack", Errors.stack(r.failure, d.redactor));
-      error.set("history", history);
-      ParkedRow parked =
-          new ParkedRow(
-              Long.toString(row.sequence()),
-              ParkedKind.POISON,
-              row.sequence(),
-              row.eventId(),
-              row.orderingKey(),
-              row.event(),
-              null,
-              error.toString(),
-              attempt,
-              now,
-              hold ? row.orderingKey() : null);
-      store.parkEvent(d.key, d.lease.lease(), parked);
-      d.parked++;
-      log.warn(
-          "{}: event {} (sequence {}) parked after {} attempts: {}",
-          Who.key(d.key),
-          row.eventId(),
-          row.sequence(),
-          attempt,
-          Errors.message(r.failure, d.redactor));
-      listener.onParked(d.key, parked);
-      q.poll();
-      if (hold) {
-        d.blocked.add(row.orderingKey());
-        q.clear();
-      }
-      if (poison.action() == PoisonPolicy.Action.HALT) d.halted = true;
-      return;
-    }
-    Instant next = now.plus(d.policy.retry().backoff().delay(attempt, random));
-    store.recordAttempt(d.key, d.lease.lease(), row.sequence(), history.toString(), next);
-    log.debug(
-        "{}: event {} attempt {} failed, retry at {}: {}",
-        d.key,
-        row.eventId(),
-        attempt,
-        next,
-        Errors.message(r.failure, d.redactor));
-    block(d, row.orderingKey(), q, next);
-  }
-
-  private static @Nullable HandlerUnavailableException unavailable(Throwable t) {
-    for (Throwable c = t; c != null; c = c.getCause())
-      if (c instanceof HandlerUnavailableException h) return h;
-    return null;
+    if (!failures.stops(d, row, r.failure)) failures.count(d, row, r.failure);
+    if (d.blocked.contains(row.orderingKey())) q.clear();
+    else q.poll(); // parked without holding its key: the key's next event goes on
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.watukuy.internal;
 
+import io.watukuy.BatchHandler;
 import io.watukuy.ConfigException;
 import io.watukuy.DeliveryOptions;
 import io.watukuy.Handler;
@@ -30,6 +31,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
@@ -144,7 +146,8 @@ public final class Engine implements Watukuy {
             handlerExecutor,
             new Semaphore(delivery.concurrency()),
             listener,
-            delivery.dispatchBatchSize());
+            delivery.dispatchBatchSize(),
+            delivery.batchSize());
     CycleContext cx =
         new CycleContext(
             store,
@@ -216,15 +219,48 @@ public final class Engine implements Watukuy {
   @Override
   @SuppressWarnings("unchecked")
   public <T> Watukuy on(Poller<T> poller, Handler<T> handler) {
+    Objects.requireNonNull(handler, "handler");
+    return attach(poller, new Attached((Handler<Object>) (Handler<?>) handler, null, type(poller)));
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public <T> Watukuy onBatch(Poller<T> poller, BatchHandler<T> handler) {
+    Objects.requireNonNull(handler, "handler");
+    return attach(
+        poller, new Attached(null, (BatchHandler<Object>) (BatchHandler<?>) handler, type(poller)));
+  }
+
+  private Class<Object> type(Poller<?> poller) {
     Poller<Object> registered = pollers.get(poller.name());
     if (registered == null)
       throw new ConfigException("poller " + poller.name() + " is not registered with this engine");
+    return (Class<Object>) registered.type();
+  }
+
+  /**
+   * A poller has one handler, one batch handler or one subscription; a handler replaces its kind.
+   */
+  private Watukuy attach(Poller<?> poller, Attached attached) {
     if (subscribed.contains(poller.name()))
       throw new ConfigException(
-          "poller " + poller.name() + " has an open subscription; close it before on()");
-    handlers.put(
-        poller.name(),
-        new Attached((Handler<Object>) (Handler<?>) handler, (Class<Object>) registered.type()));
+          "poller " + poller.name() + " has an open subscription; close it before on()/onBatch()");
+    Attached before =
+        handlers.compute(
+            poller.name(),
+            (name, old) ->
+                old == null || (old.handler() == null) == (attached.handler() == null)
+                    ? attached
+                    : old);
+    if (before != attached)
+      throw new ConfigException(
+          "poller "
+              + poller.name()
+              + (attached.handler() == null
+                  ? " has a handler attached with on(); a poller has a handler or a batch handler"
+                      + " (onBatch), not both"
+                  : " has a batch handler attached with onBatch(); a poller has a handler or a"
+                      + " batch handler, not both"));
     daemon.clearHints(); // events waiting in an outbox now have somewhere to go
     return this;
   }

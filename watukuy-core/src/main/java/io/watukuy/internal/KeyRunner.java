@@ -413,6 +413,7 @@ final class KeyRunner {
             run.key,
             run.keeper,
             attached.handler(),
+            attached.batch(),
             attached.type(),
             poller.delivery(),
             held,

@@ -18,6 +18,10 @@ import java.util.function.Supplier;
  * @param store a fresh, empty store; called once per run
  * @param strategies the pollers of the run, default all five strategies
  * @param leaseTtl the engines' lease TTL, default 30 s
+ * @param batches whether the engines deliver to a {@link io.watukuy.BatchHandler} (a batch size
+ *     drawn from 1 to 8 per process; the handler reports the first failing event of an ordering key
+ *     and skips the key's later ones, or throws for the whole batch) instead of a {@link
+ *     io.watukuy.Handler}; default false
  * @since 0.1
  */
 public record ChaosOptions(
@@ -26,7 +30,8 @@ public record ChaosOptions(
     int steps,
     Supplier<StateStore> store,
     Set<Strategy> strategies,
-    Duration leaseTtl) {
+    Duration leaseTtl,
+    boolean batches) {
 
   /** Default number of steps. */
   public static final int DEFAULT_STEPS = 200;
@@ -40,6 +45,7 @@ public record ChaosOptions(
    * @param store supplies a fresh, empty store
    * @param strategies the pollers of the run; not empty
    * @param leaseTtl the engines' lease TTL
+   * @param batches whether the engines deliver to a batch handler
    * @throws NullPointerException if a set, an element, {@code store} or {@code leaseTtl} is null
    * @throws IllegalArgumentException if {@code steps} is below 1 or {@code strategies} is empty
    */
@@ -66,7 +72,41 @@ public record ChaosOptions(
         DEFAULT_STEPS,
         MemoryStore::new,
         EnumSet.allOf(Strategy.class),
-        Duration.ofSeconds(30));
+        Duration.ofSeconds(30),
+        false);
+  }
+
+  /**
+   * The options with one handler per event or a batch handler, everything else as given.
+   *
+   * @param seed the seed of every random choice
+   * @param killPoints the kill points armed at random
+   * @param steps at least 1
+   * @param store supplies a fresh, empty store
+   * @param strategies the pollers of the run; not empty
+   * @param leaseTtl the engines' lease TTL
+   * @throws NullPointerException if a set, an element, {@code store} or {@code leaseTtl} is null
+   * @throws IllegalArgumentException if {@code steps} is below 1 or {@code strategies} is empty
+   */
+  public ChaosOptions(
+      long seed,
+      Set<KillPoint> killPoints,
+      int steps,
+      Supplier<StateStore> store,
+      Set<Strategy> strategies,
+      Duration leaseTtl) {
+    this(seed, killPoints, steps, store, strategies, leaseTtl, false);
+  }
+
+  /**
+   * These options delivering to a batch handler, or to a handler per event.
+   *
+   * @param batches true for a {@link io.watukuy.BatchHandler}
+   * @return new options; these are unchanged
+   * @since 0.2
+   */
+  public ChaosOptions withBatches(boolean batches) {
+    return new ChaosOptions(seed, killPoints, steps, store, strategies, leaseTtl, batches);
   }
 
   /**
@@ -76,7 +116,7 @@ public record ChaosOptions(
    * @return new options; these are unchanged
    */
   public ChaosOptions withKillPoints(Set<KillPoint> points) {
-    return new ChaosOptions(seed, points, steps, store, strategies, leaseTtl);
+    return new ChaosOptions(seed, points, steps, store, strategies, leaseTtl, batches);
   }
 
   /**
@@ -87,7 +127,7 @@ public record ChaosOptions(
    * @throws IllegalArgumentException if {@code steps} is below 1
    */
   public ChaosOptions withSteps(int steps) {
-    return new ChaosOptions(seed, killPoints, steps, store, strategies, leaseTtl);
+    return new ChaosOptions(seed, killPoints, steps, store, strategies, leaseTtl, batches);
   }
 
   /**
@@ -97,7 +137,7 @@ public record ChaosOptions(
    * @return new options; these are unchanged
    */
   public ChaosOptions withStore(Supplier<StateStore> store) {
-    return new ChaosOptions(seed, killPoints, steps, store, strategies, leaseTtl);
+    return new ChaosOptions(seed, killPoints, steps, store, strategies, leaseTtl, batches);
   }
 
   /**
@@ -108,7 +148,7 @@ public record ChaosOptions(
    * @throws IllegalArgumentException if {@code strategies} is empty
    */
   public ChaosOptions withStrategies(Set<Strategy> strategies) {
-    return new ChaosOptions(seed, killPoints, steps, store, strategies, leaseTtl);
+    return new ChaosOptions(seed, killPoints, steps, store, strategies, leaseTtl, batches);
   }
 
   /** The pollers a run can drive, one per cursor strategy. */

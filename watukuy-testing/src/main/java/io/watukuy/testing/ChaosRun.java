@@ -2,6 +2,7 @@ package io.watukuy.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.watukuy.BatchHandler;
 import io.watukuy.ChangeEvent;
 import io.watukuy.Cursors;
 import io.watukuy.CustomCursor;
@@ -60,6 +61,9 @@ final class ChaosRun {
 
   private int generation;
   private int nextId = 1;
+
+  /** Events per batch of the current process; 1 with a handler per event. */
+  private int batchSize = 1;
 
   /** Deliveries to let through before the armed handler fault fires; -1 when not armed. */
   private int handlerFault = -1;
@@ -164,7 +168,9 @@ final class ChaosRun {
     process.onKill(point -> ledger.killed(store, keys()));
     pause = new ChaosPause(clock);
     int concurrency = 1 + random.nextInt(3);
-    ledger.newProcess(concurrency);
+    // A batch handler may hold a whole batch handled but unacked per permit (G9).
+    batchSize = o.batches() ? 1 + random.nextInt(8) : 1;
+    ledger.newProcess(concurrency * batchSize);
     engine =
         engine(
             "p" + generation,
@@ -189,11 +195,35 @@ final class ChaosRun {
             .executor(Runnable::run)
             .handlerExecutor(Runnable::run)
             .leaseTtl(o.leaseTtl())
-            .delivery(new DeliveryOptions(concurrency, 2 + random.nextInt(10)));
+            .delivery(new DeliveryOptions(concurrency, 2 + random.nextInt(10), batchSize));
     for (Poller<JsonNode> p : pollers) b.poller(p);
     Watukuy w = b.build();
-    for (Poller<JsonNode> p : pollers) w.on(p, this::handle);
+    for (Poller<JsonNode> p : pollers) {
+      if (o.batches()) w.onBatch(p, this::handleBatch);
+      else w.on(p, this::handle);
+    }
     return w;
+  }
+
+  /**
+   * The batch handler: each event as {@link #handle} would take it; a handler fault on the batch's
+   * first event fails the whole batch (thrown), a later one is reported and its ordering key's
+   * later events are skipped, as {@link io.watukuy.BatchHandler} advises.
+   */
+  private BatchHandler.BatchResult handleBatch(List<ChangeEvent<JsonNode>> events) {
+    BatchHandler.BatchResult result = BatchHandler.BatchResult.ok();
+    Set<String> failed = new HashSet<>();
+    for (ChangeEvent<JsonNode> e : events) {
+      if (failed.contains(e.orderingKey())) continue;
+      try {
+        handle(e);
+      } catch (IllegalStateException fault) {
+        if (e == events.get(0)) throw fault;
+        failed.add(e.orderingKey());
+        result = result.andFailed(e, fault);
+      }
+    }
+    return result;
   }
 
   private void handle(ChangeEvent<JsonNode> e) {

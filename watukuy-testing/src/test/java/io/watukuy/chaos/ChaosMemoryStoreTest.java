@@ -8,12 +8,19 @@ import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 
 /**
- * G9 on MemoryStore: every CI seed, every kill point, every strategy ({@link Chaos#everySeed}).
- * {@code -Dwatukuy.chaos.seed=N} reruns one seed.
+ * G9 on MemoryStore: every CI seed, every kill point, every strategy ({@link Chaos#everySeed}),
+ * with a handler per event and with a batch handler. {@code -Dwatukuy.chaos.seed=N} reruns one
+ * seed.
  */
 class ChaosMemoryStoreTest {
   @TestFactory
   Stream<DynamicTest> everyGuaranteeHoldsUnderSeededKills() {
     return Chaos.everySeed(seed -> ChaosOptions.seed(seed).withStore(MemoryStore::new));
+  }
+
+  @TestFactory
+  Stream<DynamicTest> everyGuaranteeHoldsUnderSeededKillsWithABatchHandler() {
+    return Chaos.everySeed(
+        seed -> ChaosOptions.seed(seed).withStore(MemoryStore::new).withBatches(true));
   }
 }

@@ -10,7 +10,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * G9 on SqliteStore (a file per seed): every CI seed, every kill point, every strategy ({@link
- * Chaos#everySeed}). {@code -Dwatukuy.chaos.seed=N} reruns one seed.
+ * Chaos#everySeed}), with a handler per event and with a batch handler. {@code
+ * -Dwatukuy.chaos.seed=N} reruns one seed.
  */
 class ChaosSqliteStoreTest {
   @TempDir Path dir;
@@ -21,5 +22,14 @@ class ChaosSqliteStoreTest {
         seed ->
             ChaosOptions.seed(seed)
                 .withStore(() -> SqliteStore.open(dir.resolve("chaos-" + seed + ".db"))));
+  }
+
+  @TestFactory
+  Stream<DynamicTest> everyGuaranteeHoldsUnderSeededKillsWithABatchHandler() {
+    return Chaos.everySeed(
+        seed ->
+            ChaosOptions.seed(seed)
+                .withStore(() -> SqliteStore.open(dir.resolve("chaos-batch-" + seed + ".db")))
+                .withBatches(true));
   }
 }

@@ -1,5 +1,6 @@
 package io.watukuy.store.sqlite;
 
+import io.watukuy.BatchHandler;
 import io.watukuy.ChangeEvent;
 import io.watukuy.Cursors;
 import io.watukuy.EventLog;
@@ -30,11 +31,12 @@ import java.util.List;
 /**
  * The engine half of {@link ProcessKillTest}, run in its own JVM so the parent can SIGKILL it.
  *
- * <p>Usage: {@code KillChild <db> <baseUrl> <eventLog> <run|finish>}. The poller mirrors the
- * parent's mutating {@code /items} listing into a {@link SqliteStore} file; its handler appends
- * each event's JSON and a newline to {@code eventLog} and forces it to disk before returning, so a
- * line in the log is a delivery the engine was told about. {@code run} starts the daemon and lives
- * until killed; {@code finish} ticks until the poller has caught up, then exits 0.
+ * <p>Usage: {@code KillChild <db> <baseUrl> <eventLog> <run|finish> [single|batch]}. The poller
+ * mirrors the parent's mutating {@code /items} listing into a {@link SqliteStore} file; its handler
+ * (one event at a time, or a batch handler with {@code batch}) appends each event's JSON and a
+ * newline to {@code eventLog} and forces it to disk before returning, so a line in the log is a
+ * delivery the engine was told about. {@code run} starts the daemon and lives until killed; {@code
+ * finish} ticks until the poller has caught up, then exits 0.
  *
  * <p>Exit codes: 0 caught up, 2 bad arguments, 3 {@code finish} did not catch up in time, 4 the
  * parent went away (stdin closed), 5 {@code run} outlived its maximum lifetime.
@@ -73,10 +75,14 @@ public final class KillChild {
   private KillChild() {}
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 4 || !(args[3].equals("run") || args[3].equals("finish"))) {
-      System.err.println("usage: KillChild <db> <baseUrl> <eventLog> <run|finish>");
+    if (args.length < 4
+        || args.length > 5
+        || !(args[3].equals("run") || args[3].equals("finish"))
+        || (args.length == 5 && !(args[4].equals("single") || args[4].equals("batch")))) {
+      System.err.println("usage: KillChild <db> <baseUrl> <eventLog> <run|finish> [single|batch]");
       System.exit(2);
     }
+    boolean batches = args.length == 5 && args[4].equals("batch");
     Path db = Path.of(args[0]);
     String baseUrl = args[1];
     Path eventLog = Path.of(args[2]);
@@ -101,7 +107,16 @@ public final class KillChild {
               .instanceId("kill-child-" + ProcessHandle.current().pid())
               .listener(new Trace())
               .build();
-      watukuy.on(poller, event -> append(out, event));
+      if (batches) {
+        watukuy.onBatch(
+            poller,
+            events -> {
+              append(out, events);
+              return BatchHandler.BatchResult.ok();
+            });
+      } else {
+        watukuy.on(poller, event -> append(out, List.of(event)));
+      }
       code = finish ? finish(watukuy, store) : run(watukuy, eventLog);
     }
     System.out.flush();
@@ -167,11 +182,13 @@ public final class KillChild {
     return ManagementFactory.getRuntimeMXBean().getUptime();
   }
 
-  /** One writer at a time, and the line is on disk before the handler returns. */
-  private static synchronized void append(FileChannel out, ChangeEvent<Item> event)
+  /** One writer at a time, and the lines are on disk (one force) before the handler returns. */
+  private static synchronized void append(FileChannel out, List<ChangeEvent<Item>> events)
       throws IOException {
-    ByteBuffer line = StandardCharsets.UTF_8.encode(event.toJson() + "\n");
-    while (line.hasRemaining()) out.write(line);
+    StringBuilder text = new StringBuilder();
+    for (ChangeEvent<Item> event : events) text.append(event.toJson()).append('\n');
+    ByteBuffer lines = StandardCharsets.UTF_8.encode(text.toString());
+    while (lines.hasRemaining()) out.write(lines);
     out.force(true);
   }
 

@@ -105,6 +105,21 @@ class ProcessKillTest {
   @Test
   @Timeout(value = 3, unit = TimeUnit.MINUTES)
   void sigkilledEngineLosesNothingAndConvergesFromTheOutbox() throws Exception {
+    sigkill("single");
+  }
+
+  /**
+   * The same with a batch handler that writes each batch and forces it to disk once: a kill after
+   * the force and before the batch's ack repeats the batch, once per kill at most (G9).
+   */
+  @Test
+  @Timeout(value = 3, unit = TimeUnit.MINUTES)
+  void sigkilledEngineWithABatchHandlerLosesNothingAndConvergesFromTheOutbox() throws Exception {
+    sigkill("batch");
+  }
+
+  /** One kill campaign; {@code handler} is the child's handler, {@code single} or {@code batch}. */
+  private void sigkill(String handler) throws Exception {
     // destroyForcibly() is SIGKILL on Linux (ProcessImpl.destroy(true)); each kill checks exit 137.
     assumeThat(System.getProperty("os.name")).startsWith("Linux");
     long seed = Long.getLong("watukuy.kill.seed", DEFAULT_SEED);
@@ -132,7 +147,7 @@ class ProcessKillTest {
       long killPhaseEnd = started + KILL_PHASE.toNanos();
       while (kills < wantedKills && System.nanoTime() < killPhaseEnd) {
         int run = kills + 1;
-        child = launch(db, vendor.baseUrl(), eventLog, "run", stdout, stderr, run);
+        child = launch(db, vendor.baseUrl(), eventLog, "run", handler, stdout, stderr, run);
         if (!awaitReady(child, eventLog)) {
           violations.add("run " + run + ": child never reported ready (" + state(child) + ")");
           break;
@@ -177,7 +192,8 @@ class ProcessKillTest {
       timestamps = vendor.clock() + 1;
 
       if (violations.isEmpty()) {
-        child = launch(db, vendor.baseUrl(), eventLog, "finish", stdout, stderr, kills + 1);
+        child =
+            launch(db, vendor.baseUrl(), eventLog, "finish", handler, stdout, stderr, kills + 1);
         if (!child.waitFor(FINISH_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS))
           violations.add("finish: child still running after " + FINISH_TIMEOUT);
         else if (child.exitValue() != 0)
@@ -471,7 +487,14 @@ class ProcessKillTest {
   }
 
   private static Process launch(
-      Path db, String baseUrl, Path eventLog, String mode, Path stdout, Path stderr, int run)
+      Path db,
+      String baseUrl,
+      Path eventLog,
+      String mode,
+      String handler,
+      Path stdout,
+      Path stderr,
+      int run)
       throws IOException {
     String banner = RUN_BANNER + run + " (" + mode + ")" + System.lineSeparator();
     Files.writeString(
@@ -499,7 +522,8 @@ class ProcessKillTest {
             db.toString(),
             baseUrl,
             eventLog.toString(),
-            mode);
+            mode,
+            handler);
     pb.redirectOutput(ProcessBuilder.Redirect.appendTo(stdout.toFile()));
     pb.redirectError(ProcessBuilder.Redirect.appendTo(stderr.toFile()));
     // stdin stays a pipe held by this JVM: if it dies, the child sees end of input and halts.

@@ -1,5 +1,7 @@
 package io.watukuy.examples.quickstart;
 
+import io.watukuy.BatchHandler;
+import io.watukuy.ChangeEvent;
 import io.watukuy.Cursors;
 import io.watukuy.Page;
 import io.watukuy.Poller;
@@ -61,11 +63,16 @@ public final class Quickstart {
               .build();
       int[] delivered = {0};
       try (Watukuy watukuy = Watukuy.builder().store(store).poller(products).build()) {
-        watukuy.on(
+        // A batch handler: up to delivery.batchSize events (default 100) at once, in order per
+        // identity, acked in one store write when it returns. watukuy.on(products, event -> ...)
+        // takes them one at a time instead.
+        watukuy.onBatch(
             products,
-            event -> {
-              out.println(event.toJson());
-              delivered[0]++;
+            events -> {
+              for (ChangeEvent<Product> event : events) out.println(event.toJson());
+              out.flush(); // written as a whole, then acknowledged as a whole
+              delivered[0] += events.size();
+              return BatchHandler.BatchResult.ok();
             });
         // --- the demo: poll, let the vendor change things, poll again
         watukuy.tick();
