@@ -1,5 +1,6 @@
 package io.watukuy.store.sqlite;
 
+import io.watukuy.store.jdbc.RowBatch;
 import io.watukuy.store.jdbc.SqlDialect;
 import io.watukuy.store.jdbc.StoreTable;
 import java.sql.Connection;
@@ -42,6 +43,52 @@ final class SqliteDialect implements SqlDialect {
   @Override
   public @Nullable Instant getInstant(ResultSet rs, int index) throws SQLException {
     return SqlDialect.getEpochMillis(rs, index);
+  }
+
+  /**
+   * The most parameters one statement may bind: SQLite's {@code SQLITE_MAX_VARIABLE_NUMBER}, 32766
+   * since SQLite 3.32 (sqlite-jdbc builds with the default).
+   */
+  static final int MAX_PARAMETERS = 32_766;
+
+  /**
+   * A list may take every parameter but the four a statement binds beside it (the key, and the
+   * lease of a fenced ack), so that an ack of a whole batch is one statement.
+   */
+  @Override
+  public int maxListSize() {
+    return MAX_PARAMETERS - 4;
+  }
+
+  /**
+   * Multi-row {@code INSERT ... VALUES (...), (...)}, as many rows per statement as the parameter
+   * limit allows: one statement step for a page's rows where a JDBC batch steps once per row.
+   */
+  @Override
+  public void writeRows(Connection c, RowBatch batch) throws SQLException {
+    batch.writeMultiRow(this, c, MAX_PARAMETERS, Long.MAX_VALUE);
+  }
+
+  /**
+   * A single {@code DELETE} with the lease check as an {@code EXISTS}: a write statement in
+   * auto-commit takes the database's write lock before it reads anything, as {@code BEGIN
+   * IMMEDIATE} does, so the check and the delete see one state of the file, and no other writer
+   * runs in between.
+   */
+  @Override
+  public String fencedAckDelete(int count) {
+    String pollers = tableName(StoreTable.POLLERS);
+    return "DELETE FROM "
+        + tableName(StoreTable.OUTBOX)
+        + " WHERE poller = ? AND \"partition\" = ? AND "
+        + inList("seq", count)
+        + " AND EXISTS (SELECT 1 FROM "
+        + pollers
+        + " p WHERE p.poller = "
+        + tableName(StoreTable.OUTBOX)
+        + ".poller AND p.\"partition\" = "
+        + tableName(StoreTable.OUTBOX)
+        + ".\"partition\" AND p.lease_owner = ? AND p.lease_epoch = ?)";
   }
 
   /**
