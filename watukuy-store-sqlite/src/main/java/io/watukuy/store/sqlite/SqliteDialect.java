@@ -1,6 +1,5 @@
 package io.watukuy.store.sqlite;
 
-import io.watukuy.store.jdbc.RowBatch;
 import io.watukuy.store.jdbc.SqlDialect;
 import io.watukuy.store.jdbc.StoreTable;
 import java.sql.Connection;
@@ -58,15 +57,6 @@ final class SqliteDialect implements SqlDialect {
   @Override
   public int maxListSize() {
     return MAX_PARAMETERS - 4;
-  }
-
-  /**
-   * Multi-row {@code INSERT ... VALUES (...), (...)}, as many rows per statement as the parameter
-   * limit allows: one statement step for a page's rows where a JDBC batch steps once per row.
-   */
-  @Override
-  public void writeRows(Connection c, RowBatch batch) throws SQLException {
-    batch.writeMultiRow(this, c, MAX_PARAMETERS, Long.MAX_VALUE);
   }
 
   /**
