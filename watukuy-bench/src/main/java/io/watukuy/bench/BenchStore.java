@@ -41,6 +41,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 import org.postgresql.Driver;
 
 /**
@@ -75,6 +76,11 @@ abstract class BenchStore implements AutoCloseable {
 
   /** The store's server or library version, for the results. */
   abstract String version() throws Exception;
+
+  /** A new {@link CommitFloor} beside the store; null where none is defined (Redis, memory). */
+  @Nullable CommitFloor commitFloor() throws Exception {
+    return null;
+  }
 
   /** What else a reader of the results must know about how the store ran; empty if nothing. */
   String note() {
@@ -228,6 +234,11 @@ abstract class BenchStore implements AutoCloseable {
     }
 
     @Override
+    CommitFloor commitFloor() throws SQLException {
+      return CommitFloor.sqlite(dir.resolve("floor.db"));
+    }
+
+    @Override
     String version() throws SQLException {
       try (Connection c = DriverManager.getConnection("jdbc:sqlite::memory:");
           Statement s = c.createStatement();
@@ -364,6 +375,11 @@ abstract class BenchStore implements AutoCloseable {
     }
 
     @Override
+    CommitFloor commitFloor() throws SQLException {
+      return CommitFloor.postgres(DriverManager.getConnection(url), schema);
+    }
+
+    @Override
     String version() throws SQLException {
       try (Connection c = DriverManager.getConnection(url);
           Statement s = c.createStatement();
@@ -457,6 +473,11 @@ abstract class BenchStore implements AutoCloseable {
           DriverManager.getConnection(url),
           "`" + prefix + "raw_items`",
           JdbcRawStore.Flavor.MARIADB);
+    }
+
+    @Override
+    CommitFloor commitFloor() throws SQLException {
+      return CommitFloor.mariadb(DriverManager.getConnection(url), prefix);
     }
 
     @Override

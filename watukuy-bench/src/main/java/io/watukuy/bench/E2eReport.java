@@ -53,6 +53,7 @@ final class E2eReport {
               r.n() / r.fetchSeconds()));
     if (!r.note().isEmpty()) out.append("note: ").append(r.note()).append('\n');
     if (!r.phases().isEmpty()) phasesTable(r, out);
+    commitFloorLine(r, out);
     if (r.live() != null) out.append(LiveLatency.table(r.live(), r.store()));
     if (r.idle() != null) out.append(IdleKeys.table(r.idle()));
     out.append("load average before: ")
@@ -172,6 +173,21 @@ final class E2eReport {
     }
   }
 
+  /** The commit floor beside the first sync, or why there is none. */
+  private static void commitFloorLine(Result r, StringBuilder out) {
+    Phase sync = find(r, "first-sync");
+    if (sync == null) return;
+    CommitFloor.Result floor = r.commitFloor();
+    if (floor == null) {
+      out.append("commit floor: not defined for ").append(r.store()).append('\n');
+      return;
+    }
+    out.append(CommitFloor.describe(floor))
+        .append("; first sync / commit floor: ")
+        .append(Ratios.format(sync.itemsPerSecond() / floor.itemsPerSecond()))
+        .append('\n');
+  }
+
   private static @Nullable Phase find(Result r, String name) {
     return r.phases().stream().filter(p -> p.name().equals(name)).findFirst().orElse(null);
   }
@@ -250,10 +266,39 @@ final class E2eReport {
               + " passes after a warm-up), then the raw baseline");
       number(f, "itemsPerSecond", p.items() > 0 ? p.floorItemsPerSecond() : Double.NaN);
       number(n, "floorRatio", p.floorRatio());
+      if (p.name().equals("first-sync")) commitFloor(n, p, r.commitFloor());
     }
     if (r.live() != null) root.set("live", LiveLatency.json(r.live()));
     if (r.idle() != null) root.set("idle", IdleKeys.json(r.idle()));
     return root;
+  }
+
+  /**
+   * The first sync's commit floor ({@link CommitFloor}) and {@code commitFloorRatio}, watukuy's
+   * items/s over the floor's; null with a reason where the store has none.
+   */
+  private static void commitFloor(ObjectNode phase, Phase p, CommitFloor.@Nullable Result floor) {
+    if (floor == null) {
+      phase.put(
+          "commitFloor",
+          "not defined for this store: it runs no SQL (Redis writes a page in one Lua script;"
+              + " MemoryStore writes nothing durable)");
+      phase.putNull("commitFloorRatio");
+      return;
+    }
+    ObjectNode f = phase.putObject("commitFloor");
+    f.put(
+        "what",
+        "per page: GET + Jackson parse with a plain client, the rows and the created events' JSON,"
+            + " then one transaction of prepared multi-row statements: upsert the items, insert the"
+            + " outbox rows, delete them; the store's tables (its DDL, prefix floor_) and"
+            + " durability settings");
+    f.put("pages", floor.pages());
+    f.put("seconds", floor.seconds());
+    number(f, "itemsPerSecond", floor.itemsPerSecond());
+    ArrayNode sql = f.putArray("sql");
+    floor.sql().forEach(sql::add);
+    number(phase, "commitFloorRatio", p.itemsPerSecond() / floor.itemsPerSecond());
   }
 
   /** The groups' labels, in run order, joined by {@code separator}. */

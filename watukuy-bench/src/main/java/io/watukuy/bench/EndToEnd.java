@@ -293,6 +293,8 @@ final class EndToEnd {
    * @param phases the snapshot and timestamp phases that ran
    * @param live the live-latency phase, or null when it did not run
    * @param idle the idle-keys phase, or null when it did not run
+   * @param commitFloor the first sync's commit floor, or null when the snapshot phases did not run
+   *     or the store has none
    */
   record Result(
       String store,
@@ -307,6 +309,7 @@ final class EndToEnd {
       List<Phase> phases,
       LiveLatency.@Nullable Result live,
       IdleKeys.@Nullable Result idle,
+      CommitFloor.@Nullable Result commitFloor,
       String loadBefore,
       String loadAfter) {
     /** Whether the snapshot or timestamp phases ran, the ones over {@link #n()} items. */
@@ -350,6 +353,7 @@ final class EndToEnd {
     double fetchSeconds = Double.NaN;
     LiveLatency.Result live = null;
     IdleKeys.Result idle = null;
+    CommitFloor.Result commitFloor = null;
     String version;
     String note;
     try (RawStore raw = bench.raw()) {
@@ -360,6 +364,7 @@ final class EndToEnd {
       if (settings.groups().contains(Group.SNAPSHOT)) {
         fetchSeconds = snapshot(bench, raw, n, settings, phases);
         upsertSeconds = phases.get(0).baselineSeconds();
+        commitFloor = CommitFloor.measure(kind, bench, n);
       }
       if (settings.groups().contains(Group.TIMESTAMP))
         phases.addAll(TimestampPhases.run(bench.store(), raw, n, upsertSeconds, settings));
@@ -381,6 +386,7 @@ final class EndToEnd {
         phases,
         live,
         idle,
+        commitFloor,
         loadBefore,
         Machine.loadAverage());
   }

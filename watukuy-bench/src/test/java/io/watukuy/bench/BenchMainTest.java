@@ -192,6 +192,7 @@ class BenchMainTest {
             List.of(),
             null,
             null,
+            null,
             "0.1",
             "0.1");
 

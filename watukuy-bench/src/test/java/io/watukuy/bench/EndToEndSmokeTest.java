@@ -63,6 +63,11 @@ class EndToEndSmokeTest {
     assertThat(result.idle().cpuByThread()).containsKey(IdleKeys.OTHER);
     assertThat(result.idle().cpuByThread().values().stream().mapToDouble(Double::doubleValue).sum())
         .isCloseTo(result.idle().cpuSeconds(), within(1e-9));
+    // The commit floor is defined for the SQL stores only (CommitFloor).
+    boolean sql = java.util.List.of("sqlite", "postgres", "mariadb").contains(store);
+    assertThat(result.commitFloor() != null).isEqualTo(sql);
+    assertThat(E2eReport.json(result).get("phases").get(0).get("commitFloorRatio").isNumber())
+        .isEqualTo(sql);
     assertThat(E2eReport.table(result)).contains("ratio", "live lane", "idle keys");
     assertThat(E2eReport.json(result).get("phases")).hasSize(6);
     assertThat(E2eReport.json(result).get("items").asInt()).isEqualTo(2_000);

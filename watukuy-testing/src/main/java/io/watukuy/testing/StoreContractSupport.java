@@ -50,6 +50,10 @@ abstract class StoreContractSupport {
   protected static final PollerKey KEY = PollerKey.of("orders");
 
   static final int NO_LIMIT = 10_000;
+
+  /** Sequences in one ack of {@code ackOfMoreSequencesThanOneStatementMayBindIsAllOrNothing}. */
+  static final int ACK_MANY = 70_000;
+
   static final String OWNER_A = "instance-a";
   static final String OWNER_B = "instance-b";
 

@@ -125,6 +125,39 @@ public abstract class StoreContractTest extends StoreCommitContract {
     assertThat(store().countPending(KEY)).isEqualTo(1);
   }
 
+  /**
+   * More sequences than one statement of any built-in database may bind (SQLite 32 766 parameters,
+   * PostgreSQL and MariaDB 65 535), so a store that splits the list proves that the parts are one
+   * fenced write: with a stolen lease none of them goes, with the current one all of them go.
+   */
+  @Test
+  void ackOfMoreSequencesThanOneStatementMayBindIsAllOrNothing() {
+    int count = ACK_MANY;
+    Lease a = acquire(OWNER_A, T0);
+    List<OutboxRow> events = new ArrayList<>(count);
+    for (int seq = 1; seq <= count; seq++) {
+      events.add(OutboxRow.pending(seq, "id-" + seq, "ok-" + (seq % 7), "{\"s\":" + seq + "}", T0));
+    }
+    commit(
+        a,
+        batch(StatePatch.NONE.withLastSequence(count)).events(events.toArray(OutboxRow[]::new)),
+        T0);
+    List<Long> all = new ArrayList<>(count + 2);
+    all.add(0L); // never committed
+    for (long seq = count; seq >= 1; seq--) {
+      all.add(seq); // not in sequence order
+    }
+    all.add(5L); // twice
+
+    Lease b = acquire(OWNER_B, a.expiresAt());
+    assertLeaseLost(() -> store().ackEvents(KEY, a, all));
+    assertThat(store().countPending(KEY)).isEqualTo(count);
+
+    store().ackEvents(KEY, b, all);
+    assertThat(store().countPending(KEY)).isZero();
+    assertThat(store().loadPending(KEY, 0, 10)).isEmpty();
+  }
+
   @Test
   void recordAttemptIncrementsAttemptsAndStoresTheErrorAndNextAttempt() {
     Lease a = acquire(OWNER_A, T0);

@@ -30,6 +30,7 @@ final class Fencing {
   private final String selectLease;
   private final String selectLeaseAndState;
   private final String lockOnly;
+  private final String selectLeaseUnlocked;
 
   Fencing(SqlRunner runner, Sql sql, SqlDialect dialect) {
     this.runner = runner;
@@ -39,6 +40,7 @@ final class Fencing {
     this.selectLeaseAndState =
         "SELECT lease_owner, lease_epoch, state FROM " + sql.pollers + sql.whereKey + lockClause;
     this.lockOnly = "SELECT 1 FROM " + sql.pollers + sql.whereKey + lockClause;
+    this.selectLeaseUnlocked = "SELECT lease_owner, lease_epoch FROM " + sql.pollers + sql.whereKey;
   }
 
   /**
@@ -67,6 +69,21 @@ final class Fencing {
           }
           return work.run(c, state);
         });
+  }
+
+  /**
+   * Reads the key's lease, without a lock, and checks it: after a one-statement fenced write that
+   * changed fewer rows than asked, to tell a lost lease from rows already gone.
+   *
+   * @throws LeaseLostException if there is no row, no holder, or another owner or epoch
+   */
+  void checkLease(Connection c, PollerKey key, Lease lease) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(selectLeaseUnlocked)) {
+      Sql.bindKey(ps, 1, key);
+      try (ResultSet rs = ps.executeQuery()) {
+        checkLeaseRow(rs, key, lease);
+      }
+    }
   }
 
   /**

@@ -14,6 +14,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -144,7 +145,11 @@ final class Outbox {
     return runner.count("countPending", sql.outbox, key, pendingCondition);
   }
 
-  /** Deletes the acknowledged rows: in one statement when the dialect has one, else fenced. */
+  /**
+   * Deletes the acknowledged rows in one statement when the dialect has one ({@link
+   * SqlDialect#ackStatement}, else {@link SqlDialect#fencedAckDelete}) and the sequences fit one
+   * list, else in a fenced transaction of as many deletes as the dialect's lists need.
+   */
   void ack(PollerKey key, Lease lease, Collection<Long> sequences) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(lease, "lease");
@@ -165,6 +170,33 @@ final class Outbox {
               try (ResultSet rs = ps.executeQuery()) {
                 Fencing.checkLeaseRow(rs, key, lease);
               }
+            }
+            return null;
+          });
+      return;
+    }
+    List<Long> distinct = List.copyOf(new LinkedHashSet<>(seqs));
+    String delete =
+        distinct.isEmpty() || distinct.size() > dialect.maxListSize()
+            ? null
+            : dialect.fencedAckDelete(distinct.size());
+    if (delete != null) {
+      runner.autoCommit(
+          "ackEvents",
+          key,
+          c -> {
+            dialect.beforeSingleStatementWrite(c);
+            int deleted;
+            try (PreparedStatement ps = c.prepareStatement(delete)) {
+              bindKey(ps, 1, key);
+              int next = dialect.bindList(c, ps, 3, ColumnType.LONG, distinct);
+              ps.setString(next, lease.owner());
+              ps.setLong(next + 1, lease.epoch());
+              deleted = ps.executeUpdate();
+            }
+            if (deleted < distinct.size()) {
+              // Some rows were acked before, or the lease was lost and nothing was deleted.
+              fencing.checkLease(c, key, lease);
             }
             return null;
           });

@@ -1,6 +1,7 @@
 package io.watukuy.store.jdbc;
 
 import io.watukuy.PollerKey;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -147,6 +148,104 @@ public record RowBatch(
     for (int i = 0; i < row.length; i++) {
       dialect.bind(ps, 3 + i, columns.get(i).type(), row[i]);
     }
+  }
+
+  /**
+   * Writes the batch as multi-row statements, {@code INSERT ... VALUES (...), (...), ...} (made an
+   * upsert by {@link SqlDialect#upsert} when {@link #upsert()}), each holding as many rows of
+   * {@link #lastPerKey()} as fit both limits: one round trip and one statement execution per chunk
+   * where a JDBC batch executes the statement once per row. A row that alone exceeds {@code
+   * maxChars} is sent in a statement of its own. A dialect calls this from its {@link
+   * SqlDialect#writeRows}.
+   *
+   * @param dialect the dialect that quotes, writes placeholders, binds and upserts
+   * @param c the connection, inside the caller's transaction
+   * @param maxParameters the most bound parameters the database accepts in one statement (SQLite
+   *     32766, MariaDB 65535); at least {@code 2 + columns().size()}
+   * @param maxChars the most characters of text and JSON values one statement may carry, so that it
+   *     stays below a packet limit (MariaDB's {@code max_allowed_packet}); {@link Long#MAX_VALUE}
+   *     for none
+   * @return the number of statements executed
+   * @throws SQLException from the driver; a duplicate key of a plain insert fails its statement
+   * @throws IllegalArgumentException if {@code maxParameters} cannot hold one row
+   */
+  public int writeMultiRow(SqlDialect dialect, Connection c, int maxParameters, long maxChars)
+      throws SQLException {
+    int perRow = 2 + columns.size();
+    if (maxParameters < perRow) {
+      throw new IllegalArgumentException(
+          "maxParameters must hold one row of " + perRow + ", but was " + maxParameters);
+    }
+    int rowsPerStatement = maxParameters / perRow;
+    List<@Nullable Object[]> all = lastPerKey();
+    int statements = 0;
+    int from = 0;
+    while (from < all.size()) {
+      int to = from;
+      long chars = 0;
+      while (to < all.size() && to - from < rowsPerStatement) {
+        long size = chars(all.get(to));
+        if (to > from && chars + size > maxChars) {
+          break;
+        }
+        chars += size;
+        to++;
+      }
+      List<@Nullable Object[]> chunk = all.subList(from, to);
+      try (PreparedStatement ps = c.prepareStatement(multiRowStatement(dialect, chunk.size()))) {
+        int p = 1;
+        for (Object[] row : chunk) {
+          ps.setString(p++, key.poller());
+          ps.setString(p++, key.partition());
+          for (int i = 0; i < row.length; i++) {
+            dialect.bind(ps, p++, columns.get(i).type(), row[i]);
+          }
+        }
+        ps.executeUpdate();
+      }
+      statements++;
+      from = to;
+    }
+    return statements;
+  }
+
+  /**
+   * {@link #statement} with {@code rows} value lists: {@code INSERT INTO table (poller,
+   * "partition", columns...) VALUES (?, ?, ...), (?, ?, ...)}, made an upsert when {@link
+   * #upsert()}.
+   *
+   * @param dialect the dialect that quotes, writes placeholders and upserts
+   * @param rows how many value lists, at least 1
+   * @return the SQL text
+   */
+  public String multiRowStatement(SqlDialect dialect, int rows) {
+    StringBuilder names = new StringBuilder("poller, ").append(dialect.quote("partition"));
+    StringBuilder one = new StringBuilder("(?, ?");
+    for (Column col : columns) {
+      names.append(", ").append(col.name());
+      one.append(", ").append(dialect.placeholder(col.type()));
+    }
+    one.append(')');
+    StringBuilder sql =
+        new StringBuilder("INSERT INTO ")
+            .append(table)
+            .append(" (")
+            .append(names)
+            .append(") VALUES ");
+    for (int r = 0; r < rows; r++) {
+      sql.append(r == 0 ? "" : ", ").append(one);
+    }
+    String insert = sql.toString();
+    return upsert() ? dialect.upsert(insert, keyColumns(dialect), updatedColumns()) : insert;
+  }
+
+  /** The characters of a row's text values, and a few for each other value. */
+  private static long chars(@Nullable Object[] row) {
+    long n = 0;
+    for (Object value : row) {
+      n += value instanceof String s ? s.length() : 8;
+    }
+    return n;
   }
 
   /**

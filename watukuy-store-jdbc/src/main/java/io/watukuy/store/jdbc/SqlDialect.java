@@ -296,6 +296,40 @@ public interface SqlDialect {
   }
 
   /**
+   * One fenced {@code DELETE} of {@code count} outbox rows, or {@code null} (the default) for the
+   * portable form, a fenced transaction: the second one-statement form of {@code ackEvents}, for a
+   * database whose statement can lock the key's row but not return it ({@link #ackStatement()} is
+   * asked first). Parameters: 1-2 {@code poller}, {@code partition}; from 3 the sequences, bound by
+   * {@link #bindList} as {@link ColumnType#LONG}; then the lease owner and the lease epoch. It must
+   * delete the rows only when the key's {@link StoreTable#POLLERS} row holds that owner and epoch,
+   * reading that row under the lock every fenced write takes (so a lease acquired meanwhile waits
+   * for the delete, or the delete sees the new holder and deletes nothing), and report the rows
+   * deleted as its update count. Called by {@code ackEvents} in auto-commit, after {@link
+   * #beforeSingleStatementWrite}, when all sequences fit one list ({@link #maxListSize()}); when it
+   * deletes fewer rows than there are distinct sequences, the engine reads the lease, unlocked, to
+   * tell acked-before from a lost lease (epochs only grow, so a lease current after the delete was
+   * current during it).
+   *
+   * @param count the number of sequences, from 1 to {@link #maxListSize()}
+   * @return the statement, or {@code null}; SQLite's is {@code DELETE ... WHERE ... AND EXISTS
+   *     (SELECT 1 FROM pollers WHERE ...)}, run under the database's write lock, MariaDB's a
+   *     multi-table {@code DELETE o FROM outbox o JOIN pollers p ...}, which locks the key's row
+   */
+  default @Nullable String fencedAckDelete(int count) {
+    return null;
+  }
+
+  /**
+   * Prepares the connection, in auto-commit, for a write made of one statement (the {@link
+   * #fencedAckDelete} of {@code ackEvents}), as {@link #begin} prepares a transaction. Does nothing
+   * by default; MariaDB sets READ COMMITTED for that statement's transaction alone.
+   *
+   * @param c the connection, in auto-commit
+   * @throws SQLException from the driver
+   */
+  default void beforeSingleStatementWrite(Connection c) throws SQLException {}
+
+  /**
    * Whether {@code DELETE ... RETURNING column} works, so that {@code parkEvent} reads the outbox
    * row's commit time and deletes the row in one statement rather than a SELECT and a DELETE.
    *

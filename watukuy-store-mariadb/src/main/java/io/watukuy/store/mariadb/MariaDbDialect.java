@@ -1,5 +1,6 @@
 package io.watukuy.store.mariadb;
 
+import io.watukuy.store.jdbc.RowBatch;
 import io.watukuy.store.jdbc.SqlDialect;
 import io.watukuy.store.jdbc.StoreTable;
 import java.sql.Connection;
@@ -95,6 +96,62 @@ final class MariaDbDialect implements SqlDialect {
       separator = ", ";
     }
     return sql.toString();
+  }
+
+  /** The most parameters one prepared statement may bind: the protocol counts them in 16 bits. */
+  static final int MAX_PARAMETERS = 65_535;
+
+  /**
+   * The most characters of text one multi-row statement carries: at most 8 MiB in UTF-8 (4 bytes a
+   * character at worst), half of {@code max_allowed_packet}'s default of 16 MiB.
+   */
+  static final long MAX_STATEMENT_CHARS = 2L * 1024 * 1024;
+
+  /** A list of up to 10 000 values in one statement: an ack of a whole batch in one round trip. */
+  @Override
+  public int maxListSize() {
+    return 10_000;
+  }
+
+  /**
+   * Multi-row {@code INSERT ... VALUES (...), (...)} (with {@code ON DUPLICATE KEY UPDATE} for an
+   * upsert), as many rows per statement as the parameter limit and {@link #MAX_STATEMENT_CHARS}
+   * allow: one statement execution for a page's rows, whatever the driver's batch options ({@code
+   * useBulkStmts}, {@code useBulkStmtsForInserts}) say.
+   */
+  @Override
+  public void writeRows(Connection c, RowBatch batch) throws SQLException {
+    batch.writeMultiRow(this, c, MAX_PARAMETERS, MAX_STATEMENT_CHARS);
+  }
+
+  /**
+   * A multi-table {@code DELETE} that joins the key's pollers row on owner and epoch: InnoDB locks
+   * the pollers row it reads for the statement's transaction (a lease acquisition waits for the
+   * delete; a delete waiting for an acquisition reads the new holder and deletes nothing), as the
+   * {@code SELECT ... FOR UPDATE} of a fenced transaction does, in one statement.
+   */
+  @Override
+  public String fencedAckDelete(int count) {
+    String partition = quote("partition");
+    return "DELETE o FROM "
+        + tableName(StoreTable.OUTBOX)
+        + " o JOIN "
+        + tableName(StoreTable.POLLERS)
+        + " p ON p.poller = o.poller AND p."
+        + partition
+        + " = o."
+        + partition
+        + " WHERE o.poller = ? AND o."
+        + partition
+        + " = ? AND "
+        + inList("o.seq", count)
+        + " AND p.lease_owner = ? AND p.lease_epoch = ?";
+  }
+
+  /** READ COMMITTED for the next statement's transaction, as {@link #begin} sets it. */
+  @Override
+  public void beforeSingleStatementWrite(Connection c) throws SQLException {
+    SqlDialect.execute(c, "SET TRANSACTION ISOLATION LEVEL READ COMMITTED");
   }
 
   /** MariaDB has had {@code DELETE ... RETURNING} since 10.0 (MySQL has not). */

@@ -45,6 +45,43 @@ final class SqliteDialect implements SqlDialect {
   }
 
   /**
+   * The most parameters one statement may bind: SQLite's {@code SQLITE_MAX_VARIABLE_NUMBER}, 32766
+   * since SQLite 3.32 (sqlite-jdbc builds with the default).
+   */
+  static final int MAX_PARAMETERS = 32_766;
+
+  /**
+   * A list may take every parameter but the four a statement binds beside it (the key, and the
+   * lease of a fenced ack), so that an ack of a whole batch is one statement.
+   */
+  @Override
+  public int maxListSize() {
+    return MAX_PARAMETERS - 4;
+  }
+
+  /**
+   * A single {@code DELETE} with the lease check as an {@code EXISTS}: a write statement in
+   * auto-commit takes the database's write lock before it reads anything, as {@code BEGIN
+   * IMMEDIATE} does, so the check and the delete see one state of the file, and no other writer
+   * runs in between.
+   */
+  @Override
+  public String fencedAckDelete(int count) {
+    String pollers = tableName(StoreTable.POLLERS);
+    return "DELETE FROM "
+        + tableName(StoreTable.OUTBOX)
+        + " WHERE poller = ? AND \"partition\" = ? AND "
+        + inList("seq", count)
+        + " AND EXISTS (SELECT 1 FROM "
+        + pollers
+        + " p WHERE p.poller = "
+        + tableName(StoreTable.OUTBOX)
+        + ".poller AND p.\"partition\" = "
+        + tableName(StoreTable.OUTBOX)
+        + ".\"partition\" AND p.lease_owner = ? AND p.lease_epoch = ?)";
+  }
+
+  /**
    * {@code BEGIN IMMEDIATE}: the write lock is taken up front, so a read-then-write never fails
    * half-way on a lock upgrade, and the busy timeout applies to the BEGIN itself. The connection
    * stays in JDBC auto-commit; the transaction is SQLite's own.
