@@ -156,7 +156,8 @@ public final class Engine implements Watukuy {
             dispatcher,
             this::httpClient,
             secrets,
-            budgets);
+            budgets,
+            cycles);
     Duration shortest = Daemon.MAX_PASS_INTERVAL;
     for (Poller<?> p : pollers) {
       Poller<Object> po = (Poller<Object>) p;
