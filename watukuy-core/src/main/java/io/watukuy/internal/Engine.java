@@ -286,9 +286,14 @@ public final class Engine implements Watukuy {
     return report;
   }
 
-  /** Whether a cycle of {@code key} runs on this engine now: on this thread, or in the daemon. */
+  /**
+   * Whether a cycle of {@code key} runs on this engine now: on this thread (its own, or the one
+   * fetching its next page ahead), or in the daemon.
+   */
   private boolean inCycleHere(PollerKey key) {
-    return running.get(key) == Thread.currentThread() || daemon.inFlight(key);
+    return running.get(key) == Thread.currentThread()
+        || key.equals(Prefetch.fetchingFor())
+        || daemon.inFlight(key);
   }
 
   // ---- the daemon

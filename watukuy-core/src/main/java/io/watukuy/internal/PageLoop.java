@@ -433,7 +433,7 @@ final class PageLoop {
     if (repeats(spec, lc, current, sent)) return null;
     FetchScope nextScope =
         new FetchScope(cx, poller, pollerLog, run, spec.lane(), sent, pages + 1, current.request);
-    return Prefetch.start(cx.ahead(), spec.fetch(), nextScope, sent, pages + 1);
+    return Prefetch.start(cx.ahead(), run.key, spec.fetch(), nextScope, sent, pages + 1);
   }
 
   /**

@@ -2,6 +2,7 @@ package io.watukuy.internal;
 
 import io.watukuy.Fetcher;
 import io.watukuy.Page;
+import io.watukuy.PollerKey;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import org.jspecify.annotations.Nullable;
@@ -53,6 +54,11 @@ final class Prefetch implements Runnable {
     }
   }
 
+  // The key whose page this pool thread fetches ahead, while it does: an operation that fetch code
+  // calls must see it in the key's cycle, as on the cycle's own thread (Engine.inCycleHere).
+  private static final ThreadLocal<PollerKey> FETCHING = new ThreadLocal<>();
+
+  private final PollerKey key;
   private final Fetcher<Object, Object> fetch;
   private final FetchScope scope;
   private final @Nullable Object sent;
@@ -70,7 +76,12 @@ final class Prefetch implements Runnable {
   private @Nullable Error error;
 
   private Prefetch(
-      Fetcher<Object, Object> fetch, FetchScope scope, @Nullable Object sent, int pageNo) {
+      PollerKey key,
+      Fetcher<Object, Object> fetch,
+      FetchScope scope,
+      @Nullable Object sent,
+      int pageNo) {
+    this.key = key;
     this.fetch = fetch;
     this.scope = scope;
     this.sent = sent;
@@ -84,17 +95,23 @@ final class Prefetch implements Runnable {
    */
   static Prefetch start(
       Executor executor,
+      PollerKey key,
       Fetcher<Object, Object> fetch,
       FetchScope scope,
       @Nullable Object sent,
       int pageNo) {
-    Prefetch p = new Prefetch(fetch, scope, sent, pageNo);
+    Prefetch p = new Prefetch(key, fetch, scope, sent, pageNo);
     try {
       executor.execute(p);
     } catch (RejectedExecutionException e) {
       // A closed or saturated executor: the cycle's thread fetches the page when it needs it.
     }
     return p;
+  }
+
+  /** The key whose page this thread fetches ahead now, or null. */
+  static @Nullable PollerKey fetchingFor() {
+    return FETCHING.get();
   }
 
   /** The scope the page is fetched through. */
@@ -125,11 +142,13 @@ final class Prefetch implements Runnable {
     }
     Fetched fetched = null;
     Error failed = null;
+    FETCHING.set(key);
     try {
       fetched = Fetched.call(fetch, scope);
     } catch (Error e) {
       failed = e;
     } finally {
+      FETCHING.remove();
       synchronized (lock) {
         if (state == State.RUNNING) {
           state = State.DONE;
