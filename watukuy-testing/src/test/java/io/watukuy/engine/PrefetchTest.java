@@ -264,6 +264,45 @@ class PrefetchTest {
   }
 
   @Test
+  void anOperationCalledFromAFetchRunningAheadIsRefusedAtOnceAsFromTheCycle() {
+    f.seed(10);
+    AtomicReference<Watukuy> engine = new AtomicReference<>();
+    List<String> refused = new CopyOnWriteArrayList<>();
+    Fetcher<JsonNode, Watermark> plain = f.api.timestampFetcher(2);
+    RecordingFetcher<JsonNode, Watermark> calling =
+        RecordingFetcher.of(
+            ctx -> {
+              if (ctx.page() == 2) {
+                try {
+                  engine.get().resetCursor("orders", null, false);
+                  refused.add("not refused");
+                } catch (IllegalStateException e) {
+                  refused.add(e.getMessage());
+                }
+              }
+              return plain.fetch(ctx);
+            },
+            f.clock);
+    store.gate =
+        (n, key, lease) -> {
+          if (n == 1) assertThat(calling.awaitCalls(2, WAIT)).isTrue();
+        };
+    String tickThread = Thread.currentThread().getName();
+    Watukuy w = engine(f.timestamp("orders", 2).fetch(calling).build());
+    engine.set(w);
+
+    KeyReport report = w.tick().poller("orders").orElseThrow();
+
+    assertThat(calling.calls().get(1).thread()).isNotEqualTo(tickThread);
+    assertThat(refused)
+        .singleElement()
+        .asString()
+        .contains("is in a cycle of this engine (called from its handler or fetch?)");
+    assertThat(report.error()).isNull();
+    assertThat(delivered(handler)).isEqualTo(sequentialReference());
+  }
+
+  @Test
   void aFetchMadeSequentialIsNeverCalledAhead() {
     f.seed(10);
     RecordingFetcher<JsonNode, Watermark> plain =
