@@ -7,10 +7,16 @@ import io.watukuy.spi.StateStore;
 import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.Set;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 
-/** What every cycle of an engine shares. */
+/**
+ * What every cycle of an engine shares.
+ *
+ * @param ahead where a lane's next page is fetched while its page before is committed and
+ *     delivered: the engine's cycle executor (docs/architecture.md, "A page ahead")
+ */
 record CycleContext(
     StateStore store,
     TimeSource time,
@@ -21,4 +27,5 @@ record CycleContext(
     Dispatcher dispatcher,
     Supplier<HttpClient> httpClient,
     Set<String> secrets,
-    Budgets budgets) {}
+    Budgets budgets,
+    Executor ahead) {}

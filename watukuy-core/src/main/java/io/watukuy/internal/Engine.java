@@ -159,7 +159,8 @@ public final class Engine implements Watukuy {
             dispatcher,
             this::httpClient,
             secrets,
-            budgets);
+            budgets,
+            cycles);
     Duration shortest = Daemon.MAX_PASS_INTERVAL;
     for (Poller<?> p : pollers) {
       Poller<Object> po = (Poller<Object>) p;
@@ -321,9 +322,14 @@ public final class Engine implements Watukuy {
     return report;
   }
 
-  /** Whether a cycle of {@code key} runs on this engine now: on this thread, or in the daemon. */
+  /**
+   * Whether a cycle of {@code key} runs on this engine now: on this thread (its own, or the one
+   * fetching its next page ahead), or in the daemon.
+   */
   private boolean inCycleHere(PollerKey key) {
-    return running.get(key) == Thread.currentThread() || daemon.inFlight(key);
+    return running.get(key) == Thread.currentThread()
+        || key.equals(Prefetch.fetchingFor())
+        || daemon.inFlight(key);
   }
 
   // ---- the daemon

@@ -24,7 +24,10 @@ import org.slf4j.Logger;
  * into for every request (validators, clock, timeout, secrets, a rate-budget token before each
  * send, every response observed). A stage of its own so that a request's callbacks land in one
  * small object holding only what a request may touch, never in the run's orchestration. One per
- * page; used from the fetching thread only.
+ * page; used from the fetching thread only, which for a page fetched ahead ({@link Prefetch}) is
+ * not the cycle's thread: so it writes nothing of the run. The responses it sees stay here until
+ * the page loop takes the page ({@link #lastResponse}), and a page dropped unseen ({@link
+ * #discard}) leaves no trace in the run.
  */
 final class FetchScope implements FetchContext<Object>, HttpScope {
   private final CycleContext cx;
@@ -35,10 +38,16 @@ final class FetchScope implements FetchContext<Object>, HttpScope {
   private final @Nullable Object cursor;
   private final int page;
   private final @Nullable String previousRequest;
+  private static final String DROPPED =
+      "the page fetched ahead was dropped: its request is not sent";
   private @Nullable Http http;
   private @Nullable String firstRequest;
   private boolean refused;
   private boolean pageRead;
+  private @Nullable HttpResult lastResponse;
+  // Set by the cycle's thread when a page fetched ahead is dropped: ends its budget wait, cancels
+  // its fetch, and sends nothing more.
+  private volatile boolean discarded;
 
   FetchScope(
       CycleContext cx,
@@ -78,6 +87,22 @@ final class FetchScope implements FetchContext<Object>, HttpScope {
     return pageRead;
   }
 
+  /**
+   * The last response the HTTP helper saw for this page, or null: what the page loop hands the run
+   * ({@link KeyRun#lastResponse}, for throttling and pacing) once it takes the page.
+   */
+  @Nullable HttpResult lastResponse() {
+    return lastResponse;
+  }
+
+  /**
+   * Drops a page fetched ahead: its cancellation token reads true, a budget wait ends, and no
+   * further request of it is sent. Called from the cycle's thread.
+   */
+  void discard() {
+    discarded = true;
+  }
+
   @Override
   public @Nullable Object cursor() {
     return cursor;
@@ -111,7 +136,7 @@ final class FetchScope implements FetchContext<Object>, HttpScope {
 
   @Override
   public CancellationToken cancellation() {
-    return () -> run.limits.expired(cx.time());
+    return () -> discarded || run.limits.expired(cx.time());
   }
 
   @Override
@@ -182,11 +207,12 @@ final class FetchScope implements FetchContext<Object>, HttpScope {
 
   @Override
   public void observe(HttpResult result) {
-    run.lastResponse = result;
+    lastResponse = result;
   }
 
   @Override
   public void beforeSend() {
+    if (discarded) throw new UncheckedIOException(new InterruptedIOException(DROPPED));
     String budget = poller.budget();
     if (budget == null) return;
     try {
@@ -198,7 +224,7 @@ final class FetchScope implements FetchContext<Object>, HttpScope {
               poller.weight(),
               poller.maxWait(),
               run.limits.deadlineNanos(),
-              run.limits.stopping(),
+              () -> discarded || run.limits.stopping().getAsBoolean(),
               wait -> cx.listener().onBudgetWait(run.key, budget, wait));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

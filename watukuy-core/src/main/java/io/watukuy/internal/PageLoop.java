@@ -3,6 +3,7 @@ package io.watukuy.internal;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.watukuy.BudgetTimeoutException;
 import io.watukuy.FetchException;
+import io.watukuy.HttpResult;
 import io.watukuy.Lane;
 import io.watukuy.Page;
 import io.watukuy.Poller;
@@ -75,102 +76,115 @@ final class PageLoop {
     // What page n was, for the stall checks of page n+1 (docs/operations.md, "Stalled lanes").
     Previous previous = null;
     Totals totals = new Totals();
-    while (true) {
-      if (spec.target() != null && lc.reached(stored, spec.target())) {
-        completed = true;
-        break;
-      }
-      if (pages >= cap || run.limits.expired(cx.time())) {
-        truncated = true;
-        break;
-      }
-      // A stop (SIGTERM, Watukuy.stop) ends the lane after the page in flight: that page is
-      // committed and, with drain, delivered; the next start resumes from its cursor.
-      if ((pages > 0 || run.stopped) && run.limits.stopping().getAsBoolean()) {
-        truncated = true;
-        run.stopped = true;
-        break;
-      }
-      int pageNo = ++pages;
-      // Before the first commit there is no watermark to overlap: the first request carries the
-      // initial cursor exactly (docs/architecture.md, "timestamp", item 5).
-      Object sent =
-          key != null && run.cursors.containsKey(key) ? lc.forFetch(stored, pageNo) : stored;
-      // A fetch that sent nothing through the HTTP helper and never read the page number asks
-      // for what its cursor says: the same cursor is the same request, so it is not sent. A full
-      // listing pages by number whether fetch reads it or not (snapshotDiff has no cursor at all):
-      // there, only an API that repeats a page's items is a stall (below).
-      if (previous != null
-          && !spec.fullScan()
-          && previous.request == null
-          && !previous.pageRead
-          && samePosition(lc, previous.sent, sent))
-        throw stalled(run, spec, pageNo, Stall.Mode.SAME_CURSOR, previous.sent, sent, previous);
-      FetchScope scope =
-          new FetchScope(
-              cx,
-              poller,
-              pollerLog,
-              run,
-              spec.lane(),
-              sent,
-              pageNo,
-              previous == null ? null : previous.request);
-      Page<Object> page = fetch(run, spec, scope, pageNo);
-      if (page == null) {
-        Stall.Mode mode =
-            samePosition(lc, previous.sent, sent)
-                ? Stall.Mode.SAME_CURSOR
-                : Stall.Mode.REQUEST_IGNORES_CURSOR;
-        throw stalled(run, spec, pageNo, mode, previous.sent, sent, previous);
-      }
-      run.pages++;
-      if (page.isNotModified()) {
-        if (pageNo == 1 && lastCyclePages == 1) {
-          run.notModified = true;
-          return false; // the whole listing is one page and unchanged: idle, no deletes
+    // Page n+1, fetched while page n is committed and delivered (docs/architecture.md, "A page
+    // ahead"); dropped unseen whenever the loop ends before taking it.
+    Prefetch ahead = null;
+    try {
+      while (true) {
+        if (spec.target() != null && lc.reached(stored, spec.target())) {
+          completed = true;
+          break;
         }
-        throw run.bad(
-            pageNo,
-            -1,
-            "a 304 Not Modified can only stand for a listing whose previous cycle was one page",
-            null);
+        if (pages >= cap || run.limits.expired(cx.time())) {
+          truncated = true;
+          break;
+        }
+        // A stop (SIGTERM, Watukuy.stop) ends the lane after the page in flight: that page is
+        // committed and, with drain, delivered; the next start resumes from its cursor.
+        if ((pages > 0 || run.stopped) && run.limits.stopping().getAsBoolean()) {
+          truncated = true;
+          run.stopped = true;
+          break;
+        }
+        int pageNo = ++pages;
+        Object sent = sendCursor(lc, key, run.cursors.containsKey(key), stored, pageNo);
+        // A fetch that sent nothing through the HTTP helper and never read the page number asks
+        // for what its cursor says: the same cursor is the same request, so it is not sent. A full
+        // listing pages by number whether fetch reads it or not (snapshotDiff has no cursor at
+        // all): there, only an API that repeats a page's items is a stall (below).
+        if (repeats(spec, lc, previous, sent))
+          throw stalled(run, spec, pageNo, Stall.Mode.SAME_CURSOR, previous.sent, sent, previous);
+        FetchScope scope;
+        Page<Object> page;
+        if (ahead != null && ahead.pageNo() == pageNo && samePosition(lc, ahead.sent(), sent)) {
+          Prefetch taken = ahead;
+          ahead = null;
+          scope = taken.scope();
+          page = fetched(run, scope, pageNo, taken.take());
+        } else {
+          if (ahead != null) ahead.discard(); // not the request this page makes
+          ahead = null;
+          scope =
+              new FetchScope(
+                  cx,
+                  poller,
+                  pollerLog,
+                  run,
+                  spec.lane(),
+                  sent,
+                  pageNo,
+                  previous == null ? null : previous.request);
+          page = fetched(run, scope, pageNo, Prefetch.Fetched.call(spec.fetch(), scope));
+        }
+        if (page == null) {
+          Stall.Mode mode =
+              samePosition(lc, previous.sent, sent)
+                  ? Stall.Mode.SAME_CURSOR
+                  : Stall.Mode.REQUEST_IGNORES_CURSOR;
+          throw stalled(run, spec, pageNo, mode, previous.sent, sent, previous);
+        }
+        run.pages++;
+        if (page.isNotModified()) {
+          if (pageNo == 1 && lastCyclePages == 1) {
+            run.notModified = true;
+            return false; // the whole listing is one page and unchanged: idle, no deletes
+          }
+          throw run.bad(
+              pageNo,
+              -1,
+              "a 304 Not Modified can only stand for a listing whose previous cycle was one page",
+              null);
+        }
+        List<ItemView> views = views(run, page, pageNo);
+        run.items += views.size();
+        validate(views);
+        Step<Object> step;
+        try {
+          step = lc.advance(stored, sent, page, views, cx.time().now());
+        } catch (BadPage e) {
+          throw run.bad(pageNo, e.itemIndex(), e.getMessage(), null);
+        }
+        List<String> ids = new ArrayList<>(views.size());
+        for (ItemView v : views) if (!v.noIdentity) ids.add(v.identity);
+        // The request moved on but the API answered the same items: a full listing whose API
+        // ignores the page number, or ties the tie-break did not page past. Nothing new to commit.
+        if (previous != null
+            && !ids.isEmpty()
+            && ids.equals(previous.ids)
+            && sameItems(views, previous.views)
+            && (spec.fullScan() || samePosition(lc, stored, step.next())))
+          throw stalled(
+              run, spec, pageNo, Stall.Mode.API_IGNORES_CURSOR, sent, step.next(), previous);
+        if (seen != null) {
+          seen.addAll(ids);
+          totals.add(page.total());
+        }
+        if (spec.target() != null) step = stopAtTarget(lc, step, spec.target());
+        // Page n-1 is let go here, before page n+1 is asked for: a key holds two pages at most.
+        previous = new Previous(sent, scope.firstRequest(), scope.pageRead(), ids, views);
+        ahead = ahead(run, spec, scope, step, previous, pages, cap);
+        commit.page(run, spec, page, step, pageNo);
+        cx.listener()
+            .onPage(
+                run.key, run.pages, run.items, run.committed, Duration.ofMillis(run.durationMs()));
+        stored = step.next();
+        if (step.done()) {
+          completed = step.completed();
+          break;
+        }
       }
-      List<ItemView> views = views(run, page, pageNo);
-      run.items += views.size();
-      validate(views);
-      Step<Object> step;
-      try {
-        step = lc.advance(stored, sent, page, views, cx.time().now());
-      } catch (BadPage e) {
-        throw run.bad(pageNo, e.itemIndex(), e.getMessage(), null);
-      }
-      List<String> ids = new ArrayList<>(views.size());
-      for (ItemView v : views) if (!v.noIdentity) ids.add(v.identity);
-      // The request moved on but the API answered the same items: a full listing whose API
-      // ignores the page number, or ties the tie-break did not page past. Nothing new to commit.
-      if (previous != null
-          && !ids.isEmpty()
-          && ids.equals(previous.ids)
-          && sameItems(views, previous.views)
-          && (spec.fullScan() || samePosition(lc, stored, step.next())))
-        throw stalled(
-            run, spec, pageNo, Stall.Mode.API_IGNORES_CURSOR, sent, step.next(), previous);
-      if (seen != null) {
-        seen.addAll(ids);
-        totals.add(page.total());
-      }
-      if (spec.target() != null) step = stopAtTarget(lc, step, spec.target());
-      commit.page(run, spec, page, step, pageNo);
-      cx.listener()
-          .onPage(
-              run.key, run.pages, run.items, run.committed, Duration.ofMillis(run.durationMs()));
-      stored = step.next();
-      if (step.done()) {
-        completed = step.completed();
-        break;
-      }
-      previous = new Previous(sent, scope.firstRequest(), scope.pageRead(), ids, views);
+    } finally {
+      if (ahead != null) ahead.discard(); // a failed commit, a lost lease, a stop, the deadline
     }
     run.laneTruncated = truncated;
     if (truncated) {
@@ -363,25 +377,97 @@ final class PageLoop {
   }
 
   /**
-   * Fetches one page.
+   * The cursor page {@code pageNo} is requested with: before the first commit there is no watermark
+   * to overlap, so the first request carries the initial cursor exactly (docs/architecture.md,
+   * "timestamp", item 5); later pages send the stored cursor itself.
    *
-   * @return the page, or null when its first request repeated the previous page's and was refused
-   *     (whatever fetch code made of the refusal)
+   * @param stored whether the run holds a stored cursor of the lane
    */
-  private @Nullable Page<Object> fetch(KeyRun run, LaneSpec spec, FetchScope scope, int pageNo) {
-    Page<Object> page;
+  private static @Nullable Object sendCursor(
+      LaneCursor<Object> lc,
+      @Nullable String key,
+      boolean stored,
+      @Nullable Object cursor,
+      int pageNo) {
+    return key != null && stored ? lc.forFetch(cursor, pageNo) : cursor;
+  }
+
+  /** Whether the request of the next page would repeat the previous page's and is not sent. */
+  private static boolean repeats(
+      LaneSpec spec, LaneCursor<Object> lc, @Nullable Previous previous, @Nullable Object sent) {
+    return previous != null
+        && !spec.fullScan()
+        && previous.request == null
+        && !previous.pageRead
+        && samePosition(lc, previous.sent, sent);
+  }
+
+  /**
+   * Starts fetching page n+1 before page n is committed, when a cycle without prefetch would
+   * request it right after that commit anyway (docs/architecture.md, "A page ahead"): the lane goes
+   * on (not done, not at its target, page cap or deadline, no stop), the request is one that would
+   * be sent (no stall), page n's response asked for no wait (no 429, no 503, no Retry-After), and
+   * the fetch allows it ({@link io.watukuy.Fetcher#prefetch()}). Its cursor is the one the commit
+   * stores: every strategy computes it from the page alone, before the commit ({@link
+   * LaneCursor#advance}), and the commit only writes it.
+   *
+   * @return the page on its way, or null when the next page is fetched after the commit
+   */
+  private @Nullable Prefetch ahead(
+      KeyRun run,
+      LaneSpec spec,
+      FetchScope scope,
+      Step<Object> step,
+      Previous current,
+      int pages,
+      int cap) {
+    if (step.done() || pages >= cap || !spec.fetch().prefetch()) return null;
+    LaneCursor<Object> lc = spec.cursor();
+    Object next = step.next();
+    if (spec.target() != null && lc.reached(next, spec.target())) return null;
+    if (run.limits.expired(cx.time()) || run.limits.stopping().getAsBoolean()) return null;
+    if (asksToWait(scope.lastResponse())) return null;
+    String key = spec.cursorKey();
+    // The commit stores the cursor under its key when it encodes to anything (PageCommit.page).
+    Object sent = sendCursor(lc, key, key != null && lc.encode(next) != null, next, pages + 1);
+    if (repeats(spec, lc, current, sent)) return null;
+    FetchScope nextScope =
+        new FetchScope(cx, poller, pollerLog, run, spec.lane(), sent, pages + 1, current.request);
+    return Prefetch.start(cx.ahead(), run.key, spec.fetch(), nextScope, sent, pages + 1);
+  }
+
+  /**
+   * Whether a response asks the client to wait: a 429, a 503, or a Retry-After. The next page is
+   * then requested only after the commit, as without prefetch, and the cycle's outcome decides the
+   * wait (docs/architecture.md, "Poller state machine").
+   */
+  private static boolean asksToWait(@Nullable HttpResult response) {
+    if (response == null) return false;
+    if (response.status() == 429 || response.status() == 503) return true;
     try {
-      page = spec.fetch().fetch(scope);
+      return response.retryAfter().isPresent();
     } catch (RuntimeException e) {
+      return true; // unreadable: no page ahead
+    }
+  }
+
+  /**
+   * What one fetch gave, as the page loop reads it: the responses it saw are handed to the run,
+   * then its page, or null when its first request repeated the previous page's and was refused
+   * (whatever fetch code made of the refusal); an error fails the page ({@link #failed}).
+   */
+  private @Nullable Page<Object> fetched(
+      KeyRun run, FetchScope scope, int pageNo, Prefetch.Fetched fetched) {
+    if (scope.lastResponse() != null) run.lastResponse = scope.lastResponse();
+    Exception e = fetched.error();
+    if (e instanceof InterruptedException) throw run.bad(pageNo, -1, "fetch interrupted", e);
+    if (e instanceof RuntimeException) {
       if (scope.refused()) return null;
       return failed(run, pageNo, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw run.bad(pageNo, -1, "fetch interrupted", e);
-    } catch (Exception e) {
-      return failed(run, pageNo, e);
     }
+    if (e != null) return failed(run, pageNo, e);
     if (scope.refused()) return null;
+    Page<Object> page = fetched.page();
     if (page == null) throw run.bad(pageNo, -1, "fetch returned no page (null)", null);
     return page;
   }
