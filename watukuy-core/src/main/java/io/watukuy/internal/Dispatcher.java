@@ -98,6 +98,7 @@ final class Dispatcher {
 
   /** Delivers the given rows (sequence order) of one key. */
   void deliver(Delivery d, List<OutboxRow> rows) throws InterruptedException {
+    d.loadHeld();
     Map<String, ArrayDeque<OutboxRow>> queues = new LinkedHashMap<>();
     for (OutboxRow r : rows) {
       if (d.blocked.contains(r.orderingKey())) continue;
