@@ -25,6 +25,7 @@ import io.watukuy.spi.ParkedRow;
 import io.watukuy.spi.PollerState;
 import io.watukuy.spi.StatePatch;
 import io.watukuy.spi.StateStore;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -70,6 +71,9 @@ final class KeyRunner {
    */
   private final Map<PollerKey, Instant> expectedDue = new ConcurrentHashMap<>();
 
+  /** {@code schedule.min × (1 + jitter)}: see {@link #nextAttention}. */
+  private final Duration attentionBound;
+
   KeyRunner(
       CycleContext cx,
       Poller<Object> poller,
@@ -84,6 +88,8 @@ final class KeyRunner {
     this.reconcileCursor = LaneCursors.of(poller.name(), Cursors.page());
     this.pages = new PageLoop(cx, poller, new PageCommit(cx, poller));
     this.redactor = Redactor.of(cx.secrets());
+    Duration min = poller.schedule().min();
+    this.attentionBound = min.plusNanos((long) (min.toNanos() * poller.schedule().jitter()));
   }
 
   /**
@@ -476,11 +482,14 @@ final class KeyRunner {
   /**
    * The earliest time a key found not due can need a cycle, as far as its stored schedule says: the
    * live lane's due time (throttle end, circuit probe, next due), the next reconcile, and at the
-   * latest {@code schedule.min} from now, so that a change made elsewhere (a trigger or resume from
-   * another process) is seen within one minimum interval.
+   * latest {@code schedule.min} with its jitter from now, so that a change made elsewhere (a
+   * trigger or resume from another process) is seen within one jittered minimum interval. The
+   * jitter is part of the bound because a key polled at {@code schedule.min} is next due up to that
+   * much later: a bound of {@code schedule.min} alone visited half of all idle keys once more, to
+   * find them not due yet (docs/architecture.md, "What an idle poll costs").
    */
   private Instant nextAttention(ScheduleState s, Instant now) {
-    Instant at = now.plus(poller.schedule().min());
+    Instant at = now.plus(attentionBound);
     if (!ScheduleMachine.isPaused(s)) {
       Instant live = s.nextDueAt();
       if (s.throttledUntil() != null && s.throttledUntil().isAfter(now)) live = s.throttledUntil();
