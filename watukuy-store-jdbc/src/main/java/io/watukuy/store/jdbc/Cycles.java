@@ -16,6 +16,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -37,6 +40,25 @@ final class Cycles {
   private final String insert;
   private final String anyPending;
   private final String writeAndRelease;
+
+  /**
+   * The state text each cycle in flight read at its start, and what it parsed to: the cycle's end
+   * reads the text again under the lock and, when it is the same, skips parsing it a second time
+   * (parsing was most of an idle poll's CPU). At most {@value #MAX_READS} entries, the oldest
+   * dropped; a missing entry only costs the parse.
+   */
+  private final Map<PollerKey, Read> reads =
+      Collections.synchronizedMap(
+          new LinkedHashMap<>(16, 0.75f, false) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<PollerKey, Read> eldest) {
+              return size() > MAX_READS;
+            }
+          });
+
+  private static final int MAX_READS = 1024;
+
+  private record Read(String text, PollerState state) {}
 
   Cycles(SqlRunner runner, SqlDialect dialect, Sql sql, Fencing fencing) {
     this.runner = runner;
@@ -164,10 +186,17 @@ final class Cycles {
       }
     }
     return Optional.of(
-        new LeasedState(
-            new Lease(owner, epoch, expires),
-            state == null ? null : StateCodec.fromJson(state),
-            pending));
+        new LeasedState(new Lease(owner, epoch, expires), parsed(key, state), pending));
+  }
+
+  /** Parses a state read at a cycle's start, and remembers it for the cycle's end. */
+  private @Nullable PollerState parsed(PollerKey key, @Nullable String text) {
+    if (text == null) {
+      return null;
+    }
+    PollerState state = StateCodec.fromJson(text);
+    reads.put(key, new Read(text, state));
+    return state;
   }
 
   /**
@@ -179,13 +208,19 @@ final class Cycles {
       PollerKey key, Lease lease, @Nullable ScheduleState expected, StatePatch patch, Instant now) {
     Objects.requireNonNull(patch, "patch");
     Objects.requireNonNull(now, "now");
+    Read read = reads.remove(key);
     return fencing.fenced(
         "saveStateAndRelease",
         key,
         lease,
         true,
         (c, current) -> {
-          PollerState stored = current == null ? null : StateCodec.fromJson(current);
+          PollerState stored =
+              current == null
+                  ? null
+                  : read != null && read.text().equals(current)
+                      ? read.state()
+                      : StateCodec.fromJson(current);
           if (!Objects.equals(stored == null ? null : stored.schedule(), expected)) {
             return false;
           }
