@@ -217,7 +217,7 @@ final class IdleKeys {
       long polls0 = polls.sum();
       long notDue0 = notDue.sum();
       long gc0 = gcMillis();
-      double server0 = server.seconds();
+      Map<Long, Long> server0 = server.sample();
       long cpu0 = os.getProcessCpuTime();
       long wall0 = System.nanoTime();
       // The threads' window lies inside the process's, so that no thread counts more than the
@@ -226,7 +226,7 @@ final class IdleKeys {
       Thread.sleep(s.window().toMillis());
       Map<String, Double> cpuAfter = cpuByThread(threads);
       long cpu1 = os.getProcessCpuTime();
-      double server1 = server.seconds();
+      Map<Long, Long> server1 = server.sample();
       long gc1 = gcMillis();
       long wall1 = System.nanoTime();
       long polls1 = polls.sum();
@@ -260,7 +260,7 @@ final class IdleKeys {
           sorted,
           (gc1 - gc0) / 1e3,
           peak,
-          server1 - server0,
+          server.seconds(server0, server1),
           server.what());
     }
   }

@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
@@ -55,26 +57,36 @@ final class ServerCpu {
   }
 
   /**
-   * The CPU seconds the server's processes have used so far, or NaN for an in-process store or a
-   * machine without {@code /proc}.
+   * The CPU ticks each of the server's processes has used so far, by process id; empty for an
+   * in-process store or a machine without {@code /proc}.
    */
-  double seconds() {
+  Map<Long, Long> sample() {
     Set<String> wanted = names;
-    if (wanted == null) return Double.NaN;
-    long ticks = 0;
-    boolean any = false;
+    Map<Long, Long> out = new HashMap<>();
+    if (wanted == null) return out;
     try (DirectoryStream<Path> procs = Files.newDirectoryStream(Path.of("/proc"), "[0-9]*")) {
       for (Path proc : procs) {
         long t = ticks(proc, wanted);
-        if (t >= 0) {
-          ticks += t;
-          any = true;
-        }
+        if (t >= 0) out.put(Long.parseLong(proc.getFileName().toString()), t);
       }
     } catch (IOException | RuntimeException e) {
-      return Double.NaN;
+      return Map.of();
     }
-    return any ? ticks / TICKS_PER_SECOND : Double.NaN;
+    return out;
+  }
+
+  /**
+   * The CPU seconds the server's processes used between two samples: per process, its growth, or
+   * all of it for one that started in between. A process that ended in between (a backend of
+   * another client closing) takes its share with it: it is not counted, rather than counted
+   * negative. NaN when there is no server to read.
+   */
+  double seconds(Map<Long, Long> before, Map<Long, Long> after) {
+    if (names == null || after.isEmpty()) return Double.NaN;
+    long ticks = 0;
+    for (Map.Entry<Long, Long> e : after.entrySet())
+      ticks += Math.max(0, e.getValue() - before.getOrDefault(e.getKey(), 0L));
+    return ticks / TICKS_PER_SECOND;
   }
 
   /** utime + stime of one process when its name is wanted, else -1 (also when it just ended). */
