@@ -542,8 +542,7 @@ public final class Poller<T> {
      *     with a control character
      */
     public Builder<T, C> partitions(List<String> partitions) {
-      List<String> copy = spec.checkPartitions(partitions);
-      spec.partitions = () -> copy;
+      spec.fixedPartitions(spec.checkPartitions(partitions));
       spec.partitioned = true;
       return this;
     }
@@ -561,6 +560,7 @@ public final class Poller<T> {
      */
     public Builder<T, C> partitions(Supplier<List<String>> partitions) {
       spec.partitions = Objects.requireNonNull(partitions, "partitions");
+      spec.fixedPartitions = null;
       spec.partitioned = true;
       return this;
     }

@@ -48,6 +48,10 @@ final class PollerSpec<T> {
   EventLog log = EventLog.DISABLED;
   Supplier<List<String>> partitions = () -> List.of("");
   boolean partitioned;
+
+  /** The checked list of {@code partitions(List)}, the same on every pass; null for a supplier. */
+  @Nullable List<String> fixedPartitions;
+
   Duration requestTimeout = RequestOptions.DEFAULT_REQUEST_TIMEOUT;
   long maxBodySize = RequestOptions.DEFAULT_MAX_BODY_SIZE;
   long maxItemSize = Poller.DEFAULT_MAX_ITEM_SIZE;
@@ -127,6 +131,12 @@ final class PollerSpec<T> {
     return budget;
   }
 
+  /** Sets a static partition list, already checked ({@link #checkPartitions}). */
+  void fixedPartitions(List<String> checked) {
+    fixedPartitions = checked;
+    partitions = () -> checked;
+  }
+
   /** A static partition list, copied and checked: not empty, valid names, no duplicates. */
   List<String> checkPartitions(List<String> partitions) {
     List<String> copy = List.copyOf(partitions);
@@ -195,6 +205,7 @@ final class PollerSpec<T> {
     c.log = log;
     c.partitions = partitions;
     c.partitioned = partitioned;
+    c.fixedPartitions = fixedPartitions;
     c.requestTimeout = requestTimeout;
     c.maxBodySize = maxBodySize;
     c.maxItemSize = maxItemSize;
@@ -235,6 +246,10 @@ final class PollerSpec<T> {
   /** See {@link Poller#partitions()}: the supplier's names, invalid ones and repeats dropped. */
   List<String> currentPartitions() {
     if (!partitioned) return List.of("");
+    // A static list was checked when it was set: the same immutable list on every pass, which
+    // lets a pass over thousands of partitions skip rebuilding its keys (PartitionSync).
+    List<String> fixed = fixedPartitions;
+    if (fixed != null) return fixed;
     List<String> p = partitions.get();
     if (p == null) {
       LOG.warn("poller {}: the partitions supplier returned null; no partition is polled", name);

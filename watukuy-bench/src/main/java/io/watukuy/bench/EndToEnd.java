@@ -371,7 +371,7 @@ final class EndToEnd {
       if (settings.groups().contains(Group.LIVE))
         live = LiveLatency.run(bench.store(), settings.live());
       if (settings.groups().contains(Group.IDLE))
-        idle = IdleKeys.run(bench.store(), settings.idle());
+        idle = IdleKeys.run(bench.store(), settings.idle(), ServerCpu.of(kind));
     }
     return new Result(
         kind,

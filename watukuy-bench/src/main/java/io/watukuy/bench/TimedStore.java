@@ -1,10 +1,12 @@
 package io.watukuy.bench;
 
 import io.watukuy.PollerKey;
+import io.watukuy.ScheduleState;
 import io.watukuy.spi.CommitBatch;
 import io.watukuy.spi.HttpValidator;
 import io.watukuy.spi.ItemRow;
 import io.watukuy.spi.Lease;
+import io.watukuy.spi.LeasedState;
 import io.watukuy.spi.OutboxRow;
 import io.watukuy.spi.PollerState;
 import io.watukuy.spi.StatePatch;
@@ -22,6 +24,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A store that adds up the wall time and the number of calls of each store method the engine makes,
@@ -85,6 +88,20 @@ final class TimedStore extends ForwardingStore {
   @Override
   public void releaseLease(PollerKey key, Lease lease) {
     run("releaseLease", () -> delegate.releaseLease(key, lease));
+  }
+
+  @Override
+  public Optional<LeasedState> acquireLeaseAndLoad(
+      PollerKey key, String owner, Duration ttl, Instant now) {
+    return time("acquireLeaseAndLoad", () -> delegate.acquireLeaseAndLoad(key, owner, ttl, now));
+  }
+
+  @Override
+  public boolean saveStateAndRelease(
+      PollerKey key, Lease lease, @Nullable ScheduleState expected, StatePatch patch, Instant now) {
+    return time(
+        "saveStateAndRelease",
+        () -> delegate.saveStateAndRelease(key, lease, expected, patch, now));
   }
 
   @Override

@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -32,6 +33,12 @@ final class Delivery {
 
   /** True once the engine stops without drain: no new handler starts. */
   final BooleanSupplier cancelled;
+
+  /** Reads the ordering keys held by parked rows ({@code StateStore.heldKeys}). */
+  private final Supplier<Set<String>> held;
+
+  // Confined to the thread running the key's cycle, like the delivery itself.
+  private boolean heldLoaded;
 
   /** Ordering keys whose next event must not be delivered in this cycle. */
   final Set<String> blocked = new HashSet<>();
@@ -60,7 +67,7 @@ final class Delivery {
       @Nullable BatchHandler<Object> batch,
       Class<Object> type,
       DeliveryPolicy policy,
-      Set<String> held,
+      Supplier<Set<String>> held,
       BooleanSupplier cancelled) {
     this.key = key;
     this.lease = lease;
@@ -69,7 +76,17 @@ final class Delivery {
     this.type = type;
     this.policy = policy;
     this.cancelled = cancelled;
-    this.blocked.addAll(held);
+    this.held = held;
+  }
+
+  /**
+   * Adds the ordering keys parked rows hold to {@link #blocked}, once, before the first event is
+   * delivered: a cycle that delivers nothing never reads them.
+   */
+  void loadHeld() {
+    if (heldLoaded) return;
+    blocked.addAll(held.get());
+    heldLoaded = true;
   }
 
   void retryAt(Instant at) {

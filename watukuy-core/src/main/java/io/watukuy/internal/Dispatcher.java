@@ -101,6 +101,7 @@ final class Dispatcher {
 
   /** Delivers the given rows (sequence order) of one key, one by one or in batches. */
   void deliver(Delivery d, List<OutboxRow> rows) throws InterruptedException {
+    d.loadHeld();
     if (d.batch != null) {
       batches.deliver(d, rows);
       return;

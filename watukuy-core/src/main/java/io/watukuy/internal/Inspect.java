@@ -5,18 +5,32 @@ import io.watukuy.KeyInspection;
 import io.watukuy.PollerKey;
 import io.watukuy.ScheduleState;
 import io.watukuy.internal.cursor.LaneCursor;
+import io.watukuy.spi.Lease;
 import io.watukuy.spi.ParkedKind;
 import io.watukuy.spi.PollerState;
 import io.watukuy.spi.StateStore;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /** Builds the inspection of one key from the store. */
 final class Inspect {
   private static final int PARKED_LIMIT = 100_000;
 
   private Inspect() {}
+
+  /**
+   * The state inspect shows: the stored one, or {@code polling} ({@code halfOpen} for a circuit
+   * probe) while a live lease holds a key whose live lane is due. A cycle does not store that it is
+   * polling, which would cost every idle poll a write (docs/architecture.md, "What an idle poll
+   * costs"); the lease says it.
+   */
+  static ScheduleState.Status shown(ScheduleState s, @Nullable Lease lease, Instant now) {
+    if (lease == null || !lease.expiresAt().isAfter(now)) return s.state();
+    if (!ScheduleMachine.due(s, now, false).due()) return s.state();
+    return s.circuit() != null ? ScheduleState.Status.HALF_OPEN : ScheduleState.Status.POLLING;
+  }
 
   static KeyInspection key(
       StateStore store, PollerKey key, PollerState state, LaneCursor<Object> lane, Instant now) {
@@ -31,13 +45,14 @@ final class Inspect {
     } catch (RuntimeException e) {
       // an unreadable cursor shows as no lag; the cycle reports the problem
     }
+    Lease lease = store.getLease(key).orElse(null);
     Map<String, Long> byKind = new LinkedHashMap<>();
     for (ParkedKind k : ParkedKind.values())
       byKind.put(k.wire(), (long) store.listParked(key, k, PARKED_LIMIT).size());
     return new KeyInspection(
         key.poller(),
         key.partition(),
-        s.state(),
+        shown(s, lease, now),
         s.paused(),
         s.nextDueAt(),
         s.dueReason(),
@@ -45,7 +60,7 @@ final class Inspect {
         s.consecutiveFailures(),
         s.throttledUntil(),
         s.circuit(),
-        store.getLease(key).orElse(null),
+        lease,
         cursors,
         lag,
         store.countPending(key),

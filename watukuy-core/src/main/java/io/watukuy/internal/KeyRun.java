@@ -98,6 +98,10 @@ final class KeyRun {
   boolean catchUp;
 
   boolean notModified;
+
+  /** Whether the lease was released with the run's last state write: nothing to release after. */
+  boolean released;
+
   @Nullable HttpResult lastResponse;
   private final long startedNanos;
 

@@ -20,16 +20,18 @@ import io.watukuy.internal.cursor.Step;
 import io.watukuy.internal.http.Redactor;
 import io.watukuy.spi.ItemRow;
 import io.watukuy.spi.Lease;
+import io.watukuy.spi.LeasedState;
 import io.watukuy.spi.ParkedRow;
 import io.watukuy.spi.PollerState;
 import io.watukuy.spi.StatePatch;
 import io.watukuy.spi.StateStore;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -61,6 +63,17 @@ final class KeyRunner {
   private final PageLoop pages;
   private final Redactor redactor;
 
+  /**
+   * When each key of this poller is next due, as this engine last wrote or read its schedule: a key
+   * whose time has come is leased without a read first (an idle poll is two store calls); any other
+   * is read first. A stale entry costs one lease and release, never a wrong poll: the lanes are
+   * decided on the state read under the lease. One small entry per key.
+   */
+  private final Map<PollerKey, Instant> expectedDue = new ConcurrentHashMap<>();
+
+  /** {@code schedule.min × (1 + jitter)}: see {@link #nextAttention}. */
+  private final Duration attentionBound;
+
   KeyRunner(
       CycleContext cx,
       Poller<Object> poller,
@@ -75,6 +88,8 @@ final class KeyRunner {
     this.reconcileCursor = LaneCursors.of(poller.name(), Cursors.page());
     this.pages = new PageLoop(cx, poller, new PageCommit(cx, poller));
     this.redactor = Redactor.of(cx.secrets());
+    Duration min = poller.schedule().min();
+    this.attentionBound = min.plusNanos((long) (min.toNanos() * poller.schedule().jitter()));
   }
 
   /**
@@ -128,62 +143,62 @@ final class KeyRunner {
     return lane;
   }
 
-  /** Runs the key once; never throws for a cycle error (it is in the report). */
+  /**
+   * Runs the key once; never throws for a cycle error (it is in the report). An idle poll (due, an
+   * empty page or a 304, nothing pending) makes two store calls, {@link
+   * StateStore#acquireLeaseAndLoad} and {@link StateStore#saveStateAndRelease}
+   * (docs/architecture.md, "What an idle poll costs"); a key this engine does not know to be due is
+   * read first ({@link StateStore#loadState}), so that one that is not due costs a read and no
+   * lease.
+   */
   KeyReport run(PollerKey key, RunLimits limits) throws InterruptedException {
     StateStore store = cx.store();
     Instant now = cx.time().now();
-    Optional<PollerState> loaded = store.loadState(key);
-    ScheduleState schedule =
-        loaded
-            .map(PollerState::schedule)
-            .orElseGet(() -> ScheduleState.initial(poller.schedule().min().toMillis()));
-
-    ScheduleMachine.Due due = ScheduleMachine.due(schedule, now, false);
-    boolean blocked = !due.due() && due.skipped() != Outcome.SKIPPED_NOT_DUE;
-    boolean liveDue = due.due();
-    Outcome notDue = due.skipped() == null ? Outcome.SKIPPED_NOT_DUE : due.skipped();
-    Reconcile<Object> reconcile = poller.reconcile();
-    boolean reconcileDue =
-        !blocked
-            && reconcile != null
-            && (schedule.lastReconcileAt() == null
-                || !now.isBefore(schedule.lastReconcileAt().plus(reconcile.every())));
-    // Backfill runs at the live lane's pace (and so under its pacing), after live and reconcile.
-    boolean backfillDue = liveDue && schedule.backfill() != null;
     Attached attached = handler.get();
-    if (!liveDue && !reconcileDue && !backfillDue) {
-      if (attached == null || store.countPending(key) == 0) {
-        limits.wakeAt(nextAttention(schedule, now));
-        return KeyReport.skipped(key, notDue);
-      }
+    Instant expected = expectedDue.get(key);
+    if (expected == null || expected.isAfter(now)) {
+      Lanes lanes = lanes(store.loadState(key).map(PollerState::schedule).orElse(null), now);
+      if (!lanes.any() && (attached == null || store.countPending(key) == 0))
+        return notDue(key, lanes, limits, now);
     }
 
-    Optional<Lease> acquired = store.acquireLease(key, cx.instanceId(), cx.leaseTtl(), now);
+    Optional<LeasedState> acquired =
+        store.acquireLeaseAndLoad(key, cx.instanceId(), cx.leaseTtl(), now);
     if (acquired.isEmpty()) return KeyReport.skipped(key, Outcome.SKIPPED_LEASED);
+    LeasedState start = acquired.get();
+    // Decided on the state read under the lease: another instance may have moved the key since.
+    Lanes lanes = lanes(start.state() == null ? null : start.state().schedule(), now);
+    if (!lanes.any() && (attached == null || !start.pending())) {
+      try {
+        store.releaseLease(key, start.lease());
+      } catch (RuntimeException e) {
+        log.warn("{}: lease release failed, it expires by itself: {}", Who.key(key), e.toString());
+      }
+      return notDue(key, lanes, limits, now);
+    }
+    boolean liveDue = lanes.live();
+    boolean reconcileDue = lanes.reconcile();
+    boolean backfillDue = lanes.backfill();
+    ScheduleState atStart = lanes.schedule();
+    ScheduleState schedule = atStart;
 
-    KeyRun run = new KeyRun(cx, key, acquired.get(), attached, limits);
+    KeyRun run = new KeyRun(cx, key, start.lease(), attached, limits);
     try (LeaseKeeper keeper = run.keeper) {
       try {
-        // Re-read under the lease: another instance may have moved the key since.
-        PollerState state = store.loadState(key).orElse(null);
-        run.startFrom(state);
-        schedule = state == null ? schedule : state.schedule();
-        if (liveDue) {
-          // Informational (the lease decides who polls): inspect() shows polling / halfOpen.
-          ScheduleState running = ScheduleMachine.polling(schedule);
-          store.saveState(key, keeper.lease(), StatePatch.schedule(running), cx.time().now());
-          schedule = running;
-        }
+        run.startFrom(start.state());
+        // Informational, and not stored (the lease decides who polls): inspect() shows a leased,
+        // due key as polling or halfOpen.
+        if (liveDue) schedule = ScheduleMachine.polling(atStart);
         if (attached != null) {
           run.delivery = newDelivery(run, attached);
-          cx.dispatcher().drain(run.delivery); // drain before fetch (G1, G9)
+          if (start.pending()) cx.dispatcher().drain(run.delivery); // drain before fetch (G1, G9)
         }
-        run.lastReconcileAt = schedule.lastReconcileAt();
-        run.backfill = schedule.backfill();
+        run.lastReconcileAt = atStart.lastReconcileAt();
+        run.backfill = atStart.backfill();
         runLanes(run, liveDue, reconcileDue, backfillDue);
-        ScheduleState next = finish(run, schedule, liveDue, null);
         if (poller.log().enabled() && run.committed > 0)
           store.pruneLog(key, cx.time().now().minus(poller.log().retention()));
+        ScheduleState next = finish(run, atStart, schedule, liveDue, null);
         noHandlerWarning(run);
         Delivery d = run.delivery;
         // Nothing left for a handler to retry: the key needs nothing before its schedule says.
@@ -197,6 +212,7 @@ final class KeyRunner {
               unavailable.getMessage());
         return run.report(Outcome.POLLED, unavailable != null ? unavailable : run.notice);
       } catch (LeaseLostException e) {
+        expectedDue.remove(key);
         errors.warn("{}: {}", Who.key(key), redactor.message(e.getMessage()));
         cx.listener().onLeaseLost(key, e);
         return run.report(Outcome.POLLED, e);
@@ -204,8 +220,8 @@ final class KeyRunner {
         throw e;
       } catch (RuntimeException e) {
         BudgetTimeoutException budget = ScheduleMachine.budgetTimeout(e);
-        if (budget != null) return deferred(run, schedule, liveDue, e, budget);
-        return failed(run, schedule, liveDue || reconcileDue || backfillDue, e);
+        if (budget != null) return deferred(run, atStart, schedule, liveDue, e, budget);
+        return failed(run, atStart, schedule, liveDue || reconcileDue || backfillDue, e);
       } catch (Error e) {
         // Out of memory or stack in fetch, diff or commit: the stack is unwound, what filled the
         // heap is garbage now. The cycle ends like a failed one (backoff, circuit), nothing of it
@@ -213,6 +229,7 @@ final class KeyRunner {
         // by its class name.
         return failed(
             run,
+            atStart,
             schedule,
             true,
             new IllegalStateException(
@@ -227,14 +244,63 @@ final class KeyRunner {
                 e));
       } finally {
         keeper.close();
-        try {
-          store.releaseLease(key, keeper.lease());
-        } catch (RuntimeException e) {
-          log.warn(
-              "{}: lease release failed, it expires by itself: {}", Who.key(key), e.toString());
+        if (!run.released) {
+          try {
+            store.releaseLease(key, keeper.lease());
+          } catch (RuntimeException e) {
+            log.warn(
+                "{}: lease release failed, it expires by itself: {}", Who.key(key), e.toString());
+          }
         }
       }
     }
+  }
+
+  /**
+   * The lanes due for a stored schedule ({@code null}: a key that never committed), and the
+   * schedule they were decided on.
+   */
+  private Lanes lanes(@Nullable ScheduleState stored, Instant now) {
+    ScheduleState schedule =
+        stored != null ? stored : ScheduleState.initial(poller.schedule().min().toMillis());
+    ScheduleMachine.Due due = ScheduleMachine.due(schedule, now, false);
+    boolean blocked = !due.due() && due.skipped() != Outcome.SKIPPED_NOT_DUE;
+    Outcome notDue = due.skipped() == null ? Outcome.SKIPPED_NOT_DUE : due.skipped();
+    Reconcile<Object> reconcile = poller.reconcile();
+    boolean reconcileDue =
+        !blocked
+            && reconcile != null
+            && (schedule.lastReconcileAt() == null
+                || !now.isBefore(schedule.lastReconcileAt().plus(reconcile.every())));
+    // Backfill runs at the live lane's pace (and so under its pacing), after live and reconcile.
+    boolean backfillDue = due.due() && schedule.backfill() != null;
+    return new Lanes(schedule, due.due(), reconcileDue, backfillDue, notDue);
+  }
+
+  /** The lanes due now, and why the live lane is not when it is not. */
+  private record Lanes(
+      ScheduleState schedule, boolean live, boolean reconcile, boolean backfill, Outcome notDue) {
+    boolean any() {
+      return live || reconcile || backfill;
+    }
+  }
+
+  /** A key with nothing to do now: a skip, and when to look at it again. */
+  private KeyReport notDue(PollerKey key, Lanes lanes, RunLimits limits, Instant now) {
+    Instant at = nextAttention(lanes.schedule(), now);
+    expect(key, lanes.schedule(), at);
+    limits.wakeAt(at);
+    return KeyReport.skipped(key, lanes.notDue());
+  }
+
+  /**
+   * Remembers when the key is next due as far as its schedule says, so that the run at that time
+   * leases it straight away instead of reading it first; a paused key is read first, since only an
+   * operation ends its pause.
+   */
+  private void expect(PollerKey key, ScheduleState s, Instant at) {
+    if (ScheduleMachine.isPaused(s)) expectedDue.remove(key);
+    else expectedDue.put(key, at);
   }
 
   /** The lanes that are due, in order: live, reconcile, backfill. */
@@ -259,16 +325,25 @@ final class KeyRunner {
   /**
    * Ends a run whose lanes ended, or that a budget timeout deferred: the schedule after the live
    * lane when it ran, a poison halt, the reconcile time and backfill the lanes leave, the listener
-   * told what changed, an operation stored meanwhile kept, then cursors and schedule written when
-   * either changed.
+   * told what changed, then cursors and schedule written and the lease released in one call ({@link
+   * StateStore#saveStateAndRelease}). When an operation stored a schedule meanwhile (pause, resume,
+   * trigger: unfenced writes), that call writes nothing, and the operation is merged into the
+   * schedule ({@link Operations#mergeConcurrent}) and written with the lease kept for the release
+   * that ends every run.
    *
-   * @param schedule the schedule the run started from (after its informational polling write)
+   * @param atStart the schedule stored when the run took the lease
+   * @param schedule the schedule the run computes from: {@code atStart}, polling when the live lane
+   *     ran
    * @param liveDue whether the live lane ran, so the state machine computes its next due time
    * @param liveError the budget timeout that cut the live lane short, or null when it ended
    * @return the schedule now stored
    */
   private ScheduleState finish(
-      KeyRun run, ScheduleState schedule, boolean liveDue, @Nullable RuntimeException liveError) {
+      KeyRun run,
+      ScheduleState atStart,
+      ScheduleState schedule,
+      boolean liveDue,
+      @Nullable RuntimeException liveError) {
     StateStore store = cx.store();
     ScheduleState next = schedule;
     if (liveDue)
@@ -286,15 +361,30 @@ final class KeyRunner {
           next.withLastError(ScheduleMachine.lastError(run.delivery.unavailable, cx.time().now()));
     next = redacted(next);
     announce(run.key, schedule, next);
+    // What the store holds now, as far as this run wrote it: the schedule it read, or the one its
+    // first commit created.
+    ScheduleState stored = run.state == null ? null : run.state.schedule();
+    Instant now = cx.time().now();
+    run.keeper.close();
+    if (store.saveStateAndRelease(
+        run.key,
+        run.keeper.lease(),
+        stored,
+        new StatePatch(Map.copyOf(run.cursors), next, null, null),
+        now)) {
+      run.released = true;
+      expect(run.key, next, nextAttention(next, now));
+      return next;
+    }
     next =
         Operations.mergeConcurrent(
-            next, store.loadState(run.key).map(PollerState::schedule).orElse(null), schedule);
-    if (!next.equals(schedule) || run.cursorsChanged())
-      store.saveState(
-          run.key,
-          run.keeper.lease(),
-          new StatePatch(Map.copyOf(run.cursors), next, null, null),
-          cx.time().now());
+            next, store.loadState(run.key).map(PollerState::schedule).orElse(null), atStart);
+    store.saveState(
+        run.key,
+        run.keeper.lease(),
+        new StatePatch(Map.copyOf(run.cursors), next, null, null),
+        cx.time().now());
+    expect(run.key, next, nextAttention(next, now));
     return next;
   }
 
@@ -307,6 +397,7 @@ final class KeyRunner {
    */
   private KeyReport deferred(
       KeyRun run,
+      ScheduleState atStart,
       ScheduleState schedule,
       boolean liveDue,
       RuntimeException error,
@@ -315,7 +406,7 @@ final class KeyRunner {
     if (run.spec != null && run.spec.lane() == Lane.RECONCILE)
       run.lastReconcileAt = cx.time().now();
     boolean liveCut = run.spec == null || run.spec.lane() == Lane.LIVE;
-    finish(run, schedule, liveDue, liveCut ? error : null);
+    finish(run, atStart, schedule, liveDue, liveCut ? error : null);
     noHandlerWarning(run);
     return run.report(Outcome.DEFERRED, budget);
   }
@@ -326,7 +417,11 @@ final class KeyRunner {
    * the store still takes it, with a failed read or write added to the error as suppressed.
    */
   private KeyReport failed(
-      KeyRun run, ScheduleState schedule, boolean laneDue, RuntimeException e) {
+      KeyRun run,
+      ScheduleState atStart,
+      ScheduleState schedule,
+      boolean laneDue,
+      RuntimeException e) {
     PollerKey key = run.key;
     StateStore store = cx.store();
     // The daemon logs a store outage once per change (Outages), not at every attempt.
@@ -343,7 +438,7 @@ final class KeyRunner {
       try {
         next =
             Operations.mergeConcurrent(
-                next, store.loadState(key).map(PollerState::schedule).orElse(null), schedule);
+                next, store.loadState(key).map(PollerState::schedule).orElse(null), atStart);
       } catch (RuntimeException readFailed) {
         e.addSuppressed(readFailed);
       }
@@ -353,6 +448,7 @@ final class KeyRunner {
       } catch (RuntimeException saveFailed) {
         e.addSuppressed(saveFailed);
       }
+      expect(key, next, nextAttention(next, cx.time().now()));
     }
     return run.report(Outcome.POLLED, e);
   }
@@ -386,11 +482,14 @@ final class KeyRunner {
   /**
    * The earliest time a key found not due can need a cycle, as far as its stored schedule says: the
    * live lane's due time (throttle end, circuit probe, next due), the next reconcile, and at the
-   * latest {@code schedule.min} from now, so that a change made elsewhere (a trigger or resume from
-   * another process) is seen within one minimum interval.
+   * latest {@code schedule.min} with its jitter from now, so that a change made elsewhere (a
+   * trigger or resume from another process) is seen within one jittered minimum interval. The
+   * jitter is part of the bound because a key polled at {@code schedule.min} is next due up to that
+   * much later: a bound of {@code schedule.min} alone visited half of all idle keys once more, to
+   * find them not due yet (docs/architecture.md, "What an idle poll costs").
    */
   private Instant nextAttention(ScheduleState s, Instant now) {
-    Instant at = now.plus(poller.schedule().min());
+    Instant at = now.plus(attentionBound);
     if (!ScheduleMachine.isPaused(s)) {
       Instant live = s.nextDueAt();
       if (s.throttledUntil() != null && s.throttledUntil().isAfter(now)) live = s.throttledUntil();
@@ -407,7 +506,9 @@ final class KeyRunner {
   }
 
   private Delivery newDelivery(KeyRun run, Attached attached) {
-    Set<String> held = cx.store().heldKeys(run.key);
+    // Read when the first event is delivered: an idle cycle delivers none and does not read them.
+    StateStore store = cx.store();
+    PollerKey key = run.key;
     Delivery d =
         new Delivery(
             run.key,
@@ -416,7 +517,7 @@ final class KeyRunner {
             attached.batch(),
             attached.type(),
             poller.delivery(),
-            held,
+            () -> store.heldKeys(key),
             run.limits.cancelled());
     d.redactor = redactor;
     return d;

@@ -30,6 +30,9 @@ final class PartitionSync {
   private final StateStore store;
   private final TimeSource time;
 
+  /** Per poller, the list its last pass read and the keys made of it. */
+  private final Map<String, Listed> listed = new ConcurrentHashMap<>();
+
   /** Per partitioned poller, the partition list last synced with the store. */
   private final Map<String, Set<PollerKey>> synced = new ConcurrentHashMap<>();
 
@@ -40,12 +43,22 @@ final class PartitionSync {
 
   /** The poller's keys now; partitions that disappeared are paused, returning ones resumed. */
   List<PollerKey> keys(Poller<Object> p) {
-    List<PollerKey> keys = new ArrayList<>();
     List<String> partitions = p.partitions();
+    // The same list as the last pass (a static list is one immutable list for good): the same
+    // keys, synced already. Rebuilding and comparing ten thousand keys every second was the
+    // largest cost of an engine with that many idle partitions.
+    Listed last = listed.get(p.name());
+    if (last != null && last.partitions() == partitions) return last.keys();
+    List<PollerKey> keys = new ArrayList<>();
     for (String partition : partitions) keys.add(new PollerKey(p.name(), partition));
     if (p.partitioned()) sync(p, keys);
-    return keys;
+    List<PollerKey> out = List.copyOf(keys);
+    listed.put(p.name(), new Listed(partitions, out));
+    return out;
   }
+
+  /** A poller's partition list as a pass read it, and its keys. */
+  private record Listed(List<String> partitions, List<PollerKey> keys) {}
 
   /**
    * Pauses the stored keys whose partition is gone and resumes the returning ones. Runs when the

@@ -5,9 +5,9 @@ import io.watukuy.TimeSource;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /** The production {@link TimeSource}: the only place that reads the real clock. */
@@ -18,13 +18,23 @@ public final class SystemTimeSource implements TimeSource {
 
   // Lazily created so that merely referencing the system clock starts no thread.
   private static final class Timer {
-    static final ScheduledExecutorService EXECUTOR =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "watukuy-timer");
-              t.setDaemon(true);
-              return t;
-            });
+    static final ScheduledExecutorService EXECUTOR = executor();
+
+    private static ScheduledExecutorService executor() {
+      ScheduledThreadPoolExecutor e =
+          new ScheduledThreadPoolExecutor(
+              1,
+              r -> {
+                Thread t = new Thread(r, "watukuy-timer");
+                t.setDaemon(true);
+                return t;
+              });
+      // Every cycle schedules its lease renewal and cancels it a few milliseconds later: kept in
+      // the queue, each cancelled renewal woke this thread once at its time, thousands a minute
+      // with many keys (docs/architecture.md, "What an idle poll costs").
+      e.setRemoveOnCancelPolicy(true);
+      return e;
+    }
   }
 
   private SystemTimeSource() {}

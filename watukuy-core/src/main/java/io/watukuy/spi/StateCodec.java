@@ -1,13 +1,18 @@
 package io.watukuy.spi;
 
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.watukuy.ScheduleState;
 import io.watukuy.StoreException;
 import io.watukuy.internal.Json;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * JSON form of {@link PollerState} for stores that keep it as text (the {@code state} column of the
@@ -27,14 +32,27 @@ public final class StateCodec {
    * @return one line of JSON
    */
   public static String toJson(PollerState state) {
-    ObjectNode n = Json.MAPPER.createObjectNode();
-    n.set("cursors", Json.MAPPER.valueToTree(state.cursors()));
-    n.set("schedule", Json.MAPPER.valueToTree(state.schedule()));
-    n.put("schemaVersion", state.schemaVersion());
-    n.put("lastSequence", state.lastSequence());
-    n.put("createdAt", state.createdAt().toString());
-    n.put("updatedAt", state.updatedAt().toString());
-    return n.toString();
+    // Written straight to text (no tree): every idle poll of a SQL store writes one state.
+    StringWriter out = new StringWriter(512);
+    try (JsonGenerator g = Json.MAPPER.getFactory().createGenerator(out)) {
+      g.setCodec(Json.MAPPER);
+      g.writeStartObject();
+      g.writeFieldName("cursors");
+      g.writeStartObject();
+      for (Map.Entry<String, String> e : state.cursors().entrySet())
+        g.writeStringField(e.getKey(), e.getValue());
+      g.writeEndObject();
+      g.writeFieldName("schedule");
+      Json.MAPPER.writeValue(g, state.schedule());
+      g.writeNumberField("schemaVersion", state.schemaVersion());
+      g.writeNumberField("lastSequence", state.lastSequence());
+      g.writeStringField("createdAt", state.createdAt().toString());
+      g.writeStringField("updatedAt", state.updatedAt().toString());
+      g.writeEndObject();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out.toString();
   }
 
   /**
@@ -46,22 +64,43 @@ public final class StateCodec {
    * @throws StoreException when the text is not a stored state; the parser's exception is the cause
    */
   public static PollerState fromJson(String json) {
-    try {
-      JsonNode n = Json.MAPPER.readTree(json);
-      Map<String, String> cursors =
-          Json.MAPPER.convertValue(n.get("cursors"), new TypeReference<Map<String, String>>() {});
-      ScheduleState schedule = Json.MAPPER.treeToValue(n.get("schedule"), ScheduleState.class);
+    // Read as a stream (no tree): every idle poll of a SQL store reads one state.
+    try (JsonParser p = Json.MAPPER.getFactory().createParser(json)) {
+      p.setCodec(Json.MAPPER);
+      if (p.nextToken() != JsonToken.START_OBJECT) throw new IOException("not a JSON object");
+      Map<String, String> cursors = null;
+      ScheduleState schedule = null;
+      int schemaVersion = 1;
+      long lastSequence = 0;
+      Instant createdAt = null;
+      Instant updatedAt = null;
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken value = p.nextToken();
+        if (value == JsonToken.VALUE_NULL) continue;
+        switch (field) {
+          case "cursors" -> cursors = p.readValueAs(CURSORS);
+          case "schedule" -> schedule = p.readValueAs(ScheduleState.class);
+          case "schemaVersion" -> schemaVersion = p.getValueAsInt(1);
+          case "lastSequence" -> lastSequence = p.getValueAsLong(0);
+          case "createdAt" -> createdAt = Instant.parse(p.getText());
+          case "updatedAt" -> updatedAt = Instant.parse(p.getText());
+          default -> p.skipChildren();
+        }
+      }
       return new PollerState(
           cursors == null ? Map.of() : cursors,
-          schedule,
-          n.path("schemaVersion").asInt(1),
-          n.path("lastSequence").asLong(0),
-          Instant.parse(n.get("createdAt").asText()),
-          Instant.parse(n.get("updatedAt").asText()));
+          Objects.requireNonNull(schedule, "schedule"),
+          schemaVersion,
+          lastSequence,
+          Objects.requireNonNull(createdAt, "createdAt"),
+          Objects.requireNonNull(updatedAt, "updatedAt"));
     } catch (Exception e) {
       throw new StoreException("stored poller state is not readable: " + e.getMessage(), e);
     }
   }
+
+  private static final TypeReference<Map<String, String>> CURSORS = new TypeReference<>() {};
 
   /**
    * The JSON text of a schedule, for stores that keep it in a field of its own: every field of

@@ -3,12 +3,14 @@ package io.watukuy.spi;
 import io.watukuy.EventLog;
 import io.watukuy.LeaseLostException;
 import io.watukuy.PollerKey;
+import io.watukuy.ScheduleState;
 import io.watukuy.StoreException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -114,6 +116,82 @@ public interface StateStore extends AutoCloseable {
    * @return the lease, or empty when never acquired or released since
    */
   Optional<Lease> getLease(PollerKey key);
+
+  // ---- a cycle's start and end, one call each (docs/architecture.md, "What an idle poll costs")
+
+  /**
+   * Acquires the lease of {@code key} exactly as {@link #acquireLease} does and, with it, reads
+   * what a poll cycle starts from: the state ({@link #loadState}) and whether the outbox holds a
+   * pending row. An idle poll (due, an empty page or a 304) is this call and one {@link
+   * #saveStateAndRelease}; the bundled stores answer it in one round trip (one transaction, one
+   * statement or one script). Epochs, expiry and the rules of {@link #acquireLease} are unchanged
+   * (StateStore contract rule 1; guarantee G5).
+   *
+   * <p>The default implementation calls {@link #acquireLease}, then {@link #loadState} and {@link
+   * #countPending}, so that a store written before this method keeps working; override it to save
+   * the round trips.
+   *
+   * @param key the key to lease
+   * @param owner the caller's instance id
+   * @param ttl how long the lease lasts; positive
+   * @param now the caller's current time; the store never reads a clock
+   * @return the lease with the state read under it, or empty when another live lease holds the key
+   *     (nothing is read then)
+   * @throws StoreException on a driver failure or a stored state that cannot be read
+   * @since 0.1
+   */
+  default Optional<LeasedState> acquireLeaseAndLoad(
+      PollerKey key, String owner, Duration ttl, Instant now) {
+    Optional<Lease> lease = acquireLease(key, owner, ttl, now);
+    if (lease.isEmpty()) return Optional.empty();
+    return Optional.of(
+        new LeasedState(lease.get(), loadState(key).orElse(null), countPending(key) > 0));
+  }
+
+  /**
+   * Ends a cycle in one step: applies {@code patch} as {@link #saveState} does and releases the
+   * lease as {@link #releaseLease} does, atomically, provided the stored schedule is still {@code
+   * expected}, the one the caller read under this lease. Fenced like every write that takes a lease
+   * (contract rule 1): the lease is checked first, so a lost lease throws whatever the schedule.
+   *
+   * <p>The schedule is the one part of a state that an unfenced write (pause, resume, trigger, a
+   * partition change: {@link #saveStateUnfenced}) may change while a cycle holds the lease. When it
+   * did, this method writes nothing and keeps the lease, and the caller merges the operation into
+   * what it computed and writes with {@link #saveState}: an operation made during a cycle is never
+   * overwritten by the cycle's end. A store compares the schedule it holds with {@code expected};
+   * it may answer {@code false} for an equal schedule whose stored form differs from the one it
+   * would write for {@code expected} (the caller then takes the longer path), never {@code true}
+   * for a different one.
+   *
+   * <p>The default implementation calls {@link #getLease}, {@link #loadState}, then {@link
+   * #saveState} and {@link #releaseLease}; the bundled stores do it in one round trip.
+   *
+   * @param key the key
+   * @param lease the lease the caller holds
+   * @param expected the schedule the caller read under {@code lease} (or last wrote with it), or
+   *     {@code null} when the key had no state
+   * @param patch the fields to replace; the state is created when missing
+   * @param now the caller's current time; becomes {@code updatedAt}
+   * @return {@code true} when the patch is written and the lease released; {@code false} when the
+   *     stored schedule is not {@code expected}: nothing is written and the lease is still held
+   * @throws LeaseLostException when {@code lease} is not current; nothing is written
+   * @throws StoreException on a driver failure; nothing is written, the lease is still held or
+   *     expires by itself
+   * @since 0.1
+   */
+  default boolean saveStateAndRelease(
+      PollerKey key, Lease lease, @Nullable ScheduleState expected, StatePatch patch, Instant now) {
+    Objects.requireNonNull(lease, "lease");
+    Optional<Lease> held = getLease(key);
+    if (held.isEmpty()) throw new LeaseLostException(key, lease.epoch(), null);
+    if (!held.get().owner().equals(lease.owner()) || held.get().epoch() != lease.epoch())
+      throw new LeaseLostException(key, lease.epoch(), held.get().epoch());
+    ScheduleState stored = loadState(key).map(PollerState::schedule).orElse(null);
+    if (!Objects.equals(stored, expected)) return false;
+    saveState(key, lease, patch, now);
+    releaseLease(key, lease);
+    return true;
+  }
 
   // ---- state
 

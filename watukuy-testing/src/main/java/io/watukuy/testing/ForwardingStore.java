@@ -29,6 +29,13 @@ import org.jspecify.annotations.Nullable;
  * A {@link StateStore} that forwards every call to another: extend it and override the calls to
  * observe or disturb (fault injection, recording).
  *
+ * <p>The two calls that combine others, {@link StateStore#acquireLeaseAndLoad} and {@link
+ * StateStore#saveStateAndRelease}, are not forwarded: they run the {@link StateStore} defaults over
+ * this class's own methods, so that a subclass overriding {@code acquireLease}, {@code loadState},
+ * {@code saveState} or {@code releaseLease} still sees every lease and state call the engine makes.
+ * A subclass that wants the delegate's single round trip overrides them to forward ({@link
+ * CountingStore} does).
+ *
  * @since 0.1
  */
 public class ForwardingStore implements StateStore {

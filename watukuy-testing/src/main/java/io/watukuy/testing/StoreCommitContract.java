@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
  * Store contract, part two: the atomic {@code commitPoll} (G4), the key state and its patches, and
  * items with snapshot streaming. Runs as part of {@link StoreContractTest}.
  */
-abstract class StoreCommitContract extends StoreLeaseContract {
+abstract class StoreCommitContract extends StoreCycleContract {
   // ------------------------------------------------------------------ commitPoll atomicity (G4)
 
   @Test

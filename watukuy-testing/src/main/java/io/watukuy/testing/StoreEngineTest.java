@@ -243,6 +243,42 @@ public abstract class StoreEngineTest {
     assertThat(b.getLease(PollerKey.of("orders"))).isEmpty();
   }
 
+  /**
+   * An idle poll (due, an empty page, nothing pending) reaches the store twice: the lease with the
+   * state, then the state with the lease's release (docs/architecture.md, "What an idle poll
+   * costs"); a visit before the key is due only reads.
+   */
+  @Test
+  void anIdlePollMakesTwoStoreCallsAndANotDueVisitOnlyReads() {
+    for (int i = 1; i <= 2; i++) api.put("o" + i, Map.of("n", i));
+    CountingStore store = new CountingStore(open());
+    Poller<JsonNode> p = orders();
+    List<String> delivered = new ArrayList<>();
+    Watukuy w = engine(store, "a", p).on(p, e -> delivered.add(e.id()));
+    w.tick(); // the first poll: two events committed and delivered
+    clock.advance(INTERVAL);
+    store.reset();
+
+    KeyReport idle = w.tick().key(PollerKey.of("orders")).orElseThrow();
+
+    assertThat(store.calls()).containsExactly("acquireLeaseAndLoad", "saveStateAndRelease");
+    assertThat(idle.outcome()).isEqualTo(KeyReport.Outcome.POLLED);
+    assertThat(idle.error()).isNull();
+    assertThat(idle.pages()).isEqualTo(1);
+    assertThat(idle.eventsCommitted()).isZero();
+    assertThat(delivered).hasSize(2);
+    assertThat(store.getLease(PollerKey.of("orders"))).isEmpty();
+    assertThat(store.loadState(PollerKey.of("orders")).orElseThrow().schedule().nextDueAt())
+        .isEqualTo(clock.now().plus(INTERVAL));
+
+    clock.advance(INTERVAL.dividedBy(2));
+    store.reset();
+    KeyReport early = w.tick().key(PollerKey.of("orders")).orElseThrow();
+
+    assertThat(early.outcome()).isEqualTo(KeyReport.Outcome.SKIPPED_NOT_DUE);
+    assertThat(store.calls()).containsExactly("loadState", "countPending");
+  }
+
   private static Poller<JsonNode> orders(FakeApi api) {
     return Poller.builder("orders", JsonNode.class)
         .identity(n -> n.get("id"))

@@ -2,11 +2,13 @@ package io.watukuy.store.memory;
 
 import io.watukuy.LeaseLostException;
 import io.watukuy.PollerKey;
+import io.watukuy.ScheduleState;
 import io.watukuy.StoreException;
 import io.watukuy.spi.CommitBatch;
 import io.watukuy.spi.HttpValidator;
 import io.watukuy.spi.ItemRow;
 import io.watukuy.spi.Lease;
+import io.watukuy.spi.LeasedState;
 import io.watukuy.spi.LogRange;
 import io.watukuy.spi.LoggedEvent;
 import io.watukuy.spi.OutboxRow;
@@ -143,6 +145,31 @@ public final class MemoryStore implements StateStore {
     synchronized (lock) {
       KeyData d = keys.get(key);
       return d == null ? Optional.empty() : Optional.ofNullable(d.lease);
+    }
+  }
+
+  /** {@inheritDoc} Under the store's one lock, like every call. */
+  @Override
+  public Optional<LeasedState> acquireLeaseAndLoad(
+      PollerKey key, String owner, Duration ttl, Instant now) {
+    synchronized (lock) {
+      return acquireLease(key, owner, ttl, now)
+          .map(l -> new LeasedState(l, data(key).state, !data(key).outbox.isEmpty()));
+    }
+  }
+
+  /** {@inheritDoc} Under the store's one lock, like every call. */
+  @Override
+  public boolean saveStateAndRelease(
+      PollerKey key, Lease lease, @Nullable ScheduleState expected, StatePatch patch, Instant now) {
+    Objects.requireNonNull(patch, "patch");
+    Objects.requireNonNull(now, "now");
+    synchronized (lock) {
+      KeyData d = fenced(key, lease);
+      if (!Objects.equals(d.state == null ? null : d.state.schedule(), expected)) return false;
+      applyPatch(d, patch, now);
+      d.lease = null;
+      return true;
     }
   }
 

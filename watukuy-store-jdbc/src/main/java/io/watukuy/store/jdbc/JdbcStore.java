@@ -1,11 +1,13 @@
 package io.watukuy.store.jdbc;
 
 import io.watukuy.PollerKey;
+import io.watukuy.ScheduleState;
 import io.watukuy.StoreException;
 import io.watukuy.spi.CommitBatch;
 import io.watukuy.spi.HttpValidator;
 import io.watukuy.spi.ItemRow;
 import io.watukuy.spi.Lease;
+import io.watukuy.spi.LeasedState;
 import io.watukuy.spi.LogRange;
 import io.watukuy.spi.LoggedEvent;
 import io.watukuy.spi.OutboxRow;
@@ -104,6 +106,21 @@ public abstract class JdbcStore implements StateStore {
   @Override
   public Optional<Lease> getLease(PollerKey key) {
     return engine().getLease(key("getLease", key));
+  }
+
+  // ---- a cycle's start and end
+
+  @Override
+  public Optional<LeasedState> acquireLeaseAndLoad(
+      PollerKey key, String owner, Duration ttl, Instant now) {
+    return engine().acquireLeaseAndLoad(key("acquireLeaseAndLoad", key), owner, ttl, now);
+  }
+
+  @Override
+  public boolean saveStateAndRelease(
+      PollerKey key, Lease lease, @Nullable ScheduleState expected, StatePatch patch, Instant now) {
+    return engine()
+        .saveStateAndRelease(key("saveStateAndRelease", key), lease, expected, patch, now);
   }
 
   // ---- state

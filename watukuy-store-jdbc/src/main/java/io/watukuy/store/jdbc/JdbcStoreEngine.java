@@ -2,11 +2,13 @@ package io.watukuy.store.jdbc;
 
 import io.watukuy.LeaseLostException;
 import io.watukuy.PollerKey;
+import io.watukuy.ScheduleState;
 import io.watukuy.StoreException;
 import io.watukuy.spi.CommitBatch;
 import io.watukuy.spi.HttpValidator;
 import io.watukuy.spi.ItemRow;
 import io.watukuy.spi.Lease;
+import io.watukuy.spi.LeasedState;
 import io.watukuy.spi.LogRange;
 import io.watukuy.spi.LoggedEvent;
 import io.watukuy.spi.OutboxRow;
@@ -97,6 +99,7 @@ public final class JdbcStoreEngine implements StateStore {
   private final Parked parked;
   private final Validators validators;
   private final ReplayLog log;
+  private final Cycles cycles;
 
   private JdbcStoreEngine(SqlDialect dialect, ConnectionSource source, Supplier<String> name) {
     Sql sql = new Sql(dialect);
@@ -110,6 +113,7 @@ public final class JdbcStoreEngine implements StateStore {
     this.outbox = new Outbox(runner, dialect, sql, rows, fencing, states, items, parked);
     this.validators = new Validators(runner, dialect, sql, rows, fencing);
     this.log = new ReplayLog(runner, dialect, sql, rows, fencing);
+    this.cycles = new Cycles(runner, dialect, sql, fencing);
   }
 
   /**
@@ -260,6 +264,28 @@ public final class JdbcStoreEngine implements StateStore {
   @Override
   public Optional<Lease> getLease(PollerKey key) {
     return leases.get(key);
+  }
+
+  // ---- a cycle's start and end
+
+  /**
+   * {@inheritDoc} One statement when the dialect has {@link
+   * SqlDialect#acquireLeaseAndLoadStatement()}, else one transaction.
+   */
+  @Override
+  public Optional<LeasedState> acquireLeaseAndLoad(
+      PollerKey key, String owner, Duration ttl, Instant now) {
+    return cycles.acquireAndLoad(key, owner, ttl, now);
+  }
+
+  /**
+   * {@inheritDoc} One fenced transaction: the key's row locked, lease and schedule compared, then
+   * one UPDATE writes the state and clears the lease.
+   */
+  @Override
+  public boolean saveStateAndRelease(
+      PollerKey key, Lease lease, @Nullable ScheduleState expected, StatePatch patch, Instant now) {
+    return cycles.saveAndRelease(key, lease, expected, patch, now);
   }
 
   // ---- state

@@ -279,6 +279,24 @@ public interface SqlDialect {
   }
 
   /**
+   * One statement that acquires the lease like {@link #acquireLeaseStatement()} and also returns
+   * what a poll cycle starts from (docs/architecture.md, "What an idle poll costs"), or {@code
+   * null} (the default) for the portable form: one transaction that reads the key's row with its
+   * state under {@link #lockRowClause()}, updates or inserts it, and looks for a pending outbox
+   * row. Parameters: 1 {@code poller}, 2 {@code partition}, 3 the owner, 4 the new expiry, 5 now
+   * (both instants by {@link #setInstant}), 6-7 {@code poller} and {@code partition} again. It must
+   * take the lease exactly as {@link #acquireLeaseStatement()} does and return one row, the new
+   * epoch, the key's {@code state} (null for a new key) and a boolean that is true when the key has
+   * an outbox row; no row when a live lease holds the key. Called by {@code acquireLeaseAndLoad},
+   * in auto-commit.
+   *
+   * @return the statement, or {@code null}; PostgreSQL's wraps its acquisition in a {@code WITH}
+   */
+  default @Nullable String acquireLeaseAndLoadStatement() {
+    return null;
+  }
+
+  /**
    * One statement that acknowledges outbox rows under the lease, or {@code null} (the default) for
    * the portable form: a fenced transaction that deletes the rows. Parameters: 1-2 {@code poller},
    * {@code partition}; 3-4 the same again; from 5 the sequences, bound by {@link #bindList} as

@@ -215,6 +215,22 @@ final class PostgresDialect implements SqlDialect {
   }
 
   /**
+   * The acquisition of {@link #acquireLeaseStatement()} in a {@code WITH}, returning the state of
+   * the row it took and whether the key has an outbox row: one statement, one round trip.
+   */
+  @Override
+  public String acquireLeaseAndLoadStatement() {
+    String acquire = acquireLeaseStatement();
+    String returning = " RETURNING lease_epoch";
+    return "WITH acquired AS ("
+        + acquire.substring(0, acquire.length() - returning.length())
+        + " RETURNING lease_epoch, state)"
+        + " SELECT lease_epoch, state, EXISTS (SELECT 1 FROM "
+        + schema.outbox
+        + " WHERE poller = ? AND \"partition\" = ?) FROM acquired";
+  }
+
+  /**
    * One statement, one round trip: it locks the key's row ({@code FOR UPDATE}, like every fenced
    * write, so the lease check sees the newest owner and the lock order is the same) and deletes
    * only when owner and epoch match; the row it returns tells which.

@@ -8,11 +8,13 @@ import static io.watukuy.store.redis.ScriptReplies.text;
 import io.watukuy.ConfigException;
 import io.watukuy.LeaseLostException;
 import io.watukuy.PollerKey;
+import io.watukuy.ScheduleState;
 import io.watukuy.StoreException;
 import io.watukuy.spi.CommitBatch;
 import io.watukuy.spi.HttpValidator;
 import io.watukuy.spi.ItemRow;
 import io.watukuy.spi.Lease;
+import io.watukuy.spi.LeasedState;
 import io.watukuy.spi.LogRange;
 import io.watukuy.spi.LoggedEvent;
 import io.watukuy.spi.OutboxRow;
@@ -315,6 +317,20 @@ public final class RedisStore implements StateStore {
     Objects.requireNonNull(key, "key");
     return Optional.ofNullable(
         ScriptReplies.lease(scripts.run(Scripts.GET_LEASE, key, List.of()), key));
+  }
+
+  // ---- a cycle's start and end: one script each (Cycles)
+
+  @Override
+  public Optional<LeasedState> acquireLeaseAndLoad(
+      PollerKey key, String owner, Duration ttl, Instant now) {
+    return Cycles.acquireAndLoad(scripts, key, owner, ttl, now);
+  }
+
+  @Override
+  public boolean saveStateAndRelease(
+      PollerKey key, Lease lease, @Nullable ScheduleState expected, StatePatch patch, Instant now) {
+    return Cycles.saveAndRelease(scripts, index, key, lease, expected, patch, now);
   }
 
   // ---- state
