@@ -12,7 +12,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * G9 on PostgresStore (a table prefix per seed in a schema of this run): every CI seed, every kill
- * point, every strategy ({@link Chaos#everySeed}). {@code -Dwatukuy.chaos.seed=N} reruns one seed.
+ * point, every strategy ({@link Chaos#everySeed}), with a handler per event and with a batch
+ * handler. {@code -Dwatukuy.chaos.seed=N} reruns one seed.
  */
 class ChaosPostgresStoreTest {
   @RegisterExtension static final TestPostgres postgres = TestPostgres.local();
@@ -37,5 +38,19 @@ class ChaosPostgresStoreTest {
                             .schema(schema)
                             .tablePrefix("seed" + seed + "_")
                             .build()));
+  }
+
+  @TestFactory
+  Stream<DynamicTest> everyGuaranteeHoldsUnderSeededKillsWithABatchHandler() {
+    return Chaos.everySeed(
+        seed ->
+            ChaosOptions.seed(seed)
+                .withStore(
+                    () ->
+                        PostgresStore.builder(pool)
+                            .schema(schema)
+                            .tablePrefix("batch" + seed + "_")
+                            .build())
+                .withBatches(true));
   }
 }
