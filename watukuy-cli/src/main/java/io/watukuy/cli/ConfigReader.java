@@ -7,7 +7,6 @@ import io.watukuy.ConfigException;
 import io.watukuy.DeliveryOptions;
 import io.watukuy.DeliveryPolicy;
 import io.watukuy.EventLog;
-import io.watukuy.PageCursor;
 import io.watukuy.Poller;
 import io.watukuy.Retain;
 import io.watukuy.Schedule;
@@ -304,10 +303,10 @@ final class ConfigReader {
 
     At request = p.child("request");
     if (request.missing()) throw p.error("request: missing (url and query)");
-    RequestSpec requestSpec = request(request);
+    RequestSpec requestSpec = ListingConfig.request(request);
     At response = p.child("response");
     if (response.missing()) throw p.error("response: missing (at least items)");
-    ResponseSpec responseSpec = response(response);
+    ResponseSpec responseSpec = ListingConfig.response(response);
     Locator next = responseSpec.next();
 
     At identityAt = p.child("identity");
@@ -317,8 +316,8 @@ final class ConfigReader {
     Locator version = p.child("version").missing() ? null : p.child("version").locator();
     Locator ordering = p.child("orderingKey").missing() ? null : p.child("orderingKey").locator();
     DeletedSpec deleted = deleted(p.child("deleted"));
-    CursorSpec cursor = cursor(p, p.child("cursor"), next, responseSpec.nextLink());
-    ReconcileSpec reconcile = reconcile(p.child("reconcile"), cursor);
+    CursorSpec cursor = CursorConfig.cursor(p, p.child("cursor"), next, responseSpec.nextLink());
+    ReconcileSpec reconcile = ListingConfig.reconcile(p.child("reconcile"), cursor);
     Schedule schedule = PollerSettings.schedule(p.child("schedule"));
     DeletesSpec deletes = PollerSettings.deletes(p.child("deletes"));
     ItemSchema schema = PollerSettings.schema(p.child("schema"), dir);
@@ -384,87 +383,6 @@ final class ConfigReader {
         maxItemSize);
   }
 
-  private RequestSpec request(At request) {
-    request.object("url", "method", "headers", "query", "timeout", "maxBodySize");
-    At method = request.child("method");
-    if (!method.missing() && !"GET".equalsIgnoreCase(method.string(""))) {
-      throw method.error("'" + method.node.asText() + "': only GET is supported");
-    }
-    At urlAt = request.child("url");
-    if (urlAt.missing()) throw request.error("url: missing");
-    Template url = urlAt.template();
-    String literal = url.toString();
-    if (!literal.startsWith("http://") && !literal.startsWith("https://")) {
-      throw urlAt.error("must be an absolute http:// or https:// URL");
-    }
-    Map<String, Template> headers = request.child("headers").templates();
-    Map<String, Template> query = request.child("query").templates();
-    Duration timeout = request.child("timeout").duration(null);
-    Long maxBodySize = request.child("maxBodySize").size();
-    return new RequestSpec(url, headers, query, timeout, maxBodySize);
-  }
-
-  private ResponseSpec response(At response) {
-    response.object("items", "hasMore", "next", "total");
-    At totalAt = response.child("total");
-    Locator total = totalAt.missing() ? null : totalAt.locator();
-    At itemsAt = response.child("items");
-    if (itemsAt.missing())
-      throw response.error("items: missing (a JSON Pointer, \"\" for the body itself)");
-    Locator items = itemsAt.locator();
-    At hasMoreAt = response.child("hasMore");
-    boolean nonEmpty = hasMoreAt.node.isTextual() && hasMoreAt.node.textValue().equals("nonEmpty");
-    Locator hasMore = hasMoreAt.missing() || nonEmpty ? null : hasMoreAt.locator();
-    At nextAt = response.child("next");
-    if (nextAt.node.isObject()) {
-      nextAt.object("header");
-      At header = nextAt.child("header");
-      if (header.missing()) throw nextAt.error("header: missing (the only form is {header: Link})");
-      if (!"link".equalsIgnoreCase(header.string(""))) {
-        throw header.error("'" + header.node.asText() + "': only the Link header is supported");
-      }
-      if (!hasMoreAt.missing()) {
-        throw hasMoreAt.error(
-            "must be omitted with next: {header: Link}, whose rel=\"next\" link says"
-                + " whether more pages exist");
-      }
-      return new ResponseSpec(items, null, false, null, true, total);
-    }
-    Locator next = nextAt.missing() ? null : nextAt.locator();
-    return new ResponseSpec(items, hasMore, nonEmpty, next, false, total);
-  }
-
-  private @Nullable ReconcileSpec reconcile(At at, CursorSpec cursor) {
-    if (at.missing()) return null;
-    if (cursor.strategy().equals("snapshotDiff")) {
-      throw at.error(
-          "not with cursor.strategy snapshotDiff, which lists everything every cycle already");
-    }
-    at.object("every", "request", "response");
-    At every = at.child("every");
-    if (every.missing()) throw at.error("every: missing (a duration, e.g. 6h)");
-    Duration interval = every.duration(null);
-    if (interval.isZero()) throw every.error("must be longer than 0");
-    At request = at.child("request");
-    if (request.missing()) throw at.error("request: missing (url and query, paged by {{page}})");
-    RequestSpec requestSpec = request(request);
-    if (!request.child("maxBodySize").missing()) {
-      // One bound for the poller: the engine applies it to every request, the listing's too.
-      throw request
-          .child("maxBodySize")
-          .error("set it on the poller's request: it bounds every request of the poller");
-    }
-    At response = at.child("response");
-    if (response.missing()) throw at.error("response: missing (at least items)");
-    ResponseSpec responseSpec = response(response);
-    if (responseSpec.next() != null) {
-      throw response
-          .child("next")
-          .error("a reconcile listing pages by {{page}} or {header: Link}, not by a token");
-    }
-    return new ReconcileSpec(interval, requestSpec, responseSpec);
-  }
-
   private @Nullable DeletedSpec deleted(At at) {
     if (at.missing()) return null;
     if (at.node.isObject()) {
@@ -478,70 +396,6 @@ final class ConfigReader {
       return new DeletedSpec(ptr.locator(), eq.node.asText());
     }
     return new DeletedSpec(at.locator(), null);
-  }
-
-  private CursorSpec cursor(At poller, At at, @Nullable Locator next, boolean nextLink) {
-    if (at.missing())
-      throw poller.error("cursor: missing (strategy: timestamp | token | page | snapshotDiff)");
-    at.object("strategy", "field", "tieBreak", "initial", "lag", "overlap");
-    At strategyAt = at.child("strategy");
-    if (strategyAt.missing())
-      throw at.error("strategy: missing (timestamp | token | page | snapshotDiff)");
-    String strategy = strategyAt.string("");
-    switch (strategy) {
-      case "timestamp" -> {
-        At field = at.child("field");
-        if (field.missing()) throw at.error("field: missing (where the timestamp is in each item)");
-        String tieBreak =
-            at.child("tieBreak").missing() ? null : at.child("tieBreak").locator().dotPath();
-        At initial = at.child("initial");
-        String init = initial.missing() || initial.node.isNull() ? null : initial.node.asText();
-        return new CursorSpec(
-            strategy,
-            field.locator().dotPath(),
-            tieBreak,
-            init,
-            null,
-            at.child("lag").duration(Duration.ZERO),
-            at.child("overlap").duration(Duration.ZERO));
-      }
-      case "token", "page", "snapshotDiff" -> {
-        for (String only : List.of("field", "tieBreak", "lag", "overlap")) {
-          if (!at.child(only).missing()) {
-            throw at.child(only).error("applies to the timestamp strategy only");
-          }
-        }
-        At initial = at.child("initial");
-        if (strategy.equals("snapshotDiff") && !initial.missing()) {
-          throw initial.error("snapshotDiff has no cursor, so no initial value");
-        }
-        if (strategy.equals("token") && nextLink) {
-          throw poller
-              .child("response")
-              .child("next")
-              .error(
-                  "the token strategy needs a pointer to the token in the body, not {header: Link}");
-        }
-        if (strategy.equals("token") && next == null) {
-          throw poller.error(
-              "response.next: missing (the token strategy reads the next token there)");
-        }
-        String init = initial.missing() || initial.node.isNull() ? null : initial.node.asText();
-        Integer page =
-            strategy.equals("page") ? initial.integer(PageCursor.DEFAULT_INITIAL, 0) : null;
-        return new CursorSpec(
-            strategy,
-            null,
-            null,
-            strategy.equals("token") ? init : null,
-            page,
-            Duration.ZERO,
-            Duration.ZERO);
-      }
-      default ->
-          throw strategyAt.error(
-              "'" + strategy + "' is not a strategy (timestamp, token, page, snapshotDiff)");
-    }
   }
 
   static Duration parseDuration(String text) {
