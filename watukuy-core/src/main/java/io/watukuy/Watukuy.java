@@ -1,7 +1,6 @@
 package io.watukuy;
 
 import io.watukuy.internal.Engine;
-import io.watukuy.internal.budget.Budgets;
 import io.watukuy.internal.http.Redactor;
 import io.watukuy.spi.RateBudgetStore;
 import io.watukuy.spi.StateStore;
@@ -11,15 +10,12 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
 import java.util.random.RandomGenerator;
-import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -420,8 +416,6 @@ public interface Watukuy extends AutoCloseable {
    * setter returns this builder.
    */
   final class Builder {
-    private static final Pattern BUDGET_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}");
-
     private @Nullable StateStore store;
     private final List<Poller<?>> pollers = new ArrayList<>();
     private TimeSource time = TimeSource.system();
@@ -433,7 +427,7 @@ public interface Watukuy extends AutoCloseable {
     private DeliveryOptions delivery = DeliveryOptions.DEFAULT;
     private WatukuyListener listener = WatukuyListener.NONE;
     private Set<String> secrets = Set.of();
-    private final Map<String, BudgetLimit> budgets = new LinkedHashMap<>();
+    private final BudgetDeclarations budgets = new BudgetDeclarations();
     private @Nullable RateBudgetStore budgetStore;
 
     Builder() {}
@@ -638,25 +632,7 @@ public interface Watukuy extends AutoCloseable {
      *     the bucket arithmetic (above about 9.2 × 10<sup>18</sup>)
      */
     public Builder budget(String name, BudgetLimit limit) {
-      Objects.requireNonNull(name, "name");
-      Objects.requireNonNull(limit, "limit");
-      if (!BUDGET_NAME.matcher(name).matches())
-        throw new ConfigException(
-            "budget name '" + name + "' is not valid: use letters, digits, _ . : - (at most 100)");
-      if (budgets.containsKey(name))
-        throw new ConfigException("budget " + name + " is declared twice");
-      if (!limit.per().minusMillis(limit.per().toMillis()).isZero())
-        throw new ConfigException(
-            "budget "
-                + name
-                + ": per must be a whole number of milliseconds, but was "
-                + limit.per());
-      try {
-        MemoryBudgetStore.capacity(limit);
-      } catch (IllegalArgumentException e) {
-        throw new ConfigException("budget " + name + ": " + e.getMessage());
-      }
-      budgets.put(name, limit);
+      budgets.declare(name, limit);
       return this;
     }
 
@@ -685,19 +661,7 @@ public interface Watukuy extends AutoCloseable {
     public Watukuy build() {
       if (store == null) throw new ConfigException("store is required");
       if (pollers.isEmpty()) throw new ConfigException("at least one poller is required");
-      for (Poller<?> p : pollers) {
-        String b = p.budget();
-        if (b != null && !budgets.containsKey(b))
-          throw new ConfigException(
-              "poller "
-                  + p.name()
-                  + ": budget '"
-                  + b
-                  + "' is not declared"
-                  + (budgets.isEmpty()
-                      ? " (the engine declares no budget)"
-                      : "; declared: " + String.join(", ", budgets.keySet())));
-      }
+      budgets.checkNamedBy(pollers);
       RateBudgetStore bs = budgetStore != null ? budgetStore : new MemoryBudgetStore();
       return new Engine(
           store,
@@ -711,7 +675,7 @@ public interface Watukuy extends AutoCloseable {
           delivery,
           listener,
           secrets,
-          new Budgets(Map.copyOf(budgets), bs, time));
+          budgets.build(bs, time));
     }
   }
 }
