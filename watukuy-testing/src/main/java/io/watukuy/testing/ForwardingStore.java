@@ -29,6 +29,8 @@ import org.jspecify.annotations.Nullable;
  * A {@link StateStore} that forwards every call to another: extend it and override the calls to
  * observe or disturb (fault injection, recording).
  *
+ * <p>To observe or fail every call alike, override {@link #beforeCall} only.
+ *
  * <p>The two calls that combine others, {@link StateStore#acquireLeaseAndLoad} and {@link
  * StateStore#saveStateAndRelease}, are not forwarded: they run the {@link StateStore} defaults over
  * this class's own methods, so that a subclass overriding {@code acquireLease}, {@code loadState},
@@ -52,6 +54,18 @@ public class ForwardingStore implements StateStore {
     this.delegate = Objects.requireNonNull(delegate, "delegate");
   }
 
+  /**
+   * Called on the caller's thread before each call this class forwards, with the {@link StateStore}
+   * method's name ({@code "commitPoll"}): the one place a subclass observes or fails every call,
+   * instead of overriding each. Not called for {@code capabilities()} and {@code close()}, which
+   * reach no database, nor for the combined calls (see above), whose parts call it once each. An
+   * exception it throws is the call's, and the delegate is not called. Does nothing by default.
+   *
+   * @param method the name of the {@link StateStore} method about to be forwarded
+   * @since 0.2
+   */
+  protected void beforeCall(String method) {}
+
   @Override
   public StoreCapabilities capabilities() {
     return delegate.capabilities();
@@ -59,6 +73,7 @@ public class ForwardingStore implements StateStore {
 
   @Override
   public void migrate() {
+    beforeCall("migrate");
     delegate.migrate();
   }
 
@@ -69,86 +84,103 @@ public class ForwardingStore implements StateStore {
 
   @Override
   public Optional<Lease> acquireLease(PollerKey key, String owner, Duration ttl, Instant now) {
+    beforeCall("acquireLease");
     return delegate.acquireLease(key, owner, ttl, now);
   }
 
   @Override
   public Optional<Lease> renewLease(PollerKey key, Lease lease, Duration ttl, Instant now) {
+    beforeCall("renewLease");
     return delegate.renewLease(key, lease, ttl, now);
   }
 
   @Override
   public void releaseLease(PollerKey key, Lease lease) {
+    beforeCall("releaseLease");
     delegate.releaseLease(key, lease);
   }
 
   @Override
   public Optional<Lease> getLease(PollerKey key) {
+    beforeCall("getLease");
     return delegate.getLease(key);
   }
 
   @Override
   public Optional<PollerState> loadState(PollerKey key) {
+    beforeCall("loadState");
     return delegate.loadState(key);
   }
 
   @Override
   public void saveState(PollerKey key, Lease lease, StatePatch patch, Instant now) {
+    beforeCall("saveState");
     delegate.saveState(key, lease, patch, now);
   }
 
   @Override
   public void saveStateUnfenced(PollerKey key, StatePatch patch, Instant now) {
+    beforeCall("saveStateUnfenced");
     delegate.saveStateUnfenced(key, patch, now);
   }
 
   @Override
   public List<PollerKey> listKeys(@Nullable String poller) {
+    beforeCall("listKeys");
     return delegate.listKeys(poller);
   }
 
   @Override
   public void deleteKey(PollerKey key) {
+    beforeCall("deleteKey");
     delegate.deleteKey(key);
   }
 
   @Override
   public void clearItems(PollerKey key) {
+    beforeCall("clearItems");
     delegate.clearItems(key);
   }
 
   @Override
   public Map<String, ItemRow> loadVersions(PollerKey key, Collection<String> identities) {
+    beforeCall("loadVersions");
     return delegate.loadVersions(key, identities);
   }
 
   @Override
   public Stream<List<String>> streamIdentities(PollerKey key, int batchSize) {
+    beforeCall("streamIdentities");
     return delegate.streamIdentities(key, batchSize);
   }
 
   @Override
   public long countItems(PollerKey key) {
+    beforeCall("countItems");
     return delegate.countItems(key);
   }
 
   @Override
   public void commitPoll(PollerKey key, Lease lease, CommitBatch batch, Instant now) {
+    beforeCall("commitPoll");
     delegate.commitPoll(key, lease, batch, now);
   }
 
   @Override
   public List<OutboxRow> loadPending(PollerKey key, long afterSequence, int limit) {
+    beforeCall("loadPending");
     return delegate.loadPending(key, afterSequence, limit);
   }
 
   @Override
   public long countPending(PollerKey key) {
+    beforeCall("countPending");
     return delegate.countPending(key);
   }
 
   @Override
   public void ackEvents(PollerKey key, Lease lease, Collection<Long> sequences) {
+    beforeCall("ackEvents");
     delegate.ackEvents(key, lease, sequences);
   }
 
@@ -159,56 +191,67 @@ public class ForwardingStore implements StateStore {
       long sequence,
       String errorJson,
       @Nullable Instant nextAttemptAt) {
+    beforeCall("recordAttempt");
     delegate.recordAttempt(key, lease, sequence, errorJson, nextAttemptAt);
   }
 
   @Override
   public void parkEvent(PollerKey key, Lease lease, ParkedRow row) {
+    beforeCall("parkEvent");
     delegate.parkEvent(key, lease, row);
   }
 
   @Override
   public List<ParkedRow> listParked(PollerKey key, @Nullable ParkedKind kind, int limit) {
+    beforeCall("listParked");
     return delegate.listParked(key, kind, limit);
   }
 
   @Override
   public long countParked(PollerKey key) {
+    beforeCall("countParked");
     return delegate.countParked(key);
   }
 
   @Override
   public int retryParked(PollerKey key, Collection<String> ids) {
+    beforeCall("retryParked");
     return delegate.retryParked(key, ids);
   }
 
   @Override
   public int discardParked(PollerKey key, Collection<String> ids) {
+    beforeCall("discardParked");
     return delegate.discardParked(key, ids);
   }
 
   @Override
   public Set<String> heldKeys(PollerKey key) {
+    beforeCall("heldKeys");
     return delegate.heldKeys(key);
   }
 
   @Override
   public Optional<HttpValidator> getValidator(PollerKey key, String urlHash) {
+    beforeCall("getValidator");
     return delegate.getValidator(key, urlHash);
   }
 
   @Override
   public void setValidator(PollerKey key, Lease lease, String urlHash, HttpValidator validator) {
+    beforeCall("setValidator");
     delegate.setValidator(key, lease, urlHash, validator);
   }
 
   @Override
   public List<LoggedEvent> readLog(PollerKey key, LogRange range, int limit) {
+    beforeCall("readLog");
     return delegate.readLog(key, range, limit);
   }
 
   @Override
   public int pruneLog(PollerKey key, Instant olderThan) {
+    beforeCall("pruneLog");
     return delegate.pruneLog(key, olderThan);
   }
 }
