@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -82,8 +83,14 @@ class DaemonTest {
 
   private record Run(int code, List<String> out, List<String> err) {}
 
-  /** Starts the daemon, waits for {@code events} lines on stdout, stops it with SIGTERM. */
-  private Run daemon(int events, String... extra) throws Exception {
+  /**
+   * Starts the daemon, waits (up to 45 s) for {@code events} lines on stdout and for its stderr to
+   * satisfy {@code errReady}, then {@code settleMillis} more, stops it with SIGTERM and waits for
+   * it to exit.
+   */
+  private Run daemon(
+      int events, Predicate<List<String>> errReady, long settleMillis, String... extra)
+      throws Exception {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     List<String> command =
         new ArrayList<>(
@@ -103,12 +110,12 @@ class DaemonTest {
             .redirectError(err.toFile())
             .start();
     try {
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(45);
       while (System.nanoTime() < deadline
-          && (Files.readAllLines(out).size() < events || Files.readAllLines(err).isEmpty())) {
+          && (Files.readAllLines(out).size() < events || !errReady.test(Files.readAllLines(err)))) {
         Thread.sleep(100);
       }
-      Thread.sleep(500); // a poller that should not run would have had its first cycle by now
+      Thread.sleep(settleMillis);
       p.destroy(); // SIGTERM: drain, then exit 0
       assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
     } finally {
@@ -127,7 +134,10 @@ class DaemonTest {
   @Test
   @Timeout(value = 90, unit = TimeUnit.SECONDS)
   void startStopAndEachFailureIsOneLine() throws Exception {
-    Run r = daemon(2);
+    // Stopped once the customers poller has failed at least once, however slow the machine: a
+    // fixed wait could end before its first request and leave no failure line to check. A request
+    // in flight at the stop ends its cycle, and its line comes before the last one.
+    Run r = daemon(2, err -> err.stream().anyMatch(l -> l.contains("poller customers:")), 0);
 
     assertThat(r.code()).as(String.join("\n", r.err())).isZero();
     assertThat(r.out()).hasSize(2).allMatch(l -> l.contains("\"source\":\"orders\""));
@@ -151,7 +161,9 @@ class DaemonTest {
   @Test
   @Timeout(value = 90, unit = TimeUnit.SECONDS)
   void pollerSelectsWhatTheDaemonRuns() throws Exception {
-    Run r = daemon(2, "--poller", "orders");
+    // The absence of a request needs a real wait: the first pass starts every poller's cycle at
+    // once, so one that should not run would have sent its request within the settle time.
+    Run r = daemon(2, err -> !err.isEmpty(), 500, "--poller", "orders");
 
     assertThat(r.code()).as(String.join("\n", r.err())).isZero();
     assertThat(r.err())
