@@ -85,7 +85,7 @@ final class ListingConfig {
    * {@code reconcile: {every, request, response}}: a full listing paged by {@code {{page}}} or a
    * Link header, run every {@code every} beside the poller's cursor; not with snapshotDiff.
    *
-   * @return the spec, or null when the poller has no {@code reconcile:}
+   * @return the reconcile settings, or null when the poller has no {@code reconcile:}
    * @throws io.watukuy.ConfigException naming the file, line, poller and key of the first error
    */
   static @Nullable ReconcileSpec reconcile(At at, CursorSpec cursor) {
