@@ -9,7 +9,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * G9 on RedisStore (a key prefix per seed on the machine's Redis): every CI seed, every kill point,
- * every strategy ({@link Chaos#everySeed}). {@code -Dwatukuy.chaos.seed=N} reruns one seed.
+ * every strategy ({@link Chaos#everySeed}), with a handler per event and with a batch handler.
+ * {@code -Dwatukuy.chaos.seed=N} reruns one seed.
  */
 class ChaosRedisStoreTest {
   @RegisterExtension static final TestRedis redis = TestRedis.local();
@@ -20,6 +21,15 @@ class ChaosRedisStoreTest {
         seed -> {
           String prefix = redis.newPrefix("chaos-" + seed);
           return ChaosOptions.seed(seed).withStore(() -> redis.store(prefix));
+        });
+  }
+
+  @TestFactory
+  Stream<DynamicTest> everyGuaranteeHoldsUnderSeededKillsWithABatchHandler() {
+    return Chaos.everySeed(
+        seed -> {
+          String prefix = redis.newPrefix("chaos-batch-" + seed);
+          return ChaosOptions.seed(seed).withStore(() -> redis.store(prefix)).withBatches(true);
         });
   }
 }
