@@ -1,36 +1,20 @@
 package io.watukuy.store.mariadb;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.watukuy.testing.Chaos;
 import io.watukuy.testing.ChaosOptions;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * G9 on MariaDbStore (a table prefix per seed in a database of this run): every CI seed, every kill
- * point, every strategy ({@link Chaos#everySeed}). {@code -Dwatukuy.chaos.seed=N} reruns one seed.
+ * point, every strategy ({@link Chaos#everySeed}), with a handler per event and with a batch
+ * handler. {@code -Dwatukuy.chaos.seed=N} reruns one seed.
  */
 class ChaosMariaDbStoreTest {
-  private static String database;
-  private static HikariDataSource pool;
-
-  @BeforeAll
-  static void openPool() {
-    database = MariaDbTest.createDatabase("wk_chaos");
-    pool = MariaDbTest.pool(database, "watukuy-chaos", 4);
-  }
-
-  @AfterAll
-  static void dropDatabase() {
-    try {
-      pool.close();
-    } finally {
-      MariaDbTest.dropDatabase(database);
-    }
-  }
+  @RegisterExtension
+  static final MariaDbDatabase db = new MariaDbDatabase("wk_chaos", "watukuy-chaos", 4);
 
   @TestFactory
   Stream<DynamicTest> everyGuaranteeHoldsUnderSeededKills() {
@@ -38,6 +22,17 @@ class ChaosMariaDbStoreTest {
         seed ->
             ChaosOptions.seed(seed)
                 .withStore(
-                    () -> MariaDbStore.builder(pool).tablePrefix("seed" + seed + "_").build()));
+                    () ->
+                        MariaDbStore.builder(db.pool()).tablePrefix("seed" + seed + "_").build()));
+  }
+
+  @TestFactory
+  Stream<DynamicTest> everyGuaranteeHoldsUnderSeededKillsWithABatchHandler() {
+    return Chaos.everySeed(
+        seed ->
+            ChaosOptions.seed(seed)
+                .withStore(
+                    () -> MariaDbStore.builder(db.pool()).tablePrefix("batch" + seed + "_").build())
+                .withBatches(true));
   }
 }

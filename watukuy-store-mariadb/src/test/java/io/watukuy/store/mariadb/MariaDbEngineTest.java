@@ -1,11 +1,9 @@
 package io.watukuy.store.mariadb;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.watukuy.spi.StateStore;
 import io.watukuy.testing.StoreEngineTest;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The engine scenarios on MariaDbStore (the same ids as on MemoryStore, a restart from the stored
@@ -13,16 +11,12 @@ import org.junit.jupiter.api.BeforeEach;
  * per test, every client a store on the class's pool, as instances sharing one server would be.
  */
 class MariaDbEngineTest extends StoreEngineTest {
-  private static String database;
-  private static HikariDataSource pool;
+  @RegisterExtension
+  static final MariaDbDatabase db =
+      new MariaDbDatabase("wk_engine", MariaDbTest.unique("watukuy-engine"), 4);
+
   private static int prefixes;
   private String prefix;
-
-  @BeforeAll
-  static void openPool() {
-    database = MariaDbTest.createDatabase("wk_engine");
-    pool = MariaDbTest.pool(database, MariaDbTest.unique("watukuy-engine"), 4);
-  }
 
   @BeforeEach
   void freshTables() {
@@ -31,12 +25,6 @@ class MariaDbEngineTest extends StoreEngineTest {
 
   @Override
   protected StateStore openStore() {
-    return MariaDbStore.builder(pool).tablePrefix(prefix).build();
-  }
-
-  @AfterAll
-  static void dropDatabase() {
-    pool.close();
-    MariaDbTest.dropDatabase(database);
+    return MariaDbStore.builder(db.pool()).tablePrefix(prefix).build();
   }
 }

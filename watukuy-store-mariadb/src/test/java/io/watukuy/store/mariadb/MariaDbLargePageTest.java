@@ -2,7 +2,6 @@ package io.watukuy.store.mariadb;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.watukuy.PollerKey;
 import io.watukuy.spi.CommitBatch;
 import io.watukuy.spi.Lease;
@@ -15,9 +14,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A page's rows go as multi-row INSERTs (docs/stores.md, "MariaDbStore"), split so that no
@@ -28,28 +26,13 @@ class MariaDbLargePageTest {
   private static final Instant T0 = Instant.parse("2024-01-01T00:00:00Z");
   private static final PollerKey KEY = PollerKey.of("orders");
 
-  private static String database;
-  private static HikariDataSource pool;
-
-  @BeforeAll
-  static void openPool() {
-    database = MariaDbTest.createDatabase("wk_large");
-    pool = MariaDbTest.pool(database, "watukuy-large", 2);
-  }
-
-  @AfterAll
-  static void dropDatabase() {
-    try {
-      pool.close();
-    } finally {
-      MariaDbTest.dropDatabase(database);
-    }
-  }
+  @RegisterExtension
+  static final MariaDbDatabase db = new MariaDbDatabase("wk_large", "watukuy-large", 2);
 
   @Test
   void aPageOfEventsLargerThanMaxAllowedPacketCommitsWholeInSeveralStatements() throws Exception {
     long packet;
-    try (Connection c = pool.getConnection();
+    try (Connection c = db.pool().getConnection();
         Statement s = c.createStatement();
         ResultSet rs = s.executeQuery("SELECT @@max_allowed_packet")) {
       rs.next();
@@ -64,7 +47,7 @@ class MariaDbLargePageTest {
           OutboxRow.pending(
               seq, "id-" + seq, "ok", "{\"s\":" + seq + ",\"b\":\"" + body + "\"}", T0));
     }
-    try (MariaDbStore store = MariaDbStore.builder(pool).tablePrefix("large_").build()) {
+    try (MariaDbStore store = MariaDbStore.builder(db.pool()).tablePrefix("large_").build()) {
       Lease lease = store.acquireLease(KEY, "a", Duration.ofSeconds(30), T0).orElseThrow();
 
       store.commitPoll(

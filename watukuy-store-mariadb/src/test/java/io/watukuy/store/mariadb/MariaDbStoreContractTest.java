@@ -1,10 +1,8 @@
 package io.watukuy.store.mariadb;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.watukuy.spi.StateStore;
 import io.watukuy.testing.StoreContractTest;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * MariaDbStore against the published store contract, on the local MariaDB: one database per run of
@@ -12,27 +10,13 @@ import org.junit.jupiter.api.BeforeAll;
  */
 class MariaDbStoreContractTest extends StoreContractTest {
 
-  private static String database;
-  private static HikariDataSource pool;
+  @RegisterExtension
+  static final MariaDbDatabase db = new MariaDbDatabase("wk_contract", "watukuy-contract", 4);
+
   private static int stores;
-
-  @BeforeAll
-  static void openPool() {
-    database = MariaDbTest.createDatabase("wk_contract");
-    pool = MariaDbTest.pool(database, "watukuy-contract", 4);
-  }
-
-  @AfterAll
-  static void dropDatabase() {
-    try {
-      pool.close();
-    } finally {
-      MariaDbTest.dropDatabase(database);
-    }
-  }
 
   @Override
   protected StateStore newStore() {
-    return MariaDbStore.builder(pool).tablePrefix("t" + ++stores + "_").build();
+    return MariaDbStore.builder(db.pool()).tablePrefix("t" + ++stores + "_").build();
   }
 }
