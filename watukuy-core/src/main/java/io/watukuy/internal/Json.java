@@ -67,6 +67,14 @@ public final class Json {
     return IsoInstants.parse(text);
   }
 
+  /**
+   * {@code at} as {@link Instant#toString()} gives it, the form the stored state keeps, without
+   * {@code DateTimeFormatter} for years 0 to 9999.
+   */
+  public static String instantText(Instant at) {
+    return IsoInstants.format(at);
+  }
+
   public static JsonNode tree(String json) {
     try {
       return MAPPER.readTree(json);

@@ -117,7 +117,7 @@ final class ScheduleCodec {
   private static void instant(JsonGenerator g, String name, @Nullable Instant value)
       throws IOException {
     if (value == null) g.writeNullField(name);
-    else g.writeStringField(name, value.toString());
+    else g.writeStringField(name, Json.instantText(value));
   }
 
   /**

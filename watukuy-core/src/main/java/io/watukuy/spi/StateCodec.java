@@ -46,8 +46,8 @@ public final class StateCodec {
       ScheduleCodec.write(g, state.schedule());
       g.writeNumberField("schemaVersion", state.schemaVersion());
       g.writeNumberField("lastSequence", state.lastSequence());
-      g.writeStringField("createdAt", state.createdAt().toString());
-      g.writeStringField("updatedAt", state.updatedAt().toString());
+      g.writeStringField("createdAt", Json.instantText(state.createdAt()));
+      g.writeStringField("updatedAt", Json.instantText(state.updatedAt()));
       g.writeEndObject();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
