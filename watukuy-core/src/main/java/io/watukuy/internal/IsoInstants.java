@@ -71,6 +71,53 @@ final class IsoInstants extends JsonDeserializer<Instant> {
     }
   }
 
+  /**
+   * {@link Instant#toString()}, without {@code DateTimeFormatter} for the years 0 to 9999: the
+   * stored state writes several instants on every idle poll. The fraction has 3, 6 or 9 digits, the
+   * fewest that hold it, as {@code toString} gives; other years go to {@code toString}.
+   */
+  static String format(Instant at) {
+    long seconds = at.getEpochSecond();
+    long days = Math.floorDiv(seconds, 86_400);
+    int secondOfDay = (int) Math.floorMod(seconds, 86_400);
+    if (days < MIN_DAY || days > MAX_DAY) return at.toString();
+    LocalDate date = LocalDate.ofEpochDay(days);
+    int nanos = at.getNano();
+    char[] out = new char[30];
+    int n = 0;
+    n = pad(out, n, date.getYear(), 4);
+    out[n++] = '-';
+    n = pad(out, n, date.getMonthValue(), 2);
+    out[n++] = '-';
+    n = pad(out, n, date.getDayOfMonth(), 2);
+    out[n++] = 'T';
+    n = pad(out, n, secondOfDay / 3600, 2);
+    out[n++] = ':';
+    n = pad(out, n, secondOfDay / 60 % 60, 2);
+    out[n++] = ':';
+    n = pad(out, n, secondOfDay % 60, 2);
+    if (nanos != 0) {
+      out[n++] = '.';
+      if (nanos % 1_000_000 == 0) n = pad(out, n, nanos / 1_000_000, 3);
+      else if (nanos % 1000 == 0) n = pad(out, n, nanos / 1000, 6);
+      else n = pad(out, n, nanos, 9);
+    }
+    out[n++] = 'Z';
+    return new String(out, 0, n);
+  }
+
+  private static final long MIN_DAY = LocalDate.of(0, 1, 1).toEpochDay();
+  private static final long MAX_DAY = LocalDate.of(9999, 12, 31).toEpochDay();
+
+  /** Writes {@code value} as {@code width} decimal digits, zero-padded; returns the next index. */
+  private static int pad(char[] out, int at, int value, int width) {
+    for (int i = at + width - 1; i >= at; i--) {
+      out[i] = (char) ('0' + value % 10);
+      value /= 10;
+    }
+    return at + width;
+  }
+
   /** The decimal value of {@code text[from, to)}, or -1 if a character is not a digit. */
   private static int digits(String text, int from, int to) {
     int v = 0;

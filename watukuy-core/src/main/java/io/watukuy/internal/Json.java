@@ -9,6 +9,8 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.io.UncheckedIOException;
+import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 
 /** The engine's one JSON mapper: ISO-8601 instants, unknown properties tolerated on read. */
 public final class Json {
@@ -54,6 +56,23 @@ public final class Json {
     } catch (JsonProcessingException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * {@code text} as an instant when it has the form {@link Instant#toString()} gives ({@code
+   * 2026-03-01T10:00:00.123Z}, 0 to 9 fraction digits), else {@code null}: the stored state's fast
+   * reader leaves other forms to data binding.
+   */
+  public static @Nullable Instant isoInstant(String text) {
+    return IsoInstants.parse(text);
+  }
+
+  /**
+   * {@code at} as {@link Instant#toString()} gives it, the form the stored state keeps, without
+   * {@code DateTimeFormatter} for years 0 to 9999.
+   */
+  public static String instantText(Instant at) {
+    return IsoInstants.format(at);
   }
 
   public static JsonNode tree(String json) {

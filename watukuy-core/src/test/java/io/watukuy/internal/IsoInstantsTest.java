@@ -53,4 +53,34 @@ class IsoInstantsTest {
     assertThat(Json.MAPPER.readValue("1772359200", Instant.class))
         .isEqualTo(Instant.ofEpochSecond(1_772_359_200L));
   }
+
+  @Test
+  void writesWhatInstantToStringWrites() {
+    SplittableRandom random = new SplittableRandom(29);
+    for (int i = 0; i < 10_000; i++) {
+      Instant at =
+          Instant.ofEpochSecond(
+              random.nextLong(-62_200_000_000L, 253_500_000_000L),
+              switch (i % 4) {
+                case 0 -> 0;
+                case 1 -> random.nextInt(1000) * 1_000_000;
+                case 2 -> random.nextInt(1_000_000) * 1000;
+                default -> random.nextInt(1_000_000_000);
+              });
+      assertThat(IsoInstants.format(at)).isEqualTo(at.toString());
+    }
+    for (String edge :
+        new String[] {
+          "0000-01-01T00:00:00Z",
+          "9999-12-31T23:59:59.999999999Z",
+          "1969-12-31T23:59:59.000001Z",
+          "1970-01-01T00:00:00.100Z",
+          "2026-03-01T10:00:00.120300Z"
+        }) {
+      assertThat(IsoInstants.format(Instant.parse(edge))).isEqualTo(edge);
+    }
+    Instant beyond = Instant.parse("+10000-01-01T00:00:00Z");
+    assertThat(IsoInstants.format(beyond)).isEqualTo(beyond.toString());
+    assertThat(IsoInstants.format(Instant.MIN)).isEqualTo(Instant.MIN.toString());
+  }
 }

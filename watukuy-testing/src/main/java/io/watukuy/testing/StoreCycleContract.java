@@ -232,4 +232,85 @@ abstract class StoreCycleContract extends StoreLeaseContract {
     assertThat(store().loadState(KEY).map(PollerState::schedule)).contains(next);
     assertThat(store().getLease(KEY)).isEmpty();
   }
+
+  @Test
+  void aCycleStartedWithAcquireLeaseAndLoadWritesNothingWhenAnOperationChangedTheSchedule() {
+    Lease a = seeded();
+    store().releaseLease(KEY, a);
+    Instant now = T0.plusSeconds(31);
+    LeasedState start = store().acquireLeaseAndLoad(KEY, OWNER_A, TTL, now).orElseThrow();
+    ScheduleState paused = start.state().schedule().withPaused(ScheduleState.PauseReason.MANUAL);
+    store().saveStateUnfenced(KEY, StatePatch.schedule(paused), now.plusSeconds(1));
+    PollerState afterPause = store().loadState(KEY).orElseThrow();
+
+    boolean written =
+        store()
+            .saveStateAndRelease(
+                KEY,
+                start.lease(),
+                start.state().schedule(),
+                StatePatch.schedule(
+                    start
+                        .state()
+                        .schedule()
+                        .withNextDue(now.plusSeconds(30), ScheduleState.DueReason.SCHEDULE)),
+                now.plusSeconds(2));
+
+    assertThat(written).isFalse();
+    assertThat(store().loadState(KEY)).contains(afterPause);
+    assertThat(store().getLease(KEY)).contains(start.lease());
+  }
+
+  @Test
+  void aCycleStartedWithAcquireLeaseAndLoadThatLostItsLeaseThrowsAndWritesNothing() {
+    Lease a = seeded();
+    store().releaseLease(KEY, a);
+    Instant now = T0.plusSeconds(31);
+    LeasedState start = store().acquireLeaseAndLoad(KEY, OWNER_A, TTL, now).orElseThrow();
+    PollerState before = store().loadState(KEY).orElseThrow();
+    Lease b = store().acquireLease(KEY, OWNER_B, TTL, start.lease().expiresAt()).orElseThrow();
+
+    assertLeaseLost(
+        () ->
+            store()
+                .saveStateAndRelease(
+                    KEY,
+                    start.lease(),
+                    start.state().schedule(),
+                    StatePatch.schedule(
+                        start
+                            .state()
+                            .schedule()
+                            .withNextDue(now.plusSeconds(30), ScheduleState.DueReason.SCHEDULE)),
+                    start.lease().expiresAt()));
+
+    assertThat(store().loadState(KEY)).contains(before);
+    assertThat(store().getLease(KEY)).contains(b);
+  }
+
+  @Test
+  void aCycleThatCommittedAPageEndsWithItsCursorAndSchedule() {
+    Lease a = seeded();
+    store().releaseLease(KEY, a);
+    Instant now = T0.plusSeconds(31);
+    LeasedState start = store().acquireLeaseAndLoad(KEY, OWNER_A, TTL, now).orElseThrow();
+    commit(
+        start.lease(),
+        batch(new StatePatch(Map.of("live", "\"c-9\""), null, null, 3L)).events(event(3)),
+        now);
+    ScheduleState next =
+        start.state().schedule().withNextDue(now.plusSeconds(30), ScheduleState.DueReason.SCHEDULE);
+
+    boolean written =
+        store()
+            .saveStateAndRelease(
+                KEY, start.lease(), start.state().schedule(), StatePatch.schedule(next), now);
+
+    assertThat(written).isTrue();
+    PollerState end = store().loadState(KEY).orElseThrow();
+    assertThat(end.schedule()).isEqualTo(next);
+    assertThat(end.cursors()).containsEntry("live", "\"c-9\"");
+    assertThat(end.lastSequence()).isEqualTo(3);
+    assertThat(store().getLease(KEY)).isEmpty();
+  }
 }

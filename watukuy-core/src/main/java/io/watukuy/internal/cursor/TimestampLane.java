@@ -1,7 +1,9 @@
 package io.watukuy.internal.cursor;
 
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.watukuy.ConfigException;
 import io.watukuy.Page;
 import io.watukuy.TimestampCursor;
@@ -9,6 +11,9 @@ import io.watukuy.Watermark;
 import io.watukuy.internal.ItemView;
 import io.watukuy.internal.Json;
 import io.watukuy.internal.Values;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
@@ -38,6 +43,28 @@ final class TimestampLane implements LaneCursor<Watermark> {
   @Override
   public Watermark decode(@Nullable String json) {
     if (json == null) return initial();
+    // Token by token (an idle poll decodes its cursor): string or null values, in the form encode
+    // writes. Anything else (a number, an object) is read as a tree, as before.
+    try (JsonParser p = Json.MAPPER.getFactory().createParser(json)) {
+      if (p.nextToken() == JsonToken.START_OBJECT) {
+        String value = null;
+        String tieBreak = null;
+        boolean plain = true;
+        while (plain && p.nextToken() == JsonToken.FIELD_NAME) {
+          String field = p.currentName();
+          JsonToken t = p.nextToken();
+          String text =
+              t == JsonToken.VALUE_STRING ? p.getText() : t == JsonToken.VALUE_NULL ? null : "";
+          if (t != JsonToken.VALUE_STRING && t != JsonToken.VALUE_NULL) plain = false;
+          else if (field.equals("value")) value = text;
+          else if (field.equals("tieBreak")) tieBreak = text;
+        }
+        if (plain && p.currentToken() == JsonToken.END_OBJECT && p.nextToken() == null)
+          return new Watermark(value, tieBreak);
+      }
+    } catch (IOException e) {
+      // the tree reader below reports it
+    }
     JsonNode n = Json.tree(json);
     return new Watermark(Values.scalarText(n.get("value")), Values.scalarText(n.get("tieBreak")));
   }
@@ -45,10 +72,19 @@ final class TimestampLane implements LaneCursor<Watermark> {
   @Override
   public @Nullable String encode(@Nullable Watermark c) {
     if (c == null) return null;
-    ObjectNode n = Json.MAPPER.createObjectNode();
-    n.put("value", c.value());
-    n.put("tieBreak", c.tieBreak());
-    return n.toString();
+    // The text an ObjectNode of the two fields gives, written without building one.
+    StringWriter out = new StringWriter(64);
+    try (JsonGenerator g = Json.MAPPER.getFactory().createGenerator(out)) {
+      g.writeStartObject();
+      if (c.value() == null) g.writeNullField("value");
+      else g.writeStringField("value", c.value());
+      if (c.tieBreak() == null) g.writeNullField("tieBreak");
+      else g.writeStringField("tieBreak", c.tieBreak());
+      g.writeEndObject();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out.toString();
   }
 
   @Override

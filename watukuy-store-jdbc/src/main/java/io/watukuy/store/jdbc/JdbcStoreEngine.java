@@ -106,14 +106,15 @@ public final class JdbcStoreEngine implements StateStore {
     Rows rows = new Rows(dialect);
     this.runner = new SqlRunner(dialect, sql, source, name);
     Fencing fencing = new Fencing(runner, sql, dialect);
+    StateTexts texts = new StateTexts();
     this.leases = new Leases(runner, dialect, sql, rows);
-    this.states = new States(runner, dialect, sql, fencing);
+    this.states = new States(runner, dialect, sql, fencing, texts);
     this.items = new Items(runner, dialect, sql, rows, fencing);
     this.parked = new Parked(runner, dialect, sql, rows, fencing);
     this.outbox = new Outbox(runner, dialect, sql, rows, fencing, states, items, parked);
     this.validators = new Validators(runner, dialect, sql, rows, fencing);
     this.log = new ReplayLog(runner, dialect, sql, rows, fencing);
-    this.cycles = new Cycles(runner, dialect, sql, fencing);
+    this.cycles = new Cycles(runner, dialect, sql, fencing, leases, texts);
   }
 
   /**

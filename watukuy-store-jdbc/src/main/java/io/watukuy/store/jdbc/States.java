@@ -25,12 +25,14 @@ final class States {
   private final SqlDialect dialect;
   private final Sql sql;
   private final Fencing fencing;
+  private final StateTexts texts;
 
-  States(SqlRunner runner, SqlDialect dialect, Sql sql, Fencing fencing) {
+  States(SqlRunner runner, SqlDialect dialect, Sql sql, Fencing fencing, StateTexts texts) {
     this.runner = runner;
     this.dialect = dialect;
     this.sql = sql;
     this.fencing = fencing;
+    this.texts = texts;
   }
 
   Optional<PollerState> load(PollerKey key) {
@@ -103,14 +105,16 @@ final class States {
 
   /**
    * Applies {@code patch} to {@code current} (or creates the state) on the key's row, which exists
-   * and is locked; never touches the lease columns.
+   * and is locked; never touches the lease columns. The text written is remembered ({@link
+   * StateTexts}): the cycle's end then neither parses it nor reads it under a lock.
    */
   void write(Connection c, PollerKey key, @Nullable String current, StatePatch patch, Instant now)
       throws SQLException {
     PollerState next =
         current == null
             ? PollerState.create(patch, now)
-            : StateCodec.fromJson(current).apply(patch, now);
+            : texts.parse(key, current).apply(patch, now);
+    String text = StateCodec.toJson(next);
     try (PreparedStatement ps =
         c.prepareStatement(
             "UPDATE "
@@ -118,10 +122,12 @@ final class States {
                 + " SET state = "
                 + dialect.placeholder(ColumnType.STATE)
                 + sql.whereKey)) {
-      dialect.bind(ps, 1, ColumnType.STATE, StateCodec.toJson(next));
+      dialect.bind(ps, 1, ColumnType.STATE, text);
       bindKey(ps, 2, key);
       ps.executeUpdate();
     }
+    // A hint only: if this transaction rolls back, the stored text differs and the hint is unused.
+    texts.put(key, text, next);
   }
 
   List<PollerKey> listKeys(@Nullable String poller) {

@@ -295,6 +295,8 @@ public final class SqliteStore extends JdbcStore {
   private Connection connect() throws SQLException {
     SQLiteConfig config = new SQLiteConfig();
     config.setBusyTimeout(options.busyTimeoutMs());
+    // No statement reads generated keys; the driver would otherwise look them up after each write.
+    config.setGetGeneratedKeys(false);
     Connection c = config.createConnection("jdbc:sqlite:" + options.location());
     try {
       // The journal mode persists in the file; setting it again is a no-op. A memory database
