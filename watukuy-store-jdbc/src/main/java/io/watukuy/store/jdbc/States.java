@@ -107,10 +107,20 @@ final class States {
    */
   void write(Connection c, PollerKey key, @Nullable String current, StatePatch patch, Instant now)
       throws SQLException {
+    update(c, key, next(current, patch, now));
+  }
+
+  /** The JSON of {@code patch} applied to {@code current} (or of a new state). */
+  static String next(@Nullable String current, StatePatch patch, Instant now) {
     PollerState next =
         current == null
             ? PollerState.create(patch, now)
             : StateCodec.fromJson(current).apply(patch, now);
+    return StateCodec.toJson(next);
+  }
+
+  /** Replaces the state JSON of the key's row, which exists and is locked. */
+  void update(Connection c, PollerKey key, String state) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
             "UPDATE "
@@ -118,7 +128,7 @@ final class States {
                 + " SET state = "
                 + dialect.placeholder(ColumnType.STATE)
                 + sql.whereKey)) {
-      dialect.bind(ps, 1, ColumnType.STATE, StateCodec.toJson(next));
+      dialect.bind(ps, 1, ColumnType.STATE, state);
       bindKey(ps, 2, key);
       ps.executeUpdate();
     }
