@@ -183,7 +183,7 @@ final class BatchDispatch {
     for (OutboxRow r : batch) {
       if (stopped.contains(r.orderingKey())) continue;
       try {
-        events.add(Envelope.toEvent(r, d.type));
+        events.add(d.fresh.toEvent(r, d.type));
         handed.add(r);
       } catch (RuntimeException e) {
         failed.put(r.sequence(), e);

@@ -55,6 +55,13 @@ final class Delivery {
    */
   volatile @Nullable LeaseLostException stale;
 
+  /**
+   * The envelopes of the page just committed, for the first delivery of its rows without parsing
+   * their JSON; {@link FreshEvents#NONE} outside a page's hand-off. Set by the key's cycle thread,
+   * read by handler threads.
+   */
+  volatile FreshEvents fresh = FreshEvents.NONE;
+
   int delivered;
   int parked;
   boolean halted;

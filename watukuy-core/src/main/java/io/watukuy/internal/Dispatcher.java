@@ -174,7 +174,7 @@ final class Dispatcher {
           Throwable failure = null;
           HandOffs.HandOff handOff = new HandOffs.HandOff(d);
           try {
-            ChangeEvent<Object> event = Envelope.toEvent(row, d.type);
+            ChangeEvent<Object> event = d.fresh.toEvent(row, d.type);
             // Here, on the handler's thread, after the decoding; a handler may check again right
             // before its own write (Handler.checkLease), which the command line's output does.
             handOff.check();

@@ -65,6 +65,14 @@ public final class Envelope {
   /** The event of an outbox row, its data converted to {@code type}, attempt = attempts + 1. */
   public static <T> ChangeEvent<T> toEvent(OutboxRow row, Class<T> type) {
     JsonNode n = Json.tree(row.event());
+    return toEvent(row, type, n, Instant.parse(n.get("observedAt").asText()));
+  }
+
+  /**
+   * The event of an outbox row from its envelope already as a tree (the tree its JSON was written
+   * from, or that JSON parsed), with {@code observedAt} already read.
+   */
+  static <T> ChangeEvent<T> toEvent(OutboxRow row, Class<T> type, JsonNode n, Instant observedAt) {
     return new ChangeEvent<>(
         n.get("id").asText(),
         EventType.fromWire(n.get("type").asText()),
@@ -77,7 +85,7 @@ public final class Envelope {
         n.get("schemaVersion").asInt(),
         Lane.fromWire(n.get("lane").asText()),
         row.sequence(),
-        Instant.parse(n.get("observedAt").asText()),
+        observedAt,
         convert(n.get("data"), type),
         convert(n.get("previous"), type),
         row.attempts() + 1);

@@ -22,6 +22,7 @@ import io.watukuy.spi.ParkedRow;
 import io.watukuy.spi.PollerState;
 import io.watukuy.spi.StatePatch;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -295,8 +296,16 @@ final class PageCommit {
     run.parked += parked.size();
     for (ParkedRow p : parked) cx.listener().onParked(run.key, p);
     run.keeper.renew();
-    if (run.delivery != null && !batch.events.isEmpty())
-      cx.dispatcher().deliver(run.delivery, batch.events);
+    Delivery delivery = run.delivery;
+    if (delivery != null && !batch.events.isEmpty()) {
+      delivery.fresh = batch.fresh;
+      try {
+        cx.dispatcher().deliver(delivery, batch.events);
+      } finally {
+        delivery.fresh = FreshEvents.NONE;
+        batch.fresh.clear();
+      }
+    }
   }
 
   /** The events, upserts and deletes of one commit, with sequences assigned in order. */
@@ -307,9 +316,13 @@ final class PageCommit {
     final List<String> deletes = new ArrayList<>();
     final List<OutboxRow> events = new ArrayList<>();
 
+    /** The envelopes of {@link #events}, for their first delivery; none without a handler. */
+    final FreshEvents fresh;
+
     Batch(KeyRun run, Instant now) {
       this.run = run;
       this.now = now;
+      this.fresh = run.delivery == null ? FreshEvents.NONE : FreshEvents.forCommit();
     }
 
     boolean isEmpty() {
@@ -338,7 +351,8 @@ final class PageCommit {
           row.versionOrHash(),
           row.hash(),
           last,
-          last);
+          // A tree of its own: the first delivery hands the trees themselves to the handler.
+          last == null ? null : last.deepCopy());
       deletes.add(row.identity());
     }
 
@@ -359,24 +373,25 @@ final class PageCommit {
               versionOrHash,
               poller.schemaVersion(),
               type.wire());
-      String envelope =
+      ObjectNode envelope =
           Envelope.of(
-                  id,
-                  type,
-                  poller.name(),
-                  run.key.partition(),
-                  identity,
-                  orderingKey,
-                  versionOrHash,
-                  hash,
-                  poller.schemaVersion(),
-                  run.spec == null ? Lane.LIVE : run.spec.lane(),
-                  seq,
-                  now,
-                  data,
-                  previous)
-              .toString();
-      events.add(OutboxRow.pending(seq, id, orderingKey, envelope, now));
+              id,
+              type,
+              poller.name(),
+              run.key.partition(),
+              identity,
+              orderingKey,
+              versionOrHash,
+              hash,
+              poller.schemaVersion(),
+              run.spec == null ? Lane.LIVE : run.spec.lane(),
+              seq,
+              now,
+              data,
+              previous);
+      OutboxRow row = OutboxRow.pending(seq, id, orderingKey, envelope.toString(), now);
+      events.add(row);
+      if (fresh != FreshEvents.NONE) fresh.add(row, envelope, now.truncatedTo(ChronoUnit.MILLIS));
     }
   }
 }

@@ -178,6 +178,130 @@ abstract class StoreCommitContract extends StoreCycleContract {
     assertThat(store().countPending(KEY)).isEqualTo(3);
   }
 
+  /**
+   * Two pages of 500, the page size most listings send, each with state, upserts, deletes, outbox
+   * and log rows: every row of each table lands, the second page's upserts replace the first's.
+   */
+  @Test
+  void pagesOf500RowsAreCommittedWhole() {
+    Lease a = acquire(OWNER_A, T0);
+    List<ItemRow> first = IntStream.range(0, 500).mapToObj(i -> page(i, "v1")).toList();
+    List<OutboxRow> firstEvents = events(1, 500);
+    StatePatch one = new StatePatch(Map.of("live", "\"page-1\""), null, 1, 500L);
+    commit(
+        a,
+        batch(one).items(first).events(firstEvents.toArray(OutboxRow[]::new)).log(true),
+        T0.plusMillis(1));
+    // Half of the first page changes, 250 items are new, ten of the unchanged ones are deleted.
+    List<ItemRow> second = IntStream.range(250, 750).mapToObj(i -> page(i, "v2")).toList();
+    List<OutboxRow> secondEvents = events(501, 500);
+    StatePatch two =
+        StatePatch.NONE.withCursors(Map.of("live", "\"page-2\"")).withLastSequence(1000);
+    String[] deleted =
+        IntStream.range(0, 10).mapToObj(StoreCommitContract::pageId).toArray(String[]::new);
+    commit(
+        a,
+        batch(two)
+            .items(second)
+            .deletes(deleted)
+            .events(secondEvents.toArray(OutboxRow[]::new))
+            .log(true),
+        T0.plusMillis(2));
+
+    PollerState state = store().loadState(KEY).orElseThrow();
+    assertThat(state.cursors()).containsExactlyEntriesOf(Map.of("live", "\"page-2\""));
+    assertThat(state.lastSequence()).isEqualTo(1000);
+    assertThat(store().countItems(KEY)).isEqualTo(740);
+    assertThat(
+            store()
+                .loadVersions(
+                    KEY,
+                    List.of(
+                        pageId(0), pageId(9), pageId(10), pageId(249), pageId(250), pageId(749))))
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(
+                pageId(10), page(10, "v1"),
+                pageId(249), page(249, "v1"),
+                pageId(250), page(250, "v2"),
+                pageId(749), page(749, "v2")));
+    List<OutboxRow> all = Stream.concat(firstEvents.stream(), secondEvents.stream()).toList();
+    assertThat(store().loadPending(KEY, 0, NO_LIMIT)).containsExactlyElementsOf(all);
+    if (store().capabilities().log()) {
+      assertThat(store().readLog(KEY, LogRange.ALL, NO_LIMIT))
+          .extracting(LoggedEvent::sequence)
+          .containsExactlyElementsOf(all.stream().map(OutboxRow::sequence).toList());
+    }
+  }
+
+  /**
+   * 6 000 rows of each table in one commit, more than one multi-row statement can bind on any store
+   * (MariaDB takes 65 535 parameters, 5 957 outbox rows of 11; SQLite 32 766): all of them land,
+   * and a duplicate sequence in the last of them fails the commit with nothing written.
+   */
+  @Test
+  void aCommitLargerThanOneStatementIsAllOrNothing() {
+    Lease a = acquire(OWNER_A, T0);
+    List<ItemRow> items = IntStream.range(0, 6_000).mapToObj(i -> page(i, "v1")).toList();
+    List<OutboxRow> events = events(1, 6_000);
+    StatePatch patch = new StatePatch(Map.of("live", "\"c1\""), null, 1, 6_000L);
+    commit(a, batch(patch).items(items).events(events.toArray(OutboxRow[]::new)).log(true), T0);
+
+    assertThat(store().countItems(KEY)).isEqualTo(6_000);
+    assertThat(store().loadPending(KEY, 0, NO_LIMIT)).containsExactlyElementsOf(events);
+    assertThat(store().loadVersions(KEY, List.of(pageId(0), pageId(5_999))))
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(pageId(0), items.get(0), pageId(5_999), items.get(5_999)));
+
+    List<ItemRow> changed = IntStream.range(0, 6_000).mapToObj(i -> page(i, "v2")).toList();
+    List<OutboxRow> next = new java.util.ArrayList<>(events(6_001, 5_999));
+    next.add(event(6_000)); // already pending
+    StatePatch moved =
+        StatePatch.NONE.withCursors(Map.of("live", "\"c2\"")).withLastSequence(12_000);
+    assertThatThrownBy(
+            () ->
+                commit(
+                    a,
+                    batch(moved)
+                        .items(changed)
+                        .deletes(pageId(1))
+                        .events(next.toArray(OutboxRow[]::new))
+                        .log(true),
+                    T0.plusSeconds(1)))
+        .isInstanceOf(StoreException.class);
+
+    assertThat(store().loadState(KEY)).contains(PollerState.create(patch, T0));
+    assertThat(store().countItems(KEY)).isEqualTo(6_000);
+    assertThat(store().loadVersions(KEY, List.of(pageId(1), pageId(5_999))))
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(pageId(1), items.get(1), pageId(5_999), items.get(5_999)));
+    assertThat(store().countPending(KEY)).isEqualTo(6_000);
+    if (store().capabilities().log()) {
+      assertThat(store().readLog(KEY, LogRange.ALL, NO_LIMIT)).hasSize(6_000);
+    }
+  }
+
+  private static String pageId(int i) {
+    return "p-%05d".formatted(i);
+  }
+
+  /** An item of a page: with a payload holding text beyond ASCII, as listings do. */
+  private static ItemRow page(int i, String version) {
+    String hash = "%064x".formatted(i * 31L + version.hashCode());
+    return new ItemRow(
+        pageId(i),
+        version,
+        hash,
+        1,
+        "{\"id\":" + i + ",\"title\":\"Zo\u00eb \u2603 " + version + "\"}",
+        "ok-" + (i % 7),
+        T0);
+  }
+
+  /** {@code count} pending rows from sequence {@code from} on. */
+  private static List<OutboxRow> events(long from, int count) {
+    return IntStream.range(0, count).mapToObj(i -> event(from + i)).toList();
+  }
+
   @Test
   void commitWithOnlyAStatePatchCreatesTheStateFromDefaults() {
     Lease a = acquire(OWNER_A, T0);

@@ -175,18 +175,18 @@ final class Items {
   }
 
   /**
-   * The page's upserts, as one {@link SqlDialect#writeRows} call; a repeated identity: last wins.
+   * The page's upserts as one batch for {@link SqlDialect#writeRows}, or null when there are none;
+   * a repeated identity: last wins.
    */
-  void upsert(Connection c, PollerKey key, List<ItemRow> items) throws SQLException {
+  @Nullable RowBatch upsertBatch(PollerKey key, List<ItemRow> items) {
     if (items.isEmpty()) {
-      return;
+      return null;
     }
     List<@Nullable Object[]> values = new ArrayList<>(items.size());
     for (ItemRow row : items) {
       values.add(Rows.item(row));
     }
-    dialect.writeRows(
-        c, new RowBatch(sql.items, key, rows.itemColumns, values, List.of("identity")));
+    return new RowBatch(sql.items, key, rows.itemColumns, values, List.of("identity"));
   }
 
   /** The page's deletes, in as few statements as the dialect's lists allow. */

@@ -69,12 +69,35 @@ final class Outbox {
         lease,
         true,
         (c, state) -> {
-          states.write(c, key, state, batch.statePatch(), now);
-          items.upsert(c, key, batch.upserts());
-          items.delete(c, key, batch.deletes());
-          insert(c, key, batch.events());
-          if (batch.log()) {
-            appendLog(c, key, batch.events(), now);
+          String next = states.next(key, state, batch.statePatch(), now);
+          List<RowBatch> rows = new ArrayList<>(3);
+          RowBatch upserts = items.upsertBatch(key, batch.upserts());
+          if (upserts != null) {
+            rows.add(upserts);
+          }
+          RowBatch events = outboxBatch(key, batch.events());
+          if (events != null) {
+            rows.add(events);
+          }
+          RowBatch logged = batch.log() ? logBatch(key, batch.events(), now) : null;
+          if (logged != null) {
+            rows.add(logged);
+          }
+          if (dialect.writeStateAndRows(c, sql.pollers, key, next, rows)) {
+            // Upserts and deletes name different identities, so the deletes may come last.
+            items.delete(c, key, batch.deletes());
+          } else {
+            states.update(c, key, next);
+            if (upserts != null) {
+              dialect.writeRows(c, upserts);
+            }
+            items.delete(c, key, batch.deletes());
+            if (events != null) {
+              dialect.writeRows(c, events);
+            }
+            if (logged != null) {
+              dialect.writeRows(c, logged);
+            }
           }
           for (ParkedRow row : batch.parked()) {
             parked.upsert(c, key, row, null);
@@ -83,29 +106,34 @@ final class Outbox {
         });
   }
 
-  /** The page's events as pending rows; a sequence already stored fails the statement. */
-  private void insert(Connection c, PollerKey key, List<OutboxRow> events) throws SQLException {
+  /**
+   * The page's events as pending rows, or null when there are none; a sequence already stored fails
+   * the statement.
+   */
+  private @Nullable RowBatch outboxBatch(PollerKey key, List<OutboxRow> events) {
     if (events.isEmpty()) {
-      return;
+      return null;
     }
     List<@Nullable Object[]> values = new ArrayList<>(events.size());
     for (OutboxRow row : events) {
       values.add(Rows.outbox(row));
     }
-    dialect.writeRows(c, new RowBatch(sql.outbox, key, rows.outboxColumns, values, List.of()));
+    return new RowBatch(sql.outbox, key, rows.outboxColumns, values, List.of());
   }
 
-  /** The page's events in the replay log, created at {@code now}; a logged sequence is replaced. */
-  private void appendLog(Connection c, PollerKey key, List<OutboxRow> events, Instant now)
-      throws SQLException {
+  /**
+   * The page's events in the replay log, created at {@code now}, or null when there are none; a
+   * logged sequence is replaced.
+   */
+  private @Nullable RowBatch logBatch(PollerKey key, List<OutboxRow> events, Instant now) {
     if (events.isEmpty()) {
-      return;
+      return null;
     }
     List<@Nullable Object[]> values = new ArrayList<>(events.size());
     for (OutboxRow row : events) {
       values.add(Rows.logged(row, now));
     }
-    dialect.writeRows(c, new RowBatch(sql.log, key, rows.logColumns, values, List.of("seq")));
+    return new RowBatch(sql.log, key, rows.logColumns, values, List.of("seq"));
   }
 
   List<OutboxRow> loadPending(PollerKey key, long afterSequence, int limit) {

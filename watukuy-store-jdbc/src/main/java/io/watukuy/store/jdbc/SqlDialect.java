@@ -1,5 +1,6 @@
 package io.watukuy.store.jdbc;
 
+import io.watukuy.PollerKey;
 import io.watukuy.StoreException;
 import java.sql.BatchUpdateException;
 import java.sql.Connection;
@@ -236,6 +237,30 @@ public interface SqlDialect {
       }
       ps.executeBatch();
     }
+  }
+
+  /**
+   * Writes a page's new state and its rows (item upserts, outbox rows, log rows, in that order) in
+   * one statement, inside {@code commitPoll}'s transaction after the key's row was locked and the
+   * lease checked: one round trip where the portable form takes one per statement. The state
+   * replaces the {@code state} column of the key's row in {@code pollers}, which exists; the
+   * batches must be written as {@link #writeRows} would write each, a duplicate outbox sequence
+   * failing the statement. PostgreSQL does it with data-modifying {@code WITH} queries.
+   *
+   * @param c the connection, inside the caller's transaction
+   * @param pollers the pollers table, SQL-ready as {@link #tableName} returns it
+   * @param key the key whose row gets the state
+   * @param state the new state JSON
+   * @param batches the rows, each batch not empty; may be empty
+   * @return {@code false} (the default) when the dialect has no such statement and wrote nothing:
+   *     the engine then runs the state {@code UPDATE} and {@link #writeRows} for each batch; {@code
+   *     true} when everything was written
+   * @throws SQLException from the driver; the transaction is then rolled back
+   */
+  default boolean writeStateAndRows(
+      Connection c, String pollers, PollerKey key, String state, List<RowBatch> batches)
+      throws SQLException {
+    return false;
   }
 
   /**

@@ -110,11 +110,26 @@ final class States {
    */
   void write(Connection c, PollerKey key, @Nullable String current, StatePatch patch, Instant now)
       throws SQLException {
+    update(c, key, next(key, current, patch, now));
+  }
+
+  /**
+   * The JSON of {@code patch} applied to {@code current} (or of a new state), remembered in {@link
+   * StateTexts} as the key's text. A hint only: if the transaction that writes it rolls back, the
+   * stored text differs, and the cycle's end, which compares the stored text, does not use it.
+   */
+  String next(PollerKey key, @Nullable String current, StatePatch patch, Instant now) {
     PollerState next =
         current == null
             ? PollerState.create(patch, now)
             : texts.parse(key, current).apply(patch, now);
     String text = StateCodec.toJson(next);
+    texts.put(key, text, next);
+    return text;
+  }
+
+  /** Replaces the state JSON of the key's row, which exists and is locked. */
+  void update(Connection c, PollerKey key, String state) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
             "UPDATE "
@@ -122,12 +137,10 @@ final class States {
                 + " SET state = "
                 + dialect.placeholder(ColumnType.STATE)
                 + sql.whereKey)) {
-      dialect.bind(ps, 1, ColumnType.STATE, text);
+      dialect.bind(ps, 1, ColumnType.STATE, state);
       bindKey(ps, 2, key);
       ps.executeUpdate();
     }
-    // A hint only: if this transaction rolls back, the stored text differs and the hint is unused.
-    texts.put(key, text, next);
   }
 
   List<PollerKey> listKeys(@Nullable String poller) {

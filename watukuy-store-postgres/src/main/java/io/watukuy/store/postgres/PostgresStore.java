@@ -116,12 +116,14 @@ import javax.sql.DataSource;
  *       no cursor or transaction stays open between batches. Identities come in code point order; a
  *       {@code batchSize} below 1 throws {@code IllegalArgumentException}.
  *   <li>{@code commitPoll}:
- *       <p>One transaction, in this order: lock the key's row and check the lease, state patch,
- *       item upserts, item deletes, outbox rows, log rows, parked rows. The rows of each table
- *       travel as column arrays in one statement. An outbox sequence that is already pending (or
- *       appears twice in the batch) fails the whole commit with a {@link StoreException}, as
- *       overwriting it would lose an event; a log row or parked row with the same sequence or id is
- *       replaced. Logged events carry {@code now} as their creation time.
+ *       <p>One transaction of three round trips: lock the key's row and check the lease (reading
+ *       the state), then one statement that writes the state patch, the item upserts, the outbox
+ *       rows and the log rows (data-modifying {@code WITH} queries, the rows of each table as
+ *       column arrays over {@code unnest}), then the commit; item deletes and parked rows, when a
+ *       page has them, are statements of their own after it. An outbox sequence that is already
+ *       pending (or appears twice in the batch) fails the whole commit with a {@link
+ *       StoreException}, as overwriting it would lose an event; a log row or parked row with the
+ *       same sequence or id is replaced. Logged events carry {@code now} as their creation time.
  *   <li>{@code ackEvents}: Acknowledged rows are deleted.
  *       <p>One statement, one round trip: it locks the key's row ({@code FOR UPDATE}, like every
  *       fenced write, so the lease check sees the newest owner and the lock order is the same) and
