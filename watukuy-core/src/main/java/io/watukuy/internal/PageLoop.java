@@ -520,9 +520,9 @@ final class PageLoop {
         JsonNode json = item instanceof JsonNode n ? n : Json.MAPPER.valueToTree(item);
         // Measured before anything hashes, copies or stores it: one huge item must not take the
         // process down, nor block the page (G7).
-        long size = ItemView.compactSize(json);
+        long size = ItemView.oversize(json, poller.maxItemSize());
         String tooLarge =
-            size <= poller.maxItemSize()
+            size == 0
                 ? null
                 : "item "
                     + (i + 1)
