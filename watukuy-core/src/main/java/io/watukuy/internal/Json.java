@@ -48,10 +48,15 @@ public final class Json {
    * re-scan goes through here.
    */
   public static final ObjectReader VENDOR_TREE =
-      VENDOR
-          .reader()
-          .without(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-          .with(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY);
+      // A mapper of its own: the parser feature is the factory's, which a reader cannot turn off.
+      JsonMapper.builder()
+          .addModule(new JavaTimeModule())
+          .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+          .disable(DeserializationFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE)
+          .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
+          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+          .build()
+          .reader();
 
   private Json() {}
 
