@@ -45,14 +45,6 @@ final class KeyRun {
   /** The backfill to store: the stored one, or null once this run reached its target. */
   ScheduleState.@Nullable Backfill backfill;
 
-  /**
-   * The identities that commits wrote since the page fetched ahead began (the page loop starts a
-   * fresh set with each page ahead that reads stored versions, and takes it with the page): its
-   * versions of these identities may predate the write, so the diff reads them again. Null while no
-   * page ahead reads versions.
-   */
-  @Nullable Set<String> written;
-
   int pages;
 
   /** Items fetched, all pages. */

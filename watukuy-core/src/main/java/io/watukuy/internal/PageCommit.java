@@ -23,7 +23,6 @@ import io.watukuy.spi.PollerState;
 import io.watukuy.spi.StatePatch;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -63,26 +62,6 @@ final class PageCommit {
 
   /** Diffs one page and commits cursor, rows, events and parked items in one transaction. */
   void page(KeyRun run, LaneSpec spec, Page<Object> page, Step<Object> step, int pageNo)
-      throws InterruptedException {
-    page(run, spec, page, step, pageNo, null, null);
-  }
-
-  /**
-   * Diffs one page and commits it, with the stored versions read ahead when the page was fetched
-   * ahead ({@link Prefetch.Versions}).
-   *
-   * @param versions the versions read ahead, or null to read them all now
-   * @param written the identities commits wrote since that read may have run, read again now; null
-   *     when not known, and then nothing read ahead is used
-   */
-  void page(
-      KeyRun run,
-      LaneSpec spec,
-      Page<Object> page,
-      Step<Object> step,
-      int pageNo,
-      Prefetch.@Nullable Versions versions,
-      @Nullable Set<String> written)
       throws InterruptedException {
     Instant now = cx.time().now();
     // Duplicate identities in one page: the last occurrence wins, one event, and a warning, since
@@ -130,7 +109,7 @@ final class PageCommit {
     Set<String> lookups = new HashSet<>(latest.keySet());
     lookups.addAll(page.tombstones());
     Map<String, ItemRow> stored =
-        lookups.isEmpty() ? Map.of() : storedVersions(run, lookups, versions, written);
+        lookups.isEmpty() ? Map.of() : cx.store().loadVersions(run.key, lookups);
 
     Batch batch = new Batch(run, now);
     for (ItemView v : latest.values()) {
@@ -172,30 +151,6 @@ final class PageCommit {
     }
     if (!cursorMoved && batch.isEmpty() && parked.isEmpty() && run.state != null) return;
     commit(run, batch, parked);
-  }
-
-  /**
-   * The stored rows of {@code lookups}: those read ahead, unless a commit wrote them since, and the
-   * rest read now in one call.
-   */
-  private Map<String, ItemRow> storedVersions(
-      KeyRun run,
-      Set<String> lookups,
-      Prefetch.@Nullable Versions versions,
-      @Nullable Set<String> written) {
-    if (versions == null || written == null) return cx.store().loadVersions(run.key, lookups);
-    Map<String, ItemRow> rows = new HashMap<>();
-    List<String> unread = new ArrayList<>();
-    for (String id : lookups) {
-      if (versions.asked().contains(id) && !written.contains(id)) {
-        ItemRow row = versions.found().get(id);
-        if (row != null) rows.put(id, row);
-      } else {
-        unread.add(id);
-      }
-    }
-    if (!unread.isEmpty()) rows.putAll(cx.store().loadVersions(run.key, unread));
-    return rows;
   }
 
   private static String firstProblem(List<ItemView> views) {
@@ -334,11 +289,6 @@ final class PageCommit {
     CommitBatch commit =
         new CommitBatch(
             patch, batch.upserts, batch.deletes, batch.events, poller.log().enabled(), parked);
-    // Before the call: a commit whose outcome is unknown may have written them all the same.
-    if (run.written != null) {
-      for (ItemRow row : batch.upserts) run.written.add(row.identity());
-      run.written.addAll(batch.deletes);
-    }
     cx.store().commitPoll(run.key, run.keeper.lease(), commit, batch.now);
     if (run.state == null) run.state = PollerState.create(patch, batch.now);
     run.committed += batch.events.size();

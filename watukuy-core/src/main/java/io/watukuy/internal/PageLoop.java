@@ -7,8 +7,6 @@ import io.watukuy.HttpResult;
 import io.watukuy.Lane;
 import io.watukuy.Page;
 import io.watukuy.Poller;
-import io.watukuy.PollerKey;
-import io.watukuy.Retain;
 import io.watukuy.Validator;
 import io.watukuy.WatukuyException;
 import io.watukuy.internal.cursor.BadPage;
@@ -99,9 +97,6 @@ final class PageLoop {
           break;
         }
         int pageNo = ++pages;
-        // The stored versions read ahead with this page, and what commits wrote since.
-        Prefetch.Versions versions = null;
-        Set<String> written = null;
         Object sent = sendCursor(lc, key, run.cursors.containsKey(key), stored, pageNo);
         // A fetch that sent nothing through the HTTP helper and never read the page number asks
         // for what its cursor says: the same cursor is the same request, so it is not sent. A full
@@ -116,13 +111,9 @@ final class PageLoop {
           ahead = null;
           scope = taken.scope();
           page = fetched(run, scope, pageNo, taken.take());
-          versions = taken.versions();
-          written = run.written;
-          run.written = null;
         } else {
           if (ahead != null) ahead.discard(); // not the request this page makes
           ahead = null;
-          run.written = null;
           scope =
               new FetchScope(
                   cx,
@@ -182,7 +173,7 @@ final class PageLoop {
         // Page n-1 is let go here, before page n+1 is asked for: a key holds two pages at most.
         previous = new Previous(sent, scope.firstRequest(), scope.pageRead(), ids, views);
         ahead = ahead(run, spec, scope, step, previous, pages, cap);
-        commit.page(run, spec, page, step, pageNo, versions, written);
+        commit.page(run, spec, page, step, pageNo);
         cx.listener()
             .onPage(
                 run.key, run.pages, run.items, run.committed, Duration.ofMillis(run.durationMs()));
@@ -194,7 +185,6 @@ final class PageLoop {
       }
     } finally {
       if (ahead != null) ahead.discard(); // a failed commit, a lost lease, a stop, the deadline
-      run.written = null;
     }
     run.laneTruncated = truncated;
     if (truncated) {
@@ -443,33 +433,7 @@ final class PageLoop {
     if (repeats(spec, lc, current, sent)) return null;
     FetchScope nextScope =
         new FetchScope(cx, poller, pollerLog, run, spec.lane(), sent, pages + 1, current.request);
-    // Stored payloads are not read ahead: a key would hold a third page's worth of them (G10).
-    Function<Page<Object>, Prefetch.@Nullable Versions> preload =
-        poller.retain() == Retain.PAYLOAD ? null : p -> versionsOf(run.key, p);
-    run.written = preload == null ? null : new HashSet<>();
-    return Prefetch.start(cx.ahead(), run.key, spec.fetch(), nextScope, sent, pages + 1, preload);
-  }
-
-  /**
-   * The stored versions of a page fetched ahead, read on the pool thread that fetched it: the
-   * identities its items name (an item whose identity cannot be read is left to the diff, which
-   * parks it) and its tombstones. The identity function runs here as well as in {@link #views} on
-   * the cycle's thread (docs/architecture.md, "A page ahead").
-   */
-  private Prefetch.@Nullable Versions versionsOf(PollerKey key, Page<Object> page) {
-    Set<String> ids = new HashSet<>();
-    for (Object item : page.items()) {
-      if (item == null) continue;
-      try {
-        String id = Values.text(poller.identity().apply(item));
-        if (id != null && !id.isEmpty()) ids.add(id);
-      } catch (RuntimeException e) {
-        // The diff finds the same problem on the cycle's thread and parks the item.
-      }
-    }
-    ids.addAll(page.tombstones());
-    if (ids.isEmpty()) return null;
-    return new Prefetch.Versions(ids, cx.store().loadVersions(key, ids));
+    return Prefetch.start(cx.ahead(), run.key, spec.fetch(), nextScope, sent, pages + 1);
   }
 
   /**

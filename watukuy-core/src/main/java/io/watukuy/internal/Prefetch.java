@@ -3,12 +3,8 @@ package io.watukuy.internal;
 import io.watukuy.Fetcher;
 import io.watukuy.Page;
 import io.watukuy.PollerKey;
-import io.watukuy.spi.ItemRow;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,12 +23,6 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Memory (G10): one prefetch per lane at a time, so a key holds at most the page it commits and
  * the page it fetches.
- *
- * <p>A pool thread that fetched the page may also read the stored versions of its identities
- * ({@link Versions}), so that the diff of page n+1 does not wait for the store after page n's
- * commit. That read is never interrupted (a drop waits for it, as for the fetch) and a failure of
- * it is no failure of the page: the diff then reads the versions itself, and fails there if the
- * store does.
  */
 final class Prefetch implements Runnable {
   private enum State {
@@ -74,7 +64,6 @@ final class Prefetch implements Runnable {
   private final @Nullable Object sent;
   private final int pageNo;
   private final Thread owner;
-  private final @Nullable Function<Page<Object>, @Nullable Versions> preload;
   private final Object lock = new Object();
 
   // Guarded by lock.
@@ -85,30 +74,14 @@ final class Prefetch implements Runnable {
   private @Nullable Fetched result;
   // Guarded by lock. An Error (out of memory) of the fetch, rethrown on the cycle's thread.
   private @Nullable Error error;
-  // Guarded by lock. While the stored versions are read: a drop waits, but interrupts no store
-  // call.
-  private boolean preloading;
-  // Guarded by lock.
-  private @Nullable Versions versions;
-
-  /**
-   * The stored versions of some identities of a page, read before the diff needs them.
-   *
-   * @param asked the identities looked up
-   * @param found the stored rows among them, by identity; an identity asked and absent is not
-   *     stored
-   */
-  record Versions(Set<String> asked, Map<String, ItemRow> found) {}
 
   private Prefetch(
       PollerKey key,
       Fetcher<Object, Object> fetch,
       FetchScope scope,
       @Nullable Object sent,
-      int pageNo,
-      @Nullable Function<Page<Object>, @Nullable Versions> preload) {
+      int pageNo) {
     this.key = key;
-    this.preload = preload;
     this.fetch = fetch;
     this.scope = scope;
     this.sent = sent;
@@ -119,9 +92,6 @@ final class Prefetch implements Runnable {
   /**
    * Hands the fetch of page {@code pageNo} to {@code executor}. Called on the cycle's thread, which
    * becomes the owner that takes or drops the page.
-   *
-   * @param preload reads the stored versions of a fetched page on the pool thread, or returns null;
-   *     null to read none ahead
    */
   static Prefetch start(
       Executor executor,
@@ -129,9 +99,8 @@ final class Prefetch implements Runnable {
       Fetcher<Object, Object> fetch,
       FetchScope scope,
       @Nullable Object sent,
-      int pageNo,
-      @Nullable Function<Page<Object>, @Nullable Versions> preload) {
-    Prefetch p = new Prefetch(key, fetch, scope, sent, pageNo, preload);
+      int pageNo) {
+    Prefetch p = new Prefetch(key, fetch, scope, sent, pageNo);
     try {
       executor.execute(p);
     } catch (RejectedExecutionException e) {
@@ -174,16 +143,8 @@ final class Prefetch implements Runnable {
     Fetched fetched = null;
     Error failed = null;
     FETCHING.set(key);
-    Versions read = null;
     try {
       fetched = Fetched.call(fetch, scope);
-      if (preload != null && fetched.page() != null && startPreload()) {
-        try {
-          read = preload.apply(fetched.page());
-        } catch (RuntimeException e) {
-          read = null; // the diff reads the versions itself, and reports what the store says
-        }
-      }
     } catch (Error e) {
       failed = e;
     } finally {
@@ -193,36 +154,13 @@ final class Prefetch implements Runnable {
           state = State.DONE;
           result = fetched;
           error = failed;
-          versions = read;
         }
-        preloading = false;
         runner = null;
         lock.notifyAll();
       }
       // An interrupt meant for this fetch (a drop) must not reach the pool's next task. No new one
       // can come: interrupts are sent under the lock, and only while runner is set.
       Thread.interrupted();
-    }
-  }
-
-  /**
-   * Whether the stored versions may be read now: the page is still wanted and was not interrupted.
-   */
-  private boolean startPreload() {
-    synchronized (lock) {
-      if (state != State.RUNNING || Thread.currentThread().isInterrupted()) return false;
-      preloading = true;
-      return true;
-    }
-  }
-
-  /**
-   * The stored versions read ahead with the page, once {@link #take} returned it; null when none
-   * were read (the cycle's thread fetched the page itself, or the read failed).
-   */
-  @Nullable Versions versions() {
-    synchronized (lock) {
-      return versions;
     }
   }
 
@@ -282,10 +220,7 @@ final class Prefetch implements Runnable {
     state = State.DISCARDED;
     result = null;
     error = null;
-    versions = null;
     scope.discard();
-    // A store call is waited for, never interrupted: an interrupted driver may leave its
-    // connection unusable for the next caller of the pool.
-    if (runner != null && !preloading) runner.interrupt();
+    if (runner != null) runner.interrupt();
   }
 }
