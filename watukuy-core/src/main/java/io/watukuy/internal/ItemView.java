@@ -102,11 +102,23 @@ public final class ItemView {
   }
 
   /**
-   * An upper bound of {@link #compactSize}: the same walk, with three bytes for every UTF-16 unit
-   * of a name or string (a unit is at most three bytes in UTF-8, a surrogate pair four for two
-   * units), so it reads lengths instead of characters. An item below the limit by this bound needs
-   * no exact count.
+   * The size of {@code node} as compact JSON when it is over {@code max} bytes, else 0: {@link
+   * #compactSize} for the items that exceed the bound, and no byte-by-byte count for the others.
+   * Every item of every page is checked (an idle re-scan too), so the check first sums a bound that
+   * reads each string's length alone, three UTF-8 bytes per UTF-16 unit at most; only an item whose
+   * bound passes {@code max} is counted exactly.
+   *
+   * @param node the item; not modified
+   * @param max the largest compact size allowed, in bytes
+   * @return 0 when {@code compactSize(node) <= max}, else {@code compactSize(node)}
    */
+  static long oversize(JsonNode node, long max) {
+    if (compactSizeBound(node) <= max) return 0;
+    long size = compactSize(node);
+    return size <= max ? 0 : size;
+  }
+
+  /** At least {@link #compactSize}: each string counted as three bytes per UTF-16 unit. */
   static long compactSizeBound(JsonNode node) {
     if (node.isObject()) {
       long total = 2 + Math.max(0, node.size() - 1);
@@ -122,7 +134,18 @@ public final class ItemView {
       return total;
     }
     if (node.isTextual()) return 3L * node.textValue().length() + 2;
+    if (node.isInt() || node.isLong()) return digits(node.longValue());
+    if (node.isBoolean()) return node.booleanValue() ? 4 : 5;
+    if (node.isNull()) return 4;
     return compactSize(node);
+  }
+
+  /** The length of {@code Long.toString(value)}, without building it. */
+  static int digits(long value) {
+    if (value == Long.MIN_VALUE) return 20;
+    int n = value < 0 ? 2 : 1;
+    for (long v = Math.abs(value); v >= 10; v /= 10) n++;
+    return n;
   }
 
   private static long utf8(String s) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
@@ -39,6 +40,25 @@ public final class Json {
           .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
           .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
           .build();
+
+  /**
+   * How {@link io.watukuy.HttpResult#json()} reads a vendor body as a tree: {@link #VENDOR}'s
+   * rules, with a duplicate key found where the tree is built (Jackson's {@code
+   * FAIL_ON_READING_DUP_TREE_KEY}: the object's own map says the key was there) instead of by the
+   * parser's per-object set of names ({@code STRICT_DUPLICATE_DETECTION}). The same bodies are
+   * refused, with the same pointer to the key, at a fraction of the cost: every page of every
+   * re-scan goes through here.
+   */
+  public static final ObjectReader VENDOR_TREE =
+      // A mapper of its own: the parser feature is the factory's, which a reader cannot turn off.
+      JsonMapper.builder()
+          .addModule(new JavaTimeModule())
+          .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+          .disable(DeserializationFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE)
+          .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
+          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+          .build()
+          .reader();
 
   private Json() {}
 

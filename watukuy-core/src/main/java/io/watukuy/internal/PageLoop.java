@@ -519,14 +519,10 @@ final class PageLoop {
       try {
         JsonNode json = item instanceof JsonNode n ? n : Json.MAPPER.valueToTree(item);
         // Measured before anything hashes, copies or stores it: one huge item must not take the
-        // process down, nor block the page (G7). The exact count reads every character; it is
-        // needed only when the bound (three bytes a character) exceeds the limit.
-        long size =
-            ItemView.compactSizeBound(json) <= poller.maxItemSize()
-                ? 0
-                : ItemView.compactSize(json);
+        // process down, nor block the page (G7).
+        long size = ItemView.oversize(json, poller.maxItemSize());
         String tooLarge =
-            size <= poller.maxItemSize()
+            size == 0
                 ? null
                 : "item "
                     + (i + 1)

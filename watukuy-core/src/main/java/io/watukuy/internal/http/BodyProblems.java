@@ -43,7 +43,12 @@ final class BodyProblems {
     JsonProcessingException jpe =
         limit != null ? limit : e instanceof JsonProcessingException j ? j : null;
     if (jpe == null) return String.valueOf(e.getMessage());
-    StringBuilder out = new StringBuilder(String.valueOf(jpe.getOriginalMessage()));
+    String message = String.valueOf(jpe.getOriginalMessage());
+    // A tree's duplicate key is found where the tree is built (Json.VENDOR_TREE), and Jackson then
+    // names its own feature; the reader needs the key and where it is.
+    int ours = message.startsWith("Duplicate field '") ? message.indexOf(" for `ObjectNode`") : -1;
+    if (ours > 0) message = message.substring(0, ours);
+    StringBuilder out = new StringBuilder(message);
     String pointer = "";
     if (jpe.getProcessor() instanceof JsonParser parser && parser.getParsingContext() != null) {
       pointer = parser.getParsingContext().pathAsPointer().toString();

@@ -175,7 +175,7 @@ public final class Response implements HttpResult {
   @Override
   public JsonNode json() {
     try {
-      return Json.VENDOR.readTree(body);
+      return Json.VENDOR_TREE.readTree(body);
     } catch (IOException e) {
       throw decodingFailed("a JSON tree", e);
     }

@@ -157,6 +157,51 @@ class DefaultHttpTest {
   }
 
   @Test
+  void aTreeWithADuplicateKeyAtAnyDepthIsRefusedNamingTheKeyAndItsPointer() {
+    // Each body: where its duplicate is, then the pointer the message must name.
+    String[][] bodies = {
+      {"{\"id\":1,\"id\":7}", "Duplicate field 'id'", "at /id"},
+      {"{\"items\":[{\"id\":1,\"n\":2,\"id\":7}]}", "Duplicate field 'id'", "at /items/0/id"},
+      {"[{\"a\":{\"b\":[1],\"b\":[2]}}]", "Duplicate field 'b'", "at /0/a/b"},
+      {"{\"u\":{\"x\":1},\"v\":2,\"u\":{}}", "Duplicate field 'u'", "at /u"},
+    };
+    for (String[] body : bodies) {
+      server.reply(200, body[0], "Content-Type", "application/json");
+      HttpResult res = http.get(server.url("/dup"));
+      assertThatThrownBy(res::json)
+          .as(body[0])
+          .isInstanceOf(UncheckedIOException.class)
+          .hasMessageContaining("not valid JSON for a JSON tree")
+          .hasMessageContaining(body[1] + " " + body[2] + " (line 1, column ")
+          .hasMessageNotContaining("DeserializationFeature");
+    }
+  }
+
+  @Test
+  void aTreeReadsAsTheStrictMapperReadsItAndTrailingTokensAreRefused() throws Exception {
+    String body =
+        "{\"id\":1,\"user\":{\"id\":2,\"login\":\"x\"},\"labels\":[{\"id\":3},{\"id\":4}],"
+            + "\"n\":1.5e3,\"big\":123456789012345678901234567890,\"t\":null}";
+    server.reply(200, body, "Content-Type", "application/json");
+    assertThat(http.get(server.url("/ok")).json())
+        .isEqualTo(io.watukuy.internal.Json.VENDOR.readTree(body));
+
+    // The parser keeps no set of names per object: the tree finds a repeated key itself.
+    try (com.fasterxml.jackson.core.JsonParser parser =
+        io.watukuy.internal.Json.VENDOR_TREE.createParser(body)) {
+      assertThat(
+              parser.isEnabled(
+                  com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION
+                      .mappedFeature()))
+          .isFalse();
+    }
+
+    server.reply(200, "{\"id\":1} {\"id\":2}", "Content-Type", "application/json");
+    HttpResult trailing = http.get(server.url("/trailing"));
+    assertThatThrownBy(trailing::json).hasMessageContaining("Trailing token");
+  }
+
+  @Test
   void bodyThatIsNotJsonThrowsNamingMethodRedactedUrlAndJacksonProblem() {
     server.reply(200, "<html>oops</html>");
     HttpResult res = http.get(server.url("/orders?token=t0p&page=2"));
