@@ -65,8 +65,9 @@ public interface BatchHandler<T> {
   /**
    * What a {@link BatchHandler} did with a batch: the events that failed, with their causes, in the
    * order reported. Immutable. An event is matched to the batch by its {@link
-   * ChangeEvent#sequence()} (ids may repeat, G2); naming an event that is not in the batch is a
-   * handler bug and fails the whole batch.
+   * ChangeEvent#sequence()} and {@link ChangeEvent#id()} together (an id may repeat within a key,
+   * G2, and a sequence across keys); naming an event that is not in the batch, such as one of
+   * another poller or partition, is a handler bug and fails the whole batch.
    *
    * @param failures the failed events and why; empty when every event was handled
    * @since 0.2
