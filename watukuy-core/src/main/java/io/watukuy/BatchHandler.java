@@ -146,8 +146,12 @@ public interface BatchHandler<T> {
        * @throws NullPointerException if an argument is null
        */
       public Failure {
-        Objects.requireNonNull(event, "event");
-        Objects.requireNonNull(cause, "cause");
+        // The handler's own call fails with this, and its message is what gets parked: it says
+        // what to fix rather than naming a parameter.
+        Objects.requireNonNull(
+            event, "BatchResult.failed: the event is null; name an event of the batch");
+        Objects.requireNonNull(
+            cause, "BatchResult.failed: the cause is null; pass why the event failed");
       }
     }
   }

@@ -355,6 +355,21 @@ class BatchDeliveryTest {
   }
 
   @Test
+  void aFailureWithoutACauseFailsTheBatchWithAMessageThatSaysWhatToFix() {
+    f.seed(1);
+    Poller<JsonNode> orders = f.timestamp("orders", 50).build();
+    Watukuy w =
+        engine(orders, 1, 10).onBatch(orders, events -> BatchResult.failed(events.get(0), null));
+
+    w.tick();
+
+    List<OutboxRow> pending = store.loadPending(ORDERS, 0, 10);
+    assertThat(pending).extracting(OutboxRow::attempts).containsExactly(1);
+    assertThat(pending.get(0).lastError())
+        .contains("BatchResult.failed: the cause is null; pass why the event failed");
+  }
+
+  @Test
   void aBatchNeverTakesAnEventOfAKeyInAnotherBatchInFlightAndConcurrencyCountsBatches()
       throws Exception {
     // Items 1-3 share key A, 4-5 key B, 6 key C. Three permits: three batches start at once.
