@@ -65,8 +65,9 @@ public interface BatchHandler<T> {
   /**
    * What a {@link BatchHandler} did with a batch: the events that failed, with their causes, in the
    * order reported. Immutable. An event is matched to the batch by its {@link
-   * ChangeEvent#sequence()} (ids may repeat, G2); naming an event that is not in the batch is a
-   * handler bug and fails the whole batch.
+   * ChangeEvent#sequence()} and {@link ChangeEvent#id()} together (an id may repeat within a key,
+   * G2, and a sequence across keys); naming an event that is not in the batch, such as one of
+   * another poller or partition, is a handler bug and fails the whole batch.
    *
    * @param failures the failed events and why; empty when every event was handled
    * @since 0.2
@@ -145,8 +146,12 @@ public interface BatchHandler<T> {
        * @throws NullPointerException if an argument is null
        */
       public Failure {
-        Objects.requireNonNull(event, "event");
-        Objects.requireNonNull(cause, "cause");
+        // The handler's own call fails with this, and its message is what gets parked: it says
+        // what to fix rather than naming a parameter.
+        Objects.requireNonNull(
+            event, "BatchResult.failed: the event is null; name an event of the batch");
+        Objects.requireNonNull(
+            cause, "BatchResult.failed: the cause is null; pass why the event failed");
       }
     }
   }

@@ -261,10 +261,12 @@ final class BatchDispatch {
           "batch handler of "
               + Who.key(d.key)
               + " returned null; return BatchResult.ok() when every event was handled");
-    Set<Long> handed = new HashSet<>();
-    for (OutboxRow r : o.handed) handed.add(r.sequence());
+    // Sequences are per key: another key's event (a handler shared by pollers or partitions) can
+    // carry a sequence of this batch, so the event id must match the row's too.
+    Map<Long, String> handed = new HashMap<>();
+    for (OutboxRow r : o.handed) handed.put(r.sequence(), r.eventId());
     for (BatchHandler.BatchResult.Failure f : o.result.failures())
-      if (!handed.contains(f.event().sequence()))
+      if (!f.event().id().equals(handed.get(f.event().sequence())))
         return new IllegalStateException(
             "batch handler of "
                 + Who.key(d.key)

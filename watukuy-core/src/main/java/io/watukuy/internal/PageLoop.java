@@ -96,6 +96,12 @@ final class PageLoop {
           run.stopped = true;
           break;
         }
+        // A destination that is down ends the lane: the outbox is drained before any new fetch
+        // (G1, G9), so more pages would only pile their events up behind the failed one.
+        if (deliveryDown(run)) {
+          truncated = true;
+          break;
+        }
         int pageNo = ++pages;
         Object sent = sendCursor(lc, key, run.cursors.containsKey(key), stored, pageNo);
         // A fetch that sent nothing through the HTTP helper and never read the page number asks
@@ -426,7 +432,7 @@ final class PageLoop {
     Object next = step.next();
     if (spec.target() != null && lc.reached(next, spec.target())) return null;
     if (run.limits.expired(cx.time()) || run.limits.stopping().getAsBoolean()) return null;
-    if (asksToWait(scope.lastResponse())) return null;
+    if (asksToWait(scope.lastResponse()) || deliveryDown(run)) return null;
     String key = spec.cursorKey();
     // The commit stores the cursor under its key when it encodes to anything (PageCommit.page).
     Object sent = sendCursor(lc, key, key != null && lc.encode(next) != null, next, pages + 1);
@@ -434,6 +440,11 @@ final class PageLoop {
     FetchScope nextScope =
         new FetchScope(cx, poller, pollerLog, run, spec.lane(), sent, pages + 1, current.request);
     return Prefetch.start(cx.ahead(), run.key, spec.fetch(), nextScope, sent, pages + 1);
+  }
+
+  /** Whether this run's delivery stopped on a destination that is down. */
+  private static boolean deliveryDown(KeyRun run) {
+    return run.delivery != null && run.delivery.unavailable != null;
   }
 
   /**

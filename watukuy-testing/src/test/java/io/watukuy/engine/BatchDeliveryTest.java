@@ -317,6 +317,59 @@ class BatchDeliveryTest {
   }
 
   @Test
+  void
+      aResultNamingAnotherKeysEventWithTheSameSequenceFailsTheWholeBatchNotTheEventOfThatSequence() {
+    // Sequences are per key: a handler shared by two pollers that reports an orders event while
+    // handling customers names sequence 1 of another key, not customers' own event 1.
+    f.seed(2);
+    Poller<JsonNode> orders = f.timestamp("orders", 50).build();
+    Poller<JsonNode> customers = f.timestamp("customers", 50).build();
+    Watukuy w =
+        f.engine("a")
+            .delivery(new DeliveryOptions(1, 100, 10))
+            .poller(orders)
+            .poller(customers)
+            .build();
+    List<ChangeEvent<JsonNode>> ordersBatch = new ArrayList<>();
+    w.onBatch(
+        orders,
+        events -> {
+          ordersBatch.addAll(events);
+          return BatchResult.ok();
+        });
+    w.tick(); // customers' events wait in its outbox: no handler yet
+    w.onBatch(
+        customers,
+        events -> BatchResult.failed(ordersBatch.get(0), new IllegalStateException("order 1")));
+
+    w.tick();
+
+    PollerKey customersKey = PollerKey.of("customers");
+    List<OutboxRow> pending = store.loadPending(customersKey, 0, 10);
+    assertThat(ordersBatch.get(0).sequence()).isEqualTo(1L);
+    assertThat(pending).extracting(OutboxRow::sequence).containsExactly(1L, 2L);
+    assertThat(pending).extracting(OutboxRow::attempts).containsExactly(1, 1);
+    assertThat(pending.get(1).lastError())
+        .contains("reported a failure of event " + ordersBatch.get(0).id())
+        .contains("which is not in the batch (sequences 1 to 2)");
+  }
+
+  @Test
+  void aFailureWithoutACauseFailsTheBatchWithAMessageThatSaysWhatToFix() {
+    f.seed(1);
+    Poller<JsonNode> orders = f.timestamp("orders", 50).build();
+    Watukuy w =
+        engine(orders, 1, 10).onBatch(orders, events -> BatchResult.failed(events.get(0), null));
+
+    w.tick();
+
+    List<OutboxRow> pending = store.loadPending(ORDERS, 0, 10);
+    assertThat(pending).extracting(OutboxRow::attempts).containsExactly(1);
+    assertThat(pending.get(0).lastError())
+        .contains("BatchResult.failed: the cause is null; pass why the event failed");
+  }
+
+  @Test
   void aBatchNeverTakesAnEventOfAKeyInAnotherBatchInFlightAndConcurrencyCountsBatches()
       throws Exception {
     // Items 1-3 share key A, 4-5 key B, 6 key C. Three permits: three batches start at once.
