@@ -242,9 +242,10 @@ run_e2e() {
   local store run files runs_dir=
   wrote=$(mktemp)
   if (( runs > 1 )); then
-    # Each run writes into its own folder; only the merged file reaches $out.
+    # Each run writes into its own folder; only the merged file reaches $out. The trap names the
+    # folder now: it runs at exit, after this function's locals are gone.
     runs_dir=$(mktemp -d)
-    trap 'rm -rf "$runs_dir" "$wrote"' EXIT
+    trap "rm -rf '$runs_dir' '$wrote'" EXIT
   fi
   for store in ${stores//,/ }; do
     if (( runs == 1 )); then
