@@ -218,7 +218,7 @@ run_java() {
   return $rc
 }
 
-# One run of one store: the bench's JVM, then the Camel peer's when asked; writes into $1 and
+# One run of store $1: the bench's JVM, then the Camel peer's when asked; writes into folder $2 and
 # leaves the results file's path in $wrote.
 run_store_once() {
   local store=$1 dir=$2
