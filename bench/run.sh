@@ -51,6 +51,16 @@
 #                                   with a fresh prefix in that database)
 #     --redis-uri URI               default redis://127.0.0.1:6379/0
 #     --out DIR                     where the JSON goes (default bench/results)
+#     --runs N                      each store's bench JVM (and its Camel peer with --peer camel)
+#                                   N times back to back (default 1); with N >= 2 the runs' files
+#                                   are merged into one, <the one-run name>-best-of-<N>.json (such
+#                                   as <date>-sqlite-snapshot-idle-best-of-3.json, never a one-run
+#                                   file's name): every run's figures under "everyRun", and per
+#                                   phase the best run's under "phases", "idle" and "live"
+#                                   ("bestRun" names it; highest items/s, lowest CPU % for the
+#                                   idle keys, lowest overhead p99 for live) with that run's
+#                                   ratios to the floor, the commit floor and Camel; a "best of N"
+#                                   table marks the best run of each phase with *
 #     --peer camel                  after each store's run, the Apache Camel route a Java engineer
 #                                   would write instead (bench/camel, Camel 4.22, its own JVM under
 #                                   -Xmx256m, right after the bench's): the same listing on the same
@@ -67,7 +77,8 @@
 #
 # A run with anything but the defaults writes <date>-<store>-<what differs>.json (such as
 # <date>-memory-live-idle.json, <date>-sqlite-1000000items.json, <date>-redis-tiny.json), so that
-# it never overwrites the full run's file; -tiny and -smoke files are not committed.
+# it never overwrites the full run's file; -tiny and -smoke files are not committed. With --runs N
+# (N >= 2) only the merged <that name>-best-of-<N>.json is written.
 #
 # Each benchmark runs beside its physical baseline in the same run; the ratio column is
 # watukuy / baseline in throughput (1.0 is as fast as the baseline). The machine's load average
@@ -108,6 +119,7 @@ e2e_args=()
 peer=
 peer_args=()
 stores=
+runs=1
 if [[ $command == jmh ]]; then
   while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -134,6 +146,10 @@ elif [[ $command == e2e ]]; then
         [[ $2 == camel ]] || fail "--peer: unknown peer '$2' (expected camel)"
         peer=$2; shift 2 ;;
       --out) need_value "$@"; out=$2; shift 2 ;;
+      --runs)
+        need_value "$@"
+        [[ $2 =~ ^[1-9][0-9]{0,2}$ ]] || fail "--runs must be a whole number from 1 to 999, but was '$2'"
+        runs=$((10#$2)); shift 2 ;;
       --items) need_value "$@"; items=$2; e2e_args+=("$1" "$2"); shift 2 ;;
       --postgres-url|--mariadb-url) need_value "$@"; e2e_args+=("$1" "$2"); peer_args+=("$1" "$2"); shift 2 ;;
       --phases) need_value "$@"; phases=$2; e2e_args+=("$1" "$2"); shift 2 ;;
@@ -202,24 +218,47 @@ run_java() {
   return $rc
 }
 
+# One run of store $1: the bench's JVM, then the Camel peer's when asked; writes into folder $2 and
+# leaves the results file's path in $wrote.
+run_store_once() {
+  local store=$1 dir=$2
+  # One JVM per store, so that each peak heap is its own; 256 MB shows memory flat in N (G10).
+  run_java -Xmx256m -Dwatukuy.bench.resultPathFile="$wrote" -jar "$jar" e2e --store "$store" \
+    --out "$dir" ${e2e_args[@]+"${e2e_args[@]}"}
+  if [[ $peer == camel ]]; then
+    case "$store" in
+      sqlite|postgres|mariadb)
+        # Right after the bench's JVM, on the same machine, database and items; it adds its
+        # numbers to the file the bench just wrote.
+        run_java -Xmx256m -cp "bench/camel/target/classes:bench/camel/target/lib/*" \
+          io.watukuy.bench.camel.CamelPeer --results "$(cat "$wrote")" \
+          ${peer_args[@]+"${peer_args[@]}"} ;;
+      *) echo "bench/run.sh: no Camel peer on $store: its JdbcMessageIdRepository needs a JDBC database" >&2 ;;
+    esac
+  fi
+}
+
 run_e2e() {
-  local store wrote
+  local store run files runs_dir=
   wrote=$(mktemp)
+  if (( runs > 1 )); then
+    # Each run writes into its own folder; only the merged file reaches $out. The trap names the
+    # folder now: it runs at exit, after this function's locals are gone.
+    runs_dir=$(mktemp -d)
+    trap "rm -rf '$runs_dir' '$wrote'" EXIT
+  fi
   for store in ${stores//,/ }; do
-    # One JVM per store, so that each peak heap is its own; 256 MB shows memory flat in N (G10).
-    run_java -Xmx256m -Dwatukuy.bench.resultPathFile="$wrote" -jar "$jar" e2e --store "$store" \
-      --out "$out" ${e2e_args[@]+"${e2e_args[@]}"}
-    if [[ $peer == camel ]]; then
-      case "$store" in
-        sqlite|postgres|mariadb)
-          # Right after the bench's JVM, on the same machine, database and items; it adds its
-          # numbers to the file the bench just wrote.
-          run_java -Xmx256m -cp "bench/camel/target/classes:bench/camel/target/lib/*" \
-            io.watukuy.bench.camel.CamelPeer --results "$(cat "$wrote")" \
-            ${peer_args[@]+"${peer_args[@]}"} ;;
-        *) echo "bench/run.sh: no Camel peer on $store: its JdbcMessageIdRepository needs a JDBC database" >&2 ;;
-      esac
+    if (( runs == 1 )); then
+      run_store_once "$store" "$out"
+      continue
     fi
+    files=()
+    for (( run = 1; run <= runs; run++ )); do
+      echo "bench/run.sh: $store, run $run of $runs"
+      run_store_once "$store" "$runs_dir/$store-$run"
+      files+=("$(cat "$wrote")")
+    done
+    run_java -jar "$jar" best-of --out "$out" "${files[@]}"
   done
   rm -f "$wrote"
 }

@@ -19,6 +19,9 @@ module io.watukuy.bench {
   requires jdk.management;
   requires static org.jspecify;
 
+  // The Camel peer (bench/camel) reuses the listing server, the plain fetch and the results JSON.
+  exports io.watukuy.bench;
+
   // JMH instantiates the benchmark states and runs the generated harness by reflection
   opens io.watukuy.bench to
       jmh.core;

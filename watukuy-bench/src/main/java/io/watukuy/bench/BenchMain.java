@@ -53,6 +53,14 @@ import java.util.Map;
  * the end, and by a shutdown hook when the run is interrupted (Ctrl-C, SIGTERM). {@code --check}
  * checks the options and that the store's server can be reached, and runs nothing.
  *
+ * <pre>
+ * java -jar watukuy-bench.jar best-of --out DIR RESULTS.json RESULTS.json...
+ * </pre>
+ *
+ * {@code best-of} merges the results files of N runs of one store, back to back ({@code
+ * bench/run.sh e2e --runs N}), into {@code DIR/<first file's name>-best-of-<N>.json} and prints
+ * which run was best in each phase ({@link BestOfRuns}).
+ *
  * <p>Exit code 0 on success, 1 on a failed benchmark or an unreachable server (one line, no stack
  * trace), 2 on a usage error.
  */
@@ -70,7 +78,8 @@ public final class BenchMain {
   static final int DEFAULT_ITEMS = 100_000;
 
   private static final String USAGE =
-      "usage: java -jar watukuy-bench.jar jmh|e2e [options]" + " (bench/run.sh --help lists them)";
+      "usage: java -jar watukuy-bench.jar jmh|e2e|best-of [options]"
+          + " (bench/run.sh --help lists them)";
 
   /** Set when the shutdown hook cleans up: the run's own failure that follows is not news. */
   private static volatile boolean stopping;
@@ -110,7 +119,9 @@ public final class BenchMain {
     }
     if (command.equals("jmh")) return jmh(rest);
     if (command.equals("e2e")) return e2e(rest);
-    throw new IllegalArgumentException("unknown command '" + command + "'; expected jmh or e2e");
+    if (command.equals("best-of")) return bestOf(rest);
+    throw new IllegalArgumentException(
+        "unknown command '" + command + "'; expected jmh, e2e or best-of");
   }
 
   private static int jmh(Deque<String> args) throws Exception {
@@ -279,6 +290,33 @@ public final class BenchMain {
       String tell = System.getProperty("watukuy.bench.resultPathFile");
       if (tell != null) Files.writeString(Path.of(tell), file.toString());
     }
+    return 0;
+  }
+
+  /**
+   * Merges the results files of N runs of one store ({@link BestOfRuns}), prints the table and
+   * writes {@code DIR/<first file's name>-best-of-<N>.json}.
+   */
+  private static int bestOf(Deque<String> args) throws Exception {
+    Path out = null;
+    List<Path> files = new java.util.ArrayList<>();
+    while (!args.isEmpty()) {
+      String a = args.poll();
+      if (a.equals("--out")) out = Path.of(value(a, args));
+      else if (a.startsWith("--"))
+        throw new IllegalArgumentException("unknown option '" + a + "' for best-of");
+      else files.add(Path.of(a));
+    }
+    if (out == null || files.size() < 2)
+      throw new IllegalArgumentException("best-of needs --out DIR and at least two results files");
+    ObjectNode merged = BestOfRuns.merge(BestOfRuns.read(files));
+    System.out.print(BestOfRuns.table(merged));
+    Files.createDirectories(out);
+    Path file =
+        out.resolve(BestOfRuns.fileName(files.get(0).getFileName().toString(), files.size()));
+    Files.writeString(
+        file, Items.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(merged) + "\n");
+    System.out.println("wrote " + file);
     return 0;
   }
 

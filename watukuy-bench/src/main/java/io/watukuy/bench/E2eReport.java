@@ -237,11 +237,11 @@ final class E2eReport {
       n.put("events", p.events());
       n.put("runs", p.runs());
       n.put("seconds", p.seconds());
-      number(n, "itemsPerSecond", p.items() > 0 ? p.itemsPerSecond() : Double.NaN);
-      number(n, "eventsPerSecond", p.items() > 0 ? p.eventsPerSecond() : Double.NaN);
+      ResultsJson.number(n, "itemsPerSecond", p.items() > 0 ? p.itemsPerSecond() : Double.NaN);
+      ResultsJson.number(n, "eventsPerSecond", p.items() > 0 ? p.eventsPerSecond() : Double.NaN);
       // The process's CPU time (every thread, the listing server's too) and its share of a core.
-      number(n, "cpuSeconds", p.cpuSeconds());
-      number(n, "cpuCores", p.cpuSeconds() / p.seconds());
+      ResultsJson.number(n, "cpuSeconds", p.cpuSeconds());
+      ResultsJson.number(n, "cpuCores", p.cpuSeconds() / p.seconds());
       n.put("peakHeapMb", p.peakHeap() / (1024.0 * 1024));
       n.put("retainedHeapMb", p.retained() / (1024.0 * 1024));
       n.put("storeSeconds", p.storeSeconds());
@@ -256,16 +256,17 @@ final class E2eReport {
       ObjectNode b = n.putObject("baseline");
       b.put("what", p.baselineWhat());
       b.put("seconds", p.baselineSeconds());
-      number(b, "itemsPerSecond", p.items() > 0 ? p.baselineItemsPerSecond() : Double.NaN);
-      number(n, "ratio", p.ratio());
+      ResultsJson.number(
+          b, "itemsPerSecond", p.items() > 0 ? p.baselineItemsPerSecond() : Double.NaN);
+      ResultsJson.number(n, "ratio", p.ratio());
       ObjectNode f = n.putObject("floor");
       f.put(
           "what",
           "a plain client's fetch + parse of the same listing (best of "
               + FLOOR_PASSES
               + " passes after a warm-up), then the raw baseline");
-      number(f, "itemsPerSecond", p.items() > 0 ? p.floorItemsPerSecond() : Double.NaN);
-      number(n, "floorRatio", p.floorRatio());
+      ResultsJson.number(f, "itemsPerSecond", p.items() > 0 ? p.floorItemsPerSecond() : Double.NaN);
+      ResultsJson.number(n, "floorRatio", p.floorRatio());
       if (p.name().equals("first-sync")) commitFloor(n, p, r.commitFloor());
     }
     if (r.live() != null) root.set("live", LiveLatency.json(r.live()));
@@ -295,21 +296,15 @@ final class E2eReport {
             + " durability settings");
     f.put("pages", floor.pages());
     f.put("seconds", floor.seconds());
-    number(f, "itemsPerSecond", floor.itemsPerSecond());
+    ResultsJson.number(f, "itemsPerSecond", floor.itemsPerSecond());
     ArrayNode sql = f.putArray("sql");
     floor.sql().forEach(sql::add);
-    number(phase, "commitFloorRatio", p.itemsPerSecond() / floor.itemsPerSecond());
+    ResultsJson.number(phase, "commitFloorRatio", p.itemsPerSecond() / floor.itemsPerSecond());
   }
 
   /** The groups' labels, in run order, joined by {@code separator}. */
   static String labels(Set<Group> groups, String separator) {
     return String.join(separator, groups.stream().map(Group::label).toList());
-  }
-
-  /** Puts a number, or null where it is not finite: JSON has no NaN. */
-  static void number(ObjectNode node, String field, double value) {
-    if (Double.isFinite(value)) node.put(field, value);
-    else node.putNull(field);
   }
 
   static String mb(long bytes) {

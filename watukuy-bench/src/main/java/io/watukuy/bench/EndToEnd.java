@@ -1,20 +1,7 @@
 package io.watukuy.bench;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import io.watukuy.Cursors;
 import io.watukuy.DeliveryOptions;
-import io.watukuy.KeyReport;
-import io.watukuy.Page;
-import io.watukuy.Poller;
-import io.watukuy.Schedule;
-import io.watukuy.TickReport;
 import io.watukuy.Watukuy;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -22,7 +9,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -30,34 +16,22 @@ import org.jspecify.annotations.Nullable;
  * poller over the same fresh store:
  *
  * <ul>
- *   <li>{@code snapshot}: the three phases below;
+ *   <li>{@code snapshot}: first sync, idle re-scan and 1% changed of a {@code snapshotDiff} poller
+ *       ({@link SnapshotPhases}), then the first sync's commit floor ({@link CommitFloor});
  *   <li>{@code timestamp}: the same listing read incrementally ({@link TimestampPhases});
  *   <li>{@code live}: the live lane's latency on a running daemon ({@link LiveLatency});
  *   <li>{@code idle}: the CPU of many idle keys on one engine ({@link IdleKeys}).
  * </ul>
  *
- * The snapshot phases run a {@code snapshotDiff} poller over HTTP against a {@link ListingServer}
- * of {@code n} items in 500-item pages, each phase followed by the store's raw baseline on the same
- * rows:
- *
- * <ol>
- *   <li>{@code first-sync}: every item is new, {@code n} created events; baseline: upsert the
- *       {@code n} rows, 500 per transaction.
- *   <li>{@code idle-rescan}: nothing changed, no event (every item skipped on its version);
- *       baseline: read the version and hash of the {@code n} identities, 500 per query.
- *   <li>{@code changed-rescan}: 1% of the items updated and 0.1% deleted on the server; baseline:
- *       the same reads, then upsert the updated rows and delete the deleted ones, 500 per
- *       transaction.
- * </ol>
- *
- * A phase is one {@link Watukuy#tick()}: it lists every page, diffs, commits, delivers every event
+ * A listing phase is one {@link Watukuy#tick()} ({@link MeasuredTick}): it lists every page of a
+ * {@link ListingServer} of {@code n} items in 500-item pages, diffs, commits, delivers every event
  * to a handler that counts them, and (for snapshotDiff) emits the deletes; its events and pages are
  * checked against what the phase must produce, so a number is never reported for a run that did the
- * wrong thing. {@code ratio} is watukuy's items/s over the baseline's items/s for the same items.
- * The fetch + parse of the whole listing with a plain {@link HttpClient} is the best of {@value
- * #FLOOR_PASSES} timed passes after one warm-up pass; added to the raw baseline it gives each
- * phase's physical floor (no watukuy logic at all), and {@code floorRatio} is watukuy's items/s
- * over the floor's.
+ * wrong thing. {@code ratio} is watukuy's items/s over the store's raw baseline's for the same
+ * items ({@link RawBaseline}). The fetch + parse of the whole listing with a plain {@link
+ * java.net.http.HttpClient} is the best of {@value #FLOOR_PASSES} timed passes after one warm-up
+ * pass ({@link ListingFetch}); added to the raw baseline it gives each phase's physical floor (no
+ * watukuy logic at all), and {@code floorRatio} is watukuy's items/s over the floor's.
  *
  * <p>The phases never assert timing: {@link Settings#tiny()} is the smoke pass of {@code ./mvnw
  * verify}.
@@ -66,11 +40,8 @@ final class EndToEnd {
   /** Items per page, as the server serves them. */
   static final int PAGE = ListingServer.PAGE;
 
-  /**
-   * Timed passes of a plain client's fetch of a listing, after one warm-up pass; the floor takes
-   * the fastest, the least disturbed by the rest of the machine.
-   */
-  static final int FLOOR_PASSES = 3;
+  /** Timed passes of a plain client's fetch of a listing, after one warm-up pass. */
+  static final int FLOOR_PASSES = ListingFetch.PASSES;
 
   /** The groups of phases, as {@code --phases} names them. */
   enum Group {
@@ -362,7 +333,7 @@ final class EndToEnd {
       // The raw upsert of the n rows, measured once when the snapshot phases run and reused.
       double upsertSeconds = Double.NaN;
       if (settings.groups().contains(Group.SNAPSHOT)) {
-        fetchSeconds = snapshot(bench, raw, n, settings, phases);
+        fetchSeconds = SnapshotPhases.run(bench, raw, n, settings, phases);
         upsertSeconds = phases.get(0).baselineSeconds();
         commitFloor = CommitFloor.measure(kind, bench, n);
       }
@@ -391,318 +362,13 @@ final class EndToEnd {
         Machine.loadAverage());
   }
 
-  /** The three snapshotDiff phases; returns the plain fetch + parse time of the listing. */
-  private static double snapshot(
-      BenchStore bench, RawStore raw, int n, Settings settings, List<Phase> phases)
-      throws Exception {
-    DeliveryOptions delivery = settings.delivery();
-    try (ListingServer server = new ListingServer(n);
-        HeapWatch heap = new HeapWatch()) {
-      EventCounter counter = new EventCounter(settings.handler());
-      AtomicLong fetched = new AtomicLong();
-      Poller<JsonNode> poller = poller(server.url(), n, fetched);
-      TimedStore store = new TimedStore(bench.store());
-      try (Watukuy engine =
-          Watukuy.builder().store(store).poller(poller).delivery(delivery).build()) {
-        counter.attach(engine, poller);
-        fetchListing(server); // warms the client and the server's code up
-        double fetchSeconds = Double.POSITIVE_INFINITY;
-        for (int pass = 0; pass < FLOOR_PASSES; pass++)
-          fetchSeconds = Math.min(fetchSeconds, fetchListing(server));
-
-        Phase sync =
-            cycle(
-                "first-sync",
-                SNAPSHOT,
-                engine,
-                store,
-                heap,
-                counter,
-                fetched,
-                n,
-                new EventCounter.Counts(n, 0, 0),
-                pages(n));
-        double base = timeBatches(server, raw, Op.UPSERT);
-        phases.add(
-            sync.withBaseline("upsert " + n + " rows, 500 per transaction", base, fetchSeconds));
-
-        Phase idle =
-            cycle(
-                "idle-rescan",
-                SNAPSHOT,
-                engine,
-                store,
-                heap,
-                counter,
-                fetched,
-                n,
-                new EventCounter.Counts(0, 0, 0),
-                pages(n));
-        base = timeBatches(server, raw, Op.SELECT);
-        phases.add(idle.withBaseline("read " + n + " versions, 500 per query", base, fetchSeconds));
-
-        List<Integer> updated = new ArrayList<>();
-        List<Integer> deleted = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-          if (i % 100 == 50) updated.add(i);
-          else if (i % 1000 == 7) deleted.add(i);
-        }
-        updated.forEach(server::update);
-        deleted.forEach(server::delete);
-        Phase changed =
-            cycle(
-                "changed-rescan",
-                SNAPSHOT,
-                engine,
-                store,
-                heap,
-                counter,
-                fetched,
-                server.size(),
-                new EventCounter.Counts(0, updated.size(), deleted.size()),
-                pages(server.size()));
-        base =
-            timeBatches(server, raw, Op.SELECT)
-                + timeUpserts(server, raw, updated)
-                + timeDeletes(raw, deleted);
-        phases.add(
-            changed.withBaseline(
-                "read "
-                    + server.size()
-                    + " versions, upsert "
-                    + updated.size()
-                    + " and delete "
-                    + deleted.size()
-                    + " rows, 500 per transaction",
-                base,
-                fetchSeconds * server.size() / n));
-        return fetchSeconds;
-      }
-    }
-  }
-
   /** The pages a listing of {@code items} items takes: at least one, empty or not. */
   static int pages(int items) {
     return Math.max(1, (items + PAGE - 1) / PAGE);
   }
 
-  private static Poller<JsonNode> poller(String url, int n, AtomicLong fetched) {
-    return Poller.builder("items", JsonNode.class)
-        .identity(item -> item.get("id"))
-        .version(item -> item.get("updated_at"))
-        .cursor(Cursors.snapshotDiff())
-        .fetch(
-            ctx -> {
-              JsonNode body = ctx.http().get(url + "?page=" + ctx.page()).json();
-              List<JsonNode> items = new ArrayList<>(PAGE);
-              body.get("items").forEach(items::add);
-              fetched.addAndGet(items.size());
-              return Page.of(items).withHasMore(body.get("hasMore").asBoolean());
-            })
-        // The whole listing in one cycle, and due again as soon as the bench ticks.
-        .maxPagesPerCycle(n / PAGE + 2)
-        .schedule(Schedule.every(Duration.ofMillis(1)).withAdaptive(false).withJitter(0))
-        .build();
-  }
-
-  /** The strategy label of the snapshot phases. */
-  static final String SNAPSHOT = "snapshotDiff";
-
-  /**
-   * Runs one tick of the engine's single key and checks it: one key polled over {@code pages}
-   * pages, {@code items} items fetched, exactly {@code expected} events committed and delivered.
-   *
-   * @return the phase, with no baseline yet
-   * @throws IllegalStateException if the tick did anything else
-   */
-  static Phase cycle(
-      String name,
-      String strategy,
-      Watukuy engine,
-      TimedStore store,
-      HeapWatch heap,
-      EventCounter counter,
-      AtomicLong fetched,
-      int items,
-      EventCounter.Counts expected,
-      int pages)
-      throws InterruptedException {
-    Thread.sleep(5); // past schedule.min, so the key is due
-    heap.reset();
-    store.drain();
-    EventCounter.Counts before = counter.now();
-    long fetchedBefore = fetched.get();
-    long cpu = ProcessCpu.nanos();
-    long start = System.nanoTime();
-    TickReport report = engine.tick();
-    double seconds = (System.nanoTime() - start) / 1e9;
-    double cpuSeconds = (ProcessCpu.nanos() - cpu) / 1e9;
-    Map<String, TimedStore.Usage> calls = store.drain();
-    long peakHeap = heap.peak();
-    long retained = heap.retained();
-    check(
-        name,
-        report,
-        counter.now().minus(before),
-        fetched.get() - fetchedBefore,
-        items,
-        expected,
-        pages);
-    return new Phase(
-        name,
-        strategy,
-        items,
-        expected.total(),
-        1,
-        seconds,
-        peakHeap,
-        retained,
-        calls,
-        "",
-        Double.NaN,
-        Double.NaN,
-        cpuSeconds);
-  }
-
-  /**
-   * Checks one tick of a single-key engine.
-   *
-   * @throws IllegalStateException if the tick did not poll one key over {@code pages} pages,
-   *     fetching {@code items} items, committing and delivering exactly {@code expected}
-   */
-  static void check(
-      String name,
-      TickReport report,
-      EventCounter.Counts seen,
-      long fetched,
-      int items,
-      EventCounter.Counts expected,
-      int pages) {
-    KeyReport key = report.keys().size() == 1 ? report.keys().get(0) : null;
-    if (key == null
-        || key.failed()
-        || key.truncated()
-        || report.eventsCommitted() != expected.total()
-        || report.delivered() != expected.total()
-        || !seen.equals(expected)
-        || key.pages() != pages
-        || fetched != items) {
-      throw new IllegalStateException(
-          name
-              + ": expected one key, "
-              + items
-              + " items over "
-              + pages
-              + " pages, "
-              + expected
-              + " committed and delivered, but the tick reported "
-              + report
-              + ", fetched "
-              + fetched
-              + " items, and the handler saw "
-              + seen);
-    }
-  }
-
-  /** What {@link #timeBatches} times. */
-  enum Op {
-    UPSERT,
-    SELECT
-  }
-
-  /** Runs the raw store over every listed item, 500 at a time; only the store calls are timed. */
-  static double timeBatches(ListingServer server, RawStore raw, Op op) throws Exception {
-    // A read right after the bulk upsert would find the table not yet analyzed, and PostgreSQL
-    // would then read the whole table for every batch: a baseline slower than the engine.
-    if (op == Op.SELECT) raw.analyze();
-    int n = server.size();
-    long nanos = 0;
-    long now = Instant.now().toEpochMilli();
-    List<Integer> indexes = server.liveIndexes();
-    for (int from = 0; from < n; from += PAGE) {
-      List<Integer> batch = indexes.subList(from, Math.min(n, from + PAGE));
-      if (op == Op.UPSERT) {
-        List<RawStore.Row> rows = rows(server, batch, now);
-        long t = System.nanoTime();
-        raw.upsert(rows);
-        nanos += System.nanoTime() - t;
-      } else {
-        List<String> ids = new ArrayList<>(batch.size());
-        for (int i : batch) ids.add(identity(i));
-        long t = System.nanoTime();
-        int found = raw.select(ids);
-        nanos += System.nanoTime() - t;
-        if (found != ids.size())
-          throw new IllegalStateException("baseline read found " + found + " of " + ids.size());
-      }
-    }
-    return nanos / 1e9;
-  }
-
-  static double timeUpserts(ListingServer server, RawStore raw, List<Integer> indexes)
-      throws Exception {
-    long nanos = 0;
-    long now = Instant.now().toEpochMilli();
-    for (int from = 0; from < indexes.size(); from += PAGE) {
-      List<RawStore.Row> rows =
-          rows(server, indexes.subList(from, Math.min(indexes.size(), from + PAGE)), now);
-      long t = System.nanoTime();
-      raw.upsert(rows);
-      nanos += System.nanoTime() - t;
-    }
-    return nanos / 1e9;
-  }
-
-  private static double timeDeletes(RawStore raw, List<Integer> indexes) throws Exception {
-    long nanos = 0;
-    for (int from = 0; from < indexes.size(); from += PAGE) {
-      List<String> ids = new ArrayList<>();
-      for (int i : indexes.subList(from, Math.min(indexes.size(), from + PAGE)))
-        ids.add(identity(i));
-      long t = System.nanoTime();
-      raw.delete(ids);
-      nanos += System.nanoTime() - t;
-    }
-    return nanos / 1e9;
-  }
-
-  private static List<RawStore.Row> rows(ListingServer server, List<Integer> indexes, long now) {
-    List<RawStore.Row> rows = new ArrayList<>(indexes.size());
-    for (int i : indexes) {
-      int rev = server.revision(i);
-      // A stand-in content hash: 64 hex digits like the real one, without the cost of hashing.
-      String hash =
-          String.format(
-              Locale.ROOT, "%016x%016x%016x%016x", i, rev, (long) i * 31 + rev, ~(long) i);
-      rows.add(new RawStore.Row(identity(i), server.updatedAt(i), hash, now));
-    }
-    return rows;
-  }
-
   /** The {@code id} of item {@code index}, as the store keeps it. */
   static String identity(int index) {
     return Long.toString(1_000_000L + index);
-  }
-
-  /** Fetches and parses every page with a plain JDK client; returns the seconds it took. */
-  private static double fetchListing(ListingServer server) throws Exception {
-    HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-    long start = System.nanoTime();
-    int seen = 0;
-    for (int page = 1; ; page++) {
-      HttpRequest request =
-          HttpRequest.newBuilder(URI.create(server.url() + "?page=" + page))
-              .timeout(Duration.ofSeconds(30))
-              .GET()
-              .build();
-      byte[] body = client.send(request, HttpResponse.BodyHandlers.ofByteArray()).body();
-      JsonNode tree = Items.MAPPER.readTree(body);
-      seen += tree.get("items").size();
-      if (!tree.get("hasMore").asBoolean()) break;
-    }
-    double seconds = (System.nanoTime() - start) / 1e9;
-    if (seen != server.size())
-      throw new IllegalStateException("listing fetch saw " + seen + " of " + server.size());
-    return seconds;
   }
 }

@@ -95,9 +95,9 @@ final class LiveLatency {
     ObjectNode json() {
       ObjectNode n = Items.MAPPER.createObjectNode();
       n.put("count", count);
-      E2eReport.number(n, "p50Ms", p50);
-      E2eReport.number(n, "p99Ms", p99);
-      E2eReport.number(n, "maxMs", max);
+      ResultsJson.number(n, "p50Ms", p50);
+      ResultsJson.number(n, "p99Ms", p99);
+      ResultsJson.number(n, "maxMs", max);
       return n;
     }
   }
@@ -374,7 +374,7 @@ final class LiveLatency {
         r.plainFetch()
             .json()
             .put("what", "plain HttpClient GET + Jackson parse of a 1-change page"));
-    E2eReport.number(n, "ratio", r.ratio());
+    ResultsJson.number(n, "ratio", r.ratio());
     return n;
   }
 }

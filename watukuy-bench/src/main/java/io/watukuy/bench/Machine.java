@@ -11,14 +11,14 @@ import java.util.Locale;
  * What a result depends on besides the code: cores, JVM, OS and the load of a shared machine,
  * written into every result file so that runs can be compared.
  */
-final class Machine {
+public final class Machine {
   private Machine() {}
 
   /**
    * The load averages over 1, 5 and 15 minutes, as {@code /proc/loadavg} prints them, or the JVM's
    * one-minute figure where there is no {@code /proc}.
    */
-  static String loadAverage() {
+  public static String loadAverage() {
     try {
       String[] parts = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
       return parts[0] + " " + parts[1] + " " + parts[2];

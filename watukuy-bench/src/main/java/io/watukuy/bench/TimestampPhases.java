@@ -86,7 +86,7 @@ final class TimestampPhases {
           throw new IllegalStateException("plain timestamp fetch saw " + all.items() + " of " + n);
 
         EndToEnd.Phase sync =
-            EndToEnd.cycle(
+            MeasuredTick.run(
                 "ts-first-sync",
                 STRATEGY,
                 engine,
@@ -99,7 +99,7 @@ final class TimestampPhases {
                 EndToEnd.pages(n));
         double upsert =
             Double.isNaN(upsertSeconds)
-                ? EndToEnd.timeBatches(server, raw, EndToEnd.Op.UPSERT)
+                ? RawBaseline.timeBatches(server, raw, RawBaseline.Op.UPSERT)
                 : upsertSeconds;
         phases.add(
             sync.withBaseline("upsert " + n + " rows, 500 per transaction", upsert, all.seconds()));
@@ -118,7 +118,7 @@ final class TimestampPhases {
                   + updated.size()
                   + " changes");
         EndToEnd.Phase changed =
-            EndToEnd.cycle(
+            MeasuredTick.run(
                 "ts-changed-poll",
                 STRATEGY,
                 engine,
@@ -129,7 +129,7 @@ final class TimestampPhases {
                 updated.size(),
                 new EventCounter.Counts(0, updated.size(), 0),
                 EndToEnd.pages(updated.size()));
-        double changedUpsert = EndToEnd.timeUpserts(server, raw, updated);
+        double changedUpsert = RawBaseline.timeUpserts(server, raw, updated);
         phases.add(
             changed.withBaseline(
                 "upsert " + updated.size() + " rows, 500 per transaction",
@@ -161,7 +161,7 @@ final class TimestampPhases {
       long start = System.nanoTime();
       TickReport report = engine.tick();
       seconds += (System.nanoTime() - start) / 1e9;
-      EndToEnd.check(
+      MeasuredTick.check(
           "ts-idle-poll",
           report,
           counter.now().minus(before),

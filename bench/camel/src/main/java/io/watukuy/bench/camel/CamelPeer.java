@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.watukuy.bench.Items;
+import io.watukuy.bench.Machine;
+import io.watukuy.bench.ResultsJson;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -112,12 +114,12 @@ public final class CamelPeer {
       throw new IllegalArgumentException(
           results + ": store '" + store + "': the Camel peer runs on sqlite, postgres or mariadb");
     for (String phase : PHASES)
-      if (phase(root, phase) == null)
+      if (ResultsJson.phase(root, phase) == null)
         throw new IllegalArgumentException(
             results + " has no " + phase + " phase: the Camel peer needs the snapshot phases");
     int n = root.path("items").asInt();
 
-    String loadBefore = loadAverage();
+    String loadBefore = Machine.loadAverage();
     PeerPasses.Result result;
     ObjectNode peer;
     PeerDatabase db = PeerDatabase.open(store, postgres, mariadb);
@@ -164,19 +166,13 @@ public final class CamelPeer {
         String bench = w.path("phase").asText();
         if (!bench.equals(name) && !bench.startsWith(name + "-")) continue;
         double ratio = w.path("itemsPerSecond").asDouble(Double.NaN) / camel;
-        number((ObjectNode) w, "camelRatio", ratio);
+        ResultsJson.number((ObjectNode) w, "camelRatio", ratio);
         if (bench.equals(name)) continue;
         ObjectNode also = ((ObjectNode) p).withObject("/alsoCompared").putObject(bench);
-        number(also, "itemsPerSecond", w.path("itemsPerSecond").asDouble(Double.NaN));
-        number(also, "ratio", ratio);
+        ResultsJson.number(also, "itemsPerSecond", w.path("itemsPerSecond").asDouble(Double.NaN));
+        ResultsJson.number(also, "ratio", ratio);
       }
     }
-  }
-
-  /** The bench's phase of that name in a results file, or null. */
-  static JsonNode phase(JsonNode root, String name) {
-    for (JsonNode p : root.path("phases")) if (p.path("phase").asText().equals(name)) return p;
-    return null;
   }
 
   /** The {@code peer} section of the results. */
@@ -209,7 +205,7 @@ public final class CamelPeer {
     if (!db.note().isEmpty()) repo.put("note", db.note());
     ObjectNode load = peer.putObject("loadAverage");
     load.put("before", loadBefore);
-    load.put("after", loadAverage());
+    load.put("after", Machine.loadAverage());
     ObjectNode fetch = peer.putObject("listingFetch");
     fetch.put(
         "what",
@@ -221,7 +217,7 @@ public final class CamelPeer {
     fetch.put("itemsPerSecond", root.path("items").asInt() / r.fetchSeconds());
     ArrayNode phases = peer.putArray("phases");
     for (PeerPasses.Pass p : r.passes()) {
-      JsonNode w = phase(root, p.name());
+      JsonNode w = ResultsJson.phase(root, p.name());
       double wItems = w.path("itemsPerSecond").asDouble(Double.NaN);
       double wCpu = w.path("cpuSeconds").asDouble(Double.NaN);
       double wSeconds = w.path("seconds").asDouble(Double.NaN);
@@ -237,12 +233,12 @@ public final class CamelPeer {
       n.put("cpuCores", p.cores());
       n.put("itemsPerCpuSecond", p.items() / p.cpuSeconds());
       ObjectNode wat = n.putObject("watukuy");
-      number(wat, "itemsPerSecond", wItems);
-      number(wat, "cpuSeconds", wCpu);
-      number(wat, "cpuCores", wCpu / wSeconds);
-      number(wat, "itemsPerCpuSecond", p.items() / wCpu);
-      number(n, "ratio", wItems / p.itemsPerSecond());
-      number(n, "cpuRatio", (p.items() / wCpu) / (p.items() / p.cpuSeconds()));
+      ResultsJson.number(wat, "itemsPerSecond", wItems);
+      ResultsJson.number(wat, "cpuSeconds", wCpu);
+      ResultsJson.number(wat, "cpuCores", wCpu / wSeconds);
+      ResultsJson.number(wat, "itemsPerCpuSecond", p.items() / wCpu);
+      ResultsJson.number(n, "ratio", wItems / p.itemsPerSecond());
+      ResultsJson.number(n, "cpuRatio", (p.items() / wCpu) / (p.items() / p.cpuSeconds()));
     }
     peer.put(
         "ratios",
@@ -298,10 +294,10 @@ public final class CamelPeer {
               String.format(Locale.ROOT, "%.2f", p.get("seconds").asDouble()),
               String.format(Locale.ROOT, "%,.0f", p.get("itemsPerSecond").asDouble()),
               String.format(Locale.ROOT, "%.2f", p.get("cpuCores").asDouble()),
-              decimal(w.get("itemsPerSecond"), "%,.0f"),
-              decimal(w.get("cpuCores"), "%.2f"),
-              decimal(p.get("ratio"), "%.2f"),
-              decimal(p.get("cpuRatio"), "%.2f")));
+              ResultsJson.decimal(w.get("itemsPerSecond"), "%,.0f"),
+              ResultsJson.decimal(w.get("cpuCores"), "%.2f"),
+              ResultsJson.decimal(p.get("ratio"), "%.2f"),
+              ResultsJson.decimal(p.get("cpuRatio"), "%.2f")));
       p.path("alsoCompared")
           .fields()
           .forEachRemaining(
@@ -311,8 +307,8 @@ public final class CamelPeer {
                           Locale.ROOT,
                           "  and %s: watukuy %s items/s, ratio %s%n",
                           e.getKey(),
-                          decimal(e.getValue().get("itemsPerSecond"), "%,.0f"),
-                          decimal(e.getValue().get("ratio"), "%.2f"))));
+                          ResultsJson.decimal(e.getValue().get("itemsPerSecond"), "%,.0f"),
+                          ResultsJson.decimal(e.getValue().get("ratio"), "%.2f"))));
     }
     out.append(
         "ratio: watukuy items/s over Camel's (target >= 2 for the first sync); cpu ratio: watukuy"
@@ -323,27 +319,5 @@ public final class CamelPeer {
         .append(peer.path("loadAverage").path("after").asText())
         .append('\n');
     return out.toString();
-  }
-
-  private static String decimal(JsonNode value, String format) {
-    return value == null || !value.isNumber()
-        ? "-"
-        : String.format(Locale.ROOT, format, value.asDouble());
-  }
-
-  /** Puts a number, or null where it is not finite: JSON has no NaN. */
-  static void number(ObjectNode node, String field, double value) {
-    if (Double.isFinite(value)) node.put(field, value);
-    else node.putNull(field);
-  }
-
-  /** The load averages over 1, 5 and 15 minutes, or {@code unknown}. */
-  static String loadAverage() {
-    try {
-      String[] parts = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-      return parts[0] + " " + parts[1] + " " + parts[2];
-    } catch (IOException | RuntimeException e) {
-      return "unknown";
-    }
   }
 }

@@ -1,13 +1,8 @@
 package io.watukuy.bench.camel;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import io.watukuy.bench.Items;
+import io.watukuy.bench.ListingFetch;
 import io.watukuy.bench.ListingServer;
 import java.lang.management.ManagementFactory;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,7 +35,7 @@ final class PeerPasses {
   static final int PAGE = ListingServer.PAGE;
 
   /** Timed passes of the plain fetch after one warm-up pass, as the end-to-end bench runs. */
-  static final int FETCH_PASSES = 3;
+  static final int FETCH_PASSES = ListingFetch.PASSES;
 
   /** A pass that takes longer than this fails the run. */
   static final Duration PASS_LIMIT = Duration.ofHours(1);
@@ -95,10 +90,8 @@ final class PeerPasses {
    */
   static Result run(int n, PeerDatabase db) throws Exception {
     try (ListingServer server = new ListingServer(n)) {
-      fetchListing(server); // warms the server's code and Jackson up, as the bench does
-      double fetchSeconds = Double.POSITIVE_INFINITY;
-      for (int pass = 0; pass < FETCH_PASSES; pass++)
-        fetchSeconds = Math.min(fetchSeconds, fetchListing(server));
+      // The bench's own plain fetch, warm-up included, so that the two floors compare.
+      double fetchSeconds = ListingFetch.best(server, FETCH_PASSES);
 
       AtomicLong handled = new AtomicLong();
       List<Pass> passes = new ArrayList<>();
@@ -203,27 +196,5 @@ final class PeerPasses {
         }
       };
     }
-  }
-
-  /** Fetches and parses every page with a plain JDK client; returns the seconds it took. */
-  private static double fetchListing(ListingServer server) throws Exception {
-    HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-    long start = System.nanoTime();
-    int seen = 0;
-    for (int page = 1; ; page++) {
-      HttpRequest request =
-          HttpRequest.newBuilder(URI.create(server.url() + "?page=" + page))
-              .timeout(Duration.ofSeconds(30))
-              .GET()
-              .build();
-      byte[] body = client.send(request, HttpResponse.BodyHandlers.ofByteArray()).body();
-      JsonNode tree = Items.MAPPER.readTree(body);
-      seen += tree.get("items").size();
-      if (!tree.get("hasMore").asBoolean()) break;
-    }
-    double seconds = (System.nanoTime() - start) / 1e9;
-    if (seen != server.size())
-      throw new IllegalStateException("listing fetch saw " + seen + " of " + server.size());
-    return seconds;
   }
 }
