@@ -545,8 +545,16 @@ final class ConfigReader {
 
     int integer(int fallback, int min) {
       if (missing()) return fallback;
+      // A list or a map has no text of its own: name it as it was written.
+      String written = node.isContainerNode() ? node.toString() : node.asText();
+      if (node.isIntegralNumber()
+          && !node.canConvertToInt()
+          && node.bigIntegerValue().signum() > 0) {
+        throw error(
+            "'" + written + "' is more than " + Integer.MAX_VALUE + ", the largest allowed");
+      }
       if (!node.isIntegralNumber() || !node.canConvertToInt() || node.intValue() < min) {
-        throw error("'" + node.asText() + "' is not a whole number of at least " + min);
+        throw error("'" + written + "' is not a whole number of at least " + min);
       }
       return node.intValue();
     }

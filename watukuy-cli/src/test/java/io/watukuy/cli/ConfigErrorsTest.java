@@ -202,4 +202,20 @@ class ConfigErrorsTest {
         .isEqualTo(
             "watukuy: watukuy.yaml:1: delivery.batchSize: '0' is not a whole number of at least 1\n");
   }
+
+  @Test
+  void aBatchSizeTooLargeForAnIntSaysSoAndAListIsNamedAsWritten() throws IOException {
+    String[] tooLarge = run("delivery: { batchSize: 99999999999 }\n" + VALID);
+    assertThat(tooLarge[0]).isEqualTo("2");
+    assertThat(tooLarge[2])
+        .isEqualTo(
+            "watukuy: watukuy.yaml:1: delivery.batchSize: '99999999999' is more than 2147483647,"
+                + " the largest allowed\n");
+
+    String[] list = run("delivery: { batchSize: [1] }\n" + VALID);
+    assertThat(list[0]).isEqualTo("2");
+    assertThat(list[2])
+        .isEqualTo(
+            "watukuy: watukuy.yaml:1: delivery.batchSize: '[1]' is not a whole number of at least 1\n");
+  }
 }
