@@ -13,6 +13,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -34,6 +35,10 @@ class DaemonSignalsTest {
   private HttpServer server;
   private volatile long pageMillis = 500;
   private final List<Integer> served = new CopyOnWriteArrayList<>();
+  // Pages after gateAfter wait for the gate: a test holds the listing until what it checks has
+  // happened, however slowly a loaded machine delivers a signal.
+  private volatile int gateAfter = Integer.MAX_VALUE;
+  private final CountDownLatch gate = new CountDownLatch(1);
 
   @BeforeEach
   void start() throws IOException {
@@ -45,6 +50,7 @@ class DaemonSignalsTest {
           int page = q == null ? 1 : Integer.parseInt(q.replaceAll(".*page=(\\d+).*", "$1"));
           try {
             Thread.sleep(pageMillis); // a slow vendor: the listing takes PAGES × pageMillis
+            if (page > gateAfter) gate.await(60, TimeUnit.SECONDS);
           } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
           }
@@ -93,6 +99,13 @@ class DaemonSignalsTest {
         .start();
   }
 
+  private static long lines(Path file) throws IOException {
+    if (!Files.exists(file)) return 0;
+    try (var stream = Files.lines(file)) {
+      return stream.count();
+    }
+  }
+
   private List<String> identities(Path file) throws IOException {
     List<String> ids = new ArrayList<>();
     for (String line : Files.readAllLines(file))
@@ -138,8 +151,10 @@ class DaemonSignalsTest {
   @Timeout(value = 90, unit = TimeUnit.SECONDS)
   void sighupReopensTheOutputFileThatLogrotateMovedAway() throws Exception {
     pageMillis = 100;
+    gateAfter = 6; // pages 7 to 30 come only after the reopen: at least 24 events for the new file
     Process p = daemon();
     Path events = dir.resolve("events.jsonl");
+    Path stderr = dir.resolve("stderr");
     try {
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
       while (served.size() < 5 && System.nanoTime() < deadline) Thread.sleep(20);
@@ -148,20 +163,25 @@ class DaemonSignalsTest {
           .start()
           .waitFor(10, TimeUnit.SECONDS);
       deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
-      while (served.size() < PAGES && System.nanoTime() < deadline) Thread.sleep(20);
-      Thread.sleep(500); // the last page's event is written after it is served
+      while (!Files.readString(stderr).contains("watukuy: output reopened (SIGHUP)")
+          && System.nanoTime() < deadline) Thread.sleep(20);
+      gate.countDown();
+      // Every page's event written, to one file or the other (the last after it is served).
+      deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
+      while (lines(dir.resolve("events.jsonl.1")) + lines(events) < PAGES
+          && System.nanoTime() < deadline) Thread.sleep(20);
 
       assertThat(p.isAlive()).isTrue(); // SIGHUP no longer kills the daemon
       p.destroy();
       assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
     } finally {
+      gate.countDown();
       p.destroyForcibly();
     }
+    assertThat(Files.readString(stderr)).contains("watukuy: output reopened (SIGHUP)");
     List<String> rotated = identities(dir.resolve("events.jsonl.1"));
     List<String> fresh = identities(events);
     assertThat(fresh).isNotEmpty();
     assertThat(rotated.size() + fresh.size()).isEqualTo(PAGES);
-    assertThat(Files.readString(dir.resolve("stderr")))
-        .contains("watukuy: output reopened (SIGHUP)");
   }
 }
