@@ -16,6 +16,8 @@ import java.util.Objects;
  * with {@link PoisonPolicy#holdKey()}, or in another batch still in flight (G3). At most {@link
  * DeliveryOptions#concurrency()} batches are in flight engine-wide (each counts as one handler
  * call), and the engine never hands over two batches of one key with a shared ordering key at once.
+ * A handler whose destination is one stream (a file) asks for one batch of a key at a time with
+ * {@link #inSequenceOrder()}.
  *
  * <p><b>What returning means.</b> Return {@link BatchResult#ok()} when every event was handled: the
  * whole batch is acknowledged in one store write. Return {@link BatchResult#failed} naming the
@@ -61,6 +63,51 @@ public interface BatchHandler<T> {
    *     after a backoff, and parked after the last attempt
    */
   BatchResult handle(List<ChangeEvent<T>> events) throws Exception;
+
+  /**
+   * Whether the engine hands this handler one batch of a key at a time, so that a key's events
+   * reach it in sequence order across ordering keys (docs/guarantees.md, "Batches"): for a
+   * destination with one stream, such as a file or standard output, where two batches written at
+   * once would interleave out of order. The next batch starts only after the last one returned and
+   * was acknowledged; batches of other keys (pollers, partitions) may still run at once, up to
+   * {@code concurrency}. An event that waits for a retry or is parked still comes after later
+   * events of other ordering keys: sequence order holds among the events delivered together, and
+   * per ordering key always (G3).
+   *
+   * <p>Default {@code false}: up to {@link DeliveryOptions#concurrency()} batches of one key in
+   * flight at once, with order per ordering key only.
+   *
+   * @return true for one batch of a key at a time
+   * @since 0.2
+   */
+  default boolean inSequenceOrder() {
+    return false;
+  }
+
+  /**
+   * {@code handler} with {@link #inSequenceOrder()} true: its batches of one key are handed over
+   * one at a time, in sequence order.
+   *
+   * @param handler the handler
+   * @param <T> the item type
+   * @return a handler that calls {@code handler}
+   * @throws NullPointerException if {@code handler} is null
+   * @since 0.2
+   */
+  static <T> BatchHandler<T> inSequenceOrder(BatchHandler<T> handler) {
+    Objects.requireNonNull(handler, "handler");
+    return new BatchHandler<>() {
+      @Override
+      public BatchResult handle(List<ChangeEvent<T>> events) throws Exception {
+        return handler.handle(events);
+      }
+
+      @Override
+      public boolean inSequenceOrder() {
+        return true;
+      }
+    };
+  }
 
   /**
    * What a {@link BatchHandler} did with a batch: the events that failed, with their causes, in the

@@ -287,21 +287,24 @@ final class Cli {
                       open, line -> err.println("watukuy: " + redact(line)), Thread::sleep)) {
         if (newStore) err.println("watukuy: new store " + storeText(cfg.store()));
         for (Poller<JsonNode> p : s.pollers) {
+          // One file or stream: one batch of a key at a time, so the lines keep outbox order and
+          // a failed write stops the key before anything later is written.
           s.engine.onBatch(
               p,
-              events -> {
-                List<String> lines = new ArrayList<>(events.size());
-                for (ChangeEvent<JsonNode> e : events) lines.add(e.toJson());
-                try {
-                  // The lease is checked once more right before the batch is written (G5); the
-                  // batch is flushed (a file forced to disk) once, then acked as a whole.
-                  output.writeAll(lines, Handler::checkLease);
-                } catch (IOException e) {
-                  // The sink is down, not the events: they stay pending and are never parked.
-                  throw new HandlerUnavailableException(e.getMessage(), e);
-                }
-                return BatchHandler.BatchResult.ok();
-              });
+              BatchHandler.inSequenceOrder(
+                  events -> {
+                    List<String> lines = new ArrayList<>(events.size());
+                    for (ChangeEvent<JsonNode> e : events) lines.add(e.toJson());
+                    try {
+                      // The lease is checked once more right before the batch is written (G5); the
+                      // batch is flushed (a file forced to disk) once, then acked as a whole.
+                      output.writeAll(lines, Handler::checkLease);
+                    } catch (IOException e) {
+                      // The sink is down, not the events: they stay pending and are never parked.
+                      throw new HandlerUnavailableException(e.getMessage(), e);
+                    }
+                    return BatchHandler.BatchResult.ok();
+                  }));
         }
         return once ? once(s, selected, output) : daemon(cfg, s, selected, output);
       }

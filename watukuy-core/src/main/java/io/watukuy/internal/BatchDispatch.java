@@ -28,7 +28,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Delivers outbox rows of one key to a {@link BatchHandler} (docs/guarantees.md, "Batches"): up to
  * {@code batchSize} events per call, in sequence order, at most {@code concurrency} batches in
- * flight engine-wide (one permit each, shared with single-event handlers).
+ * flight engine-wide (one permit each, shared with single-event handlers), and only one of the key
+ * at a time for a handler that asks for sequence order ({@link BatchHandler#inSequenceOrder()}).
  *
  * <p>A batch takes, in sequence order, the loaded events of every ordering key that is neither
  * blocked (an earlier event waits for its retry, or is parked with holdKey) nor in another batch in
@@ -76,10 +77,16 @@ final class BatchDispatch {
     }
     LinkedBlockingQueue<Outcome> done = new LinkedBlockingQueue<>();
     Set<String> inFlight = new HashSet<>();
+    // One stream (a file): the next batch starts after the last one's outcome was applied, so a
+    // failure stops delivery before anything later is written (BatchHandler.inSequenceOrder).
+    int most = Objects.requireNonNull(d.batch).inSequenceOrder() ? 1 : Integer.MAX_VALUE;
     int running = 0;
     try {
       while (true) {
-        while (!d.cancelled.getAsBoolean() && d.unavailable == null && d.stale == null) {
+        while (running < most
+            && !d.cancelled.getAsBoolean()
+            && d.unavailable == null
+            && d.stale == null) {
           List<OutboxRow> batch = next(d, queues, inFlight);
           if (batch.isEmpty()) break;
           if (!permits.tryAcquire()) {

@@ -424,6 +424,56 @@ class BatchDeliveryTest {
   }
 
   @Test
+  void aHandlerInSequenceOrderGetsOneBatchOfAKeyAtATimeAndADownDestinationStopsTheRest()
+      throws Exception {
+    // Six items, each its own ordering key: with three permits and three threads, a plain batch
+    // handler could get three batches at once; one in sequence order gets them one by one.
+    f.seed(6);
+    Poller<JsonNode> orders = f.timestamp("orders", 50).build();
+    ExecutorService pool = Executors.newFixedThreadPool(3);
+    try {
+      AtomicInteger inFlight = new AtomicInteger();
+      AtomicInteger most = new AtomicInteger();
+      AtomicInteger calls = new AtomicInteger();
+      Batches h = new Batches();
+      Watukuy w =
+          f.engine("a")
+              .handlerExecutor(pool)
+              .delivery(new DeliveryOptions(3, 100, 2))
+              .poller(orders)
+              .build()
+              .onBatch(
+                  orders,
+                  BatchHandler.inSequenceOrder(
+                      events -> {
+                        most.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+                        try {
+                          if (calls.incrementAndGet() == 2)
+                            throw new HandlerUnavailableException("disk full", null);
+                          return h.handle(events);
+                        } finally {
+                          inFlight.decrementAndGet();
+                        }
+                      }));
+
+      KeyReport down = w.tick().key(ORDERS).orElseThrow();
+
+      assertThat(down.error()).isInstanceOf(HandlerUnavailableException.class);
+      assertThat(calls.get()).as("nothing after the failed batch was handed over").isEqualTo(2);
+      assertThat(h.received()).containsExactly(List.of(1, 2));
+
+      f.nextCycle();
+      assertThat(w.tick().delivered()).isEqualTo(4);
+
+      assertThat(most.get()).isEqualTo(1);
+      assertThat(h.received()).containsExactly(List.of(1, 2), List.of(3, 4), List.of(5, 6));
+      assertThat(store.calls).containsExactly(List.of(1L, 2L), List.of(3L, 4L), List.of(5L, 6L));
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
   void theLeaseIsCheckedBeforeEachBatchAndARefusalHandsNothingOverAndCountsNothing() {
     f.seed(4);
     Poller<JsonNode> orders = f.timestamp("orders", 50).build();
