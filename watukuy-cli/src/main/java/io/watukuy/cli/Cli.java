@@ -413,15 +413,20 @@ final class Cli {
       Thread hook = new Thread(stop::countDown, "watukuy-shutdown");
       Runtime.getRuntime().addShutdownHook(hook);
       Signals.onTermination(stop::countDown);
-      Signals.onHangup(
-          () -> {
-            try {
-              output.reopen();
-              err.println("watukuy: output reopened (SIGHUP)");
-            } catch (IOException e) {
-              err.println("watukuy: " + redact(e.getMessage()));
-            }
-          });
+      boolean hangup =
+          Signals.onHangup(
+              () -> {
+                try {
+                  output.reopen();
+                  err.println("watukuy: output reopened (SIGHUP)");
+                } catch (IOException e) {
+                  err.println("watukuy: " + redact(e.getMessage()));
+                }
+              });
+      if (!hangup && !output.isStdout())
+        err.println(
+            "watukuy: SIGHUP is ignored in this process (started under nohup?): kill -HUP will not"
+                + " reopen the output; rotate it with the daemon stopped, or start it without nohup");
       // A file that fails is retried (below); standard output that fails stops the daemon.
       if (!output.isStdout())
         output.onChange(

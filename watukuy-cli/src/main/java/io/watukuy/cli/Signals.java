@@ -1,6 +1,7 @@
 package io.watukuy.cli;
 
 import sun.misc.Signal;
+import sun.misc.SignalHandler;
 
 /**
  * SIGINT and SIGTERM (and SIGHUP, for logrotate) as a callback rather than JVM shutdown, so the
@@ -10,13 +11,19 @@ import sun.misc.Signal;
 final class Signals {
   private Signals() {}
 
-  /** SIGHUP as a callback: {@code kill -HUP} reopens the output file instead of killing the JVM. */
+  /**
+   * SIGHUP as a callback: {@code kill -HUP} reopens the output file instead of killing the JVM.
+   *
+   * @return false when SIGHUP cannot reach {@code action}: the process was started with SIGHUP
+   *     ignored ({@code nohup}), which the JVM keeps, or the platform has no SIGHUP (Windows)
+   */
   @SuppressWarnings("restriction")
-  static void onHangup(Runnable action) {
+  static boolean onHangup(Runnable action) {
     try {
-      Signal.handle(new Signal("HUP"), s -> action.run());
+      // An ignored signal stays ignored: the JVM installs nothing and answers SIG_IGN.
+      return Signal.handle(new Signal("HUP"), s -> action.run()) != SignalHandler.SIG_IGN;
     } catch (IllegalArgumentException | LinkageError e) {
-      // no SIGHUP here (Windows): nothing to reopen on
+      return false;
     }
   }
 

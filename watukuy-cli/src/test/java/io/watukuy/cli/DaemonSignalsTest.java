@@ -17,6 +17,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -178,10 +179,47 @@ class DaemonSignalsTest {
       gate.countDown();
       p.destroyForcibly();
     }
-    assertThat(Files.readString(stderr)).contains("watukuy: output reopened (SIGHUP)");
+    assertThat(Files.readString(stderr))
+        .contains("watukuy: output reopened (SIGHUP)")
+        .doesNotContain("SIGHUP is ignored");
     List<String> rotated = identities(dir.resolve("events.jsonl.1"));
     List<String> fresh = identities(events);
     assertThat(fresh).isNotEmpty();
     assertThat(rotated.size() + fresh.size()).isEqualTo(PAGES);
+  }
+
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void aDaemonStartedUnderNohupSaysThatSighupWillNotReopenItsOutput() throws Exception {
+    Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/nohup")), "no /usr/bin/nohup");
+    pageMillis = 10;
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Path stderr = dir.resolve("stderr");
+    Process p =
+        new ProcessBuilder(
+                "/usr/bin/nohup",
+                java,
+                "-cp",
+                System.getProperty("java.class.path"),
+                Main.class.getName(),
+                "run",
+                dir.resolve("watukuy.yaml").toString())
+            .redirectOutput(dir.resolve("stdout").toFile())
+            .redirectError(stderr.toFile())
+            .start();
+    try {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
+      while (!Files.readString(stderr).contains("watukuy: running") && System.nanoTime() < deadline)
+        Thread.sleep(20);
+      p.destroy(); // nohup has become the JVM: SIGTERM drains and exits 0
+      assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
+    } finally {
+      p.destroyForcibly();
+    }
+    assertThat(Files.readString(stderr))
+        .contains(
+            "watukuy: SIGHUP is ignored in this process (started under nohup?): kill -HUP will not"
+                + " reopen the output");
+    assertThat(p.exitValue()).as(Files.readString(stderr)).isZero();
   }
 }
