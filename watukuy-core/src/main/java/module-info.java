@@ -14,6 +14,10 @@ module io.watukuy {
 
   exports io.watukuy;
   exports io.watukuy.spi;
+  exports io.watukuy.sink;
+
+  uses io.watukuy.sink.SinkProvider;
+
   exports io.watukuy.store.memory;
   exports io.watukuy.internal.diff to
       io.watukuy.bench;

@@ -92,6 +92,19 @@ public record ChangeEvent<T>(
   }
 
   /**
+   * The delivery key, {@code <id>-<sequence>}: unique per outbox row, and the same when that row is
+   * delivered again (a crash between the handler and the ack, G9). What a destination deduplicates
+   * by (docs/sinks.md): the id alone repeats on purpose, for a state that recurs (A → B → A) or a
+   * replay (G2).
+   *
+   * @return e.g. {@code 3f2a...9c-42}
+   * @since 0.2
+   */
+  public String deliveryKey() {
+    return id + "-" + sequence;
+  }
+
+  /**
    * The key this event belongs to.
    *
    * @return {@code (source, partition)}

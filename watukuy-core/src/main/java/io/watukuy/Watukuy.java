@@ -10,7 +10,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Executor;
@@ -397,6 +399,19 @@ public interface Watukuy extends AutoCloseable {
   ParkedEvents parked();
 
   /**
+   * Opens every sink attached with {@link Builder#sink} that is not open yet ({@link
+   * io.watukuy.sink.Sink#open()}), so that a sink that can never work is found at start rather than
+   * at the first batch. Without this call each sink is opened before its first batch, and opened
+   * again at a later cycle until that succeeds. Idempotent.
+   *
+   * @throws ConfigException when a sink can never work as configured; the message names it
+   * @throws HandlerUnavailableException when a sink's destination cannot be reached now (the engine
+   *     tries again before the first batch)
+   * @since 0.2
+   */
+  void openSinks();
+
+  /**
    * Forwards to {@link StateStore#migrate()}.
    *
    * @throws StoreException if the store cannot create its schema
@@ -429,6 +444,7 @@ public interface Watukuy extends AutoCloseable {
     private Set<String> secrets = Set.of();
     private final BudgetDeclarations budgets = new BudgetDeclarations();
     private @Nullable RateBudgetStore budgetStore;
+    private final Map<String, io.watukuy.sink.Sink> sinks = new LinkedHashMap<>();
 
     Builder() {}
 
@@ -651,6 +667,24 @@ public interface Watukuy extends AutoCloseable {
     }
 
     /**
+     * Sends a poller's events to a sink (docs/sinks.md) instead of a handler: the sink is attached
+     * as the poller's batch handler when the engine is built, opened before its first batch (or by
+     * {@link Watukuy#openSinks()}) and closed by {@link Watukuy#close()}. One sink may serve
+     * several pollers; it is opened and closed once. Replaces a sink set before for the poller.
+     *
+     * @param poller a poller registered with this builder, before or after this call
+     * @param sink where its events go
+     * @return this builder
+     * @throws NullPointerException if an argument is null
+     * @since 0.2
+     */
+    public Builder sink(Poller<?> poller, io.watukuy.sink.Sink sink) {
+      Objects.requireNonNull(poller, "poller");
+      sinks.put(poller.name(), Objects.requireNonNull(sink, "sink"));
+      return this;
+    }
+
+    /**
      * The engine. Starts no cycle and touches no store; the builder stays usable. Without an {@link
      * #instanceId}, looks up the local host name.
      *
@@ -663,19 +697,28 @@ public interface Watukuy extends AutoCloseable {
       if (pollers.isEmpty()) throw new ConfigException("at least one poller is required");
       budgets.checkNamedBy(pollers);
       RateBudgetStore bs = budgetStore != null ? budgetStore : new MemoryBudgetStore();
-      return new Engine(
-          store,
-          List.copyOf(pollers),
-          time,
-          random,
-          instanceId,
-          executor,
-          handlerExecutor,
-          leaseTtl,
-          delivery,
-          listener,
-          secrets,
-          budgets.build(bs, time));
+      for (String name : sinks.keySet())
+        if (pollers.stream().noneMatch(p -> p.name().equals(name)))
+          throw new ConfigException("sink set for poller " + name + ", which is not registered");
+      Engine engine =
+          new Engine(
+              store,
+              List.copyOf(pollers),
+              time,
+              random,
+              instanceId,
+              executor,
+              handlerExecutor,
+              leaseTtl,
+              delivery,
+              listener,
+              secrets,
+              budgets.build(bs, time));
+      for (Poller<?> p : pollers) {
+        io.watukuy.sink.Sink sink = sinks.get(p.name());
+        if (sink != null) engine.sink(p, sink);
+      }
+      return engine;
     }
   }
 }

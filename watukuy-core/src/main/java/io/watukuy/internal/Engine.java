@@ -93,6 +93,7 @@ public final class Engine implements Watukuy {
   private final Daemon daemon;
   private final KeyOperations operations;
   private final Object lock = new Object();
+  private final SinkLifecycle sinks = new SinkLifecycle();
   // Guarded by lock
   private boolean closed;
   // Guarded by lock
@@ -230,6 +231,19 @@ public final class Engine implements Watukuy {
     Objects.requireNonNull(handler, "handler");
     return attach(
         poller, new Attached(null, (BatchHandler<Object>) (BatchHandler<?>) handler, type(poller)));
+  }
+
+  /**
+   * Attaches {@code sink} as the poller's batch handler, opened on first use (for {@code
+   * Watukuy.Builder.sink}).
+   */
+  public void sink(Poller<?> poller, io.watukuy.sink.Sink sink) {
+    attach(poller, new Attached(null, sinks.handler(sink), type(poller)));
+  }
+
+  @Override
+  public void openSinks() {
+    sinks.openAll();
   }
 
   private Class<Object> type(Poller<?> poller) {
@@ -479,6 +493,7 @@ public final class Engine implements Watukuy {
       if (closed) return;
       closed = true;
     }
+    sinks.closeAll(); // after the drain: no batch is in flight
     if (ownExecutor != null) ownExecutor.shutdown();
     if (ownHandlerExecutor != null) ownHandlerExecutor.shutdown();
   }
