@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import io.watukuy.ConfigException;
 import io.watukuy.internal.Json;
+import io.watukuy.spi.StateStore;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,14 +36,41 @@ public final class SinkConfig {
   private final String label;
   private final Path base;
   private final Function<String, String> where;
+  private final @Nullable StateStore store;
 
   private SinkConfig(
-      JsonNode node, String pointer, String label, Path base, Function<String, String> where) {
+      JsonNode node,
+      String pointer,
+      String label,
+      Path base,
+      Function<String, String> where,
+      @Nullable StateStore store) {
     this.node = node;
     this.pointer = pointer;
     this.label = label;
     this.base = base;
     this.where = where;
+    this.store = store;
+  }
+
+  /**
+   * This section with the engine's store, for a sink that writes in the store's own database in the
+   * store's transaction (the table sink's {@code sameDatabase: true}).
+   *
+   * @param store the store the engine will use
+   * @return a copy that knows the store
+   */
+  public SinkConfig withStore(StateStore store) {
+    return new SinkConfig(node, pointer, label, base, where, store);
+  }
+
+  /**
+   * The engine's store, when the caller gave it ({@link #withStore}).
+   *
+   * @return the store, or null
+   */
+  public @Nullable StateStore store() {
+    return store;
   }
 
   /**
@@ -70,7 +98,7 @@ public final class SinkConfig {
    */
   public static SinkConfig of(
       JsonNode node, String pointer, String label, Path base, Function<String, String> where) {
-    return new SinkConfig(node, pointer, label, base, where);
+    return new SinkConfig(node, pointer, label, base, where, null);
   }
 
   /**
@@ -270,7 +298,7 @@ public final class SinkConfig {
    */
   public SinkConfig child(String key) {
     JsonNode v = node.has(key) ? node.get(key) : MissingNode.getInstance();
-    return new SinkConfig(v, pointer + "/" + escape(key), label + "." + key, base, where);
+    return new SinkConfig(v, pointer + "/" + escape(key), label + "." + key, base, where, store);
   }
 
   /**
