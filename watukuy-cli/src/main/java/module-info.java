@@ -19,6 +19,13 @@ module io.watukuy.cli {
   requires org.slf4j;
   requires static org.jspecify;
 
+  // sink: sections: any provider on the path; stdout and file are this module's own
+  uses io.watukuy.sink.SinkProvider;
+
+  provides io.watukuy.sink.SinkProvider with
+      io.watukuy.cli.StdoutSinkProvider,
+      io.watukuy.cli.FileSinkProvider;
+
   // picocli fills the commands' annotated fields by reflection
   opens io.watukuy.cli to
       info.picocli;

@@ -1,10 +1,7 @@
 package io.watukuy.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.watukuy.BatchHandler;
-import io.watukuy.ChangeEvent;
 import io.watukuy.ConfigException;
-import io.watukuy.Handler;
 import io.watukuy.HandlerUnavailableException;
 import io.watukuy.HttpStatusException;
 import io.watukuy.Inspection;
@@ -13,7 +10,6 @@ import io.watukuy.KeyReport;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
 import io.watukuy.ScheduleState;
-import io.watukuy.StoreException;
 import io.watukuy.TickOptions;
 import io.watukuy.TickReport;
 import io.watukuy.Watukuy;
@@ -22,17 +18,19 @@ import io.watukuy.cli.CliConfig.StoreSpec;
 import io.watukuy.spi.StateStore;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -217,37 +215,13 @@ final class Cli {
       // Before the try: a missing folder is a config error (exit 2), not an output failure. The
       // same checks as validate, so that validate's ok means run accepts the file.
       RunChecks.check(cfg);
-      boolean newFile = cfg.outputFile() != null && !Files.exists(cfg.outputFile());
-      Output output;
-      try {
-        output = cfg.outputFile() == null ? Output.stdout(out) : Output.file(cfg.outputFile());
-        if (newFile) err.println("watukuy: new output file:" + cfg.outputFile().toAbsolutePath());
-        if (output.trimmed() > 0)
-          err.println(
-              "watukuy: output "
-                  + cfg.outputFile()
-                  + ": cut an incomplete last line of "
-                  + count(output.trimmed(), "byte")
-                  + " (a write that never finished; its event is delivered again)");
-      } catch (StoreException e) {
-        err.println("watukuy: output " + cfg.outputFile() + ": " + e.getMessage());
-        return Main.FAILED;
-      } catch (IOException | RuntimeException e) {
-        String why =
-            e instanceof AccessDeniedException
-                ? "permission denied"
-                : e instanceof FileSystemException fs && fs.getReason() != null
-                    ? fs.getReason()
-                    : e.getMessage();
-        err.println("watukuy: output " + cfg.outputFile() + ": cannot open: " + why);
-        return Main.FAILED;
-      }
       // The daemon registers only the selected pollers: start() runs every registered one.
       List<Poller<JsonNode>> pollers =
           YamlPollers.build(cfg).stream().filter(p -> once || selected.contains(p.name())).toList();
       boolean newStore = Stores.isNew(cfg.store());
       OutageLines outages = new OutageLines();
       ProgressLines progress = new ProgressLines(err, PROGRESS_EVERY);
+      Map<PollerKey, String> unavailable = new ConcurrentHashMap<>();
       WatukuyListener listener =
           new WatukuyListener() {
             @Override
@@ -264,9 +238,22 @@ final class Cli {
               String line = outages.line(report.key(), report.error());
               if (line != null) err.println("watukuy: " + redact(line));
               Throwable error = report.error();
+              if (error instanceof HandlerUnavailableException
+                  && !OutputSink.isWriteFailure(error)) {
+                // A sink that is down: one line when it starts failing, not one per retry.
+                if (!String.valueOf(error.getMessage())
+                    .equals(unavailable.put(report.key(), String.valueOf(error.getMessage()))))
+                  err.println(
+                      "watukuy: "
+                          + redact(Failures.line(report.key(), error))
+                          + "; the events stay pending, retrying with backoff");
+                return;
+              }
+              if (error == null) unavailable.remove(report.key());
               if (error != null && !OutageLines.isStore(error)) failed(report.key(), error);
             }
           };
+      Map<String, CountingSink> sinks = new LinkedHashMap<>();
       Supplier<Session> open =
           () ->
               new Session(
@@ -277,47 +264,77 @@ final class Cli {
                   listener,
                   cfg.budgets(),
                   cfg.budgetStore(),
-                  cfg.leaseTtl());
+                  cfg.leaseTtl(),
+                  store -> {
+                    // Made once the store is open: a sink may write in the store's own database.
+                    sinks.clear();
+                    sinks.putAll(SinkSections.create(cfg, store, out));
+                    return sinks;
+                  });
       // A daemon started before its store's server waits for it; --once reports and exits.
-      try (output;
-          Session s =
-              once
-                  ? open.get()
-                  : StoreStartup.await(
-                      open, line -> err.println("watukuy: " + redact(line)), Thread::sleep)) {
-        if (newStore) err.println("watukuy: new store " + storeText(cfg.store()));
-        for (Poller<JsonNode> p : s.pollers) {
-          // One file or stream: one batch of a key at a time, so the lines keep outbox order and
-          // a failed write stops the key before anything later is written.
-          s.engine.onBatch(
-              p,
-              BatchHandler.inSequenceOrder(
-                  events -> {
-                    List<String> lines = new ArrayList<>(events.size());
-                    for (ChangeEvent<JsonNode> e : events) lines.add(e.toJson());
-                    try {
-                      // The lease is checked once more right before the batch is written (G5); the
-                      // batch is flushed (a file forced to disk) once, then acked as a whole.
-                      output.writeAll(lines, Handler::checkLease);
-                    } catch (IOException e) {
-                      // The sink is down, not the events: they stay pending and are never parked.
-                      throw new HandlerUnavailableException(e.getMessage(), e);
-                    }
-                    return BatchHandler.BatchResult.ok();
-                  }));
+      try (Session s =
+          once
+              ? open.get()
+              : StoreStartup.await(
+                  open, line -> err.println("watukuy: " + redact(line)), Thread::sleep)) {
+        List<OutputSink> outputs = outputs(sinks, pollers);
+        try {
+          for (OutputSink o : outputs) {
+            boolean newFile = o.file() != null && !Files.exists(o.file());
+            o.open();
+            if (newFile) err.println("watukuy: new output file:" + o.file().toAbsolutePath());
+            if (o.output().trimmed() > 0)
+              err.println(
+                  "watukuy: output "
+                      + o.file()
+                      + ": cut an incomplete last line of "
+                      + count(o.output().trimmed(), "byte")
+                      + " (a write that never finished; its event is delivered again)");
+          }
+        } catch (IOException e) {
+          err.println("watukuy: " + e.getMessage());
+          return Main.FAILED;
         }
-        return once ? once(s, selected, output) : daemon(cfg, s, selected, output);
+        if (newStore) err.println("watukuy: new store " + storeText(cfg.store()));
+        try {
+          // A sink that can never work (bad credentials, a missing topic) is a config error at
+          // start (exit 2, thrown on); one that cannot be reached now is reported here.
+          s.engine.openSinks();
+        } catch (HandlerUnavailableException e) {
+          if (once) {
+            err.println("watukuy: " + redact(e.getMessage()) + "; the events stay pending");
+            if (verbose) e.printStackTrace(err);
+            return Main.FAILED;
+          }
+          err.println(
+              "watukuy: "
+                  + redact(e.getMessage())
+                  + "; running on, the sink is opened again before its first batch");
+        }
+        return once
+            ? once(s, selected, outputs)
+            : daemon(cfg, s, selected, outputs, sinks.values());
       }
+    }
+
+    /** The standard-output and file sinks of the pollers that run, each once. */
+    private static List<OutputSink> outputs(
+        Map<String, CountingSink> sinks, List<Poller<JsonNode>> pollers) {
+      Set<OutputSink> outputs = new LinkedHashSet<>();
+      for (Poller<JsonNode> p : pollers)
+        if (sinks.get(p.name()) != null && sinks.get(p.name()).sink() instanceof OutputSink o)
+          outputs.add(o);
+      return List.copyOf(outputs);
     }
 
     /** One line for a failed key; an unavailable output is reported once, by the caller. */
     private void failed(PollerKey key, Throwable error) {
-      if (error instanceof HandlerUnavailableException) return;
+      if (OutputSink.isWriteFailure(error)) return;
       err.println("watukuy: " + redact(Failures.line(key, error)));
       if (verbose) error.printStackTrace(err);
     }
 
-    private int once(Session s, Set<String> selected, Output output) {
+    private int once(Session s, Set<String> selected, List<OutputSink> outputs) {
       Inspection before = s.engine.inspect();
       Instant now = before.at();
       for (KeyInspection k : before.pollers()) {
@@ -385,11 +402,13 @@ final class Cli {
                   + ")");
         }
       }
-      IOException failed = output.failure();
-      if (failed != null) {
-        err.println(
-            "watukuy: " + redact(failed.getMessage()) + "; the undelivered events stay pending");
-        code = Main.FAILED;
+      for (OutputSink o : outputs) {
+        IOException failed = o.output().failure();
+        if (failed != null) {
+          err.println(
+              "watukuy: " + redact(failed.getMessage()) + "; the undelivered events stay pending");
+          code = Main.FAILED;
+        }
       }
       return code;
     }
@@ -407,8 +426,15 @@ final class Cli {
       }
     }
 
-    private int daemon(CliConfig cfg, Session s, Set<String> selected, Output output)
+    private int daemon(
+        CliConfig cfg,
+        Session s,
+        Set<String> selected,
+        List<OutputSink> outputSinks,
+        Collection<CountingSink> sinks)
         throws InterruptedException {
+      List<Output> outputs = outputSinks.stream().map(OutputSink::output).toList();
+      List<Output> files = outputs.stream().filter(o -> !o.isStdout()).toList();
       CountDownLatch stop = new CountDownLatch(1);
       Thread hook = new Thread(stop::countDown, "watukuy-shutdown");
       Runtime.getRuntime().addShutdownHook(hook);
@@ -416,19 +442,21 @@ final class Cli {
       boolean hangup =
           Signals.onHangup(
               () -> {
-                try {
-                  output.reopen();
-                  err.println("watukuy: output reopened (SIGHUP)");
-                } catch (IOException e) {
-                  err.println("watukuy: " + redact(e.getMessage()));
+                for (Output output : files) {
+                  try {
+                    output.reopen();
+                    err.println("watukuy: output reopened (SIGHUP)");
+                  } catch (IOException e) {
+                    err.println("watukuy: " + redact(e.getMessage()));
+                  }
                 }
               });
-      if (!hangup && !output.isStdout())
+      if (!hangup && !files.isEmpty())
         err.println(
             "watukuy: SIGHUP is ignored in this process (started under nohup?): kill -HUP will not"
                 + " reopen the output; rotate it with the daemon stopped, or start it without nohup");
       // A file that fails is retried (below); standard output that fails stops the daemon.
-      if (!output.isStdout())
+      for (Output output : files)
         output.onChange(
             line ->
                 err.println(
@@ -454,10 +482,15 @@ final class Cli {
         while (!awaitStop(stop)) {
           // A closed standard output does not come back; a file (a full disk) may: the engine
           // backs off the keys whose delivery it stopped, and Output says when it recovers.
-          if (output.isStdout() && output.failure() != null) {
+          Output closed =
+              outputs.stream()
+                  .filter(o -> o.isStdout() && o.failure() != null)
+                  .findFirst()
+                  .orElse(null);
+          if (closed != null) {
             err.println(
                 "watukuy: "
-                    + redact(output.failure().getMessage())
+                    + redact(closed.failure().getMessage())
                     + "; stopping, the undelivered events stay pending");
             s.engine.stop(false);
             code = Main.FAILED;
@@ -472,7 +505,8 @@ final class Cli {
           // already shutting down
         }
       }
-      err.println("watukuy: stopped, " + count(output.written(), "event") + " delivered");
+      long delivered = new LinkedHashSet<>(sinks).stream().mapToLong(CountingSink::delivered).sum();
+      err.println("watukuy: stopped, " + count(delivered, "event") + " delivered");
       return code;
     }
   }

@@ -1,5 +1,6 @@
 package io.watukuy.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.watukuy.BudgetLimit;
 import io.watukuy.DeliveryOptions;
 import io.watukuy.DeliveryPolicy;
@@ -11,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -18,14 +20,17 @@ import org.jspecify.annotations.Nullable;
  * declared rate budgets by name (empty when the file has none); {@code budgetStore} is where their
  * buckets live when instances share them ({@code redis://…}), or null for this process's memory.
  * {@code storeLine} and {@code outputLine} are the lines of {@code store:} and {@code output:} (1
- * when absent), for the checks that come after reading ({@link RunChecks}). {@code leaseTtl} is
- * {@code lease.ttl}, by default {@link io.watukuy.Watukuy#DEFAULT_LEASE_TTL}.
+ * when absent), for the checks that come after reading ({@link RunChecks}). {@code sink} is the
+ * top-level {@code sink:} (or {@code output:}) of the pollers without one of their own; null when
+ * the file has neither (standard output). {@code leaseTtl} is {@code lease.ttl}, by default {@link
+ * io.watukuy.Watukuy#DEFAULT_LEASE_TTL}.
  */
 record CliConfig(
     String file,
     Path dir,
     StoreSpec store,
     @Nullable Path outputFile,
+    @Nullable SinkSpec sink,
     DeliveryOptions delivery,
     List<PollerSpec> pollers,
     Set<String> secrets,
@@ -100,7 +105,16 @@ record CliConfig(
       @Nullable String budget,
       int weight,
       @Nullable Duration maxWait,
-      @Nullable Long maxItemSize) {}
+      @Nullable Long maxItemSize,
+      @Nullable SinkSpec sink) {}
+
+  /**
+   * A {@code sink:} section (docs/sinks.md, "Configuration"), or the {@code output:} shorthand as
+   * one: its map with every {@code ${NAME}} and {@code ${file:PATH}} already replaced, its JSON
+   * Pointer and label for messages, and {@code where}, the {@code FILE:LINE: poller NAME: } prefix
+   * of an error about the value at a pointer.
+   */
+  record SinkSpec(JsonNode node, String pointer, String label, Function<String, String> where) {}
 
   /** The reconcile lane: a full listing paged by {@code {{page}}} or Link, every {@code every}. */
   record ReconcileSpec(Duration every, RequestSpec request, ResponseSpec response) {}

@@ -1,7 +1,11 @@
 package io.watukuy.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.MissingNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import io.watukuy.BudgetLimit;
 import io.watukuy.ConfigException;
 import io.watukuy.DeliveryOptions;
@@ -18,6 +22,7 @@ import io.watukuy.cli.CliConfig.PollerSpec;
 import io.watukuy.cli.CliConfig.ReconcileSpec;
 import io.watukuy.cli.CliConfig.RequestSpec;
 import io.watukuy.cli.CliConfig.ResponseSpec;
+import io.watukuy.cli.CliConfig.SinkSpec;
 import io.watukuy.cli.CliConfig.StoreSpec;
 import io.watukuy.cli.StoreUris.StoreOptions;
 import java.io.IOException;
@@ -54,6 +59,8 @@ final class ConfigReader {
   private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)");
 
   private static final Pattern ENV = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)}");
+  // ${file:PATH} in a sink section: a file's content, e.g. a secret mounted by the platform
+  private static final Pattern FILE_REF = Pattern.compile("\\$\\{file:([^}]+)}");
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]*");
 
   private final YamlTree tree;
@@ -136,9 +143,16 @@ final class ConfigReader {
   private CliConfig config(Path dir) {
     this.dir = dir;
     At root = new At(tree.root(), "", "");
-    root.object("store", "output", "delivery", "budgets", "budgetStore", "lease", "pollers");
+    root.object(
+        "store", "output", "sink", "delivery", "budgets", "budgetStore", "lease", "pollers");
     StoreSpec store = store(root.child("store"), dir);
     Path output = output(root.child("output"), dir);
+    At sinkAt = root.child("sink");
+    if (!sinkAt.missing() && !root.child("output").missing())
+      throw sinkAt.error(
+          "and output: are both set at the top level: keep one (output: stdout is sink:"
+              + " {type: stdout}, output: file:PATH is sink: {type: file, path: PATH})");
+    SinkSpec sink = sinkAt.missing() ? outputSink(root.child("output"), output) : sink(sinkAt);
     At delivery = root.child("delivery");
     DeliveryOptions options = DeliveryOptions.DEFAULT;
     if (!delivery.missing()) {
@@ -177,6 +191,7 @@ final class ConfigReader {
         dir,
         store,
         output,
+        sink,
         options,
         List.copyOf(specs),
         Set.copyOf(secrets),
@@ -285,7 +300,8 @@ final class ConfigReader {
         "budget",
         "weight",
         "maxWait",
-        "maxItemSize");
+        "maxItemSize",
+        "sink");
 
     List<String> partitions = new ArrayList<>();
     At parts = p.child("partitions");
@@ -380,7 +396,36 @@ final class ConfigReader {
         budget,
         weight,
         maxWait,
-        maxItemSize);
+        maxItemSize,
+        p.child("sink").missing() ? null : sink(p.child("sink")));
+  }
+
+  /**
+   * {@code output:} as the sink it stands for: {@code {type: stdout}}, or {@code {type: file, path:
+   * PATH}} with the path already resolved; null when absent.
+   */
+  private @Nullable SinkSpec outputSink(At at, @Nullable Path file) {
+    if (at.missing()) return null;
+    ObjectNode node = JsonNodeFactory.instance.objectNode();
+    if (file == null) node.put("type", "stdout");
+    else node.put("type", "file").put("path", file.toString());
+    return new SinkSpec(node, at.pointer, "output", where());
+  }
+
+  /**
+   * A {@code sink:} section, with {@code ${NAME}} and {@code ${file:PATH}} replaced in every string
+   * (nested maps and lists too) before any provider sees it.
+   */
+  private SinkSpec sink(At at) {
+    if (!at.node.isObject())
+      throw at.error("must be a map with a type, e.g. {type: file, path: events.jsonl}");
+    return new SinkSpec(at.substituted(), at.pointer, at.label, where());
+  }
+
+  /** The {@code FILE:LINE: poller NAME: } prefix for a pointer, for the poller being read now. */
+  private Function<String, String> where() {
+    String who = poller == null ? "" : "poller " + poller + ": ";
+    return pointer -> file + ":" + tree.line(pointer) + ": " + who;
   }
 
   private @Nullable DeletedSpec deleted(At at) {
@@ -486,6 +531,65 @@ final class ConfigReader {
       }
       m.appendTail(b);
       return b.toString();
+    }
+
+    /**
+     * A copy of this node with {@code ${NAME}} and {@code ${file:PATH}} replaced in every string it
+     * holds, however deep.
+     */
+    JsonNode substituted() {
+      if (node.isTextual()) return TextNode.valueOf(substituteAll(node.textValue()));
+      if (node.isObject()) {
+        ObjectNode copy = JsonNodeFactory.instance.objectNode();
+        for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+          String key = it.next();
+          copy.set(key, child(key).substituted());
+        }
+        return copy;
+      }
+      if (node.isArray()) {
+        ArrayNode copy = JsonNodeFactory.instance.arrayNode();
+        for (int i = 0; i < node.size(); i++) copy.add(item(i).substituted());
+        return copy;
+      }
+      return node;
+    }
+
+    /**
+     * {@code ${file:PATH}} replaced by the file's content (trailing newlines cut; PATH relative to
+     * the config's folder), always hidden wherever it would be printed, then {@code ${NAME}}.
+     */
+    private String substituteAll(String text) {
+      Matcher m = FILE_REF.matcher(text);
+      StringBuilder b = new StringBuilder();
+      while (m.find()) {
+        String value = fileContent(m.group(1));
+        if (!value.isEmpty()) {
+          secrets.add(value);
+          variables.putIfAbsent(value, "file:" + m.group(1));
+        }
+        m.appendReplacement(b, Matcher.quoteReplacement(value));
+      }
+      m.appendTail(b);
+      return substitute(b.toString());
+    }
+
+    /** The content of {@code ${file:PATH}}; an error names the path, never the content. */
+    private String fileContent(String name) {
+      Path path = dir.resolve(name).normalize();
+      String text;
+      try {
+        text = Files.readString(path, StandardCharsets.UTF_8);
+      } catch (NoSuchFileException e) {
+        throw error("${file:" + name + "}: " + path + " does not exist");
+      } catch (IOException e) {
+        // The reason only: an I/O message names the file, never its content.
+        throw error(
+            "${file:" + name + "}: cannot read " + path + ": " + e.getClass().getSimpleName());
+      }
+      int end = text.length();
+      while (end > 0 && (text.charAt(end - 1) == '\n' || text.charAt(end - 1) == '\r')) end--;
+      return text.substring(0, end);
     }
 
     Template template() {

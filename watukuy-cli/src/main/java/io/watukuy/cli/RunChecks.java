@@ -12,8 +12,9 @@ import java.util.List;
  * place, so that {@code validate} says {@code ok} only for a config {@code run} accepts (it said ok
  * for a SQLite {@code tablePrefix} that run refused): the pollers built, the folders of a SQLite
  * store and of an output file, and an engine built over the pollers, budgets and delivery options
- * (on an in-memory store, which is then closed). Opening a database or Redis connection is left to
- * {@code run}: that is the store, not the config.
+ * (on an in-memory store, which is then closed), and the sinks made from their sections by their
+ * providers (not opened). Opening a database or Redis connection, or a sink, is left to {@code
+ * run}: that is the store or the destination, not the config.
  */
 final class RunChecks {
   private RunChecks() {}
@@ -38,6 +39,8 @@ final class RunChecks {
         throw at(cfg, cfg.outputLine(), e);
       }
     }
+    // Made, never opened: an unknown type or a setting its provider refuses is a config error here.
+    SinkSections.create(cfg, null, System.out);
     Watukuy.Builder b =
         Watukuy.builder().store(new MemoryStore()).delivery(cfg.delivery()).secrets(cfg.secrets());
     pollers.forEach(b::poller);

@@ -8,11 +8,13 @@ import io.watukuy.Poller;
 import io.watukuy.Watukuy;
 import io.watukuy.WatukuyListener;
 import io.watukuy.cli.CliConfig.StoreSpec;
+import io.watukuy.sink.Sink;
 import io.watukuy.spi.StateStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -52,7 +54,8 @@ final class Session implements AutoCloseable {
         WatukuyListener.NONE,
         config.budgets(),
         config.budgetStore(),
-        config.leaseTtl());
+        config.leaseTtl(),
+        store -> Map.of());
   }
 
   Session(StoreSpec spec, List<Poller<JsonNode>> pollers, DeliveryOptions delivery) {
@@ -77,12 +80,23 @@ final class Session implements AutoCloseable {
       DeliveryOptions delivery,
       Set<String> secrets,
       WatukuyListener listener) {
-    this(spec, pollers, delivery, secrets, listener, Map.of(), null, Watukuy.DEFAULT_LEASE_TTL);
+    this(
+        spec,
+        pollers,
+        delivery,
+        secrets,
+        listener,
+        Map.of(),
+        null,
+        Watukuy.DEFAULT_LEASE_TTL,
+        store -> Map.of());
   }
 
   /**
    * With the config's rate budgets, which its pollers may name, kept in {@code budgetStore} when it
-   * is set (shared with other instances) or in this process, and the config's lease TTL.
+   * is set (shared with other instances) or in this process, the config's lease TTL, and the sinks
+   * {@code sinks} makes once the store is open (by poller name; a poller without one has no
+   * handler).
    */
   Session(
       StoreSpec spec,
@@ -92,7 +106,8 @@ final class Session implements AutoCloseable {
       WatukuyListener listener,
       Map<String, BudgetLimit> budgets,
       @Nullable StoreSpec budgetStore,
-      Duration leaseTtl) {
+      Duration leaseTtl,
+      Function<StateStore, Map<String, ? extends Sink>> sinks) {
     this.pollers = pollers;
     this.store = Cli.open(spec);
     try {
@@ -108,6 +123,11 @@ final class Session implements AutoCloseable {
               .leaseTtl(leaseTtl)
               .listener(listener);
       pollers.forEach(b::poller);
+      Map<String, ? extends Sink> made = sinks.apply(store);
+      for (Poller<JsonNode> p : pollers) {
+        Sink sink = made.get(p.name());
+        if (sink != null) b.sink(p, sink);
+      }
       budgets.forEach(b::budget);
       if (shared != null) b.budgetStore(shared.store());
       this.engine = b.build();
