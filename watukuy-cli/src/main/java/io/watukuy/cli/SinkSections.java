@@ -62,9 +62,9 @@ final class SinkSections {
     CountingSink standardOutput = null;
     Map<String, CountingSink> byPoller = new LinkedHashMap<>();
     for (PollerSpec p : cfg.pollers()) {
-      SinkSpec spec = p.sink() != null ? p.sink() : cfg.sink();
+      SinkSpec section = p.sink() != null ? p.sink() : cfg.sink();
       CountingSink sink;
-      if (spec == null) {
+      if (section == null) {
         if (standardOutput == null) {
           OutputSink s = OutputSink.stdout(EventFormat.ENVELOPE);
           s.writeTo(out);
@@ -72,10 +72,10 @@ final class SinkSections {
         }
         sink = standardOutput;
       } else {
-        sink = made.get(spec);
+        sink = made.get(section);
         if (sink == null) {
-          sink = new CountingSink(create(spec, cfg, store, providers, out));
-          made.put(spec, sink);
+          sink = new CountingSink(create(section, cfg, store, providers, out));
+          made.put(section, sink);
         }
       }
       byPoller.put(p.name(), sink);
