@@ -25,8 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code format: cloudevents} on the stdout and file sinks (docs/sinks.md, "stdout and file"; issue
  * 18, §6): every line is one CloudEvents 1.0 structured event that the CloudEvents Java SDK parses,
- * with the mapping's values computed from their definitions (the event id's formula, the sequence per key
- * from 1), not read back from the output.
+ * with the mapping's values computed from their definitions (the event id's formula, the sequence
+ * per key from 1), not read back from the output.
  */
 class CloudEventsLinesTest {
   private static final ObjectMapper JSON = new ObjectMapper();

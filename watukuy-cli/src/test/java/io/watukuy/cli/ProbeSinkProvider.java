@@ -5,7 +5,12 @@ import io.watukuy.ConfigException;
 import io.watukuy.sink.Sink;
 import io.watukuy.sink.SinkConfig;
 import io.watukuy.sink.SinkProvider;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.ConnectException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -16,8 +21,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A sink type for tests of the {@code sink:} configuration, {@code type: probe}: {@code id} names
  * it in {@link #RECORDS}, which count its instances and opens and keep the delivery keys it was
  * handed; {@code open: ok | config | unreachable} makes {@link Sink#open()} work, fail as a config
- * problem or fail as an unreachable destination; {@code secret} is a credential the failures quote,
- * to prove the command hides it.
+ * problem or fail as an unreachable destination (until the file {@code until} exists, when set);
+ * {@code secret} is a credential the failures quote, to prove the command hides it; {@code log} is
+ * a file each delivery key is appended to, for a probe in a process of its own.
  */
 public final class ProbeSinkProvider implements SinkProvider {
   /** What each probe id saw. */
@@ -51,7 +57,11 @@ public final class ProbeSinkProvider implements SinkProvider {
 
   @Override
   public Sink create(SinkConfig config) {
-    config.only("id", "open", "secret", "nested");
+    config.only("id", "open", "secret", "nested", "until", "log");
+    // For a probe in a process of its own: unreachable until the file "until" exists, and each
+    // delivery key appended to the file "log".
+    Path until = config.path("until");
+    Path log = config.path("log");
     String id = config.required("id", "the probe's name in RECORDS");
     String open = config.string("open") == null ? "ok" : config.string("open");
     if (!List.of("ok", "config", "unreachable").contains(open))
@@ -71,7 +81,7 @@ public final class ProbeSinkProvider implements SinkProvider {
         if (open.equals("config"))
           throw new ConfigException(
               "sink probe " + id + ": credentials refused" + (secret == null ? "" : ": " + secret));
-        if (open.equals("unreachable"))
+        if (open.equals("unreachable") && (until == null || !Files.exists(until)))
           throw new ConnectException("connection refused to probe:" + secret);
         r.opened().incrementAndGet();
       }
@@ -80,6 +90,15 @@ public final class ProbeSinkProvider implements SinkProvider {
       public BatchResult handle(List<ChangeEvent<Object>> events) {
         for (ChangeEvent<Object> e : events)
           r.deliveryKeys().add(e.source() + ":" + e.deliveryKey());
+        if (log != null) {
+          StringBuilder lines = new StringBuilder();
+          for (ChangeEvent<Object> e : events) lines.append(e.deliveryKey()).append('\n');
+          try {
+            Files.writeString(log, lines, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        }
         return BatchResult.ok();
       }
 
