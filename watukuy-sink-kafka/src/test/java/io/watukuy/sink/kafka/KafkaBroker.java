@@ -46,7 +46,8 @@ public final class KafkaBroker implements BeforeAllCallback, ParameterResolver {
       ExtensionContext.Namespace.create(KafkaBroker.class);
 
   /** The running broker, once per JUnit run. */
-  private static final class Running implements ExtensionContext.Store.CloseableResource {
+  private static final class Running
+      implements ExtensionContext.Store.CloseableResource, AutoCloseable {
     final Process process;
     final String bootstrap;
     final Path dir;
@@ -58,12 +59,14 @@ public final class KafkaBroker implements BeforeAllCallback, ParameterResolver {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() throws InterruptedException, IOException {
       process.destroy();
       if (!process.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
         process.destroyForcibly();
         process.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
       }
+      // The broker's data and logs go with it; a failed start keeps them (see start()).
+      if (!process.isAlive()) deleteTree(dir);
     }
   }
 
@@ -193,7 +196,7 @@ public final class KafkaBroker implements BeforeAllCallback, ParameterResolver {
                   + "; its log: "
                   + run.resolve("broker.log"));
         if (System.nanoTime() > deadline) {
-          r.close();
+          broker.destroyForcibly();
           throw new IllegalStateException(
               "the Kafka broker did not listen within " + START_TIMEOUT);
         }
@@ -205,6 +208,13 @@ public final class KafkaBroker implements BeforeAllCallback, ParameterResolver {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while starting the Kafka broker", e);
+    }
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    if (!Files.exists(root)) return;
+    try (var paths = Files.walk(root)) {
+      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) Files.delete(p);
     }
   }
 

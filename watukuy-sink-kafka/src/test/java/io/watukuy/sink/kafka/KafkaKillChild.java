@@ -1,5 +1,6 @@
 package io.watukuy.sink.kafka;
 
+import io.watukuy.ChangeEvent;
 import io.watukuy.Cursors;
 import io.watukuy.DeliveryOptions;
 import io.watukuy.EventLog;
@@ -15,12 +16,15 @@ import io.watukuy.Watukuy;
 import io.watukuy.WatukuyListener;
 import io.watukuy.sink.Destination;
 import io.watukuy.sink.EventFormat;
+import io.watukuy.sink.Sink;
 import io.watukuy.store.sqlite.SqliteStore;
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -71,7 +75,7 @@ public final class KafkaKillChild {
           Watukuy.builder()
               .store(store)
               .poller(poller)
-              .sink(poller, sink)
+              .sink(poller, new Announcing(sink))
               .leaseTtl(LEASE_TTL)
               .delivery(new DeliveryOptions(CONCURRENCY, 100, BATCH_SIZE))
               .instanceId("kafka-kill-child-" + ProcessHandle.current().pid())
@@ -113,13 +117,52 @@ public final class KafkaKillChild {
     watukuy.openSinks();
     watukuy.start();
     Files.writeString(ready(db), Long.toString(ProcessHandle.current().pid()));
+    System.out.println("running at " + uptimeMs() + " ms");
     Thread.sleep(MAX_LIFETIME.toMillis());
     System.err.println("run: not killed within " + MAX_LIFETIME);
     return 5;
   }
 
-  /** Marks a cycle that delivered events, in the stdout trace the parent times its kill from. */
+  /** Marks a cycle that delivered events, in the stdout trace. */
   static final String DELIVERED = "delivered=";
+
+  /** Marks a batch the broker acknowledged: the parent times its kill from the first one. */
+  static final String BATCH = "batch acked ";
+
+  /** The Kafka sink, saying on stdout when each batch was acknowledged by the broker. */
+  private static final class Announcing implements Sink {
+    private final KafkaSink sink;
+
+    Announcing(KafkaSink sink) {
+      this.sink = sink;
+    }
+
+    @Override
+    public String name() {
+      return sink.name();
+    }
+
+    @Override
+    public void open() throws Exception {
+      sink.open();
+    }
+
+    @Override
+    public BatchResult handle(List<ChangeEvent<Object>> events) throws Exception {
+      BatchResult r = sink.handle(events);
+      System.out.println(BATCH + events.size() + " at " + uptimeMs() + " ms");
+      return r;
+    }
+
+    @Override
+    public void close() {
+      sink.close();
+    }
+  }
+
+  private static long uptimeMs() {
+    return ManagementFactory.getRuntimeMXBean().getUptime();
+  }
 
   /** Cycle outcomes on stdout: the parent kills a child once it has delivered. */
   private static final class Trace implements WatukuyListener {
