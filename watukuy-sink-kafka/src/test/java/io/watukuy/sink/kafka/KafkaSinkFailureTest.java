@@ -143,6 +143,31 @@ class KafkaSinkFailureTest {
   }
 
   @Test
+  void aTopicThatThePollersNameMakesInvalidParksEachKeysFirstEventNamingTheTopic(KafkaBroker broker)
+      throws Exception {
+    // ':' is fine in a poller name and refused in a Kafka topic name; the template is only
+    // rendered, and checked, per key.
+    PollerKey key = PollerKey.of("vendor:orders");
+    f.api.put("o1", Map.of("n", 1));
+    f.api.put("o2", Map.of("n", 2));
+    Poller<JsonNode> orders =
+        f.timestamp("vendor:orders")
+            .delivery(DeliveryPolicy.DEFAULT.withRetry(RetryPolicy.attempts(1)))
+            .build();
+    KafkaSink sink =
+        SinkEngine.sink(broker.bootstrap(), "{{source}}", EventFormat.ENVELOPE, Map.of());
+    Watukuy w = f.engine(Runnable::run, 1, 10).poller(orders).sink(orders, sink).build();
+    try {
+      w.tick();
+      assertThat(f.store.countParked(key)).isEqualTo(2);
+      assertThat(f.store.listParked(key, null, 10).get(0).error())
+          .contains("kafka topic {{source}}: topic name 'vendor:orders' may only hold letters");
+    } finally {
+      w.close();
+    }
+  }
+
+  @Test
   void openNamesTheSinkAndTheTopicWhenTheTopicDoesNotExistAndTheBrokerDoesNotCreateTopics(
       KafkaBroker broker) throws Exception {
     KafkaSink sink = SinkEngine.sink(broker.bootstrap(), "absent", EventFormat.ENVELOPE, Map.of());
