@@ -16,7 +16,7 @@ import java.util.function.BiConsumer;
  * A NATS message in CloudEvents binary mode (NATS protocol binding 1.0.3, section 3.1) read with
  * the CloudEvents Java SDK's generic binary reader, which has no NATS binding of its own: headers
  * {@code ce-<attribute>}, percent-decoded, and the body as {@code data}. The SDK checks the
- * attributes (the spec version, a URI {@code source}, an RFC 3339 {@code time}).
+ * attributes (specversion, a URI {@code source}, an RFC 3339 {@code time}).
  */
 final class NatsBinaryReader extends BaseGenericBinaryMessageReaderImpl<String, String> {
   private final Headers headers;
