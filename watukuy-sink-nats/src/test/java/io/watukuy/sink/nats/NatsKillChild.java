@@ -48,6 +48,9 @@ public final class NatsKillChild {
   static final Duration INTERVAL = Duration.ofMillis(50);
   static final String READY_SUFFIX = ".ready";
 
+  /** How long a batch waits between the stream's acks and returning to the engine. */
+  static final Duration ACKED_PAUSE = Duration.ofMillis(40);
+
   /** The line before each batch, followed by its size. */
   static final String PUBLISHING = "publishing ";
 
@@ -88,7 +91,10 @@ public final class NatsKillChild {
     System.exit(code);
   }
 
-  /** Prints {@value #PUBLISHING} and the batch's size before each batch: the parent sums them. */
+  /**
+   * Prints {@value #PUBLISHING} and the batch's size before each batch (the parent sums them), and
+   * pauses {@link #ACKED_PAUSE} after the stream acked it.
+   */
   private static final class Counting implements Sink {
     private final NatsSink sink;
 
@@ -109,7 +115,12 @@ public final class NatsKillChild {
     @Override
     public BatchResult handle(List<ChangeEvent<Object>> events) throws Exception {
       System.out.println(PUBLISHING + events.size());
-      return sink.handle(events);
+      BatchResult result = sink.handle(events);
+      // The stream has acked the batch; the store's ack comes after this returns. A pause here
+      // widens that gap, so the parent's kills right after the stream grew land in it and the next
+      // child publishes the batch again: the repeats the duplicate window must drop.
+      Thread.sleep(ACKED_PAUSE.toMillis());
+      return result;
     }
 
     @Override
