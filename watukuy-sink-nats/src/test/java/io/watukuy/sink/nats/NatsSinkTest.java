@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nats.client.api.MessageInfo;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
+import io.watukuy.BatchHandler.BatchResult;
 import io.watukuy.ChangeEvent;
 import io.watukuy.Cursors;
 import io.watukuy.DeliveryOptions;
@@ -286,6 +287,46 @@ class NatsSinkTest {
     for (MessageInfo m : nats.read(stream))
       identities.add(JSON.readTree(TestNats.body(m)).get("identity").asText());
     assertThat(identities).containsExactly("small1", "small2");
+  }
+
+  @Test
+  void aRefusedEventStopsItsOrderingKeyForTheRestOfTheBatchAndOnlyThat() throws Exception {
+    String stream = nats.newStream("stopkey");
+    nats.jsm()
+        .addStream(
+            StreamConfiguration.builder()
+                .name(stream)
+                .subjects(TestNats.prefix(stream) + ".>")
+                .storageType(StorageType.Memory)
+                .maximumMessageSize(1024)
+                .build());
+    NatsSink sink = sink(stream);
+    sink.open();
+    ChangeEvent<Object> big = event("e1", 1, "k1", Map.of("blob", "x".repeat(4000)));
+    List<ChangeEvent<Object>> batch =
+        List.of(
+            big,
+            event("e2", 2, "k2", Map.of("n", 2)),
+            event("e3", 3, "k1", Map.of("n", 3)),
+            event("e4", 4, "k2", Map.of("n", 4)));
+    BatchResult result;
+    try {
+      result = sink.handle(batch);
+    } finally {
+      sink.close();
+    }
+
+    assertThat(result.failures())
+        .singleElement()
+        .satisfies(
+            f -> {
+              assertThat(f.event()).isSameAs(big);
+              assertThat(f.cause()).hasMessageContaining("refused e1-1");
+            });
+    // e3 comes after e1 in ordering key k1: not published while e1 waits for its retry.
+    assertThat(nats.read(stream))
+        .extracting(m -> TestNats.header(m, "Nats-Msg-Id"))
+        .containsExactly("e2-2", "e4-4");
   }
 
   @Test
