@@ -129,7 +129,8 @@ final class Receiver implements AutoCloseable {
 
   @Override
   public void close() {
-    server.stop(0);
+    // Interrupt answers still waiting first: stop() waits for exchanges in progress.
     threads.shutdownNow();
+    server.stop(0);
   }
 }
