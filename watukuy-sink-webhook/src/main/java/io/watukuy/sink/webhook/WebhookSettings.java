@@ -39,7 +39,8 @@ public record WebhookSettings(
    * Checks and copies the settings.
    *
    * @throws NullPointerException if an argument but {@code success} is null
-   * @throws IllegalArgumentException if {@code timeout} is not positive
+   * @throws IllegalArgumentException if {@code timeout} is not positive, or {@code url} is not an
+   *     http or https URL (the message shows it redacted)
    */
   public WebhookSettings {
     Objects.requireNonNull(url, "url");
@@ -49,6 +50,8 @@ public record WebhookSettings(
     headers = Map.copyOf(headers);
     if (timeout.isZero() || timeout.isNegative())
       throw new IllegalArgumentException("timeout must be positive, but was " + timeout);
+    String problem = WebhookSinkProvider.problem(url);
+    if (problem != null) throw new IllegalArgumentException("url " + problem);
   }
 
   /**

@@ -85,22 +85,32 @@ public final class WebhookSinkProvider implements SinkProvider {
   }
 
   private static void checkUrl(SinkConfig config, Destination url) {
+    String problem = problem(url);
+    if (problem != null) throw config.error("url", problem);
+  }
+
+  /**
+   * What is wrong with a URL template, or null: it must render to an absolute {@code http} or
+   * {@code https} URL whose host has no placeholder.
+   *
+   * @param url the template
+   * @return the problem, quoting the URL redacted; null when the URL is fine
+   */
+  static @Nullable String problem(Destination url) {
     String shown = "'" + RedactedUrl.of(url.toString()) + "'";
     URI uri;
     try {
       uri = new URI(url.render(WebhookSink.encoded(PollerKey.of("poller", "partition"))));
     } catch (URISyntaxException e) {
-      throw config.error("url", shown + " is not a URL: " + e.getReason());
+      return shown + " is not a URL: " + e.getReason();
     }
     String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
     if (!scheme.equals("http") && !scheme.equals("https"))
-      throw config.error("url", shown + " is not an http or https URL");
-    if (uri.getHost() == null || uri.getHost().isEmpty())
-      throw config.error("url", shown + " has no host");
-    String host = uri.getHost();
-    if (host.contains("{{") || url.toString().matches("(?i)^https?://[^/]*\\{\\{.*"))
-      throw config.error(
-          "url", shown + " has a placeholder in its host: only the path and query may vary");
+      return shown + " is not an http or https URL";
+    if (uri.getHost() == null || uri.getHost().isEmpty()) return shown + " has no host";
+    if (url.toString().matches("(?i)^https?://[^/]*\\{\\{.*"))
+      return shown + " has a placeholder in its host: only the path and query may vary";
+    return null;
   }
 
   private static void checkHeaders(SinkConfig config, Map<String, String> headers) {

@@ -162,4 +162,12 @@ class WebhookSinkProviderTest {
         .isInstanceOf(ConfigException.class)
         .hasMessage("sink.success.pointer: 'status' is not a JSON Pointer (e.g. /status)");
   }
+
+  @Test
+  void settingsMadeInJavaRefuseAUrlThatIsNotHttpShowingItRedacted() {
+    assertThatThrownBy(
+            () -> WebhookSettings.of("ftp://u:pw@h/x?key=abc123", SigningSecret.parse(SECRET)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("url 'ftp://***@h/x?key=***' is not an http or https URL");
+  }
 }
