@@ -238,10 +238,11 @@ public final class WebhookSink implements Sink {
       // timeout), and a receiver that took the request may have processed it.
       return new WebhookDeliveryException(
           where + " did not answer within " + settings.timeout(), 0, e);
-    } catch (ConnectException e) {
-      return down(where + " is unreachable: " + describe(e), e);
     } catch (IOException e) {
+      // The JDK client reports an unknown host as a ConnectException caused by an
+      // UnresolvedAddressException: look for that first.
       if (unresolved(e)) return down(where + " is unreachable: unknown host " + uri.getHost(), e);
+      if (e instanceof ConnectException) return down(where + " is unreachable: " + describe(e), e);
       return new WebhookDeliveryException(where + " broke the connection: " + describe(e), 0, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
