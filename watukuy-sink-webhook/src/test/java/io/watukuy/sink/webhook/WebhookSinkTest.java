@@ -316,7 +316,8 @@ class WebhookSinkTest {
 
     assertThat(report.error())
         .isInstanceOf(HandlerUnavailableException.class)
-        .hasMessageContaining("webhook http://127.0.0.1:" + closedPort + "/hooks is unreachable");
+        .hasMessage(
+            "webhook http://127.0.0.1:" + closedPort + "/hooks is unreachable: connection refused");
     assertThat(f.pending()).hasSize(2).allSatisfy(row -> assertThat(row.attempts()).isZero());
     assertThat(f.parked()).isEmpty();
     assertThat(sink.health().healthy()).isFalse();
