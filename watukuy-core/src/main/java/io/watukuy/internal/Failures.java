@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.watukuy.HandlerUnavailableException;
 import io.watukuy.PoisonPolicy;
+import io.watukuy.RetryAfterException;
 import io.watukuy.TimeSource;
 import io.watukuy.Watukuy;
 import io.watukuy.WatukuyListener;
@@ -21,9 +22,10 @@ import org.slf4j.LoggerFactory;
  * What a handler's failure of one event does, for a single-event handler and a batch handler alike
  * (docs/guarantees.md, G7): a JVM {@link Error} or a {@link HandlerUnavailableException} stops the
  * key's delivery with the event pending and nothing counted; any other failure counts an attempt,
- * then records a retry with backoff or parks the event after the last attempt. The caller drops the
- * ordering key's loaded events when this leaves it in {@link Delivery#blocked}, and otherwise (a
- * park that does not hold the key) goes on with the key's next event.
+ * then records a retry with backoff (or later, when the failure is a {@link RetryAfterException})
+ * or parks the event after the last attempt. The caller drops the ordering key's loaded events when
+ * this leaves it in {@link Delivery#blocked}, and otherwise (a park that does not hold the key)
+ * goes on with the key's next event.
  */
 final class Failures {
   private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
@@ -128,6 +130,11 @@ final class Failures {
       return;
     }
     Instant next = now.plus(d.policy.retry().backoff().delay(attempt, random));
+    // A destination that said when to come back (Retry-After) is not tried before then: an
+    // earlier attempt would only spend one of the event's attempts on a certain refusal.
+    RetryAfterException later = retryAfter(failure);
+    if (later != null && now.plus(later.retryAfter()).isAfter(next))
+      next = now.plus(later.retryAfter());
     store.recordAttempt(d.key, d.lease.lease(), row.sequence(), history.toString(), next);
     log.debug(
         "{}: event {} attempt {} failed, retry at {}: {}",
@@ -138,6 +145,12 @@ final class Failures {
         Errors.message(failure, d.redactor));
     d.blocked.add(row.orderingKey());
     d.retryAt(next);
+  }
+
+  private static @Nullable RetryAfterException retryAfter(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause())
+      if (c instanceof RetryAfterException r) return r;
+    return null;
   }
 
   private static @Nullable HandlerUnavailableException unavailable(Throwable t) {

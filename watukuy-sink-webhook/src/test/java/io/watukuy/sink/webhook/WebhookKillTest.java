@@ -1,0 +1,236 @@
+package io.watukuy.sink.webhook;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.watukuy.sink.webhook.Receiver.Request;
+import io.watukuy.spi.PollerState;
+import io.watukuy.store.sqlite.SqliteStore;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The webhook sink under real process death (G1, G3, G9; docs/sinks.md, "Webhooks"): a child JVM
+ * ({@link WebhookKillChild}: engine, SQLite store, this sink, polling a mutating local API) is
+ * SIGKILLed {@value #KILLS} times at seeded moments while the receiver here records every request
+ * it got; a last child catches up. Then: every committed sequence arrived (nothing lost), each
+ * item's last arrival is its final revision, every signature verifies, order per item holds within
+ * each child's run, no event arrives twice within a run, and after each kill at most {@code
+ * concurrency × batchSize} events arrive again, each with the {@code webhook-id} it had.
+ *
+ * <p>Seed: {@code -Dwatukuy.kill.seed=N}; it fixes the mutations and kill delays, not their
+ * interleaving with the child.
+ */
+class WebhookKillTest {
+  static final int KILLS = 10;
+  static final int MAX_ITEMS = 25;
+
+  /** A kill comes once the child has had 1 to this many requests answered... */
+  static final int MAX_REQUESTS_BEFORE_KILL = 12;
+
+  /** ...or after this long without them... */
+  static final Duration DELIVERY_WAIT = Duration.ofSeconds(6);
+
+  /** ...and a pause of up to this long, so that it lands anywhere in a batch. */
+  static final long KILL_PAUSE_MAX_MS = 15;
+
+  static final Duration READY_TIMEOUT = Duration.ofSeconds(20);
+  static final Duration EXIT_TIMEOUT = Duration.ofSeconds(10);
+  static final Duration FINISH_TIMEOUT = Duration.ofSeconds(50);
+  static final int SIGKILL_EXIT = 137;
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @TempDir Path dir;
+
+  @Test
+  @Timeout(value = 2, unit = TimeUnit.MINUTES)
+  void sigkilledDaemonLosesNothingKeepsOrderAndRepeatsOnlyWhatWasInFlight() throws Exception {
+    assumeThat(System.getProperty("os.name")).startsWith("Linux");
+    long seed = Long.getLong("watukuy.kill.seed", 20261202L);
+    SplittableRandom random = new SplittableRandom(seed).split();
+    Path db = dir.resolve("kill.db");
+    Path out = dir.resolve("child.out");
+    int kills = 0;
+    int midDelivery = 0;
+    Map<String, KillVendor.Item> finalItems;
+    List<Request> got;
+    try (KillVendor vendor = KillVendor.start(seed, MAX_ITEMS);
+        Receiver receiver = Receiver.start()) {
+      String hook = receiver.url("/hooks");
+      vendor.startMutating(Duration.ofMillis(15));
+      while (kills < KILLS) {
+        receiver.run.set(kills + 1);
+        Process child = launch(db, vendor.baseUrl(), hook, "run", out);
+        try {
+          assertThat(awaitReady(child, db)).as("run %d reported ready", kills + 1).isTrue();
+          // Mid-delivery: once this child has had a seeded number of its requests answered
+          // (bounded in time), after a seeded pause of up to a few requests.
+          int requests = 1 + random.nextInt(MAX_REQUESTS_BEFORE_KILL);
+          long deadline = System.nanoTime() + DELIVERY_WAIT.toNanos();
+          while (receiver.countInRun(kills + 1) < requests
+              && System.nanoTime() < deadline
+              && child.isAlive()) Thread.sleep(2);
+          if (receiver.countInRun(kills + 1) >= requests) midDelivery++;
+          Thread.sleep(random.nextLong(KILL_PAUSE_MAX_MS + 1));
+          assertThat(child.isAlive()).as("run %d alive until killed", kills + 1).isTrue();
+          child.destroyForcibly();
+          assertThat(child.waitFor(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+          assertThat(child.exitValue()).as("SIGKILL").isEqualTo(SIGKILL_EXIT);
+        } finally {
+          child.destroyForcibly();
+          child.getOutputStream().close();
+        }
+        kills++;
+      }
+      vendor.stopMutating();
+      finalItems = vendor.items();
+      receiver.run.set(kills + 1);
+      Process finish = launch(db, vendor.baseUrl(), hook, "finish", out);
+      try {
+        assertThat(finish.waitFor(FINISH_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS))
+            .as("finish within %s", FINISH_TIMEOUT)
+            .isTrue();
+        assertThat(finish.exitValue()).as("finish caught up; child output: %s", tail(out)).isZero();
+      } finally {
+        finish.destroyForcibly();
+        finish.getOutputStream().close();
+      }
+      got = receiver.requests();
+    }
+
+    long lastSequence;
+    try (SqliteStore store = SqliteStore.open(db)) {
+      assertThat(store.countPending(WebhookKillChild.KEY)).isZero();
+      assertThat(store.countParked(WebhookKillChild.KEY)).isZero();
+      lastSequence =
+          store.loadState(WebhookKillChild.KEY).map(PollerState::lastSequence).orElseThrow();
+    }
+    assertThat(kills).isGreaterThanOrEqualTo(10);
+    assertThat(midDelivery)
+        .as("kills that came while the child was delivering")
+        .isGreaterThan(KILLS / 2);
+    check(got, lastSequence, finalItems);
+  }
+
+  private static void check(
+      List<Request> got, long lastSequence, Map<String, KillVendor.Item> finalItems)
+      throws Exception {
+    StandardWebhooksVerifier verifier = new StandardWebhooksVerifier(EngineSetup.SECRET);
+    Map<String, Integer> firstRun = new HashMap<>();
+    Map<Long, String> keyOfSequence = new HashMap<>();
+    Map<String, JsonNode> lastOfItem = new HashMap<>();
+    Map<String, Long> lastSequenceOfItemInRun = new HashMap<>();
+    Map<Integer, Integer> repeatsInRun = new HashMap<>();
+    List<String> violations = new ArrayList<>();
+    for (Request r : got) {
+      JsonNode event = JSON.readTree(r.body());
+      long sequence = event.get("sequence").asLong();
+      String deliveryKey = event.get("id").asText() + "-" + sequence;
+      String identity = event.get("identity").asText();
+      if (!verifier.verify(r.id(), r.timestamp(), r.signature(), r.body()))
+        violations.add("bad signature on " + r.id());
+      if (!r.id().equals(deliveryKey))
+        violations.add("webhook-id " + r.id() + " is not the delivery key " + deliveryKey);
+      String before = keyOfSequence.putIfAbsent(sequence, deliveryKey);
+      if (before != null && !before.equals(deliveryKey))
+        violations.add("sequence " + sequence + " arrived as " + before + " and " + deliveryKey);
+      Integer first = firstRun.putIfAbsent(deliveryKey, r.run());
+      if (first != null) {
+        if (first == r.run())
+          violations.add(deliveryKey + " arrived twice in run " + r.run() + " (no kill between)");
+        repeatsInRun.merge(r.run(), 1, Integer::sum);
+      }
+      // G3 within one child: an item's events arrive in sequence order.
+      String itemInRun = r.run() + "/" + identity;
+      Long previous = lastSequenceOfItemInRun.put(itemInRun, sequence);
+      if (previous != null && previous >= sequence)
+        violations.add(
+            "run " + r.run() + ": " + identity + " sequence " + sequence + " after " + previous);
+      lastOfItem.put(identity, event);
+    }
+    // G1: every committed sequence arrived.
+    TreeSet<Long> missing = new TreeSet<>();
+    for (long s = 1; s <= lastSequence; s++) if (!keyOfSequence.containsKey(s)) missing.add(s);
+    if (!missing.isEmpty()) violations.add("never arrived: sequences " + missing);
+    for (KillVendor.Item item : finalItems.values()) {
+      JsonNode last = lastOfItem.get(item.id());
+      if (last == null) violations.add(item.id() + " never arrived");
+      else if (last.get("data").get("rev").asInt() != item.rev())
+        violations.add(
+            item.id()
+                + " last arrived at rev "
+                + last.get("data").get("rev")
+                + ", is "
+                + item.rev());
+    }
+    // G9: a kill repeats at most what was in flight, concurrency x batchSize events.
+    int bound = WebhookKillChild.CONCURRENCY * WebhookKillChild.BATCH_SIZE;
+    repeatsInRun.forEach(
+        (run, n) -> {
+          if (n > bound)
+            violations.add("run " + run + " repeated " + n + " events, more than " + bound);
+        });
+    int repeats = repeatsInRun.values().stream().mapToInt(Integer::intValue).sum();
+    System.out.printf(
+        "webhook kill test: requests=%d lastSequence=%d repeated=%d repeatsPerRun=%s%n",
+        got.size(), lastSequence, repeats, repeatsInRun);
+    assertThat(violations)
+        .as(
+            "%d requests, last sequence %d, repeats per run %s",
+            got.size(), lastSequence, repeatsInRun)
+        .isEmpty();
+    assertThat(lastSequence).isGreaterThan(KILLS);
+  }
+
+  private static Process launch(Path db, String vendor, String hook, String mode, Path out)
+      throws IOException {
+    Files.deleteIfExists(db.resolveSibling(db.getFileName() + ".ready"));
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    ProcessBuilder pb =
+        new ProcessBuilder(
+            java,
+            "-XX:TieredStopAtLevel=1",
+            "-XX:+UseSerialGC",
+            "-cp",
+            System.getProperty("java.class.path"),
+            WebhookKillChild.class.getName(),
+            db.toString(),
+            vendor,
+            hook,
+            mode);
+    pb.redirectErrorStream(true);
+    pb.redirectOutput(ProcessBuilder.Redirect.appendTo(out.toFile()));
+    return pb.start();
+  }
+
+  private static boolean awaitReady(Process child, Path db) throws InterruptedException {
+    Path ready = db.resolveSibling(db.getFileName() + ".ready");
+    long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+    while (System.nanoTime() < deadline && child.isAlive()) {
+      if (Files.exists(ready)) return true;
+      Thread.sleep(10);
+    }
+    return false;
+  }
+
+  private static String tail(Path out) throws IOException {
+    if (!Files.exists(out)) return "(none)";
+    List<String> lines = Files.readAllLines(out, StandardCharsets.UTF_8);
+    return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
+  }
+}
