@@ -102,6 +102,9 @@ public final class RabbitMqSink implements Sink {
     int connectMillis = (int) Math.min(10_000, confirmMillis);
     factory.setConnectionTimeout(connectMillis);
     factory.setHandshakeTimeout(connectMillis);
+    // A broker that stops answering must not hold a channel's open or close for the client's
+    // default of ten minutes.
+    factory.setChannelRpcTimeout((int) Math.min(Integer.MAX_VALUE, Math.max(1_000, confirmMillis)));
   }
 
   /**

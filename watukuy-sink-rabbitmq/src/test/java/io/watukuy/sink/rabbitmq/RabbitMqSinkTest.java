@@ -290,4 +290,82 @@ class RabbitMqSinkTest {
     assertThat(rabbit.read(1, READ)).hasSize(1);
     assertThat(store.countPending(FEED)).isZero();
   }
+
+  private String viaProxy(TcpProxy proxy) {
+    return "amqp://guest:guest@127.0.0.1:" + proxy.port() + "/%2F";
+  }
+
+  @Test
+  void aLostConnectionLeavesTheBatchPendingAndTheNextBatchConnectsAgain() throws Exception {
+    TestRabbit rabbit = rabbit("lost");
+    TcpProxy proxy = new TcpProxy(5672);
+    cleanup.add(0, proxy);
+    Poller<JsonNode> feed = feed().build();
+    Watukuy w =
+        engine(new DeliveryOptions(1, 100, 10))
+            .poller(feed)
+            .sink(feed, rabbit.sink(Map.of("uri", viaProxy(proxy))))
+            .build();
+    cleanup.add(0, w);
+    api.put("a", Map.of("v", 1));
+    w.tick();
+    assertThat(rabbit.read(1, READ)).hasSize(1);
+
+    proxy.cut();
+    clock.advance(INTERVAL);
+    api.put("b", Map.of("v", 1));
+    KeyReport lost = w.tick().key(FEED).orElseThrow();
+
+    assertThat(lost.delivered()).isZero();
+    assertThat(lost.error()).hasMessageContaining("sink rabbitmq amqp://guest:[redacted]@");
+    assertThat(store.loadPending(FEED, 0, 10)).extracting(OutboxRow::attempts).containsExactly(0);
+    assertThat(store.countParked(FEED)).isZero();
+
+    proxy.reopen();
+    clock.advance(Duration.ofMinutes(10)); // past the backoff
+    w.tick();
+
+    List<GetResponse> got = rabbit.read(1, READ);
+    assertThat(got).extracting(r -> body(r).get("identity").asText()).containsExactly("b");
+    assertThat(store.countPending(FEED)).isZero();
+  }
+
+  @Test
+  void noConfirmWithinTheTimeoutLeavesTheBatchPendingAndItIsPublishedAgainWithTheSameMessageId()
+      throws Exception {
+    TestRabbit rabbit = rabbit("confirm");
+    TcpProxy proxy = new TcpProxy(5672);
+    cleanup.add(0, proxy);
+    Poller<JsonNode> feed = feed().build();
+    Watukuy w =
+        engine(new DeliveryOptions(1, 100, 10))
+            .poller(feed)
+            .sink(feed, rabbit.sink(Map.of("uri", viaProxy(proxy), "confirmTimeout", "1s")))
+            .build();
+    cleanup.add(0, w);
+    api.put("a", Map.of("v", 1));
+    w.tick();
+    assertThat(rabbit.read(1, READ)).hasSize(1);
+
+    // The message reaches the broker; its confirm does not reach the sink.
+    proxy.mute(true);
+    clock.advance(INTERVAL);
+    api.put("b", Map.of("v", 1));
+    KeyReport silent = w.tick().key(FEED).orElseThrow();
+
+    assertThat(silent.delivered()).isZero();
+    assertThat(silent.error()).hasMessageContaining("no publisher confirm");
+    assertThat(store.loadPending(FEED, 0, 10)).extracting(OutboxRow::attempts).containsExactly(0);
+
+    proxy.mute(false);
+    clock.advance(Duration.ofMinutes(10)); // past the backoff
+    w.tick();
+
+    List<GetResponse> got = rabbit.read(2, READ);
+    assertThat(got).hasSize(2);
+    assertThat(got).extracting(r -> body(r).get("identity").asText()).containsOnly("b");
+    assertThat(got.get(1).getProps().getMessageId())
+        .isEqualTo(got.get(0).getProps().getMessageId());
+    assertThat(store.countPending(FEED)).isZero();
+  }
 }
