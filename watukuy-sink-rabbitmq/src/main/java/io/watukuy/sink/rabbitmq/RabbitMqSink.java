@@ -42,7 +42,8 @@ import org.jspecify.annotations.Nullable;
  *       nack, an unroutable message, a missing exchange: {@link HandlerUnavailableException}, so
  *       the batch stays pending with backoff and nothing is parked. The next batch reconnects (the
  *       client's automatic recovery is off, so that a batch never publishes on a connection
- *       half-way through recovery).
+ *       half-way through recovery). A confirm timeout closes the connection, whose late answers
+ *       could confuse a channel that reuses a number.
  *   <li><b>One message refused.</b> The broker closes the channel with {@code 406
  *       PRECONDITION_FAILED} for a message over its {@code max_message_size}; the client refuses
  *       headers larger than a frame. Then the batch's unconfirmed messages are published again one
@@ -310,7 +311,10 @@ public final class RabbitMqSink implements Sink {
     try {
       allAcked = channel.channel().waitForConfirms(confirmMillis);
     } catch (TimeoutException e) {
-      channel.closeQuietly();
+      // The broker may still answer on this connection later (a late confirm, a channel's
+      // close-ok) and confuse a channel that reuses the number: drop the whole connection, and
+      // the next batch opens a new one.
+      abort(channel.channel().getConnection());
       throw unavailable(
           "no publisher confirm for " + count + " message(s) within " + settings.confirmTimeout(),
           null);
@@ -458,6 +462,13 @@ public final class RabbitMqSink implements Sink {
     if (sse != null) return reason(sse);
     String m = e.getMessage();
     return m == null ? e.getClass().getSimpleName() : m;
+  }
+
+  private void abort(Connection lost) {
+    synchronized (connectionLock) {
+      if (connection == lost) connection = null;
+    }
+    lost.abort(1_000);
   }
 
   private static void abort(Channel channel) {
