@@ -38,8 +38,8 @@ class RabbitMqProcessKillTest {
   private static final int KILLS = 10;
   private static final int MAX_ITEMS = 30;
   private static final Duration MUTATE_EVERY = Duration.ofMillis(10);
-  private static final long KILL_AFTER_MIN_MS = 150;
-  private static final long KILL_AFTER_MAX_MS = 1200;
+  private static final long KILL_AFTER_MAX_MS = 300;
+  private static final Duration KILL_AFTER_MAX_WAIT = Duration.ofSeconds(8);
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(20);
   private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration FINISH_TIMEOUT = Duration.ofSeconds(70);
@@ -57,6 +57,7 @@ class RabbitMqProcessKillTest {
     Path db = dir.resolve("kill.db");
     Path out = dir.resolve("child.out");
     int kills = 0;
+    int deliveryKills = 0;
     Map<String, RabbitKillChild.Item> finalItems;
     try (TestRabbit rabbit = TestRabbit.fresh("kill");
         MutatingVendor vendor = MutatingVendor.start(SEED, MAX_ITEMS)) {
@@ -66,7 +67,14 @@ class RabbitMqProcessKillTest {
         while (kills < KILLS) {
           child = launch(db, vendor.baseUrl(), rabbit.exchange, "run", out);
           assertThat(awaitReady(child, db)).as("child %d reported ready", kills + 1).isTrue();
-          Thread.sleep(KILL_AFTER_MIN_MS + random.nextLong(KILL_AFTER_MAX_MS - KILL_AFTER_MIN_MS));
+          // Mid-delivery: once the child's batches reach the queue, after a seeded number of
+          // messages (bounded in time), or after a seeded pause.
+          long grown = rabbit.waiting() + 1 + random.nextLong(3L * RabbitKillChild.BATCH_SIZE);
+          long deadline = System.nanoTime() + KILL_AFTER_MAX_WAIT.toNanos();
+          while (rabbit.waiting() < grown && System.nanoTime() < deadline && child.isAlive())
+            Thread.sleep(2);
+          if (rabbit.waiting() >= grown) deliveryKills++;
+          Thread.sleep(random.nextLong(KILL_AFTER_MAX_MS));
           assertThat(child.isAlive()).as("child %d alive until killed", kills + 1).isTrue();
           child.destroyForcibly();
           assertThat(child.waitFor(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
@@ -98,6 +106,10 @@ class RabbitMqProcessKillTest {
         committed = readLog(store);
       }
       List<GetResponse> messages = rabbit.read(Integer.MAX_VALUE, Duration.ofSeconds(3));
+      // Most kills land while batches are being published, not before the first one.
+      assertThat(deliveryKills)
+          .as("kills after messages flowed (see %s)", out)
+          .isGreaterThanOrEqualTo(KILLS / 2);
       check(committed, messages, finalItems, kills);
     }
   }
