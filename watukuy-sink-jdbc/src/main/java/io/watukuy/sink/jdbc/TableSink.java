@@ -222,6 +222,9 @@ public final class TableSink implements Sink {
                               + " over, under its lease"));
       if (!handOff.key().equals(key))
         throw new IllegalStateException(name + ": the batch is not of the key it was handed for");
+      // A lease that may be gone is a refusal of the hand-off, not a failure of the events; the
+      // fence below refuses a lost lease anyway, and nothing is written then.
+      Handler.checkLease();
       List<Long> sequences = new ArrayList<>(events.size());
       for (ChangeEvent<Object> e : events) sequences.add(e.sequence());
       ((JdbcStore) Objects.requireNonNull(store))
