@@ -39,6 +39,17 @@ public final class HandOffs {
   }
 
   /**
+   * The key and lease of the hand-off running on this thread, for {@code Sink.handOff()}.
+   *
+   * @return the key and the lease the engine handed the batch over under, or null outside a handler
+   *     call
+   */
+  public static io.watukuy.sink.@Nullable HandOff current() {
+    HandOff h = CURRENT.get();
+    return h == null ? null : new io.watukuy.sink.HandOff(h.delivery.key, h.delivery.lease.lease());
+  }
+
+  /**
    * Checks the lease of the hand-off running on this thread; does nothing outside a handler call.
    *
    * @throws io.watukuy.LeaseLostException when the lease may no longer be this instance's

@@ -5,6 +5,7 @@ import io.watukuy.ChangeEvent;
 import io.watukuy.HandlerUnavailableException;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -89,6 +90,19 @@ public interface Sink extends BatchHandler<Object>, AutoCloseable {
    */
   @Override
   BatchResult handle(List<ChangeEvent<Object>> events) throws Exception;
+
+  /**
+   * The key and lease of the batch this thread is handling: for a sink whose write and the batch's
+   * ack commit in one store transaction, fenced by that lease (the table sink's {@code
+   * sameDatabase: true}, docs/sinks.md). The engine acks the batch after {@link #handle} returns as
+   * for any sink; an ack of rows already acked is a no-op (StateStore contract).
+   *
+   * @return the hand-off, or empty outside a handler call made by the engine
+   * @since 0.2
+   */
+  static Optional<HandOff> handOff() {
+    return Optional.ofNullable(io.watukuy.internal.HandOffs.current());
+  }
 
   /**
    * A sink's health.

@@ -194,6 +194,53 @@ public abstract class JdbcStore implements StateStore {
     engine().ackEvents(key("ackEvents", key), lease, sequences);
   }
 
+  /**
+   * Acks inside a caller's transaction, fenced (docs/stores.md, "Acks inside a caller's
+   * transaction"): runs {@code work} on the store's connection and deletes the outbox rows {@code
+   * sequences} of {@code key} in ONE transaction that first locks the key's row and compares its
+   * lease with {@code lease}. The work's writes and the acks commit together or not at all; a stale
+   * epoch or a lost lease refuses both. This is what makes a table in the store's own database
+   * exactly-once (the table sink's {@code sameDatabase: true}): a crash before the commit leaves
+   * the rows pending and the table untouched, a crash after it leaves nothing to repeat. The
+   * engine's own {@link #ackEvents} of the same sequences afterwards is a no-op (unknown sequences
+   * are ignored).
+   *
+   * <p>A failure the dialect calls retryable (a serialization failure, a deadlock, a busy database)
+   * rolls the transaction back and runs it again, {@code work} included, at most {@link
+   * JdbcStoreEngine#MAX_ATTEMPTS} times in all; the work must not have effects outside the
+   * transaction.
+   *
+   * @param key the key whose outbox rows are acked
+   * @param lease the lease the caller holds (the batch's, {@code Sink.handOff()})
+   * @param sequences the outbox sequences to ack; unknown ones are ignored
+   * @param work the caller's writes; must not commit, roll back or change auto-commit
+   * @param <T> what the work returns
+   * @return the work's result, once everything committed
+   * @throws io.watukuy.LeaseLostException when {@code lease} is not current: nothing is written
+   * @throws StoreException on a driver failure, the work's {@link java.sql.SQLException} included
+   *     (as the cause): nothing is written
+   * @since 0.2
+   */
+  public <T> T ackWithin(
+      PollerKey key, Lease lease, Collection<Long> sequences, CallerWork<T> work) {
+    return engine().ackWithin(key("ackWithin", key), lease, sequences, work);
+  }
+
+  /**
+   * Runs a caller's reads (checking that a table and its columns exist) on a connection to the
+   * store's database, in auto-commit.
+   *
+   * @param op what the work does, for a failure's message, e.g. {@code check table orders}
+   * @param work the reads; must not leave a transaction open
+   * @param <T> what the work returns
+   * @return the work's result
+   * @throws StoreException on a driver failure, with the {@link java.sql.SQLException} as cause
+   * @since 0.2
+   */
+  public <T> T withConnection(String op, CallerWork<T> work) {
+    return engine().withConnection(op, work);
+  }
+
   @Override
   public void recordAttempt(
       PollerKey key,

@@ -373,6 +373,39 @@ public final class JdbcStoreEngine implements StateStore {
     outbox.ack(key, lease, sequences);
   }
 
+  /**
+   * Runs a caller's writes and acks {@code sequences} in one transaction, fenced by {@code lease}
+   * (docs/stores.md, "Acks inside a caller's transaction"): see {@link JdbcStore#ackWithin}.
+   *
+   * @param key the key whose outbox rows are acked
+   * @param lease the lease the caller holds
+   * @param sequences the outbox sequences to ack; unknown ones are ignored
+   * @param work the caller's writes, on the store's connection and transaction
+   * @param <T> what the work returns
+   * @return the work's result, once everything committed
+   * @throws LeaseLostException when {@code lease} is not current: nothing is written
+   * @throws StoreException on a driver failure, the work's included: nothing is written
+   */
+  public <T> T ackWithin(
+      PollerKey key, Lease lease, Collection<Long> sequences, CallerWork<T> work) {
+    return outbox.ackWithin(key, lease, sequences, work);
+  }
+
+  /**
+   * Runs a caller's reads on a store connection in auto-commit: see {@link
+   * JdbcStore#withConnection}.
+   *
+   * @param op what the work does, for a failure's message
+   * @param work the reads
+   * @param <T> what the work returns
+   * @return the work's result
+   * @throws StoreException on a driver failure
+   */
+  public <T> T withConnection(String op, CallerWork<T> work) {
+    Objects.requireNonNull(work, "work");
+    return runner.autoCommit(op, null, work::run);
+  }
+
   @Override
   public void recordAttempt(
       PollerKey key,

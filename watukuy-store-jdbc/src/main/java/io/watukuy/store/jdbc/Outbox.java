@@ -243,6 +243,29 @@ final class Outbox {
         });
   }
 
+  /**
+   * The caller's work and the ack of {@code sequences} in one fenced transaction: the key's row
+   * locked and its lease compared first, then the work, then the deletes; all or nothing.
+   */
+  <T> T ackWithin(PollerKey key, Lease lease, Collection<Long> sequences, CallerWork<T> work) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(lease, "lease");
+    Objects.requireNonNull(work, "work");
+    List<Long> seqs = List.copyOf(new LinkedHashSet<>(sequences));
+    return fencing.fenced(
+        "ackWithin",
+        key,
+        lease,
+        false,
+        (c, state) -> {
+          T result = work.run(c);
+          if (!seqs.isEmpty()) {
+            sql.deleteIn(c, dialect, sql.outbox, key, "seq", ColumnType.LONG, seqs);
+          }
+          return result;
+        });
+  }
+
   void recordAttempt(
       PollerKey key,
       Lease lease,

@@ -1,0 +1,43 @@
+package io.watukuy.sink.jdbc;
+
+import io.watukuy.sink.Sink;
+import io.watukuy.sink.SinkConfig;
+import io.watukuy.sink.SinkProvider;
+
+/**
+ * Makes a {@link TableSink} from {@code sink: {type: table, ...}} (docs/sinks.md, "Database
+ * tables"): keys {@code url}, {@code user}, {@code password}, {@code table}, {@code mode}, {@code
+ * columns}, {@code onConflict}, {@code sameDatabase}, {@code format}; any other is refused.
+ *
+ * @since 0.2
+ */
+public final class TableSinkProvider implements SinkProvider {
+  /** For {@link java.util.ServiceLoader}. */
+  public TableSinkProvider() {}
+
+  /**
+   * {@code table}.
+   *
+   * @return the type
+   */
+  @Override
+  public String type() {
+    return "table";
+  }
+
+  /**
+   * The sink of a section; with {@code sameDatabase: true} it writes through the store the caller
+   * gave with {@link SinkConfig#withStore}.
+   *
+   * @throws io.watukuy.ConfigException for a missing or invalid setting, naming it, or {@code
+   *     sameDatabase: true} without a store
+   */
+  @Override
+  public Sink create(SinkConfig config) {
+    TableSettings settings = TableSettings.of(config);
+    if (settings.sameDatabase() && config.store() == null)
+      throw config.error(
+          "sameDatabase", "true needs the engine's store, and none was given to the sink");
+    return new TableSink(settings, config.store());
+  }
+}
