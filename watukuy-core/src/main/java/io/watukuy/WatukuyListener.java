@@ -3,6 +3,7 @@ package io.watukuy;
 import io.watukuy.spi.ParkedRow;
 import java.time.Duration;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Callbacks about what the engine does, for metrics and alerts. Every method has a no-op default.
@@ -46,6 +47,30 @@ public interface WatukuyListener {
    * @param row the parked row
    */
   default void onParked(PollerKey key, ParkedRow row) {}
+
+  /**
+   * A handler (or sink) failed an event (G7): the attempt is counted, and the event is retried at
+   * {@code retryAt} or, after the last attempt, parked ({@link #onParked} follows). Not called for
+   * a destination that is down ({@link HandlerUnavailableException}), which counts nothing. Called
+   * after the attempt is stored; for a command line or a monitor that must not stay silent while an
+   * event keeps failing.
+   *
+   * @param key the key
+   * @param eventId the event's id
+   * @param sequence the event's sequence in the key's outbox
+   * @param attempt the attempt that failed, from 1
+   * @param retryAt when the event is tried again, or null when it was parked
+   * @param cause the handler's failure; its message may hold what the handler wrote, redact it
+   *     before printing
+   * @since 0.2
+   */
+  default void onDeliveryFailed(
+      PollerKey key,
+      String eventId,
+      long sequence,
+      int attempt,
+      @Nullable Instant retryAt,
+      Throwable cause) {}
 
   /**
    * The API throttled the key (429, or 503 with Retry-After); the key is not polled before {@code

@@ -33,6 +33,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -222,8 +223,36 @@ final class Cli {
       OutageLines outages = new OutageLines();
       ProgressLines progress = new ProgressLines(err, PROGRESS_EVERY);
       Map<PollerKey, String> unavailable = new ConcurrentHashMap<>();
+      AtomicBoolean deliveryFailed = new AtomicBoolean();
       WatukuyListener listener =
           new WatukuyListener() {
+            @Override
+            public void onDeliveryFailed(
+                PollerKey key,
+                String eventId,
+                long sequence,
+                int attempt,
+                @Nullable Instant retryAt,
+                Throwable cause) {
+              // Never silent: a sink or output refusing an event is a line, and --once exits 1.
+              // A park has its own warning line from the engine.
+              deliveryFailed.set(true);
+              if (retryAt == null) return;
+              err.println(
+                  "watukuy: "
+                      + redact(
+                          Failures.line(key, cause)
+                              + " (event "
+                              + eventId
+                              + ", sequence "
+                              + sequence
+                              + ", attempt "
+                              + attempt
+                              + "; retried at "
+                              + retryAt
+                              + ")"));
+            }
+
             @Override
             public void onPage(PollerKey key, int pages, int items, int events, Duration elapsed) {
               if (!quiet) progress.page(key, pages, items, events, elapsed);
@@ -311,9 +340,10 @@ final class Cli {
                   + redact(e.getMessage())
                   + "; running on, the sink is opened again before its first batch");
         }
-        return once
-            ? once(s, selected, outputs)
-            : daemon(cfg, s, selected, outputs, sinks.values());
+        if (!once) return daemon(cfg, s, selected, outputs, sinks.values());
+        int code = once(s, selected, outputs);
+        // An event a sink or output refused (retried or parked) is a failed run for cron.
+        return deliveryFailed.get() ? Main.FAILED : code;
       }
     }
 

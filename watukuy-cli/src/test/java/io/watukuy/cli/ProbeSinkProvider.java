@@ -22,8 +22,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * it in {@link #RECORDS}, which count its instances and opens and keep the delivery keys it was
  * handed; {@code open: ok | config | unreachable} makes {@link Sink#open()} work, fail as a config
  * problem or fail as an unreachable destination (until the file {@code until} exists, when set);
- * {@code secret} is a credential the failures quote, to prove the command hides it; {@code log} is
- * a file each delivery key is appended to, for a probe in a process of its own.
+ * {@code secret} is a credential the failures quote, to prove the command hides it; {@code refuse:
+ * true} fails the first event of each batch as that event's own failure; {@code log} is a file each
+ * delivery key is appended to, for a probe in a process of its own.
  */
 public final class ProbeSinkProvider implements SinkProvider {
   /** What each probe id saw. */
@@ -57,7 +58,7 @@ public final class ProbeSinkProvider implements SinkProvider {
 
   @Override
   public Sink create(SinkConfig config) {
-    config.only("id", "open", "secret", "nested", "until", "log");
+    config.only("id", "open", "secret", "nested", "until", "log", "refuse");
     // For a probe in a process of its own: unreachable until the file "until" exists, and each
     // delivery key appended to the file "log".
     Path until = config.path("until");
@@ -67,6 +68,8 @@ public final class ProbeSinkProvider implements SinkProvider {
     if (!List.of("ok", "config", "unreachable").contains(open))
       throw config.error("open", "'" + open + "' is not ok, config or unreachable");
     String secret = config.string("secret");
+    // Refuses the first event of each batch as a failure of that event (retry, then park).
+    boolean refuse = config.bool("refuse", false);
     Record r = record(id);
     r.created().incrementAndGet();
     r.settings().add(config.node().toString());
@@ -99,6 +102,9 @@ public final class ProbeSinkProvider implements SinkProvider {
             throw new UncheckedIOException(e);
           }
         }
+        if (refuse && !events.isEmpty())
+          return BatchResult.failed(
+              events.get(0), new IllegalStateException("probe refused it: " + secret));
         return BatchResult.ok();
       }
 

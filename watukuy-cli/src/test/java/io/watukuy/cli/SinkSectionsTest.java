@@ -260,4 +260,28 @@ class SinkSectionsTest {
     assertThat(back.exit()).as(back.stderr()).isZero();
     assertThat(ProbeSinkProvider.record(probe).deliveryKeys()).hasSize(6);
   }
+
+  @Test
+  void aSinkThatRefusesAnEventIsALineAndOnceExitsOneNeverSilent() throws IOException {
+    String probe = id("refuse");
+    String refusing =
+        config(
+            "sink: { type: probe, id: " + probe + ", refuse: true, secret: \"${SINK_KEY}\" }\n",
+            "",
+            "",
+            "");
+
+    CliRun run = CliRun.withEnv(Map.of("SINK_KEY", "s1nk-k3y-value"), "run", refusing, "--once");
+
+    assertThat(run.exit()).as(run.stderr()).isEqualTo(Main.FAILED);
+    // Each poller's first event was refused: one line each, naming the poller, the event and
+    // when it is retried, with the credential hidden.
+    assertThat(run.stderr())
+        .containsPattern(
+            "watukuy: poller a: probe refused it: \\[redacted\\] \\(event [0-9a-f]{64}, sequence 1,"
+                + " attempt 1; retried at [0-9T:.-]+Z\\)")
+        .contains("watukuy: poller b: probe refused it")
+        .contains("watukuy: poller c: probe refused it")
+        .doesNotContain("s1nk-k3y-value");
+  }
 }

@@ -124,6 +124,7 @@ final class Failures {
           row.sequence(),
           attempt,
           Errors.message(failure, d.redactor));
+      listener.onDeliveryFailed(d.key, row.eventId(), row.sequence(), attempt, null, failure);
       listener.onParked(d.key, parked);
       if (hold) d.blocked.add(row.orderingKey());
       if (poison.action() == PoisonPolicy.Action.HALT) d.halted = true;
@@ -143,6 +144,7 @@ final class Failures {
         attempt,
         next,
         Errors.message(failure, d.redactor));
+    listener.onDeliveryFailed(d.key, row.eventId(), row.sequence(), attempt, next, failure);
     d.blocked.add(row.orderingKey());
     d.retryAt(next);
   }

@@ -7,6 +7,7 @@ import io.watukuy.WatukuyListener;
 import io.watukuy.spi.ParkedRow;
 import java.time.Duration;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,6 +59,21 @@ final class GuardedListener implements WatukuyListener {
   public void onParked(PollerKey key, ParkedRow row) {
     try {
       listener.onParked(key, row);
+    } catch (RuntimeException e) {
+      ignored(e);
+    }
+  }
+
+  @Override
+  public void onDeliveryFailed(
+      PollerKey key,
+      String eventId,
+      long sequence,
+      int attempt,
+      @Nullable Instant retryAt,
+      Throwable cause) {
+    try {
+      listener.onDeliveryFailed(key, eventId, sequence, attempt, retryAt, cause);
     } catch (RuntimeException e) {
       ignored(e);
     }

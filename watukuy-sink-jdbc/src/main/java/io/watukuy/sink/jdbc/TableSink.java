@@ -83,17 +83,11 @@ public final class TableSink implements Sink {
    *
    * @param settings the settings
    * @param store the engine's store; required with {@code sameDatabase} (a {@link JdbcStore}, the
-   *     one the engine uses, checked at {@link #open()}), ignored otherwise
-   * @throws IllegalArgumentException when {@code sameDatabase} is set and {@code store} is null
+   *     one the engine uses, checked at {@link #open()}, which refuses a null or non-SQL store with
+   *     a {@link ConfigException}), ignored otherwise
    */
   public TableSink(TableSettings settings, @Nullable StateStore store) {
     this.settings = Objects.requireNonNull(settings, "settings");
-    if (settings.sameDatabase() && store == null)
-      throw new IllegalArgumentException(
-          "table sink "
-              + settings.table()
-              + ": sameDatabase: true needs the engine's store (SinkConfig.withStore, or the"
-              + " constructor's store)");
     this.store = store;
     this.name =
         "table "

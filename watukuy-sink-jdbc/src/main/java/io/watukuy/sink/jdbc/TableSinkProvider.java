@@ -29,15 +29,11 @@ public final class TableSinkProvider implements SinkProvider {
    * The sink of a section; with {@code sameDatabase: true} it writes through the store the caller
    * gave with {@link SinkConfig#withStore}.
    *
-   * @throws io.watukuy.ConfigException for a missing or invalid setting, naming it, or {@code
-   *     sameDatabase: true} without a store
+   * @throws io.watukuy.ConfigException for a missing or invalid setting, naming it
    */
   @Override
   public Sink create(SinkConfig config) {
-    TableSettings settings = TableSettings.of(config);
-    if (settings.sameDatabase() && config.store() == null)
-      throw config.error(
-          "sameDatabase", "true needs the engine's store, and none was given to the sink");
-    return new TableSink(settings, config.store());
+    // No store yet is fine here: validate makes sinks without one; open() checks it is there.
+    return new TableSink(TableSettings.of(config), config.store());
   }
 }
