@@ -136,11 +136,19 @@ public final class Main {
     System.setProperty("org.slf4j.simpleLogger.showShortLogName", "false");
     System.setProperty("org.slf4j.simpleLogger.levelInBrackets", "false");
     System.setProperty("org.slf4j.simpleLogger.warnLevelString", "watukuy: warning:");
-    // The store clients log a lost connection with its stack trace, while the cycle that met it
-    // already prints one line naming the store and the operation.
+    // The store and sink clients log a lost connection (the Kafka client, every reconnect attempt)
+    // with its stack trace, while the cycle that met it already prints one line naming the store
+    // or the sink and the operation; --verbose shows them.
     for (String client :
         new String[] {
-          "com.zaxxer.hikari", "io.lettuce", "io.netty", "org.postgresql", "org.mariadb.jdbc"
+          "com.zaxxer.hikari",
+          "io.lettuce",
+          "io.netty",
+          "org.postgresql",
+          "org.mariadb.jdbc",
+          "org.apache.kafka",
+          "com.rabbitmq",
+          "io.nats"
         }) {
       System.setProperty("org.slf4j.simpleLogger.log." + client, "off");
     }
