@@ -17,7 +17,9 @@ import io.watukuy.Watukuy;
 import io.watukuy.WatukuyListener;
 import io.watukuy.sink.Destination;
 import io.watukuy.sink.EventFormat;
+import io.watukuy.store.jdbc.JdbcStore;
 import io.watukuy.store.postgres.PostgresStore;
+import io.watukuy.store.sqlite.SqliteStore;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -26,18 +28,21 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The engine half of {@link TableKillTest}, run in its own JVM so the parent can SIGKILL it: a
- * {@link PostgresStore} in a schema, a poller of the parent's mutating {@code /items} listing, and
- * a {@link TableSink} writing every event as a row of {@code <schema>.kill_rows}, with or without
- * {@code sameDatabase}.
+ * The engine half of {@link TableKillCampaign}, run in its own JVM so the parent can SIGKILL it: a
+ * {@link PostgresStore} in a schema or a {@link SqliteStore} file, a poller of the parent's
+ * mutating {@code /items} listing, and a {@link TableSink} writing every event as a row of {@code
+ * <schema>.kill_rows}, with or without {@code sameDatabase}.
  *
- * <p>Usage: {@code TableKillChild <url> <schema> <baseUrl> <readyFile> <run|finish>
- * <sameDatabase>}. {@code run} writes {@code readyFile} and ticks until killed; {@code finish}
- * ticks until the poller has caught up with an empty outbox, then exits 0. Exit codes: 2 bad
- * arguments, 3 {@code finish} did not catch up in time, 4 the parent went away, 5 {@code run} was
- * not killed within its maximum lifetime.
+ * <p>Usage: {@code TableKillChild <postgres|sqlite> <url> <schema|-> <baseUrl> <readyFile>
+ * <run|finish> <sameDatabase>} ({@code -}: no schema, SQLite). {@code run} starts the daemon
+ * ({@link Watukuy#start()}), writes {@code readyFile} and waits to be killed; {@code finish} ticks
+ * until the poller has caught up with an empty outbox, then exits 0. Exit codes: 2 bad arguments, 3
+ * {@code finish} did not catch up in time, 4 the parent went away, 5 {@code run} was not killed
+ * within its maximum lifetime.
  */
 public final class TableKillChild {
   /** One item of the listing. */
@@ -57,25 +62,25 @@ public final class TableKillChild {
   private TableKillChild() {}
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 6 || !(args[4].equals("run") || args[4].equals("finish"))) {
+    if (args.length != 7
+        || !(args[0].equals("postgres") || args[0].equals("sqlite"))
+        || !(args[5].equals("run") || args[5].equals("finish"))) {
       System.err.println(
-          "usage: TableKillChild <url> <schema> <baseUrl> <readyFile> <run|finish> <sameDatabase>");
+          "usage: TableKillChild <postgres|sqlite> <url> <schema|-> <baseUrl> <readyFile>"
+              + " <run|finish> <sameDatabase>");
       System.exit(2);
     }
-    String url = args[0];
-    String schema = args[1];
-    String baseUrl = args[2];
-    Path ready = Path.of(args[3]);
-    boolean finish = args[4].equals("finish");
-    boolean sameDatabase = Boolean.parseBoolean(args[5]);
+    boolean sqlite = args[0].equals("sqlite");
+    String url = args[1];
+    String schema = args[2].equals("-") ? null : args[2];
+    String baseUrl = args[3];
+    Path ready = Path.of(args[4]);
+    boolean finish = args[5].equals("finish");
+    boolean sameDatabase = Boolean.parseBoolean(args[6]);
     exitWhenParentGoes();
-    HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(url);
-    config.setMaximumPoolSize(4);
-    config.setMinimumIdle(0);
     int code;
-    try (HikariDataSource pool = new HikariDataSource(config);
-        PostgresStore store = PostgresStore.builder(pool).schema(schema).build()) {
+    try (StoreHandle handle = openStore(sqlite, url, schema)) {
+      JdbcStore store = handle.store();
       store.migrate();
       Poller<Item> poller = poller(baseUrl);
       TableSink sink = new TableSink(settings(url, schema, sameDatabase), store);
@@ -108,7 +113,35 @@ public final class TableKillChild {
     System.exit(code);
   }
 
-  static TableSettings settings(String url, String schema, boolean sameDatabase) {
+  /** The store, and the pool it runs on (PostgreSQL) to close after it. */
+  record StoreHandle(JdbcStore store, @Nullable HikariDataSource pool) implements AutoCloseable {
+    @Override
+    public void close() {
+      store.close();
+      if (pool != null) pool.close();
+    }
+  }
+
+  /** A {@link SqliteStore} in the file of a {@code jdbc:sqlite:} URL, or a PostgreSQL store. */
+  static StoreHandle openStore(boolean sqlite, String url, @Nullable String schema) {
+    if (sqlite) return new StoreHandle(SqliteStore.open(Path.of(sqliteFile(url))), null);
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(url);
+    config.setMaximumPoolSize(4);
+    config.setMinimumIdle(0);
+    HikariDataSource pool = new HikariDataSource(config);
+    return new StoreHandle(
+        PostgresStore.builder(pool).schema(Objects.requireNonNull(schema, "schema")).build(), pool);
+  }
+
+  /** The file of {@code jdbc:sqlite:FILE[?params]}. */
+  static String sqliteFile(String url) {
+    String file = url.substring("jdbc:sqlite:".length());
+    int query = file.indexOf('?');
+    return query < 0 ? file : file.substring(0, query);
+  }
+
+  static TableSettings settings(String url, @Nullable String schema, boolean sameDatabase) {
     Map<String, EventField> columns = new LinkedHashMap<>();
     columns.put("delivery_key", EventField.DELIVERY_KEY);
     columns.put("event_id", EventField.ID);
@@ -119,7 +152,7 @@ public final class TableKillChild {
         sameDatabase ? null : url,
         null,
         null,
-        Destination.parse(schema + ".kill_rows"),
+        Destination.parse(schema == null ? "kill_rows" : schema + ".kill_rows"),
         TableMode.INSERT,
         columns,
         OnConflict.IGNORE,
@@ -153,19 +186,16 @@ public final class TableKillChild {
         .build();
   }
 
-  /** Ticks until killed: each tick polls, commits and hands batches to the sink. */
+  /** The daemon polls, commits and hands batches to the sink until the parent kills us. */
   private static int run(Watukuy watukuy, Path ready) throws Exception {
+    watukuy.start();
     Files.writeString(ready, Long.toString(ProcessHandle.current().pid()));
-    long end = System.nanoTime() + MAX_LIFETIME.toNanos();
-    while (System.nanoTime() < end) {
-      watukuy.tick();
-      Thread.sleep(INTERVAL.toMillis());
-    }
+    Thread.sleep(MAX_LIFETIME.toMillis());
     System.err.println("run: not killed within " + MAX_LIFETIME);
     return 5;
   }
 
-  private static int finish(Watukuy watukuy, PostgresStore store) throws InterruptedException {
+  private static int finish(Watukuy watukuy, JdbcStore store) throws InterruptedException {
     long deadline = System.nanoTime() + FINISH_DEADLINE.toNanos();
     int quiet = 0;
     while (System.nanoTime() < deadline) {
