@@ -1,15 +1,24 @@
 package io.watukuy.sink.jdbc;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.watukuy.ConfigException;
 import io.watukuy.store.jdbc.JdbcStore;
 import io.watukuy.store.mariadb.MariaDbStore;
 import java.sql.SQLException;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
-/** The table sink on the local MariaDB: one database per run of this class, dropped after. */
+/**
+ * The table sink on the local MariaDB: one database per run of this class, dropped after. Also what
+ * is MariaDB's own: {@code ON DUPLICATE KEY} fires on any unique key, so {@code open()} refuses a
+ * table with another unique key that could repeat (docs/sinks.md, "Database tables").
+ */
 class MariaDbTableSinkTest extends TableSinkScenarios {
   private static final String SERVER =
       System.getProperty("watukuy.mariadb.server", "jdbc:mariadb://127.0.0.1:3306/");
@@ -61,5 +70,64 @@ class MariaDbTableSinkTest extends TableSinkScenarios {
   @Override
   protected String jsonType() {
     return "JSON";
+  }
+
+  private static final String HISTORY_COLUMNS =
+      "delivery_key VARCHAR(200) NOT NULL, event_id VARCHAR(200), kind VARCHAR(20),"
+          + " item_id VARCHAR(200), seq BIGINT, body JSON, envelope JSON";
+
+  @Test
+  void anotherUniqueKeyThanTheDeliveryKeyIsRefusedAtOpenNamingTheSinkTableAndIndex()
+      throws Exception {
+    String t = table("event_log");
+    execute(
+        URL,
+        "CREATE TABLE "
+            + t
+            + " ("
+            + HISTORY_COLUMNS
+            + ", PRIMARY KEY (delivery_key), UNIQUE KEY uq_item (item_id))");
+    try (TableSink sink = new TableSink(history(t, URL, false))) {
+      assertThatThrownBy(sink::open)
+          .isInstanceOf(ConfigException.class)
+          .hasMessageStartingWith(sink.name() + ": table " + t)
+          .hasMessageContaining(
+              "unique index uq_item (item_id) besides its key column delivery_key")
+          .hasMessageContaining("ON DUPLICATE KEY");
+    }
+  }
+
+  @Test
+  void aUniquePrimaryKeyOnAnotherColumnIsRefusedToo() throws Exception {
+    String t = table("event_log");
+    execute(
+        URL,
+        "CREATE TABLE "
+            + t
+            + " ("
+            + HISTORY_COLUMNS
+            + ", PRIMARY KEY (event_id, kind), UNIQUE KEY uq_delivery (delivery_key))");
+    try (TableSink sink = new TableSink(history(t, URL, false))) {
+      assertThatThrownBy(sink::open)
+          .isInstanceOf(ConfigException.class)
+          .hasMessageContaining("unique primary key (event_id, kind) besides its key column");
+    }
+  }
+
+  @Test
+  void anAutoIncrementKeyTheSinkDoesNotWriteAndKeysWithTheDeliveryKeyAreAccepted()
+      throws Exception {
+    String t = table("event_log");
+    execute(
+        URL,
+        "CREATE TABLE "
+            + t
+            + " (id BIGINT AUTO_INCREMENT PRIMARY KEY, "
+            + HISTORY_COLUMNS
+            + ", UNIQUE KEY uq_delivery (delivery_key), UNIQUE KEY uq_pair (delivery_key, kind))");
+    try (TableSink sink = new TableSink(history(t, URL, false))) {
+      sink.open();
+      assertThat(sink.health().healthy()).isTrue();
+    }
   }
 }

@@ -368,7 +368,7 @@ abstract class TableSinkScenarios {
     return t;
   }
 
-  private static TableSettings history(String table, String url, boolean sameDatabase) {
+  static TableSettings history(String table, String url, boolean sameDatabase) {
     Map<String, EventField> columns = new LinkedHashMap<>();
     columns.put("delivery_key", EventField.DELIVERY_KEY);
     columns.put("event_id", EventField.ID);
