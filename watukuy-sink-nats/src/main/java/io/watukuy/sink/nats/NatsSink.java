@@ -1,5 +1,6 @@
 package io.watukuy.sink.nats;
 
+import io.nats.client.AuthenticationException;
 import io.nats.client.Connection;
 import io.nats.client.JetStream;
 import io.nats.client.JetStreamApiException;
@@ -12,6 +13,7 @@ import io.nats.client.PublishOptions;
 import io.nats.client.api.PublishAck;
 import io.nats.client.impl.NatsMessage;
 import io.watukuy.ChangeEvent;
+import io.watukuy.ConfigException;
 import io.watukuy.HandlerUnavailableException;
 import io.watukuy.PollerKey;
 import io.watukuy.sink.Sink;
@@ -50,8 +52,8 @@ import org.jspecify.annotations.Nullable;
  * the server's {@code max_payload} or the stream's maximum message size, or any other JetStream API
  * error for that message) is {@link BatchResult#failed} for that event: retried, then parked (G7).
  *
- * <p>Secrets: the URL's credentials and the token never reach {@link #name()}, a message or a log.
- * Thread-safe: batches of different keys may be handled at once.
+ * <p>Secrets: the URL's credentials, the token and the password never reach {@link #name()}, a
+ * message or a log. Thread-safe: batches of different keys may be handled at once.
  *
  * @since 0.2
  */
@@ -90,8 +92,9 @@ public final class NatsSink implements Sink {
    * Connects, then finds the stream and checks that it captures the template's subjects, or creates
    * it (file storage, {@code duplicateWindow}) when it is missing and {@code createStream} is on.
    *
-   * @throws io.watukuy.ConfigException when the stream is missing and {@code createStream} is
-   *     false, when it does not capture the subjects, or when the server refuses to create it
+   * @throws ConfigException when the server refuses the credentials (token, user and password,
+   *     credentials file), when the stream is missing and {@code createStream} is false, when it
+   *     does not capture the subjects, or when the server refuses to create it
    * @throws IOException when the server cannot be reached (the message redacted): retried
    * @throws InterruptedException when interrupted while connecting
    */
@@ -122,10 +125,20 @@ public final class NatsSink implements Sink {
             .errorListener(new QuietErrorListener(name, url))
             .noRandomize();
     if (settings.token() != null) options.token(settings.token().toCharArray());
+    if (settings.user() != null && settings.password() != null)
+      options.userInfo(settings.user().toCharArray(), settings.password().toCharArray());
     if (settings.credentials() != null)
       options.authHandler(Nats.credentials(settings.credentials().toString()));
     try {
       return Nats.connect(options.build());
+    } catch (AuthenticationException e) {
+      // Refused credentials do not heal by retrying: a config error, like a missing stream.
+      throw new ConfigException(
+          "sink "
+              + name
+              + ": the server refused the credentials ("
+              + redacted(e).getMessage()
+              + "); check token, user and password, or credentials");
     } catch (IOException e) {
       throw redacted(e);
     }
@@ -135,6 +148,7 @@ public final class NatsSink implements Sink {
     String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     String clean = url.redact(message);
     if (settings.token() != null) clean = clean.replace(settings.token(), "***");
+    if (settings.password() != null) clean = clean.replace(settings.password(), "***");
     return new IOException(clean);
   }
 

@@ -12,8 +12,10 @@ import java.time.Duration;
  * Keys: {@code url} (required), {@code subject} (default {@value
  * NatsSinkSettings#DEFAULT_SUBJECT}), {@code stream} (default {@value
  * NatsSinkSettings#DEFAULT_STREAM}), {@code createStream} (default true), {@code duplicateWindow}
- * (default 2m), {@code ackTimeout} (default 10s), {@code token}, {@code credentials} (a file,
- * relative to the config), {@code format}; any other key is refused.
+ * (default 2m), {@code ackTimeout} (default 10s), {@code token}, {@code user} with {@code
+ * password}, {@code credentials} (a file, relative to the config), {@code format}; any other key is
+ * refused. The token and the password are secrets: write them as {@code ${ENV}} or {@code
+ * ${file:PATH}}.
  *
  * @since 0.2
  */
@@ -43,6 +45,8 @@ public final class NatsSinkProvider implements SinkProvider {
         "duplicateWindow",
         "ackTimeout",
         "token",
+        "user",
+        "password",
         "credentials");
     String url = config.required("url", "the NATS server, nats://host:4222");
     try {
@@ -67,6 +71,14 @@ public final class NatsSinkProvider implements SinkProvider {
     Duration ackTimeout = positive(config, "ackTimeout", NatsSinkSettings.DEFAULT_ACK_TIMEOUT);
     String token = config.string("token");
     if (token != null && token.isBlank()) throw config.error("token", "is empty");
+    String user = config.string("user");
+    String password = config.string("password");
+    if (user != null && user.isBlank()) throw config.error("user", "is empty");
+    if (password != null && password.isEmpty()) throw config.error("password", "is empty");
+    if (user != null && password == null)
+      throw config.error("password", "missing: user needs a password (e.g. \"${NATS_PASSWORD}\")");
+    if (password != null && user == null)
+      throw config.error("user", "missing: a password needs its user");
     Path credentials = config.path("credentials");
     return new NatsSink(
         new NatsSinkSettings(
@@ -77,6 +89,8 @@ public final class NatsSinkProvider implements SinkProvider {
             window,
             ackTimeout,
             token,
+            user,
+            password,
             credentials,
             config.format()));
   }

@@ -23,7 +23,9 @@ import org.jspecify.annotations.Nullable;
  * @param ackTimeout how long a batch waits for the stream's acks, and a connect for the server,
  *     before the batch counts as unavailable (pending, retried); default {@link
  *     #DEFAULT_ACK_TIMEOUT} (10 seconds)
- * @param token an authentication token, or null; a secret
+ * @param token an authentication token (the server's {@code --auth}), or null; a secret
+ * @param user a user name (the server's {@code --user}), or null; needs {@code password}
+ * @param password the user's password, or null; a secret; needs {@code user}
  * @param credentials a NATS credentials file (JWT and NKey seed), or null
  * @param format the event's form: the envelope, or CloudEvents binary mode
  * @since 0.2
@@ -36,6 +38,8 @@ public record NatsSinkSettings(
     Duration duplicateWindow,
     Duration ackTimeout,
     @Nullable String token,
+    @Nullable String user,
+    @Nullable String password,
     @Nullable Path credentials,
     EventFormat format) {
   /** The default {@code subject}. */
@@ -54,7 +58,8 @@ public record NatsSinkSettings(
    * Checks the values.
    *
    * @throws NullPointerException if a required value is null
-   * @throws IllegalArgumentException if a duration is not positive
+   * @throws IllegalArgumentException if a duration is not positive, or only one of {@code user} and
+   *     {@code password} is given
    */
   public NatsSinkSettings {
     Objects.requireNonNull(url, "url");
@@ -67,6 +72,8 @@ public record NatsSinkSettings(
       throw new IllegalArgumentException("duplicateWindow must be positive");
     if (ackTimeout.isNegative() || ackTimeout.isZero())
       throw new IllegalArgumentException("ackTimeout must be positive");
+    if ((user == null) != (password == null))
+      throw new IllegalArgumentException("user and password go together: give both or neither");
   }
 
   /**
@@ -85,6 +92,8 @@ public record NatsSinkSettings(
         DEFAULT_ACK_TIMEOUT,
         null,
         null,
+        null,
+        null,
         EventFormat.ENVELOPE);
   }
 
@@ -97,7 +106,17 @@ public record NatsSinkSettings(
    */
   public NatsSinkSettings withStream(String stream, boolean create) {
     return new NatsSinkSettings(
-        url, subject, stream, create, duplicateWindow, ackTimeout, token, credentials, format);
+        url,
+        subject,
+        stream,
+        create,
+        duplicateWindow,
+        ackTimeout,
+        token,
+        user,
+        password,
+        credentials,
+        format);
   }
 
   /**
@@ -116,6 +135,8 @@ public record NatsSinkSettings(
         duplicateWindow,
         ackTimeout,
         token,
+        user,
+        password,
         credentials,
         format);
   }
@@ -135,6 +156,8 @@ public record NatsSinkSettings(
         duplicateWindow,
         ackTimeout,
         token,
+        user,
+        password,
         credentials,
         format);
   }
@@ -155,11 +178,42 @@ public record NatsSinkSettings(
         duplicateWindow,
         ackTimeout,
         token,
+        user,
+        password,
         credentials,
         format);
   }
 
-  /** The settings with the token hidden. */
+  /**
+   * These settings with other credentials (secrets, never shown).
+   *
+   * @param token an authentication token, or null
+   * @param user a user name, or null
+   * @param password the user's password, or null
+   * @param credentials a credentials file, or null
+   * @return a copy
+   * @throws IllegalArgumentException if only one of {@code user} and {@code password} is given
+   */
+  public NatsSinkSettings withAuth(
+      @Nullable String token,
+      @Nullable String user,
+      @Nullable String password,
+      @Nullable Path credentials) {
+    return new NatsSinkSettings(
+        url,
+        subject,
+        stream,
+        createStream,
+        duplicateWindow,
+        ackTimeout,
+        token,
+        user,
+        password,
+        credentials,
+        format);
+  }
+
+  /** The settings with the token and the password hidden. */
   @Override
   public String toString() {
     return "NatsSinkSettings[url="
@@ -176,6 +230,10 @@ public record NatsSinkSettings(
         + ackTimeout
         + ", token="
         + (token == null ? "none" : "***")
+        + ", user="
+        + (user == null ? "none" : user)
+        + ", password="
+        + (password == null ? "none" : "***")
         + ", credentials="
         + credentials
         + ", format="
