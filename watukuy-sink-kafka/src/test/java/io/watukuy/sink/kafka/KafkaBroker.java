@@ -30,13 +30,22 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * formatted first (what {@code kafka-storage.sh format --standalone} does), then it starts; the
  * first test class that uses it waits for it, and the JUnit run stops it at the end. Topics are not
  * created on first use ({@code auto.create.topics.enable=false}), as on most production clusters:
- * each test creates its own.
+ * each test creates its own. Beside its plaintext listener it has a {@code SASL_PLAINTEXT} one with
+ * the {@code PLAIN} mechanism ({@link #saslBootstrap()}), which accepts user {@value #SASL_USER}
+ * with password {@value #SASL_PASSWORD} only: a test of credentials shares this broker rather than
+ * starting one of its own.
  *
  * <p>Use: {@code @ExtendWith(KafkaBroker.class)} and a {@code KafkaBroker} parameter.
  */
 public final class KafkaBroker implements BeforeAllCallback, ParameterResolver {
   /** A fixed cluster id: a base64url UUID, as {@code kafka-storage.sh random-uuid} prints. */
   static final String CLUSTER_ID = "d2F0dWt1eS10ZXN0LWthZg";
+
+  /** The one user of the SASL listener. */
+  static final String SASL_USER = "watukuy";
+
+  /** Its password. */
+  static final String SASL_PASSWORD = "k4fka-sasl-pa55";
 
   static final Duration FORMAT_TIMEOUT = Duration.ofSeconds(90);
   static final Duration START_TIMEOUT = Duration.ofSeconds(150);
@@ -50,11 +59,13 @@ public final class KafkaBroker implements BeforeAllCallback, ParameterResolver {
       implements ExtensionContext.Store.CloseableResource, AutoCloseable {
     final Process process;
     final String bootstrap;
+    final String saslBootstrap;
     final Path dir;
 
-    Running(Process process, String bootstrap, Path dir) {
+    Running(Process process, String bootstrap, String saslBootstrap, Path dir) {
       this.process = process;
       this.bootstrap = bootstrap;
+      this.saslBootstrap = saslBootstrap;
       this.dir = dir;
     }
 
@@ -104,6 +115,16 @@ public final class KafkaBroker implements BeforeAllCallback, ParameterResolver {
   }
 
   /**
+   * The {@code bootstrap.servers} of the SASL listener ({@code SASL_PLAINTEXT}, {@code PLAIN}, user
+   * {@value #SASL_USER}, password {@value #SASL_PASSWORD}).
+   *
+   * @return {@code 127.0.0.1:PORT}
+   */
+  public String saslBootstrap() {
+    return running.saslBootstrap;
+  }
+
+  /**
    * Creates a topic.
    *
    * @param name the topic
@@ -149,8 +170,9 @@ public final class KafkaBroker implements BeforeAllCallback, ParameterResolver {
       Path run = Files.createTempDirectory(dir, "broker-");
       int port = freePort();
       int controller = freePort();
+      int sasl = freePort();
       Path props = run.resolve("server.properties");
-      Files.writeString(props, serverProperties(port, controller, run.resolve("data")));
+      Files.writeString(props, serverProperties(port, controller, sasl, run.resolve("data")));
       String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
       String cp = classpath.toAbsolutePath() + File.separator + "*";
 
@@ -186,9 +208,9 @@ public final class KafkaBroker implements BeforeAllCallback, ParameterResolver {
               .redirectErrorStream(true)
               .redirectOutput(run.resolve("broker.log").toFile())
               .start();
-      Running r = new Running(broker, "127.0.0.1:" + port, run);
+      Running r = new Running(broker, "127.0.0.1:" + port, "127.0.0.1:" + sasl, run);
       long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-      while (!accepts(port)) {
+      while (!accepts(port) || !accepts(sasl)) {
         if (!broker.isAlive())
           throw new IllegalStateException(
               "the Kafka broker exited with "
@@ -218,17 +240,34 @@ public final class KafkaBroker implements BeforeAllCallback, ParameterResolver {
     }
   }
 
-  static String serverProperties(int port, int controller, Path data) {
+  static String serverProperties(int port, int controller, int sasl, Path data) {
     return String.join(
             "\n",
             "process.roles=broker,controller",
             "node.id=1",
             "controller.quorum.bootstrap.servers=127.0.0.1:" + controller,
-            "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controller,
-            "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
+            "listeners=PLAINTEXT://127.0.0.1:"
+                + port
+                + ",SASL_PLAINTEXT://127.0.0.1:"
+                + sasl
+                + ",CONTROLLER://127.0.0.1:"
+                + controller,
+            "advertised.listeners=PLAINTEXT://127.0.0.1:"
+                + port
+                + ",SASL_PLAINTEXT://127.0.0.1:"
+                + sasl,
             "controller.listener.names=CONTROLLER",
             "inter.broker.listener.name=PLAINTEXT",
-            "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+            "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,"
+                + "CONTROLLER:PLAINTEXT",
+            "sasl.enabled.mechanisms=PLAIN",
+            // The broker side of PLAIN: user_NAME="PASSWORD" lists who may log in.
+            "listener.name.sasl_plaintext.plain.sasl.jaas.config="
+                + "org.apache.kafka.common.security.plain.PlainLoginModule required user_"
+                + SASL_USER
+                + "=\""
+                + SASL_PASSWORD
+                + "\";",
             "log.dirs=" + data,
             "num.partitions=3",
             "auto.create.topics.enable=false",
