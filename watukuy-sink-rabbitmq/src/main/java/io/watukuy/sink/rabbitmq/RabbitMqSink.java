@@ -43,7 +43,10 @@ import org.jspecify.annotations.Nullable;
  *       the batch stays pending with backoff and nothing is parked. The next batch reconnects (the
  *       client's automatic recovery is off, so that a batch never publishes on a connection
  *       half-way through recovery). A confirm timeout closes the connection, whose late answers
- *       could confuse a channel that reuses a number.
+ *       could confuse a channel that reuses a number. A broker under a memory or disk alarm blocks
+ *       publishing connections and says so ({@code connection.blocked}): the wait for confirms ends
+ *       then, with the broker's reason, rather than at {@code confirmTimeout}, and while the block
+ *       lasts a batch publishes nothing and {@link #health()} is down.
  *   <li><b>One message refused.</b> The broker closes the channel with {@code 406
  *       PRECONDITION_FAILED} for a message over its {@code max_message_size}; the client refuses
  *       headers larger than a frame. Then the batch's unconfirmed messages are published again one
@@ -64,10 +67,16 @@ public final class RabbitMqSink implements Sink {
   private final String name;
   private final String uriShown;
   private final long confirmMillis;
+
+  /** How often a wait for confirms looks whether the broker blocked the connection. */
+  private static final long BLOCK_CHECK_MILLIS = 100;
+
   private final ConcurrentLinkedDeque<ConfirmedChannel> idle = new ConcurrentLinkedDeque<>();
   private final Object connectionLock = new Object();
   private @Nullable Connection connection; // guarded by connectionLock
   private volatile @Nullable String lastProblem;
+  // Set while the broker blocks the current connection's publishes (a resource alarm)
+  private volatile @Nullable String blockedBy;
   private volatile boolean closed;
 
   /**
@@ -192,13 +201,16 @@ public final class RabbitMqSink implements Sink {
    * @return ok, or the first event of an ordering key the broker refused for good (its later events
    *     in the batch were not published)
    * @throws HandlerUnavailableException when the broker cannot be reached, does not confirm within
-   *     {@code confirmTimeout}, nacks, or routes a message to no queue: the batch stays pending
+   *     {@code confirmTimeout}, blocks publishing (a resource alarm), nacks, or routes a message to
+   *     no queue: the batch stays pending
    * @throws IllegalArgumentException when the routing key rendered for this key is longer than the
    *     255 bytes AMQP allows
    */
   @Override
   public BatchResult handle(List<ChangeEvent<Object>> events) throws Exception {
     if (events.isEmpty()) return BatchResult.ok();
+    String reason = blockedBy;
+    if (reason != null) throw blocked(reason);
     String routingKey = routingKey(events.get(0).key());
     ConfirmedChannel channel = borrow();
     try {
@@ -209,14 +221,18 @@ public final class RabbitMqSink implements Sink {
   }
 
   /**
-   * Up while the connection is open.
+   * Up while the connection is open and the broker does not block it.
    *
-   * @return up, or down with the last problem (redacted)
+   * @return up, or down with the broker's block reason or the last problem (redacted)
    */
   @Override
   public Health health() {
+    String reason = blockedBy;
     synchronized (connectionLock) {
-      if (connection != null && connection.isOpen()) return Health.up();
+      if (connection != null && connection.isOpen())
+        return reason == null
+            ? Health.up()
+            : Health.down("the broker blocks publishing (" + reason + ")");
     }
     String problem = lastProblem;
     return Health.down(problem == null ? "not connected" : problem);
@@ -308,16 +324,25 @@ public final class RabbitMqSink implements Sink {
 
   private void awaitConfirms(ConfirmedChannel channel, int count) throws InterruptedException {
     boolean allAcked;
-    try {
-      allAcked = channel.channel().waitForConfirms(confirmMillis);
-    } catch (TimeoutException e) {
-      // The broker may still answer on this connection later (a late confirm, a channel's
-      // close-ok) and confuse a channel that reuses the number: drop the whole connection, and
-      // the next batch opens a new one.
-      abort(channel.channel().getConnection());
-      throw unavailable(
-          "no publisher confirm for " + count + " message(s) within " + settings.confirmTimeout(),
-          null);
+    long deadline = System.nanoTime() + confirmMillis * 1_000_000L;
+    while (true) {
+      long left = Math.max(1, (deadline - System.nanoTime()) / 1_000_000L);
+      try {
+        // In slices, so that a block by the broker ends the wait at once.
+        allAcked = channel.channel().waitForConfirms(Math.min(left, BLOCK_CHECK_MILLIS));
+        break;
+      } catch (TimeoutException e) {
+        String reason = blockedBy;
+        if (reason == null && System.nanoTime() - deadline < 0) continue;
+        // The broker may still answer on this connection later (a late confirm, a channel's
+        // close-ok) and confuse a channel that reuses the number: drop the whole connection, and
+        // the next batch opens a new one.
+        abort(channel.channel().getConnection());
+        if (reason != null) throw blocked(reason);
+        throw unavailable(
+            "no publisher confirm for " + count + " message(s) within " + settings.confirmTimeout(),
+            null);
+      }
     }
     if (!allAcked) {
       channel.closeQuietly();
@@ -407,7 +432,18 @@ public final class RabbitMqSink implements Sink {
       connection = null;
       for (ConfirmedChannel c; (c = idle.poll()) != null; ) c.closeQuietly();
       try {
-        connection = factory.newConnection("watukuy " + name);
+        Connection made = factory.newConnection("watukuy " + name);
+        blockedBy = null;
+        // The broker blocks publishing connections while a memory or disk alarm is in effect, and
+        // tells the client: a batch then waits no longer for confirms that cannot come.
+        made.addBlockedListener(
+            reason -> {
+              if (isCurrent(made)) blockedBy = reason;
+            },
+            () -> {
+              if (isCurrent(made)) blockedBy = null;
+            });
+        connection = made;
         lastProblem = null;
         return connection;
       } catch (PossibleAuthenticationFailureException e) {
@@ -429,6 +465,21 @@ public final class RabbitMqSink implements Sink {
         throw new IOException("cannot connect to " + uriShown + ": " + describe(e));
       }
     }
+  }
+
+  private boolean isCurrent(Connection c) {
+    synchronized (connectionLock) {
+      return connection == c;
+    }
+  }
+
+  /** The refusal of a batch while the broker blocks publishing. */
+  private HandlerUnavailableException blocked(String reason) {
+    return unavailable(
+        "the broker blocks publishing ("
+            + reason
+            + "), a resource alarm; the batch stays pending until the broker lifts it",
+        null);
   }
 
   private HandlerUnavailableException unavailable(String what, @Nullable Throwable cause) {

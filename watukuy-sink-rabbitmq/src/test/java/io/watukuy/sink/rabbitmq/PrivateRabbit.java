@@ -34,6 +34,14 @@ final class PrivateRabbit implements AutoCloseable {
 
   /** Starts a node whose {@code max_message_size} is {@code maxMessageSize} bytes; waits for it. */
   static PrivateRabbit start(Path dir, int maxMessageSize) throws Exception {
+    return start(dir, maxMessageSize, "");
+  }
+
+  /**
+   * The same, with more lines of {@code rabbitmq.conf} (e.g. a memory watermark that raises the
+   * alarm at once, which only a node of the test's own may have).
+   */
+  static PrivateRabbit start(Path dir, int maxMessageSize, String moreConfig) throws Exception {
     int port = freePort();
     int distPort = freePort();
     Path conf = dir.resolve("rabbitmq.conf");
@@ -43,7 +51,8 @@ final class PrivateRabbit implements AutoCloseable {
             + port
             + "\nmax_message_size = "
             + maxMessageSize
-            + "\nlog.console = false\n");
+            + "\nlog.console = false\n"
+            + moreConfig);
     Path plugins = dir.resolve("enabled_plugins");
     Files.writeString(plugins, "[].\n");
     Path envFile = dir.resolve("rabbitmq-env.conf");
