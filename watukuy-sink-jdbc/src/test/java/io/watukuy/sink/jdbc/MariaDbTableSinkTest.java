@@ -76,21 +76,21 @@ class MariaDbTableSinkTest extends TableSinkScenarios {
       "delivery_key VARCHAR(200) NOT NULL, event_id VARCHAR(200), kind VARCHAR(20),"
           + " item_id VARCHAR(200), seq BIGINT, body JSON, envelope JSON";
 
+  /** A sink on a new table with the history columns, {@code before} them and {@code keys} after. */
+  private static TableSink eventLog(String before, String keys) throws SQLException {
+    String t = "event_log_" + ++tables;
+    execute(URL, "CREATE TABLE " + t + " (" + before + HISTORY_COLUMNS + ", " + keys + ")");
+    return new TableSink(history(t, URL, false));
+  }
+
   @Test
   void anotherUniqueKeyThanTheDeliveryKeyIsRefusedAtOpenNamingTheSinkTableAndIndex()
       throws Exception {
-    String t = table("event_log");
-    execute(
-        URL,
-        "CREATE TABLE "
-            + t
-            + " ("
-            + HISTORY_COLUMNS
-            + ", PRIMARY KEY (delivery_key), UNIQUE KEY uq_item (item_id))");
-    try (TableSink sink = new TableSink(history(t, URL, false))) {
+    try (TableSink sink =
+        eventLog("", "PRIMARY KEY (delivery_key), UNIQUE KEY uq_item (item_id)")) {
       assertThatThrownBy(sink::open)
           .isInstanceOf(ConfigException.class)
-          .hasMessageStartingWith(sink.name() + ": table " + t)
+          .hasMessageStartingWith(sink.name() + ": table event_log_")
           .hasMessageContaining(
               "unique index uq_item (item_id) besides its key column delivery_key")
           .hasMessageContaining("ON DUPLICATE KEY");
@@ -99,15 +99,8 @@ class MariaDbTableSinkTest extends TableSinkScenarios {
 
   @Test
   void aUniquePrimaryKeyOnAnotherColumnIsRefusedToo() throws Exception {
-    String t = table("event_log");
-    execute(
-        URL,
-        "CREATE TABLE "
-            + t
-            + " ("
-            + HISTORY_COLUMNS
-            + ", PRIMARY KEY (event_id, kind), UNIQUE KEY uq_delivery (delivery_key))");
-    try (TableSink sink = new TableSink(history(t, URL, false))) {
+    try (TableSink sink =
+        eventLog("", "PRIMARY KEY (event_id, kind), UNIQUE KEY uq_delivery (delivery_key)")) {
       assertThatThrownBy(sink::open)
           .isInstanceOf(ConfigException.class)
           .hasMessageContaining("unique primary key (event_id, kind) besides its key column");
@@ -117,15 +110,10 @@ class MariaDbTableSinkTest extends TableSinkScenarios {
   @Test
   void anAutoIncrementKeyTheSinkDoesNotWriteAndKeysWithTheDeliveryKeyAreAccepted()
       throws Exception {
-    String t = table("event_log");
-    execute(
-        URL,
-        "CREATE TABLE "
-            + t
-            + " (id BIGINT AUTO_INCREMENT PRIMARY KEY, "
-            + HISTORY_COLUMNS
-            + ", UNIQUE KEY uq_delivery (delivery_key), UNIQUE KEY uq_pair (delivery_key, kind))");
-    try (TableSink sink = new TableSink(history(t, URL, false))) {
+    try (TableSink sink =
+        eventLog(
+            "id BIGINT AUTO_INCREMENT PRIMARY KEY, ",
+            "UNIQUE KEY uq_delivery (delivery_key), UNIQUE KEY uq_pair (delivery_key, kind)")) {
       sink.open();
       assertThat(sink.health().healthy()).isTrue();
     }
