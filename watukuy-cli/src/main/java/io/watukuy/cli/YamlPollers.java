@@ -92,13 +92,19 @@ final class YamlPollers {
             spec.response(),
             spec.identity(),
             new PointerChecks(spec, spec.response()),
-            redact);
+            redact,
+            spec.cursor().strategy().equals("token"));
     Reconcile<JsonNode> reconcile = null;
     if (spec.reconcile() != null) {
       CliConfig.ResponseSpec r = spec.reconcile().response();
       YamlFetcher listing =
           new YamlFetcher(
-              spec.reconcile().request(), r, spec.identity(), new PointerChecks(spec, r), redact);
+              spec.reconcile().request(),
+              r,
+              spec.identity(),
+              new PointerChecks(spec, r),
+              redact,
+              false);
       reconcile = Reconcile.every(spec.reconcile().every(), listing::fetch);
     }
     return finish(b.cursor(strategy(spec.cursor())), live, reconcile);
@@ -159,6 +165,8 @@ final class YamlPollers {
     // With response.pageInfo on a listing that starts over each cycle (snapshotDiff), page n
     // leaves its endCursor here for page n+1's {{cursor.value}}, per lane and partition.
     private final Map<String, String> endCursors = new ConcurrentHashMap<>();
+    // The token strategy keeps endCursor as its cursor; any other starts over each cycle.
+    private final boolean ownEndCursor;
 
     // Pointers that find nothing where a near name would: said once per poller and field.
     private final PointerChecks checks;
@@ -170,8 +178,10 @@ final class YamlPollers {
         CliConfig.ResponseSpec response,
         Locator identity,
         PointerChecks checks,
-        Function<@Nullable String, String> redact) {
+        Function<@Nullable String, String> redact,
+        boolean tokenCursor) {
       this.redact = redact;
+      this.ownEndCursor = response.pageInfo() != null && !tokenCursor;
       this.request = request;
       this.response = response;
       this.identity = identity;
@@ -195,8 +205,6 @@ final class YamlPollers {
 
       String configured = request.url().render(vars, YamlFetcher::encodePathValue, false);
       String slot = ctx.lane().wire() + "|" + ctx.partition();
-      // The token strategy keeps endCursor as its cursor; any other starts over each cycle.
-      boolean ownEndCursor = response.pageInfo() != null && !(cursor instanceof String);
       if (ownEndCursor) {
         String after = ctx.page() > 1 ? endCursors.get(slot) : null;
         if (ctx.page() == 1) endCursors.remove(slot);
