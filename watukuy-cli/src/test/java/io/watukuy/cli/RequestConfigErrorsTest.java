@@ -2,13 +2,9 @@ package io.watukuy.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -62,18 +58,9 @@ class RequestConfigErrorsTest {
   private String[] validate(String yaml) throws IOException {
     Path file = dir.resolve("watukuy.yaml");
     Files.writeString(file, yaml);
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code =
-        Main.run(
-            new String[] {"validate", file.toString()},
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            Map.<String, String>of()::get);
+    CliRun r = CliRun.of("validate", file.toString());
     assertThat(dir.resolve("watukuy.db")).doesNotExist();
-    return new String[] {
-      String.valueOf(code), err.toString(StandardCharsets.UTF_8).replace(file.toString(), "F")
-    };
+    return new String[] {String.valueOf(r.exit()), r.stderr().replace(file.toString(), "F")};
   }
 
   @Test

@@ -70,9 +70,9 @@ class GraphQlExampleTest {
 
     List<String> seed =
         List.of("created o-1", "created o-2", "created o-3", "created o-4", "created o-5");
-    assertThat(changes(first, "orders")).containsExactlyElementsOf(seed);
-    assertThat(changes(first, "orders-feed")).containsExactlyElementsOf(seed);
-    JsonNode three = event(first, "orders", "o-3");
+    assertThat(first.changes("orders")).containsExactlyElementsOf(seed);
+    assertThat(first.changes("orders-feed")).containsExactlyElementsOf(seed);
+    JsonNode three = first.event("orders", "o-3");
     assertThat(three.at("/data/node/customer").asText()).isEqualTo("initech");
     assertThat(three.at("/data/node/total").asDouble()).isEqualTo(7.25);
 
@@ -89,9 +89,9 @@ class GraphQlExampleTest {
 
     // The listing: o-1, o-2 (changed), o-3, o-5, o-6 (new); o-4, stored but not listed, last.
     WatukuyCli.Result all = run("--poller", "orders");
-    assertThat(changes(all, "orders")).containsExactly("updated o-2", "created o-6", "deleted o-4");
-    assertThat(event(all, "orders", "o-2").at("/data/node/status").asText()).isEqualTo("shipped");
-    assertThat(event(all, "orders", "o-6").at("/data/node/customer").asText()).isEqualTo("hooli");
+    assertThat(all.changes("orders")).containsExactly("updated o-2", "created o-6", "deleted o-4");
+    assertThat(all.event("orders", "o-2").at("/data/node/status").asText()).isEqualTo("shipped");
+    assertThat(all.event("orders", "o-6").at("/data/node/customer").asText()).isEqualTo("hooli");
     assertThat(run("--poller", "orders").events()).isEmpty();
   }
 
@@ -102,11 +102,11 @@ class GraphQlExampleTest {
     graphql("mutation { addOrder(customer: \"pied piper\", total: 9) { id } }");
 
     WatukuyCli.Result feed = run("--poller", "orders-feed");
-    assertThat(changes(feed, "orders-feed")).containsExactly("created o-6", "created o-7");
+    assertThat(feed.changes("orders-feed")).containsExactly("created o-6", "created o-7");
     // After the last order the connection has no edges and endCursor null: the end, token kept.
     assertThat(run("--poller", "orders-feed").events()).isEmpty();
     graphql("mutation { addOrder(customer: \"initrode\", total: 1) { id } }");
-    assertThat(changes(run("--poller", "orders-feed"), "orders-feed"))
+    assertThat(run("--poller", "orders-feed").changes("orders-feed"))
         .containsExactly("created o-8");
   }
 
@@ -141,26 +141,6 @@ class GraphQlExampleTest {
         .as("problems on stderr")
         .isEmpty();
     return r;
-  }
-
-  private static List<String> changes(WatukuyCli.Result r, String source) {
-    return r.events().stream()
-        .filter(e -> e.get("source").asText().equals(source))
-        .map(e -> e.get("type").asText() + " " + e.get("identity").asText())
-        .toList();
-  }
-
-  private static JsonNode event(WatukuyCli.Result r, String source, String identity) {
-    return r.events().stream()
-        .filter(
-            e ->
-                e.get("source").asText().equals(source)
-                    && e.get("identity").asText().equals(identity))
-        .findFirst()
-        .orElseThrow(
-            () ->
-                new AssertionError(
-                    "no " + source + " event for " + identity + " in\n" + r.stdout()));
   }
 
   /** One GraphQL operation on the server; its {@code data}, which must come without errors. */

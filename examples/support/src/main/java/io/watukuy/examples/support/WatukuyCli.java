@@ -51,6 +51,39 @@ public final class WatukuyCli {
           .map(e -> e.get("type").asText() + " " + e.get("identity").asText())
           .toList();
     }
+
+    /**
+     * {@link #changes()} of one poller.
+     *
+     * @param source the poller's name, the envelope's {@code source}
+     * @return one {@code "type identity"} string per event of that poller, in output order
+     */
+    public List<String> changes(String source) {
+      return events().stream()
+          .filter(e -> e.get("source").asText().equals(source))
+          .map(e -> e.get("type").asText() + " " + e.get("identity").asText())
+          .toList();
+    }
+
+    /**
+     * The first event of one poller for one identity.
+     *
+     * @param source the poller's name
+     * @param identity the item's identity as the envelope writes it
+     * @return the envelope
+     * @throws AssertionError if there is none; the message carries stdout
+     */
+    public JsonNode event(String source, String identity) {
+      return events().stream()
+          .filter(
+              e ->
+                  e.get("source").asText().equals(source)
+                      && e.get("identity").asText().equals(identity))
+          .findFirst()
+          .orElseThrow(
+              () ->
+                  new AssertionError("no " + source + " event for " + identity + " in\n" + stdout));
+    }
   }
 
   /**
