@@ -143,6 +143,38 @@ class RequestConfigErrorsTest {
   }
 
   @Test
+  void graphqlIsAPostAndPageInfoNeedsItAndTheCursorVariable() throws IOException {
+    assertThat(validate(GRAPHQL.replace("    graphql:\n", "    method: PUT\n      graphql:\n")))
+        .containsExactly(
+            "2",
+            "watukuy: F:6: poller orders: request.method: 'PUT': a graphql request is a POST\n");
+    String[] noVariable = validate(GRAPHQL.replace("after: \"{{cursor.value}}\"", "after: x"));
+    assertThat(noVariable[0]).isEqualTo("2");
+    assertThat(noVariable[1])
+        .startsWith(
+            "watukuy: F:11: poller orders: response.pageInfo: feeds {{cursor.value}} with"
+                + " endCursor, but the request does not use it");
+    String[] plain =
+        validate(
+            SEARCH.replace(
+                "response: { items: /results }", "response: { items: /results, pageInfo: /p }"));
+    assertThat(plain)
+        .containsExactly(
+            "2",
+            "watukuy: F:11: poller contacts: response.pageInfo: needs request.graphql: it pages a"
+                + " GraphQL Relay connection\n");
+  }
+
+  @Test
+  void aZoneWithoutAFormatIsRefused() throws IOException {
+    assertThat(validate(SEARCH.replace("      format: \"yyyy-MM-dd HH:mm:ss\"\n", "")))
+        .containsExactly(
+            "2",
+            "watukuy: F:16: poller contacts: cursor.zone: needs format: (the zone of its"
+                + " timestamps)\n");
+  }
+
+  @Test
   void aBadCursorFormatPatternIsNamedWithItsValue() throws IOException {
     String[] r = validate(SEARCH.replace("yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd HH:mm:ss qq{"));
     assertThat(r[0]).isEqualTo("2");
