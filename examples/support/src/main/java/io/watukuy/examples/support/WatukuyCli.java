@@ -87,6 +87,40 @@ public final class WatukuyCli {
   }
 
   /**
+   * {@code watukuy run CONFIG --once [extra…]} that must go well: exit code 0 and no line on stderr
+   * that speaks of an error, a warning or an exception.
+   *
+   * @param config the config file
+   * @param server the third-party server it polls, whose log goes into the failure message
+   * @param extra more arguments ({@code --poller NAME})
+   * @return its exit code and output
+   * @throws AssertionError naming the exit code, stderr and the server's log otherwise
+   */
+  public static Result runOnce(Path config, LocalServer server, String... extra) {
+    String[] args = new String[3 + extra.length];
+    args[0] = "run";
+    args[1] = config.toString();
+    args[2] = "--once";
+    System.arraycopy(extra, 0, args, 3, extra.length);
+    Result r = run(args);
+    boolean problems =
+        r.stderr().lines().anyMatch(l -> l.matches("(?i).*\\b(error|warn|exception)\\b.*"));
+    if (r.exit() != 0 || problems) {
+      throw new AssertionError(
+          "watukuy run --once exited "
+              + r.exit()
+              + (problems ? " with problems on stderr" : "")
+              + "; stderr:\n"
+              + r.stderr()
+              + "\n"
+              + server
+              + ":\n"
+              + server.log());
+    }
+    return r;
+  }
+
+  /**
    * Runs {@code watukuy args…}. {@code System.err} is redirected for the duration, so the engine's
    * own log lines land in {@link Result#stderr()} as they would on a terminal; calls must not
    * overlap.
