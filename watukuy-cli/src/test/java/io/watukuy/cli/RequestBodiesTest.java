@@ -216,6 +216,38 @@ class RequestBodiesTest {
   }
 
   @Test
+  void everyPutTakesABudgetTokenAsAGetDoes() throws IOException {
+    answer.set(s -> Map.entry(200, "{\"results\":[{\"id\":\"a\"}],\"more\":true}"));
+    Path config = dir.resolve("watukuy.yaml");
+    Files.writeString(
+        config,
+        """
+        store: sqlite:watukuy.db
+        budgets: { vendor: { requests: 1, per: 1h } }
+        pollers:
+          - name: exports
+            request:
+              url: URL/exports
+              method: PUT
+              body: { page: "{{page}}" }
+            response: { items: /results, hasMore: /more }
+            identity: /id
+            cursor: { strategy: page }
+            budget: vendor
+            maxWait: 0s
+        """
+            .replace("URL", "http://127.0.0.1:" + server.getAddress().getPort()));
+
+    CliRun r = CliRun.of("run", config.toString(), "--once");
+
+    // One token an hour: page 1 goes out, page 2 finds none and is not sent (docs/config.md,
+    // "Budgets": a budget timeout under --once is a skip).
+    assertThat(r.exit()).as(r.stderr()).isZero();
+    assertThat(seen).containsExactly(new Seen("PUT", "application/json", "{\"page\":1}"));
+    assertThat(r.stderr()).contains("poller exports: budget vendor: no token within maxWait");
+  }
+
+  @Test
   void graphQlErrorsInA200AreAFetchErrorRedactedAndBounded() throws IOException {
     // A server that echoes the credential it was sent in a long message.
     String message = "token " + TOKEN + " is not allowed here " + "x".repeat(1000);
