@@ -240,8 +240,8 @@ class RequestBodiesTest {
 
     CliRun r = CliRun.of("run", config.toString(), "--once");
 
-    // One token an hour: page 1 goes out, page 2 finds none and is not sent (docs/config.md,
-    // "Budgets": a budget timeout under --once is a skip).
+    // One token an hour: page 1 goes out, page 2 finds none and is not sent (docs/guarantees.md,
+    // "G6. Rate budgets hold"; a budget timeout under --once is a skip).
     assertThat(r.exit()).as(r.stderr()).isZero();
     assertThat(seen).containsExactly(new Seen("PUT", "application/json", "{\"page\":1}"));
     assertThat(r.stderr()).contains("poller exports: budget vendor: no token within maxWait");
