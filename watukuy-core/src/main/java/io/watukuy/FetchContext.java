@@ -62,7 +62,7 @@ public interface FetchContext<C> {
   int attempt();
 
   /**
-   * The HTTP helper for this fetch: JSON GET/POST on the JDK client, ETag / Last-Modified
+   * The HTTP helper for this fetch: JSON GET/POST/PUT on the JDK client, ETag / Last-Modified
    * validators kept per URL in the store, secrets redacted in errors, Retry-After and RateLimit
    * headers recorded for the scheduler; every request takes a token of the poller's rate budget
    * first, when it names one (see {@link Http}).

@@ -28,8 +28,8 @@ import org.jspecify.annotations.Nullable;
  * like a 2xx.
  *
  * <p><b>Rate budgets.</b> When the poller names a budget ({@link Poller.Builder#budget}), every
- * request (GET or POST, every page, lane and partition) first takes one token of it (guarantee G6).
- * Without a token the call blocks on the engine's clock, up to the poller's {@link
+ * request (GET, POST or PUT, every page, lane and partition) first takes one token of it (guarantee
+ * G6). Without a token the call blocks on the engine's clock, up to the poller's {@link
  * Poller#maxWait()} and never past the tick deadline, and then throws {@link
  * BudgetTimeoutException} without sending anything; let it through, so the engine defers the cycle
  * instead of counting a failure.
@@ -98,4 +98,23 @@ public interface Http {
    *     sent
    */
   HttpResult post(String url, @Nullable Object jsonBody, RequestOptions options);
+
+  /**
+   * {@code PUT url} with a JSON body, exactly like {@link #post(String, Object, RequestOptions)}
+   * but for the method: for the APIs whose search or export endpoint reads its filter from a PUT
+   * body. Never conditional.
+   *
+   * @param url an absolute {@code http} or {@code https} URL, possibly with a query
+   * @param jsonBody as for {@link #post(String, Object, RequestOptions)}
+   * @param options query parameters, headers and timeout of this request; {@link
+   *     RequestOptions#validators()} is ignored
+   * @return the 2xx response
+   * @throws IllegalArgumentException as for {@link #post(String, Object, RequestOptions)}
+   * @throws HttpStatusException as for {@link #get(String, RequestOptions)}
+   * @throws java.io.UncheckedIOException as for {@link #post(String, Object, RequestOptions)}
+   * @throws BudgetTimeoutException when the poller's rate budget had no token in time; nothing was
+   *     sent
+   * @since 0.2
+   */
+  HttpResult put(String url, @Nullable Object jsonBody, RequestOptions options);
 }

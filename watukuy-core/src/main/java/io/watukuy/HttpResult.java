@@ -40,7 +40,7 @@ public interface HttpResult {
   /**
    * The request method.
    *
-   * @return {@code GET} or {@code POST}
+   * @return {@code GET}, {@code POST} or {@code PUT}
    */
   String method();
 
@@ -178,7 +178,7 @@ public interface HttpResult {
    * query parameters; there are no secret values here).
    *
    * @param status the status code
-   * @param method the request method, {@code GET} or {@code POST}
+   * @param method the request method, {@code GET}, {@code POST} or {@code PUT}
    * @param url the request URL, query included
    * @param headers response headers; names are lower-cased and lists copied
    * @param body the body bytes, copied

@@ -67,7 +67,7 @@ public final class HttpStatusException extends WatukuyException {
   /**
    * The request method.
    *
-   * @return {@code GET} or {@code POST}
+   * @return {@code GET}, {@code POST} or {@code PUT}
    */
   public String method() {
     return method;

@@ -1,7 +1,9 @@
 package io.watukuy;
 
+import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.format.DateTimeFormatter;
 import java.util.Objects;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -210,6 +212,48 @@ public final class TimestampCursor implements CursorStrategy<Watermark> {
      */
     public Builder format(Function<Instant, String> format) {
       this.format = Objects.requireNonNull(format, "format");
+      return this;
+    }
+
+    /**
+     * Parses and formats the API's timestamps with {@code formatter}: the same as {@link #parse}
+     * with {@code Instant.from(formatter.parse(text))} and {@link #format} with {@code
+     * formatter.format(instant)}, for shapes such as {@code 2024-05-01 12:00:00} or {@code
+     * 01/05/2024 12:00} (YAML {@code cursor.format}, docs/config.md). An offset or zone in the text
+     * wins over the formatter's zone when parsing; formatting writes in the formatter's zone.
+     *
+     * @param formatter a formatter with a zone ({@link DateTimeFormatter#withZone}) whose pattern
+     *     holds a date and a time of day
+     * @return this builder
+     * @throws NullPointerException if {@code formatter} is null
+     * @throws ConfigException if the formatter has no zone, or cannot read back what it writes (a
+     *     pattern without a time of day, or without a year)
+     */
+    public Builder formatter(DateTimeFormatter formatter) {
+      Objects.requireNonNull(formatter, "formatter");
+      if (formatter.getZone() == null)
+        throw new ConfigException(
+            "the cursor formatter has no zone: give it one with withZone(...)");
+      // A pattern that loses part of an instant (no time of day, no year) cannot be a watermark.
+      Instant probe = Instant.parse("2001-02-03T04:05:06Z");
+      try {
+        Instant back = Instant.from(formatter.parse(formatter.format(probe)));
+        if (back.getEpochSecond() / 60 != probe.getEpochSecond() / 60)
+          throw new ConfigException(
+              "the cursor formatter reads "
+                  + back
+                  + " back from the "
+                  + probe
+                  + " it writes: it must hold the date and the time of day");
+      } catch (DateTimeException e) {
+        throw new ConfigException(
+            "the cursor formatter cannot read back what it writes ("
+                + e.getMessage()
+                + "): it must hold the date and the time of day",
+            e);
+      }
+      this.parse = text -> Instant.from(formatter.parse(text));
+      this.format = formatter::format;
       return this;
     }
 

@@ -9,6 +9,7 @@ import io.watukuy.Retain;
 import io.watukuy.Schedule;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -124,20 +125,23 @@ record CliConfig(
       Map<String, Template> headers,
       Map<String, Template> query,
       @Nullable Duration timeout,
-      @Nullable Long maxBodySize) {
+      @Nullable Long maxBodySize,
+      RequestBody body) {
 
-    /** Whether the URL, a header or a query value holds {@code {{name}}}. */
+    /** Whether the URL, a header, a query value or the body holds {@code {{name}}}. */
     boolean uses(String name) {
       return url.uses(name)
           || headers.values().stream().anyMatch(t -> t.uses(name))
-          || query.values().stream().anyMatch(t -> t.uses(name));
+          || query.values().stream().anyMatch(t -> t.uses(name))
+          || body.uses(name);
     }
   }
 
   /**
    * {@code hasMore} is a pointer, or {@code nonEmpty} (then {@code hasMore} is null); {@code next}
    * is a token pointer in the body, or, with {@code nextLink}, the {@code Link rel="next"} header
-   * (then {@code next} and {@code hasMore} are null).
+   * (then {@code next} and {@code hasMore} are null). {@code pageInfo} is a GraphQL Relay {@code
+   * pageInfo} object, which pages by itself (then {@code next} and {@code hasMore} are null).
    */
   record ResponseSpec(
       Locator items,
@@ -145,7 +149,8 @@ record CliConfig(
       boolean hasMoreNonEmpty,
       @Nullable Locator next,
       boolean nextLink,
-      @Nullable Locator total) {}
+      @Nullable Locator total,
+      @Nullable Locator pageInfo) {}
 
   /** The delete guard of a full listing (docs/operations.md, "False deletes"). */
   record DeletesSpec(double maxRatio, int minCount) {
@@ -162,5 +167,6 @@ record CliConfig(
       @Nullable String initial,
       @Nullable Integer initialPage,
       Duration lag,
-      Duration overlap) {}
+      Duration overlap,
+      @Nullable DateTimeFormatter format) {}
 }

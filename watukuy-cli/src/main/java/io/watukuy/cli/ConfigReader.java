@@ -323,7 +323,8 @@ final class ConfigReader {
     At response = p.child("response");
     if (response.missing()) throw p.error("response: missing (at least items)");
     ResponseSpec responseSpec = ListingConfig.response(response);
-    Locator next = responseSpec.next();
+    // A GraphQL pageInfo hands the token strategy its endCursor, as a next pointer would.
+    Locator next = responseSpec.next() != null ? responseSpec.next() : responseSpec.pageInfo();
 
     At identityAt = p.child("identity");
     if (identityAt.missing())
@@ -333,6 +334,7 @@ final class ConfigReader {
     Locator ordering = p.child("orderingKey").missing() ? null : p.child("orderingKey").locator();
     DeletedSpec deleted = deleted(p.child("deleted"));
     CursorSpec cursor = CursorConfig.cursor(p, p.child("cursor"), next, responseSpec.nextLink());
+    GraphQlConfig.check(p, requestSpec, responseSpec, cursor.strategy());
     ReconcileSpec reconcile = ListingConfig.reconcile(p.child("reconcile"), cursor);
     Schedule schedule = PollerSettings.schedule(p.child("schedule"));
     DeletesSpec deletes = PollerSettings.deletes(p.child("deletes"));

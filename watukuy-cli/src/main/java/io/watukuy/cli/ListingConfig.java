@@ -19,18 +19,17 @@ final class ListingConfig {
   private ListingConfig() {}
 
   /**
-   * {@code request: {url, method, headers, query, timeout, maxBodySize}}: a GET to an absolute
-   * http(s) URL; the URL, headers and query are templates ({@code {{cursor.value}}}, {@code
-   * {{partition}}}, ...) that may also read {@code ${ENV}}.
+   * {@code request: {url, method, headers, query, body, form, graphql, timeout, maxBodySize}}: a
+   * GET, POST or PUT to an absolute http(s) URL; the URL, headers, query and body are templates
+   * ({@code {{cursor.value}}}, {@code {{partition}}}, ...) that may also read {@code ${ENV}}. The
+   * method and body are read by {@link RequestBody}.
    *
    * @throws io.watukuy.ConfigException naming the file, line, poller and key of the first error
    */
   static RequestSpec request(At request) {
-    request.object("url", "method", "headers", "query", "timeout", "maxBodySize");
-    At method = request.child("method");
-    if (!method.missing() && !"GET".equalsIgnoreCase(method.string(""))) {
-      throw method.error("'" + method.node.asText() + "': only GET is supported");
-    }
+    request.object(
+        "url", "method", "headers", "query", "body", "form", "graphql", "timeout", "maxBodySize");
+    RequestBody body = RequestBody.read(request);
     At urlAt = request.child("url");
     if (urlAt.missing()) throw request.error("url: missing");
     Template url = urlAt.template();
@@ -42,17 +41,18 @@ final class ListingConfig {
     Map<String, Template> query = request.child("query").templates();
     Duration timeout = request.child("timeout").duration(null);
     Long maxBodySize = request.child("maxBodySize").size();
-    return new RequestSpec(url, headers, query, timeout, maxBodySize);
+    return new RequestSpec(url, headers, query, timeout, maxBodySize, body);
   }
 
   /**
-   * {@code response: {items, hasMore, next, total}}: where the items, the more-pages flag, the next
-   * token (or {@code {header: Link}}) and the total are in a page.
+   * {@code response: {items, hasMore, next, total, pageInfo}}: where the items, the more-pages
+   * flag, the next token (or {@code {header: Link}}), the total and a GraphQL {@code pageInfo} are
+   * in a page.
    *
    * @throws io.watukuy.ConfigException naming the file, line, poller and key of the first error
    */
   static ResponseSpec response(At response) {
-    response.object("items", "hasMore", "next", "total");
+    response.object("items", "hasMore", "next", "total", "pageInfo");
     At totalAt = response.child("total");
     Locator total = totalAt.missing() ? null : totalAt.locator();
     At itemsAt = response.child("items");
@@ -75,10 +75,12 @@ final class ListingConfig {
             "must be omitted with next: {header: Link}, whose rel=\"next\" link says"
                 + " whether more pages exist");
       }
-      return new ResponseSpec(items, null, false, null, true, total);
+      return GraphQlConfig.pageInfo(
+          response, new ResponseSpec(items, null, false, null, true, total, null));
     }
     Locator next = nextAt.missing() ? null : nextAt.locator();
-    return new ResponseSpec(items, hasMore, nonEmpty, next, false, total);
+    return GraphQlConfig.pageInfo(
+        response, new ResponseSpec(items, hasMore, nonEmpty, next, false, total, null));
   }
 
   /**
@@ -111,6 +113,11 @@ final class ListingConfig {
     At response = at.child("response");
     if (response.missing()) throw at.error("response: missing (at least items)");
     ResponseSpec responseSpec = response(response);
+    if (responseSpec.pageInfo() != null) {
+      throw response
+          .child("pageInfo")
+          .error("a reconcile listing pages by {{page}} or {header: Link}, not by pageInfo");
+    }
     if (responseSpec.next() != null) {
       throw response
           .child("next")

@@ -92,13 +92,19 @@ final class YamlPollers {
             spec.response(),
             spec.identity(),
             new PointerChecks(spec, spec.response()),
-            redact);
+            redact,
+            spec.cursor().strategy().equals("token"));
     Reconcile<JsonNode> reconcile = null;
     if (spec.reconcile() != null) {
       CliConfig.ResponseSpec r = spec.reconcile().response();
       YamlFetcher listing =
           new YamlFetcher(
-              spec.reconcile().request(), r, spec.identity(), new PointerChecks(spec, r), redact);
+              spec.reconcile().request(),
+              r,
+              spec.identity(),
+              new PointerChecks(spec, r),
+              redact,
+              false);
       reconcile = Reconcile.every(spec.reconcile().every(), listing::fetch);
     }
     return finish(b.cursor(strategy(spec.cursor())), live, reconcile);
@@ -116,6 +122,7 @@ final class YamlPollers {
       case "timestamp" -> {
         TimestampCursor.Builder t =
             Cursors.timestamp(c.field()).tieBreak(c.tieBreak()).initial(c.initial());
+        if (c.format() != null) t.formatter(c.format());
         yield t.lag(c.lag()).overlap(c.overlap()).build();
       }
       case "token" -> Cursors.token(c.initial());
@@ -155,6 +162,11 @@ final class YamlPollers {
     // With next: {header: Link}, page n leaves the URL of page n+1 here, per lane and partition;
     // the engine fetches a key's pages one after another, so a key never races with itself.
     private final Map<String, String> nextUrls = new ConcurrentHashMap<>();
+    // With response.pageInfo on a listing that starts over each cycle (snapshotDiff), page n
+    // leaves its endCursor here for page n+1's {{cursor.value}}, per lane and partition.
+    private final Map<String, String> endCursors = new ConcurrentHashMap<>();
+    // The token strategy keeps endCursor as its cursor; any other starts over each cycle.
+    private final boolean ownEndCursor;
 
     // Pointers that find nothing where a near name would: said once per poller and field.
     private final PointerChecks checks;
@@ -166,8 +178,10 @@ final class YamlPollers {
         CliConfig.ResponseSpec response,
         Locator identity,
         PointerChecks checks,
-        Function<@Nullable String, String> redact) {
+        Function<@Nullable String, String> redact,
+        boolean tokenCursor) {
       this.redact = redact;
+      this.ownEndCursor = response.pageInfo() != null && !tokenCursor;
       this.request = request;
       this.response = response;
       this.identity = identity;
@@ -191,6 +205,11 @@ final class YamlPollers {
 
       String configured = request.url().render(vars, YamlFetcher::encodePathValue, false);
       String slot = ctx.lane().wire() + "|" + ctx.partition();
+      if (ownEndCursor) {
+        String after = ctx.page() > 1 ? endCursors.get(slot) : null;
+        if (ctx.page() == 1) endCursors.remove(slot);
+        vars.put("cursor.value", after);
+      }
       // A timestamp cursor builds every request from the watermark the last page left, and the
       // Link only says whether more exist. Following rel="next" instead walks offsets of a
       // listing filtered by the cycle's first watermark: a row updated between two requests
@@ -214,9 +233,10 @@ final class YamlPollers {
                   if (value != null) options.header(name, value);
                 });
       }
-      HttpResult result = ctx.http().get(url, options.build());
+      HttpResult result = send(ctx, url, options, vars);
       String where = result.method() + " " + result.url();
       JsonNode body = body(result, where, redact);
+      if (request.body().graphQl()) GraphQlPaging.checkErrors(body, where, redact);
       CliConfig.ResponseSpec r = response;
       JsonNode items = r.items().find(body);
       if (!items.isArray()) {
@@ -233,7 +253,16 @@ final class YamlPollers {
       checks.items(list);
       checks.response(body);
       Page<JsonNode> page = Page.of(list);
-      if (r.nextLink()) {
+      if (r.pageInfo() != null) {
+        GraphQlPaging.Step step = GraphQlPaging.read(r.pageInfo(), body, where);
+        page = page.withHasMore(step.hasNextPage());
+        if (ownEndCursor) {
+          if (step.endCursor() != null) endCursors.put(slot, step.endCursor());
+        } else {
+          // Without an endCursor the token just sent stays: the next cycle asks after it again.
+          page = page.withCursor(step.endCursor() != null ? step.endCursor() : cursor);
+        }
+      } else if (r.nextLink()) {
         String next = LinkHeader.next(result.headers().get("link"));
         if (next != null && followLinks) nextUrls.put(slot, resolve(url, next, result));
         page = page.withHasMore(next != null);
@@ -282,6 +311,26 @@ final class YamlPollers {
                     : next.isTextual() ? next.textValue() : next.toString());
       }
       return page;
+    }
+
+    /**
+     * GET, or POST / PUT with the rendered body; the body's content type unless a header sets one.
+     */
+    private HttpResult send(
+        FetchContext<?> ctx,
+        String url,
+        RequestOptions.Builder options,
+        Map<String, @Nullable String> vars) {
+      RequestBody b = request.body();
+      if (b.method().equals("GET")) return ctx.http().get(url, options.build());
+      String text = b.render(vars);
+      RequestOptions built = options.build();
+      if (text != null && built.header("Content-Type").isEmpty()) {
+        built = options.header("Content-Type", b.contentType()).build();
+      }
+      return b.method().equals("PUT")
+          ? ctx.http().put(url, text, built)
+          : ctx.http().post(url, text, built);
     }
 
     /** The page with {@code response.total}: a whole number, or nothing when absent or null. */

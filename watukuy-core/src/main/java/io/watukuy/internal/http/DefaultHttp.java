@@ -160,15 +160,26 @@ public final class DefaultHttp implements Http {
 
   @Override
   public HttpResult post(String url, @Nullable Object jsonBody, RequestOptions options) {
+    return withBody("POST", url, jsonBody, options);
+  }
+
+  @Override
+  public HttpResult put(String url, @Nullable Object jsonBody, RequestOptions options) {
+    return withBody("PUT", url, jsonBody, options);
+  }
+
+  /** A POST or PUT: the body serialized as {@link Http#post} says, never conditional. */
+  private HttpResult withBody(
+      String method, String url, @Nullable Object jsonBody, RequestOptions options) {
     Objects.requireNonNull(url, "url");
     Objects.requireNonNull(options, "options");
     String target = withQuery(url, options.query());
-    URI uri = toUri("POST", target);
+    URI uri = toUri(method, target);
     BodyPublisher publisher;
     @Nullable String contentType = null;
     if (jsonBody == null) {
       publisher = BodyPublishers.noBody();
-      scope.beforeRequest("POST", target, options.headers(), null);
+      scope.beforeRequest(method, target, options.headers(), null);
     } else {
       byte[] bytes;
       if (jsonBody instanceof String s) {
@@ -178,7 +189,8 @@ public final class DefaultHttp implements Http {
           bytes = Json.MAPPER.writeValueAsBytes(jsonBody);
         } catch (JsonProcessingException e) {
           throw new IllegalArgumentException(
-              "POST "
+              method
+                  + " "
                   + redactor.url(target)
                   + ": cannot serialize "
                   + jsonBody.getClass().getName()
@@ -189,10 +201,10 @@ public final class DefaultHttp implements Http {
       }
       publisher = BodyPublishers.ofByteArray(bytes);
       if (options.header("Content-Type").isEmpty()) contentType = APPLICATION_JSON;
-      scope.beforeRequest("POST", target, options.headers(), bytes);
+      scope.beforeRequest(method, target, options.headers(), bytes);
     }
     return accept(
-        send("POST", uri, target, options, publisher, contentType, null),
+        send(method, uri, target, options, publisher, contentType, null),
         hasOwnConditionalHeaders(options));
   }
 

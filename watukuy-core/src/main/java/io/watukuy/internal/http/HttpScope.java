@@ -64,13 +64,13 @@ public interface HttpScope {
   Set<String> secretValues();
 
   /**
-   * Called once per call of {@code get} or {@code post}, before anything is sent (redirect hops and
-   * budget waits come after), with what makes the request what it is. The engine compares the first
-   * request of a page with the first request of the page before it in the same lane and cycle: an
-   * equal one would only fetch the same page again, so the engine refuses it by throwing
-   * (docs/operations.md, "Stalled lanes").
+   * Called once per call of {@code get}, {@code post} or {@code put}, before anything is sent
+   * (redirect hops and budget waits come after), with what makes the request what it is. The engine
+   * compares the first request of a page with the first request of the page before it in the same
+   * lane and cycle: an equal one would only fetch the same page again, so the engine refuses it by
+   * throwing (docs/operations.md, "Stalled lanes").
    *
-   * @param method {@code GET} or {@code POST}
+   * @param method {@code GET}, {@code POST} or {@code PUT}
    * @param target the URL with its query, as it would be sent
    * @param headers the request options' headers
    * @param body the request body, or null for none

@@ -131,6 +131,23 @@ class DefaultHttpTest {
     assertThat(server.request(0).body()).isEqualTo("query { a }");
   }
 
+  @Test
+  void putSendsItsBodyLikePostWithThePutMethod() {
+    server.reply(200, "{\"results\":[]}");
+
+    HttpResult res =
+        http.put(
+            server.url("/exports"),
+            Map.of("page", 2),
+            RequestOptions.builder().query("v", 1).build());
+
+    assertThat(res.method()).isEqualTo("PUT");
+    assertThat(server.request(0).method()).isEqualTo("PUT");
+    assertThat(server.request(0).rawQuery()).isEqualTo("v=1");
+    assertThat(server.request(0).header("content-type")).isEqualTo("application/json");
+    assertThat(server.request(0).body()).isEqualTo("{\"page\":2}");
+  }
+
   // ---- responses
 
   @Test

@@ -39,6 +39,20 @@ public final class Peers {
   }
 
   /**
+   * The installed {@code node_modules} folder, for a script of an example that requires a pinned
+   * package (as {@code NODE_PATH}).
+   *
+   * @return its absolute path
+   * @throws IllegalStateException as for {@link #bin(String)}
+   */
+  public static synchronized Path nodeModules() {
+    if (bin == null) {
+      bin = install();
+    }
+    return bin.getParent();
+  }
+
+  /**
    * The repository's root: the nearest folder at or above the working directory that holds {@code
    * examples/peers/install} (Maven runs each module's tests in the module's folder).
    *

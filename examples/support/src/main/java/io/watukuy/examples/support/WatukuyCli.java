@@ -51,6 +51,73 @@ public final class WatukuyCli {
           .map(e -> e.get("type").asText() + " " + e.get("identity").asText())
           .toList();
     }
+
+    /**
+     * {@link #changes()} of one poller.
+     *
+     * @param source the poller's name, the envelope's {@code source}
+     * @return one {@code "type identity"} string per event of that poller, in output order
+     */
+    public List<String> changes(String source) {
+      return events().stream()
+          .filter(e -> e.get("source").asText().equals(source))
+          .map(e -> e.get("type").asText() + " " + e.get("identity").asText())
+          .toList();
+    }
+
+    /**
+     * The first event of one poller for one identity.
+     *
+     * @param source the poller's name
+     * @param identity the item's identity as the envelope writes it
+     * @return the envelope
+     * @throws AssertionError if there is none; the message carries stdout
+     */
+    public JsonNode event(String source, String identity) {
+      return events().stream()
+          .filter(
+              e ->
+                  e.get("source").asText().equals(source)
+                      && e.get("identity").asText().equals(identity))
+          .findFirst()
+          .orElseThrow(
+              () ->
+                  new AssertionError("no " + source + " event for " + identity + " in\n" + stdout));
+    }
+  }
+
+  /**
+   * {@code watukuy run CONFIG --once [extra…]} that must go well: exit code 0 and no line on stderr
+   * that speaks of an error, a warning or an exception.
+   *
+   * @param config the config file
+   * @param server the third-party server it polls, whose log goes into the failure message
+   * @param extra more arguments ({@code --poller NAME})
+   * @return its exit code and output
+   * @throws AssertionError naming the exit code, stderr and the server's log otherwise
+   */
+  public static Result runOnce(Path config, LocalServer server, String... extra) {
+    String[] args = new String[3 + extra.length];
+    args[0] = "run";
+    args[1] = config.toString();
+    args[2] = "--once";
+    System.arraycopy(extra, 0, args, 3, extra.length);
+    Result r = run(args);
+    boolean problems =
+        r.stderr().lines().anyMatch(l -> l.matches("(?i).*\\b(error|warn|exception)\\b.*"));
+    if (r.exit() != 0 || problems) {
+      throw new AssertionError(
+          "watukuy run --once exited "
+              + r.exit()
+              + (problems ? " with problems on stderr" : "")
+              + "; stderr:\n"
+              + r.stderr()
+              + "\n"
+              + server
+              + ":\n"
+              + server.log());
+    }
+    return r;
   }
 
   /**
