@@ -211,6 +211,15 @@ public final class ClientCredentialsSigner implements RequestSigner {
     }
     if (!parsed.indicatesSuccess()) {
       ErrorObject error = parsed.toErrorResponse().getErrorObject();
+      if (error.getCode() == null) {
+        // Not an OAuth2 error (RFC 6749 section 5.2): a proxy's or a load balancer's page.
+        throw new TokenEndpointException(
+            "token endpoint "
+                + tokenUrl
+                + " answered HTTP "
+                + response.getStatusCode()
+                + " without a token response");
+      }
       String description = error.getDescription();
       throw new TokenEndpointException(
           "token endpoint "

@@ -84,20 +84,8 @@ class OAuth2ClientCredentialsExampleTest {
   @Test
   void theReadmeRunGetsOneTokenWithScopeAudienceAndBasicClientAuthAndListsEveryOrder() {
     start(60);
-    Path example = Peers.repositoryRoot().resolve("examples/oauth2-client-credentials");
-    Path config =
-        WatukuyCli.config(
-            example.resolve("watukuy.yaml"),
-            dir,
-            Map.of(
-                "127.0.0.1:3997",
-                "127.0.0.1:" + authPort,
-                "127.0.0.1:3996",
-                servers.url().substring("http://".length()),
-                "${ERP_CLIENT_SECRET}",
-                SECRET));
 
-    WatukuyCli.Result run = WatukuyCli.run("run", config.toString(), "--once");
+    WatukuyCli.Result run = runReadme(SECRET);
 
     assertThat(run.exit()).as(run.stderr()).isEqualTo(0);
     assertThat(run.changes()).containsExactly("created 1", "created 2", "created 3");
@@ -113,21 +101,9 @@ class OAuth2ClientCredentialsExampleTest {
   @Test
   void aWrongSecretIsAFailedRunNamingTheTokenEndpointAndNeverTheSecret() {
     start(60);
-    Path example = Peers.repositoryRoot().resolve("examples/oauth2-client-credentials");
     String wrong = "wrong-secret-0123456789";
-    Path config =
-        WatukuyCli.config(
-            example.resolve("watukuy.yaml"),
-            dir,
-            Map.of(
-                "127.0.0.1:3997",
-                "127.0.0.1:" + authPort,
-                "127.0.0.1:3996",
-                servers.url().substring("http://".length()),
-                "${ERP_CLIENT_SECRET}",
-                wrong));
 
-    WatukuyCli.Result run = WatukuyCli.run("run", config.toString(), "--once");
+    WatukuyCli.Result run = runReadme(wrong);
 
     assertThat(run.exit()).isEqualTo(1);
     assertThat(run.stderr())
@@ -201,6 +177,23 @@ class OAuth2ClientCredentialsExampleTest {
     // the second poller got the first one's failure: no second request within the backoff
     assertThat(stats().get("tokenRequests").asInt()).isEqualTo(1);
     assertThat(stats().get("apiRequests").asInt()).isZero();
+  }
+
+  /** {@code watukuy run watukuy.yaml --once} as the README runs it, on this test's ports. */
+  private WatukuyCli.Result runReadme(String secret) {
+    Path example = Peers.repositoryRoot().resolve("examples/oauth2-client-credentials");
+    Path config =
+        WatukuyCli.config(
+            example.resolve("watukuy.yaml"),
+            dir,
+            Map.of(
+                "127.0.0.1:3997",
+                "127.0.0.1:" + authPort,
+                "127.0.0.1:3996",
+                servers.url().substring("http://".length()),
+                "${ERP_CLIENT_SECRET}",
+                secret));
+    return WatukuyCli.run("run", config.toString(), "--once");
   }
 
   private ClientCredentialsSigner signer(String secret, ClientCredentialsSigner.ClientAuth how) {
