@@ -87,9 +87,10 @@ final class AuthConfig {
     return new PollerAuth(origin(requestUrl), signer);
   }
 
-  // scheme://host:port of the URL as written; a variable there would make the origin unknowable.
+  // scheme://host:port of the URL (${ENV} replaced); a {{variable}} there would make the origin
+  // unknowable until a request is made.
   private static String origin(At urlAt) {
-    String url = urlAt.node.asText();
+    String url = urlAt.envString();
     int scheme = url.indexOf("://");
     int end = url.length();
     for (char c : new char[] {'/', '?', '#'}) {
@@ -97,10 +98,10 @@ final class AuthConfig {
       if (i >= 0 && i < end) end = i;
     }
     String authority = url.substring(0, end);
-    if (authority.contains("{{") || authority.contains("${")) {
+    if (authority.contains("{{")) {
       throw urlAt.error(
-          "with auth: the scheme, host and port must be written out (no variables): they name"
-              + " the one origin the credentials are sent to");
+          "with auth: the scheme, host and port must not use {{variables}}: they name the one"
+              + " origin the credentials are sent to");
     }
     URI uri;
     try {

@@ -153,6 +153,24 @@ class AuthConfigTest {
   }
 
   @Test
+  void anOriginWithATemplateVariableIsAConfigError() throws IOException {
+    String yaml =
+        "store: memory\npollers:\n"
+            + poller("orders", "{ type: bearer, token: abc }")
+                .replace(url(), "http://{{partition}}.example.com/orders")
+                .replace("    auth:", "    partitions: [eu]\n    auth:");
+
+    String[] r = cli(yaml, "validate");
+
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[2])
+        .isEqualTo(
+            "watukuy: watukuy.yaml:7: poller orders: request.url: with auth: the scheme, host and"
+                + " port must not use {{variables}}: they name the one origin the credentials are"
+                + " sent to\n");
+  }
+
+  @Test
   void aBearerTokenFromAFileIsTrimmedSentAndHiddenInErrorsAndInspect() throws IOException {
     Files.writeString(dir.resolve("token.txt"), "  " + TOKEN + "\n\n");
     String yaml =
