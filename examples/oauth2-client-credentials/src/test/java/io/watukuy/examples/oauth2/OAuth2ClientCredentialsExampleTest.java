@@ -29,6 +29,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -155,6 +156,30 @@ class OAuth2ClientCredentialsExampleTest {
   }
 
   @Test
+  void tokenRequestsAreNotChargedToThePollersBudget() {
+    start(60);
+    ClientCredentialsSigner signer = signer(SECRET, ClientCredentialsSigner.ClientAuth.BASIC);
+    // Two tokens a minute and no waiting: the two pages fit only if the token request is free.
+    Poller<JsonNode> orders = poller("orders", signer, "erp");
+    try (Watukuy w =
+        Watukuy.builder()
+            .store(new MemoryStore())
+            .budget("erp", 2, Duration.ofMinutes(1))
+            .poller(orders)
+            .build()) {
+      w.on(orders, event -> {});
+
+      KeyReport key = w.tick().poller("orders").orElseThrow();
+
+      assertThat(key.outcome()).isEqualTo(KeyReport.Outcome.POLLED);
+      assertThat(key.error()).isNull();
+      assertThat(key.pages()).isEqualTo(2);
+    }
+    assertThat(stats().get("tokenRequests").asInt()).isEqualTo(1);
+    assertThat(stats().get("apiRequests").asInt()).isEqualTo(2);
+  }
+
+  @Test
   void aRefusingTokenEndpointIsAskedOnceForEveryPollerSharingTheCredentialUntilItsBackoffPasses() {
     start(60);
     String wrong = "wrong-secret-0123456789";
@@ -206,9 +231,16 @@ class OAuth2ClientCredentialsExampleTest {
   }
 
   private Poller<JsonNode> poller(String name, ClientCredentialsSigner signer) {
+    return poller(name, signer, null);
+  }
+
+  /** A poller of the orders API; with a budget, a request waits for none of its tokens. */
+  private Poller<JsonNode> poller(
+      String name, ClientCredentialsSigner signer, @Nullable String budget) {
     String url = servers.url() + "/orders";
-    return Poller.builder(name, JsonNode.class)
-        .identity(item -> item.get("id"))
+    Poller.Builder<JsonNode, Void> b = Poller.builder(name, JsonNode.class);
+    if (budget != null) b.budget(budget).maxWait(Duration.ZERO);
+    return b.identity(item -> item.get("id"))
         .cursor(Cursors.snapshotDiff())
         .fetch(
             ctx -> {
