@@ -4,6 +4,7 @@
  */
 module io.watukuy.cli {
   requires io.watukuy;
+  requires io.watukuy.auth;
   requires io.watukuy.store.sqlite;
   requires io.watukuy.store.postgres;
   requires io.watukuy.store.mariadb;

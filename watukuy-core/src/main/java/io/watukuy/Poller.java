@@ -297,6 +297,23 @@ public final class Poller<T> {
   }
 
   /**
+   * The signer that adds credentials to this poller's requests, or null for none.
+   *
+   * @return the signer set with {@link Builder#requestSigner}
+   */
+  public @Nullable RequestSigner requestSigner() {
+    return spec.signer;
+  }
+
+  /**
+   * The one origin the {@link #requestSigner()} serves, as {@code scheme://host:port} in lower case
+   * with the scheme's default port filled in, or null without a signer.
+   */
+  public @Nullable String signerOrigin() {
+    return spec.signerOrigin;
+  }
+
+  /**
    * Whether the poller declared partitions.
    *
    * @return {@code true} after {@link Builder#partitions(List)} or {@link
@@ -678,6 +695,26 @@ public final class Poller<T> {
      */
     public Builder<T, C> maxWait(Duration maxWait) {
       spec.maxWait = spec.notNegative("maxWait", maxWait);
+      return this;
+    }
+
+    /**
+     * Adds credentials to every request of this poller's {@code ctx.http()} that goes to {@code
+     * origin}: the signer sees each request right before it is sent (redirect hops and retries
+     * included) and adds headers or a query parameter. A request to any other origin (a next-page
+     * link or a redirect elsewhere) is sent unsigned. Fetch code that does not use {@code
+     * ctx.http()} is not signed. Default none.
+     *
+     * @param origin an absolute http or https URL; only its scheme, host and port count
+     * @param signer shared by every key and partition; thread-safe
+     * @return this builder
+     * @throws NullPointerException if either is null
+     * @throws ConfigException if {@code origin} is not an absolute http or https URL
+     */
+    public Builder<T, C> requestSigner(String origin, RequestSigner signer) {
+      Objects.requireNonNull(origin, "origin");
+      spec.signer = Objects.requireNonNull(signer, "signer");
+      spec.signerOrigin = spec.origin("requestSigner origin", origin);
       return this;
     }
 

@@ -1,8 +1,12 @@
 package io.watukuy;
 
+import io.watukuy.internal.http.DefaultHttp;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -60,6 +64,9 @@ final class PollerSpec<T> {
   @Nullable String budget;
   int weight = Poller.DEFAULT_WEIGHT;
   @Nullable Duration maxWait;
+  @Nullable RequestSigner signer;
+  // scheme://host:port of the one origin the signer serves, default ports filled in
+  @Nullable String signerOrigin;
 
   PollerSpec(String name, Class<T> type) {
     this.name = name;
@@ -116,6 +123,25 @@ final class PollerSpec<T> {
       throw new ConfigException(
           "poller name '" + name + "' is not valid: use letters, digits, _ . : - (at most 100)");
     return name;
+  }
+
+  /**
+   * The origin of {@code url} as {@code scheme://host:port} ({@link DefaultHttp#origin}), checked:
+   * an absolute http or https URL.
+   */
+  String origin(String field, String url) {
+    URI uri;
+    try {
+      uri = new URI(url);
+    } catch (URISyntaxException e) {
+      throw new ConfigException(
+          "poller " + name + ": " + field + " is not a valid URL: " + e.getReason());
+    }
+    String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+    if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null)
+      throw new ConfigException(
+          "poller " + name + ": " + field + " is not an absolute http or https URL");
+    return DefaultHttp.origin(uri);
   }
 
   /** A budget name, checked like a poller name. */
@@ -214,6 +240,8 @@ final class PollerSpec<T> {
     c.budget = budget;
     c.weight = weight;
     c.maxWait = maxWait;
+    c.signer = signer;
+    c.signerOrigin = signerOrigin;
     return c;
   }
 

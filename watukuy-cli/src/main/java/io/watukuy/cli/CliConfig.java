@@ -107,7 +107,8 @@ record CliConfig(
       int weight,
       @Nullable Duration maxWait,
       @Nullable Long maxItemSize,
-      @Nullable SinkSpec sink) {}
+      @Nullable SinkSpec sink,
+      AuthConfig.@Nullable PollerAuth auth) {}
 
   /**
    * A {@code sink:} section (docs/sinks.md, "Configuration"), or the {@code output:} shorthand as

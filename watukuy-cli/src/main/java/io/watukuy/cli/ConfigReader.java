@@ -12,6 +12,7 @@ import io.watukuy.DeliveryOptions;
 import io.watukuy.DeliveryPolicy;
 import io.watukuy.EventLog;
 import io.watukuy.Poller;
+import io.watukuy.RequestSigner;
 import io.watukuy.Retain;
 import io.watukuy.Schedule;
 import io.watukuy.Watukuy;
@@ -75,6 +76,7 @@ final class ConfigReader {
 
   private @Nullable String poller;
   private Map<String, BudgetLimit> budgets = Map.of();
+  private Map<String, RequestSigner> auths = Map.of();
 
   private ConfigReader(YamlTree tree, String file, Function<String, @Nullable String> env) {
     this.tree = tree;
@@ -144,7 +146,15 @@ final class ConfigReader {
     this.dir = dir;
     At root = new At(tree.root(), "", "");
     root.object(
-        "store", "output", "sink", "delivery", "budgets", "budgetStore", "lease", "pollers");
+        "store",
+        "output",
+        "sink",
+        "delivery",
+        "budgets",
+        "budgetStore",
+        "lease",
+        "auths",
+        "pollers");
     StoreSpec store = store(root.child("store"), dir);
     Path output = output(root.child("output"), dir);
     At sinkAt = root.child("sink");
@@ -167,6 +177,7 @@ final class ConfigReader {
     }
     Duration leaseTtl = leaseTtl(root.child("lease"));
     budgets = BudgetConfig.budgets(root.child("budgets"));
+    auths = AuthConfig.named(root.child("auths"));
     StoreSpec budgetStore =
         BudgetConfig.budgetStore(root.child("budgetStore"), dir, !budgets.isEmpty());
     At pollers = root.child("pollers");
@@ -301,6 +312,7 @@ final class ConfigReader {
         "weight",
         "maxWait",
         "maxItemSize",
+        "auth",
         "sink");
 
     List<String> partitions = new ArrayList<>();
@@ -399,7 +411,8 @@ final class ConfigReader {
         weight,
         maxWait,
         maxItemSize,
-        p.child("sink").missing() ? null : sink(p.child("sink")));
+        p.child("sink").missing() ? null : sink(p.child("sink")),
+        AuthConfig.poller(p.child("auth"), request.child("url"), auths));
   }
 
   /**
@@ -533,6 +546,18 @@ final class ConfigReader {
       }
       m.appendTail(b);
       return b.toString();
+    }
+
+    /**
+     * A credential: {@code ${file:PATH}} and {@code ${NAME}} replaced, trimmed, and hidden wherever
+     * it would be printed whatever it looks like (docs/operations.md, "Secrets").
+     */
+    String secret() {
+      if (!node.isValueNode() || node.isNull()) throw error("must be a string");
+      String value = substituteAll(node.asText()).strip();
+      if (value.isEmpty()) throw error("is empty");
+      secrets.add(value);
+      return value;
     }
 
     /**

@@ -86,6 +86,7 @@ final class YamlPollers {
     if (spec.request().timeout() != null) b.requestTimeout(spec.request().timeout());
     if (spec.request().maxBodySize() != null) b.maxBodySize(spec.request().maxBodySize());
     if (spec.maxItemSize() != null) b.maxItemSize(spec.maxItemSize());
+    if (spec.auth() != null) b.requestSigner(spec.auth().origin(), spec.auth().signer());
     YamlFetcher live =
         new YamlFetcher(
             spec.request(),

@@ -6,6 +6,7 @@ import io.watukuy.Http;
 import io.watukuy.HttpResult;
 import io.watukuy.Lane;
 import io.watukuy.Poller;
+import io.watukuy.RequestSigner;
 import io.watukuy.internal.http.DefaultHttp;
 import io.watukuy.internal.http.HttpScope;
 import io.watukuy.spi.HttpValidator;
@@ -13,6 +14,7 @@ import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -202,7 +204,23 @@ final class FetchScope implements FetchContext<Object>, HttpScope {
 
   @Override
   public Set<String> secretValues() {
-    return cx.secrets();
+    RequestSigner signer = poller.requestSigner();
+    if (signer == null) return cx.secrets();
+    Set<String> signerSecrets = signer.secretValues();
+    if (signerSecrets.isEmpty()) return cx.secrets();
+    Set<String> all = new HashSet<>(cx.secrets());
+    all.addAll(signerSecrets);
+    return all;
+  }
+
+  @Override
+  public @Nullable RequestSigner signer() {
+    return poller.requestSigner();
+  }
+
+  @Override
+  public @Nullable String signerOrigin() {
+    return poller.signerOrigin();
   }
 
   @Override

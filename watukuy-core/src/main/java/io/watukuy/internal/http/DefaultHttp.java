@@ -4,7 +4,9 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import io.watukuy.Http;
 import io.watukuy.HttpResult;
 import io.watukuy.HttpStatusException;
+import io.watukuy.OutgoingRequest;
 import io.watukuy.RequestOptions;
+import io.watukuy.RequestSigner;
 import io.watukuy.internal.Json;
 import io.watukuy.spi.HttpValidator;
 import java.io.EOFException;
@@ -20,7 +22,6 @@ import java.net.UnknownHostException;
 import java.net.http.HttpClient;
 import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
-import java.net.http.HttpRequest.BodyPublisher;
 import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
@@ -32,6 +33,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -98,7 +100,8 @@ public final class DefaultHttp implements Http {
 
   private final HttpClient client;
   private final HttpScope scope;
-  private final Redactor redactor;
+  private final Redactor fixedRedactor;
+  private static final byte[] NO_BODY = new byte[0];
 
   /**
    * @param client shared by the engine; see {@link HttpClients#newDefault()}
@@ -107,12 +110,15 @@ public final class DefaultHttp implements Http {
   public DefaultHttp(HttpClient client, HttpScope scope) {
     this.client = Objects.requireNonNull(client, "client");
     this.scope = Objects.requireNonNull(scope, "scope");
-    this.redactor = Redactor.of(scope.secretValues());
+    this.fixedRedactor = Redactor.of(scope.secretValues());
   }
 
-  /** The redactor built from the scope's secret values, for the engine's own messages. */
+  /**
+   * The redactor of the scope's secret values, for the engine's own messages. With a request signer
+   * the values are read again each time: a token fetched a moment ago is hidden too.
+   */
   public Redactor redactor() {
-    return redactor;
+    return scope.signer() == null ? fixedRedactor : Redactor.of(scope.secretValues());
   }
 
   @Override
@@ -129,8 +135,7 @@ public final class DefaultHttp implements Http {
     scope.beforeRequest("GET", target, options.headers(), null);
     boolean ownConditional = hasOwnConditionalHeaders(options);
     if (!options.validators() || ownConditional) {
-      return accept(
-          send("GET", uri, target, options, BodyPublishers.noBody(), null, null), ownConditional);
+      return accept(send("GET", uri, target, options, null, null, null), ownConditional);
     }
 
     String urlHash = sha256Hex(target);
@@ -138,7 +143,7 @@ public final class DefaultHttp implements Http {
       // A 304 here could not be trusted (docs/architecture.md, "304 Not Modified"): asking for one
       // would only add a second request per page. Validators of page 1 are kept for when the
       // listing fits one page again.
-      Response plain = send("GET", uri, target, options, BodyPublishers.noBody(), null, null);
+      Response plain = send("GET", uri, target, options, null, null, null);
       if (scope.keepsValidators() && plain.status() != 304) {
         remember(urlHash, scope.loadValidator(urlHash), plain);
       }
@@ -146,7 +151,7 @@ public final class DefaultHttp implements Http {
     }
     @Nullable HttpValidator stored = scope.loadValidator(urlHash);
     if (stored != null && stored.etag() == null && stored.lastModified() == null) stored = null;
-    Response first = send("GET", uri, target, options, BodyPublishers.noBody(), null, stored);
+    Response first = send("GET", uri, target, options, null, null, stored);
     if (first.status() != 304) {
       remember(urlHash, stored, first);
       return accept(first, false);
@@ -175,10 +180,10 @@ public final class DefaultHttp implements Http {
     Objects.requireNonNull(options, "options");
     String target = withQuery(url, options.query());
     URI uri = toUri(method, target);
-    BodyPublisher publisher;
+    byte @Nullable [] publisher;
     @Nullable String contentType = null;
     if (jsonBody == null) {
-      publisher = BodyPublishers.noBody();
+      publisher = null;
       scope.beforeRequest(method, target, options.headers(), null);
     } else {
       byte[] bytes;
@@ -191,15 +196,15 @@ public final class DefaultHttp implements Http {
           throw new IllegalArgumentException(
               method
                   + " "
-                  + redactor.url(target)
+                  + redactor().url(target)
                   + ": cannot serialize "
                   + jsonBody.getClass().getName()
                   + " as JSON: "
-                  + redactor.message(e.getOriginalMessage()),
+                  + redactor().message(e.getOriginalMessage()),
               e);
         }
       }
-      publisher = BodyPublishers.ofByteArray(bytes);
+      publisher = bytes;
       if (options.header("Content-Type").isEmpty()) contentType = APPLICATION_JSON;
       scope.beforeRequest(method, target, options.headers(), bytes);
     }
@@ -250,7 +255,7 @@ public final class DefaultHttp implements Http {
       URI uri,
       String target,
       RequestOptions options,
-      BodyPublisher body,
+      byte @Nullable [] body,
       @Nullable String contentType,
       @Nullable HttpValidator validator) {
     Duration timeout = options.timeout().orElseGet(scope::requestTimeout);
@@ -268,7 +273,7 @@ public final class DefaultHttp implements Http {
             response.headers().map(),
             response.body(),
             scope.now(),
-            redactor,
+            redactor(),
             "poller "
                 + scope.poller()
                 + (scope.partition().isEmpty() ? "" : " partition " + scope.partition()));
@@ -305,59 +310,97 @@ public final class DefaultHttp implements Http {
       URI uri,
       String target,
       RequestOptions options,
-      BodyPublisher body,
+      byte @Nullable [] body,
       @Nullable String contentType,
       @Nullable HttpValidator validator,
       Duration timeout) {
     // On the engine's clock (G8), like every other time the helper reads.
     Instant deadline = scope.now().plus(timeout);
     String origin = origin(uri);
+    @Nullable RequestSigner signer = scope.signer();
+    @Nullable String signerOrigin = scope.signerOrigin();
     String hopMethod = method;
     URI hopUri = uri;
-    BodyPublisher hopBody = body;
+    byte @Nullable [] hopBody = body;
     @Nullable String hopContentType = contentType;
+    boolean retriedUnauthorized = false;
     for (int hop = 0; ; hop++) {
       boolean sameOrigin = origin.equals(origin(hopUri));
       Duration left = hop == 0 ? timeout : Duration.between(scope.now(), deadline);
       if (left.isNegative() || left.isZero()) {
         throw timedOut(method, target, timeout, new HttpTimeoutException("request timed out"));
       }
+      Map<String, String> headers = new LinkedHashMap<>();
       // The JDK client sends no user:password@ of a URL: it goes as Basic credentials, to the
       // origin the caller named only, unless the request sets its own Authorization.
       @Nullable String userInfo = hopUri.getUserInfo();
-      HttpRequest.Builder request =
-          HttpRequest.newBuilder(withoutUserInfo(hopUri)).timeout(left).method(hopMethod, hopBody);
       if (userInfo != null && hop == 0 && options.header("Authorization").isEmpty()) {
-        request.setHeader(
+        headers.put(
             "Authorization",
             "Basic "
                 + Base64.getEncoder().encodeToString(userInfo.getBytes(StandardCharsets.UTF_8)));
       }
       if (!sameOrigin || options.header("Accept").isEmpty()) {
-        request.setHeader("Accept", APPLICATION_JSON);
+        headers.put("Accept", APPLICATION_JSON);
       }
       if (!sameOrigin || options.header("User-Agent").isEmpty()) {
-        request.setHeader("User-Agent", USER_AGENT);
+        headers.put("User-Agent", USER_AGENT);
       }
-      if (sameOrigin) options.headers().forEach(request::setHeader);
-      if (hopContentType != null) request.setHeader("Content-Type", hopContentType);
+      if (sameOrigin) headers.putAll(options.headers());
+      if (hopContentType != null) headers.put("Content-Type", hopContentType);
       if (validator != null) {
         @Nullable String etag = validator.etag();
         @Nullable String lastModified = validator.lastModified();
-        if (etag != null) request.setHeader(IF_NONE_MATCH, etag);
-        if (lastModified != null) request.setHeader(IF_MODIFIED_SINCE, lastModified);
+        if (etag != null) headers.put(IF_NONE_MATCH, etag);
+        if (lastModified != null) headers.put(IF_MODIFIED_SINCE, lastModified);
       }
-      HttpRequest built = request.build();
-      // Every request that goes out is charged, each redirect hop included (G6).
-      scope.beforeSend();
-      HttpResponse<byte[]> response = exchange(method, target, built, left);
+      URI sent = withoutUserInfo(hopUri);
+      // The signer's credentials go to its own origin only, whatever origin the fetch started at.
+      boolean signed = signer != null && origin(sent).equals(signerOrigin);
+      HttpResponse<byte[]> response;
+      while (true) {
+        @Nullable OutgoingRequest outgoing = null;
+        URI requestUri = sent;
+        if (signed) {
+          outgoing =
+              new OutgoingRequest(hopMethod, sent, headers, hopBody == null ? NO_BODY : hopBody);
+          signer.sign(outgoing);
+          requestUri = outgoing.uri();
+        }
+        HttpRequest.Builder request =
+            HttpRequest.newBuilder(requestUri)
+                .timeout(left)
+                .method(
+                    hopMethod,
+                    hopBody == null
+                        ? BodyPublishers.noBody()
+                        : BodyPublishers.ofByteArray(hopBody));
+        headers.forEach(request::setHeader);
+        if (outgoing != null) outgoing.addedHeaders().forEach(request::setHeader);
+        // Every request that goes out is charged, each redirect hop and retry included (G6).
+        scope.beforeSend();
+        response = exchange(method, target, request.build(), left);
+        if (outgoing == null
+            || response.statusCode() != 401
+            || retriedUnauthorized
+            || !signer.retryAfterUnauthorized(outgoing)) {
+          break;
+        }
+        // One new credential and one retry of this same request, never more (a second 401 is
+        // the answer); the timeout still bounds both.
+        retriedUnauthorized = true;
+        left = Duration.between(scope.now(), deadline);
+        if (left.isNegative() || left.isZero()) {
+          throw timedOut(method, target, timeout, new HttpTimeoutException("request timed out"));
+        }
+      }
       @Nullable URI next = redirectTarget(hopUri, response);
       if (next == null) return response;
       if (hop == MAX_REDIRECTS) {
         throw new UncheckedIOException(
             method
                 + " "
-                + redactor.url(target)
+                + redactor().url(target)
                 + " failed: more than "
                 + MAX_REDIRECTS
                 + " redirects",
@@ -366,7 +409,7 @@ public final class DefaultHttp implements Http {
       int status = response.statusCode();
       if (status == 303 || ((status == 301 || status == 302) && hopMethod.equals("POST"))) {
         hopMethod = "GET";
-        hopBody = BodyPublishers.noBody();
+        hopBody = null;
         hopContentType = null;
       }
       hopUri = next;
@@ -394,8 +437,11 @@ public final class DefaultHttp implements Http {
     return next;
   }
 
-  // scheme://host:port, lowercase, with the scheme's default port when the URI names none.
-  private static String origin(URI uri) {
+  /**
+   * The origin of an absolute URI: {@code scheme://host:port}, lower case, with the scheme's
+   * default port when the URI names none.
+   */
+  public static String origin(URI uri) {
     String scheme = uri.getScheme().toLowerCase(Locale.ROOT);
     int port = uri.getPort();
     if (port < 0) port = scheme.equals("https") ? 443 : 80;
@@ -415,7 +461,7 @@ public final class DefaultHttp implements Http {
     } catch (InterruptedException e) {
       future.cancel(true);
       Thread.currentThread().interrupt();
-      String message = method + " " + redactor.url(target) + " interrupted";
+      String message = method + " " + redactor().url(target) + " interrupted";
       InterruptedIOException cause = new InterruptedIOException(message);
       cause.initCause(e);
       throw new UncheckedIOException(message, cause);
@@ -425,24 +471,24 @@ public final class DefaultHttp implements Http {
         String within =
             client.connectTimeout().map(d -> " within " + d.toMillis() + " ms").orElse("");
         throw new UncheckedIOException(
-            method + " " + redactor.url(target) + " failed: could not connect" + within, connect);
+            method + " " + redactor().url(target) + " failed: could not connect" + within, connect);
       }
       BoundedBody.BodyTooLargeException tooLarge = tooLarge(failure);
       if (tooLarge != null) {
         throw new UncheckedIOException(
-            method + " " + redactor.url(target) + " failed: " + tooLarge.getMessage(), tooLarge);
+            method + " " + redactor().url(target) + " failed: " + tooLarge.getMessage(), tooLarge);
       }
       if (failure instanceof HttpTimeoutException timeoutFailure) {
         throw timedOut(method, target, timeout, timeoutFailure);
       }
       if (failure instanceof IOException io) {
         throw new UncheckedIOException(
-            method + " " + redactor.url(target) + " failed: " + describe(io, request.uri()), io);
+            method + " " + redactor().url(target) + " failed: " + describe(io, request.uri()), io);
       }
       if (failure instanceof RuntimeException runtime) throw runtime;
       if (failure instanceof Error error) throw error;
       throw new IllegalStateException(
-          method + " " + redactor.url(target) + " failed: " + failure.getClass().getName(),
+          method + " " + redactor().url(target) + " failed: " + failure.getClass().getName(),
           failure);
     }
   }
@@ -461,7 +507,7 @@ public final class DefaultHttp implements Http {
     return new UncheckedIOException(
         method
             + " "
-            + redactor.url(target)
+            + redactor().url(target)
             + " timed out after "
             + timeout.toMillis()
             + " ms (request timeout)",
@@ -507,7 +553,7 @@ public final class DefaultHttp implements Http {
         response.status(),
         response.method(),
         response.url(),
-        redactor.headers(response.headers()),
+        redactor().headers(response.headers()),
         snippet(response));
   }
 
@@ -517,7 +563,7 @@ public final class DefaultHttp implements Http {
             response.bodyBytesUnsafe(),
             response.header("content-encoding"),
             BODY_SNIPPET_BYTES,
-            redactor);
+            redactor());
     if (text.isEmpty()) return null;
     byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
     if (utf8.length <= BODY_SNIPPET_BYTES) return text;
@@ -536,7 +582,7 @@ public final class DefaultHttp implements Http {
       throw new IllegalArgumentException(
           method
               + " "
-              + redactor.url(target)
+              + redactor().url(target)
               + ": not a valid URL: "
               + e.getReason()
               + " at index "
@@ -545,7 +591,7 @@ public final class DefaultHttp implements Http {
     String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
     if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null) {
       throw new IllegalArgumentException(
-          method + " " + redactor.url(target) + ": not an absolute http or https URL");
+          method + " " + redactor().url(target) + ": not an absolute http or https URL");
     }
     return uri;
   }
@@ -556,12 +602,12 @@ public final class DefaultHttp implements Http {
    */
   private String describe(IOException e, URI uri) {
     String message = e.getMessage();
-    String detail = message == null || message.isBlank() ? "" : redactor.message(message);
+    String detail = message == null || message.isBlank() ? "" : redactor().message(message);
     // The JDK client reports a failed name lookup as a ConnectException caused by an
     // UnresolvedAddressException, neither naming the host.
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof UnresolvedAddressException || t instanceof UnknownHostException) {
-        return "unknown host " + redactor.message(uri.getHost());
+        return "unknown host " + redactor().message(uri.getHost());
       }
       if (t.getCause() == t) break;
     }

@@ -1,6 +1,7 @@
 package io.watukuy.internal.http;
 
 import io.watukuy.HttpResult;
+import io.watukuy.RequestSigner;
 import io.watukuy.spi.HttpValidator;
 import java.time.Duration;
 import java.time.Instant;
@@ -60,7 +61,23 @@ public interface HttpScope {
    */
   long maxBodySize();
 
-  /** Values from {@code ${ENV}} substitutions, hidden wherever they appear in messages. */
+  /**
+   * The poller's request signer, or null: it signs every request that goes to {@link
+   * #signerOrigin()}, and only those.
+   */
+  default @Nullable RequestSigner signer() {
+    return null;
+  }
+
+  /** The origin the {@link #signer()} serves, {@code scheme://host:port}; null without one. */
+  default @Nullable String signerOrigin() {
+    return null;
+  }
+
+  /**
+   * Values from {@code ${ENV}} substitutions and the signer's current credentials, hidden wherever
+   * they appear in messages.
+   */
   Set<String> secretValues();
 
   /**

@@ -2,11 +2,13 @@ package io.watukuy.internal.http;
 
 import io.watukuy.HttpResult;
 import io.watukuy.RequestOptions;
+import io.watukuy.RequestSigner;
 import io.watukuy.spi.HttpValidator;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -77,9 +79,25 @@ final class FakeHttpScope implements HttpScope {
     return maxBodySize;
   }
 
+  @Nullable RequestSigner signer;
+  @Nullable String signerOrigin;
+
   @Override
   public Set<String> secretValues() {
-    return secretValues;
+    if (signer == null) return secretValues;
+    Set<String> all = new HashSet<>(secretValues);
+    all.addAll(signer.secretValues());
+    return all;
+  }
+
+  @Override
+  public @Nullable RequestSigner signer() {
+    return signer;
+  }
+
+  @Override
+  public @Nullable String signerOrigin() {
+    return signerOrigin;
   }
 
   @Override

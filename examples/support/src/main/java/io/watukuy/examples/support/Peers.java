@@ -9,10 +9,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The third-party servers pinned by {@code examples/peers/package-lock.json} (json-server 0.17.4,
- * pouchdb-server 4.2.0). {@link #bin(String)} runs {@code examples/peers/install} once per JVM: it
- * installs them with {@code npm ci --ignore-scripts} into a cache folder outside the source tree
- * ({@code WATUKUY_PEERS_CACHE}, default {@code ~/.cache/watukuy-peers}) unless the cache's stamp
- * already matches the lock file's SHA-256.
+ * pouchdb-server 4.2.0, oauth2-mock-server 9.3.0). {@link #bin(String)} runs {@code
+ * examples/peers/install} once per JVM: it installs them with {@code npm ci --ignore-scripts} into
+ * a cache folder outside the source tree ({@code WATUKUY_PEERS_CACHE}, default {@code
+ * ~/.cache/watukuy-peers}) unless the cache's stamp already matches the lock file's SHA-256.
  */
 public final class Peers {
   private static @Nullable Path bin;
@@ -22,7 +22,7 @@ public final class Peers {
   /**
    * The executable {@code name} from the installed {@code node_modules/.bin}.
    *
-   * @param name {@code json-server} or {@code pouchdb-server}
+   * @param name {@code json-server}, {@code pouchdb-server} or {@code oauth2-mock-server}
    * @return its absolute path
    * @throws IllegalStateException if Node.js or npm is missing, the install fails or takes more
    *     than 10 minutes, or {@code name} is not installed; the message carries the script's stderr

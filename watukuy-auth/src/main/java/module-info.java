@@ -1,0 +1,12 @@
+/**
+ * Request signers for pollers (docs/config.md, "auth"): {@code BearerSigner}, {@code BasicSigner},
+ * {@code ApiKeySigner}, {@code HmacSigner} and {@code ClientCredentialsSigner} (OAuth2 client
+ * credentials over the Nimbus OAuth 2.0 SDK). Each is an {@code io.watukuy.RequestSigner}.
+ */
+module io.watukuy.auth {
+  requires transitive io.watukuy;
+  requires oauth2.oidc.sdk;
+  requires static org.jspecify;
+
+  exports io.watukuy.auth;
+}
