@@ -24,7 +24,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -223,6 +222,7 @@ final class Cli {
       OutageLines outages = new OutageLines();
       ProgressLines progress = new ProgressLines(err, PROGRESS_EVERY);
       Map<PollerKey, String> unavailable = new ConcurrentHashMap<>();
+      Map<String, CountingSink> sinks = new ConcurrentHashMap<>();
       AtomicBoolean deliveryFailed = new AtomicBoolean();
       WatukuyListener listener =
           new WatukuyListener() {
@@ -278,11 +278,16 @@ final class Cli {
                           + "; the events stay pending, retrying with backoff");
                 return;
               }
-              if (error == null) unavailable.remove(report.key());
+              // Its recovery is a line too, once, as its outage was (the engine's own line about
+              // it is --verbose only).
+              if (error == null && unavailable.remove(report.key()) != null)
+                err.println(
+                    "watukuy: "
+                        + redact(Failures.who(report.key()) + ": " + sinkName(sinks, report.key()))
+                        + " recovered, delivering the pending events");
               if (error != null && !OutageLines.isStore(error)) failed(report.key(), error);
             }
           };
-      Map<String, CountingSink> sinks = new LinkedHashMap<>();
       Supplier<Session> open =
           () ->
               new Session(
@@ -327,9 +332,13 @@ final class Cli {
         if (newStore) err.println("watukuy: new store " + storeText(cfg.store()));
         try {
           // A sink that can never work (bad credentials, a missing topic) is a config error at
-          // start (exit 2, thrown on); one that cannot be reached now is reported here.
+          // start (exit 2, thrown on); one that cannot be reached now is reported here. Each sink
+          // that failed is one line: the others come suppressed by the one thrown.
           s.engine.openSinks();
-        } catch (HandlerUnavailableException e) {
+        } catch (ConfigException | HandlerUnavailableException e) {
+          for (Throwable other : e.getSuppressed())
+            err.println("watukuy: " + redact(other.getMessage()) + sinkOutcome(other));
+          if (e instanceof ConfigException) throw e;
           if (once) {
             err.println("watukuy: " + redact(e.getMessage()) + "; the events stay pending");
             if (verbose) e.printStackTrace(err);
@@ -345,6 +354,23 @@ final class Cli {
         // An event a sink or output refused (retried or parked) is a failed run for cron.
         return deliveryFailed.get() ? Main.FAILED : code;
       }
+    }
+
+    /** {@code sink NAME} of a key's poller, or {@code destination} when it has none. */
+    private static String sinkName(Map<String, CountingSink> sinks, PollerKey key) {
+      CountingSink s = sinks.get(key.poller());
+      return s == null ? "destination" : "sink " + s.sink().name();
+    }
+
+    /**
+     * What happens after a sink failed to open, for its line: nothing for one that can never work
+     * (the command exits 2), else that its events wait.
+     */
+    private String sinkOutcome(Throwable failure) {
+      if (failure instanceof ConfigException) return "";
+      return once
+          ? "; the events stay pending"
+          : "; running on, the sink is opened again before its first batch";
     }
 
     /** The standard-output and file sinks of the pollers that run, each once. */
