@@ -136,6 +136,15 @@ final class Cli {
     return ConfigReader.read(file, env, found -> redaction = Watukuy.redaction(found));
   }
 
+  /**
+   * {@link #load} for a command that never makes a sink: the sinks' {@code ${NAME}} and {@code
+   * ${file:PATH}} may be missing ({@link ConfigReader#readWithoutSinkSecrets}).
+   */
+  CliConfig loadWithoutSinks(Path file) {
+    return ConfigReader.readWithoutSinkSecrets(
+        file, env, found -> redaction = Watukuy.redaction(found));
+  }
+
   static StateStore open(StoreSpec spec) {
     return Stores.open(spec);
   }
@@ -638,7 +647,7 @@ final class Cli {
             "watukuy migrate: give CONFIG or --store URI" + (config == null ? "" : ", not both"));
         return Main.USAGE;
       }
-      StoreSpec spec = store != null ? StoreUris.parse(store) : load(config).store();
+      StoreSpec spec = store != null ? StoreUris.parse(store) : loadWithoutSinks(config).store();
       if (spec.sqlitePath() != null
           && !Files.isDirectory(spec.sqlitePath().toAbsolutePath().getParent())) {
         throw new ConfigException(
@@ -692,11 +701,15 @@ final class Cli {
         throw OperationCommands.usage(
             spec,
             config == null ? "give CONFIG or --store URI" : "give CONFIG or --store URI, not both");
-      try (Session s =
-          config != null ? new Session(load(config)) : OperationCommands.storeSession(store)) {
+      CliConfig cfg = config != null ? loadWithoutSinks(config) : null;
+      try (Session s = cfg != null ? new Session(cfg) : OperationCommands.storeSession(store)) {
         Inspection ins = s.engine.inspect();
+        // The sinks from the config, never made: a sink's secrets are not needed here.
+        List<SinkLines.Row> sinkRows =
+            cfg == null ? List.of() : SinkLines.rows(cfg, ins, Cli.this::redact);
         if (json) {
-          out.println(redact(ins.toJson()));
+          out.println(
+              redact(cfg == null ? ins.toJson() : SinkLines.withSinks(ins.toJson(), sinkRows)));
           return Main.OK;
         }
         // Durations in human units here; --json keeps the machine values (lagMs, ISO instants).
@@ -734,6 +747,7 @@ final class Cli {
                     ? " (confirmed: the next complete listing emits them)"
                     : "; watukuy confirm-deletes releases them");
         }
+        if (!sinkRows.isEmpty()) SinkLines.print(out, sinkRows, ins.at());
         return Main.OK;
       }
     }
