@@ -90,8 +90,9 @@ public final class NatsSink implements Sink {
    * Connects, then finds the stream and checks that it captures the template's subjects, or creates
    * it (file storage, {@code duplicateWindow}) when it is missing and {@code createStream} is on.
    *
-   * @throws io.watukuy.ConfigException when the stream is missing and {@code createStream} is
-   *     false, when it does not capture the subjects, or when the server refuses to create it
+   * @throws io.watukuy.ConfigException when the server refuses the token or credentials, when the
+   *     stream is missing and {@code createStream} is false, when it does not capture the subjects,
+   *     or when the server refuses to create it
    * @throws IOException when the server cannot be reached (the message redacted): retried
    * @throws InterruptedException when interrupted while connecting
    */
@@ -127,8 +128,26 @@ public final class NatsSink implements Sink {
     try {
       return Nats.connect(options.build());
     } catch (IOException e) {
-      throw redacted(e);
+      IOException clean = redacted(e);
+      // Waiting never makes the server take a token it refused: a config error, not an outage.
+      if (authenticationRefused(e))
+        throw new io.watukuy.ConfigException(
+            name
+                + " cannot start: the server refused the credentials (token or credentials): "
+                + clean.getMessage());
+      throw clean;
     }
+  }
+
+  /** Whether the server refused the connection's credentials (an authorization violation). */
+  static boolean authenticationRefused(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof io.nats.client.AuthenticationException) return true;
+      String m = String.valueOf(t.getMessage()).toLowerCase(java.util.Locale.ROOT);
+      if (m.contains("authorization violation") || m.contains("authentication")) return true;
+      if (t.getCause() == t) break;
+    }
+    return false;
   }
 
   private IOException redacted(IOException e) {
