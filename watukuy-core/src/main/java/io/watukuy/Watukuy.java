@@ -402,7 +402,10 @@ public interface Watukuy extends AutoCloseable {
    * Opens every sink attached with {@link Builder#sink} that is not open yet ({@link
    * io.watukuy.sink.Sink#open()}), so that a sink that can never work is found at start rather than
    * at the first batch. Without this call each sink is opened before its first batch, and opened
-   * again at a later cycle until that succeeds. Idempotent.
+   * again at a later cycle until that succeeds. Idempotent. Every sink is tried; when several fail,
+   * one exception is thrown and the others are {@linkplain Throwable#getSuppressed() suppressed} by
+   * it, so each can be reported: a {@link ConfigException} when any sink can never work, else the
+   * first failure.
    *
    * @throws ConfigException when a sink can never work as configured; the message names it
    * @throws HandlerUnavailableException when a sink's destination cannot be reached now (the engine

@@ -24,7 +24,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -137,6 +136,15 @@ final class Cli {
     return ConfigReader.read(file, env, found -> redaction = Watukuy.redaction(found));
   }
 
+  /**
+   * {@link #load} for a command that never makes a sink: the sinks' {@code ${NAME}} and {@code
+   * ${file:PATH}} may be missing ({@link ConfigReader#readWithoutSinkSecrets}).
+   */
+  CliConfig loadWithoutSinks(Path file) {
+    return ConfigReader.readWithoutSinkSecrets(
+        file, env, found -> redaction = Watukuy.redaction(found));
+  }
+
   static StateStore open(StoreSpec spec) {
     return Stores.open(spec);
   }
@@ -223,6 +231,7 @@ final class Cli {
       OutageLines outages = new OutageLines();
       ProgressLines progress = new ProgressLines(err, PROGRESS_EVERY);
       Map<PollerKey, String> unavailable = new ConcurrentHashMap<>();
+      Map<String, CountingSink> sinks = new ConcurrentHashMap<>();
       AtomicBoolean deliveryFailed = new AtomicBoolean();
       WatukuyListener listener =
           new WatukuyListener() {
@@ -278,11 +287,16 @@ final class Cli {
                           + "; the events stay pending, retrying with backoff");
                 return;
               }
-              if (error == null) unavailable.remove(report.key());
+              // Its recovery is a line too, once, as its outage was (the engine's own line about
+              // it is --verbose only).
+              if (error == null && unavailable.remove(report.key()) != null)
+                err.println(
+                    "watukuy: "
+                        + redact(Failures.who(report.key()) + ": " + sinkName(sinks, report.key()))
+                        + " recovered, delivering the pending events");
               if (error != null && !OutageLines.isStore(error)) failed(report.key(), error);
             }
           };
-      Map<String, CountingSink> sinks = new LinkedHashMap<>();
       Supplier<Session> open =
           () ->
               new Session(
@@ -327,9 +341,13 @@ final class Cli {
         if (newStore) err.println("watukuy: new store " + storeText(cfg.store()));
         try {
           // A sink that can never work (bad credentials, a missing topic) is a config error at
-          // start (exit 2, thrown on); one that cannot be reached now is reported here.
+          // start (exit 2, thrown on); one that cannot be reached now is reported here. Each sink
+          // that failed is one line: the others come suppressed by the one thrown.
           s.engine.openSinks();
-        } catch (HandlerUnavailableException e) {
+        } catch (ConfigException | HandlerUnavailableException e) {
+          for (Throwable other : e.getSuppressed())
+            err.println("watukuy: " + redact(other.getMessage()) + sinkOutcome(other));
+          if (e instanceof ConfigException) throw e;
           if (once) {
             err.println("watukuy: " + redact(e.getMessage()) + "; the events stay pending");
             if (verbose) e.printStackTrace(err);
@@ -345,6 +363,23 @@ final class Cli {
         // An event a sink or output refused (retried or parked) is a failed run for cron.
         return deliveryFailed.get() ? Main.FAILED : code;
       }
+    }
+
+    /** {@code sink NAME} of a key's poller, or {@code destination} when it has none. */
+    private static String sinkName(Map<String, CountingSink> sinks, PollerKey key) {
+      CountingSink s = sinks.get(key.poller());
+      return s == null ? "destination" : "sink " + s.sink().name();
+    }
+
+    /**
+     * What happens after a sink failed to open, for its line: nothing for one that can never work
+     * (the command exits 2), else that its events wait.
+     */
+    private String sinkOutcome(Throwable failure) {
+      if (failure instanceof ConfigException) return "";
+      return once
+          ? "; the events stay pending"
+          : "; running on, the sink is opened again before its first batch";
     }
 
     /** The standard-output and file sinks of the pollers that run, each once. */
@@ -612,7 +647,7 @@ final class Cli {
             "watukuy migrate: give CONFIG or --store URI" + (config == null ? "" : ", not both"));
         return Main.USAGE;
       }
-      StoreSpec spec = store != null ? StoreUris.parse(store) : load(config).store();
+      StoreSpec spec = store != null ? StoreUris.parse(store) : loadWithoutSinks(config).store();
       if (spec.sqlitePath() != null
           && !Files.isDirectory(spec.sqlitePath().toAbsolutePath().getParent())) {
         throw new ConfigException(
@@ -666,11 +701,15 @@ final class Cli {
         throw OperationCommands.usage(
             spec,
             config == null ? "give CONFIG or --store URI" : "give CONFIG or --store URI, not both");
-      try (Session s =
-          config != null ? new Session(load(config)) : OperationCommands.storeSession(store)) {
+      CliConfig cfg = config != null ? loadWithoutSinks(config) : null;
+      try (Session s = cfg != null ? new Session(cfg) : OperationCommands.storeSession(store)) {
         Inspection ins = s.engine.inspect();
+        // The sinks from the config, never made: a sink's secrets are not needed here.
+        List<SinkLines.Row> sinkRows =
+            cfg == null ? List.of() : SinkLines.rows(cfg, ins, Cli.this::redact);
         if (json) {
-          out.println(redact(ins.toJson()));
+          out.println(
+              redact(cfg == null ? ins.toJson() : SinkLines.withSinks(ins.toJson(), sinkRows)));
           return Main.OK;
         }
         // Durations in human units here; --json keeps the machine values (lagMs, ISO instants).
@@ -708,6 +747,7 @@ final class Cli {
                     ? " (confirmed: the next complete listing emits them)"
                     : "; watukuy confirm-deletes releases them");
         }
+        if (!sinkRows.isEmpty()) SinkLines.print(out, sinkRows, ins.at());
         return Main.OK;
       }
     }

@@ -70,6 +70,9 @@ final class ConfigReader {
   private final Set<String> secrets = new LinkedHashSet<>();
   // Each secret's variable: a config error names ${NAME} where it would quote the value.
   private final Map<String, String> variables = new LinkedHashMap<>();
+  // For commands that never make a sink (inspect, migrate, the operations): a sink section's
+  // ${NAME} or ${file:PATH} that is not there stays as written instead of failing the command.
+  private boolean sinkSecretsOptional;
 
   /** The config's folder: relative paths in it ({@code schema: file}) are resolved there. */
   private @Nullable Path dir;
@@ -103,6 +106,28 @@ final class ConfigReader {
    */
   static CliConfig read(
       Path path, Function<String, @Nullable String> env, Consumer<Set<String>> found) {
+    return read(path, env, found, false);
+  }
+
+  /**
+   * Reads {@code path} for a command that never makes a sink ({@code inspect}, {@code migrate}, the
+   * operations): a sink section's {@code ${NAME}} whose variable is not set, or {@code
+   * ${file:PATH}} whose file does not exist, stays as written, so these commands run where the
+   * sinks' secrets are not given (docs/config.md, "A poller"). Everything else is read and checked
+   * as {@link #read(Path, Function, Consumer)} does.
+   *
+   * @throws ConfigException for a missing file or any invalid setting
+   */
+  static CliConfig readWithoutSinkSecrets(
+      Path path, Function<String, @Nullable String> env, Consumer<Set<String>> found) {
+    return read(path, env, found, true);
+  }
+
+  private static CliConfig read(
+      Path path,
+      Function<String, @Nullable String> env,
+      Consumer<Set<String>> found,
+      boolean sinkSecretsOptional) {
     String file = path.toString();
     String text;
     try {
@@ -114,6 +139,7 @@ final class ConfigReader {
     }
     Path dir = path.toAbsolutePath().getParent();
     ConfigReader reader = new ConfigReader(YamlTree.parse(text, file), file, env);
+    reader.sinkSecretsOptional = sinkSecretsOptional;
     try {
       return reader.config(dir);
     } catch (ConfigException e) {
@@ -529,14 +555,22 @@ final class ConfigReader {
      */
     String envString() {
       if (!node.isValueNode() || node.isNull()) throw error("must be a string");
-      return substitute(node.asText());
+      return substitute(node.asText(), false);
     }
 
-    private String substitute(String text) {
+    /**
+     * {@code text} with {@code ${NAME}} replaced; with {@code optional}, an unset variable stays as
+     * written.
+     */
+    private String substitute(String text, boolean optional) {
       Matcher m = ENV.matcher(text);
       StringBuilder b = new StringBuilder();
       while (m.find()) {
         String value = env.apply(m.group(1));
+        if (value == null && optional) {
+          m.appendReplacement(b, Matcher.quoteReplacement(m.group()));
+          continue;
+        }
         if (value == null) throw error("environment variable " + m.group(1) + " is not set");
         if (looksSecret(m.group(1), value)) {
           secrets.add(value);
@@ -590,6 +624,10 @@ final class ConfigReader {
       Matcher m = FILE_REF.matcher(text);
       StringBuilder b = new StringBuilder();
       while (m.find()) {
+        if (sinkSecretsOptional && !Files.exists(dir.resolve(m.group(1)).normalize())) {
+          m.appendReplacement(b, Matcher.quoteReplacement(m.group()));
+          continue;
+        }
         String value = fileContent(m.group(1));
         if (!value.isEmpty()) {
           secrets.add(value);
@@ -598,7 +636,7 @@ final class ConfigReader {
         m.appendReplacement(b, Matcher.quoteReplacement(value));
       }
       m.appendTail(b);
-      return substitute(b.toString());
+      return substitute(b.toString(), sinkSecretsOptional);
     }
 
     /** The content of {@code ${file:PATH}}; an error names the path, never the content. */

@@ -200,7 +200,8 @@ final class OperationCommands {
       if (args.size() < 2)
         throw usage(spec, "give CONFIG NAME" + (needsConfig ? "" : ", or --store URI NAME"));
       if (!rest && args.size() > 2) throw usage(spec, "unexpected argument '" + args.get(2) + "'");
-      CliConfig cfg = cli.load(Path.of(args.get(0)));
+      // None of these makes a sink: the sinks' secrets need not be set.
+      CliConfig cfg = cli.loadWithoutSinks(Path.of(args.get(0)));
       String name = args.get(1);
       if (cfg.pollers().stream().noneMatch(p -> p.name().equals(name))) {
         throw new ConfigException(name + ": " + cfg.file() + " has no such poller");

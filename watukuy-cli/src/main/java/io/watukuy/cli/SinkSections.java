@@ -1,6 +1,7 @@
 package io.watukuy.cli;
 
 import io.watukuy.ConfigException;
+import io.watukuy.PollerKey;
 import io.watukuy.cli.CliConfig.PollerSpec;
 import io.watukuy.cli.CliConfig.SinkSpec;
 import io.watukuy.sink.EventFormat;
@@ -9,8 +10,10 @@ import io.watukuy.sink.SinkConfig;
 import io.watukuy.sink.SinkProvider;
 import io.watukuy.spi.StateStore;
 import java.io.PrintStream;
+import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.TreeMap;
@@ -74,7 +77,7 @@ final class SinkSections {
       } else {
         sink = made.get(section);
         if (sink == null) {
-          sink = new CountingSink(create(section, cfg, store, providers, out));
+          sink = new CountingSink(create(section, cfg, store, providers, out, keys(cfg, section)));
           made.put(section, sink);
         }
       }
@@ -83,14 +86,31 @@ final class SinkSections {
     return byPoller;
   }
 
+  /**
+   * The keys whose events {@code section} receives: each poller using it with each partition (one
+   * key with the empty partition without partitions), so each destination name is checked now.
+   */
+  private static List<PollerKey> keys(CliConfig cfg, SinkSpec section) {
+    List<PollerKey> keys = new ArrayList<>();
+    for (PollerSpec p : cfg.pollers()) {
+      SinkSpec used = p.sink() != null ? p.sink() : cfg.sink();
+      if (used != section) continue;
+      if (p.partitions().isEmpty()) keys.add(PollerKey.of(p.name(), ""));
+      for (String partition : p.partitions()) keys.add(PollerKey.of(p.name(), partition));
+    }
+    return keys;
+  }
+
   private static Sink create(
       SinkSpec spec,
       CliConfig cfg,
       @Nullable StateStore store,
       Map<String, SinkProvider> providers,
-      PrintStream out) {
+      PrintStream out,
+      List<PollerKey> keys) {
     SinkConfig config =
-        SinkConfig.of(spec.node(), spec.pointer(), spec.label(), cfg.dir(), spec.where());
+        SinkConfig.of(spec.node(), spec.pointer(), spec.label(), cfg.dir(), spec.where())
+            .withKeys(keys);
     if (store != null) config = config.withStore(store);
     String type = config.type();
     SinkProvider provider = providers.get(type);

@@ -105,7 +105,12 @@ final class StatusLines {
   static String lastError(KeyInspection k, Instant now, UnaryOperator<String> redact) {
     ScheduleState.LastError e = k.lastError();
     if (e == null) return "-";
-    boolean since = k.lastSuccessAt() != null && k.lastSuccessAt().isAfter(e.at());
+    // A poll that succeeded after a delivery failure says nothing of the delivery: that error is
+    // cleared once events are delivered again, so while it shows, delivery has not recovered.
+    boolean since =
+        k.lastSuccessAt() != null
+            && k.lastSuccessAt().isAfter(e.at())
+            && !e.name().equals(SinkLines.DELIVERY_FAILURE);
     return ago(e.at(), now)
         + (since ? " (succeeded since)" : "")
         + ": "

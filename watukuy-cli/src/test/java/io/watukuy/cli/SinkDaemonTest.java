@@ -13,8 +13,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A daemon whose sink cannot be reached at start (docs/sinks.md, "Configuration"; issue 18, §7): it
  * says so in one line and keeps running, the events wait in the store, and the sink is opened again
- * with backoff until it works; then every event arrives. In a JVM of its own, stopped by SIGTERM;
- * {@link ProbeSinkProvider} stands in for a sink module, reachable once a file exists.
+ * with backoff until it works; then every event arrives, and the recovery is one line too. In a JVM
+ * of its own, stopped by SIGTERM; {@link ProbeSinkProvider} stands in for a sink module, reachable
+ * once a file exists.
  */
 class SinkDaemonTest {
   @TempDir Path dir;
@@ -86,6 +87,17 @@ class SinkDaemonTest {
                   + " sink is opened again before its first batch");
       // One line when the key's delivery starts failing, not one per retry.
       assertThat(stderr).filteredOn(l -> l.contains("retrying with backoff")).hasSize(1);
+      // And one when it recovers, without --verbose, after the failing one.
+      String recovered =
+          "watukuy: poller items: sink probe d recovered, delivering the pending events";
+      assertThat(stderr).filteredOn(recovered::equals).hasSize(1);
+      assertThat(stderr.indexOf(recovered))
+          .isGreaterThan(
+              stderr.indexOf(
+                  stderr.stream()
+                      .filter(l -> l.contains("retrying with backoff"))
+                      .findFirst()
+                      .orElseThrow()));
       assertThat(stderr.get(stderr.size() - 1)).isEqualTo("watukuy: stopped, 2 events delivered");
     }
   }

@@ -231,6 +231,54 @@ class SinkSectionsTest {
   }
 
   @Test
+  void everySinkThatFailsToOpenIsOneLineNamingItThenTheCommandActsAsBefore() throws IOException {
+    String top = id("top-down");
+    String own = id("own-down");
+    String never = id("never");
+    String twoDown =
+        config(
+            "sink: { type: probe, id: " + top + ", open: unreachable }\n",
+            "",
+            "sink: { type: probe, id: " + own + ", open: unreachable }",
+            "");
+
+    CliRun run = CliRun.of("run", twoDown, "--once");
+
+    assertThat(run.exit()).as(run.stderr()).isEqualTo(Main.FAILED);
+    assertThat(CliRun.withoutNewStore(run.stderr()).lines())
+        .containsExactlyInAnyOrder(
+            "watukuy: sink probe "
+                + top
+                + " cannot start: connection refused to probe:null; the events stay pending",
+            "watukuy: sink probe "
+                + own
+                + " cannot start: connection refused to probe:null; the events stay pending");
+
+    String oneNever =
+        config(
+            "sink: { type: probe, id: " + top + ", open: unreachable }\n",
+            "sink: { type: probe, id: " + never + ", open: config }",
+            "sink: { type: probe, id: " + own + ", open: unreachable }",
+            "");
+    CliRun withConfig = CliRun.of("run", oneNever, "--once");
+
+    // One sink can never work: exit 2, its line last, and the two unreachable ones said too.
+    assertThat(withConfig.exit()).isEqualTo(Main.USAGE);
+    List<String> lines = CliRun.withoutNewStore(withConfig.stderr()).lines().toList();
+    assertThat(lines).hasSize(3);
+    assertThat(lines.subList(0, 2))
+        .containsExactlyInAnyOrder(
+            "watukuy: sink probe "
+                + top
+                + " cannot start: connection refused to probe:null; the events stay pending",
+            "watukuy: sink probe "
+                + own
+                + " cannot start: connection refused to probe:null; the events stay pending");
+    assertThat(lines.get(2)).isEqualTo("watukuy: sink probe " + never + ": credentials refused");
+    assertThat(vendor.requests.get()).isZero();
+  }
+
+  @Test
   void anUnreachableSinkExitsOneWithOnceAndTheEventsComeWhenItIsBack() throws IOException {
     String probe = id("unreachable");
     String down =

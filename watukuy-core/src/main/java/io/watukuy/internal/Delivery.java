@@ -63,6 +63,13 @@ final class Delivery {
   volatile FreshEvents fresh = FreshEvents.NONE;
 
   int delivered;
+
+  /**
+   * The last counted failure of an event in this cycle (retried or parked), for {@code lastError}:
+   * {@code inspect} shows why events wait while a sink refuses them (docs/operations.md, "Health").
+   */
+  volatile @Nullable String failure;
+
   int parked;
   boolean halted;
   @Nullable Instant earliestRetry;

@@ -124,6 +124,15 @@ final class Failures {
           row.sequence(),
           attempt,
           Errors.message(failure, d.redactor));
+      d.failure =
+          "event "
+              + row.eventId()
+              + " (sequence "
+              + row.sequence()
+              + ") parked after "
+              + attempt
+              + " attempts: "
+              + Errors.message(failure, d.redactor);
       listener.onDeliveryFailed(d.key, row.eventId(), row.sequence(), attempt, null, failure);
       listener.onParked(d.key, parked);
       if (hold) d.blocked.add(row.orderingKey());
@@ -144,6 +153,17 @@ final class Failures {
         attempt,
         next,
         Errors.message(failure, d.redactor));
+    d.failure =
+        "event "
+            + row.eventId()
+            + " (sequence "
+            + row.sequence()
+            + ") attempt "
+            + attempt
+            + " failed, retried at "
+            + next
+            + ": "
+            + Errors.message(failure, d.redactor);
     listener.onDeliveryFailed(d.key, row.eventId(), row.sequence(), attempt, next, failure);
     d.blocked.add(row.orderingKey());
     d.retryAt(next);

@@ -3,6 +3,7 @@ package io.watukuy.internal;
 import io.watukuy.BudgetTimeoutException;
 import io.watukuy.Cursors;
 import io.watukuy.Fetcher;
+import io.watukuy.HandlerUnavailableException;
 import io.watukuy.KeyReport;
 import io.watukuy.KeyReport.Outcome;
 import io.watukuy.Lane;
@@ -359,6 +360,8 @@ final class KeyRunner {
     if (run.delivery != null && run.delivery.unavailable != null)
       next =
           next.withLastError(ScheduleMachine.lastError(run.delivery.unavailable, cx.time().now()));
+    else if (run.delivery != null && !run.delivery.halted)
+      next = deliveryError(run.delivery, next); // a poison halt names itself
     next = redacted(next);
     announce(run.key, schedule, next);
     // What the store holds now, as far as this run wrote it: the schedule it read, or the one its
@@ -385,6 +388,26 @@ final class KeyRunner {
         new StatePatch(Map.copyOf(run.cursors), next, null, null),
         cx.time().now());
     expect(run.key, next, nextAttention(next, now));
+    return next;
+  }
+
+  /**
+   * {@code lastError} after a cycle's delivery: an event the handler refused (retried or parked) is
+   * named, so that {@code inspect} and monitoring see why events wait; a cycle that delivered
+   * events and had no such failure clears a delivery error (a refusal or an unavailable
+   * destination) recorded before. Fetch errors are left as they are.
+   */
+  private ScheduleState deliveryError(Delivery d, ScheduleState next) {
+    String failure = d.failure;
+    if (failure != null)
+      return next.withLastError(
+          new ScheduleState.LastError(ScheduleMachine.DELIVERY_FAILURE, failure, cx.time().now()));
+    ScheduleState.LastError last = next.lastError();
+    if (d.delivered > 0
+        && last != null
+        && (last.name().equals(ScheduleMachine.DELIVERY_FAILURE)
+            || last.name().equals(HandlerUnavailableException.class.getSimpleName())))
+      return next.withLastError(null);
     return next;
   }
 

@@ -88,6 +88,13 @@ final class ScheduleMachine {
   /** {@code lastError.name} after a poison halt (docs/architecture.md, "Poison halt"). */
   public static final String POISON_HALT = "PoisonHalt";
 
+  /**
+   * {@code lastError.name} while a handler or sink refuses events: an event's attempt failed and is
+   * retried, or it was parked (docs/operations.md, "Health"). Cleared by a cycle that delivers
+   * events without such a failure.
+   */
+  public static final String DELIVERY_FAILURE = "DeliveryFailure";
+
   /** {@code lastError.message} after a poison halt. */
   static final String POISON_HALT_MESSAGE = "a poison event halted the key";
 

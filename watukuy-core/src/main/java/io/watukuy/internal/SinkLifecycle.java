@@ -29,22 +29,32 @@ final class SinkLifecycle {
     return sinks.computeIfAbsent(sink, Opened::new);
   }
 
-  /** Opens each sink not open yet; the first failure is thrown, the others are tried first. */
+  /**
+   * Opens each sink not open yet, every one tried. One failure is thrown with the others suppressed
+   * by it, so a caller can report each sink that failed: the first {@link ConfigException} when a
+   * sink can never work (the others wait for nothing), else the first failure.
+   */
   void openAll() {
     List<Opened> all;
     synchronized (this) {
       all = new ArrayList<>(sinks.values());
     }
-    RuntimeException first = null;
+    List<RuntimeException> failures = new ArrayList<>();
     for (Opened o : all) {
       try {
         o.ensureOpen();
       } catch (RuntimeException e) {
-        if (first == null) first = e;
-        else first.addSuppressed(e);
+        failures.add(e);
       }
     }
-    if (first != null) throw first;
+    if (failures.isEmpty()) return;
+    RuntimeException thrown =
+        failures.stream()
+            .filter(ConfigException.class::isInstance)
+            .findFirst()
+            .orElse(failures.get(0));
+    for (RuntimeException e : failures) if (e != thrown) thrown.addSuppressed(e);
+    throw thrown;
   }
 
   /** Closes every sink that was opened; a failure is logged, not thrown. */

@@ -73,6 +73,18 @@ public final class Destination {
   }
 
   /**
+   * Whether the template holds a placeholder.
+   *
+   * @param variable {@code source} or {@code partition}
+   * @return true when {@code {{variable}}} appears
+   */
+  public boolean uses(String variable) {
+    Matcher m = PLACEHOLDER.matcher(template);
+    while (m.find()) if (m.group(1).equals(variable)) return true;
+    return false;
+  }
+
+  /**
    * Whether the name is the same for every key.
    *
    * @return true when the template has no placeholder

@@ -3,6 +3,7 @@ package io.watukuy.sink;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import io.watukuy.ConfigException;
+import io.watukuy.PollerKey;
 import io.watukuy.internal.Json;
 import io.watukuy.spi.StateStore;
 import java.nio.file.Path;
@@ -37,6 +38,7 @@ public final class SinkConfig {
   private final Path base;
   private final Function<String, String> where;
   private final @Nullable StateStore store;
+  private final List<PollerKey> keys;
 
   private SinkConfig(
       JsonNode node,
@@ -44,13 +46,37 @@ public final class SinkConfig {
       String label,
       Path base,
       Function<String, String> where,
-      @Nullable StateStore store) {
+      @Nullable StateStore store,
+      List<PollerKey> keys) {
     this.node = node;
     this.pointer = pointer;
     this.label = label;
     this.base = base;
     this.where = where;
     this.store = store;
+    this.keys = keys;
+  }
+
+  /**
+   * This section with the keys whose events it will receive, so that {@link #destination(String,
+   * String, Function)} checks each key's destination name now, when the config is read, rather than
+   * at the key's first batch (docs/sinks.md, "Configuration").
+   *
+   * @param keys each poller that uses the section with each of its partitions; a poller without
+   *     partitions as one key with the empty partition
+   * @return a copy that knows the keys
+   */
+  public SinkConfig withKeys(List<PollerKey> keys) {
+    return new SinkConfig(node, pointer, label, base, where, store, List.copyOf(keys));
+  }
+
+  /**
+   * The keys given with {@link #withKeys}.
+   *
+   * @return the keys; empty when the caller gave none (a sink built in Java)
+   */
+  public List<PollerKey> keys() {
+    return keys;
   }
 
   /**
@@ -61,7 +87,7 @@ public final class SinkConfig {
    * @return a copy that knows the store
    */
   public SinkConfig withStore(StateStore store) {
-    return new SinkConfig(node, pointer, label, base, where, store);
+    return new SinkConfig(node, pointer, label, base, where, store, keys);
   }
 
   /**
@@ -98,7 +124,7 @@ public final class SinkConfig {
    */
   public static SinkConfig of(
       JsonNode node, String pointer, String label, Path base, Function<String, String> where) {
-    return new SinkConfig(node, pointer, label, base, where, null);
+    return new SinkConfig(node, pointer, label, base, where, null, List.of());
   }
 
   /**
@@ -298,7 +324,8 @@ public final class SinkConfig {
    */
   public SinkConfig child(String key) {
     JsonNode v = node.has(key) ? node.get(key) : MissingNode.getInstance();
-    return new SinkConfig(v, pointer + "/" + escape(key), label + "." + key, base, where, store);
+    return new SinkConfig(
+        v, pointer + "/" + escape(key), label + "." + key, base, where, store, keys);
   }
 
   /**
@@ -310,12 +337,68 @@ public final class SinkConfig {
    * @throws ConfigException when missing, empty or using another placeholder
    */
   public Destination destination(String key, String what) {
+    return destination(key, what, rendered -> null);
+  }
+
+  /**
+   * A destination name with {@code {{source}}} and {@code {{partition}}}, rendered for each key of
+   * {@link #keys()} and checked against the destination's own rule: a name that only a poller's
+   * name or partition makes invalid is a config error naming that poller, not a failure at its
+   * first batch. {@code {{partition}}} for a poller without partitions is refused too: it would
+   * render empty.
+   *
+   * @param key the key
+   * @param what what it names, for the message when missing
+   * @param problem the destination's rule: why a rendered name is not valid, or null when it is
+   * @return the destination
+   * @throws ConfigException when missing, empty, using another placeholder, using {@code
+   *     {{partition}}} for a poller without partitions, or rendering a name {@code problem} refuses
+   *     for some key
+   */
+  public Destination destination(
+      String key, String what, Function<String, @Nullable String> problem) {
     String text = required(key, what);
+    Destination d;
     try {
-      return Destination.parse(text);
+      d = Destination.parse(text);
     } catch (IllegalArgumentException e) {
       throw error(key, e.getMessage());
     }
+    if (d.isConstant()) {
+      // The same name for every key, known keys or not.
+      String why = problem.apply(text);
+      if (why != null) throw error(key, "'" + text + "' is invalid: " + why);
+      return d;
+    }
+    for (PollerKey k : keys) {
+      if (k.partition().isEmpty() && d.uses("partition"))
+        throw error(
+            key,
+            "'"
+                + text
+                + "' uses {{partition}}, but poller "
+                + k.poller()
+                + " has no partitions (it would render empty): remove it, or give that poller a"
+                + " sink: of its own");
+      String rendered = d.render(k);
+      String why = problem.apply(rendered);
+      if (why != null)
+        throw error(
+            key,
+            "'"
+                + text
+                + "' renders '"
+                + rendered
+                + "' for "
+                + who(k)
+                + ", which is invalid: "
+                + why);
+    }
+    return d;
+  }
+
+  private static String who(PollerKey k) {
+    return "poller " + k.poller() + (k.partition().isEmpty() ? "" : " partition " + k.partition());
   }
 
   /**

@@ -7,8 +7,15 @@ import java.util.regex.Pattern;
 
 /** Tells a database being unreachable or busy from an event or setting it refuses. */
 final class SqlFailures {
+  // A value after "password:" or "password=", but not MySQL's and MariaDB's "(using password:
+  // YES)", which says whether one was sent: taken for a secret it ate the end of the sentence.
   private static final Pattern SECRET =
-      Pattern.compile("(?i)((?:password|passwd|pwd|secret|token)\\s*[=:]\\s*)[^&;\\s,'\"]+");
+      Pattern.compile(
+          "(?i)((?:password|passwd|pwd|secret|token)\\s*"
+              + "(?:=|:(?!\\s*(?:YES|NO)\\)(?![^&;\\s,'\"])))\\s*)[^&;\\s,'\"]+");
+
+  // The password of a user:password@ part of a URL.
+  private static final Pattern USER_INFO = Pattern.compile("(//[^/@:]*:)[^/@]*@");
 
   private SqlFailures() {}
 
@@ -19,6 +26,9 @@ final class SqlFailures {
    * driver's transient and recoverable exceptions. The batch then stays pending (G1).
    */
   static boolean transientFailure(Throwable t) {
+    // Refused credentials never heal by waiting, though drivers report them as a connection
+    // failure (MariaDB: SQLNonTransientConnectionException): checked before anything else.
+    if (credentialsRefused(t)) return false;
     for (Throwable c = t; c != null; c = c.getCause()) {
       if (c instanceof SQLTransientException || c instanceof SQLRecoverableException) return true;
       if (c instanceof java.sql.SQLNonTransientConnectionException) return true;
@@ -35,6 +45,29 @@ final class SqlFailures {
       if (c instanceof java.io.IOException) return true;
     }
     return false;
+  }
+
+  /**
+   * Whether the database refused the user or password: SQLState class 28 (invalid authorization),
+   * or PostgreSQL's 28P01, anywhere in the cause chain.
+   */
+  static boolean credentialsRefused(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof java.sql.SQLInvalidAuthorizationSpecException) return true;
+      if (c instanceof SQLException e
+          && e.getSQLState() != null
+          && e.getSQLState().startsWith("28")) return true;
+      if (c.getCause() == c) break;
+    }
+    return false;
+  }
+
+  /**
+   * A JDBC URL as messages may show it: the password of a {@code user:password@} part and the
+   * values of credential-like parameters become {@code ***}.
+   */
+  static String redactedUrl(String url) {
+    return SECRET.matcher(USER_INFO.matcher(url).replaceAll("$1***@")).replaceAll("$1***");
   }
 
   /** The driver's message on one line, with credential-like values masked. */

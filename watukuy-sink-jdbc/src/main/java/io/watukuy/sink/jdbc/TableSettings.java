@@ -102,7 +102,19 @@ public record TableSettings(
    */
   static TableSettings of(SinkConfig config) {
     config.only(KEYS);
-    Destination table = config.destination("table", "the table to write to");
+    // Every poller's table name is checked now: the name is quoted and pasted into SQL.
+    Destination table =
+        config.destination(
+            "table",
+            "the table to write to",
+            rendered -> {
+              try {
+                TableName.parse(rendered);
+                return null;
+              } catch (IllegalArgumentException e) {
+                return e.getMessage();
+              }
+            });
     TableMode mode = choice(config, "mode", TableMode.class, TableMode.INSERT);
     OnConflict onConflict = choice(config, "onConflict", OnConflict.class, OnConflict.IGNORE);
     if (mode == TableMode.MIRROR && config.has("onConflict"))
@@ -119,6 +131,9 @@ public record TableSettings(
       }
     }
     boolean sameDatabase = config.bool("sameDatabase", false);
+    String url = config.string("url");
+    String noDriver = url == null ? null : noDriver(url);
+    if (noDriver != null) throw config.error("url", noDriver);
     try {
       return new TableSettings(
           config.string("url"),
@@ -135,6 +150,24 @@ public record TableSettings(
       int colon = message.indexOf(": ");
       if (colon < 0) throw config.error(message);
       throw config.error(message.substring(0, colon), message.substring(colon + 2));
+    }
+  }
+
+  /**
+   * Why no JDBC driver here takes {@code url}, or null when one does: a driver is on the class path
+   * or it is not, so this is a config error, never an outage to wait out.
+   *
+   * @return e.g. {@code 'jdbc:oracle:thin:@db:1521/x' has no JDBC driver here (jdbc:postgresql:,
+   *     jdbc:mariadb: and jdbc:sqlite: have one)}, the URL's credentials redacted
+   */
+  static @Nullable String noDriver(String url) {
+    try {
+      java.sql.DriverManager.getDriver(url);
+      return null;
+    } catch (java.sql.SQLException e) {
+      return "'"
+          + SqlFailures.redactedUrl(url)
+          + "' has no JDBC driver here (jdbc:postgresql:, jdbc:mariadb: and jdbc:sqlite: have one)";
     }
   }
 

@@ -125,6 +125,10 @@ public final class TableSink implements Sink {
                 + (store == null ? "none" : store.getClass().getSimpleName()));
       dialect = jdbc.withConnection("find the table sink's database", TableDialect::of);
     } else {
+      String url = Objects.requireNonNull(settings.url());
+      String noDriver = TableSettings.noDriver(url);
+      // Waiting never brings a driver: "No suitable driver" (SQLState 08001) is not an outage.
+      if (noDriver != null) throw new ConfigException(name + ": url " + noDriver);
       HikariConfig config = new HikariConfig();
       config.setJdbcUrl(settings.url());
       if (settings.user() != null) config.setUsername(settings.user());
@@ -143,6 +147,11 @@ public final class TableSink implements Sink {
       } catch (RuntimeException | SQLException e) {
         closePool();
         Throwable cause = e.getCause() != null ? e.getCause() : e;
+        if (SqlFailures.credentialsRefused(e))
+          throw new ConfigException(
+              name
+                  + " cannot start: the database refused the credentials (user, password): "
+                  + SqlFailures.describe(cause));
         if (cause instanceof SQLException sql && !SqlFailures.transientFailure(sql))
           throw new ConfigException(name + " cannot start: " + SqlFailures.describe(cause));
         // The driver's exception is not kept: its message or URL may carry the password.

@@ -54,9 +54,13 @@ public final class KafkaSinkProvider implements SinkProvider {
     config.only("bootstrap", "topic", "properties");
     String bootstrap =
         config.required("bootstrap", "the brokers' host:port list, e.g. 127.0.0.1:9092");
+    String badServer = Bootstrap.problem(bootstrap);
+    if (badServer != null) throw config.error("bootstrap", badServer);
+    // Each poller's topic is checked here (SinkConfig#keys), a stand-in below, the real one per
+    // batch.
     Destination topic =
-        config.destination("topic", "the topic, may use {{source}} and {{partition}}");
-    // A template is checked with stand-in values here, and with the real ones per batch.
+        config.destination(
+            "topic", "the topic, may use {{source}} and {{partition}}", TopicName::problem);
     String sample = topic.render(PollerKey.of("source", "partition"));
     String problem = TopicName.problem(sample);
     if (problem != null) throw config.error("topic", "'" + topic + "': " + problem);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.watukuy.ConfigException;
+import io.watukuy.PollerKey;
 import io.watukuy.sink.Sink;
 import io.watukuy.sink.SinkConfig;
 import io.watukuy.sink.SinkProvider;
@@ -57,6 +58,38 @@ class KafkaSinkProviderTest {
         .hasMessage(
             "sink.brokers: unknown key (expected one of bootstrap, format, properties, topic,"
                 + " type)");
+  }
+
+  @Test
+  void aBootstrapThatIsNotAHostPortListIsRefusedNamingTheKeyAndTheValue() {
+    assertThatThrownBy(() -> create(Map.of("bootstrap", 9092, "topic", "t")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "sink.bootstrap: '9092' is not a host:port list: '9092' needs a host and a port from 1"
+                + " to 65535, e.g. 127.0.0.1:9092");
+    assertThatThrownBy(() -> create(Map.of("bootstrap", "a:9092,b:99999", "topic", "t")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("sink.bootstrap: 'a:9092,b:99999' is not a host:port list");
+    assertThat(create(Map.of("bootstrap", "a:9092, b:9093", "topic", "t")).name())
+        .isEqualTo("kafka topic t");
+  }
+
+  @Test
+  void aTopicWithPartitionForAPollerWithoutPartitionsIsRefusedNamingThePoller() {
+    Map<String, Object> all = new LinkedHashMap<>();
+    all.put("type", "kafka");
+    all.put("bootstrap", "127.0.0.1:9092");
+    all.put("topic", "orders.{{partition}}");
+    SinkConfig section =
+        SinkConfig.of(all, Path.of("."))
+            .withKeys(List.of(PollerKey.of("orders", "eu"), PollerKey.of("refunds", "")));
+
+    assertThatThrownBy(() -> new KafkaSinkProvider().create(section))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "sink.topic: 'orders.{{partition}}' uses {{partition}}, but poller refunds has no"
+                + " partitions (it would render empty): remove it, or give that poller a sink: of"
+                + " its own");
   }
 
   @Test

@@ -140,8 +140,26 @@ public final class NatsSink implements Sink {
               + redacted(e).getMessage()
               + "); check token, user and password, or credentials");
     } catch (IOException e) {
-      throw redacted(e);
+      IOException clean = redacted(e);
+      // Waiting never makes the server take a token it refused: a config error, not an outage.
+      if (authenticationRefused(e))
+        throw new io.watukuy.ConfigException(
+            name
+                + " cannot start: the server refused the credentials (token or credentials): "
+                + clean.getMessage());
+      throw clean;
     }
+  }
+
+  /** Whether the server refused the connection's credentials (an authorization violation). */
+  static boolean authenticationRefused(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof io.nats.client.AuthenticationException) return true;
+      String m = String.valueOf(t.getMessage()).toLowerCase(java.util.Locale.ROOT);
+      if (m.contains("authorization violation") || m.contains("authentication")) return true;
+      if (t.getCause() == t) break;
+    }
+    return false;
   }
 
   private IOException redacted(IOException e) {

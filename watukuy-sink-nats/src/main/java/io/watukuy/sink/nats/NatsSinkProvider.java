@@ -6,6 +6,7 @@ import io.watukuy.sink.SinkConfig;
 import io.watukuy.sink.SinkProvider;
 import java.nio.file.Path;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Makes a {@link NatsSink} from {@code sink: {type: nats, ...}} (docs/sinks.md, "NATS JetStream").
@@ -60,6 +61,9 @@ public final class NatsSinkProvider implements SinkProvider {
             : Destination.parse(NatsSinkSettings.DEFAULT_SUBJECT);
     String problem = Subjects.checkTemplate(subject);
     if (problem != null) throw config.error("subject", problem);
+    // Then each poller's subject (SinkConfig#keys): its name or partition may break a token.
+    if (config.has("subject"))
+      config.destination("subject", "the subject to publish to", NatsSinkProvider::subject);
     String stream =
         config.has("stream")
             ? config.required("stream", "the JetStream stream")
@@ -100,5 +104,14 @@ public final class NatsSinkProvider implements SinkProvider {
     if (d == null || d.isZero())
       throw config.error(key, "'" + config.string(key) + "' must be longer than 0");
     return d;
+  }
+
+  /** Why a rendered subject is not one NATS accepts, or null. */
+  private static @Nullable String subject(String rendered) {
+    for (String token : rendered.split("\\.", -1)) {
+      String problem = Subjects.checkToken(token);
+      if (problem != null) return "subject '" + rendered + "' " + problem;
+    }
+    return null;
   }
 }

@@ -117,7 +117,7 @@ final class Subjects {
     return token.contains("{{");
   }
 
-  private static @Nullable String checkToken(String token) {
+  static @Nullable String checkToken(String token) {
     if (token.isEmpty()) return "has an empty token (two dots in a row, or a dot at an end)";
     for (int i = 0; i < token.length(); i++) {
       char c = token.charAt(i);

@@ -79,7 +79,13 @@ public record RabbitMqSettings(
       throw config.error("exchange", "is longer than 255 characters, the most AMQP allows");
     Destination routingKey =
         config.has("routingKey")
-            ? config.destination("routingKey", "the routing key")
+            ? config.destination(
+                "routingKey",
+                "the routing key",
+                rendered ->
+                    rendered.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 255
+                        ? "longer than the 255 bytes AMQP allows"
+                        : null)
             : Destination.parse("{{source}}");
     Duration timeout = config.duration("confirmTimeout", DEFAULT_CONFIRM_TIMEOUT);
     if (timeout == null || timeout.isZero())
