@@ -143,10 +143,12 @@ public final class NatsSink implements Sink {
       IOException clean = redacted(e);
       // Waiting never makes the server take a token it refused: a config error, not an outage.
       if (authenticationRefused(e))
-        throw new io.watukuy.ConfigException(
-            name
-                + " cannot start: the server refused the credentials (token or credentials): "
-                + clean.getMessage());
+        throw new ConfigException(
+            "sink "
+                + name
+                + ": the server refused the credentials ("
+                + clean.getMessage()
+                + "); check token, user and password, or credentials");
       throw clean;
     }
   }
