@@ -137,7 +137,8 @@ record CliConfig(
   /**
    * {@code hasMore} is a pointer, or {@code nonEmpty} (then {@code hasMore} is null); {@code next}
    * is a token pointer in the body, or, with {@code nextLink}, the {@code Link rel="next"} header
-   * (then {@code next} and {@code hasMore} are null).
+   * (then {@code next} and {@code hasMore} are null), or with {@code nextUrl} a URL in the body
+   * (then too).
    */
   record ResponseSpec(
       Locator items,
@@ -145,7 +146,8 @@ record CliConfig(
       boolean hasMoreNonEmpty,
       @Nullable Locator next,
       boolean nextLink,
-      @Nullable Locator total) {}
+      @Nullable Locator total,
+      @Nullable NextLink nextUrl) {}
 
   /** The delete guard of a full listing (docs/operations.md, "False deletes"). */
   record DeletesSpec(double maxRatio, int minCount) {
@@ -162,5 +164,6 @@ record CliConfig(
       @Nullable String initial,
       @Nullable Integer initialPage,
       Duration lag,
-      Duration overlap) {}
+      Duration overlap,
+      @Nullable Integer maxOffset) {}
 }

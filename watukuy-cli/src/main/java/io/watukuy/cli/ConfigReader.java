@@ -323,7 +323,9 @@ final class ConfigReader {
     At response = p.child("response");
     if (response.missing()) throw p.error("response: missing (at least items)");
     ResponseSpec responseSpec = ListingConfig.response(response);
-    Locator next = responseSpec.next();
+    // A kept next URL is the token strategy's cursor, as a token pointer would be.
+    Locator next =
+        responseSpec.nextUrl() == null ? responseSpec.next() : responseSpec.nextUrl().url();
 
     At identityAt = p.child("identity");
     if (identityAt.missing())
@@ -334,6 +336,9 @@ final class ConfigReader {
     DeletedSpec deleted = deleted(p.child("deleted"));
     CursorSpec cursor = CursorConfig.cursor(p, p.child("cursor"), next, responseSpec.nextLink());
     ReconcileSpec reconcile = ListingConfig.reconcile(p.child("reconcile"), cursor);
+    PagingRules.check(p, requestSpec, responseSpec, cursor);
+    if (reconcile != null)
+      PagingRules.check(p.child("reconcile"), reconcile.request(), reconcile.response(), null);
     Schedule schedule = PollerSettings.schedule(p.child("schedule"));
     DeletesSpec deletes = PollerSettings.deletes(p.child("deletes"));
     ItemSchema schema = PollerSettings.schema(p.child("schema"), dir);

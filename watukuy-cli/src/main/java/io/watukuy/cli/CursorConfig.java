@@ -16,8 +16,8 @@ final class CursorConfig {
   private CursorConfig() {}
 
   /**
-   * {@code cursor: {strategy, field, tieBreak, initial, lag, overlap}}: the strategy and its own
-   * settings; the keys of the timestamp strategy are refused on the others.
+   * {@code cursor: {strategy, field, tieBreak, initial, lag, overlap, maxOffset}}: the strategy and
+   * its own settings; the keys of the timestamp strategy are refused on the others.
    *
    * @param poller the poller's node, for errors about its {@code response:}
    * @param at the {@code cursor:} node
@@ -28,7 +28,7 @@ final class CursorConfig {
   static CursorSpec cursor(At poller, At at, @Nullable Locator next, boolean nextLink) {
     if (at.missing())
       throw poller.error("cursor: missing (strategy: timestamp | token | page | snapshotDiff)");
-    at.object("strategy", "field", "tieBreak", "initial", "lag", "overlap");
+    at.object("strategy", "field", "tieBreak", "initial", "lag", "overlap", "maxOffset");
     At strategyAt = at.child("strategy");
     if (strategyAt.missing())
       throw at.error("strategy: missing (timestamp | token | page | snapshotDiff)");
@@ -48,10 +48,11 @@ final class CursorConfig {
             init,
             null,
             at.child("lag").duration(Duration.ZERO),
-            at.child("overlap").duration(Duration.ZERO));
+            at.child("overlap").duration(Duration.ZERO),
+            at.child("maxOffset").missing() ? null : at.child("maxOffset").integer(0, 1));
       }
       case "token", "page", "snapshotDiff" -> {
-        for (String only : List.of("field", "tieBreak", "lag", "overlap")) {
+        for (String only : List.of("field", "tieBreak", "lag", "overlap", "maxOffset")) {
           if (!at.child(only).missing()) {
             throw at.child(only).error("applies to the timestamp strategy only");
           }
@@ -81,7 +82,8 @@ final class CursorConfig {
             strategy.equals("token") ? init : null,
             page,
             Duration.ZERO,
-            Duration.ZERO);
+            Duration.ZERO,
+            null);
       }
       default ->
           throw strategyAt.error(

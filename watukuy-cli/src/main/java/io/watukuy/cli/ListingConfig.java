@@ -47,7 +47,8 @@ final class ListingConfig {
 
   /**
    * {@code response: {items, hasMore, next, total}}: where the items, the more-pages flag, the next
-   * token (or {@code {header: Link}}) and the total are in a page.
+   * token (or {@code {header: Link}}, or {@code {url, end, keep}}: {@link NextLink}) and the total
+   * are in a page.
    *
    * @throws io.watukuy.ConfigException naming the file, line, poller and key of the first error
    */
@@ -63,10 +64,16 @@ final class ListingConfig {
     boolean nonEmpty = hasMoreAt.node.isTextual() && hasMoreAt.node.textValue().equals("nonEmpty");
     Locator hasMore = hasMoreAt.missing() || nonEmpty ? null : hasMoreAt.locator();
     At nextAt = response.child("next");
+    if (nextAt.node.isObject() && nextAt.node.has("url")) {
+      NextLink link = NextLink.parse(nextAt, hasMoreAt);
+      return new ResponseSpec(items, null, false, null, false, total, link);
+    }
     if (nextAt.node.isObject()) {
       nextAt.object("header");
       At header = nextAt.child("header");
-      if (header.missing()) throw nextAt.error("header: missing (the only form is {header: Link})");
+      if (header.missing())
+        throw nextAt.error(
+            "header: missing ({header: Link}, or {url: POINTER} for a URL in the body)");
       if (!"link".equalsIgnoreCase(header.string(""))) {
         throw header.error("'" + header.node.asText() + "': only the Link header is supported");
       }
@@ -75,10 +82,10 @@ final class ListingConfig {
             "must be omitted with next: {header: Link}, whose rel=\"next\" link says"
                 + " whether more pages exist");
       }
-      return new ResponseSpec(items, null, false, null, true, total);
+      return new ResponseSpec(items, null, false, null, true, total, null);
     }
     Locator next = nextAt.missing() ? null : nextAt.locator();
-    return new ResponseSpec(items, hasMore, nonEmpty, next, false, total);
+    return new ResponseSpec(items, hasMore, nonEmpty, next, false, total, null);
   }
 
   /**
@@ -115,6 +122,12 @@ final class ListingConfig {
       throw response
           .child("next")
           .error("a reconcile listing pages by {{page}} or {header: Link}, not by a token");
+    }
+    if (responseSpec.nextUrl() != null && responseSpec.nextUrl().keep()) {
+      throw response
+          .child("next")
+          .child("keep")
+          .error("a reconcile listing starts over every time: it keeps no URL");
     }
     return new ReconcileSpec(interval, requestSpec, responseSpec);
   }
