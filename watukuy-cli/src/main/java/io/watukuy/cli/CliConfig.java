@@ -138,7 +138,8 @@ record CliConfig(
    * {@code hasMore} is a pointer, or {@code nonEmpty} (then {@code hasMore} is null); {@code next}
    * is a token pointer in the body, or, with {@code nextLink}, the {@code Link rel="next"} header
    * (then {@code next} and {@code hasMore} are null), or with {@code nextUrl} a URL in the body
-   * (then too).
+   * (then too). {@code total} is a pointer, or with {@code totalHeader} the header that holds the
+   * total ({@code X-Total-Count}).
    */
   record ResponseSpec(
       Locator items,
@@ -147,7 +148,8 @@ record CliConfig(
       @Nullable Locator next,
       boolean nextLink,
       @Nullable Locator total,
-      @Nullable NextLink nextUrl) {}
+      @Nullable NextLink nextUrl,
+      @Nullable String totalHeader) {}
 
   /** The delete guard of a full listing (docs/operations.md, "False deletes"). */
   record DeletesSpec(double maxRatio, int minCount) {

@@ -55,7 +55,8 @@ final class ListingConfig {
   static ResponseSpec response(At response) {
     response.object("items", "hasMore", "next", "total");
     At totalAt = response.child("total");
-    Locator total = totalAt.missing() ? null : totalAt.locator();
+    String totalHeader = TotalHeader.parse(totalAt);
+    Locator total = totalAt.missing() || totalHeader != null ? null : totalAt.locator();
     At itemsAt = response.child("items");
     if (itemsAt.missing())
       throw response.error("items: missing (a JSON Pointer, \"\" for the body itself)");
@@ -66,7 +67,7 @@ final class ListingConfig {
     At nextAt = response.child("next");
     if (nextAt.node.isObject() && nextAt.node.has("url")) {
       NextLink link = NextLink.parse(nextAt, hasMoreAt);
-      return new ResponseSpec(items, null, false, null, false, total, link);
+      return new ResponseSpec(items, null, false, null, false, total, link, totalHeader);
     }
     if (nextAt.node.isObject()) {
       nextAt.object("header");
@@ -82,10 +83,10 @@ final class ListingConfig {
             "must be omitted with next: {header: Link}, whose rel=\"next\" link says"
                 + " whether more pages exist");
       }
-      return new ResponseSpec(items, null, false, null, true, total, null);
+      return new ResponseSpec(items, null, false, null, true, total, null, totalHeader);
     }
     Locator next = nextAt.missing() ? null : nextAt.locator();
-    return new ResponseSpec(items, hasMore, nonEmpty, next, false, total, null);
+    return new ResponseSpec(items, hasMore, nonEmpty, next, false, total, null, totalHeader);
   }
 
   /**

@@ -285,6 +285,7 @@ final class YamlPollers {
         page = page.withHasMore(more.isBoolean() && more.booleanValue());
       }
       if (r.total() != null) page = withTotal(page, r.total(), body, where);
+      if (r.totalHeader() != null) page = TotalHeader.read(page, r.totalHeader(), result, where);
       if (paging != null) page = paging.read(slot, ctx.page(), list, page, where);
       if (r.next() != null) {
         JsonNode next = r.next().find(body);
