@@ -79,7 +79,7 @@ class ConfigErrorsTest {
     assertThat(r[2])
         .isEqualTo(
             "watukuy: watukuy.yaml:16: poller orders: cursor.lagg: unknown key"
-                + " (expected one of strategy, field, tieBreak, initial, lag, overlap)\n");
+                + " (expected one of strategy, field, tieBreak, initial, lag, overlap, maxOffset)\n");
   }
 
   @Test
