@@ -2,14 +2,10 @@ package io.watukuy.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
@@ -23,7 +19,6 @@ import org.junit.jupiter.api.io.TempDir;
  * whose last URL is where the next cycle starts, and a URL that points at its own page.
  */
 class NextUrlPagingTest {
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   @TempDir Path dir;
 
@@ -71,19 +66,6 @@ class NextUrlPagingTest {
     return file;
   }
 
-  private static List<String> events(CliRun run) {
-    List<String> out = new ArrayList<>();
-    for (String line : run.stdout().lines().toList()) {
-      try {
-        JsonNode e = JSON.readTree(line);
-        out.add(e.get("type").asText() + " " + e.get("identity").asText());
-      } catch (IOException ex) {
-        throw new UncheckedIOException(ex);
-      }
-    }
-    return out;
-  }
-
   @Test
   void aRelativeNextUrlIsFollowedVerbatimToTheLastPageAndAHardDeleteShowsNextCycle()
       throws IOException {
@@ -108,7 +90,7 @@ class NextUrlPagingTest {
     CliRun first = CliRun.of("run", file.toString(), "--once");
 
     assertThat(first.exit()).isZero();
-    assertThat(events(first))
+    assertThat(first.changes())
         .containsExactly("created 1", "created 2", "created 3", "created 4", "created 5");
     assertThat(server.seen())
         .containsExactly("/users?size=2", "/users?from=2&size=2", "/users?from=4&size=2");
@@ -117,7 +99,7 @@ class NextUrlPagingTest {
     CliRun second = CliRun.of("run", file.toString(), "--once");
 
     assertThat(second.exit()).isZero();
-    assertThat(events(second)).containsExactly("deleted 3");
+    assertThat(second.changes()).containsExactly("deleted 3");
   }
 
   @Test
@@ -146,7 +128,7 @@ class NextUrlPagingTest {
     CliRun run = CliRun.of("run", file.toString(), "--once");
 
     assertThat(run.exit()).isZero();
-    assertThat(events(run)).hasSize(5);
+    assertThat(run.changes()).hasSize(5);
     assertThat(server.seen()).hasSize(3);
   }
 
@@ -179,9 +161,9 @@ class NextUrlPagingTest {
 
     assertThat(first.exit()).isZero();
     assertThat(second.exit()).isZero();
-    assertThat(events(first))
+    assertThat(first.changes())
         .containsExactly("created 1", "created 2", "created 3", "created 4", "created 5");
-    assertThat(events(second)).containsExactly("created 6", "created 7");
+    assertThat(second.changes()).containsExactly("created 6", "created 7");
     assertThat(server.seen())
         .containsExactly(
             "/users?size=2",
@@ -213,7 +195,7 @@ class NextUrlPagingTest {
 
     assertThat(run.exit()).isEqualTo(1);
     assertThat(run.stderr()).contains("PageRepeated").contains("response.next.url of page 2");
-    assertThat(events(run)).containsExactly("created 1", "created 2", "created 3", "created 4");
+    assertThat(run.changes()).containsExactly("created 1", "created 2", "created 3", "created 4");
     assertThat(server.seen()).containsExactly("/users?size=2", "/users?from=2&size=2");
   }
 

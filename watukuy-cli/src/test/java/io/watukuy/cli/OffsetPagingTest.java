@@ -2,10 +2,7 @@ package io.watukuy.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,7 +17,6 @@ import org.junit.jupiter.api.io.TempDir;
  * against a listing server on 127.0.0.1 that caps {@code limit} at 2 whatever is asked.
  */
 class OffsetPagingTest {
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final int CAP = 2;
   private static final int ITEMS = 7;
 
@@ -69,19 +65,6 @@ class OffsetPagingTest {
     return file;
   }
 
-  private static List<String> events(CliRun run) {
-    List<String> out = new ArrayList<>();
-    for (String line : run.stdout().lines().toList()) {
-      try {
-        JsonNode e = JSON.readTree(line);
-        out.add(e.get("type").asText() + " " + e.get("identity").asText());
-      } catch (IOException ex) {
-        throw new UncheckedIOException(ex);
-      }
-    }
-    return out;
-  }
-
   private static final List<String> CREATED =
       List.of(
           "created 1",
@@ -115,7 +98,7 @@ class OffsetPagingTest {
     CliRun run = CliRun.of("run", file.toString(), "--once");
 
     assertThat(run.exit()).isZero();
-    assertThat(events(run)).containsExactlyElementsOf(CREATED);
+    assertThat(run.changes()).containsExactlyElementsOf(CREATED);
     assertThat(server.seen())
         .containsExactly(
             "/contacts?offset=0&limit=5",
@@ -148,7 +131,7 @@ class OffsetPagingTest {
     CliRun run = CliRun.of("run", file.toString(), "--once");
 
     assertThat(run.exit()).isZero();
-    assertThat(events(run)).containsExactlyElementsOf(CREATED);
+    assertThat(run.changes()).containsExactlyElementsOf(CREATED);
     assertThat(server.seen()).hasSize(4).last().isEqualTo("/contacts?offset=6&limit=5");
   }
 
@@ -177,7 +160,7 @@ class OffsetPagingTest {
     CliRun run = CliRun.of("run", file.toString(), "--once");
 
     assertThat(run.exit()).isZero();
-    assertThat(events(run)).containsExactlyElementsOf(CREATED);
+    assertThat(run.changes()).containsExactlyElementsOf(CREATED);
     assertThat(server.seen())
         .containsExactly(
             "/contacts?limit=2",
@@ -219,7 +202,7 @@ class OffsetPagingTest {
     CliRun run = CliRun.of("run", file.toString(), "--once");
 
     assertThat(run.exit()).isZero();
-    assertThat(events(run)).containsExactlyElementsOf(CREATED);
+    assertThat(run.changes()).containsExactlyElementsOf(CREATED);
     assertThat(server.seen())
         .containsExactly(
             "/contacts?offset=0&limit=2",
