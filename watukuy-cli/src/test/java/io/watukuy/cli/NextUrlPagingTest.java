@@ -200,6 +200,39 @@ class NextUrlPagingTest {
   }
 
   @Test
+  void anExportWhoseUrlIsItsOwnPageStallsBeforeAskingAgain() throws IOException {
+    server =
+        ListingServer.start(
+            "/users",
+            uri -> {
+              int from = from(uri);
+              int next = from == 2 ? 2 : from + 2;
+              return ListingServer.Answer.ok(
+                  page(
+                      from,
+                      to ->
+                          "\"next_page\":\""
+                              + server.origin()
+                              + "/users?from="
+                              + next
+                              + "&size=2\",\"end_of_stream\":false"));
+            });
+    Path file =
+        config(
+            """
+                response: { items: /data, next: { url: /next_page, end: /end_of_stream, keep: true } }
+                cursor: { strategy: token }
+            """);
+
+    CliRun run = CliRun.of("run", file.toString(), "--once");
+
+    assertThat(run.exit()).isEqualTo(1);
+    assertThat(run.stderr()).contains("PageRepeated").contains("response.next.url of page 2");
+    assertThat(run.changes()).containsExactly("created 1", "created 2", "created 3", "created 4");
+    assertThat(server.seen()).containsExactly("/users?size=2", "/users?from=2&size=2");
+  }
+
+  @Test
   void validateRefusesANextUrlBesideHasMore() throws IOException {
     server = ListingServer.start("/users", uri -> ListingServer.Answer.ok("{}"));
     Path file =

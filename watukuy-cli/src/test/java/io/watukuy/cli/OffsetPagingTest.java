@@ -211,6 +211,37 @@ class OffsetPagingTest {
             "/contacts?since=2026-01-01T00%3A00%3A04Z&offset=2&limit=2");
   }
 
+  @Test
+  void aLastItemWithoutTheValueFailsThePageWhileMorePagesFollow() throws IOException {
+    // The API renamed id to key on its second page: the third request could not be built.
+    server =
+        ListingServer.start(
+            "/contacts",
+            uri ->
+                ListingServer.Answer.ok(
+                    ListingServer.query(uri).get("after") == null
+                        ? "{\"results\":[{\"id\":1}],\"has_more\":true}"
+                        : "{\"results\":[{\"key\":2}],\"has_more\":true}"));
+    Path file =
+        config(
+            """
+                request:
+                  url: %s/contacts
+                  query: { after: "{{last./id}}" }
+                response: { items: /results, hasMore: /has_more }
+                cursor: { strategy: page }
+            """);
+
+    CliRun run = CliRun.of("run", file.toString(), "--once");
+
+    assertThat(run.exit()).isEqualTo(1);
+    assertThat(run.stderr())
+        .contains("{{last./id}} finds nothing in the last item of page 2")
+        .contains("the page is not committed");
+    assertThat(run.changes()).containsExactly("created 1");
+    assertThat(server.seen()).hasSize(2);
+  }
+
   private CliRun validate(String poller) throws IOException {
     server = ListingServer.start("/contacts", uri -> ListingServer.Answer.ok("{}"));
     Path file = config(poller);
