@@ -430,7 +430,13 @@ final class YamlPollers {
 
     private static String resolve(String requested, String next, HttpResult result, String what) {
       try {
-        URI uri = new URI(requested).resolve(new URI(next));
+        URI base = new URI(requested);
+        // RFC 3986 5.2.2: a reference that is only a query keeps the base's path; URI.resolve
+        // follows RFC 2396 and would drop the path ("?page=2" against /users gives /?page=2).
+        URI uri =
+            next.startsWith("?")
+                ? new URI(requested.replaceFirst("[?#].*$", "") + next)
+                : base.resolve(new URI(next));
         String scheme = uri.getScheme();
         if (scheme == null
             || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))) {

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code {{offset}}}, {@code {{last./id}}} and {@code cursor.maxOffset} (issue 19, section 3)
- * against a listing server on 127.0.0.1 that caps {@code limit} at 2 whatever is asked.
+ * {@code {{offset}}}, {@code {{last./id}}} and {@code cursor.maxOffset} (docs/config.md, "Offset
+ * paging") against a listing server on 127.0.0.1 that caps {@code limit} at 2 whatever is asked.
  */
 class OffsetPagingTest {
   private static final int CAP = 2;
