@@ -141,8 +141,10 @@ record CliConfig(
   /**
    * {@code hasMore} is a pointer, or {@code nonEmpty} (then {@code hasMore} is null); {@code next}
    * is a token pointer in the body, or, with {@code nextLink}, the {@code Link rel="next"} header
-   * (then {@code next} and {@code hasMore} are null). {@code pageInfo} is a GraphQL Relay {@code
-   * pageInfo} object, which pages by itself (then {@code next} and {@code hasMore} are null).
+   * (then {@code next} and {@code hasMore} are null), or with {@code nextUrl} a URL in the body
+   * (then too). {@code pageInfo} is a GraphQL Relay {@code pageInfo} object, which pages by itself
+   * (then {@code next} and {@code hasMore} are null). {@code total} is a pointer, or with {@code
+   * totalHeader} the header that holds the total ({@code X-Total-Count}).
    */
   record ResponseSpec(
       Locator items,
@@ -151,7 +153,9 @@ record CliConfig(
       @Nullable Locator next,
       boolean nextLink,
       @Nullable Locator total,
-      @Nullable Locator pageInfo) {}
+      @Nullable Locator pageInfo,
+      @Nullable NextLink nextUrl,
+      @Nullable String totalHeader) {}
 
   /** The delete guard of a full listing (docs/operations.md, "False deletes"). */
   record DeletesSpec(double maxRatio, int minCount) {
@@ -169,5 +173,6 @@ record CliConfig(
       @Nullable Integer initialPage,
       Duration lag,
       Duration overlap,
-      @Nullable DateTimeFormatter format) {}
+      @Nullable DateTimeFormatter format,
+      @Nullable Integer maxOffset) {}
 }

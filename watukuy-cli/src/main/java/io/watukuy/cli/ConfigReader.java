@@ -361,8 +361,12 @@ final class ConfigReader {
     At response = p.child("response");
     if (response.missing()) throw p.error("response: missing (at least items)");
     ResponseSpec responseSpec = ListingConfig.response(response);
-    // A GraphQL pageInfo hands the token strategy its endCursor, as a next pointer would.
-    Locator next = responseSpec.next() != null ? responseSpec.next() : responseSpec.pageInfo();
+    // A kept next URL, like a GraphQL pageInfo, hands the token strategy its cursor, as a token
+    // pointer would.
+    Locator next =
+        responseSpec.nextUrl() != null
+            ? responseSpec.nextUrl().url()
+            : responseSpec.next() != null ? responseSpec.next() : responseSpec.pageInfo();
 
     At identityAt = p.child("identity");
     if (identityAt.missing())
@@ -374,6 +378,9 @@ final class ConfigReader {
     CursorSpec cursor = CursorConfig.cursor(p, p.child("cursor"), next, responseSpec.nextLink());
     GraphQlConfig.check(p, requestSpec, responseSpec, cursor.strategy());
     ReconcileSpec reconcile = ListingConfig.reconcile(p.child("reconcile"), cursor);
+    PagingRules.check(p, requestSpec, responseSpec, cursor);
+    if (reconcile != null)
+      PagingRules.check(p.child("reconcile"), reconcile.request(), reconcile.response(), null);
     Schedule schedule = PollerSettings.schedule(p.child("schedule"));
     DeletesSpec deletes = PollerSettings.deletes(p.child("deletes"));
     ItemSchema schema = PollerSettings.schema(p.child("schema"), dir);

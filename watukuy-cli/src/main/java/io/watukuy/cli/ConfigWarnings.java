@@ -18,6 +18,8 @@ final class ConfigWarnings {
     for (CliConfig.PollerSpec p : config.pollers()) {
       String strategy = p.cursor().strategy();
       boolean cursorled = strategy.equals("timestamp") || strategy.equals("token");
+      // A kept next URL is the request itself from the second page on: no variable carries it.
+      if (p.response().nextUrl() != null) cursorled = false;
       if (cursorled && !p.request().uses("cursor.value")) {
         out.add(
             warning(

@@ -16,8 +16,9 @@ final class CursorConfig {
   private CursorConfig() {}
 
   /**
-   * {@code cursor: {strategy, field, tieBreak, initial, lag, overlap, format, zone}}: the strategy
-   * and its own settings; the keys of the timestamp strategy are refused on the others.
+   * {@code cursor: {strategy, field, tieBreak, initial, lag, overlap, format, zone, maxOffset}}:
+   * the strategy and its own settings; the keys of the timestamp strategy are refused on the
+   * others.
    *
    * @param poller the poller's node, for errors about its {@code response:}
    * @param at the {@code cursor:} node
@@ -28,7 +29,16 @@ final class CursorConfig {
   static CursorSpec cursor(At poller, At at, @Nullable Locator next, boolean nextLink) {
     if (at.missing())
       throw poller.error("cursor: missing (strategy: timestamp | token | page | snapshotDiff)");
-    at.object("strategy", "field", "tieBreak", "initial", "lag", "overlap", "format", "zone");
+    at.object(
+        "strategy",
+        "field",
+        "tieBreak",
+        "initial",
+        "lag",
+        "overlap",
+        "format",
+        "zone",
+        "maxOffset");
     At strategyAt = at.child("strategy");
     if (strategyAt.missing())
       throw at.error("strategy: missing (timestamp | token | page | snapshotDiff)");
@@ -49,10 +59,12 @@ final class CursorConfig {
             null,
             at.child("lag").duration(Duration.ZERO),
             at.child("overlap").duration(Duration.ZERO),
-            CursorFormat.read(at));
+            CursorFormat.read(at),
+            at.child("maxOffset").missing() ? null : at.child("maxOffset").integer(0, 1));
       }
       case "token", "page", "snapshotDiff" -> {
-        for (String only : List.of("field", "tieBreak", "lag", "overlap", "format", "zone")) {
+        for (String only :
+            List.of("field", "tieBreak", "lag", "overlap", "format", "zone", "maxOffset")) {
           if (!at.child(only).missing()) {
             throw at.child(only).error("applies to the timestamp strategy only");
           }
@@ -83,6 +95,7 @@ final class CursorConfig {
             page,
             Duration.ZERO,
             Duration.ZERO,
+            null,
             null);
       }
       default ->

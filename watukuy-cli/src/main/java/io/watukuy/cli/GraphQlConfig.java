@@ -29,7 +29,16 @@ final class GraphQlConfig {
                 "must be omitted with pageInfo, whose endCursor and hasNextPage page the"
                     + " listing");
     }
-    return new ResponseSpec(spec.items(), null, false, null, false, spec.total(), at.locator());
+    return new ResponseSpec(
+        spec.items(),
+        null,
+        false,
+        null,
+        false,
+        spec.total(),
+        at.locator(),
+        null,
+        spec.totalHeader());
   }
 
   /**

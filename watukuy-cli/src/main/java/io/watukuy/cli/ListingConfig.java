@@ -46,15 +46,16 @@ final class ListingConfig {
 
   /**
    * {@code response: {items, hasMore, next, total, pageInfo}}: where the items, the more-pages
-   * flag, the next token (or {@code {header: Link}}), the total and a GraphQL {@code pageInfo} are
-   * in a page.
+   * flag, the next token (or {@code {header: Link}}, or {@code {url, end, keep}}: {@link
+   * NextLink}), the total and a GraphQL {@code pageInfo} are in a page.
    *
    * @throws io.watukuy.ConfigException naming the file, line, poller and key of the first error
    */
   static ResponseSpec response(At response) {
     response.object("items", "hasMore", "next", "total", "pageInfo");
     At totalAt = response.child("total");
-    Locator total = totalAt.missing() ? null : totalAt.locator();
+    String totalHeader = TotalHeader.parse(totalAt);
+    Locator total = totalAt.missing() || totalHeader != null ? null : totalAt.locator();
     At itemsAt = response.child("items");
     if (itemsAt.missing())
       throw response.error("items: missing (a JSON Pointer, \"\" for the body itself)");
@@ -63,10 +64,18 @@ final class ListingConfig {
     boolean nonEmpty = hasMoreAt.node.isTextual() && hasMoreAt.node.textValue().equals("nonEmpty");
     Locator hasMore = hasMoreAt.missing() || nonEmpty ? null : hasMoreAt.locator();
     At nextAt = response.child("next");
+    if (nextAt.node.isObject() && nextAt.node.has("url")) {
+      NextLink link = NextLink.parse(nextAt, hasMoreAt);
+      return GraphQlConfig.pageInfo(
+          response,
+          new ResponseSpec(items, null, false, null, false, total, null, link, totalHeader));
+    }
     if (nextAt.node.isObject()) {
       nextAt.object("header");
       At header = nextAt.child("header");
-      if (header.missing()) throw nextAt.error("header: missing (the only form is {header: Link})");
+      if (header.missing())
+        throw nextAt.error(
+            "header: missing ({header: Link}, or {url: POINTER} for a URL in the body)");
       if (!"link".equalsIgnoreCase(header.string(""))) {
         throw header.error("'" + header.node.asText() + "': only the Link header is supported");
       }
@@ -76,11 +85,13 @@ final class ListingConfig {
                 + " whether more pages exist");
       }
       return GraphQlConfig.pageInfo(
-          response, new ResponseSpec(items, null, false, null, true, total, null));
+          response,
+          new ResponseSpec(items, null, false, null, true, total, null, null, totalHeader));
     }
     Locator next = nextAt.missing() ? null : nextAt.locator();
     return GraphQlConfig.pageInfo(
-        response, new ResponseSpec(items, hasMore, nonEmpty, next, false, total, null));
+        response,
+        new ResponseSpec(items, hasMore, nonEmpty, next, false, total, null, null, totalHeader));
   }
 
   /**
@@ -122,6 +133,12 @@ final class ListingConfig {
       throw response
           .child("next")
           .error("a reconcile listing pages by {{page}} or {header: Link}, not by a token");
+    }
+    if (responseSpec.nextUrl() != null && responseSpec.nextUrl().keep()) {
+      throw response
+          .child("next")
+          .child("keep")
+          .error("a reconcile listing starts over every time: it keeps no URL");
     }
     return new ReconcileSpec(interval, requestSpec, responseSpec);
   }

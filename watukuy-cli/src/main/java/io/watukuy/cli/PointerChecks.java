@@ -36,7 +36,8 @@ final class PointerChecks {
 
   PointerChecks(CliConfig.PollerSpec spec, CliConfig.ResponseSpec response) {
     this.poller = spec.name();
-    this.next = response.next();
+    // A next-URL pointer that finds nothing ends every listing after one page, as a token's does.
+    this.next = response.nextUrl() != null ? response.nextUrl().url() : response.next();
     this.total = response.total();
     this.version = spec.version();
     this.orderingKey = spec.orderingKey();

@@ -9,7 +9,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A config string with {@code {{variable}}} placeholders, rendered per request. The environment
- * ({@code ${NAME}}) is substituted once, when the config is read, not here.
+ * ({@code ${NAME}}) is substituted once, when the config is read, not here. Besides {@link
+ * #VARIABLES}, {@code {{offset}}} and {@code {{last.POINTER}}} page a listing ({@link
+ * OffsetPaging}).
  */
 final class Template {
   static final Set<String> VARIABLES =
@@ -41,12 +43,12 @@ final class Template {
       int close = text.indexOf("}}", open + 2);
       if (close < 0) throw new IllegalArgumentException("'{{' without a closing '}}'");
       String name = text.substring(open + 2, close).trim();
-      if (!VARIABLES.contains(name)) {
+      if (!VARIABLES.contains(name) && !OffsetPaging.isVariable(name)) {
         throw new IllegalArgumentException(
             "unknown template variable {{"
                 + name
                 + "}} (known: {{cursor.value}}, {{cursor.tieBreak}},"
-                + " {{cursor.page}}, {{page}}, {{partition}})");
+                + " {{cursor.page}}, {{page}}, {{partition}}, {{offset}}, {{last./id}})");
       }
       parts.add(text.substring(i, open));
       parts.add(name);
@@ -58,6 +60,13 @@ final class Template {
   boolean uses(String name) {
     for (int i = 1; i < parts.size(); i += 2) if (parts.get(i).equals(name)) return true;
     return false;
+  }
+
+  /** The names of the variables the template holds, in order, repeats included. */
+  List<String> names() {
+    List<String> names = new ArrayList<>();
+    for (int i = 1; i < parts.size(); i += 2) names.add(parts.get(i));
+    return names;
   }
 
   boolean hasVariables() {

@@ -7,6 +7,7 @@ import io.watukuy.ConfigException;
 import io.watukuy.CursorStrategy;
 import io.watukuy.Cursors;
 import io.watukuy.FetchContext;
+import io.watukuy.FetchException;
 import io.watukuy.HttpResult;
 import io.watukuy.Page;
 import io.watukuy.Poller;
@@ -93,6 +94,7 @@ final class YamlPollers {
             spec.response(),
             spec.identity(),
             new PointerChecks(spec, spec.response()),
+            OffsetPaging.of(spec.request(), spec.cursor().maxOffset()),
             redact,
             spec.cursor().strategy().equals("token"));
     Reconcile<JsonNode> reconcile = null;
@@ -104,6 +106,7 @@ final class YamlPollers {
               r,
               spec.identity(),
               new PointerChecks(spec, r),
+              OffsetPaging.of(spec.reconcile().request(), null),
               redact,
               false);
       reconcile = Reconcile.every(spec.reconcile().every(), listing::fetch);
@@ -168,6 +171,11 @@ final class YamlPollers {
     private final Map<String, String> endCursors = new ConcurrentHashMap<>();
     // The token strategy keeps endCursor as its cursor; any other starts over each cycle.
     private final boolean ownEndCursor;
+    // A next URL that is the URL of the page it came with, per lane and partition: the next page
+    // would be that page again, so it is a stalled lane, not a request.
+    private final Map<String, String> selfLinks = new ConcurrentHashMap<>();
+    // {{offset}} and {{last…}}, or null when the request uses neither.
+    private final @Nullable OffsetPaging paging;
 
     // Pointers that find nothing where a near name would: said once per poller and field.
     private final PointerChecks checks;
@@ -179,9 +187,11 @@ final class YamlPollers {
         CliConfig.ResponseSpec response,
         Locator identity,
         PointerChecks checks,
+        @Nullable OffsetPaging paging,
         Function<@Nullable String, String> redact,
         boolean tokenCursor) {
       this.redact = redact;
+      this.paging = paging;
       this.ownEndCursor = response.pageInfo() != null && !tokenCursor;
       this.request = request;
       this.response = response;
@@ -203,9 +213,10 @@ final class YamlPollers {
       }
       vars.put("page", Integer.toString(ctx.page()));
       vars.put("partition", ctx.partition());
+      String slot = ctx.lane().wire() + "|" + ctx.partition();
+      if (paging != null) paging.render(slot, ctx.page(), cursor instanceof Watermark, vars);
 
       String configured = request.url().render(vars, YamlFetcher::encodePathValue, false);
-      String slot = ctx.lane().wire() + "|" + ctx.partition();
       if (ownEndCursor) {
         String after = ctx.page() > 1 ? endCursors.get(slot) : null;
         if (ctx.page() == 1) endCursors.remove(slot);
@@ -219,6 +230,13 @@ final class YamlPollers {
       boolean followLinks = !(cursor instanceof Watermark);
       String followed = ctx.page() > 1 && followLinks ? nextUrls.remove(slot) : null;
       if (ctx.page() == 1) nextUrls.remove(slot);
+      NextLink link = response.nextUrl();
+      // An export's stored cursor is the URL to read next (next.keep).
+      if (link != null && link.keep() && cursor instanceof String kept && !kept.isEmpty())
+        followed = kept;
+      String self = ctx.page() > 1 ? selfLinks.remove(slot) : null;
+      if (ctx.page() == 1) selfLinks.remove(slot);
+      if (self != null && self.equals(followed)) throw selfLinked(ctx, self);
       String url = followed == null ? configured : followed;
       RequestOptions.Builder options = RequestOptions.builder();
       if (followed == null) {
@@ -267,6 +285,8 @@ final class YamlPollers {
         String next = LinkHeader.next(result.headers().get("link"));
         if (next != null && followLinks) nextUrls.put(slot, resolve(url, next, result));
         page = page.withHasMore(next != null);
+      } else if (link != null) {
+        page = followNextUrl(page, link, body, url, followed, result, slot, followLinks);
       } else if (r.hasMoreNonEmpty()) {
         page = page.withHasMore(!list.isEmpty());
       } else if (r.hasMore() != null) {
@@ -291,6 +311,8 @@ final class YamlPollers {
         page = page.withHasMore(more.isBoolean() && more.booleanValue());
       }
       if (r.total() != null) page = withTotal(page, r.total(), body, where);
+      if (r.totalHeader() != null) page = TotalHeader.read(page, r.totalHeader(), result, where);
+      if (paging != null) page = paging.read(slot, ctx.page(), list, page, where);
       if (r.next() != null) {
         JsonNode next = r.next().find(body);
         // A token pointer that finds nothing ends the listing: with more pages announced, that is
@@ -332,6 +354,52 @@ final class YamlPollers {
       return b.method().equals("PUT")
           ? ctx.http().put(url, text, built)
           : ctx.http().post(url, text, built);
+    }
+
+    /**
+     * The page as {@code response.next: {url, end, keep}} says (docs/config.md, "Next URL in the
+     * body"): more pages while a URL is there and the end flag is not set; the URL is followed by
+     * the next request, or, with {@code keep}, is the page's cursor (the last one is stored). A URL
+     * that is the page's own marks the lane for a stall before the next request.
+     */
+    private Page<JsonNode> followNextUrl(
+        Page<JsonNode> page,
+        NextLink link,
+        JsonNode body,
+        String url,
+        @Nullable String followed,
+        HttpResult result,
+        String slot,
+        boolean followLinks) {
+      NextLink.Next n = link.read(body, result.method() + " " + result.url());
+      String next = n.url() == null ? null : resolve(url, n.url(), result, "response.next.url");
+      // The URL this page was read from; the first request's query is added by the HTTP helper.
+      String read = followed != null ? followed : result.url();
+      boolean more = !n.ended() && !(link.keep() && page.items().isEmpty());
+      if (more && !page.items().isEmpty() && next.equals(read) && (followLinks || link.keep()))
+        selfLinks.put(slot, next);
+      if (link.keep()) return page.withCursor(next != null ? next : followed).withHasMore(more);
+      if (more && followLinks) nextUrls.put(slot, next);
+      return page.withHasMore(more);
+    }
+
+    /** The stall of a next URL that points at the page it came with (docs/operations.md). */
+    private FetchException selfLinked(FetchContext<?> ctx, String self) {
+      return FetchException.named(
+          ctx.poller(),
+          ctx.partition(),
+          ctx.page(),
+          "PageRepeated",
+          ctx.lane().wire()
+              + " lane stalled (PageRepeated): the response.next.url of page "
+              + (ctx.page() - 1)
+              + " is the URL that page was read from ("
+              + redact.apply(self)
+              + "), so the request for page "
+              + ctx.page()
+              + " would repeat it; check that response.next.url points at the next page's URL."
+              + " The pages before it are committed; the lane stops here for this cycle and that"
+              + " request was not sent");
     }
 
     /** The page with {@code response.total}: a whole number, or nothing when absent or null. */
@@ -401,28 +469,30 @@ final class YamlPollers {
       return false;
     }
 
-    /** {@code next} as an absolute URL; a relative Link resolves against the URL it came with. */
+    /** {@code next} as an absolute URL; a relative one resolves against the URL it came with. */
     private static String resolve(String requested, String next, HttpResult result) {
+      return resolve(requested, next, result, "the Link rel=\"next\" URL");
+    }
+
+    private static String resolve(String requested, String next, HttpResult result, String what) {
       try {
-        URI uri = new URI(requested).resolve(new URI(next));
+        URI base = new URI(requested);
+        // RFC 3986 5.2.2: a reference that is only a query keeps the base's path; URI.resolve
+        // follows RFC 2396 and would drop the path ("?page=2" against /users gives /?page=2).
+        URI uri =
+            next.startsWith("?")
+                ? new URI(requested.replaceFirst("[?#].*$", "") + next)
+                : base.resolve(new URI(next));
         String scheme = uri.getScheme();
         if (scheme == null
             || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))) {
           throw new IllegalStateException(
-              result.method()
-                  + " "
-                  + result.url()
-                  + ": the Link rel=\"next\" URL is not http(s): "
-                  + next);
+              result.method() + " " + result.url() + ": " + what + " is not http(s): " + next);
         }
         return uri.toString();
       } catch (URISyntaxException e) {
         throw new IllegalStateException(
-            result.method()
-                + " "
-                + result.url()
-                + ": the Link rel=\"next\" URL is not a URL: "
-                + e.getMessage(),
+            result.method() + " " + result.url() + ": " + what + " is not a URL: " + e.getMessage(),
             e);
       }
     }

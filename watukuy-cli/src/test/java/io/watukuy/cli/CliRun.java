@@ -1,8 +1,13 @@
 package io.watukuy.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 
 /** One command line run in-process, with an empty environment: exit code, stdout and stderr. */
@@ -17,6 +22,28 @@ record CliRun(int exit, String stdout, String stderr) {
         .filter(l -> !l.startsWith(NEW_STORE))
         .map(l -> l + "\n")
         .reduce("", String::concat);
+  }
+
+  /**
+   * The events on stdout as {@code "type identity"} ({@code "created 3"}), in output order.
+   *
+   * @throws java.io.UncheckedIOException when a line is not JSON
+   */
+  List<String> changes() {
+    ObjectMapper json = new ObjectMapper();
+    return stdout
+        .lines()
+        .filter(l -> !l.isBlank())
+        .map(
+            l -> {
+              try {
+                JsonNode e = json.readTree(l);
+                return e.get("type").asText() + " " + e.get("identity").asText();
+              } catch (IOException ex) {
+                throw new UncheckedIOException(ex);
+              }
+            })
+        .toList();
   }
 
   static CliRun of(String... args) {

@@ -79,7 +79,8 @@ class ConfigErrorsTest {
     assertThat(r[2])
         .isEqualTo(
             "watukuy: watukuy.yaml:16: poller orders: cursor.lagg: unknown key"
-                + " (expected one of strategy, field, tieBreak, initial, lag, overlap, format, zone)\n");
+                + " (expected one of strategy, field, tieBreak, initial, lag, overlap, format, zone,"
+                + " maxOffset)\n");
   }
 
   @Test

@@ -52,6 +52,21 @@ class PointerTyposTest {
   }
 
   @Test
+  void aNextUrlPointerTypoIsAWarningWithDidYouMean() throws IOException {
+    // Without the warning every listing would end after its first page, in silence.
+    String err =
+        run(
+            "{\"results\":[{\"id\":\"a\"}],\"links\":{\"next\":\"/feed?since=2\"}}",
+            "response: { items: /results, next: { url: /Links/next } }",
+            "cursor: { strategy: snapshotDiff }");
+
+    assertThat(err)
+        .containsOnlyOnce(
+            "poller feed: response.next /Links/next is not in the response; did you mean"
+                + " /links/next?");
+  }
+
+  @Test
   void aTokenPointerThatIsMissingWhileMorePagesAreAnnouncedFailsThePage() throws IOException {
     // hasMore: nonEmpty says more follow, but the token is under another name: without the
     // check, every cycle would read page 1 again and exit 0.

@@ -483,10 +483,15 @@ final class PageLoop {
     return page;
   }
 
-  /** A fetch that threw: a 304 is a page of its own kind, everything else fails the page. */
+  /**
+   * A fetch that threw: a 304 is a page of its own kind, a stall fetch named ({@link
+   * FetchException#named}) is reported as it is, everything else fails the page.
+   */
   private static Page<Object> failed(KeyRun run, int pageNo, Exception e) {
     if (e instanceof NotModified || notModifiedCause(e)) return Page.notModified();
     if (e instanceof BudgetTimeoutException b) throw b;
+    // A fetch that saw its next request would repeat the page before it names the stall itself.
+    if (e instanceof FetchException f && Stall.isStall(f.kind())) throw f;
     if (e instanceof WatukuyException) throw run.bad(pageNo, -1, e.getMessage(), e);
     throw run.bad(
         pageNo, -1, "fetch threw " + e.getClass().getSimpleName() + ": " + e.getMessage(), e);

@@ -69,6 +69,33 @@ class StalledLaneTest {
   }
 
   @Test
+  void aStallAFetchNamesItselfIsReportedUnderItsNameAndThePagesBeforeItStay() {
+    // A fetch that follows next-page URLs sees page 1 link to itself and refuses to ask again.
+    Script<Integer> script =
+        new Script<Integer>()
+            .then(page(item("id", "a")).withHasMore(true))
+            .thenAnswer(
+                ctx -> {
+                  throw FetchException.named(
+                      ctx.poller(),
+                      ctx.partition(),
+                      ctx.page(),
+                      "PageRepeated",
+                      "live lane stalled (PageRepeated): the next URL of page 1 is page 1's own");
+                });
+    Watukuy w = engine(Cursors.page(1), script);
+
+    KeyReport report = w.tick().poller("feed").orElseThrow();
+
+    FetchException e = (FetchException) report.error();
+    assertThat(e.kind()).isEqualTo("PageRepeated");
+    assertThat(e.getMessage()).startsWith("poller feed page 2: live lane stalled (PageRepeated)");
+    assertThat(handler.changes()).containsExactly("a:created");
+    assertThat(state().lastError().name()).isEqualTo("PageRepeated");
+    assertThat(state().consecutiveFailures()).isEqualTo(1);
+  }
+
+  @Test
   void aStalledLanesStoredErrorHidesTheEnginesSecretsEvenInACursor() {
     Script<String> script =
         new Script<String>()

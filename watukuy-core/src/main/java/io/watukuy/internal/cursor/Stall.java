@@ -14,6 +14,16 @@ public record Stall(String kind, String fix) {
   /** The name of a stall where a token API hands back the token it was sent. */
   public static final String TOKEN_NOT_ADVANCING = "TokenNotAdvancing";
 
+  /**
+   * Whether {@code kind} names a stall.
+   *
+   * @param kind a {@code lastError} name
+   * @return true for {@link #PAGE_REPEATED} and {@link #TOKEN_NOT_ADVANCING}
+   */
+  public static boolean isStall(String kind) {
+    return PAGE_REPEATED.equals(kind) || TOKEN_NOT_ADVANCING.equals(kind);
+  }
+
   /** How the stall showed. */
   public enum Mode {
     /** The cursor did not move, so the next request would be the same. */

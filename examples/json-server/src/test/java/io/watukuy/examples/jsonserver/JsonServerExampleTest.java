@@ -4,17 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.watukuy.examples.support.JsonServerPeer;
 import io.watukuy.examples.support.LocalServer;
 import io.watukuy.examples.support.Peers;
 import io.watukuy.examples.support.WatukuyCli;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -30,35 +26,20 @@ import org.junit.jupiter.api.io.TempDir;
 class JsonServerExampleTest {
   private static final Path EXAMPLE = Peers.repositoryRoot().resolve("examples/json-server");
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Duration HTTP_TIMEOUT = Duration.ofSeconds(10);
 
   @TempDir Path dir;
   private LocalServer server;
   private Path config;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(HTTP_TIMEOUT).build();
 
   @BeforeEach
   void startJsonServer() throws IOException {
-    // json-server rewrites its file on every write: each test gets its own copy of the seed.
-    Files.copy(EXAMPLE.resolve("db.json"), dir.resolve("db.json"));
-    int port = LocalServer.freePort();
-    server =
-        LocalServer.start(
-            "json-server",
-            List.of(
-                Peers.bin("json-server").toString(),
-                "--host",
-                "127.0.0.1",
-                "--port",
-                Integer.toString(port),
-                "--quiet",
-                "db.json"),
-            dir,
-            port,
-            Duration.ofSeconds(30));
+    // Each test gets its own copy of the seed.
+    server = JsonServerPeer.start(EXAMPLE.resolve("db.json"), dir, false);
     config =
         WatukuyCli.config(
-            EXAMPLE.resolve("watukuy.yaml"), dir, Map.of("127.0.0.1:3999", "127.0.0.1:" + port));
+            EXAMPLE.resolve("watukuy.yaml"),
+            dir,
+            Map.of("127.0.0.1:3999", server.url().substring("http://".length())));
   }
 
   @AfterEach
@@ -232,15 +213,7 @@ class JsonServerExampleTest {
 
   /** One write to json-server; the response body, which must be 2xx. */
   private JsonNode send(String method, String path, String body) throws Exception {
-    HttpRequest.Builder b =
-        HttpRequest.newBuilder(URI.create(server.url() + path)).timeout(HTTP_TIMEOUT);
-    if (body == null) {
-      b.method(method, HttpRequest.BodyPublishers.noBody());
-    } else {
-      b.header("Content-Type", "application/json")
-          .method(method, HttpRequest.BodyPublishers.ofString(body));
-    }
-    HttpResponse<String> res = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> res = JsonServerPeer.send(server, method, path, body);
     assertThat(res.statusCode()).as("%s %s: %s", method, path, res.body()).isBetween(200, 299);
     return JSON.readTree(res.body());
   }

@@ -1,0 +1,176 @@
+package io.watukuy.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.watukuy.Page;
+import io.watukuy.cli.CliConfig.RequestSpec;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Offset and last-record paging of a YAML listing (docs/config.md, "Offset paging"): {@code
+ * {{offset}}} is the number of items the listing returned before this page (0 on the first), so a
+ * server that silently caps {@code limit} skips nothing; {@code {{last.POINTER}}} is the value at
+ * POINTER in the last item of the previous page (no value on the first, so a query parameter that
+ * holds it is not sent). The listing ends on {@code hasMore}, on {@code response.total} reached, or
+ * on an empty page.
+ *
+ * <p>On a timestamp lane the pages of one query keep the watermark they started from, and only the
+ * offset moves; with {@code cursor.maxOffset: N} a page that would ask for offset N or more starts
+ * a new query, at offset 0, from the watermark the pages before it committed, so an API that
+ * refuses offsets past N (HubSpot search, Salesforce) is never asked for one.
+ *
+ * <p>The position of a lane is kept in memory per lane and partition, for the next page of the
+ * cycle only: the engine fetches a key's pages one after another, and page 1 of every cycle starts
+ * afresh.
+ */
+final class OffsetPaging {
+  /** The offset variable. */
+  static final String OFFSET = "offset";
+
+  /** The prefix of the last-record variables: {@code {{last./id}}}, {@code {{last.meta.id}}}. */
+  static final String LAST = "last.";
+
+  // The cursor variables a timestamp query keeps from its first page while the offset moves.
+  private static final List<String> QUERY_VARIABLES = List.of("cursor.value", "cursor.tieBreak");
+
+  private final boolean offset;
+  private final Map<String, Locator> last;
+  private final @Nullable Integer maxOffset;
+  private final Map<String, Position> positions = new ConcurrentHashMap<>();
+
+  /**
+   * Where page {@code page} of a lane starts: the items before it in its query, the last of them,
+   * and the cursor variables the query started with.
+   */
+  private record Position(
+      int page, long offset, @Nullable JsonNode last, Map<String, @Nullable String> query) {}
+
+  private OffsetPaging(boolean offset, Map<String, Locator> last, @Nullable Integer maxOffset) {
+    this.offset = offset;
+    this.last = last;
+    this.maxOffset = maxOffset;
+  }
+
+  /**
+   * Whether {@code name} is {@code offset} or a {@code last.POINTER} variable.
+   *
+   * @throws IllegalArgumentException when a {@code last.} variable's pointer is empty or not a JSON
+   *     Pointer, naming it
+   */
+  static boolean isVariable(String name) {
+    if (name.equals(OFFSET)) return true;
+    if (!name.startsWith(LAST)) return false;
+    pointer(name);
+    return true;
+  }
+
+  private static Locator pointer(String name) {
+    String spec = name.substring(LAST.length());
+    if (spec.isEmpty())
+      throw new IllegalArgumentException(
+          "{{" + name + "}} names no field: write a pointer into the last item, e.g. {{last./id}}");
+    try {
+      return Locator.parse(spec);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "{{" + name + "}}: '" + spec + "' is not a JSON Pointer: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The paging of {@code request}, or null when no template holds {@code {{offset}}} or {@code
+   * {{last…}}}.
+   *
+   * @param maxOffset the largest offset the API serves ({@code cursor.maxOffset}), or null
+   */
+  static @Nullable OffsetPaging of(RequestSpec request, @Nullable Integer maxOffset) {
+    Map<String, Locator> last = new LinkedHashMap<>();
+    for (String name : variables(request))
+      if (name.startsWith(LAST)) last.putIfAbsent(name, pointer(name));
+    boolean offset = request.uses(OFFSET);
+    if (!offset && last.isEmpty()) return null;
+    return new OffsetPaging(offset, Map.copyOf(last), maxOffset);
+  }
+
+  /** Every variable name the request's URL, headers and query hold. */
+  static List<String> variables(RequestSpec request) {
+    List<String> names = new java.util.ArrayList<>(request.url().names());
+    request.headers().values().forEach(t -> names.addAll(t.names()));
+    request.query().values().forEach(t -> names.addAll(t.names()));
+    return names;
+  }
+
+  /**
+   * Puts {@code {{offset}}} and the {@code {{last…}}} values of page {@code page} into {@code
+   * vars}; on a timestamp lane, page 2 onwards of a query also take that query's cursor variables.
+   *
+   * @param slot the lane and partition
+   * @param timestamp whether the lane's cursor is a watermark
+   */
+  void render(String slot, int page, boolean timestamp, Map<String, @Nullable String> vars) {
+    Position at = positions.get(slot);
+    boolean fresh =
+        page == 1
+            || at == null
+            || at.page() != page
+            || (maxOffset != null && at.offset() >= maxOffset);
+    if (fresh) {
+      Map<String, @Nullable String> query = new LinkedHashMap<>();
+      for (String name : QUERY_VARIABLES) query.put(name, vars.get(name));
+      at = new Position(page, 0, null, query);
+      positions.put(slot, at);
+    } else if (timestamp) {
+      vars.putAll(at.query());
+    }
+    if (offset) vars.put(OFFSET, Long.toString(at.offset()));
+    for (Map.Entry<String, Locator> e : last.entrySet()) {
+      JsonNode v = at.last() == null ? null : e.getValue().find(at.last());
+      vars.put(e.getKey(), v == null || v.isMissingNode() || v.isNull() ? null : text(v));
+    }
+  }
+
+  /**
+   * Records where page {@code page + 1} starts and gives the page its {@code hasMore} when the
+   * response set none: false on an empty page or once {@code total} items were listed, true
+   * otherwise.
+   *
+   * @param where the request, for messages
+   * @throws IllegalStateException when more pages follow but the last item lacks a {@code
+   *     {{last…}}} value: the next request could not carry it (the page is not committed)
+   */
+  Page<JsonNode> read(
+      String slot, int page, List<JsonNode> items, Page<JsonNode> read, String where) {
+    Position at = positions.get(slot);
+    if (at == null || at.page() != page) return read; // render() always runs first
+    long next = at.offset() + items.size();
+    Boolean more = read.hasMore();
+    if (items.isEmpty()) more = false;
+    else if (more == null) more = read.total() == null || next < read.total();
+    JsonNode lastItem = items.isEmpty() ? at.last() : items.get(items.size() - 1);
+    if (more) {
+      for (Map.Entry<String, Locator> e : last.entrySet()) {
+        JsonNode v = e.getValue().find(lastItem);
+        if (v.isMissingNode() || v.isNull() || v.isContainerNode())
+          throw new IllegalStateException(
+              where
+                  + ": {{"
+                  + e.getKey()
+                  + "}} finds "
+                  + (v.isContainerNode() ? YamlPollers.YamlFetcher.kind(v) : "nothing")
+                  + " in the last item of page "
+                  + page
+                  + ", so the next page cannot be requested; fix the pointer (the page is not"
+                  + " committed)");
+      }
+    }
+    positions.put(slot, new Position(page + 1, next, lastItem, at.query()));
+    return read.withHasMore(more);
+  }
+
+  private static String text(JsonNode v) {
+    return v.isValueNode() ? v.asText() : v.toString();
+  }
+}
