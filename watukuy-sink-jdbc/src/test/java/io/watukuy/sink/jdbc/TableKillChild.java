@@ -18,13 +18,13 @@ import io.watukuy.WatukuyListener;
 import io.watukuy.sink.Destination;
 import io.watukuy.sink.EventFormat;
 import io.watukuy.store.postgres.PostgresStore;
-import java.io.IOException;
-import java.io.InputStream;
+import io.watukuy.testing.ChildJvm;
+import io.watukuy.testing.MutatingVendor.Item;
+import io.watukuy.testing.MutatingVendor.Listing;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -40,12 +40,6 @@ import java.util.Map;
  * not killed within its maximum lifetime.
  */
 public final class TableKillChild {
-  /** One item of the listing. */
-  public record Item(String id, int rev, String updatedAt, int value) {}
-
-  /** One page of the listing. */
-  public record Listing(List<Item> items, boolean hasMore) {}
-
   static final PollerKey KEY = PollerKey.of("items");
   static final int CONCURRENCY = 2;
   static final int BATCH_SIZE = 5;
@@ -68,7 +62,7 @@ public final class TableKillChild {
     Path ready = Path.of(args[3]);
     boolean finish = args[4].equals("finish");
     boolean sameDatabase = Boolean.parseBoolean(args[5]);
-    exitWhenParentGoes();
+    ChildJvm.haltWhenParentGoes();
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(url);
     config.setMaximumPoolSize(4);
@@ -189,24 +183,5 @@ public final class TableKillChild {
     }
     watukuy.close();
     return 3;
-  }
-
-  /** The parent holds our stdin open; end of input means it is gone, and so should we be. */
-  private static void exitWhenParentGoes() {
-    Thread watcher =
-        new Thread(
-            () -> {
-              try (InputStream in = System.in) {
-                while (in.read() >= 0) {
-                  // the parent writes nothing
-                }
-              } catch (IOException ignored) {
-                // treated as end of input
-              }
-              Runtime.getRuntime().halt(4);
-            },
-            "parent-watch");
-    watcher.setDaemon(true);
-    watcher.start();
   }
 }

@@ -13,8 +13,7 @@ import io.watukuy.TickReport;
 import io.watukuy.Watermark;
 import io.watukuy.Watukuy;
 import io.watukuy.store.sqlite.SqliteStore;
-import java.io.IOException;
-import java.io.InputStream;
+import io.watukuy.testing.ChildJvm;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -53,7 +52,7 @@ public final class WebhookKillChild {
       System.exit(2);
     }
     Path db = Path.of(args[0]);
-    exitWhenParentGoes();
+    ChildJvm.haltWhenParentGoes();
     int code;
     try (SqliteStore store = SqliteStore.open(db)) {
       Poller<JsonNode> poller = poller(args[1]);
@@ -130,24 +129,5 @@ public final class WebhookKillChild {
     }
     watukuy.close();
     return 3;
-  }
-
-  /** The parent holds our stdin open; end of input means it is gone, and so should we be. */
-  private static void exitWhenParentGoes() {
-    Thread watcher =
-        new Thread(
-            () -> {
-              try (InputStream in = System.in) {
-                while (in.read() >= 0) {
-                  // the parent writes nothing
-                }
-              } catch (IOException ignored) {
-                // treated as end of input
-              }
-              Runtime.getRuntime().halt(4);
-            },
-            "parent-watch");
-    watcher.setDaemon(true);
-    watcher.start();
   }
 }

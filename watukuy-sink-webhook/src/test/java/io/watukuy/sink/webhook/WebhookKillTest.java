@@ -8,8 +8,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.watukuy.sink.webhook.Receiver.Request;
 import io.watukuy.spi.PollerState;
 import io.watukuy.store.sqlite.SqliteStore;
+import io.watukuy.testing.ChildJvm;
+import io.watukuy.testing.MutatingVendor;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -50,9 +51,7 @@ class WebhookKillTest {
   static final long KILL_PAUSE_MAX_MS = 15;
 
   static final Duration READY_TIMEOUT = Duration.ofSeconds(20);
-  static final Duration EXIT_TIMEOUT = Duration.ofSeconds(10);
   static final Duration FINISH_TIMEOUT = Duration.ofSeconds(50);
-  static final int SIGKILL_EXIT = 137;
   private static final ObjectMapper JSON = new ObjectMapper();
 
   @TempDir Path dir;
@@ -67,48 +66,40 @@ class WebhookKillTest {
     Path out = dir.resolve("child.out");
     int kills = 0;
     int midDelivery = 0;
-    Map<String, KillVendor.Item> finalItems;
+    Map<String, MutatingVendor.Item> finalItems;
     List<Request> got;
-    try (KillVendor vendor = KillVendor.start(seed, MAX_ITEMS);
+    try (MutatingVendor vendor = MutatingVendor.start(seed, MAX_ITEMS);
         Receiver receiver = Receiver.start()) {
       String hook = receiver.url("/hooks");
       vendor.startMutating(Duration.ofMillis(15));
       while (kills < KILLS) {
         receiver.run.set(kills + 1);
-        Process child = launch(db, vendor.baseUrl(), hook, "run", out);
-        try {
-          assertThat(awaitReady(child, db)).as("run %d reported ready", kills + 1).isTrue();
+        try (ChildJvm child = launch(db, vendor.baseUrl(), hook, "run", out)) {
+          assertThat(child.awaitFile(ready(db), READY_TIMEOUT))
+              .as("run %d reported ready", kills + 1)
+              .isTrue();
           // Mid-delivery: once this child has had a seeded number of its requests answered
           // (bounded in time), after a seeded pause of up to a few requests.
           int requests = 1 + random.nextInt(MAX_REQUESTS_BEFORE_KILL);
-          long deadline = System.nanoTime() + DELIVERY_WAIT.toNanos();
-          while (receiver.countInRun(kills + 1) < requests
-              && System.nanoTime() < deadline
-              && child.isAlive()) Thread.sleep(2);
-          if (receiver.countInRun(kills + 1) >= requests) midDelivery++;
+          int run = kills + 1;
+          if (child.awaitProgress(() -> receiver.countInRun(run), requests, DELIVERY_WAIT))
+            midDelivery++;
           Thread.sleep(random.nextLong(KILL_PAUSE_MAX_MS + 1));
           assertThat(child.isAlive()).as("run %d alive until killed", kills + 1).isTrue();
-          child.destroyForcibly();
-          assertThat(child.waitFor(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
-          assertThat(child.exitValue()).as("SIGKILL").isEqualTo(SIGKILL_EXIT);
-        } finally {
-          child.destroyForcibly();
-          child.getOutputStream().close();
+          assertThat(child.sigkill()).as("SIGKILL").isEqualTo(ChildJvm.SIGKILL_EXIT);
         }
         kills++;
       }
       vendor.stopMutating();
       finalItems = vendor.items();
       receiver.run.set(kills + 1);
-      Process finish = launch(db, vendor.baseUrl(), hook, "finish", out);
-      try {
-        assertThat(finish.waitFor(FINISH_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS))
+      try (ChildJvm finish = launch(db, vendor.baseUrl(), hook, "finish", out)) {
+        assertThat(finish.awaitExit(FINISH_TIMEOUT))
             .as("finish within %s", FINISH_TIMEOUT)
             .isTrue();
-        assertThat(finish.exitValue()).as("finish caught up; child output: %s", tail(out)).isZero();
-      } finally {
-        finish.destroyForcibly();
-        finish.getOutputStream().close();
+        assertThat(finish.exitValue())
+            .as("finish caught up; child output: %s", ChildJvm.tail(out, 30))
+            .isZero();
       }
       got = receiver.requests();
     }
@@ -128,7 +119,7 @@ class WebhookKillTest {
   }
 
   private static void check(
-      List<Request> got, long lastSequence, Map<String, KillVendor.Item> finalItems)
+      List<Request> got, long lastSequence, Map<String, MutatingVendor.Item> finalItems)
       throws Exception {
     StandardWebhooksVerifier verifier = new StandardWebhooksVerifier(EngineSetup.SECRET);
     Map<String, Integer> firstRun = new HashMap<>();
@@ -167,7 +158,7 @@ class WebhookKillTest {
     TreeSet<Long> missing = new TreeSet<>();
     for (long s = 1; s <= lastSequence; s++) if (!keyOfSequence.containsKey(s)) missing.add(s);
     if (!missing.isEmpty()) violations.add("never arrived: sequences " + missing);
-    for (KillVendor.Item item : finalItems.values()) {
+    for (MutatingVendor.Item item : finalItems.values()) {
       JsonNode last = lastOfItem.get(item.id());
       if (last == null) violations.add(item.id() + " never arrived");
       else if (last.get("data").get("rev").asInt() != item.rev())
@@ -197,40 +188,20 @@ class WebhookKillTest {
     assertThat(lastSequence).isGreaterThan(KILLS);
   }
 
-  private static Process launch(Path db, String vendor, String hook, String mode, Path out)
+  private static ChildJvm launch(Path db, String vendor, String hook, String mode, Path out)
       throws IOException {
-    Files.deleteIfExists(db.resolveSibling(db.getFileName() + ".ready"));
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder pb =
-        new ProcessBuilder(
-            java,
-            "-XX:TieredStopAtLevel=1",
-            "-XX:+UseSerialGC",
-            "-cp",
-            System.getProperty("java.class.path"),
-            WebhookKillChild.class.getName(),
-            db.toString(),
-            vendor,
-            hook,
-            mode);
-    pb.redirectErrorStream(true);
-    pb.redirectOutput(ProcessBuilder.Redirect.appendTo(out.toFile()));
-    return pb.start();
+    Files.deleteIfExists(ready(db));
+    return ChildJvm.start(
+        WebhookKillChild.class,
+        List.of("-XX:+UseSerialGC"),
+        out,
+        db.toString(),
+        vendor,
+        hook,
+        mode);
   }
 
-  private static boolean awaitReady(Process child, Path db) throws InterruptedException {
-    Path ready = db.resolveSibling(db.getFileName() + ".ready");
-    long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-    while (System.nanoTime() < deadline && child.isAlive()) {
-      if (Files.exists(ready)) return true;
-      Thread.sleep(10);
-    }
-    return false;
-  }
-
-  private static String tail(Path out) throws IOException {
-    if (!Files.exists(out)) return "(none)";
-    List<String> lines = Files.readAllLines(out, StandardCharsets.UTF_8);
-    return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
+  private static Path ready(Path db) {
+    return db.resolveSibling(db.getFileName() + ".ready");
   }
 }
