@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The seeds of the batch-handler chaos variant (docs/guarantees.md, G9; docs/stores.md, "3. The
- * chaos harness (required)"): a fixed subset of the CI seeds by default, every CI seed on a deep run, and the seeds
- * asked for when a seed property is set.
+ * chaos harness (required)"): a fixed subset of the CI seeds by default, every CI seed on a deep
+ * run, and the seeds asked for when a seed property is set.
  */
 class ChaosBatchSeedsTest {
   private static final List<String> PROPERTIES =
