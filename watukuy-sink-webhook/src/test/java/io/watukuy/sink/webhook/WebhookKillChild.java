@@ -25,7 +25,8 @@ import java.util.List;
  * WebhookSink} to the parent's receiver, {@code concurrency} {@value #CONCURRENCY} and batches of
  * {@value #BATCH_SIZE}.
  *
- * <p>Usage: {@code WebhookKillChild <db> <vendorUrl> <receiverUrl> <run|finish>}. {@code run}
+ * <p>Usage: {@code WebhookKillChild <db> <vendorUrl> <receiverUrl> <run|finish> <event|batch>}:
+ * {@code event} POSTs one event per request, {@code batch} one batch per request. {@code run}
  * starts the daemon, writes {@code <db>.ready} and lives until killed (at most {@link
  * #MAX_LIFETIME}); {@code finish} ticks until the poller has caught up and the outbox is empty,
  * then exits 0 (3 when it did not in time). Exit 4: the parent went away (stdin closed).
@@ -47,8 +48,11 @@ public final class WebhookKillChild {
   private WebhookKillChild() {}
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 4 || !(args[3].equals("run") || args[3].equals("finish"))) {
-      System.err.println("usage: WebhookKillChild <db> <vendorUrl> <receiverUrl> <run|finish>");
+    if (args.length != 5
+        || !(args[3].equals("run") || args[3].equals("finish"))
+        || !(args[4].equals("event") || args[4].equals("batch"))) {
+      System.err.println(
+          "usage: WebhookKillChild <db> <vendorUrl> <receiverUrl> <run|finish> <event|batch>");
       System.exit(2);
     }
     Path db = Path.of(args[0]);
@@ -59,7 +63,8 @@ public final class WebhookKillChild {
       WebhookSink sink =
           new WebhookSink(
               WebhookSettings.of(args[2], SigningSecret.parse(EngineSetup.SECRET))
-                  .withTimeout(Duration.ofSeconds(5)));
+                  .withTimeout(Duration.ofSeconds(5))
+                  .withBatch(args[4].equals("batch")));
       Watukuy watukuy =
           Watukuy.builder()
               .store(store)
