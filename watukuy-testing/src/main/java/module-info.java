@@ -8,10 +8,13 @@ module io.watukuy.testing {
   requires transitive org.assertj.core;
   requires transitive java.sql; // JdbcTestServer hands out connections; the driver is the caller's
   requires static org.jspecify;
+  requires jdk.httpserver; // MutatingVendor, the process-kill tests' vendor
 
   exports io.watukuy.testing;
 
-  // JUnit runs the contract suites' package-private test methods in users' subclasses
+  // JUnit runs the contract suites' package-private test methods in users' subclasses; Jackson
+  // writes MutatingVendor's pages
   opens io.watukuy.testing to
-      org.junit.platform.commons;
+      org.junit.platform.commons,
+      com.fasterxml.jackson.databind;
 }

@@ -26,6 +26,7 @@ import io.watukuy.cli.CliConfig.ResponseSpec;
 import io.watukuy.cli.CliConfig.SinkSpec;
 import io.watukuy.cli.CliConfig.StoreSpec;
 import io.watukuy.cli.StoreUris.StoreOptions;
+import io.watukuy.sink.SinkConfig;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -54,10 +55,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class ConfigReader {
   static final String DEFAULT_STORE = "sqlite:watukuy.db";
-  static final String DURATION_UNITS = "(ms, s, m, h, d)";
   static final Duration MIN_LEASE_TTL = Duration.ofSeconds(1);
-
-  private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)");
 
   private static final Pattern ENV = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)}");
   // ${file:PATH} in a sink section: a file's content, e.g. a secret mounted by the platform
@@ -491,20 +489,6 @@ final class ConfigReader {
     return new DeletedSpec(at.locator(), null);
   }
 
-  static Duration parseDuration(String text) {
-    Matcher m = DURATION.matcher(text.trim());
-    if (!m.matches())
-      throw new IllegalArgumentException("'" + text + "' is not a duration " + DURATION_UNITS);
-    long n = Long.parseLong(m.group(1));
-    return switch (m.group(2)) {
-      case "ms" -> Duration.ofMillis(n);
-      case "s" -> Duration.ofSeconds(n);
-      case "m" -> Duration.ofMinutes(n);
-      case "h" -> Duration.ofHours(n);
-      default -> Duration.ofDays(n);
-    };
-  }
-
   /** A node with its JSON Pointer and its dotted name relative to the poller (or the file). */
   final class At {
     final JsonNode node;
@@ -698,7 +682,7 @@ final class ConfigReader {
     @Nullable Duration duration(@Nullable Duration fallback) {
       if (missing()) return fallback;
       try {
-        return parseDuration(node.asText());
+        return SinkConfig.parseDuration(node.asText());
       } catch (IllegalArgumentException e) {
         throw error(e.getMessage());
       }

@@ -18,6 +18,7 @@ import io.watukuy.Retain;
 import io.watukuy.Schedule;
 import io.watukuy.Watermark;
 import io.watukuy.Watukuy;
+import io.watukuy.sink.SinkConfig;
 import io.watukuy.spi.PollerState;
 import io.watukuy.spi.StateStore;
 import io.watukuy.store.sqlite.SqliteStore;
@@ -438,7 +439,7 @@ final class DemoCommand implements Callable<Integer> {
   private static Duration positive(String text, String option) {
     Duration d;
     try {
-      d = ConfigReader.parseDuration(text);
+      d = SinkConfig.parseDuration(text);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(option + ": " + e.getMessage(), e);
     }

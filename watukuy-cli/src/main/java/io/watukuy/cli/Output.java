@@ -155,7 +155,7 @@ final class Output implements AutoCloseable {
     } catch (IOException e) {
       channel = null;
       IOException named =
-          new IOException("output " + name + ": cannot reopen: " + e.getMessage(), e);
+          new OutputFailedException("output " + name + ": cannot reopen: " + e.getMessage(), e);
       if (failure == null) failure = named;
       throw named;
     }
@@ -224,7 +224,7 @@ final class Output implements AutoCloseable {
         onChange.accept("output " + name + " recovered");
       }
     } catch (IOException e) {
-      IOException named = new IOException("output " + name + ": " + reason(e), e);
+      IOException named = new OutputFailedException("output " + name + ": " + reason(e), e);
       if (failure == null) failure = named;
       if (failing == null) onChange.accept(named.getMessage());
       failing = named;

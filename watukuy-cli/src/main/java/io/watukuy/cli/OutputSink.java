@@ -112,8 +112,7 @@ final class OutputSink implements Sink {
   /** Whether {@code error} is this kind of sink's failed write, which the command reports once. */
   static boolean isWriteFailure(@Nullable Throwable error) {
     return error instanceof HandlerUnavailableException
-        && error.getCause() instanceof IOException
-        && String.valueOf(error.getMessage()).startsWith("output ");
+        && error.getCause() instanceof OutputFailedException;
   }
 
   @Override

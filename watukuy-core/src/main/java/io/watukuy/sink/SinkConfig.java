@@ -30,6 +30,9 @@ import org.jspecify.annotations.Nullable;
  * @since 0.2
  */
 public final class SinkConfig {
+  /** The units {@link #parseDuration} accepts, as its error message lists them. */
+  public static final String DURATION_UNITS = "(ms, s, m, h, d)";
+
   private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)");
 
   private final JsonNode node;
@@ -263,8 +266,28 @@ public final class SinkConfig {
   public @Nullable Duration duration(String key, @Nullable Duration fallback) {
     String text = string(key);
     if (text == null) return fallback;
+    try {
+      return parseDuration(text);
+    } catch (IllegalArgumentException e) {
+      throw error(key, e.getMessage());
+    }
+  }
+
+  /**
+   * Parses a duration as every setting of the configuration file writes it: a whole number and a
+   * unit, {@code 500ms}, {@code 30s}, {@code 5m}, {@code 1h}, {@code 1d}; blanks around it are
+   * ignored. The one parser of the command line's durations, in and outside {@code sink:}.
+   *
+   * @param text the setting's text
+   * @return the duration
+   * @throws IllegalArgumentException {@code 'TEXT' is not a duration (ms, s, m, h, d)} when it is
+   *     not one, or the number does not fit a {@code long}
+   * @since 0.3
+   */
+  public static Duration parseDuration(String text) {
     Matcher m = DURATION.matcher(text.trim());
-    if (!m.matches()) throw error(key, "'" + text + "' is not a duration (ms, s, m, h, d)");
+    if (!m.matches())
+      throw new IllegalArgumentException("'" + text + "' is not a duration " + DURATION_UNITS);
     long n = Long.parseLong(m.group(1));
     return switch (m.group(2)) {
       case "ms" -> Duration.ofMillis(n);

@@ -41,6 +41,14 @@ public final class Chaos {
   /** The seeds every CI run checks, on every store; each one runs, whatever time it takes. */
   public static final long[] CI_SEEDS = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
 
+  /**
+   * The seeds a CI run checks a second time with a batch handler on a server-backed store: every
+   * third of {@link #CI_SEEDS}. The batch variant shares the whole run with the per-event one
+   * except the delivery step, so a subset keeps the batch path under kills at a third of its cost;
+   * {@code -Dwatukuy.chaos.deep=true} runs it on every CI seed.
+   */
+  public static final long[] CI_BATCH_SEEDS = {1, 4, 7, 10};
+
   private Chaos() {}
 
   /**
@@ -61,22 +69,56 @@ public final class Chaos {
   }
 
   /**
-   * A store's chaos suite, for a {@code @TestFactory}: one test per seed of {@link #seeds()}, each
+   * The seeds of a store's batch-handler variant: {@code -Dwatukuy.chaos.seed=N} or {@code
+   * -Dwatukuy.chaos.seeds=N} as in {@link #seeds()}, else {@link #CI_SEEDS} with {@code
+   * -Dwatukuy.chaos.deep=true} (the deep run), else {@link #CI_BATCH_SEEDS}.
+   *
+   * @return the seeds, in order
+   * @throws NumberFormatException if {@code watukuy.chaos.seed} or {@code watukuy.chaos.seeds} is
+   *     set but is not a decimal number
+   */
+  public static LongStream batchSeeds() {
+    if (isSet("watukuy.chaos.seed") || isSet("watukuy.chaos.seeds")) return seeds();
+    if (Boolean.getBoolean("watukuy.chaos.deep")) return Arrays.stream(CI_SEEDS);
+    return Arrays.stream(CI_BATCH_SEEDS);
+  }
+
+  private static boolean isSet(String property) {
+    String value = System.getProperty(property);
+    return value != null && !value.isBlank();
+  }
+
+  /**
+   * A store's chaos suite, for a {@code @TestFactory}: {@link #everySeed(LongStream, LongFunction)}
+   * over {@link #seeds()}.
+   *
+   * @param options the options of one seed's run; its store must be fresh and empty
+   * @return the tests, to be returned from the {@code @TestFactory} method
+   */
+  public static Stream<DynamicTest> everySeed(LongFunction<ChaosOptions> options) {
+    return everySeed(seeds(), options);
+  }
+
+  /**
+   * A store's chaos suite, for a {@code @TestFactory}: one test per seed of {@code seeds}, each
    * running {@link #run} with {@code options.apply(seed)} and failing unless every guarantee held
    * ({@link ChaosReport#assertGuarantees()}), at least one kill point fired and every committed
    * event was delivered; then one last test, {@code every seed ran}, that fails unless each seed's
    * run finished. There is no time budget: every seed runs, on a slow machine too, and a seed that
    * did not run (skipped, aborted) is a failure.
    *
+   * @param seeds the seeds to run, such as {@link #seeds()} or {@link #batchSeeds()}
    * @param options the options of one seed's run; its store must be fresh and empty
    * @return the tests, to be returned from the {@code @TestFactory} method
+   * @throws NullPointerException if an argument is null
    */
-  public static Stream<DynamicTest> everySeed(LongFunction<ChaosOptions> options) {
+  public static Stream<DynamicTest> everySeed(
+      LongStream seeds, LongFunction<ChaosOptions> options) {
     Objects.requireNonNull(options, "options");
-    List<Long> seeds = seeds().boxed().toList();
+    List<Long> seedList = seeds.boxed().toList();
     Set<Long> ran = ConcurrentHashMap.newKeySet();
     Stream<DynamicTest> runs =
-        seeds.stream()
+        seedList.stream()
             .map(
                 seed ->
                     DynamicTest.dynamicTest(
@@ -94,7 +136,7 @@ public final class Chaos {
         DynamicTest.dynamicTest(
             "every seed ran",
             () ->
-                assertThat(seeds)
+                assertThat(seedList)
                     .as("seeds whose run did not finish")
                     .filteredOn(seed -> !ran.contains(seed))
                     .isEmpty());

@@ -3,10 +3,12 @@ package io.watukuy.sink.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
-import io.watukuy.spi.LogRange;
 import io.watukuy.spi.LoggedEvent;
 import io.watukuy.spi.PollerState;
 import io.watukuy.store.jdbc.JdbcStore;
+import io.watukuy.testing.ChildJvm;
+import io.watukuy.testing.MutatingVendor;
+import io.watukuy.testing.WholeEventLog;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
@@ -48,9 +49,7 @@ abstract class TableKillCampaign {
   private static final long KILL_AFTER_MAX_MS = 20;
   private static final Duration KILL_PHASE = Duration.ofSeconds(150);
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(20);
-  private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration FINISH_TIMEOUT = Duration.ofSeconds(50);
-  private static final int SIGKILL_EXIT = 137;
 
   @TempDir Path dir;
 
@@ -91,53 +90,41 @@ abstract class TableKillCampaign {
     List<String> violations = new ArrayList<>();
     int kills = 0;
     int grewBeforeKill = 0;
-    Process child = null;
+    ChildJvm child = null;
     try (MutatingVendor vendor = MutatingVendor.start(18L, MAX_ITEMS);
         Connection watch = DriverManager.getConnection(url())) {
       vendor.startMutating(MUTATE_EVERY);
       long end = System.nanoTime() + KILL_PHASE.toNanos();
       while (kills < wantedKills && System.nanoTime() < end) {
         child = launch(vendor.baseUrl(), "run", kills + 1, sameDatabase);
-        if (!awaitReady(child)) {
+        if (!child.awaitFile(dir.resolve("ready"), READY_TIMEOUT)) {
           violations.add("run " + (kills + 1) + ": child never reported ready");
           break;
         }
         // Mid-delivery: once the table grew by a few rows, plus a moment into the next batch.
         long grown = writes(watch) + 1 + random.nextInt(KILL_AFTER_MAX_ROWS);
-        long deadline = System.nanoTime() + KILL_AFTER_MAX_WAIT.toNanos();
-        while (writes(watch) < grown && System.nanoTime() < deadline && child.isAlive())
-          Thread.sleep(2);
+        child.awaitProgress(() -> writes(watch), grown, KILL_AFTER_MAX_WAIT);
         Thread.sleep(random.nextLong(KILL_AFTER_MAX_MS + 1));
         if (!child.isAlive()) {
           violations.add("run " + (kills + 1) + ": child exited with " + child.exitValue());
           break;
         }
         if (writes(watch) >= grown) grewBeforeKill++;
-        child.destroyForcibly(); // SIGKILL on Linux
-        if (!child.waitFor(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-          violations.add("run " + (kills + 1) + ": alive after SIGKILL");
-          break;
-        }
-        if (child.exitValue() != SIGKILL_EXIT)
-          violations.add("run " + (kills + 1) + ": exit " + child.exitValue());
-        child.getOutputStream().close();
+        int exit = child.sigkill();
+        if (exit != ChildJvm.SIGKILL_EXIT) violations.add("run " + (kills + 1) + ": exit " + exit);
         child = null;
         kills++;
       }
       vendor.stopMutating();
       if (violations.isEmpty()) {
         child = launch(vendor.baseUrl(), "finish", kills + 1, sameDatabase);
-        if (!child.waitFor(FINISH_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS))
+        if (!child.awaitExit(FINISH_TIMEOUT))
           violations.add("finish: still running after " + FINISH_TIMEOUT);
         else if (child.exitValue() != 0)
           violations.add("finish: exit " + child.exitValue() + " (3: it did not catch up)");
-        child.getOutputStream().close();
       }
     } finally {
-      if (child != null && child.isAlive()) {
-        child.destroyForcibly();
-        child.waitFor(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-      }
+      if (child != null) child.close();
     }
     assertThat(violations).as(childOutput()).isEmpty();
     assertThat(kills).as(childOutput()).isGreaterThanOrEqualTo(wantedKills);
@@ -154,13 +141,8 @@ abstract class TableKillCampaign {
       JdbcStore store = handle.store();
       pending = store.countPending(TableKillChild.KEY);
       lastSequence = store.loadState(TableKillChild.KEY).map(PollerState::lastSequence).orElse(0L);
-      long after = 0;
-      for (int round = 0; round < 1000; round++) {
-        List<LoggedEvent> batch = store.readLog(TableKillChild.KEY, LogRange.after(after), 1000);
-        if (batch.isEmpty()) break;
-        for (LoggedEvent e : batch) committed.add(e.sequence());
-        after = batch.get(batch.size() - 1).sequence();
-      }
+      for (LoggedEvent e : WholeEventLog.read(store, TableKillChild.KEY))
+        committed.add(e.sequence());
     }
     assertThat(pending).as("outbox pending at the end").isZero();
     assertThat(committed).as("committed events").isNotEmpty().hasSize((int) lastSequence);
@@ -212,34 +194,23 @@ abstract class TableKillCampaign {
     }
   }
 
-  private Process launch(String baseUrl, String mode, int run, boolean sameDatabase)
+  private ChildJvm launch(String baseUrl, String mode, int run, boolean sameDatabase)
       throws IOException {
     Path ready = dir.resolve("ready");
     Files.deleteIfExists(ready);
     Path out = output();
-    Files.writeString(
+    ChildJvm.mark(out, "=== run " + run + " (" + mode + ")");
+    return ChildJvm.start(
+        TableKillChild.class,
+        List.of(),
         out,
-        "=== run " + run + " (" + mode + ")\n",
-        java.nio.file.StandardOpenOption.CREATE,
-        java.nio.file.StandardOpenOption.APPEND);
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder pb =
-        new ProcessBuilder(
-            java,
-            "-XX:TieredStopAtLevel=1",
-            "-cp",
-            System.getProperty("java.class.path"),
-            TableKillChild.class.getName(),
-            database(),
-            url(),
-            schema() == null ? "-" : schema(),
-            baseUrl,
-            ready.toString(),
-            mode,
-            Boolean.toString(sameDatabase));
-    pb.redirectErrorStream(true);
-    pb.redirectOutput(ProcessBuilder.Redirect.appendTo(out.toFile()));
-    return pb.start();
+        database(),
+        url(),
+        schema() == null ? "-" : schema(),
+        baseUrl,
+        ready.toString(),
+        mode,
+        Boolean.toString(sameDatabase));
   }
 
   /** The children's output, kept in target/ for a failure's inspection. */
@@ -249,20 +220,9 @@ abstract class TableKillCampaign {
     return folder.resolve(database() + "-" + dir.getFileName() + ".out");
   }
 
-  private boolean awaitReady(Process child) throws InterruptedException {
-    long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-    while (System.nanoTime() < deadline) {
-      if (Files.exists(dir.resolve("ready"))) return true;
-      if (!child.isAlive()) return false;
-      Thread.sleep(5);
-    }
-    return false;
-  }
-
   private String childOutput() {
     try {
-      List<String> lines = Files.readAllLines(output());
-      return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
+      return ChildJvm.tail(output(), 60);
     } catch (IOException e) {
       return "(no child output)";
     }

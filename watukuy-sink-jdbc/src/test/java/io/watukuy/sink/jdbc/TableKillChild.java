@@ -20,13 +20,13 @@ import io.watukuy.sink.EventFormat;
 import io.watukuy.store.jdbc.JdbcStore;
 import io.watukuy.store.postgres.PostgresStore;
 import io.watukuy.store.sqlite.SqliteStore;
-import java.io.IOException;
-import java.io.InputStream;
+import io.watukuy.testing.ChildJvm;
+import io.watukuy.testing.MutatingVendor.Item;
+import io.watukuy.testing.MutatingVendor.Listing;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -45,12 +45,6 @@ import org.jspecify.annotations.Nullable;
  * within its maximum lifetime.
  */
 public final class TableKillChild {
-  /** One item of the listing. */
-  public record Item(String id, int rev, String updatedAt, int value) {}
-
-  /** One page of the listing. */
-  public record Listing(List<Item> items, boolean hasMore) {}
-
   static final PollerKey KEY = PollerKey.of("items");
   static final int CONCURRENCY = 2;
   static final int BATCH_SIZE = 5;
@@ -77,7 +71,7 @@ public final class TableKillChild {
     Path ready = Path.of(args[4]);
     boolean finish = args[5].equals("finish");
     boolean sameDatabase = Boolean.parseBoolean(args[6]);
-    exitWhenParentGoes();
+    ChildJvm.haltWhenParentGoes();
     int code;
     try (StoreHandle handle = openStore(sqlite, url, schema)) {
       JdbcStore store = handle.store();
@@ -219,24 +213,5 @@ public final class TableKillChild {
     }
     watukuy.close();
     return 3;
-  }
-
-  /** The parent holds our stdin open; end of input means it is gone, and so should we be. */
-  private static void exitWhenParentGoes() {
-    Thread watcher =
-        new Thread(
-            () -> {
-              try (InputStream in = System.in) {
-                while (in.read() >= 0) {
-                  // the parent writes nothing
-                }
-              } catch (IOException ignored) {
-                // treated as end of input
-              }
-              Runtime.getRuntime().halt(4);
-            },
-            "parent-watch");
-    watcher.setDaemon(true);
-    watcher.start();
   }
 }

@@ -18,8 +18,8 @@ import io.watukuy.sink.Destination;
 import io.watukuy.sink.EventFormat;
 import io.watukuy.sink.Sink;
 import io.watukuy.store.sqlite.SqliteStore;
-import java.io.IOException;
-import java.io.InputStream;
+import io.watukuy.testing.ChildJvm;
+import io.watukuy.testing.MutatingVendor;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,9 +29,9 @@ import java.util.Map;
 
 /**
  * The engine half of {@link KafkaSinkProcessKillTest}, in its own JVM so the parent can SIGKILL it:
- * a poller mirrors the parent's mutating {@code /items} listing ({@link ItemsApi}) into a SQLite
- * store and delivers it through a {@link KafkaSink} to the test broker, with {@value #CONCURRENCY}
- * batches of up to {@value #BATCH_SIZE} in flight.
+ * a poller mirrors the parent's mutating {@code /items} listing ({@link MutatingVendor}) into a
+ * SQLite store and delivers it through a {@link KafkaSink} to the test broker, with {@value
+ * #CONCURRENCY} batches of up to {@value #BATCH_SIZE} in flight.
  *
  * <p>Usage: {@code KafkaKillChild <db> <baseUrl> <bootstrap> <topic> <run|finish>}. {@code run}
  * starts the daemon, writes {@code <db>.ready} and lives until killed; {@code finish} ticks until
@@ -60,10 +60,10 @@ public final class KafkaKillChild {
       System.exit(2);
     }
     Path db = Path.of(args[0]);
-    exitWhenParentGoes();
+    ChildJvm.haltWhenParentGoes();
     int code;
     try (SqliteStore store = SqliteStore.open(db)) {
-      Poller<ItemsApi.Item> poller = poller(args[1]);
+      Poller<MutatingVendor.Item> poller = poller(args[1]);
       KafkaSink sink =
           new KafkaSink(
               new KafkaSettings(
@@ -87,15 +87,15 @@ public final class KafkaKillChild {
     System.exit(code);
   }
 
-  private static Poller<ItemsApi.Item> poller(String baseUrl) {
-    return Poller.builder(POLLER, ItemsApi.Item.class)
-        .identity(ItemsApi.Item::id)
-        .version(ItemsApi.Item::rev)
+  private static Poller<MutatingVendor.Item> poller(String baseUrl) {
+    return Poller.builder(POLLER, MutatingVendor.Item.class)
+        .identity(MutatingVendor.Item::id)
+        .version(MutatingVendor.Item::rev)
         .cursor(Cursors.timestamp("updatedAt").tieBreak("id").build())
         .fetch(
             ctx -> {
               Watermark cursor = ctx.cursor();
-              ItemsApi.Listing page =
+              MutatingVendor.Listing page =
                   ctx.http()
                       .get(
                           baseUrl + "/items",
@@ -104,7 +104,7 @@ public final class KafkaKillChild {
                               .query("after_id", cursor.tieBreak())
                               .query("limit", PAGE_SIZE)
                               .build())
-                      .json(ItemsApi.Listing.class);
+                      .json(MutatingVendor.Listing.class);
               return Page.of(page.items()).withHasMore(page.hasMore());
             })
         .schedule(Schedule.every(INTERVAL).withAdaptive(false))
@@ -208,24 +208,5 @@ public final class KafkaKillChild {
     }
     watukuy.close();
     return 3;
-  }
-
-  /** The parent holds our stdin open; end of input means it is gone, and so should we be. */
-  private static void exitWhenParentGoes() {
-    Thread watcher =
-        new Thread(
-            () -> {
-              try (InputStream in = System.in) {
-                while (in.read() >= 0) {
-                  // nothing is written; any input is ignored
-                }
-              } catch (IOException ignored) {
-                // treated as end of input
-              }
-              Runtime.getRuntime().halt(4);
-            },
-            "parent-watch");
-    watcher.setDaemon(true);
-    watcher.start();
   }
 }

@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.watukuy.spi.LogRange;
 import io.watukuy.spi.LoggedEvent;
 import io.watukuy.store.sqlite.SqliteStore;
+import io.watukuy.testing.ChildJvm;
+import io.watukuy.testing.MutatingVendor;
+import io.watukuy.testing.WholeEventLog;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,12 +31,12 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * G1, G3 and G9 for the Kafka sink under real process death (docs/sinks.md, "Kafka"): the engine
  * runs in a child JVM ({@link KafkaKillChild}: SQLite store, Kafka sink, {@code concurrency} 2,
- * {@code batchSize} 5) polling a vendor whose items keep changing ({@link ItemsApi}); this test
- * SIGKILLs the child {@value #KILLS} times at seeded moments while batches are in flight, restarts
- * it on the same store, lets a last child catch up, then reads the whole topic back. The broker is
- * never killed. What must hold: every committed event (the store's replay log) is in the topic
- * (nothing lost); with records whose delivery key was seen before dropped, each ordering key's
- * sequences increase and stay in one partition (order); and the repeats are at most {@code
+ * {@code batchSize} 5) polling a vendor whose items keep changing ({@link MutatingVendor}); this
+ * test SIGKILLs the child {@value #KILLS} times at seeded moments while batches are in flight,
+ * restarts it on the same store, lets a last child catch up, then reads the whole topic back. The
+ * broker is never killed. What must hold: every committed event (the store's replay log) is in the
+ * topic (nothing lost); with records whose delivery key was seen before dropped, each ordering
+ * key's sequences increase and stay in one partition (order); and the repeats are at most {@code
  * concurrency × batchSize} per kill, each a record whose delivery key was seen before.
  */
 @ExtendWith(KafkaBroker.class)
@@ -42,17 +44,13 @@ class KafkaSinkProcessKillTest {
   static final long SEED = 20261202L;
   static final int KILLS = 10;
   static final int MAX_ITEMS = 30;
-  static final long MUTATE_EVERY_MS = 20;
+  static final Duration MUTATE_EVERY = Duration.ofMillis(20);
 
   /** A kill lands up to this long after the child's first acknowledged batch, seeded. */
   static final long KILL_AFTER_MAX_MS = 150;
 
   static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
-  static final Duration EXIT_TIMEOUT = Duration.ofSeconds(10);
   static final Duration FINISH_TIMEOUT = Duration.ofSeconds(70);
-
-  /** What the JDK reports for a child ended by signal 9: 128 + 9. */
-  static final int SIGKILL_EXIT = 137;
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -69,39 +67,33 @@ class KafkaSinkProcessKillTest {
     Path db = dir.resolve("kill.db");
     Path out = dir.resolve("child.out");
     SplittableRandom random = new SplittableRandom(SEED).split();
-    Map<String, ItemsApi.Item> finalItems;
+    Map<String, MutatingVendor.Item> finalItems;
     int kills = 0;
-    try (ItemsApi api = ItemsApi.start(SEED, MAX_ITEMS)) {
-      api.startMutating(MUTATE_EVERY_MS);
+    try (MutatingVendor api = MutatingVendor.start(SEED, MAX_ITEMS)) {
+      api.startMutating(MUTATE_EVERY);
       for (int run = 1; run <= KILLS; run++) {
-        Process child = launch(db, api.baseUrl(), broker.bootstrap(), topic, "run", out);
-        try {
-          assertThat(awaitReady(child, db)).as("run %d reported ready", run).isTrue();
+        try (ChildJvm child = launch(db, api.baseUrl(), broker.bootstrap(), topic, "run", out)) {
+          assertThat(child.awaitFile(KafkaKillChild.ready(db), READY_TIMEOUT))
+              .as("run %d reported ready", run)
+              .isTrue();
           // Mid-batch: once the broker acknowledged this child's first batch, while its next
           // batches are in flight and the vendor keeps changing.
-          assertThat(awaitDelivery(child, out, deliveries(out)))
+          assertThat(child.awaitProgress(() -> deliveries(out), deliveries(out) + 1, READY_TIMEOUT))
               .as("run %d delivered within %s (see %s)", run, READY_TIMEOUT, out)
               .isTrue();
           Thread.sleep(random.nextLong(KILL_AFTER_MAX_MS));
           assertThat(child.isAlive()).as("run %d alive until killed", run).isTrue();
-          child.destroyForcibly();
-          assertThat(child.waitFor(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
-          assertThat(child.exitValue()).as("run %d killed by SIGKILL", run).isEqualTo(SIGKILL_EXIT);
+          assertThat(child.sigkill())
+              .as("run %d killed by SIGKILL", run)
+              .isEqualTo(ChildJvm.SIGKILL_EXIT);
           kills++;
-        } finally {
-          stop(child);
         }
       }
       api.stopMutating();
       finalItems = api.items();
-      Process last = launch(db, api.baseUrl(), broker.bootstrap(), topic, "finish", out);
-      try {
-        assertThat(last.waitFor(FINISH_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS))
-            .as("the last child caught up in time")
-            .isTrue();
+      try (ChildJvm last = launch(db, api.baseUrl(), broker.bootstrap(), topic, "finish", out)) {
+        assertThat(last.awaitExit(FINISH_TIMEOUT)).as("the last child caught up in time").isTrue();
         assertThat(last.exitValue()).as("finish exit (see %s)", out).isZero();
-      } finally {
-        stop(last);
       }
     }
     assertThat(broker.process().isAlive()).as("the broker was never killed").isTrue();
@@ -110,13 +102,7 @@ class KafkaSinkProcessKillTest {
     try (SqliteStore store = SqliteStore.open(db)) {
       assertThat(store.countPending(KafkaKillChild.KEY)).isZero();
       assertThat(store.countParked(KafkaKillChild.KEY)).isZero();
-      long after = 0;
-      for (int round = 0; round < 100; round++) {
-        List<LoggedEvent> batch = store.readLog(KafkaKillChild.KEY, LogRange.after(after), 1000);
-        if (batch.isEmpty()) break;
-        committed.addAll(batch);
-        after = batch.get(batch.size() - 1).sequence();
-      }
+      committed.addAll(WholeEventLog.read(store, KafkaKillChild.KEY));
     }
     List<ConsumerRecord<byte[], byte[]>> records =
         TopicReader.readAll(broker.bootstrap(), topic, Duration.ofSeconds(60));
@@ -173,38 +159,19 @@ class KafkaSinkProcessKillTest {
         kills, committed.size(), records.size(), repeats, finalItems.size());
   }
 
-  private static Process launch(
+  private static ChildJvm launch(
       Path db, String baseUrl, String bootstrap, String topic, String mode, Path out)
       throws IOException {
     Files.deleteIfExists(KafkaKillChild.ready(db));
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder pb =
-        new ProcessBuilder(
-            java,
-            "-XX:TieredStopAtLevel=1",
-            "-Xmx256m",
-            "-cp",
-            System.getProperty("java.class.path"),
-            KafkaKillChild.class.getName(),
-            db.toString(),
-            baseUrl,
-            bootstrap,
-            topic,
-            mode);
-    pb.redirectErrorStream(true);
-    pb.redirectOutput(ProcessBuilder.Redirect.appendTo(out.toFile()));
-    // stdin stays a pipe held by this JVM: if it dies, the child sees end of input and halts.
-    return pb.start();
-  }
-
-  private static boolean awaitReady(Process child, Path db) throws InterruptedException {
-    long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-    while (System.nanoTime() < deadline) {
-      if (Files.exists(KafkaKillChild.ready(db))) return true;
-      if (!child.isAlive()) return false;
-      Thread.sleep(5);
-    }
-    return false;
+    return ChildJvm.start(
+        KafkaKillChild.class,
+        List.of("-Xmx256m"),
+        out,
+        db.toString(),
+        baseUrl,
+        bootstrap,
+        topic,
+        mode);
   }
 
   /** How many acknowledged batches the children have reported so far. */
@@ -213,24 +180,5 @@ class KafkaSinkProcessKillTest {
     try (var lines = Files.lines(out)) {
       return lines.filter(l -> l.startsWith(KafkaKillChild.BATCH)).count();
     }
-  }
-
-  private static boolean awaitDelivery(Process child, Path out, long before)
-      throws InterruptedException, IOException {
-    long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-    while (System.nanoTime() < deadline) {
-      if (deliveries(out) > before) return true;
-      if (!child.isAlive()) return false;
-      Thread.sleep(10);
-    }
-    return false;
-  }
-
-  private static void stop(Process child) throws InterruptedException, IOException {
-    if (child.isAlive()) {
-      child.destroyForcibly();
-      child.waitFor(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-    }
-    child.getOutputStream().close();
   }
 }

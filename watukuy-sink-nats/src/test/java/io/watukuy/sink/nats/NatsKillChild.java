@@ -14,8 +14,9 @@ import io.watukuy.Watermark;
 import io.watukuy.Watukuy;
 import io.watukuy.sink.Sink;
 import io.watukuy.store.sqlite.SqliteStore;
-import java.io.IOException;
-import java.io.InputStream;
+import io.watukuy.testing.ChildJvm;
+import io.watukuy.testing.MutatingVendor.Item;
+import io.watukuy.testing.MutatingVendor.Listing;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,12 +33,6 @@ import java.util.List;
  * catch up in time, 4 the parent went away (stdin closed), 5 {@code run} was not killed.
  */
 public final class NatsKillChild {
-  /** One item of the listing. */
-  public record Item(String id, int rev, String updatedAt, int value) {}
-
-  /** One page of the listing. */
-  public record Listing(List<Item> items, boolean hasMore) {}
-
   static final String POLLER = "items";
   static final PollerKey KEY = PollerKey.of(POLLER);
 
@@ -68,7 +63,7 @@ public final class NatsKillChild {
       System.exit(2);
     }
     Path db = Path.of(args[0]);
-    exitWhenParentGoes();
+    ChildJvm.haltWhenParentGoes();
     int code;
     try (SqliteStore store = SqliteStore.open(db)) {
       Poller<Item> poller = poller(args[1]);
@@ -190,24 +185,5 @@ public final class NatsKillChild {
     System.err.println("finish: not caught up within " + FINISH_DEADLINE);
     watukuy.close();
     return 3;
-  }
-
-  /** The parent holds our stdin open; end of input means it is gone, and so should we be. */
-  private static void exitWhenParentGoes() {
-    Thread watcher =
-        new Thread(
-            () -> {
-              try (InputStream in = System.in) {
-                while (in.read() >= 0) {
-                  // the parent writes nothing
-                }
-              } catch (IOException ignored) {
-                // treated as end of input
-              }
-              Runtime.getRuntime().halt(4);
-            },
-            "parent-watch");
-    watcher.setDaemon(true);
-    watcher.start();
   }
 }

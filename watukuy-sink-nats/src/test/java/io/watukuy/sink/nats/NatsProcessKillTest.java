@@ -6,11 +6,13 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nats.client.api.MessageInfo;
-import io.watukuy.sink.nats.NatsKillChild.Item;
-import io.watukuy.spi.LogRange;
 import io.watukuy.spi.LoggedEvent;
 import io.watukuy.store.sqlite.SqliteStore;
+import io.watukuy.testing.ChildJvm;
+import io.watukuy.testing.MutatingVendor;
+import io.watukuy.testing.MutatingVendor.Item;
 import io.watukuy.testing.ReadsWallClock;
+import io.watukuy.testing.WholeEventLog;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -57,9 +59,7 @@ class NatsProcessKillTest {
   static final Duration KILL_AFTER_MAX_WAIT = Duration.ofSeconds(3);
   static final Duration KILL_PHASE = Duration.ofSeconds(70);
   static final Duration READY_TIMEOUT = Duration.ofSeconds(20);
-  static final Duration EXIT_TIMEOUT = Duration.ofSeconds(10);
   static final Duration FINISH_TIMEOUT = Duration.ofSeconds(50);
-  static final int SIGKILL_EXIT = 137;
   static final int MAX_REPORTED = 30;
 
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -78,7 +78,7 @@ class NatsProcessKillTest {
     Path db = dir.resolve("kill.db");
     Path out = dir.resolve("child.out");
     List<String> violations = new ArrayList<>();
-    Process child = null;
+    ChildJvm child = null;
     int kills = 0;
     Map<String, Item> finalItems;
     long started = System.nanoTime();
@@ -87,7 +87,7 @@ class NatsProcessKillTest {
       long killPhaseEnd = started + KILL_PHASE.toNanos();
       while (kills < wantedKills && System.nanoTime() < killPhaseEnd) {
         child = launch(db, vendor.baseUrl(), stream, prefix, "run", out);
-        if (!awaitReady(child, db)) {
+        if (!child.awaitFile(ready(db), READY_TIMEOUT)) {
           violations.add("run " + (kills + 1) + ": child never reported ready");
           break;
         }
@@ -97,22 +97,15 @@ class NatsProcessKillTest {
         } else {
           // Right after the stream grew: often between a batch's acks and the store's ack.
           long grown = messages(stream) + 1 + random.nextLong(KILL_AFTER_MAX_MESSAGES);
-          long deadline = System.nanoTime() + KILL_AFTER_MAX_WAIT.toNanos();
-          while (messages(stream) < grown && System.nanoTime() < deadline && child.isAlive())
-            Thread.sleep(2);
+          child.awaitProgress(() -> messages(stream), grown, KILL_AFTER_MAX_WAIT);
         }
         if (!child.isAlive()) {
           violations.add("run " + (kills + 1) + ": child exited by itself: " + child.exitValue());
           break;
         }
-        child.destroyForcibly();
-        if (!child.waitFor(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-          violations.add("run " + (kills + 1) + ": child alive " + EXIT_TIMEOUT + " after SIGKILL");
-          break;
-        }
-        if (child.exitValue() != SIGKILL_EXIT)
-          violations.add("run " + (kills + 1) + ": exit " + child.exitValue() + ", not SIGKILL");
-        child.getOutputStream().close();
+        int exit = child.sigkill();
+        if (exit != ChildJvm.SIGKILL_EXIT)
+          violations.add("run " + (kills + 1) + ": exit " + exit + ", not SIGKILL");
         child = null;
         kills++;
       }
@@ -120,17 +113,13 @@ class NatsProcessKillTest {
       finalItems = vendor.items();
       if (violations.isEmpty()) {
         child = launch(db, vendor.baseUrl(), stream, prefix, "finish", out);
-        if (!child.waitFor(FINISH_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS))
+        if (!child.awaitExit(FINISH_TIMEOUT))
           violations.add("finish: child still running after " + FINISH_TIMEOUT);
         else if (child.exitValue() != 0)
           violations.add("finish: child exited with " + child.exitValue());
-        child.getOutputStream().close();
       }
     } finally {
-      if (child != null && child.isAlive()) {
-        child.destroyForcibly();
-        child.waitFor(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-      }
+      if (child != null) child.close();
     }
     if (kills < MIN_KILLS)
       violations.add("only " + kills + " kills in " + KILL_PHASE + ", " + MIN_KILLS + " wanted");
@@ -142,7 +131,7 @@ class NatsProcessKillTest {
     try (SqliteStore store = SqliteStore.open(db)) {
       pending = store.countPending(NatsKillChild.KEY);
       parked = store.countParked(NatsKillChild.KEY);
-      committed = readLog(store);
+      committed = WholeEventLog.read(store, NatsKillChild.KEY);
     }
     if (violations.isEmpty()) {
       if (pending != 0) violations.add(pending + " events still pending at the end (G1)");
@@ -165,7 +154,7 @@ class NatsProcessKillTest {
     violations.stream()
         .limit(MAX_REPORTED)
         .forEach(v -> failure.append("  ").append(v).append('\n'));
-    failure.append("child output tail:\n").append(tail(out));
+    failure.append("child output tail:\n").append(ChildJvm.tail(out, 40));
     fail(failure.toString());
   }
 
@@ -224,58 +213,17 @@ class NatsProcessKillTest {
     }
   }
 
-  private static Process launch(
+  private static ChildJvm launch(
       Path db, String baseUrl, String stream, String prefix, String mode, Path out)
       throws IOException {
-    Files.writeString(
-        out,
-        "=== " + mode + System.lineSeparator(),
-        StandardCharsets.UTF_8,
-        java.nio.file.StandardOpenOption.CREATE,
-        java.nio.file.StandardOpenOption.APPEND);
+    ChildJvm.mark(out, "=== " + mode);
     Files.deleteIfExists(ready(db));
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder pb =
-        new ProcessBuilder(
-            java,
-            "-XX:TieredStopAtLevel=1",
-            "-cp",
-            System.getProperty("java.class.path"),
-            NatsKillChild.class.getName(),
-            db.toString(),
-            baseUrl,
-            stream,
-            prefix,
-            mode);
-    pb.redirectErrorStream(true);
-    pb.redirectOutput(ProcessBuilder.Redirect.appendTo(out.toFile()));
-    return pb.start();
+    return ChildJvm.start(
+        NatsKillChild.class, List.of(), out, db.toString(), baseUrl, stream, prefix, mode);
   }
 
   private static Path ready(Path db) {
     return db.resolveSibling(db.getFileName() + NatsKillChild.READY_SUFFIX);
-  }
-
-  private static boolean awaitReady(Process child, Path db) throws InterruptedException {
-    long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-    while (System.nanoTime() < deadline) {
-      if (Files.exists(ready(db))) return true;
-      if (!child.isAlive()) return false;
-      Thread.sleep(5);
-    }
-    return false;
-  }
-
-  private static List<LoggedEvent> readLog(SqliteStore store) {
-    List<LoggedEvent> all = new ArrayList<>();
-    long after = 0;
-    for (int round = 0; round < 1000; round++) {
-      List<LoggedEvent> batch = store.readLog(NatsKillChild.KEY, LogRange.after(after), 1000);
-      if (batch.isEmpty()) return all;
-      all.addAll(batch);
-      after = batch.get(batch.size() - 1).sequence();
-    }
-    throw new IllegalStateException("replay log longer than a million events");
   }
 
   /** The events handed to the sink by every child, from their {@code publishing N} lines. */
@@ -287,11 +235,5 @@ class NatsProcessKillTest {
       if (line.matches(NatsKillChild.PUBLISHING + "[0-9]+"))
         sum += Long.parseLong(line.substring(NatsKillChild.PUBLISHING.length()));
     return sum;
-  }
-
-  private static String tail(Path file) throws IOException {
-    if (!Files.exists(file)) return "(none)";
-    List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-    return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
   }
 }

@@ -14,12 +14,12 @@ import io.watukuy.Watermark;
 import io.watukuy.Watukuy;
 import io.watukuy.sink.SinkConfig;
 import io.watukuy.store.sqlite.SqliteStore;
-import java.io.IOException;
-import java.io.InputStream;
+import io.watukuy.testing.ChildJvm;
+import io.watukuy.testing.MutatingVendor.Item;
+import io.watukuy.testing.MutatingVendor.Listing;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -34,12 +34,6 @@ import java.util.Map;
  * {@code run} outlived its maximum lifetime.
  */
 public final class RabbitKillChild {
-  /** One item of the listing. */
-  public record Item(String id, int rev, String updatedAt, int value) {}
-
-  /** One page of the listing. */
-  public record Listing(List<Item> items, boolean hasMore) {}
-
   static final String POLLER = "items";
   static final PollerKey KEY = PollerKey.of(POLLER);
   static final int CONCURRENCY = 2;
@@ -62,7 +56,7 @@ public final class RabbitKillChild {
       System.exit(2);
     }
     Path db = Path.of(args[0]);
-    exitWhenParentGoes();
+    ChildJvm.haltWhenParentGoes();
     int code;
     try (SqliteStore store = SqliteStore.open(db)) {
       Poller<Item> poller = poller(args[1]);
@@ -149,24 +143,5 @@ public final class RabbitKillChild {
     System.err.println("finish: not caught up within " + FINISH_DEADLINE);
     watukuy.close();
     return 3;
-  }
-
-  /** The parent holds our stdin open; end of input means it is gone, and so should we be. */
-  private static void exitWhenParentGoes() {
-    Thread watcher =
-        new Thread(
-            () -> {
-              try (InputStream in = System.in) {
-                while (in.read() >= 0) {
-                  // the parent writes nothing
-                }
-              } catch (IOException ignored) {
-                // treated as end of input
-              }
-              Runtime.getRuntime().halt(4);
-            },
-            "parent-watch");
-    watcher.setDaemon(true);
-    watcher.start();
   }
 }

@@ -6,9 +6,11 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.rabbitmq.client.GetResponse;
-import io.watukuy.spi.LogRange;
 import io.watukuy.spi.LoggedEvent;
 import io.watukuy.store.sqlite.SqliteStore;
+import io.watukuy.testing.ChildJvm;
+import io.watukuy.testing.MutatingVendor;
+import io.watukuy.testing.WholeEventLog;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,9 +43,7 @@ class RabbitMqProcessKillTest {
   private static final long KILL_AFTER_MAX_MS = 300;
   private static final Duration KILL_AFTER_MAX_WAIT = Duration.ofSeconds(8);
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(20);
-  private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration FINISH_TIMEOUT = Duration.ofSeconds(70);
-  private static final int SIGKILL_EXIT = 137;
 
   @TempDir Path dir;
 
@@ -58,52 +58,41 @@ class RabbitMqProcessKillTest {
     Path out = dir.resolve("child.out");
     int kills = 0;
     int deliveryKills = 0;
-    Map<String, RabbitKillChild.Item> finalItems;
+    Map<String, MutatingVendor.Item> finalItems;
     try (TestRabbit rabbit = TestRabbit.fresh("kill");
         MutatingVendor vendor = MutatingVendor.start(SEED, MAX_ITEMS)) {
       vendor.startMutating(MUTATE_EVERY);
-      Process child = null;
+      ChildJvm child = null;
       try {
         while (kills < KILLS) {
           child = launch(db, vendor.baseUrl(), rabbit.exchange, "run", out);
-          assertThat(awaitReady(child, db)).as("child %d reported ready", kills + 1).isTrue();
+          assertThat(child.awaitFile(RabbitKillChild.ready(db), READY_TIMEOUT))
+              .as("child %d reported ready", kills + 1)
+              .isTrue();
           // Mid-delivery: once the child's batches reach the queue, after a seeded number of
           // messages (bounded in time), or after a seeded pause.
           long grown = rabbit.waiting() + 1 + random.nextLong(3L * RabbitKillChild.BATCH_SIZE);
-          long deadline = System.nanoTime() + KILL_AFTER_MAX_WAIT.toNanos();
-          while (rabbit.waiting() < grown && System.nanoTime() < deadline && child.isAlive())
-            Thread.sleep(2);
-          if (rabbit.waiting() >= grown) deliveryKills++;
+          if (child.awaitProgress(rabbit::waiting, grown, KILL_AFTER_MAX_WAIT)) deliveryKills++;
           Thread.sleep(random.nextLong(KILL_AFTER_MAX_MS));
           assertThat(child.isAlive()).as("child %d alive until killed", kills + 1).isTrue();
-          child.destroyForcibly();
-          assertThat(child.waitFor(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
-          assertThat(child.exitValue()).isEqualTo(SIGKILL_EXIT);
-          child.getOutputStream().close();
+          assertThat(child.sigkill()).isEqualTo(ChildJvm.SIGKILL_EXIT);
           child = null;
           kills++;
         }
         vendor.stopMutating();
         finalItems = vendor.items();
         child = launch(db, vendor.baseUrl(), rabbit.exchange, "finish", out);
-        assertThat(child.waitFor(FINISH_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS))
-            .as("finish child done")
-            .isTrue();
+        assertThat(child.awaitExit(FINISH_TIMEOUT)).as("finish child done").isTrue();
         assertThat(child.exitValue()).as("finish exit (see %s)", out).isZero();
-        child.getOutputStream().close();
-        child = null;
       } finally {
-        if (child != null && child.isAlive()) {
-          child.destroyForcibly();
-          child.waitFor(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-        }
+        if (child != null) child.close();
       }
 
       List<LoggedEvent> committed;
       try (SqliteStore store = SqliteStore.open(db)) {
         assertThat(store.countPending(RabbitKillChild.KEY)).as("pending at the end").isZero();
         assertThat(store.countParked(RabbitKillChild.KEY)).as("parked at the end").isZero();
-        committed = readLog(store);
+        committed = WholeEventLog.read(store, RabbitKillChild.KEY);
       }
       List<GetResponse> messages = rabbit.read(Integer.MAX_VALUE, Duration.ofSeconds(3));
       // Most kills land while batches are being published, not before the first one.
@@ -117,7 +106,7 @@ class RabbitMqProcessKillTest {
   private static void check(
       List<LoggedEvent> committed,
       List<GetResponse> messages,
-      Map<String, RabbitKillChild.Item> finalItems,
+      Map<String, MutatingVendor.Item> finalItems,
       int kills)
       throws Exception {
     assertThat(committed).isNotEmpty();
@@ -156,7 +145,7 @@ class RabbitMqProcessKillTest {
     Map<String, Integer> lastRev = new HashMap<>();
     for (JsonNode env : first.values())
       lastRev.merge(env.get("identity").asText(), env.get("data").get("rev").asInt(), Math::max);
-    for (RabbitKillChild.Item item : finalItems.values())
+    for (MutatingVendor.Item item : finalItems.values())
       assertThat(lastRev.get(item.id())).as("last rev of %s", item.id()).isEqualTo(item.rev());
     System.out.printf(
         "%d kills: %d committed, %d messages, %d repeats%n",
@@ -166,46 +155,10 @@ class RabbitMqProcessKillTest {
         .isLessThanOrEqualTo(kills * RabbitKillChild.CONCURRENCY * RabbitKillChild.BATCH_SIZE);
   }
 
-  private static List<LoggedEvent> readLog(SqliteStore store) {
-    List<LoggedEvent> all = new ArrayList<>();
-    long after = 0;
-    for (int round = 0; round < 1000; round++) {
-      List<LoggedEvent> batch = store.readLog(RabbitKillChild.KEY, LogRange.after(after), 1000);
-      if (batch.isEmpty()) return all;
-      all.addAll(batch);
-      after = batch.get(batch.size() - 1).sequence();
-    }
-    throw new IllegalStateException("replay log longer than a million events");
-  }
-
-  private static Process launch(Path db, String baseUrl, String exchange, String mode, Path out)
+  private static ChildJvm launch(Path db, String baseUrl, String exchange, String mode, Path out)
       throws Exception {
     Files.deleteIfExists(RabbitKillChild.ready(db));
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder pb =
-        new ProcessBuilder(
-            java,
-            "-XX:TieredStopAtLevel=1",
-            "-cp",
-            System.getProperty("java.class.path"),
-            RabbitKillChild.class.getName(),
-            db.toString(),
-            baseUrl,
-            exchange,
-            mode);
-    pb.redirectErrorStream(true);
-    pb.redirectOutput(ProcessBuilder.Redirect.appendTo(out.toFile()));
-    // stdin stays a pipe held by this JVM: if it dies, the child sees end of input and halts.
-    return pb.start();
-  }
-
-  private static boolean awaitReady(Process child, Path db) throws InterruptedException {
-    long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-    while (System.nanoTime() < deadline) {
-      if (Files.exists(RabbitKillChild.ready(db))) return true;
-      if (!child.isAlive()) return false;
-      Thread.sleep(5);
-    }
-    return false;
+    return ChildJvm.start(
+        RabbitKillChild.class, List.of(), out, db.toString(), baseUrl, exchange, mode);
   }
 }

@@ -13,8 +13,7 @@ import io.watukuy.TickReport;
 import io.watukuy.Watermark;
 import io.watukuy.Watukuy;
 import io.watukuy.store.sqlite.SqliteStore;
-import java.io.IOException;
-import java.io.InputStream;
+import io.watukuy.testing.ChildJvm;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,7 +25,8 @@ import java.util.List;
  * WebhookSink} to the parent's receiver, {@code concurrency} {@value #CONCURRENCY} and batches of
  * {@value #BATCH_SIZE}.
  *
- * <p>Usage: {@code WebhookKillChild <db> <vendorUrl> <receiverUrl> <run|finish>}. {@code run}
+ * <p>Usage: {@code WebhookKillChild <db> <vendorUrl> <receiverUrl> <run|finish> <event|batch>}:
+ * {@code event} POSTs one event per request, {@code batch} one batch per request. {@code run}
  * starts the daemon, writes {@code <db>.ready} and lives until killed (at most {@link
  * #MAX_LIFETIME}); {@code finish} ticks until the poller has caught up and the outbox is empty,
  * then exits 0 (3 when it did not in time). Exit 4: the parent went away (stdin closed).
@@ -48,19 +48,23 @@ public final class WebhookKillChild {
   private WebhookKillChild() {}
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 4 || !(args[3].equals("run") || args[3].equals("finish"))) {
-      System.err.println("usage: WebhookKillChild <db> <vendorUrl> <receiverUrl> <run|finish>");
+    if (args.length != 5
+        || !(args[3].equals("run") || args[3].equals("finish"))
+        || !(args[4].equals("event") || args[4].equals("batch"))) {
+      System.err.println(
+          "usage: WebhookKillChild <db> <vendorUrl> <receiverUrl> <run|finish> <event|batch>");
       System.exit(2);
     }
     Path db = Path.of(args[0]);
-    exitWhenParentGoes();
+    ChildJvm.haltWhenParentGoes();
     int code;
     try (SqliteStore store = SqliteStore.open(db)) {
       Poller<JsonNode> poller = poller(args[1]);
       WebhookSink sink =
           new WebhookSink(
               WebhookSettings.of(args[2], SigningSecret.parse(EngineSetup.SECRET))
-                  .withTimeout(Duration.ofSeconds(5)));
+                  .withTimeout(Duration.ofSeconds(5))
+                  .withBatch(args[4].equals("batch")));
       Watukuy watukuy =
           Watukuy.builder()
               .store(store)
@@ -130,24 +134,5 @@ public final class WebhookKillChild {
     }
     watukuy.close();
     return 3;
-  }
-
-  /** The parent holds our stdin open; end of input means it is gone, and so should we be. */
-  private static void exitWhenParentGoes() {
-    Thread watcher =
-        new Thread(
-            () -> {
-              try (InputStream in = System.in) {
-                while (in.read() >= 0) {
-                  // the parent writes nothing
-                }
-              } catch (IOException ignored) {
-                // treated as end of input
-              }
-              Runtime.getRuntime().halt(4);
-            },
-            "parent-watch");
-    watcher.setDaemon(true);
-    watcher.start();
   }
 }

@@ -8,13 +8,17 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.watukuy.sink.webhook.Receiver.Request;
 import io.watukuy.spi.PollerState;
 import io.watukuy.store.sqlite.SqliteStore;
+import io.watukuy.testing.ChildJvm;
+import io.watukuy.testing.MutatingVendor;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -28,10 +32,11 @@ import org.junit.jupiter.api.io.TempDir;
  * The webhook sink under real process death (G1, G3, G9; docs/sinks.md, "Webhooks"): a child JVM
  * ({@link WebhookKillChild}: engine, SQLite store, this sink, polling a mutating local API) is
  * SIGKILLed {@value #KILLS} times at seeded moments while the receiver here records every request
- * it got; a last child catches up. Then: every committed sequence arrived (nothing lost), each
- * item's last arrival is its final revision, every signature verifies, order per item holds within
- * each child's run, no event arrives twice within a run, and after each kill at most {@code
- * concurrency × batchSize} events arrive again, each with the {@code webhook-id} it had.
+ * it got; a last child catches up. Once with one event per request, once with one batch per
+ * request. Then: every committed sequence arrived (nothing lost), each item's last arrival is its
+ * final revision, every signature verifies, order per item holds within each child's run, no event
+ * arrives twice within a run, and after each kill at most {@code concurrency × batchSize} events
+ * arrive again, each with the {@code webhook-id} it had.
  *
  * <p>Seed: {@code -Dwatukuy.kill.seed=N}; it fixes the mutations and kill delays, not their
  * interleaving with the child.
@@ -50,9 +55,7 @@ class WebhookKillTest {
   static final long KILL_PAUSE_MAX_MS = 15;
 
   static final Duration READY_TIMEOUT = Duration.ofSeconds(20);
-  static final Duration EXIT_TIMEOUT = Duration.ofSeconds(10);
   static final Duration FINISH_TIMEOUT = Duration.ofSeconds(50);
-  static final int SIGKILL_EXIT = 137;
   private static final ObjectMapper JSON = new ObjectMapper();
 
   @TempDir Path dir;
@@ -60,6 +63,24 @@ class WebhookKillTest {
   @Test
   @Timeout(value = 2, unit = TimeUnit.MINUTES)
   void sigkilledDaemonLosesNothingKeepsOrderAndRepeatsOnlyWhatWasInFlight() throws Exception {
+    campaign(false);
+  }
+
+  /**
+   * The same with one batch per request ({@code batch: true}): each request is a JSON array whose
+   * {@code webhook-id} is {@code batch-} and the SHA-256 of its delivery keys; the elements are
+   * checked as the single events are, deduplicated by their own delivery keys (docs/sinks.md,
+   * "Webhooks").
+   */
+  @Test
+  @Timeout(value = 2, unit = TimeUnit.MINUTES)
+  void inBatchModeASigkilledDaemonLosesNothingKeepsOrderAndRepeatsOnlyWhatWasInFlight()
+      throws Exception {
+    campaign(true);
+  }
+
+  /** One kill campaign; {@code batch} is the sink's mode, one batch (or one event) a request. */
+  private void campaign(boolean batch) throws Exception {
     assumeThat(System.getProperty("os.name")).startsWith("Linux");
     long seed = Long.getLong("watukuy.kill.seed", 20261202L);
     SplittableRandom random = new SplittableRandom(seed).split();
@@ -67,48 +88,40 @@ class WebhookKillTest {
     Path out = dir.resolve("child.out");
     int kills = 0;
     int midDelivery = 0;
-    Map<String, KillVendor.Item> finalItems;
+    Map<String, MutatingVendor.Item> finalItems;
     List<Request> got;
-    try (KillVendor vendor = KillVendor.start(seed, MAX_ITEMS);
+    try (MutatingVendor vendor = MutatingVendor.start(seed, MAX_ITEMS);
         Receiver receiver = Receiver.start()) {
       String hook = receiver.url("/hooks");
       vendor.startMutating(Duration.ofMillis(15));
       while (kills < KILLS) {
         receiver.run.set(kills + 1);
-        Process child = launch(db, vendor.baseUrl(), hook, "run", out);
-        try {
-          assertThat(awaitReady(child, db)).as("run %d reported ready", kills + 1).isTrue();
+        try (ChildJvm child = launch(db, vendor.baseUrl(), hook, "run", batch, out)) {
+          assertThat(child.awaitFile(ready(db), READY_TIMEOUT))
+              .as("run %d reported ready", kills + 1)
+              .isTrue();
           // Mid-delivery: once this child has had a seeded number of its requests answered
           // (bounded in time), after a seeded pause of up to a few requests.
           int requests = 1 + random.nextInt(MAX_REQUESTS_BEFORE_KILL);
-          long deadline = System.nanoTime() + DELIVERY_WAIT.toNanos();
-          while (receiver.countInRun(kills + 1) < requests
-              && System.nanoTime() < deadline
-              && child.isAlive()) Thread.sleep(2);
-          if (receiver.countInRun(kills + 1) >= requests) midDelivery++;
+          int run = kills + 1;
+          if (child.awaitProgress(() -> receiver.countInRun(run), requests, DELIVERY_WAIT))
+            midDelivery++;
           Thread.sleep(random.nextLong(KILL_PAUSE_MAX_MS + 1));
           assertThat(child.isAlive()).as("run %d alive until killed", kills + 1).isTrue();
-          child.destroyForcibly();
-          assertThat(child.waitFor(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
-          assertThat(child.exitValue()).as("SIGKILL").isEqualTo(SIGKILL_EXIT);
-        } finally {
-          child.destroyForcibly();
-          child.getOutputStream().close();
+          assertThat(child.sigkill()).as("SIGKILL").isEqualTo(ChildJvm.SIGKILL_EXIT);
         }
         kills++;
       }
       vendor.stopMutating();
       finalItems = vendor.items();
       receiver.run.set(kills + 1);
-      Process finish = launch(db, vendor.baseUrl(), hook, "finish", out);
-      try {
-        assertThat(finish.waitFor(FINISH_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS))
+      try (ChildJvm finish = launch(db, vendor.baseUrl(), hook, "finish", batch, out)) {
+        assertThat(finish.awaitExit(FINISH_TIMEOUT))
             .as("finish within %s", FINISH_TIMEOUT)
             .isTrue();
-        assertThat(finish.exitValue()).as("finish caught up; child output: %s", tail(out)).isZero();
-      } finally {
-        finish.destroyForcibly();
-        finish.getOutputStream().close();
+        assertThat(finish.exitValue())
+            .as("finish caught up; child output: %s", ChildJvm.tail(out, 30))
+            .isZero();
       }
       got = receiver.requests();
     }
@@ -124,11 +137,14 @@ class WebhookKillTest {
     assertThat(midDelivery)
         .as("kills that came while the child was delivering")
         .isGreaterThan(KILLS / 2);
-    check(got, lastSequence, finalItems);
+    check(got, lastSequence, finalItems, batch);
   }
 
   private static void check(
-      List<Request> got, long lastSequence, Map<String, KillVendor.Item> finalItems)
+      List<Request> got,
+      long lastSequence,
+      Map<String, MutatingVendor.Item> finalItems,
+      boolean batch)
       throws Exception {
     StandardWebhooksVerifier verifier = new StandardWebhooksVerifier(EngineSetup.SECRET);
     Map<String, Integer> firstRun = new HashMap<>();
@@ -138,36 +154,50 @@ class WebhookKillTest {
     Map<Integer, Integer> repeatsInRun = new HashMap<>();
     List<String> violations = new ArrayList<>();
     for (Request r : got) {
-      JsonNode event = JSON.readTree(r.body());
-      long sequence = event.get("sequence").asLong();
-      String deliveryKey = event.get("id").asText() + "-" + sequence;
-      String identity = event.get("identity").asText();
       if (!verifier.verify(r.id(), r.timestamp(), r.signature(), r.body()))
         violations.add("bad signature on " + r.id());
-      if (!r.id().equals(deliveryKey))
-        violations.add("webhook-id " + r.id() + " is not the delivery key " + deliveryKey);
-      String before = keyOfSequence.putIfAbsent(sequence, deliveryKey);
-      if (before != null && !before.equals(deliveryKey))
-        violations.add("sequence " + sequence + " arrived as " + before + " and " + deliveryKey);
-      Integer first = firstRun.putIfAbsent(deliveryKey, r.run());
-      if (first != null) {
-        if (first == r.run())
-          violations.add(deliveryKey + " arrived twice in run " + r.run() + " (no kill between)");
-        repeatsInRun.merge(r.run(), 1, Integer::sum);
+      JsonNode body = JSON.readTree(r.body());
+      if (batch != body.isArray())
+        violations.add("request " + r.id() + " is " + (batch ? "not " : "") + "an array");
+      List<JsonNode> events = new ArrayList<>();
+      body.forEach(events::add);
+      if (!body.isArray()) events = List.of(body);
+      StringBuilder keys = new StringBuilder();
+      for (JsonNode event : events)
+        keys.append(event.get("id").asText())
+            .append('-')
+            .append(event.get("sequence"))
+            .append('\n');
+      String expectedId = batch ? batchId(keys.toString()) : keys.toString().strip();
+      if (!r.id().equals(expectedId))
+        violations.add("webhook-id " + r.id() + " is not " + expectedId);
+      for (JsonNode event : events) {
+        long sequence = event.get("sequence").asLong();
+        String deliveryKey = event.get("id").asText() + "-" + sequence;
+        String identity = event.get("identity").asText();
+        String before = keyOfSequence.putIfAbsent(sequence, deliveryKey);
+        if (before != null && !before.equals(deliveryKey))
+          violations.add("sequence " + sequence + " arrived as " + before + " and " + deliveryKey);
+        Integer first = firstRun.putIfAbsent(deliveryKey, r.run());
+        if (first != null) {
+          if (first == r.run())
+            violations.add(deliveryKey + " arrived twice in run " + r.run() + " (no kill between)");
+          repeatsInRun.merge(r.run(), 1, Integer::sum);
+        }
+        // G3 within one child: an item's events arrive in sequence order.
+        String itemInRun = r.run() + "/" + identity;
+        Long previous = lastSequenceOfItemInRun.put(itemInRun, sequence);
+        if (previous != null && previous >= sequence)
+          violations.add(
+              "run " + r.run() + ": " + identity + " sequence " + sequence + " after " + previous);
+        lastOfItem.put(identity, event);
       }
-      // G3 within one child: an item's events arrive in sequence order.
-      String itemInRun = r.run() + "/" + identity;
-      Long previous = lastSequenceOfItemInRun.put(itemInRun, sequence);
-      if (previous != null && previous >= sequence)
-        violations.add(
-            "run " + r.run() + ": " + identity + " sequence " + sequence + " after " + previous);
-      lastOfItem.put(identity, event);
     }
     // G1: every committed sequence arrived.
     TreeSet<Long> missing = new TreeSet<>();
     for (long s = 1; s <= lastSequence; s++) if (!keyOfSequence.containsKey(s)) missing.add(s);
     if (!missing.isEmpty()) violations.add("never arrived: sequences " + missing);
-    for (KillVendor.Item item : finalItems.values()) {
+    for (MutatingVendor.Item item : finalItems.values()) {
       JsonNode last = lastOfItem.get(item.id());
       if (last == null) violations.add(item.id() + " never arrived");
       else if (last.get("data").get("rev").asInt() != item.rev())
@@ -187,8 +217,8 @@ class WebhookKillTest {
         });
     int repeats = repeatsInRun.values().stream().mapToInt(Integer::intValue).sum();
     System.out.printf(
-        "webhook kill test: requests=%d lastSequence=%d repeated=%d repeatsPerRun=%s%n",
-        got.size(), lastSequence, repeats, repeatsInRun);
+        "webhook kill test (batch %s): requests=%d lastSequence=%d repeated=%d repeatsPerRun=%s%n",
+        batch, got.size(), lastSequence, repeats, repeatsInRun);
     assertThat(violations)
         .as(
             "%d requests, last sequence %d, repeats per run %s",
@@ -197,40 +227,30 @@ class WebhookKillTest {
     assertThat(lastSequence).isGreaterThan(KILLS);
   }
 
-  private static Process launch(Path db, String vendor, String hook, String mode, Path out)
+  /** {@code batch-} and the hex SHA-256 of the delivery keys, one a line (docs/sinks.md). */
+  private static String batchId(String deliveryKeysOneALine) throws Exception {
+    byte[] digest =
+        MessageDigest.getInstance("SHA-256")
+            .digest(deliveryKeysOneALine.getBytes(StandardCharsets.UTF_8));
+    return "batch-" + HexFormat.of().formatHex(digest);
+  }
+
+  private static ChildJvm launch(
+      Path db, String vendor, String hook, String mode, boolean batch, Path out)
       throws IOException {
-    Files.deleteIfExists(db.resolveSibling(db.getFileName() + ".ready"));
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder pb =
-        new ProcessBuilder(
-            java,
-            "-XX:TieredStopAtLevel=1",
-            "-XX:+UseSerialGC",
-            "-cp",
-            System.getProperty("java.class.path"),
-            WebhookKillChild.class.getName(),
-            db.toString(),
-            vendor,
-            hook,
-            mode);
-    pb.redirectErrorStream(true);
-    pb.redirectOutput(ProcessBuilder.Redirect.appendTo(out.toFile()));
-    return pb.start();
+    Files.deleteIfExists(ready(db));
+    return ChildJvm.start(
+        WebhookKillChild.class,
+        List.of("-XX:+UseSerialGC"),
+        out,
+        db.toString(),
+        vendor,
+        hook,
+        mode,
+        batch ? "batch" : "event");
   }
 
-  private static boolean awaitReady(Process child, Path db) throws InterruptedException {
-    Path ready = db.resolveSibling(db.getFileName() + ".ready");
-    long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-    while (System.nanoTime() < deadline && child.isAlive()) {
-      if (Files.exists(ready)) return true;
-      Thread.sleep(10);
-    }
-    return false;
-  }
-
-  private static String tail(Path out) throws IOException {
-    if (!Files.exists(out)) return "(none)";
-    List<String> lines = Files.readAllLines(out, StandardCharsets.UTF_8);
-    return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
+  private static Path ready(Path db) {
+    return db.resolveSibling(db.getFileName() + ".ready");
   }
 }

@@ -9,8 +9,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * G9 on MariaDbStore (a table prefix per seed in a database of this run): every CI seed, every kill
- * point, every strategy ({@link Chaos#everySeed}), with a handler per event and with a batch
- * handler. {@code -Dwatukuy.chaos.seed=N} reruns one seed.
+ * point, every strategy ({@link Chaos#everySeed}), with a handler per event, and with a batch
+ * handler on the seeds of {@link Chaos#batchSeeds} (every seed with {@code
+ * -Dwatukuy.chaos.deep=true}). {@code -Dwatukuy.chaos.seed=N} reruns one seed.
  */
 class ChaosMariaDbStoreTest {
   @RegisterExtension
@@ -29,6 +30,7 @@ class ChaosMariaDbStoreTest {
   @TestFactory
   Stream<DynamicTest> everyGuaranteeHoldsUnderSeededKillsWithABatchHandler() {
     return Chaos.everySeed(
+        Chaos.batchSeeds(),
         seed ->
             ChaosOptions.seed(seed)
                 .withStore(

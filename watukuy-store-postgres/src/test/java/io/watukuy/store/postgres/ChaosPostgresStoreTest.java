@@ -12,8 +12,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * G9 on PostgresStore (a table prefix per seed in a schema of this run): every CI seed, every kill
- * point, every strategy ({@link Chaos#everySeed}), with a handler per event and with a batch
- * handler. {@code -Dwatukuy.chaos.seed=N} reruns one seed.
+ * point, every strategy ({@link Chaos#everySeed}), with a handler per event, and with a batch
+ * handler on the seeds of {@link Chaos#batchSeeds} (every seed with {@code
+ * -Dwatukuy.chaos.deep=true}). {@code -Dwatukuy.chaos.seed=N} reruns one seed.
  */
 class ChaosPostgresStoreTest {
   @RegisterExtension static final TestPostgres postgres = TestPostgres.local();
@@ -43,6 +44,7 @@ class ChaosPostgresStoreTest {
   @TestFactory
   Stream<DynamicTest> everyGuaranteeHoldsUnderSeededKillsWithABatchHandler() {
     return Chaos.everySeed(
+        Chaos.batchSeeds(),
         seed ->
             ChaosOptions.seed(seed)
                 .withStore(

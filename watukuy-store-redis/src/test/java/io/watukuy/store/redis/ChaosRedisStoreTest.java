@@ -9,8 +9,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * G9 on RedisStore (a key prefix per seed on the machine's Redis): every CI seed, every kill point,
- * every strategy ({@link Chaos#everySeed}), with a handler per event and with a batch handler.
- * {@code -Dwatukuy.chaos.seed=N} reruns one seed.
+ * every strategy ({@link Chaos#everySeed}), with a handler per event, and with a batch handler on
+ * the seeds of {@link Chaos#batchSeeds} (every seed with {@code -Dwatukuy.chaos.deep=true}). {@code
+ * -Dwatukuy.chaos.seed=N} reruns one seed.
  */
 class ChaosRedisStoreTest {
   @RegisterExtension static final TestRedis redis = TestRedis.local();
@@ -27,6 +28,7 @@ class ChaosRedisStoreTest {
   @TestFactory
   Stream<DynamicTest> everyGuaranteeHoldsUnderSeededKillsWithABatchHandler() {
     return Chaos.everySeed(
+        Chaos.batchSeeds(),
         seed -> {
           String prefix = redis.newPrefix("chaos-batch-" + seed);
           return ChaosOptions.seed(seed).withStore(() -> redis.store(prefix)).withBatches(true);

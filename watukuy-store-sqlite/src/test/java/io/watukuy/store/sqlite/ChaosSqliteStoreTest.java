@@ -10,7 +10,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * G9 on SqliteStore (a file per seed): every CI seed, every kill point, every strategy ({@link
- * Chaos#everySeed}), with a handler per event and with a batch handler. {@code
+ * Chaos#everySeed}), with a handler per event, and with a batch handler on the seeds of {@link
+ * Chaos#batchSeeds} (every seed with {@code -Dwatukuy.chaos.deep=true}). {@code
  * -Dwatukuy.chaos.seed=N} reruns one seed.
  */
 class ChaosSqliteStoreTest {
@@ -27,6 +28,7 @@ class ChaosSqliteStoreTest {
   @TestFactory
   Stream<DynamicTest> everyGuaranteeHoldsUnderSeededKillsWithABatchHandler() {
     return Chaos.everySeed(
+        Chaos.batchSeeds(),
         seed ->
             ChaosOptions.seed(seed)
                 .withStore(() -> SqliteStore.open(dir.resolve("chaos-batch-" + seed + ".db")))

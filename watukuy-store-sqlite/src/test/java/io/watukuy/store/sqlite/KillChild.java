@@ -15,8 +15,10 @@ import io.watukuy.TickReport;
 import io.watukuy.Watermark;
 import io.watukuy.Watukuy;
 import io.watukuy.WatukuyListener;
+import io.watukuy.testing.ChildJvm;
+import io.watukuy.testing.MutatingVendor.Item;
+import io.watukuy.testing.MutatingVendor.Listing;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.RandomAccessFile;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
@@ -42,12 +44,6 @@ import java.util.List;
  * parent went away (stdin closed), 5 {@code run} outlived its maximum lifetime.
  */
 public final class KillChild {
-  /** One item of the listing. */
-  public record Item(String id, int rev, String updatedAt, int value) {}
-
-  /** One page of the listing. */
-  public record Listing(List<Item> items, boolean hasMore) {}
-
   static final String POLLER = "items";
   static final PollerKey KEY = PollerKey.of(POLLER);
 
@@ -87,7 +83,7 @@ public final class KillChild {
     String baseUrl = args[1];
     Path eventLog = Path.of(args[2]);
     boolean finish = args[3].equals("finish");
-    exitWhenParentGoes();
+    ChildJvm.haltWhenParentGoes();
     dropTornLine(eventLog);
 
     int code;
@@ -255,24 +251,5 @@ public final class KillChild {
         f.getFD().sync();
       }
     }
-  }
-
-  /** The parent holds our stdin open; end of input means it is gone, and so should we be. */
-  private static void exitWhenParentGoes() {
-    Thread watcher =
-        new Thread(
-            () -> {
-              try (InputStream in = System.in) {
-                while (in.read() >= 0) {
-                  // the parent writes nothing; any input is ignored
-                }
-              } catch (IOException ignored) {
-                // treated as end of input
-              }
-              Runtime.getRuntime().halt(4);
-            },
-            "parent-watch");
-    watcher.setDaemon(true);
-    watcher.start();
   }
 }

@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.watukuy.spi.LogRange;
 import io.watukuy.spi.LoggedEvent;
 import io.watukuy.spi.PollerState;
-import io.watukuy.store.sqlite.KillChild.Item;
+import io.watukuy.testing.ChildJvm;
+import io.watukuy.testing.MutatingVendor;
+import io.watukuy.testing.MutatingVendor.Item;
+import io.watukuy.testing.WholeEventLog;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -75,17 +77,13 @@ class ProcessKillTest {
   static final Duration KILL_PHASE = Duration.ofSeconds(100);
 
   static final Duration READY_TIMEOUT = Duration.ofSeconds(20);
-  static final Duration EXIT_TIMEOUT = Duration.ofSeconds(10);
   static final Duration FINISH_TIMEOUT = Duration.ofSeconds(70);
 
   /** What the JDK reports for a child ended by signal 9: 128 + 9. */
-  static final int SIGKILL_EXIT = 137;
-
   static final int TAIL_LINES = 60;
+
   static final int MAX_REPORTED = 40;
   static final String RUN_BANNER = "=== run ";
-  static final int LOG_BATCH = 1000;
-  static final int MAX_LOG_BATCHES = 1000;
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -135,7 +133,7 @@ class ProcessKillTest {
     List<Integer> runEnds = new ArrayList<>();
     long started = System.nanoTime();
 
-    Process child = null;
+    ChildJvm child = null;
     int kills = 0;
     int deliveryKills = 0;
     Map<String, Item> finalItems;
@@ -148,8 +146,9 @@ class ProcessKillTest {
       while (kills < wantedKills && System.nanoTime() < killPhaseEnd) {
         int run = kills + 1;
         child = launch(db, vendor.baseUrl(), eventLog, "run", handler, stdout, stderr, run);
-        if (!awaitReady(child, eventLog)) {
-          violations.add("run " + run + ": child never reported ready (" + state(child) + ")");
+        if (!child.awaitFile(ready(eventLog), READY_TIMEOUT)) {
+          violations.add(
+              "run " + run + ": child never reported ready (" + state(child.process()) + ")");
           break;
         }
         if (random.nextBoolean()) {
@@ -157,30 +156,23 @@ class ProcessKillTest {
               KILL_AFTER_MIN_MS + random.nextLong(KILL_AFTER_MAX_MS - KILL_AFTER_MIN_MS + 1));
         } else {
           long grown = size(eventLog) + 1 + random.nextLong(KILL_AFTER_MAX_BYTES);
-          long deadline = System.nanoTime() + KILL_AFTER_MAX_WAIT.toNanos();
-          while (size(eventLog) < grown && System.nanoTime() < deadline && child.isAlive())
-            Thread.sleep(1);
+          child.awaitProgress(() -> size(eventLog), grown, KILL_AFTER_MAX_WAIT);
           deliveryKills++;
         }
         if (!child.isAlive()) {
           violations.add("run " + run + ": child exited by itself with " + child.exitValue());
           break;
         }
-        child.destroyForcibly();
-        if (!child.waitFor(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-          violations.add("run " + run + ": child still alive " + EXIT_TIMEOUT + " after SIGKILL");
-          break;
-        }
-        if (child.exitValue() != SIGKILL_EXIT)
+        int exit = child.sigkill();
+        if (exit != ChildJvm.SIGKILL_EXIT)
           violations.add(
               "run "
                   + run
                   + ": exit "
-                  + child.exitValue()
+                  + exit
                   + ", expected "
-                  + SIGKILL_EXIT
+                  + ChildJvm.SIGKILL_EXIT
                   + " (SIGKILL)");
-        child.getOutputStream().close();
         child = null;
         kills++;
         runEnds.add(lines(eventLog));
@@ -194,19 +186,15 @@ class ProcessKillTest {
       if (violations.isEmpty()) {
         child =
             launch(db, vendor.baseUrl(), eventLog, "finish", handler, stdout, stderr, kills + 1);
-        if (!child.waitFor(FINISH_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS))
+        if (!child.awaitExit(FINISH_TIMEOUT))
           violations.add("finish: child still running after " + FINISH_TIMEOUT);
         else if (child.exitValue() != 0)
           violations.add(
               "finish: child exited with " + child.exitValue() + " (3: it did not catch up)");
-        child.getOutputStream().close();
         runEnds.add(lines(eventLog));
       }
     } finally {
-      if (child != null && child.isAlive()) {
-        child.destroyForcibly();
-        child.waitFor(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-      }
+      if (child != null) child.close();
     }
     if (kills < MIN_KILLS)
       violations.add(
@@ -221,7 +209,7 @@ class ProcessKillTest {
       pending = store.countPending(KillChild.KEY);
       parked = store.countParked(KillChild.KEY);
       lastSequence = store.loadState(KillChild.KEY).map(PollerState::lastSequence).orElse(0L);
-      committed = readLog(store);
+      committed = WholeEventLog.read(store, KillChild.KEY);
     }
     // A child that failed to start or finish leaves the log incomplete: the checks would only
     // repeat that failure, event by event.
@@ -284,7 +272,7 @@ class ProcessKillTest {
     failure.append(
         String.format(
             "child stdout tail (cycles):%n%s%nchild stderr tail:%n%s%n",
-            tail(stdout), tail(stderr)));
+            ChildJvm.tail(stdout, TAIL_LINES), ChildJvm.tail(stderr, TAIL_LINES)));
     fail(failure.toString());
   }
 
@@ -486,7 +474,7 @@ class ProcessKillTest {
     return p.isAlive() ? "alive" : "exit " + p.exitValue();
   }
 
-  private static Process launch(
+  private static ChildJvm launch(
       Path db,
       String baseUrl,
       Path eventLog,
@@ -496,52 +484,24 @@ class ProcessKillTest {
       Path stderr,
       int run)
       throws IOException {
-    String banner = RUN_BANNER + run + " (" + mode + ")" + System.lineSeparator();
-    Files.writeString(
-        stderr,
-        banner,
-        StandardCharsets.UTF_8,
-        StandardOpenOption.CREATE,
-        StandardOpenOption.APPEND);
-    Files.writeString(
-        stdout,
-        banner,
-        StandardCharsets.UTF_8,
-        StandardOpenOption.CREATE,
-        StandardOpenOption.APPEND);
+    String banner = RUN_BANNER + run + " (" + mode + ")";
+    ChildJvm.mark(stderr, banner);
+    ChildJvm.mark(stdout, banner);
     Files.deleteIfExists(ready(eventLog));
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    // C1 only: a child lives about a second, so a fast start matters more than peak speed.
-    ProcessBuilder pb =
-        new ProcessBuilder(
-            java,
-            "-XX:TieredStopAtLevel=1",
-            "-cp",
-            System.getProperty("java.class.path"),
-            KillChild.class.getName(),
-            db.toString(),
-            baseUrl,
-            eventLog.toString(),
-            mode,
-            handler);
-    pb.redirectOutput(ProcessBuilder.Redirect.appendTo(stdout.toFile()));
-    pb.redirectError(ProcessBuilder.Redirect.appendTo(stderr.toFile()));
-    // stdin stays a pipe held by this JVM: if it dies, the child sees end of input and halts.
-    return pb.start();
+    return ChildJvm.start(
+        KillChild.class,
+        List.of(),
+        stdout,
+        stderr,
+        db.toString(),
+        baseUrl,
+        eventLog.toString(),
+        mode,
+        handler);
   }
 
   private static Path ready(Path eventLog) {
     return eventLog.resolveSibling(eventLog.getFileName() + KillChild.READY_SUFFIX);
-  }
-
-  private static boolean awaitReady(Process child, Path eventLog) throws InterruptedException {
-    long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-    while (System.nanoTime() < deadline) {
-      if (Files.exists(ready(eventLog))) return true;
-      if (!child.isAlive()) return false;
-      Thread.sleep(5);
-    }
-    return false;
   }
 
   /** Runs whose child reported a lost lease: they may redeliver without being killed. */
@@ -590,19 +550,6 @@ class ProcessKillTest {
     return out;
   }
 
-  private static List<LoggedEvent> readLog(SqliteStore store) {
-    List<LoggedEvent> all = new ArrayList<>();
-    long after = 0;
-    for (int round = 0; round < MAX_LOG_BATCHES; round++) {
-      List<LoggedEvent> batch = store.readLog(KillChild.KEY, LogRange.after(after), LOG_BATCH);
-      if (batch.isEmpty()) return all;
-      all.addAll(batch);
-      after = batch.get(batch.size() - 1).sequence();
-    }
-    throw new IllegalStateException(
-        "replay log longer than " + MAX_LOG_BATCHES * LOG_BATCH + " events");
-  }
-
   /** Copies the evidence out of the temporary directory, which JUnit deletes. */
   private static Path keep(long seed, Path... files) throws IOException {
     Path target = Path.of("target", "process-kill", "seed-" + seed).toAbsolutePath();
@@ -611,13 +558,5 @@ class ProcessKillTest {
       if (Files.exists(f))
         Files.copy(f, target.resolve(f.getFileName()), StandardCopyOption.REPLACE_EXISTING);
     return target;
-  }
-
-  private static String tail(Path file) throws IOException {
-    if (!Files.exists(file)) return "(none)";
-    List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-    return String.join(
-        System.lineSeparator(),
-        lines.subList(Math.max(0, lines.size() - TAIL_LINES), lines.size()));
   }
 }

@@ -1,10 +1,8 @@
-package io.watukuy.sink.jdbc;
+package io.watukuy.testing;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import io.watukuy.sink.jdbc.TableKillChild.Item;
-import io.watukuy.sink.jdbc.TableKillChild.Listing;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
@@ -34,9 +32,16 @@ import java.util.concurrent.TimeUnit;
  * shares one timestamp (ties, often more than a page) and no mutation ever lands at or before a
  * {@code (updatedAt, id)} a client may already have read: the listing is a correct keyset API, and
  * a missed change is the poller's fault, not the vendor's.
+ *
+ * <p>The vendor of the process-kill tests (a store's and each sink's): the parent test serves and
+ * mutates, the child JVM ({@link ChildJvm}) polls it with {@link Listing} as its page type.
+ *
+ * @since 0.3
  */
-final class MutatingVendor implements AutoCloseable {
-  static final Instant EPOCH = Instant.parse("2026-01-01T00:00:00Z");
+public final class MutatingVendor implements AutoCloseable {
+  /** The logical clock's zero: {@code updatedAt} is this plus a counter in seconds. */
+  public static final Instant EPOCH = Instant.parse("2026-01-01T00:00:00Z");
+
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final double CREATE_SHARE = 0.3;
   private static final int MAX_BATCH = 4;
@@ -50,6 +55,24 @@ final class MutatingVendor implements AutoCloseable {
   private static final int MAX_BURST = 60;
   private static final int MIN_QUIET = 10;
   private static final int MAX_QUIET = 80;
+
+  /**
+   * One item of the listing.
+   *
+   * @param id {@code item-001}, {@code item-002}, … in creation order
+   * @param rev its revision, 1 when created, one more at each update
+   * @param updatedAt the ISO-8601 instant of its last change, on the logical clock
+   * @param value a seeded number from 0 to 999 999, new at each change
+   */
+  public record Item(String id, int rev, String updatedAt, int value) {}
+
+  /**
+   * One page of the listing.
+   *
+   * @param items at most {@code limit} items, ordered by {@code (updatedAt, id)}
+   * @param hasMore whether more items follow this page
+   */
+  public record Listing(List<Item> items, boolean hasMore) {}
 
   private final HttpServer server;
   private final SplittableRandom random;
@@ -79,8 +102,16 @@ final class MutatingVendor implements AutoCloseable {
             });
   }
 
-  /** Starts serving at once; mutations start with {@link #startMutating}. */
-  static MutatingVendor start(long seed, int maxItems) throws IOException {
+  /**
+   * Starts serving on an ephemeral port of 127.0.0.1 at once; mutations start with {@link
+   * #startMutating}.
+   *
+   * @param seed the seed of every mutation and phase length
+   * @param maxItems how many items are created at most; later mutations update them
+   * @return the running vendor; close it to stop
+   * @throws IOException if the server cannot bind
+   */
+  public static MutatingVendor start(long seed, int maxItems) throws IOException {
     // Without TCP_NODELAY the body written after the headers waits for a delayed ACK (about 40 ms a
     // request), which would slow every page ten times. Read once, when the server classes load.
     System.setProperty("sun.net.httpserver.nodelay", "true");
@@ -91,46 +122,76 @@ final class MutatingVendor implements AutoCloseable {
     return vendor;
   }
 
-  String baseUrl() {
+  /**
+   * Where the vendor listens.
+   *
+   * @return {@code http://127.0.0.1:PORT}, without a trailing slash
+   */
+  public String baseUrl() {
     return "http://127.0.0.1:" + server.getAddress().getPort();
   }
 
   /**
-   * A mutator turn every {@code every}: in a burst, a batch of one to {@value #MAX_BATCH}
-   * mutations.
+   * A mutator turn every {@code every}, on a daemon thread: in a burst, a batch of one to {@value
+   * #MAX_BATCH} mutations.
+   *
+   * @param every the delay between two turns
    */
-  void startMutating(Duration every) {
+  public void startMutating(Duration every) {
     mutator.scheduleWithFixedDelay(this::mutateBatch, 0, every.toNanos(), TimeUnit.NANOSECONDS);
   }
 
-  /** Stops the mutations and waits for a batch in progress, so {@link #items()} is final. */
-  void stopMutating() throws InterruptedException {
+  /**
+   * Stops the mutations and waits for a batch in progress, so {@link #items()} is final.
+   *
+   * @throws InterruptedException if interrupted while waiting
+   * @throws IllegalStateException if the batch in progress did not end within 10 s
+   */
+  public void stopMutating() throws InterruptedException {
     mutator.shutdownNow();
     if (!mutator.awaitTermination(10, TimeUnit.SECONDS))
       throw new IllegalStateException("mutator did not stop");
   }
 
-  /** The current items by id. */
-  Map<String, Item> items() {
+  /**
+   * The current items.
+   *
+   * @return a copy, by id
+   */
+  public Map<String, Item> items() {
     synchronized (lock) {
       return Map.copyOf(items);
     }
   }
 
-  int mutations() {
+  /**
+   * How many creates and updates so far.
+   *
+   * @return the count
+   */
+  public int mutations() {
     synchronized (lock) {
       return mutations;
     }
   }
 
-  int requests() {
+  /**
+   * How many listing requests were served so far.
+   *
+   * @return the count
+   */
+  public int requests() {
     synchronized (lock) {
       return requests;
     }
   }
 
-  /** The logical clock's last value, in seconds since {@link #EPOCH}. */
-  long clock() {
+  /**
+   * The logical clock's last value.
+   *
+   * @return seconds since {@link #EPOCH}
+   */
+  public long clock() {
     synchronized (lock) {
       return clock;
     }
@@ -211,6 +272,7 @@ final class MutatingVendor implements AutoCloseable {
     return q;
   }
 
+  /** Stops the mutations (without waiting) and the server. */
   @Override
   public void close() {
     mutator.shutdownNow();
