@@ -15,6 +15,7 @@ import org.jspecify.annotations.Nullable;
 final class AckCountingSink implements Sink {
   private final Sink sink;
   private final AtomicLong acked = new AtomicLong();
+  private final AtomicLong failed = new AtomicLong();
   private final AtomicReference<@Nullable Throwable> firstFailure = new AtomicReference<>();
 
   AckCountingSink(Sink sink) {
@@ -53,10 +54,12 @@ final class AckCountingSink implements Sink {
       result = sink.handle(events);
     } catch (Exception e) {
       firstFailure.compareAndSet(null, e);
+      failed.addAndGet(events.size());
       throw e;
     }
     if (!result.failures().isEmpty())
       firstFailure.compareAndSet(null, result.failures().get(0).cause());
+    failed.addAndGet(result.failures().size());
     acked.addAndGet(events.size() - result.failures().size());
     return result;
   }
@@ -64,6 +67,11 @@ final class AckCountingSink implements Sink {
   /** Events the sink reported acknowledged so far. */
   long acked() {
     return acked.get();
+  }
+
+  /** Event deliveries the sink failed so far (a thrown batch counts each of its events). */
+  long failed() {
+    return failed.get();
   }
 
   /** The first failure the sink reported, or null. */

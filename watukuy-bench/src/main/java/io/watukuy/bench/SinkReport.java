@@ -103,6 +103,9 @@ final class SinkReport {
         round.put("sinkSeconds", r.sink().get(i).seconds());
         round.put("rawSeconds", r.raw().get(i).seconds());
         ResultsJson.number(round, "ratio", r.roundRatios().get(i));
+        SinkBench.Pass sink = r.sink().get(i);
+        round.put("sinkFailedDeliveries", sink.failed());
+        if (sink.firstFailure() != null) round.put("sinkFirstFailure", sink.firstFailure());
         Long found = r.readBack().get(i);
         if (found == null) round.putNull("readBack");
         else round.put("readBack", found);
