@@ -2,7 +2,8 @@
 # Builds the bench jar and runs the benchmarks; results go to bench/results/.
 #
 #   bench/run.sh                  everything: the JMH suite, then the end-to-end bench on every store
-#   bench/run.sh -h | --help      this text (also: bench/run.sh jmh --help, bench/run.sh e2e --help)
+#   bench/run.sh -h | --help      this text (also: bench/run.sh jmh --help, bench/run.sh e2e --help,
+#                                 bench/run.sh sinks --help)
 #
 #   bench/run.sh jmh [OPTS]       the JMH suite (about 5 minutes) -> bench/results/<date>-jmh.json
 #     --smoke                       each benchmark once: 1 fork, no warm-up, one 100 ms iteration
@@ -75,6 +76,32 @@
 #                                   names its results file in a temporary file
 #                                   (-Dwatukuy.bench.resultPathFile), which the peer then updates
 #
+#   bench/run.sh sinks [OPTS]     the sink bench, one JVM under -Xmx256m -> bench/results/<date>-sinks.json:
+#                                 per sink, events/s through the whole engine path (one tick polls a
+#                                 local listing served from memory, commits N created events to the
+#                                 outbox, delivers them in batches of 100 through the real sink, the
+#                                 destination acks, the store acks) beside the sink's own client
+#                                 writing the same records (same envelope bytes and keys) with the
+#                                 same durability, in batches of 100, in the same run; and the engine
+#                                 alone (a handler that keeps the events). ratio = sink / raw
+#     --sinks LIST                  comma-separated, of kafka,table,rabbitmq,nats,webhook,file (default:
+#                                   all). table is four rows: table-postgres, table-postgres-same,
+#                                   table-sqlite, table-sqlite-same (-same: sameDatabase true, the
+#                                   engine on that SQL store; without it, the memory store); each may
+#                                   be named alone
+#     --events N                    events per pass (default 20000, at least 100)
+#     --runs N                      rounds per sink in the one JVM, the order of the passes
+#                                   alternating; the best round of each pass is reported (default 3)
+#     --tiny                        a smoke pass: 500 events, 1 round (-> <date>-sinks-tiny.json)
+#     --kafka-bootstrap HOST:PORT   a running broker to use; by default the run starts a KRaft broker
+#                                   (the one watukuy-sink-kafka's tests start, its class path copied
+#                                   to watukuy-sink-kafka/target/kafka-broker when missing) on free
+#                                   127.0.0.1 ports and stops it at the end
+#     --postgres-url JDBC-URL       default jdbc:postgresql://127.0.0.1:5432/test?user=postgres
+#     --rabbitmq-uri URI            default amqp://guest:guest@127.0.0.1:5672/%2F
+#     --nats-url URL                default nats://127.0.0.1:4222 (JetStream on)
+#     --out DIR                     where the JSON goes (default bench/results)
+#
 # A run with anything but the defaults writes <date>-<store>-<what differs>.json (such as
 # <date>-memory-live-idle.json, <date>-sqlite-1000000items.json, <date>-redis-tiny.json), so that
 # it never overwrites the full run's file; -tiny and -smoke files are not committed. With --runs N
@@ -103,14 +130,14 @@ command=all
 if [[ $# -gt 0 ]]; then
   case "$1" in
     -h|--help) usage; exit 0 ;;
-    -*) fail "unknown option '$1' (expected a command, jmh or e2e, or --help)" ;;
+    -*) fail "unknown option '$1' (expected a command, jmh, e2e or sinks, or --help)" ;;
     *) command=$1; shift ;;
   esac
 fi
 case "$command" in
-  jmh|e2e) ;;
-  all) [[ $# -eq 0 ]] || fail "options go after a command (jmh or e2e), not after all" ;;
-  *) fail "unknown command '$command' (expected jmh or e2e)" ;;
+  jmh|e2e|sinks) ;;
+  all) [[ $# -eq 0 ]] || fail "options go after a command (jmh, e2e or sinks), not after all" ;;
+  *) fail "unknown command '$command' (expected jmh, e2e or sinks)" ;;
 esac
 
 out=bench/results
@@ -128,6 +155,22 @@ if [[ $command == jmh ]]; then
       --out) need_value "$@"; out=$2; shift 2 ;;
       --include|--forks|--warmup|--iterations|--time-ms) need_value "$@"; jmh_args+=("$1" "$2"); shift 2 ;;
       *) fail "unknown option '$1' for jmh" ;;
+    esac
+  done
+elif [[ $command == sinks ]]; then
+  sinks_args=()
+  kafka_given=
+  sinks_list=all
+  while [[ $# -gt 0 ]]; do
+    case "$1" in
+      -h|--help) usage; exit 0 ;;
+      --tiny) sinks_args+=("$1"); shift ;;
+      --out) need_value "$@"; out=$2; shift 2 ;;
+      --sinks) need_value "$@"; sinks_list=$2; sinks_args+=("$1" "$2"); shift 2 ;;
+      --kafka-bootstrap) need_value "$@"; kafka_given=$2; sinks_args+=("$1" "$2"); shift 2 ;;
+      --events|--runs|--postgres-url|--rabbitmq-uri|--nats-url)
+        need_value "$@"; sinks_args+=("$1" "$2"); shift 2 ;;
+      *) fail "unknown option '$1' for sinks" ;;
     esac
   done
 elif [[ $command == e2e ]]; then
@@ -191,8 +234,21 @@ else
 fi
 jar=watukuy-bench/target/watukuy-bench.jar
 
+# The sink bench's Kafka broker: the class path watukuy-sink-kafka's build copies for its tests,
+# copied here the same way (examples/kafka/start-broker.sh does too) when it is missing.
+if [[ $command == sinks && -z $kafka_given && ( $sinks_list == all || ,$sinks_list, == *,kafka,* ) ]]; then
+  broker_cp=watukuy-sink-kafka/target/kafka-broker
+  if [[ ! -d $broker_cp ]]; then
+    version=$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' pom.xml | head -1)
+    echo "bench/run.sh: copying the Kafka $version broker's class path to $broker_cp" >&2
+    ./mvnw -B -ntp -q -f watukuy-sink-kafka/src/test/kafka-broker/pom.xml \
+      -Dkafka.version="$version" -DoutputDirectory="$PWD/$broker_cp" -DincludeScope=runtime \
+      dependency:copy-dependencies
+  fi
+fi
+
 # The options and every server a store needs, before anything runs: a run does not fail an hour in.
-if [[ $command != jmh ]]; then
+if [[ $command != jmh && $command != sinks ]]; then
   for store in ${stores//,/ }; do
     java -jar "$jar" e2e --check --store "$store" ${e2e_args[@]+"${e2e_args[@]}"}
   done
@@ -265,6 +321,7 @@ run_e2e() {
 
 case "$command" in
   jmh) run_java -jar "$jar" jmh --out "$out" ${jmh_args[@]+"${jmh_args[@]}"} ;;
+  sinks) run_java -Xmx256m -jar "$jar" sinks --out "$out" ${sinks_args[@]+"${sinks_args[@]}"} ;;
   e2e) run_e2e ;;
   all)
     run_java -jar "$jar" jmh --out "$out"

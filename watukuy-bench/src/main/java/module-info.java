@@ -17,7 +17,13 @@ module io.watukuy.bench {
   requires java.sql;
   requires java.management;
   requires jdk.management;
+  requires kafka.clients;
+  requires com.rabbitmq.client;
+  requires io.nats.jnats;
   requires static org.jspecify;
+
+  // The sink bench makes each sink through its provider, as a sink: section does.
+  uses io.watukuy.sink.SinkProvider;
 
   // The Camel peer (bench/camel) reuses the listing server, the plain fetch and the results JSON.
   exports io.watukuy.bench;

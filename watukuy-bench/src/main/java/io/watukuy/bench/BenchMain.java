@@ -61,6 +61,20 @@ import java.util.Map;
  * bench/run.sh e2e --runs N}), into {@code DIR/<first file's name>-best-of-<N>.json} and prints
  * which run was best in each phase ({@link BestOfRuns}).
  *
+ * <pre>
+ * java -jar watukuy-bench.jar sinks [--sinks kafka,table,rabbitmq,nats,webhook,file] [--events N]
+ *     [--runs N] [--tiny] [--out DIR] [--postgres-url JDBC-URL] [--rabbitmq-uri URI] [--nats-url URL]
+ *     [--kafka-bootstrap HOST:PORT] [--kafka-classpath DIR]
+ * </pre>
+ *
+ * {@code sinks} runs the sink bench ({@link SinkBench}): per sink, events/s through the whole
+ * engine path into the real sink beside the sink's own client writing the same records (default
+ * every sink, {@value #SINK_EVENTS} events, best of {@value #SINK_ROUNDS} rounds; {@code --tiny}:
+ * 500 events, 1 round). Kafka: a KRaft broker started from {@code --kafka-classpath} (default
+ * {@code watukuy-sink-kafka/target/kafka-broker}) unless {@code --kafka-bootstrap} names one;
+ * RabbitMQ defaults to {@value #RABBITMQ_URI}, NATS to {@value #NATS_URL}. It prints the table and,
+ * with {@code --out}, writes {@code DIR/<date>-sinks<suffix>.json} ({@link #sinksResultName}).
+ *
  * <p>Exit code 0 on success, 1 on a failed benchmark or an unreachable server (one line, no stack
  * trace), 2 on a usage error.
  */
@@ -74,11 +88,26 @@ public final class BenchMain {
   /** The default Redis of the end-to-end bench. */
   public static final String REDIS_URI = "redis://127.0.0.1:6379/0";
 
+  /** The default RabbitMQ of the sink bench: the one the tests use. */
+  public static final String RABBITMQ_URI = "amqp://guest:guest@127.0.0.1:5672/%2F";
+
+  /** The default NATS of the sink bench: the one the tests use. */
+  public static final String NATS_URL = "nats://127.0.0.1:4222";
+
+  /** The Kafka broker's class path that watukuy-sink-kafka's build copies. */
+  static final String KAFKA_CLASSPATH = "watukuy-sink-kafka/target/kafka-broker";
+
+  /** Events per pass of the sink bench by default. */
+  static final int SINK_EVENTS = 20_000;
+
+  /** Rounds per sink of the sink bench by default. */
+  static final int SINK_ROUNDS = 3;
+
   /** Items in the snapshot and timestamp listing by default. */
   static final int DEFAULT_ITEMS = 100_000;
 
   private static final String USAGE =
-      "usage: java -jar watukuy-bench.jar jmh|e2e|best-of [options]"
+      "usage: java -jar watukuy-bench.jar jmh|e2e|sinks|best-of [options]"
           + " (bench/run.sh --help lists them)";
 
   /** Set when the shutdown hook cleans up: the run's own failure that follows is not news. */
@@ -120,8 +149,9 @@ public final class BenchMain {
     if (command.equals("jmh")) return jmh(rest);
     if (command.equals("e2e")) return e2e(rest);
     if (command.equals("best-of")) return bestOf(rest);
+    if (command.equals("sinks")) return sinks(rest);
     throw new IllegalArgumentException(
-        "unknown command '" + command + "'; expected jmh, e2e or best-of");
+        "unknown command '" + command + "'; expected jmh, e2e, sinks or best-of");
   }
 
   private static int jmh(Deque<String> args) throws Exception {
@@ -291,6 +321,87 @@ public final class BenchMain {
       if (tell != null) Files.writeString(Path.of(tell), file.toString());
     }
     return 0;
+  }
+
+  private static int sinks(Deque<String> args) throws Exception {
+    boolean tiny = false;
+    Path out = null;
+    Map<String, String> given = new HashMap<>();
+    String postgres = POSTGRES_URL;
+    String rabbit = RABBITMQ_URI;
+    String nats = NATS_URL;
+    String bootstrap = null;
+    Path kafkaClasspath = Path.of(KAFKA_CLASSPATH);
+    String list = String.join(",", SinkTargets.NAMES);
+    while (!args.isEmpty()) {
+      String a = args.poll();
+      switch (a) {
+        case "--tiny" -> tiny = true;
+        case "--out" -> out = Path.of(value(a, args));
+        case "--sinks" -> list = value(a, args);
+        case "--postgres-url" -> postgres = value(a, args);
+        case "--rabbitmq-uri" -> rabbit = value(a, args);
+        case "--nats-url" -> nats = value(a, args);
+        case "--kafka-bootstrap" -> bootstrap = value(a, args);
+        case "--kafka-classpath" -> kafkaClasspath = Path.of(value(a, args));
+        case "--events", "--runs" -> given.put(a, value(a, args));
+        default -> throw new IllegalArgumentException("unknown option '" + a + "' for sinks");
+      }
+    }
+    List<String> names = SinkTargets.parse(list);
+    if (!postgres.startsWith("jdbc:postgresql:"))
+      throw new IllegalArgumentException(
+          "--postgres-url must be a jdbc:postgresql: URL, such as " + POSTGRES_URL);
+    SinkBench.Settings base = tiny ? SinkBench.Settings.tiny() : SinkBench.Settings.full();
+    SinkBench.Settings settings =
+        new SinkBench.Settings(
+            integer(given, "--events", base.events(), 100),
+            integer(given, "--runs", base.rounds(), 1),
+            base.batchSize(),
+            base.concurrency());
+    SinkTargets.Servers servers =
+        new SinkTargets.Servers(postgres, rabbit, nats, bootstrap, kafkaClasspath);
+    BenchStore.Where where = new BenchStore.Where(postgres, REDIS_URI, MARIADB_URL);
+    String loadBefore = Machine.loadAverage();
+    List<SinkBench.Row> rows = new java.util.ArrayList<>();
+    try (io.watukuy.testing.KafkaBrokerProcess broker = SinkTargets.broker(names, servers)) {
+      String kafka = broker != null ? broker.bootstrap() : bootstrap;
+      for (String name : names) {
+        try (SinkTarget target = SinkTargets.open(name, servers, kafka)) {
+          rows.add(SinkBench.run(target, where, settings, System.out));
+        }
+      }
+    }
+    System.out.print(SinkReport.table(rows, settings));
+    if (out != null) {
+      Files.createDirectories(out);
+      Path file = out.resolve(sinksResultName(LocalDate.now(), tiny, names, settings));
+      Files.writeString(
+          file,
+          Items.MAPPER
+                  .writerWithDefaultPrettyPrinter()
+                  .writeValueAsString(SinkReport.json(rows, settings, loadBefore))
+              + "\n");
+      System.out.println("wrote " + file);
+    }
+    return 0;
+  }
+
+  /**
+   * The name of a sink bench's results file: {@code <date>-sinks.json} for every sink with the
+   * defaults; {@code -tiny}, the sinks run when not all ({@code -kafka-table-postgres}), {@code
+   * -<N>events} and {@code -runs<N>} otherwise, so that a partial run never replaces the full one.
+   */
+  static String sinksResultName(
+      LocalDate date, boolean tiny, List<String> names, SinkBench.Settings s) {
+    SinkBench.Settings base = tiny ? SinkBench.Settings.tiny() : SinkBench.Settings.full();
+    StringBuilder name = new StringBuilder().append(date).append("-sinks");
+    if (tiny) name.append("-tiny");
+    if (!names.equals(SinkTargets.parse(String.join(",", SinkTargets.NAMES))))
+      name.append('-').append(String.join("-", names));
+    if (s.events() != base.events()) name.append('-').append(s.events()).append("events");
+    if (s.rounds() != base.rounds()) name.append("-runs").append(s.rounds());
+    return name.append(".json").toString();
   }
 
   /**

@@ -82,6 +82,22 @@ abstract class BenchStore implements AutoCloseable {
     return null;
   }
 
+  /**
+   * The JDBC URL of the store's own database, for a table that shares it (the table sink's {@code
+   * sameDatabase}); null where the store has none (memory, Redis).
+   */
+  @Nullable String jdbcUrl() {
+    return null;
+  }
+
+  /**
+   * A table name beside the store's own tables: in the run's schema on PostgreSQL, as given
+   * elsewhere.
+   */
+  String besideStore(String table) {
+    return table;
+  }
+
   /** What else a reader of the results must know about how the store ran; empty if nothing. */
   String note() {
     return "";
@@ -239,6 +255,11 @@ abstract class BenchStore implements AutoCloseable {
     }
 
     @Override
+    String jdbcUrl() {
+      return "jdbc:sqlite:" + dir.resolve("store.db");
+    }
+
+    @Override
     String version() throws SQLException {
       try (Connection c = DriverManager.getConnection("jdbc:sqlite::memory:");
           Statement s = c.createStatement();
@@ -377,6 +398,16 @@ abstract class BenchStore implements AutoCloseable {
     @Override
     CommitFloor commitFloor() throws SQLException {
       return CommitFloor.postgres(DriverManager.getConnection(url), schema);
+    }
+
+    @Override
+    String jdbcUrl() {
+      return url;
+    }
+
+    @Override
+    String besideStore(String table) {
+      return schema + "." + table;
     }
 
     @Override

@@ -201,6 +201,43 @@ class BenchMainTest {
     assertThat(E2eReport.table(live)).doesNotContain("100,000");
   }
 
+  @Test
+  void theSinksCommandRefusesBadOptionsBeforeRunningAnything() {
+    assertThatThrownBy(() -> BenchMain.run(new String[] {"sinks", "--sinks", "kafka,redis"}))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--sinks: unknown sink 'redis'");
+    assertThatThrownBy(() -> BenchMain.run(new String[] {"sinks", "--sinks", ","}))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--sinks needs at least one of");
+    assertThatThrownBy(() -> BenchMain.run(new String[] {"sinks", "--events", "99"}))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("--events must be a whole number >= 100, but was '99'");
+    assertThatThrownBy(() -> BenchMain.run(new String[] {"sinks", "--runs", "0"}))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--runs must be a whole number >= 1");
+    assertThatThrownBy(() -> BenchMain.run(new String[] {"sinks", "--store", "memory"}))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("unknown option '--store' for sinks");
+  }
+
+  @Test
+  void theSinksResultsFileIsNamedAfterWhatDiffersFromTheFullRun() {
+    List<String> all = SinkTargets.parse("kafka,table,rabbitmq,nats,webhook,file");
+    // table stands for its four rows: PostgreSQL and SQLite, without and with sameDatabase
+    assertThat(all).hasSize(9).contains("table-postgres-same", "table-sqlite");
+    assertThat(BenchMain.sinksResultName(DAY, false, all, SinkBench.Settings.full()))
+        .isEqualTo("2026-11-30-sinks.json");
+    assertThat(BenchMain.sinksResultName(DAY, true, all, SinkBench.Settings.tiny()))
+        .isEqualTo("2026-11-30-sinks-tiny.json");
+    assertThat(
+            BenchMain.sinksResultName(
+                DAY,
+                false,
+                SinkTargets.parse("kafka,table-postgres"),
+                new SinkBench.Settings(5000, 1, 100, 8)))
+        .isEqualTo("2026-11-30-sinks-kafka-table-postgres-5000events-runs1.json");
+  }
+
   private static Set<EndToEnd.Group> groups(EndToEnd.Group first, EndToEnd.Group... rest) {
     return EnumSet.of(first, rest);
   }

@@ -53,12 +53,19 @@ import org.jspecify.annotations.Nullable;
  * {@code {{partition}}}, at the first batch of that key, as {@link HandlerUnavailableException}).
  *
  * <p>Thread-safe: batches of different keys, and of one key with no ordering key in common, are
- * written at once, each on a connection of its own.
+ * written at once, each on a connection of its own (up to 4); on SQLite, which takes one writer at
+ * a time, one after the other on one connection.
  *
  * @since 0.2
  */
 public final class TableSink implements Sink {
   private static final int POOL_SIZE = 4;
+
+  /**
+   * SQLite takes one writer at a time: with one connection, batches wait their turn in the pool
+   * instead of in SQLite's busy handler, whose sleeps (up to 100 ms each) cost more than the write.
+   */
+  private static final int SQLITE_POOL_SIZE = 1;
 
   private final TableSettings settings;
   private final @Nullable StateStore store;
@@ -133,7 +140,10 @@ public final class TableSink implements Sink {
       config.setJdbcUrl(settings.url());
       if (settings.user() != null) config.setUsername(settings.user());
       if (settings.password() != null) config.setPassword(settings.password());
-      config.setMaximumPoolSize(POOL_SIZE);
+      config.setMaximumPoolSize(
+          Objects.requireNonNull(settings.url()).startsWith("jdbc:sqlite:")
+              ? SQLITE_POOL_SIZE
+              : POOL_SIZE);
       config.setMinimumIdle(0);
       config.setPoolName("watukuy-table-sink");
       // Fail now, with the driver's reason, rather than in the first batch.
