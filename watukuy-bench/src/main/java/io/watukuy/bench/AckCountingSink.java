@@ -1,6 +1,7 @@
 package io.watukuy.bench;
 
 import io.watukuy.ChangeEvent;
+import io.watukuy.sink.ForwardingSink;
 import io.watukuy.sink.Sink;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -12,46 +13,20 @@ import org.jspecify.annotations.Nullable;
  * bench reports a rate only for a pass whose every event reached the destination; everything else
  * goes to the sink unchanged.
  */
-final class AckCountingSink implements Sink {
-  private final Sink sink;
+final class AckCountingSink extends ForwardingSink {
   private final AtomicLong acked = new AtomicLong();
   private final AtomicLong failed = new AtomicLong();
   private final AtomicReference<@Nullable Throwable> firstFailure = new AtomicReference<>();
 
   AckCountingSink(Sink sink) {
-    this.sink = sink;
-  }
-
-  @Override
-  public String name() {
-    return sink.name();
-  }
-
-  @Override
-  public void open() throws Exception {
-    sink.open();
-  }
-
-  @Override
-  public Health health() {
-    return sink.health();
-  }
-
-  @Override
-  public boolean inSequenceOrder() {
-    return sink.inSequenceOrder();
-  }
-
-  @Override
-  public void close() throws Exception {
-    sink.close();
+    super(sink);
   }
 
   @Override
   public BatchResult handle(List<ChangeEvent<Object>> events) throws Exception {
     BatchResult result;
     try {
-      result = sink.handle(events);
+      result = super.handle(events);
     } catch (Exception e) {
       firstFailure.compareAndSet(null, e);
       failed.addAndGet(events.size());

@@ -16,7 +16,7 @@ import io.watukuy.Watukuy;
 import io.watukuy.WatukuyListener;
 import io.watukuy.sink.Destination;
 import io.watukuy.sink.EventFormat;
-import io.watukuy.sink.Sink;
+import io.watukuy.sink.ForwardingSink;
 import io.watukuy.store.sqlite.SqliteStore;
 import io.watukuy.testing.ChildJvm;
 import io.watukuy.testing.MutatingVendor;
@@ -130,33 +130,16 @@ public final class KafkaKillChild {
   static final String BATCH = "batch acked ";
 
   /** The Kafka sink, saying on stdout when each batch was acknowledged by the broker. */
-  private static final class Announcing implements Sink {
-    private final KafkaSink sink;
-
+  private static final class Announcing extends ForwardingSink {
     Announcing(KafkaSink sink) {
-      this.sink = sink;
-    }
-
-    @Override
-    public String name() {
-      return sink.name();
-    }
-
-    @Override
-    public void open() throws Exception {
-      sink.open();
+      super(sink);
     }
 
     @Override
     public BatchResult handle(List<ChangeEvent<Object>> events) throws Exception {
-      BatchResult r = sink.handle(events);
+      BatchResult r = super.handle(events);
       System.out.println(BATCH + events.size() + " at " + uptimeMs() + " ms");
       return r;
-    }
-
-    @Override
-    public void close() {
-      sink.close();
     }
   }
 

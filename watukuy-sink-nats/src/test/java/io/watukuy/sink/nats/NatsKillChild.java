@@ -12,7 +12,7 @@ import io.watukuy.Schedule;
 import io.watukuy.TickReport;
 import io.watukuy.Watermark;
 import io.watukuy.Watukuy;
-import io.watukuy.sink.Sink;
+import io.watukuy.sink.ForwardingSink;
 import io.watukuy.store.sqlite.SqliteStore;
 import io.watukuy.testing.ChildJvm;
 import io.watukuy.testing.MutatingVendor.Item;
@@ -90,37 +90,20 @@ public final class NatsKillChild {
    * Prints {@value #PUBLISHING} and the batch's size before each batch (the parent sums them), and
    * pauses {@link #ACKED_PAUSE} after the stream acked it.
    */
-  private static final class Counting implements Sink {
-    private final NatsSink sink;
-
+  private static final class Counting extends ForwardingSink {
     Counting(NatsSink sink) {
-      this.sink = sink;
-    }
-
-    @Override
-    public String name() {
-      return sink.name();
-    }
-
-    @Override
-    public void open() throws Exception {
-      sink.open();
+      super(sink);
     }
 
     @Override
     public BatchResult handle(List<ChangeEvent<Object>> events) throws Exception {
       System.out.println(PUBLISHING + events.size());
-      BatchResult result = sink.handle(events);
+      BatchResult result = super.handle(events);
       // The stream has acked the batch; the store's ack comes after this returns. A pause here
       // widens that gap, so the parent's kills right after the stream grew land in it and the next
       // child publishes the batch again: the repeats the duplicate window must drop.
       Thread.sleep(ACKED_PAUSE.toMillis());
       return result;
-    }
-
-    @Override
-    public void close() throws Exception {
-      sink.close();
     }
   }
 
