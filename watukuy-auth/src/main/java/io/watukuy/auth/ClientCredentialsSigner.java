@@ -195,7 +195,7 @@ public final class ClientCredentialsSigner implements RequestSigner {
       response = http.send();
     } catch (IOException e) {
       throw new UncheckedIOException(
-          "token endpoint " + tokenUrl + " failed: " + e.getClass().getSimpleName(), e);
+          "token endpoint " + tokenUrl + " failed: " + transportFailure(e), e);
     }
     TokenResponse parsed;
     try {
@@ -211,14 +211,17 @@ public final class ClientCredentialsSigner implements RequestSigner {
     }
     if (!parsed.indicatesSuccess()) {
       ErrorObject error = parsed.toErrorResponse().getErrorObject();
-      if (error.getCode() == null) {
-        // Not an OAuth2 error (RFC 6749 section 5.2): a proxy's or a load balancer's page.
+      int status = response.getStatusCode();
+      if (error.getCode() == null || (status != 400 && status != 401)) {
+        // RFC 6749 section 5.2 answers a refused grant or client with 400 or 401; anything else (a
+        // 404 from a wrong tokenUrl, a proxy's 403 or 5xx page) is about the URL, not the secret.
         throw new TokenEndpointException(
             "token endpoint "
                 + tokenUrl
                 + " answered HTTP "
-                + response.getStatusCode()
-                + " without a token response");
+                + status
+                + " without a token response"
+                + (status == 404 || status == 405 ? "; check tokenUrl" : ""));
       }
       String description = error.getDescription();
       throw new TokenEndpointException(
@@ -243,6 +246,16 @@ public final class ClientCredentialsSigner implements RequestSigner {
           earlyRefresh.compareTo(life.dividedBy(2)) > 0 ? life.dividedBy(2) : earlyRefresh;
       renewAt = now.plus(life).minus(early);
     }
+  }
+
+  /** What went wrong on the way, in words: "connection refused", "timed out after 10s", … */
+  private String transportFailure(IOException e) {
+    if (e instanceof java.net.ConnectException) return "connection refused";
+    if (e instanceof java.net.SocketTimeoutException)
+      return "no answer within " + io.watukuy.sink.SinkConfig.formatDuration(timeout);
+    if (e instanceof java.net.UnknownHostException) return "unknown host " + e.getMessage();
+    String m = e.getMessage();
+    return e.getClass().getSimpleName() + (m == null ? "" : " (" + hidden(m) + ")");
   }
 
   // A description the server wrote may quote what it was sent.

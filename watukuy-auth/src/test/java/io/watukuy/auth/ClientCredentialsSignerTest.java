@@ -169,12 +169,28 @@ class ClientCredentialsSignerTest {
   }
 
   @Test
+  void aWrongTokenUrlIsNamedAsTheUrlNotAsRefusedCredentials() {
+    // An error body on a 404: RFC 6749 section 5.2 refuses a client with 400 or 401 only.
+    status = 404;
+    refusal = "{\"error\":\"not_found\",\"error_description\":\"no such path\"}";
+    ClientCredentialsSigner signer = builder().build();
+
+    assertThatThrownBy(() -> signed(signer))
+        .hasMessage(
+            "token endpoint "
+                + tokenUrl()
+                + " answered HTTP 404 without a token response; check tokenUrl")
+        .message()
+        .doesNotContain("refused the client credentials");
+  }
+
+  @Test
   void anEndpointThatIsDownIsNamedInTheMessage() {
     server.stop(0);
     ClientCredentialsSigner signer = builder().timeout(Duration.ofSeconds(2)).build();
 
     assertThatThrownBy(() -> signed(signer))
-        .hasMessageStartingWith("token endpoint " + tokenUrl() + " failed: ");
+        .hasMessage("token endpoint " + tokenUrl() + " failed: connection refused");
   }
 
   @Test

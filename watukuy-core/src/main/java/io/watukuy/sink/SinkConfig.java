@@ -299,6 +299,42 @@ public final class SinkConfig {
   }
 
   /**
+   * A duration as a person reads it in a message, the inverse of {@link #parseDuration} where the
+   * value is whole: {@code 850ms}, {@code 12.5s} (tenths below a minute, {@code 12s} when whole),
+   * {@code 3m20s}, {@code 2h5m}, {@code 1d3h} below ten days, then whole days ({@code 1595d}). Each
+   * form is cut, not rounded, so it never overstates a wait. Messages use it rather than {@link
+   * Duration#toString()}, whose {@code PT3S} a user has to decode.
+   *
+   * @param duration the duration; a negative one gets a leading {@code -}
+   * @return its text
+   * @since 0.3
+   */
+  public static String formatDuration(Duration duration) {
+    long ms = duration.toMillis();
+    if (ms < 0) return "-" + formatDuration(duration.negated());
+    if (ms < SECOND_MS) return ms + "ms";
+    if (ms < MINUTE_MS) {
+      long tenths = ms / 100;
+      return tenths % 10 == 0
+          ? tenths / 10 + "s"
+          : String.format(java.util.Locale.ROOT, "%d.%ds", tenths / 10, tenths % 10);
+    }
+    if (ms < HOUR_MS) return twoUnits(ms / MINUTE_MS, "m", ms % MINUTE_MS / SECOND_MS, "s");
+    if (ms < DAY_MS) return twoUnits(ms / HOUR_MS, "h", ms % HOUR_MS / MINUTE_MS, "m");
+    long days = ms / DAY_MS;
+    return days < 10 ? twoUnits(days, "d", ms % DAY_MS / HOUR_MS, "h") : days + "d";
+  }
+
+  private static final long SECOND_MS = 1000;
+  private static final long MINUTE_MS = 60 * SECOND_MS;
+  private static final long HOUR_MS = 60 * MINUTE_MS;
+  private static final long DAY_MS = 24 * HOUR_MS;
+
+  private static String twoUnits(long big, String bigUnit, long small, String smallUnit) {
+    return big + bigUnit + (small == 0 ? "" : small + smallUnit);
+  }
+
+  /**
    * A map of scalar settings as strings, e.g. a client's {@code properties:}.
    *
    * @param key the key

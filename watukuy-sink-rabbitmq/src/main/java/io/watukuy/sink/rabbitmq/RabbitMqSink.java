@@ -340,7 +340,10 @@ public final class RabbitMqSink implements Sink {
         abort(channel.channel().getConnection());
         if (reason != null) throw blocked(reason);
         throw unavailable(
-            "no publisher confirm for " + count + " message(s) within " + settings.confirmTimeout(),
+            "no publisher confirm for "
+                + count
+                + " message(s) within "
+                + io.watukuy.sink.SinkConfig.formatDuration(settings.confirmTimeout()),
             null);
       }
     }

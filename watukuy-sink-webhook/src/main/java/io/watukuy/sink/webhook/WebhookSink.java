@@ -9,6 +9,7 @@ import io.watukuy.TimeSource;
 import io.watukuy.sink.CloudEvents;
 import io.watukuy.sink.EventFormat;
 import io.watukuy.sink.Sink;
+import io.watukuy.sink.SinkConfig;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -237,7 +238,7 @@ public final class WebhookSink implements Sink {
       // slow connect from a slow answer (under load it reports a late answer as a connect
       // timeout), and a receiver that took the request may have processed it.
       return new WebhookDeliveryException(
-          where + " did not answer within " + settings.timeout(), 0, e);
+          where + " did not answer within " + SinkConfig.formatDuration(settings.timeout()), 0, e);
     } catch (IOException e) {
       // The JDK client reports an unknown host as a ConnectException caused by an
       // UnresolvedAddressException: look for that first.
@@ -270,7 +271,9 @@ public final class WebhookSink implements Sink {
             .flatMap(v -> RetryAfterHeader.parse(v, time.now()));
     if (wait.isPresent())
       return new RetryAfterException(
-          where + " answered " + status + ", retry after " + wait.get(), wait.get(), failure);
+          where + " answered " + status + ", retry after " + SinkConfig.formatDuration(wait.get()),
+          wait.get(),
+          failure);
     return failure;
   }
 

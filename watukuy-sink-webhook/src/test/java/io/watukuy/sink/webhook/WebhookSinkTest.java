@@ -183,7 +183,7 @@ class WebhookSinkTest {
     assertThat(second.parked()).isOne();
     ParkedRow parked = f.parked().get(0);
     assertThat(parked.attempts()).isEqualTo(2);
-    assertThat(parked.error()).contains("did not answer within PT1S");
+    assertThat(parked.error()).contains("did not answer within 1s");
     List<Request> got = receiver.requests();
     assertThat(got).hasSize(2);
     assertThat(got.get(1).id()).isEqualTo(got.get(0).id());
