@@ -4,6 +4,8 @@ import io.watukuy.PageCursor;
 import io.watukuy.cli.CliConfig.CursorSpec;
 import io.watukuy.cli.ConfigReader.At;
 import java.time.Duration;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
@@ -51,6 +53,20 @@ final class CursorConfig {
             at.child("tieBreak").missing() ? null : at.child("tieBreak").locator().dotPath();
         At initial = at.child("initial");
         String init = initial.missing() || initial.node.isNull() ? null : initial.node.asText();
+        DateTimeFormatter format = CursorFormat.read(at);
+        if (init != null && format != null) {
+          // Checked here, at its own line: the engine would only say the field's values differ.
+          try {
+            format.parse(init);
+          } catch (DateTimeParseException e) {
+            throw initial.error(
+                "'"
+                    + init
+                    + "' does not match cursor.format '"
+                    + at.child("format").string("")
+                    + "' (write the initial value in that format)");
+          }
+        }
         return new CursorSpec(
             strategy,
             field.locator().dotPath(),
@@ -59,7 +75,7 @@ final class CursorConfig {
             null,
             at.child("lag").duration(Duration.ZERO),
             at.child("overlap").duration(Duration.ZERO),
-            CursorFormat.read(at),
+            format,
             at.child("maxOffset").missing() ? null : at.child("maxOffset").integer(0, 1));
       }
       case "token", "page", "snapshotDiff" -> {

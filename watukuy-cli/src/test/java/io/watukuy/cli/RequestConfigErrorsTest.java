@@ -196,4 +196,24 @@ class RequestConfigErrorsTest {
     assertThat(zone[1])
         .startsWith("watukuy: F:17: poller contacts: cursor.zone: 'Europe/Atlantis' is not a zone");
   }
+
+  @Test
+  void anInitialValueThatDoesNotMatchTheFormatIsNamedAtItsOwnLine() throws IOException {
+    String[] bad =
+        validate(
+            SEARCH.replace(
+                "zone: Europe/Paris\n",
+                "zone: Europe/Paris\n      initial: \"2024-13-45 99:99:99\"\n"));
+    assertThat(bad)
+        .containsExactly(
+            "2",
+            "watukuy: F:18: poller contacts: cursor.initial: '2024-13-45 99:99:99' does not match"
+                + " cursor.format 'yyyy-MM-dd HH:mm:ss' (write the initial value in that format)\n");
+    String[] good =
+        validate(
+            SEARCH.replace(
+                "zone: Europe/Paris\n",
+                "zone: Europe/Paris\n      initial: \"2024-05-01 10:00:00\"\n"));
+    assertThat(good[0]).isEqualTo("0");
+  }
 }
