@@ -33,6 +33,21 @@ final class ConfigWarnings {
                     + ")"));
       }
       String tieBreak = p.cursor().tieBreak();
+      Integer maxOffset = p.cursor().maxOffset();
+      if (maxOffset != null && tieBreak == null) {
+        out.add(
+            warning(
+                p,
+                "cursor.maxOffset "
+                    + maxOffset
+                    + " without cursor.tieBreak: more than "
+                    + maxOffset
+                    + " items at one "
+                    + p.cursor().field()
+                    + " make every new query start from the same watermark, and the lane stalls"
+                    + " there (PageRepeated); set tieBreak: id and pass after_id:"
+                    + " \"{{cursor.tieBreak}}\" if the API can filter by it"));
+      }
       if (tieBreak != null && !p.request().uses("cursor.tieBreak")) {
         out.add(
             warning(

@@ -1,11 +1,14 @@
 package io.watukuy.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.watukuy.FetchContext;
+import io.watukuy.FetchException;
 import io.watukuy.Page;
 import io.watukuy.cli.CliConfig.RequestSpec;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
@@ -20,7 +23,10 @@ import org.jspecify.annotations.Nullable;
  * <p>On a timestamp lane the pages of one query keep the watermark they started from, and only the
  * offset moves; with {@code cursor.maxOffset: N} a page that would ask for offset N or more starts
  * a new query, at offset 0, from the watermark the pages before it committed, so an API that
- * refuses offsets past N (HubSpot search, Salesforce) is never asked for one.
+ * refuses offsets past N (HubSpot search, Salesforce) is never asked for one. A new query that
+ * would start from the same watermark as the query before it (more than N items share one {@code
+ * cursor.value} and no {@code cursor.tieBreak} moves the watermark inside the tie) would read the
+ * same pages forever: the lane stalls with {@code PageRepeated} instead, before sending it.
  *
  * <p>The position of a lane is kept in memory per lane and partition, for the next page of the
  * cycle only: the engine fetches a key's pages one after another, and page 1 of every cycle starts
@@ -39,6 +45,8 @@ final class OffsetPaging {
   private final boolean offset;
   private final Map<String, Locator> last;
   private final @Nullable Integer maxOffset;
+  // The cursor variables the request holds: two queries that agree on them are the same query.
+  private final List<String> queryVariables;
   private final Map<String, Position> positions = new ConcurrentHashMap<>();
 
   /**
@@ -48,10 +56,15 @@ final class OffsetPaging {
   private record Position(
       int page, long offset, @Nullable JsonNode last, Map<String, @Nullable String> query) {}
 
-  private OffsetPaging(boolean offset, Map<String, Locator> last, @Nullable Integer maxOffset) {
+  private OffsetPaging(
+      boolean offset,
+      Map<String, Locator> last,
+      @Nullable Integer maxOffset,
+      List<String> queryVariables) {
     this.offset = offset;
     this.last = last;
     this.maxOffset = maxOffset;
+    this.queryVariables = queryVariables;
   }
 
   /**
@@ -92,7 +105,8 @@ final class OffsetPaging {
       if (name.startsWith(LAST)) last.putIfAbsent(name, pointer(name));
     boolean offset = request.uses(OFFSET);
     if (!offset && last.isEmpty()) return null;
-    return new OffsetPaging(offset, Map.copyOf(last), maxOffset);
+    List<String> used = QUERY_VARIABLES.stream().filter(request::uses).toList();
+    return new OffsetPaging(offset, Map.copyOf(last), maxOffset, used);
   }
 
   /** Every variable name the request's URL, headers and query hold. */
@@ -104,22 +118,31 @@ final class OffsetPaging {
   }
 
   /**
-   * Puts {@code {{offset}}} and the {@code {{last…}}} values of page {@code page} into {@code
+   * Puts {@code {{offset}}} and the {@code {{last…}}} values of page {@code ctx.page()} into {@code
    * vars}; on a timestamp lane, page 2 onwards of a query also take that query's cursor variables.
    *
+   * @param ctx the lane, partition, page and poller, for the slot and messages
    * @param slot the lane and partition
    * @param timestamp whether the lane's cursor is a watermark
+   * @throws FetchException {@code PageRepeated} when {@code cursor.maxOffset} would start a new
+   *     query from the same cursor variables as the query before it: a tie wider than maxOffset
+   *     without a tieBreak the request can filter by, which would read the same pages forever
+   *     (docs/config.md, "Offset paging"); the request is not sent
    */
-  void render(String slot, int page, boolean timestamp, Map<String, @Nullable String> vars) {
+  void render(
+      FetchContext<?> ctx, String slot, boolean timestamp, Map<String, @Nullable String> vars) {
+    int page = ctx.page();
     Position at = positions.get(slot);
-    boolean fresh =
-        page == 1
-            || at == null
-            || at.page() != page
-            || (maxOffset != null && at.offset() >= maxOffset);
-    if (fresh) {
+    boolean restart =
+        page != 1
+            && at != null
+            && at.page() == page
+            && maxOffset != null
+            && at.offset() >= maxOffset;
+    if (page == 1 || at == null || at.page() != page || restart) {
       Map<String, @Nullable String> query = new LinkedHashMap<>();
       for (String name : QUERY_VARIABLES) query.put(name, vars.get(name));
+      if (restart && sameQuery(at.query(), query)) throw tieWiderThanMaxOffset(ctx, query);
       at = new Position(page, 0, null, query);
       positions.put(slot, at);
     } else if (timestamp) {
@@ -130,6 +153,33 @@ final class OffsetPaging {
       JsonNode v = at.last() == null ? null : e.getValue().find(at.last());
       vars.put(e.getKey(), v == null || v.isMissingNode() || v.isNull() ? null : text(v));
     }
+  }
+
+  private boolean sameQuery(
+      Map<String, @Nullable String> before, Map<String, @Nullable String> now) {
+    for (String name : queryVariables)
+      if (!Objects.equals(before.get(name), now.get(name))) return false;
+    return true;
+  }
+
+  /** The stall of a restart that would repeat the query before it (docs/operations.md). */
+  private FetchException tieWiderThanMaxOffset(
+      FetchContext<?> ctx, Map<String, @Nullable String> query) {
+    String tieBreak = query.get("cursor.tieBreak");
+    return PageRepeatedStall.of(
+        ctx,
+        "the tie at "
+            + query.get("cursor.value")
+            + (tieBreak == null ? "" : " (tieBreak " + tieBreak + ")")
+            + " is wider than cursor.maxOffset "
+            + maxOffset
+            + ": the new query at offset 0 would start from the same watermark as the query"
+            + " before it and read the same pages again. A cursor.tieBreak is needed: "
+            + (queryVariables.contains("cursor.tieBreak")
+                ? "the API's listing must filter by it"
+                : "set it to a unique field (tieBreak: id) and pass it in the request (after_id:"
+                    + " \"{{cursor.tieBreak}}\")")
+            + ", or raise maxOffset above the widest tie");
   }
 
   /**

@@ -214,7 +214,7 @@ final class YamlPollers {
       vars.put("page", Integer.toString(ctx.page()));
       vars.put("partition", ctx.partition());
       String slot = ctx.lane().wire() + "|" + ctx.partition();
-      if (paging != null) paging.render(slot, ctx.page(), cursor instanceof Watermark, vars);
+      if (paging != null) paging.render(ctx, slot, cursor instanceof Watermark, vars);
 
       String configured = request.url().render(vars, YamlFetcher::encodePathValue, false);
       if (ownEndCursor) {
@@ -385,21 +385,15 @@ final class YamlPollers {
 
     /** The stall of a next URL that points at the page it came with (docs/operations.md). */
     private FetchException selfLinked(FetchContext<?> ctx, String self) {
-      return FetchException.named(
-          ctx.poller(),
-          ctx.partition(),
-          ctx.page(),
-          "PageRepeated",
-          ctx.lane().wire()
-              + " lane stalled (PageRepeated): the response.next.url of page "
+      return PageRepeatedStall.of(
+          ctx,
+          "the response.next.url of page "
               + (ctx.page() - 1)
               + " is the URL that page was read from ("
               + redact.apply(self)
               + "), so the request for page "
               + ctx.page()
-              + " would repeat it; check that response.next.url points at the next page's URL."
-              + " The pages before it are committed; the lane stops here for this cycle and that"
-              + " request was not sent");
+              + " would repeat it; check that response.next.url points at the next page's URL");
     }
 
     /** The page with {@code response.total}: a whole number, or nothing when absent or null. */

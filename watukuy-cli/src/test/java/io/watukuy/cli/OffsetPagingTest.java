@@ -2,6 +2,8 @@ package io.watukuy.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -211,6 +213,100 @@ class OffsetPagingTest {
             "/contacts?since=2026-01-01T00%3A00%3A04Z&offset=2&limit=2");
   }
 
+  /**
+   * A search listing of 14 items sorted by (updatedAt, id): ids 1..12 share one updatedAt (a tie of
+   * 12), 13 and 14 come after it. It keeps items at or after {@code since} and, with {@code
+   * after_id}, drops those at {@code since} whose id is not above it; pages of {@code limit} at
+   * {@code offset}, with the total.
+   */
+  private static ListingServer.Answer tiedSearch(java.net.URI uri) {
+    Map<String, String> q = ListingServer.query(uri);
+    String since = q.get("since");
+    String afterId = q.get("after_id");
+    int offset = Integer.parseInt(q.get("offset"));
+    int limit = Integer.parseInt(q.get("limit"));
+    List<String> matching = new ArrayList<>();
+    for (int id = 1; id <= 14; id++) {
+      String at = id <= 12 ? TIE : "2026-01-01T00:00:0" + (id - 6) + "Z";
+      int c = since == null ? 1 : at.compareTo(since);
+      if (c < 0 || (c == 0 && afterId != null && id <= Integer.parseInt(afterId))) continue;
+      matching.add("{\"id\":" + id + ",\"updatedAt\":\"" + at + "\"}");
+    }
+    List<String> page =
+        matching.subList(
+            Math.min(offset, matching.size()), Math.min(offset + limit, matching.size()));
+    return ListingServer.Answer.ok(
+        "{\"results\":[" + String.join(",", page) + "],\"total\":" + matching.size() + "}");
+  }
+
+  private static final String TIE = "2026-01-01T00:00:05Z";
+
+  @Test
+  void aTieWiderThanMaxOffsetWithoutATieBreakStallsTheLaneInsteadOfRepeatingItsPages()
+      throws IOException {
+    server = ListingServer.start("/contacts", OffsetPagingTest::tiedSearch);
+    Path file =
+        config(
+            """
+                request:
+                  url: %s/contacts
+                  query: { since: "{{cursor.value}}", offset: "{{offset}}", limit: 5 }
+                response: { items: /results, total: /total }
+                cursor: { strategy: timestamp, field: updatedAt, maxOffset: 10 }
+            """);
+
+    CliRun run = CliRun.of("run", file.toString(), "--once");
+
+    assertThat(run.exit()).isEqualTo(1);
+    assertThat(run.stderr())
+        .contains("lane stalled (PageRepeated): the tie at " + TIE)
+        .contains("wider than cursor.maxOffset 10")
+        .contains("A cursor.tieBreak is needed");
+    // The first query (no watermark yet) reads ids 1..10; the one that restarts from the tie's
+    // watermark reads them again; the next restart would repeat it and is not sent.
+    String since = "since=2026-01-01T00%3A00%3A05Z&";
+    assertThat(server.seen())
+        .containsExactly(
+            "/contacts?offset=0&limit=5",
+            "/contacts?offset=5&limit=5",
+            "/contacts?" + since + "offset=0&limit=5",
+            "/contacts?" + since + "offset=5&limit=5");
+    assertThat(run.changes()).hasSize(10).doesNotContain("created 11", "created 13");
+    JsonNode state =
+        new ObjectMapper().readTree(CliRun.of("inspect", file.toString(), "--json").stdout());
+    assertThat(state.at("/pollers/0/lastError/name").asText()).isEqualTo("PageRepeated");
+  }
+
+  @Test
+  void aTieWiderThanMaxOffsetWithATieBreakDeliversEveryItem() throws IOException {
+    server = ListingServer.start("/contacts", OffsetPagingTest::tiedSearch);
+    Path file =
+        config(
+            """
+                request:
+                  url: %s/contacts
+                  query:
+                    since: "{{cursor.value}}"
+                    after_id: "{{cursor.tieBreak}}"
+                    offset: "{{offset}}"
+                    limit: 5
+                response: { items: /results, total: /total }
+                cursor: { strategy: timestamp, field: updatedAt, tieBreak: id, maxOffset: 10 }
+            """);
+
+    CliRun run = CliRun.of("run", file.toString(), "--once");
+
+    assertThat(run.exit()).as(run.stderr()).isZero();
+    List<String> all = new ArrayList<>();
+    for (int id = 1; id <= 14; id++) all.add("created " + id);
+    assertThat(run.changes()).containsExactlyElementsOf(all);
+    assertThat(server.seen())
+        .containsExactly(
+            "/contacts?offset=0&limit=5",
+            "/contacts?offset=5&limit=5",
+            "/contacts?since=2026-01-01T00%3A00%3A05Z&after_id=10&offset=0&limit=5");
+  }
+
   @Test
   void aLastItemWithoutTheValueFailsThePageWhileMorePagesFollow() throws IOException {
     // The API renamed id to key on its second page: the third request could not be built.
@@ -334,5 +430,23 @@ class OffsetPagingTest {
     assertThat(run.exit()).isEqualTo(2);
     assertThat(run.stderr())
         .contains("FILE:9: poller contacts: cursor.maxOffset: '10000': the request does not page");
+  }
+
+  @Test
+  void validateWarnsAboutMaxOffsetWithoutATieBreak() throws IOException {
+    CliRun run =
+        validate(
+            """
+                request:
+                  url: %s/contacts
+                  query: { since: "{{cursor.value}}", offset: "{{offset}}", limit: 100 }
+                response: { items: /results }
+                cursor: { strategy: timestamp, field: updatedAt, maxOffset: 100 }
+            """);
+
+    assertThat(run.exit()).isZero();
+    assertThat(run.stderr())
+        .contains("watukuy: warning: poller contacts: cursor.maxOffset 100 without cursor.tieBreak")
+        .contains("PageRepeated");
   }
 }
