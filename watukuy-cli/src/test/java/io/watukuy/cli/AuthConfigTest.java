@@ -231,4 +231,50 @@ class AuthConfigTest {
         .isEqualTo(
             "limit=5 | null | b2dfc8c1210cadd562b5cf41537b382f5aac14048411ba49a5d426a47b4bc328");
   }
+
+  @Test
+  void aOneLetterPasswordLeavesMessagesReadableOnStderrAndInTheStore() throws IOException {
+    // A new user's report: basic auth with password "e" on a URL that returns 500 garbled every
+    // message ("poll[r[redacted]dact[redacted]d]r") and stored the garbled text.
+    status = 500;
+    String yaml =
+        "store: sqlite:state.db\npollers:\n"
+            + poller("short2", "{ type: basic, user: u, password: \"e\" }");
+
+    String[] failed = cli(yaml, "run", "--once");
+    String[] inspect = cli(yaml, "inspect");
+
+    assertThat(failed[0]).isEqualTo("1");
+    assertThat(failed[2])
+        .contains("watukuy: new store sqlite:")
+        .contains("watukuy: poller short2: GET " + url() + "?limit=5 returned HTTP 500: ");
+    // LAST ERROR comes from the store.
+    assertThat(inspect[1])
+        .contains("FetchException: poller short2 page 1: GET " + url() + "?limit=5 returned");
+    for (String[] r : List.of(failed, inspect)) {
+      assertThat(r[1] + r[2]).doesNotContain("[r[").doesNotContain("dact[").doesNotContain("d]r");
+    }
+  }
+
+  @Test
+  void aOneLetterClientSecretLeavesAConfigErrorReadable() throws IOException {
+    String yaml =
+        "store: memory\n"
+            + "auths:\n"
+            + "  erp:\n"
+            + "    type: oauth2\n"
+            + "    tokenUrl: https://login.example.com/oauth2/token\n"
+            + "    clientId: watukuy\n"
+            + "    clientSecret: e\n"
+            + "pollers:\n"
+            + poller("orders", "crm");
+
+    String[] r = cli(yaml, "validate");
+
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[2])
+        .isEqualTo(
+            "watukuy: watukuy.yaml:10: poller orders: auth: 'crm' is not declared under auths"
+                + " (declared: erp)\n");
+  }
 }
