@@ -100,6 +100,13 @@ class AuthConfigTest {
     };
   }
 
+  /** Standard error of {@code validate} on {@code yaml}, which must exit 2 (a config error). */
+  private String configError(String yaml) throws IOException {
+    String[] r = cli(yaml, "validate");
+    assertThat(r[0]).as(r[2]).isEqualTo("2");
+    return r[2];
+  }
+
   @Test
   void oauth2WithoutATokenUrlIsAConfigErrorAtItsLine() throws IOException {
     String yaml =
@@ -112,10 +119,7 @@ class AuthConfigTest {
             + "pollers:\n"
             + poller("orders", "erp");
 
-    String[] r = cli(yaml, "validate");
-
-    assertThat(r[0]).isEqualTo("2");
-    assertThat(r[2])
+    assertThat(configError(yaml))
         .isEqualTo(
             "watukuy: watukuy.yaml:3: auths.erp: tokenUrl: missing (the token endpoint, e.g."
                 + " https://login.example.com/oauth2/token)\n");
@@ -130,10 +134,7 @@ class AuthConfigTest {
             + "pollers:\n"
             + poller("orders", "crm");
 
-    String[] r = cli(yaml, "validate");
-
-    assertThat(r[0]).isEqualTo("2");
-    assertThat(r[2])
+    assertThat(configError(yaml))
         .isEqualTo(
             "watukuy: watukuy.yaml:6: poller orders: auth: 'crm' is not declared under auths"
                 + " (declared: erp)\n");
@@ -143,10 +144,7 @@ class AuthConfigTest {
   void anUnknownTypeIsAConfigErrorListingTheTypes() throws IOException {
     String yaml = "store: memory\npollers:\n" + poller("orders", "{ type: digest, token: x }");
 
-    String[] r = cli(yaml, "validate");
-
-    assertThat(r[0]).isEqualTo("2");
-    assertThat(r[2])
+    assertThat(configError(yaml))
         .isEqualTo(
             "watukuy: watukuy.yaml:4: poller orders: auth.type: 'digest' is not one of bearer,"
                 + " basic, apiKey, oauth2, hmac\n");
@@ -160,10 +158,7 @@ class AuthConfigTest {
                 .replace(url(), "http://{{partition}}.example.com/orders")
                 .replace("    auth:", "    partitions: [eu]\n    auth:");
 
-    String[] r = cli(yaml, "validate");
-
-    assertThat(r[0]).isEqualTo("2");
-    assertThat(r[2])
+    assertThat(configError(yaml))
         .isEqualTo(
             "watukuy: watukuy.yaml:7: poller orders: request.url: with auth: the scheme, host and"
                 + " port must not use {{variables}}: they name the one origin the credentials are"
@@ -269,10 +264,7 @@ class AuthConfigTest {
             + "pollers:\n"
             + poller("orders", "crm");
 
-    String[] r = cli(yaml, "validate");
-
-    assertThat(r[0]).isEqualTo("2");
-    assertThat(r[2])
+    assertThat(configError(yaml))
         .isEqualTo(
             "watukuy: watukuy.yaml:10: poller orders: auth: 'crm' is not declared under auths"
                 + " (declared: erp)\n");
