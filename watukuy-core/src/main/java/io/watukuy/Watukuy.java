@@ -75,6 +75,22 @@ public interface Watukuy extends AutoCloseable {
   }
 
   /**
+   * Like {@link #redaction}, but each secret becomes {@code name} applied to it (e.g. the {@code
+   * ${VARIABLE}} it came from) instead of {@code [redacted]}; all secrets are replaced in one pass,
+   * so a replacement is never scanned again (docs/operations.md, "Secrets").
+   *
+   * @param secrets the secret strings; empty strings are ignored
+   * @param name the text that replaces one secret, in every form it takes
+   * @return a thread-safe function; null text gives the empty string
+   * @throws NullPointerException if {@code secrets} or one of its values is null
+   */
+  static Function<@Nullable String, String> naming(
+      Collection<String> secrets, Function<String, String> name) {
+    Redactor redactor = new Redactor(secrets);
+    return text -> redactor.replaced(text, name);
+  }
+
+  /**
    * Attaches the handler of a poller's events; replaces a previous one. Attach before ticking:
    * events committed while no handler is attached wait in the outbox (with a warning and {@link
    * WatukuyListener#onNoHandler}). Takes effect from the next run of each key. Thread-safe.

@@ -17,6 +17,7 @@ import com.nimbusds.oauth2.sdk.token.AccessToken;
 import io.watukuy.OutgoingRequest;
 import io.watukuy.RequestSigner;
 import io.watukuy.TimeSource;
+import io.watukuy.Watukuy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -260,7 +261,8 @@ public final class ClientCredentialsSigner implements RequestSigner {
 
   // A description the server wrote may quote what it was sent.
   private String hidden(@Nullable String text) {
-    return String.valueOf(text).replace(clientSecret, "[redacted]");
+    // The engine's redaction: every encoding, one pass, a short secret only as a whole token.
+    return Watukuy.redaction(List.of(clientSecret)).apply(text);
   }
 
   /** The token endpoint refused the request or answered something that is not a token response. */

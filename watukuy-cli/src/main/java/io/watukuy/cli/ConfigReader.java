@@ -34,7 +34,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -154,16 +153,9 @@ final class ConfigReader {
 
   /** {@code message} with each secret, in any of its encodings, replaced by its {@code ${NAME}}. */
   private String named(@Nullable String message) {
-    String out = String.valueOf(message);
-    List<String> longestFirst = new ArrayList<>(variables.keySet());
-    longestFirst.sort(Comparator.comparingInt(String::length).reversed());
-    for (String value : longestFirst) {
-      out =
-          Watukuy.redaction(List.of(value))
-              .apply(out)
-              .replace("[redacted]", "${" + variables.get(value) + "}");
-    }
-    return out;
+    // One pass: a ${NAME} put in for one value is never scanned for another.
+    return Watukuy.naming(variables.keySet(), value -> "${" + variables.get(value) + "}")
+        .apply(String.valueOf(message));
   }
 
   private CliConfig config(Path dir) {

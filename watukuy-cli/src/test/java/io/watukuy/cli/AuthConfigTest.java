@@ -100,6 +100,13 @@ class AuthConfigTest {
     };
   }
 
+  /** Standard error of {@code validate} on {@code yaml}, which must exit 2 (a config error). */
+  private String configError(String yaml) throws IOException {
+    String[] r = cli(yaml, "validate");
+    assertThat(r[0]).as(r[2]).isEqualTo("2");
+    return r[2];
+  }
+
   @Test
   void oauth2WithoutATokenUrlIsAConfigErrorAtItsLine() throws IOException {
     String yaml =
@@ -112,10 +119,7 @@ class AuthConfigTest {
             + "pollers:\n"
             + poller("orders", "erp");
 
-    String[] r = cli(yaml, "validate");
-
-    assertThat(r[0]).isEqualTo("2");
-    assertThat(r[2])
+    assertThat(configError(yaml))
         .isEqualTo(
             "watukuy: watukuy.yaml:3: auths.erp: tokenUrl: missing (the token endpoint, e.g."
                 + " https://login.example.com/oauth2/token)\n");
@@ -130,10 +134,7 @@ class AuthConfigTest {
             + "pollers:\n"
             + poller("orders", "crm");
 
-    String[] r = cli(yaml, "validate");
-
-    assertThat(r[0]).isEqualTo("2");
-    assertThat(r[2])
+    assertThat(configError(yaml))
         .isEqualTo(
             "watukuy: watukuy.yaml:6: poller orders: auth: 'crm' is not declared under auths"
                 + " (declared: erp)\n");
@@ -143,10 +144,7 @@ class AuthConfigTest {
   void anUnknownTypeIsAConfigErrorListingTheTypes() throws IOException {
     String yaml = "store: memory\npollers:\n" + poller("orders", "{ type: digest, token: x }");
 
-    String[] r = cli(yaml, "validate");
-
-    assertThat(r[0]).isEqualTo("2");
-    assertThat(r[2])
+    assertThat(configError(yaml))
         .isEqualTo(
             "watukuy: watukuy.yaml:4: poller orders: auth.type: 'digest' is not one of bearer,"
                 + " basic, apiKey, oauth2, hmac\n");
@@ -160,10 +158,7 @@ class AuthConfigTest {
                 .replace(url(), "http://{{partition}}.example.com/orders")
                 .replace("    auth:", "    partitions: [eu]\n    auth:");
 
-    String[] r = cli(yaml, "validate");
-
-    assertThat(r[0]).isEqualTo("2");
-    assertThat(r[2])
+    assertThat(configError(yaml))
         .isEqualTo(
             "watukuy: watukuy.yaml:7: poller orders: request.url: with auth: the scheme, host and"
                 + " port must not use {{variables}}: they name the one origin the credentials are"
@@ -230,5 +225,48 @@ class AuthConfigTest {
     assertThat(seen.get(0))
         .isEqualTo(
             "limit=5 | null | b2dfc8c1210cadd562b5cf41537b382f5aac14048411ba49a5d426a47b4bc328");
+  }
+
+  @Test
+  void aOneLetterPasswordLeavesMessagesReadableOnStderrAndInTheStore() throws IOException {
+    // A new user's report: basic auth with password "e" on a URL that returns 500 garbled every
+    // message ("poll[r[redacted]dact[redacted]d]r") and stored the garbled text.
+    status = 500;
+    String yaml =
+        "store: sqlite:state.db\npollers:\n"
+            + poller("short2", "{ type: basic, user: u, password: \"e\" }");
+
+    String[] failed = cli(yaml, "run", "--once");
+    String[] inspect = cli(yaml, "inspect");
+
+    assertThat(failed[0]).isEqualTo("1");
+    assertThat(failed[2])
+        .contains("watukuy: new store sqlite:")
+        .contains("watukuy: poller short2: GET " + url() + "?limit=5 returned HTTP 500: ");
+    // LAST ERROR comes from the store.
+    assertThat(inspect[1])
+        .contains("FetchException: poller short2 page 1: GET " + url() + "?limit=5 returned");
+    for (String[] r : List.of(failed, inspect)) {
+      assertThat(r[1] + r[2]).doesNotContain("[r[").doesNotContain("dact[").doesNotContain("d]r");
+    }
+  }
+
+  @Test
+  void aOneLetterClientSecretLeavesAConfigErrorReadable() throws IOException {
+    String yaml =
+        "store: memory\n"
+            + "auths:\n"
+            + "  erp:\n"
+            + "    type: oauth2\n"
+            + "    tokenUrl: https://login.example.com/oauth2/token\n"
+            + "    clientId: watukuy\n"
+            + "    clientSecret: e\n"
+            + "pollers:\n"
+            + poller("orders", "crm");
+
+    assertThat(configError(yaml))
+        .isEqualTo(
+            "watukuy: watukuy.yaml:10: poller orders: auth: 'crm' is not declared under auths"
+                + " (declared: erp)\n");
   }
 }

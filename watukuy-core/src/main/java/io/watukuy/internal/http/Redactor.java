@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -44,7 +45,10 @@ import org.jspecify.annotations.Nullable;
  * This is the one redaction point: exception messages, log lines, stack traces, stored errors,
  * parked rows and JSON output pass through {@link #message} before they are cut, escaped or written
  * (docs/operations.md, "Secrets"). Which values count as secrets (the minimum length rule) is the
- * caller's choice; this class hides every non-empty value it is given.
+ * caller's choice; this class hides every non-empty value it is given, one shorter than {@link
+ * #SHORT_SECRET_LENGTH} only where it stands as a whole token. All secrets are replaced in one pass
+ * and a {@value #REDACTED} marker is never scanned again, so a secret such as {@code e} or {@code
+ * d} cannot garble a marker, even when text is redacted twice (the engine, then standard error).
  *
  * <p>The name rule errs on the side of hiding: {@code author} and {@code monkey} match too.
  * Immutable and thread-safe.
@@ -75,9 +79,24 @@ public final class Redactor {
           "credential",
           "session");
 
-  // One alternation of every secret's forms, longest secret first, so that a secret containing
-  // another one is replaced whole; null when there is no secret.
+  /**
+   * A secret shorter than this many characters is hidden only where it stands as a whole token (not
+   * inside a word), so that a one-letter password does not blank out every {@code e} of a message;
+   * the same minimum as the environment rule of docs/operations.md, "Secrets".
+   */
+  public static final int SHORT_SECRET_LENGTH = 6;
+
+  // A letter, digit or underscore next to a short secret's match makes it part of a word.
+  private static final String WORD_CHAR = "[\\p{L}\\p{N}_]";
+
+  // One alternation of the marker and every secret's forms, each in its own capturing group,
+  // longest source first, so that a secret containing another one is replaced whole and a marker
+  // already in the text is consumed whole instead of scanned again; null when there is no secret.
   private final @Nullable Pattern secrets;
+
+  // For each capturing group (index 0 is group 1), the secret its form belongs to; null for the
+  // marker and for the Base64 of a pair of two different secrets.
+  private final List<@Nullable String> owners;
 
   // The values as given (empty ones included), for of() to tell whether it can reuse this one.
   private final Set<String> values;
@@ -85,7 +104,8 @@ public final class Redactor {
   private static volatile @Nullable Redactor lastBuilt;
 
   /**
-   * @param secretValues values to hide wherever they appear; empty strings are ignored
+   * @param secretValues values to hide wherever they appear (a value shorter than {@link
+   *     #SHORT_SECRET_LENGTH} only as a whole token); empty strings are ignored
    * @throws NullPointerException if a value is null
    */
   public Redactor(Collection<String> secretValues) {
@@ -95,29 +115,52 @@ public final class Redactor {
       if (!secret.isEmpty()) values.add(secret);
     }
     this.values = Set.copyOf(secretValues);
-    Set<String> literal = new LinkedHashSet<>();
+    List<Form> forms = new ArrayList<>();
     for (String secret : values) {
-      literal.addAll(base64(secret));
+      forms.add(new Form(secret, secret, anyEncoding(secret)));
+      for (String encoded : base64(secret)) forms.add(Form.literal(secret, secret, encoded));
       // Basic auth sends user:password encoded as one Base64 string: the user may be a secret
       // too, and an API that echoes the header echoes the pair.
-      literal.addAll(base64(":" + secret));
-      for (String user : values) literal.addAll(base64(user + ":" + secret));
+      for (String encoded : base64(":" + secret))
+        forms.add(Form.literal(":" + secret, secret, encoded));
+      for (String user : values) {
+        String pair = user + ":" + secret;
+        for (String encoded : base64(pair))
+          forms.add(Form.literal(pair, user.equals(secret) ? secret : null, encoded));
+      }
     }
-    List<String> alternatives = new ArrayList<>();
-    for (String secret : values) alternatives.add(anyEncoding(secret));
-    for (String form : literal) alternatives.add(Pattern.quote(form));
+    if (forms.isEmpty()) {
+      this.secrets = null;
+      this.owners = List.of();
+      return;
+    }
+    forms.add(Form.literal(REDACTED, null, REDACTED));
     // Longest source first: alternation takes the first that matches at a position.
-    List<String> sorted = new ArrayList<>(values);
-    sorted.addAll(literal);
-    List<Integer> order = new ArrayList<>();
-    for (int i = 0; i < alternatives.size(); i++) order.add(i);
-    order.sort(Comparator.comparingInt((Integer i) -> sorted.get(i).length()).reversed());
+    forms.sort(Comparator.comparingInt((Form f) -> f.source.length()).reversed());
     StringBuilder regex = new StringBuilder();
-    for (int i : order) {
+    List<@Nullable String> owners = new ArrayList<>();
+    for (Form form : forms) {
       if (regex.length() > 0) regex.append('|');
-      regex.append(alternatives.get(i));
+      regex.append('(').append(form.bounded()).append(')');
+      owners.add(form.owner);
     }
-    this.secrets = regex.length() == 0 ? null : Pattern.compile(regex.toString());
+    this.secrets = Pattern.compile(regex.toString());
+    this.owners = owners;
+  }
+
+  /**
+   * One form a secret takes: {@code source} is the plain text it stands for (its length orders the
+   * alternation and decides whether it is short), {@code owner} the secret it names.
+   */
+  private record Form(String source, @Nullable String owner, String regex) {
+    static Form literal(String source, @Nullable String owner, String text) {
+      return new Form(source, owner, Pattern.quote(text));
+    }
+
+    String bounded() {
+      if (source.length() >= SHORT_SECRET_LENGTH || source.equals(REDACTED)) return regex;
+      return "(?<!" + WORD_CHAR + ")(?:" + regex + ")(?!" + WORD_CHAR + ")";
+    }
   }
 
   /**
@@ -220,11 +263,36 @@ public final class Redactor {
     return false;
   }
 
-  /** {@code text} with every secret value replaced; null gives the empty string. */
+  /**
+   * {@code text} with every secret value replaced by {@value #REDACTED}, in one pass: a marker
+   * already in the text is kept as it is, so redacting twice gives the same text as once. Null
+   * gives the empty string.
+   */
   public String message(@Nullable String text) {
+    return replaced(text, secret -> REDACTED);
+  }
+
+  /**
+   * {@code text} with every form of every secret replaced, in one pass, by {@code name} applied to
+   * the secret it stands for (the Base64 of a pair of two different secrets, and a {@value
+   * #REDACTED} marker already there, become {@value #REDACTED}). Null gives the empty string.
+   *
+   * @param name the replacement of one secret, e.g. the {@code ${VARIABLE}} it came from
+   */
+  public String replaced(@Nullable String text, Function<String, String> name) {
     if (text == null) return "";
-    if (secrets == null) return text;
-    return secrets.matcher(text).replaceAll(Matcher.quoteReplacement(REDACTED));
+    Pattern pattern = secrets;
+    if (pattern == null) return text;
+    Matcher matcher = pattern.matcher(text);
+    return matcher.replaceAll(
+        match -> {
+          for (int group = 1; group <= owners.size(); group++) {
+            if (match.group(group) == null) continue;
+            String owner = owners.get(group - 1);
+            return Matcher.quoteReplacement(owner == null ? REDACTED : name.apply(owner));
+          }
+          return Matcher.quoteReplacement(REDACTED);
+        });
   }
 
   /**

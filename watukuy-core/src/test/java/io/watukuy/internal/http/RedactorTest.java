@@ -124,4 +124,60 @@ class RedactorTest {
     assertThat(Redactor.of(List.of("other-S3cret")).message("other-S3cret same-S3cret"))
         .isEqualTo("[redacted] same-S3cret");
   }
+
+  @Test
+  void aOneLetterPasswordLeavesWordsAndMarkersReadableEvenRedactedTwice() {
+    // Basic auth with password "e" on a URL that answered 500 (docs/operations.md, "Secrets").
+    Redactor redactor = new Redactor(List.of("u", "e"));
+    String message = "watukuy: new store sqlite: poller short2: HTTP 500 with password e";
+
+    String once = redactor.message(message);
+    assertThat(once)
+        .isEqualTo("watukuy: new store sqlite: poller short2: HTTP 500 with password [redacted]");
+    assertThat(redactor.message(once)).isEqualTo(once);
+  }
+
+  @Test
+  void secretsThatAreLettersOfTheMarkerNeverGarbleIt() {
+    Redactor redactor = new Redactor(List.of("e", "d"));
+
+    String twice = redactor.message(redactor.message("poller d failed: e"));
+    assertThat(twice).isEqualTo("poller [redacted] failed: [redacted]").doesNotContain("[r[");
+  }
+
+  @Test
+  void aLongSecretInsideTheMarkerWordsIsStillRedactedOnceAndStable() {
+    Redactor redactor = new Redactor(List.of("redacted", "dacted]x"));
+
+    String once = redactor.message("a redacted b");
+    assertThat(once).isEqualTo("a [redacted] b");
+    assertThat(redactor.message(once)).isEqualTo(once);
+  }
+
+  @Test
+  void aLongSecretIsStillHiddenInsideWordsAndInEveryEncoding() {
+    String secret = "Tk\"q z9";
+    Redactor redactor = new Redactor(List.of("e", secret));
+    String base64 = Base64.getEncoder().encodeToString(secret.getBytes(UTF_8));
+
+    assertThat(redactor.message("xTk\"q z9y")).isEqualTo("x[redacted]y");
+    assertThat(redactor.message("{\"m\":\"Tk\\\"q z9\"}")).isEqualTo("{\"m\":\"[redacted]\"}");
+    assertThat(redactor.message("?t=Tk%22q+z9&x")).isEqualTo("?t=[redacted]&x");
+    assertThat(redactor.message("b=" + base64)).isEqualTo("b=[redacted]");
+  }
+
+  @Test
+  void aShortSecretIsHiddenAsAWholeTokenInItsEncodings() {
+    Redactor redactor = new Redactor(List.of("a b"));
+
+    assertThat(redactor.message("q=a+b&r=xa%20by")).isEqualTo("q=[redacted]&r=xa%20by");
+  }
+
+  @Test
+  void replacedNamesEachSecretInOnePass() {
+    Redactor redactor = new Redactor(List.of("A", "long-S3cret"));
+
+    assertThat(redactor.replaced("A and long-S3cret", v -> "${" + v + "}"))
+        .isEqualTo("${A} and ${long-S3cret}");
+  }
 }
