@@ -223,10 +223,12 @@ final class Cli {
       if (selected.isEmpty()) cfg.pollers().forEach(p -> selected.add(p.name()));
       // Before the try: a missing folder is a config error (exit 2), not an output failure. The
       // same checks as validate, so that validate's ok means run accepts the file.
-      RunChecks.check(cfg);
-      // The daemon registers only the selected pollers: start() runs every registered one.
+      RunChecks.check(cfg, selected);
+      // Only the selected pollers are registered, and only their sinks made and opened: the
+      // others are not run at all (docs/config.md, "Commands"), so a sink of theirs that
+      // is down or refused cannot stop this run.
       List<Poller<JsonNode>> pollers =
-          YamlPollers.build(cfg).stream().filter(p -> once || selected.contains(p.name())).toList();
+          YamlPollers.build(cfg).stream().filter(p -> selected.contains(p.name())).toList();
       boolean newStore = Stores.isNew(cfg.store());
       OutageLines outages = new OutageLines();
       ProgressLines progress = new ProgressLines(err, PROGRESS_EVERY);
@@ -311,9 +313,36 @@ final class Cli {
                   store -> {
                     // Made once the store is open: a sink may write in the store's own database.
                     sinks.clear();
-                    sinks.putAll(SinkSections.create(cfg, store, out));
+                    sinks.putAll(SinkSections.create(cfg, selected, store, out));
                     return sinks;
                   });
+      AtomicBoolean kept = new AtomicBoolean(!newStore);
+      try {
+        return run(cfg, open, selected, pollers, sinks, kept, deliveryFailed);
+      } catch (ConfigException e) {
+        // Exit 2 before the store was announced leaves it as it was: the store this run created
+        // is removed. Once announced (sinks open, fetching begun) it is kept, whatever happens.
+        if (!kept.get()) Stores.discardNew(cfg.store());
+        throw e;
+      }
+    }
+
+    /**
+     * Opens the session, the outputs and the sinks, then runs once or as a daemon. A new store is
+     * announced ({@code new store}, and {@code kept} set) once the sinks opened or are only
+     * unreachable, so a config error (exit 2) never announces a store the caller then removes.
+     *
+     * @param kept false while the SQLite store is one this run creates and has not announced
+     */
+    private int run(
+        CliConfig cfg,
+        Supplier<Session> open,
+        Set<String> selected,
+        List<Poller<JsonNode>> pollers,
+        Map<String, CountingSink> sinks,
+        AtomicBoolean kept,
+        AtomicBoolean deliveryFailed)
+        throws Exception {
       // A daemon started before its store's server waits for it; --once reports and exits.
       try (Session s =
           once
@@ -335,10 +364,10 @@ final class Cli {
                       + " (a write that never finished; its event is delivered again)");
           }
         } catch (IOException e) {
+          keep(cfg, kept);
           err.println("watukuy: " + e.getMessage());
           return Main.FAILED;
         }
-        if (newStore) err.println("watukuy: new store " + storeText(cfg.store()));
         try {
           // A sink that can never work (bad credentials, a missing topic) is a config error at
           // start (exit 2, thrown on); one that cannot be reached now is reported here. Each sink
@@ -348,6 +377,7 @@ final class Cli {
           for (Throwable other : e.getSuppressed())
             err.println("watukuy: " + redact(other.getMessage()) + sinkOutcome(other));
           if (e instanceof ConfigException) throw e;
+          keep(cfg, kept);
           if (once) {
             err.println("watukuy: " + redact(e.getMessage()) + "; the events stay pending");
             if (verbose) e.printStackTrace(err);
@@ -358,11 +388,18 @@ final class Cli {
                   + redact(e.getMessage())
                   + "; running on, the sink is opened again before its first batch");
         }
+        keep(cfg, kept);
         if (!once) return daemon(cfg, s, selected, outputs, sinks.values());
         int code = once(s, selected, outputs);
         // An event a sink or output refused (retried or parked) is a failed run for cron.
         return deliveryFailed.get() ? Main.FAILED : code;
       }
+    }
+
+    /** Announces the store this run created, once: from here on it is kept. */
+    private void keep(CliConfig cfg, AtomicBoolean kept) {
+      if (kept.compareAndSet(false, true))
+        err.println("watukuy: new store " + storeText(cfg.store()));
     }
 
     /** {@code sink NAME} of a key's poller, or {@code destination} when it has none. */
@@ -610,7 +647,7 @@ final class Cli {
     @Override
     public Integer call() {
       CliConfig cfg = load(config);
-      RunChecks.check(cfg);
+      RunChecks.check(cfg, SinkSections.every(cfg));
       for (String warning : ConfigWarnings.of(cfg)) err.println(warning);
       out.println(cfg.file() + ": ok, " + cfg.pollers().size() + " poller(s)");
       return Main.OK;

@@ -148,7 +148,10 @@ public final class Main {
           "org.mariadb.jdbc",
           "org.apache.kafka",
           "com.rabbitmq",
-          "io.nats"
+          "io.nats",
+          // The NATS sink's error listener relays the client's own warnings (each reconnect
+          // attempt to a server that is down): the outage line already says it, once.
+          "io.watukuy.sink.nats"
         }) {
       System.setProperty("org.slf4j.simpleLogger.log." + client, "off");
     }

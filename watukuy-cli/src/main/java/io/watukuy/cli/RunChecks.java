@@ -6,6 +6,7 @@ import io.watukuy.Poller;
 import io.watukuy.Watukuy;
 import io.watukuy.store.memory.MemoryStore;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Every check {@code run} makes of a config before it touches the store or the output, in one
@@ -22,10 +23,12 @@ final class RunChecks {
   /**
    * Runs the checks.
    *
+   * @param sinksOf the pollers whose sinks are made ({@code run --poller} makes no sink of a poller
+   *     it does not run); {@link SinkSections#every} for {@code validate}
    * @return the config's pollers
    * @throws ConfigException for the first problem, as {@code FILE:LINE: ...}
    */
-  static List<Poller<JsonNode>> check(CliConfig cfg) {
+  static List<Poller<JsonNode>> check(CliConfig cfg, Set<String> sinksOf) {
     List<Poller<JsonNode>> pollers = YamlPollers.build(cfg);
     try {
       Stores.checkFolder(cfg.store());
@@ -40,7 +43,7 @@ final class RunChecks {
       }
     }
     // Made, never opened: an unknown type or a setting its provider refuses is a config error here.
-    SinkSections.create(cfg, null, System.out);
+    SinkSections.create(cfg, sinksOf, null, System.out);
     Watukuy.Builder b =
         Watukuy.builder().store(new MemoryStore()).delivery(cfg.delivery()).secrets(cfg.secrets());
     pollers.forEach(b::poller);

@@ -13,9 +13,11 @@ import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
+import java.util.Set;
 import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
@@ -48,23 +50,34 @@ final class SinkSections {
     return byType;
   }
 
+  /** The name of every poller of {@code cfg}, in the config's order: all their sinks are made. */
+  static Set<String> every(CliConfig cfg) {
+    Set<String> names = new LinkedHashSet<>();
+    cfg.pollers().forEach(p -> names.add(p.name()));
+    return names;
+  }
+
   /**
-   * Creates the sinks, none opened.
+   * Creates the sinks of the pollers named in {@code selected}, none opened. A section that only
+   * other pollers use is not made at all: {@code run --poller NAME} does not run them
+   * (docs/config.md), so their sinks are neither made nor opened.
    *
+   * @param selected the names of the pollers whose sinks are made; {@link #every} for all
    * @param store the engine's store ({@link SinkConfig#withStore}), or null for {@code validate}
    * @param out the command's standard output, for {@code stdout} sinks
-   * @return each poller's sink by poller name, in the config's order; pollers sharing a section
-   *     share one instance, counted
+   * @return each selected poller's sink by poller name, in the config's order; pollers sharing a
+   *     section share one instance, counted
    * @throws ConfigException for an unknown type or a setting a provider refuses, as {@code
    *     FILE:LINE: poller NAME: sink.KEY: ...}
    */
   static Map<String, CountingSink> create(
-      CliConfig cfg, @Nullable StateStore store, PrintStream out) {
+      CliConfig cfg, Set<String> selected, @Nullable StateStore store, PrintStream out) {
     Map<String, SinkProvider> providers = providers();
     Map<SinkSpec, CountingSink> made = new IdentityHashMap<>();
     CountingSink standardOutput = null;
     Map<String, CountingSink> byPoller = new LinkedHashMap<>();
     for (PollerSpec p : cfg.pollers()) {
+      if (!selected.contains(p.name())) continue;
       SinkSpec section = p.sink() != null ? p.sink() : cfg.sink();
       CountingSink sink;
       if (section == null) {
@@ -77,7 +90,9 @@ final class SinkSections {
       } else {
         sink = made.get(section);
         if (sink == null) {
-          sink = new CountingSink(create(section, cfg, store, providers, out, keys(cfg, section)));
+          sink =
+              new CountingSink(
+                  create(section, cfg, store, providers, out, keys(cfg, selected, section)));
           made.put(section, sink);
         }
       }
@@ -87,12 +102,14 @@ final class SinkSections {
   }
 
   /**
-   * The keys whose events {@code section} receives: each poller using it with each partition (one
-   * key with the empty partition without partitions), so each destination name is checked now.
+   * The keys whose events {@code section} receives: each selected poller using it with each
+   * partition (one key with the empty partition without partitions), so each destination name is
+   * checked now.
    */
-  private static List<PollerKey> keys(CliConfig cfg, SinkSpec section) {
+  private static List<PollerKey> keys(CliConfig cfg, Set<String> selected, SinkSpec section) {
     List<PollerKey> keys = new ArrayList<>();
     for (PollerSpec p : cfg.pollers()) {
+      if (!selected.contains(p.name())) continue;
       SinkSpec used = p.sink() != null ? p.sink() : cfg.sink();
       if (used != section) continue;
       if (p.partitions().isEmpty()) keys.add(PollerKey.of(p.name(), ""));

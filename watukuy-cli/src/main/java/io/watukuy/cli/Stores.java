@@ -19,6 +19,7 @@ import io.watukuy.store.redis.RedisBudgetStore;
 import io.watukuy.store.redis.RedisLike;
 import io.watukuy.store.redis.RedisStore;
 import io.watukuy.store.sqlite.SqliteStore;
+import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.file.Files;
@@ -65,6 +66,19 @@ final class Stores {
    */
   static boolean isNew(StoreSpec spec) {
     return spec.kind() == StoreSpec.Kind.SQLITE && !Files.exists(spec.sqlitePath());
+  }
+
+  /**
+   * Removes the SQLite store {@code run} created in this run, with its journal files, after a
+   * config error stopped the run (exit 2 leaves the store as it was: here, absent), so that no
+   * {@code new store} was announced for a file that is not kept.
+   *
+   * @throws IOException when a file cannot be removed
+   */
+  static void discardNew(StoreSpec spec) throws IOException {
+    Path db = spec.sqlitePath();
+    for (String suffix : List.of("", "-wal", "-shm", "-journal"))
+      Files.deleteIfExists(db.resolveSibling(db.getFileName() + suffix));
   }
 
   private static StateStore sqlite(StoreSpec spec) {

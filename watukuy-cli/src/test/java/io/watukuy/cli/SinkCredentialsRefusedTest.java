@@ -62,11 +62,12 @@ class SinkCredentialsRefusedTest {
     assertThat(run.exit()).as(run.stderr()).isEqualTo(Main.USAGE);
     assertThat(CliRun.withoutNewStore(run.stderr()))
         .startsWith(
-            "watukuy: table orders at 127.0.0.1:3306/test cannot start: the database refused the"
+            "watukuy: sink table orders at 127.0.0.1:3306/test: the database refused the"
                 + " credentials (user, password): ")
         .contains("Access denied for user 'root'@")
         .endsWith("(using password: YES)\n")
         .doesNotContain("n0t-the-passw0rd")
+        .doesNotContain("cannot start")
         .doesNotContain("outage")
         .doesNotContain("pending");
     assertThat(vendor.requests.get()).isZero();

@@ -225,9 +225,65 @@ class SinkSectionsTest {
     CliRun run = CliRun.of("run", config, "--once");
 
     assertThat(run.exit()).isEqualTo(Main.USAGE);
-    assertThat(CliRun.withoutNewStore(run.stderr()))
-        .isEqualTo("watukuy: sink probe " + probe + ": credentials refused\n");
+    // A config error leaves the store as it was: none, so none is announced.
+    assertThat(run.stderr()).isEqualTo("watukuy: sink probe " + probe + ": credentials refused\n");
+    assertThat(dir.resolve("state.db")).doesNotExist();
     assertThat(vendor.requests.get()).isZero();
+  }
+
+  @Test
+  void aConfigErrorOfASinkLeavesAStoreThatWasThereInPlace() throws IOException {
+    String ok = id("ok");
+    CliRun first =
+        CliRun.of("run", config("sink: { type: probe, id: " + ok + " }\n", "", "", ""), "--once");
+    assertThat(first.exit()).as(first.stderr()).isZero();
+    assertThat(first.stderr()).contains(CliRun.NEW_STORE);
+    long size = Files.size(dir.resolve("state.db"));
+
+    String never = id("never");
+    CliRun run =
+        CliRun.of(
+            "run",
+            config("sink: { type: probe, id: " + never + ", open: config }\n", "", "", ""),
+            "--once");
+
+    assertThat(run.exit()).isEqualTo(Main.USAGE);
+    assertThat(run.stderr()).isEqualTo("watukuy: sink probe " + never + ": credentials refused\n");
+    assertThat(dir.resolve("state.db")).exists();
+    assertThat(Files.size(dir.resolve("state.db"))).isEqualTo(size);
+  }
+
+  @Test
+  void pollerSelectionMakesAndOpensOnlyTheSinksOfTheSelectedPollers() throws IOException {
+    String top = id("top");
+    String never = id("never");
+    String down = id("down");
+    String config =
+        config(
+            "sink: { type: probe, id: " + top + " }\n",
+            "",
+            "sink: { type: probe, id: " + never + ", open: config }",
+            "sink: { type: probe, id: " + down + ", open: unreachable }");
+
+    CliRun run = CliRun.of("run", config, "--once", "--poller", "a");
+
+    // docs/config.md: the other pollers are not run at all, so their sinks (one refused, one
+    // down) are neither made nor opened, and cannot stop the run.
+    assertThat(run.exit()).as(run.stderr()).isZero();
+    assertThat(ProbeSinkProvider.record(top).opened().get()).isEqualTo(1);
+    assertThat(ProbeSinkProvider.record(top).deliveryKeys())
+        .hasSize(2)
+        .allMatch(k -> k.startsWith("a:"));
+    assertThat(ProbeSinkProvider.record(never).created().get()).isZero();
+    assertThat(ProbeSinkProvider.record(down).created().get()).isZero();
+    assertThat(run.stderr()).doesNotContain(never).doesNotContain(down);
+
+    // validate still checks every section: it makes all three, opening none.
+    CliRun validate = CliRun.of("validate", config);
+    assertThat(validate.exit()).as(validate.stderr()).isZero();
+    assertThat(ProbeSinkProvider.record(never).created().get()).isEqualTo(1);
+    assertThat(ProbeSinkProvider.record(down).created().get()).isEqualTo(1);
+    assertThat(ProbeSinkProvider.record(never).opened().get()).isZero();
   }
 
   @Test

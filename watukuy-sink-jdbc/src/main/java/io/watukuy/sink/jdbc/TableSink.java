@@ -157,13 +157,15 @@ public final class TableSink implements Sink {
       } catch (RuntimeException | SQLException e) {
         closePool();
         Throwable cause = e.getCause() != null ? e.getCause() : e;
+        // A config error reads "sink NAME: WHY" (exit 2); "cannot start" is the outage's wording.
         if (SqlFailures.credentialsRefused(e))
           throw new ConfigException(
-              name
-                  + " cannot start: the database refused the credentials (user, password): "
+              "sink "
+                  + name
+                  + ": the database refused the credentials (user, password): "
                   + SqlFailures.describe(cause));
         if (cause instanceof SQLException sql && !SqlFailures.transientFailure(sql))
-          throw new ConfigException(name + " cannot start: " + SqlFailures.describe(cause));
+          throw new ConfigException("sink " + name + ": " + SqlFailures.describe(cause));
         // The driver's exception is not kept: its message or URL may carry the password.
         throw new HandlerUnavailableException(
             name + " cannot start: " + SqlFailures.describe(cause),

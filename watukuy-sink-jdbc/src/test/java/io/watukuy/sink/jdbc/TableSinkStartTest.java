@@ -82,7 +82,8 @@ class TableSinkStartTest {
     try {
       assertThatThrownBy(sink::open)
           .isInstanceOf(ConfigException.class)
-          .hasMessageContaining("table orders at 127.0.0.1:3306/test cannot start")
+          .hasMessageStartingWith("sink table orders at 127.0.0.1:3306/test: ")
+          .hasMessageNotContaining("cannot start")
           .hasMessageContaining("refused the credentials")
           .hasMessageContaining("Access denied for user 'root'")
           .hasMessageContaining("(using password: YES)")
