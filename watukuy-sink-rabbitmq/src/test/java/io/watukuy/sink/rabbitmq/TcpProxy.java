@@ -38,8 +38,12 @@ final class TcpProxy implements AutoCloseable {
   /** Closes every open connection and stops accepting: a connect is refused. */
   void cut() throws IOException {
     listener.close();
-    for (Socket s : sockets) s.close();
-    sockets.clear();
+    // Each socket is removed as it is closed (not clear()ed after), so one the accept thread adds
+    // meanwhile is never dropped unclosed; that thread closes a pair it adds after this point.
+    for (Socket s : sockets) {
+      s.close();
+      sockets.remove(s);
+    }
   }
 
   /** Accepts again, on the same port. */
@@ -67,6 +71,12 @@ final class TcpProxy implements AutoCloseable {
               broker.setTcpNoDelay(true);
               sockets.add(client);
               sockets.add(broker);
+              if (s.isClosed()) {
+                // Accepted before cut() closed the listener, added after it closed the others.
+                closeQuietly(client);
+                closeQuietly(broker);
+                return;
+              }
               daemon(() -> pump(client, broker, false));
               daemon(() -> pump(broker, client, true));
             } catch (IOException e) {
