@@ -282,6 +282,45 @@ class BadInputTest {
   }
 
   /**
+   * The real entry point, in its own JVM: a cursor.format that reads none of the items' values is a
+   * warning that quotes the first value and names cursor.format, so the user sees why the cursor
+   * does not move.
+   */
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void aCursorFormatThatReadsNoValueIsAWarningQuotingTheFirstValue() throws Exception {
+    Files.writeString(
+        config,
+        Files.readString(config)
+            .replace(
+                "cursor: { strategy: timestamp, field: updatedAt }",
+                "cursor: { strategy: timestamp, field: updatedAt, format: \"MM/dd/yyyy HH:mm\" }"));
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    ProcessBuilder pb =
+        new ProcessBuilder(
+            java,
+            "-cp",
+            System.getProperty("java.class.path"),
+            Main.class.getName(),
+            "run",
+            config.toString(),
+            "--once");
+    pb.environment().put("VENDOR_KEY", SECRET);
+    pb.redirectOutput(dir.resolve("stdout").toFile());
+    pb.redirectError(dir.resolve("stderr").toFile());
+    Process p = pb.start();
+    assertThat(p.waitFor(50, TimeUnit.SECONDS)).isTrue();
+
+    assertThat(p.exitValue()).isEqualTo(Main.OK);
+    assertThat(Files.readAllLines(dir.resolve("stderr")))
+        .contains(
+            "watukuy: warning: poller orders: none of the 1 items of this page has a parseable"
+                + " cursor.field 'updatedAt'; the cursor cannot move (the first value is"
+                + " '2024-01-01T00:00:00Z': check cursor.format, or that the field holds a"
+                + " timestamp)");
+  }
+
+  /**
    * The real entry point, in its own JVM: a cursor.field that no item has is a warning worded like
    * the command's other lines, and the run still succeeds.
    */

@@ -200,12 +200,14 @@ final class TimestampLane implements LaneCursor<Watermark> {
             : new Key(parseCursor(current.value()), current.value(), tie(current.tieBreak(), null));
     Key previous = null;
     boolean dropped = false;
+    String unparsed = null; // the first value present that does not parse, for the warning
     List<ItemView> kept = new ArrayList<>(items.size());
     for (ItemView v : items) {
       JsonNode field = Values.path(v.json, config.field());
       String raw = Values.scalarText(field);
       Instant at = raw == null ? null : tryParse(raw);
       if (at == null) {
+        if (unparsed == null && raw != null) unparsed = raw;
         kept.add(v); // diffed, but never moves the watermark
         continue;
       }
@@ -234,10 +236,15 @@ final class TimestampLane implements LaneCursor<Watermark> {
       // Every item lacks a parseable field: the watermark cannot move (a wrong cursor.field?).
       log.warn(
           "poller {}: none of the {} items of this page has a parseable cursor.field '{}'; the cursor"
-              + " cannot move (check the field name)",
+              + " cannot move ({})",
           poller,
           items.size(),
-          config.field());
+          config.field(),
+          unparsed == null
+              ? "check the field name"
+              : "the first value is '"
+                  + (unparsed.length() > 60 ? unparsed.substring(0, 60) + "…" : unparsed)
+                  + "': check cursor.format, or that the field holds a timestamp");
     Watermark next = current;
     if (max != null) {
       boolean sameInstant = current.value() != null && max.at.equals(parseCursor(current.value()));
