@@ -282,19 +282,12 @@ class BadInputTest {
   }
 
   /**
-   * The real entry point, in its own JVM: a cursor.format that reads none of the items' values is a
-   * warning that quotes the first value and names cursor.format, so the user sees why the cursor
-   * does not move.
+   * {@code run CONFIG --once} through {@link Main} in a JVM of its own, with the logging it
+   * configures, stdout and stderr into {@code dir}; waits up to 50 s.
+   *
+   * @return its exit code
    */
-  @Test
-  @Timeout(value = 60, unit = TimeUnit.SECONDS)
-  void aCursorFormatThatReadsNoValueIsAWarningQuotingTheFirstValue() throws Exception {
-    Files.writeString(
-        config,
-        Files.readString(config)
-            .replace(
-                "cursor: { strategy: timestamp, field: updatedAt }",
-                "cursor: { strategy: timestamp, field: updatedAt, format: \"MM/dd/yyyy HH:mm\" }"));
+  private int runOnceInOwnJvm() throws Exception {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     ProcessBuilder pb =
         new ProcessBuilder(
@@ -310,8 +303,24 @@ class BadInputTest {
     pb.redirectError(dir.resolve("stderr").toFile());
     Process p = pb.start();
     assertThat(p.waitFor(50, TimeUnit.SECONDS)).isTrue();
+    return p.exitValue();
+  }
 
-    assertThat(p.exitValue()).isEqualTo(Main.OK);
+  /**
+   * The real entry point, in its own JVM: a cursor.format that reads none of the items' values is a
+   * warning that quotes the first value and names cursor.format, so the user sees why the cursor
+   * does not move.
+   */
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void aCursorFormatThatReadsNoValueIsAWarningQuotingTheFirstValue() throws Exception {
+    Files.writeString(
+        config,
+        Files.readString(config)
+            .replace(
+                "cursor: { strategy: timestamp, field: updatedAt }",
+                "cursor: { strategy: timestamp, field: updatedAt, format: \"MM/dd/yyyy HH:mm\" }"));
+    assertThat(runOnceInOwnJvm()).isEqualTo(Main.OK);
     assertThat(Files.readAllLines(dir.resolve("stderr")))
         .contains(
             "watukuy: warning: poller orders: none of the 1 items of this page has a parseable"
@@ -329,23 +338,7 @@ class BadInputTest {
   void aCursorFieldNoItemHasIsAWarningLineWithoutDateOrLoggerName() throws Exception {
     Files.writeString(
         config, Files.readString(config).replace("field: updatedAt", "field: updated_at"));
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder pb =
-        new ProcessBuilder(
-            java,
-            "-cp",
-            System.getProperty("java.class.path"),
-            Main.class.getName(),
-            "run",
-            config.toString(),
-            "--once");
-    pb.environment().put("VENDOR_KEY", SECRET);
-    pb.redirectOutput(dir.resolve("stdout").toFile());
-    pb.redirectError(dir.resolve("stderr").toFile());
-    Process p = pb.start();
-    assertThat(p.waitFor(50, TimeUnit.SECONDS)).isTrue();
-
-    assertThat(p.exitValue()).isEqualTo(Main.OK);
+    assertThat(runOnceInOwnJvm()).isEqualTo(Main.OK);
     assertThat(Files.readString(dir.resolve("stdout")).lines()).hasSize(1);
     // The items say updatedAt: the did-you-mean names it (docs/operations.md, "Pointer typos").
     assertThat(Files.readAllLines(dir.resolve("stderr")))
@@ -367,23 +360,7 @@ class BadInputTest {
   void theCommandLinePrintsOneLineAndNoLogOfTheSameFailure() throws Exception {
     status = 500;
     body = "";
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder pb =
-        new ProcessBuilder(
-            java,
-            "-cp",
-            System.getProperty("java.class.path"),
-            Main.class.getName(),
-            "run",
-            config.toString(),
-            "--once");
-    pb.environment().put("VENDOR_KEY", SECRET);
-    pb.redirectOutput(dir.resolve("stdout").toFile());
-    pb.redirectError(dir.resolve("stderr").toFile());
-    Process p = pb.start();
-    assertThat(p.waitFor(50, TimeUnit.SECONDS)).isTrue();
-
-    assertThat(p.exitValue()).isEqualTo(Main.FAILED);
+    assertThat(runOnceInOwnJvm()).isEqualTo(Main.FAILED);
     assertThat(Files.readString(dir.resolve("stdout"))).isEmpty();
     assertThat(Files.readAllLines(dir.resolve("stderr")))
         .isEqualTo(
