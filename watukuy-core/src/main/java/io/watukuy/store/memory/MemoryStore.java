@@ -5,6 +5,7 @@ import io.watukuy.PollerKey;
 import io.watukuy.ScheduleState;
 import io.watukuy.StoreException;
 import io.watukuy.spi.CommitBatch;
+import io.watukuy.spi.CredentialStore;
 import io.watukuy.spi.HttpValidator;
 import io.watukuy.spi.ItemRow;
 import io.watukuy.spi.Lease;
@@ -18,6 +19,7 @@ import io.watukuy.spi.PollerState;
 import io.watukuy.spi.StatePatch;
 import io.watukuy.spi.StateStore;
 import io.watukuy.spi.StoreCapabilities;
+import io.watukuy.spi.StoredCredential;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -56,12 +58,15 @@ import org.jspecify.annotations.Nullable;
  *
  * @since 0.1
  */
-public final class MemoryStore implements StateStore {
+public final class MemoryStore implements StateStore, CredentialStore {
 
   private final Object lock = new Object();
 
   // Guarded by lock
   private final Map<PollerKey, KeyData> keys = new HashMap<>();
+
+  // Guarded by lock: the credentials table, by name
+  private final Map<String, StoredCredential> credentials = new HashMap<>();
 
   /** An empty store. Performs no I/O. */
   public MemoryStore() {}
@@ -682,6 +687,47 @@ public final class MemoryStore implements StateStore {
   private static void requireLimit(int limit) {
     if (limit < 0) {
       throw new IllegalArgumentException("limit must not be negative, was " + limit);
+    }
+  }
+
+  // ---- credentials (CredentialStore)
+
+  /** {@inheritDoc} Under the store's one lock, like every call. */
+  @Override
+  public Optional<StoredCredential> loadCredential(String name) {
+    synchronized (lock) {
+      return Optional.ofNullable(credentials.get(name));
+    }
+  }
+
+  /** {@inheritDoc} Under the store's one lock, like every call. */
+  @Override
+  public boolean compareAndSetCredential(long expectedVersion, StoredCredential next) {
+    if (next.version() != expectedVersion + 1)
+      throw new IllegalArgumentException(
+          "next version must be " + (expectedVersion + 1) + ", was " + next.version());
+    synchronized (lock) {
+      StoredCredential stored = credentials.get(next.name());
+      long storedVersion = stored == null ? 0 : stored.version();
+      if (storedVersion != expectedVersion) return false;
+      credentials.put(next.name(), next);
+      return true;
+    }
+  }
+
+  /** {@inheritDoc} Under the store's one lock, like every call. */
+  @Override
+  public boolean deleteCredential(String name) {
+    synchronized (lock) {
+      return credentials.remove(name) != null;
+    }
+  }
+
+  /** {@inheritDoc} Under the store's one lock, like every call. */
+  @Override
+  public List<String> listCredentials() {
+    synchronized (lock) {
+      return credentials.keySet().stream().sorted().toList();
     }
   }
 }
