@@ -5,6 +5,7 @@
 module io.watukuy.cli {
   requires io.watukuy;
   requires io.watukuy.auth;
+  requires io.watukuy.formats;
   requires io.watukuy.store.sqlite;
   requires io.watukuy.store.postgres;
   requires io.watukuy.store.mariadb;

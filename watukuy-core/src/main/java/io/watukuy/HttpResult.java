@@ -87,9 +87,10 @@ public interface HttpResult {
   /**
    * The start of the body for a message: at most {@code maxChars} characters of it, whitespace runs
    * made one space, secrets hidden, {@code ...} appended when cut; or {@code binary body (...), N
-   * bytes} when the body is compressed ({@code Content-Encoding} other than identity, or gzip's
-   * magic bytes: the JDK client decodes none) or is not UTF-8 text. Decodes only the start of the
-   * body, never prints binary bytes.
+   * bytes} when the body is still compressed ({@code Content-Encoding} that {@link Http} does not
+   * decode, or gzip's magic bytes) or is not text in the {@code charset} of the {@code
+   * Content-Type} (UTF-8 when it names none). Decodes only the start of the body, never prints
+   * binary bytes.
    *
    * @param maxChars how many characters to show at most; positive
    * @return the excerpt; {@code ""} for an empty body

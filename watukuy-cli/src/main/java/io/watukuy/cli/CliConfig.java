@@ -1,6 +1,7 @@
 package io.watukuy.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.watukuy.BodyFormat;
 import io.watukuy.BudgetLimit;
 import io.watukuy.DeliveryOptions;
 import io.watukuy.DeliveryPolicy;
@@ -155,7 +156,48 @@ record CliConfig(
       @Nullable Locator total,
       @Nullable Locator pageInfo,
       @Nullable NextLink nextUrl,
-      @Nullable String totalHeader) {}
+      @Nullable String totalHeader,
+      @Nullable BodyFormat format) {
+
+    /** Without {@code response.format}: the page's {@code Content-Type} chooses. */
+    ResponseSpec(
+        Locator items,
+        @Nullable Locator hasMore,
+        boolean hasMoreNonEmpty,
+        @Nullable Locator next,
+        boolean nextLink,
+        @Nullable Locator total,
+        @Nullable Locator pageInfo,
+        @Nullable NextLink nextUrl,
+        @Nullable String totalHeader) {
+      this(
+          items,
+          hasMore,
+          hasMoreNonEmpty,
+          next,
+          nextLink,
+          total,
+          pageInfo,
+          nextUrl,
+          totalHeader,
+          null);
+    }
+
+    /** This spec with {@code response.format} (docs/config.md, "response.format"). */
+    ResponseSpec withFormat(@Nullable BodyFormat format) {
+      return new ResponseSpec(
+          items,
+          hasMore,
+          hasMoreNonEmpty,
+          next,
+          nextLink,
+          total,
+          pageInfo,
+          nextUrl,
+          totalHeader,
+          format);
+    }
+  }
 
   /** The delete guard of a full listing (docs/operations.md, "False deletes"). */
   record DeletesSpec(double maxRatio, int minCount) {

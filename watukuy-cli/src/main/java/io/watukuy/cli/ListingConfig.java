@@ -52,7 +52,13 @@ final class ListingConfig {
    * @throws io.watukuy.ConfigException naming the file, line, poller and key of the first error
    */
   static ResponseSpec response(At response) {
-    response.object("items", "hasMore", "next", "total", "pageInfo");
+    response.object("items", "hasMore", "next", "total", "pageInfo", "format", "csv");
+    ResponseSpec spec = paging(response);
+    return spec.withFormat(ResponseFormat.read(response, spec.items()));
+  }
+
+  /** {@link #response} without {@code format} and {@code csv}. */
+  private static ResponseSpec paging(At response) {
     At totalAt = response.child("total");
     String totalHeader = TotalHeader.parse(totalAt);
     Locator total = totalAt.missing() || totalHeader != null ? null : totalAt.locator();

@@ -3,6 +3,7 @@ package io.watukuy.cli;
 import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.watukuy.BodyFormat;
 import io.watukuy.ConfigException;
 import io.watukuy.CursorStrategy;
 import io.watukuy.Cursors;
@@ -254,7 +255,12 @@ final class YamlPollers {
       }
       HttpResult result = send(ctx, url, options, vars);
       String where = result.method() + " " + result.url();
-      JsonNode body = body(result, where, redact);
+      JsonNode body =
+          body(
+              result,
+              ResponseFormat.pick(response.format(), response.items(), result),
+              where,
+              redact);
       if (request.body().graphQl()) GraphQlPaging.checkErrors(body, where, redact);
       CliConfig.ResponseSpec r = response;
       JsonNode items = r.items().find(body);
@@ -421,12 +427,18 @@ final class YamlPollers {
      * limit) by the engine's message, which says what and where.
      */
     private static JsonNode body(
-        HttpResult result, String where, Function<@Nullable String, String> redact) {
+        HttpResult result,
+        BodyFormat format,
+        String where,
+        Function<@Nullable String, String> redact) {
       JsonNode json;
       try {
-        json = result.json();
+        json = result.tree(format);
       } catch (UncheckedIOException e) {
-        if (!notJson(e)) throw new IllegalStateException(e.getMessage(), e);
+        // Another format's message names the format, what is wrong, where, and the body's start.
+        if (format != BodyFormat.json() || !notJson(e)) {
+          throw new IllegalStateException(e.getMessage(), e);
+        }
         String type = result.header("Content-Type");
         if (type != null) type = redact.apply(type);
         // bodyExcerpt redacts the engine's secrets before it cuts; the config's are hidden again

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
+import java.nio.charset.Charset;
 import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CoderResult;
 import java.nio.charset.CodingErrorAction;
@@ -85,7 +86,20 @@ final class BodyProblems {
    */
   static String excerpt(
       byte[] body, @Nullable String contentEncoding, int maxChars, Redactor redactor) {
-    String text = text(body, contentEncoding, maxChars, redactor);
+    return excerpt(body, contentEncoding, null, maxChars, redactor);
+  }
+
+  /**
+   * {@link #excerpt(byte[], String, int, Redactor)} of a body in {@code charset} (the {@code
+   * Content-Type}'s), UTF-8 when null.
+   */
+  static String excerpt(
+      byte[] body,
+      @Nullable String contentEncoding,
+      @Nullable Charset charset,
+      int maxChars,
+      Redactor redactor) {
+    String text = text(body, contentEncoding, charset, maxChars, redactor);
     if (text.startsWith(BINARY)) return text;
     String shown = text.strip().replaceAll("\\s+", " ");
     boolean partial = 4L * (maxChars + REDACTION_MARGIN) < body.length;
@@ -103,6 +117,16 @@ final class BodyProblems {
    * @return the text, or the binary note; {@code ""} for an empty body
    */
   static String text(byte[] body, @Nullable String contentEncoding, int chars, Redactor redactor) {
+    return text(body, contentEncoding, null, chars, redactor);
+  }
+
+  /** {@link #text(byte[], String, int, Redactor)} of a body in {@code charset}, UTF-8 when null. */
+  static String text(
+      byte[] body,
+      @Nullable String contentEncoding,
+      @Nullable Charset charset,
+      int chars,
+      Redactor redactor) {
     if (body.length == 0) return "";
     String encoding =
         contentEncoding == null ? "" : contentEncoding.strip().toLowerCase(Locale.ROOT);
@@ -113,15 +137,15 @@ final class BodyProblems {
       return BINARY + " (gzip), " + body.length + " bytes";
     }
     int take = (int) Math.min(body.length, 4L * (chars + REDACTION_MARGIN));
-    @Nullable String text = utf8Prefix(body, take);
+    @Nullable String text = prefix(body, take, charset == null ? StandardCharsets.UTF_8 : charset);
     if (text == null) return BINARY + ", " + body.length + " bytes";
     return redactor.message(text);
   }
 
-  /** The first {@code length} bytes as UTF-8 text, or null when they are not text. */
-  private static @Nullable String utf8Prefix(byte[] body, int length) {
+  /** The first {@code length} bytes as text in {@code charset}, or null when they are not text. */
+  private static @Nullable String prefix(byte[] body, int length, Charset charset) {
     CharsetDecoder decoder =
-        StandardCharsets.UTF_8
+        charset
             .newDecoder()
             .onMalformedInput(CodingErrorAction.REPORT)
             .onUnmappableCharacter(CodingErrorAction.REPORT);

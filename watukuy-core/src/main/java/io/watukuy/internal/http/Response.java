@@ -290,7 +290,9 @@ public final class Response implements HttpResult {
   private UncheckedIOException failed(String what, IOException e) {
     String problem = BodyProblems.describe(e);
     @Nullable String type = header("content-type");
-    String start = BodyProblems.excerpt(body, header("content-encoding"), EXCERPT_CHARS, redactor);
+    String start =
+        BodyProblems.excerpt(
+            body, header("content-encoding"), knownCharset(), EXCERPT_CHARS, redactor);
     String message =
         method
             + " "
@@ -307,6 +309,15 @@ public final class Response implements HttpResult {
     return new UncheckedIOException(message, e);
   }
 
+  /** The {@code Content-Type}'s charset, or null when it names none or one not known here. */
+  private @Nullable Charset knownCharset() {
+    try {
+      return BodyFormats.charset(header("content-type"));
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
   /**
    * {@link HttpResult#bodyExcerpt}: a response of the engine's is read in place, with its redactor;
    * another result through its copy of the body.
@@ -314,7 +325,8 @@ public final class Response implements HttpResult {
   public static String excerpt(HttpResult result, int maxChars) {
     if (maxChars <= 0) throw new IllegalArgumentException("maxChars must be > 0: " + maxChars);
     if (result instanceof Response r) {
-      return BodyProblems.excerpt(r.body, r.header("content-encoding"), maxChars, r.redactor);
+      return BodyProblems.excerpt(
+          r.body, r.header("content-encoding"), r.knownCharset(), maxChars, r.redactor);
     }
     return BodyProblems.excerpt(
         result.bodyBytes(), result.header("content-encoding"), maxChars, Redactor.NONE);
