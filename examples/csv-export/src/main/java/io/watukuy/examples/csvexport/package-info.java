@@ -1,0 +1,2 @@
+/** The CSV export example's endpoint (examples/csv-export/README.md). */
+package io.watukuy.examples.csvexport;
