@@ -74,7 +74,8 @@ public interface BodyFormat {
    * that is not one JSON value is an error naming its line number.
    *
    * @return the built-in NDJSON format, named {@code ndjson}; reads {@code application/x-ndjson},
-   *     {@code application/ndjson}, {@code application/jsonl} and {@code application/jsonlines}
+   *     {@code application/ndjson}, {@code application/jsonl}, {@code application/jsonlines} and
+   *     {@code application/x-jsonlines}
    */
   static BodyFormat ndjson() {
     return BodyFormats.NDJSON;
