@@ -353,6 +353,7 @@ final class KeyRunner {
               poller, schedule, run.outcome(liveError), cx.time().now(), cx.random());
     if (run.delivery != null && run.delivery.halted)
       next = ScheduleMachine.poisonHalt(poller, next, cx.time().now());
+    next = keptNote(run, next);
     next = next.withLastReconcileAt(run.lastReconcileAt).withBackfill(run.backfill);
     next = ListingFacts.record(run, next, liveDue && lane.fullScan(), cx.time().now());
     // A destination that is down is no fetch error (no backoff of the schedule, no circuit), but
@@ -449,6 +450,7 @@ final class KeyRunner {
     StateStore store = cx.store();
     // The daemon logs a store outage once per change (Outages), not at every attempt.
     String message = redactor.message(e.getMessage());
+    if (run.watermarkKept != null) message += "; " + run.watermarkKept;
     if (run.limits.daemon() && Outages.kind(e) != null)
       errors.debug("{}: cycle failed: {}", Who.key(key), message);
     else errors.warn("{}: cycle failed: {}", Who.key(key), message);
@@ -456,8 +458,10 @@ final class KeyRunner {
     if (laneDue || run.pages > 0) {
       ScheduleState next =
           redacted(
-              ScheduleMachine.afterCycle(
-                  poller, schedule, run.outcome(e), cx.time().now(), cx.random()));
+              keptNote(
+                  run,
+                  ScheduleMachine.afterCycle(
+                      poller, schedule, run.outcome(e), cx.time().now(), cx.random())));
       try {
         next =
             Operations.mergeConcurrent(
@@ -474,6 +478,17 @@ final class KeyRunner {
       expect(key, next, nextAttention(next, cx.time().now()));
     }
     return run.report(Outcome.POLLED, e);
+  }
+
+  /**
+   * The schedule with {@code lastError} saying that an unsorted listing the error ended kept its
+   * watermark (docs/config.md, "Unsorted listings"); unchanged when none did.
+   */
+  private static ScheduleState keptNote(KeyRun run, ScheduleState s) {
+    ScheduleState.LastError e = s.lastError();
+    if (run.watermarkKept == null || e == null || e.message().endsWith(run.watermarkKept)) return s;
+    return s.withLastError(
+        new ScheduleState.LastError(e.name(), e.message() + "; " + run.watermarkKept, e.at()));
   }
 
   /**
