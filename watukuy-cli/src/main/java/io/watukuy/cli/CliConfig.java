@@ -174,5 +174,20 @@ record CliConfig(
       Duration lag,
       Duration overlap,
       @Nullable DateTimeFormatter format,
-      @Nullable Integer maxOffset) {}
+      @Nullable Integer maxOffset,
+      boolean sorted) {
+    /** A cursor whose API lists in timestamp order (the default, {@code cursor.sorted: true}). */
+    CursorSpec(
+        String strategy,
+        @Nullable String field,
+        @Nullable String tieBreak,
+        @Nullable String initial,
+        @Nullable Integer initialPage,
+        Duration lag,
+        Duration overlap,
+        @Nullable DateTimeFormatter format,
+        @Nullable Integer maxOffset) {
+      this(strategy, field, tieBreak, initial, initialPage, lag, overlap, format, maxOffset, true);
+    }
+  }
 }

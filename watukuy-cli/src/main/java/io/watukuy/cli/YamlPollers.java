@@ -96,7 +96,8 @@ final class YamlPollers {
             new PointerChecks(spec, spec.response()),
             OffsetPaging.of(spec.request(), spec.cursor().maxOffset()),
             redact,
-            spec.cursor().strategy().equals("token"));
+            spec.cursor().strategy().equals("token"),
+            !spec.cursor().sorted());
     Reconcile<JsonNode> reconcile = null;
     if (spec.reconcile() != null) {
       CliConfig.ResponseSpec r = spec.reconcile().response();
@@ -127,7 +128,7 @@ final class YamlPollers {
         TimestampCursor.Builder t =
             Cursors.timestamp(c.field()).tieBreak(c.tieBreak()).initial(c.initial());
         if (c.format() != null) t.formatter(c.format());
-        yield t.lag(c.lag()).overlap(c.overlap()).build();
+        yield t.lag(c.lag()).overlap(c.overlap()).sorted(c.sorted()).build();
       }
       case "token" -> Cursors.token(c.initial());
       case "page" -> Cursors.page(c.initialPage() == null ? 1 : c.initialPage());
@@ -176,6 +177,9 @@ final class YamlPollers {
     private final Map<String, String> selfLinks = new ConcurrentHashMap<>();
     // {{offset}} and {{last…}}, or null when the request uses neither.
     private final @Nullable OffsetPaging paging;
+    // cursor.sorted false: the watermark stays put while a listing runs, so a Link or next URL is
+    // followed, as on the other strategies (docs/config.md, "Unsorted listings").
+    private final boolean unsorted;
 
     // Pointers that find nothing where a near name would: said once per poller and field.
     private final PointerChecks checks;
@@ -190,6 +194,23 @@ final class YamlPollers {
         @Nullable OffsetPaging paging,
         Function<@Nullable String, String> redact,
         boolean tokenCursor) {
+      this(request, response, identity, checks, paging, redact, tokenCursor, false);
+    }
+
+    /**
+     * A fetch whose listing is an unsorted timestamp one ({@code unsorted}): it follows a Link or
+     * next URL from the previous page, since the watermark does not move between its pages.
+     */
+    YamlFetcher(
+        RequestSpec request,
+        CliConfig.ResponseSpec response,
+        Locator identity,
+        PointerChecks checks,
+        @Nullable OffsetPaging paging,
+        Function<@Nullable String, String> redact,
+        boolean tokenCursor,
+        boolean unsorted) {
+      this.unsorted = unsorted;
       this.redact = redact;
       this.paging = paging;
       this.ownEndCursor = response.pageInfo() != null && !tokenCursor;
@@ -227,7 +248,9 @@ final class YamlPollers {
       // listing filtered by the cycle's first watermark: a row updated between two requests
       // moves to the end, every row behind it moves up one place, and the row that crosses the
       // page boundary is never listed while the watermark passes it for good.
-      boolean followLinks = !(cursor instanceof Watermark);
+      // An unsorted listing (cursor.sorted false) keeps its filter for the whole listing: there
+      // the Link is the paging, and its watermark moves only once the listing completed.
+      boolean followLinks = !(cursor instanceof Watermark) || unsorted;
       String followed = ctx.page() > 1 && followLinks ? nextUrls.remove(slot) : null;
       if (ctx.page() == 1) nextUrls.remove(slot);
       NextLink link = response.nextUrl();
