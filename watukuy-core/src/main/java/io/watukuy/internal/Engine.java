@@ -479,7 +479,7 @@ public final class Engine implements Watukuy {
                 .loadState(key)
                 .orElseGet(
                     () -> PollerState.create(StatePatch.schedule(ScheduleMachine.initial(p)), now));
-        out.add(Inspect.key(store, key, state, runners.get(p.name()).laneCursor(), now));
+        out.add(Inspect.key(store, p, key, state, runners.get(p.name()).laneCursor(), now));
       }
     return new Inspection(now, out);
   }
