@@ -5,6 +5,7 @@ import io.watukuy.ConfigException;
 import io.watukuy.HandlerUnavailableException;
 import io.watukuy.HttpStatusException;
 import io.watukuy.Inspection;
+import io.watukuy.KeyHealth;
 import io.watukuy.KeyInspection;
 import io.watukuy.KeyReport;
 import io.watukuy.Poller;
@@ -486,13 +487,11 @@ final class Cli {
         } else if (k.outcome() != KeyReport.Outcome.POLLED) {
           if (after == null) after = s.engine.inspect();
           KeyInspection inspected = StatusLines.find(after, k.key());
-          // Paused, throttled, leased and deferred keys wait by design; any other skipped key
-          // that is unhealthy (an open circuit, a poison halt, held deletes) fails the run, so
-          // that cron alerting sees a vendor that stays down (docs/operations.md, "Health").
-          String problem =
-              StatusLines.waitsByDesign(k.outcome()) || inspected == null
-                  ? null
-                  : inspected.problem();
+          // A skipped key that is unhealthy (an open circuit, a poison halt, held deletes, no
+          // success for longer than staleAfter) fails the run, so that cron alerting sees a
+          // vendor that stays down. The verdict is Watukuy.health()'s, KeyInspection.health(): a
+          // paused key is healthy there (docs/operations.md, "Health").
+          String problem = inspected == null ? null : inspected.health().problem();
           if (problem != null) code = Main.FAILED;
           err.println(
               "watukuy: "
@@ -783,6 +782,19 @@ final class Cli {
                 k.listing().deletesConfirmed()
                     ? " (confirmed: the next complete listing emits them)"
                     : "; watukuy confirm-deletes releases them");
+          // The verdict of Watukuy.health() (docs/operations.md, "Health"), and staleness a pause
+          // keeps out of it.
+          KeyHealth health = k.health();
+          if (!health.healthy())
+            out.printf(
+                "  %s: unhealthy (%s): %s%n",
+                k.key(),
+                String.join(", ", health.reasons().stream().map(KeyHealth.Reason::wire).toList()),
+                redact(health.problem()));
+          else if (k.stale())
+            out.printf(
+                "  %s: stale, no successful poll for longer than %s; paused, so not unhealthy%n",
+                k.key(), Durations.human(k.staleAfterMs()));
         }
         if (!sinkRows.isEmpty()) SinkLines.print(out, sinkRows, ins.at());
         return Main.OK;

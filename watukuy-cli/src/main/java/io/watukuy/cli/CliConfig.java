@@ -108,7 +108,9 @@ record CliConfig(
       @Nullable Duration maxWait,
       @Nullable Long maxItemSize,
       @Nullable SinkSpec sink,
-      AuthConfig.@Nullable PollerAuth auth) {}
+      AuthConfig.@Nullable PollerAuth auth,
+      @Nullable Duration staleAfter,
+      @Nullable Long maxParked) {}
 
   /**
    * A {@code sink:} section (docs/sinks.md, "Configuration"), or the {@code output:} shorthand as

@@ -329,7 +329,9 @@ final class ConfigReader {
         "maxWait",
         "maxItemSize",
         "auth",
-        "sink");
+        "sink",
+        "staleAfter",
+        "maxParked");
 
     List<String> partitions = new ArrayList<>();
     At parts = p.child("partitions");
@@ -411,6 +413,13 @@ final class ConfigReader {
       if (!maxWaitAt.missing())
         throw maxWaitAt.error("needs budget: (it bounds the wait for a budget's token)");
     }
+    // Health (docs/operations.md, "Health"): the core builder validates too, this names the line.
+    At staleAfterAt = p.child("staleAfter");
+    Duration staleAfter = staleAfterAt.duration(null);
+    if (staleAfter != null && (staleAfter.isZero() || staleAfter.isNegative()))
+      throw staleAfterAt.error("'" + staleAfterAt.node.asText() + "' must be more than 0");
+    At maxParkedAt = p.child("maxParked");
+    Long maxParked = maxParkedAt.missing() ? null : (long) maxParkedAt.integer(0, 0);
     return new PollerSpec(
         name,
         tree.line(p.pointer),
@@ -435,7 +444,9 @@ final class ConfigReader {
         maxWait,
         maxItemSize,
         p.child("sink").missing() ? null : sink(p.child("sink")),
-        AuthConfig.poller(p.child("auth"), request.child("url"), auths));
+        AuthConfig.poller(p.child("auth"), request.child("url"), auths),
+        staleAfter,
+        maxParked);
   }
 
   /**

@@ -83,6 +83,8 @@ final class YamlPollers {
     if (!spec.partitions().isEmpty()) b.partitions(spec.partitions());
     if (spec.budget() != null) b.budget(spec.budget()).weight(spec.weight());
     if (spec.maxWait() != null) b.maxWait(spec.maxWait());
+    if (spec.staleAfter() != null) b.staleAfter(spec.staleAfter());
+    if (spec.maxParked() != null) b.maxParked(spec.maxParked());
     if (spec.request().timeout() != null) b.requestTimeout(spec.request().timeout());
     if (spec.request().maxBodySize() != null) b.maxBodySize(spec.request().maxBodySize());
     if (spec.maxItemSize() != null) b.maxItemSize(spec.maxItemSize());

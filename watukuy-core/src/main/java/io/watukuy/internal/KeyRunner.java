@@ -2,6 +2,7 @@ package io.watukuy.internal;
 
 import io.watukuy.BudgetTimeoutException;
 import io.watukuy.Cursors;
+import io.watukuy.CycleInfo;
 import io.watukuy.Fetcher;
 import io.watukuy.HandlerUnavailableException;
 import io.watukuy.KeyReport;
@@ -28,6 +29,7 @@ import io.watukuy.spi.StatePatch;
 import io.watukuy.spi.StateStore;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -177,13 +179,42 @@ final class KeyRunner {
       }
       return notDue(key, lanes, limits, now);
     }
+    KeyRun run = new KeyRun(cx, key, start.lease(), attached, limits);
+    EnumSet<Lane> due = EnumSet.noneOf(Lane.class);
+    if (lanes.live()) due.add(Lane.LIVE);
+    if (lanes.reconcile()) due.add(Lane.RECONCILE);
+    if (lanes.backfill()) due.add(Lane.BACKFILL);
+    CycleInfo cycle = new CycleInfo(key, cx.cycleIds().incrementAndGet(), now, due);
+    cx.listener().onCycleStart(cycle);
+    @Nullable KeyReport report = null;
+    @Nullable Throwable thrown = null;
+    try {
+      report = leased(key, run, lanes, attached, start);
+      return report;
+    } catch (InterruptedException | RuntimeException | Error e) {
+      thrown = e;
+      throw e;
+    } finally {
+      // Exactly one end per start, however the cycle ends (WatukuyListener.onCycleEnd).
+      KeyReport ended =
+          report != null
+              ? report
+              : new KeyReport(key, Outcome.POLLED, 0, 0, 0, 0, false, false, thrown);
+      Duration elapsed = Duration.between(now, cx.time().now());
+      cx.listener().onCycleEnd(cycle, ended, elapsed.isNegative() ? Duration.ZERO : elapsed);
+    }
+  }
+
+  /** The cycle of a key whose lease {@code start} holds, with the lanes due. */
+  private KeyReport leased(
+      PollerKey key, KeyRun run, Lanes lanes, @Nullable Attached attached, LeasedState start)
+      throws InterruptedException {
+    StateStore store = cx.store();
     boolean liveDue = lanes.live();
     boolean reconcileDue = lanes.reconcile();
     boolean backfillDue = lanes.backfill();
     ScheduleState atStart = lanes.schedule();
     ScheduleState schedule = atStart;
-
-    KeyRun run = new KeyRun(cx, key, start.lease(), attached, limits);
     try (LeaseKeeper keeper = run.keeper) {
       try {
         run.startFrom(start.state());

@@ -5,6 +5,7 @@ import io.watukuy.Http;
 import io.watukuy.HttpResult;
 import io.watukuy.HttpStatusException;
 import io.watukuy.OutgoingRequest;
+import io.watukuy.RequestInfo;
 import io.watukuy.RequestOptions;
 import io.watukuy.RequestSigner;
 import io.watukuy.internal.Json;
@@ -324,6 +325,8 @@ public final class DefaultHttp implements Http {
     byte @Nullable [] hopBody = body;
     @Nullable String hopContentType = contentType;
     boolean retriedUnauthorized = false;
+    // Each send below is the next attempt of this request (RequestInfo.attempt).
+    int attempt = scope.firstAttempt(method, target) - 1;
     for (int hop = 0; ; hop++) {
       boolean sameOrigin = origin.equals(origin(hopUri));
       Duration left = hop == 0 ? timeout : Duration.between(scope.now(), deadline);
@@ -379,7 +382,23 @@ public final class DefaultHttp implements Http {
         if (outgoing != null) outgoing.addedHeaders().forEach(request::setHeader);
         // Every request that goes out is charged, each redirect hop and retry included (G6).
         scope.beforeSend();
-        response = exchange(method, target, request.build(), left);
+        attempt++;
+        String sentTo = origin(requestUri);
+        Instant sentAt = scope.now();
+        try {
+          response = exchange(method, target, request.build(), left);
+        } catch (RuntimeException e) {
+          scope.sent(
+              method,
+              target,
+              new RequestInfo(hopMethod, sentTo, 0, failure(e), since(sentAt), attempt));
+          throw e;
+        }
+        scope.sent(
+            method,
+            target,
+            new RequestInfo(
+                hopMethod, sentTo, response.statusCode(), null, since(sentAt), attempt));
         if (outgoing == null
             || response.statusCode() != 401
             || retriedUnauthorized
@@ -491,6 +510,28 @@ public final class DefaultHttp implements Http {
           method + " " + redactor().url(target) + " failed: " + failure.getClass().getName(),
           failure);
     }
+  }
+
+  /** Time since {@code from} on the engine's clock; never negative. */
+  private Duration since(Instant from) {
+    Duration d = Duration.between(from, scope.now());
+    return d.isNegative() ? Duration.ZERO : d;
+  }
+
+  /** The kind of a send's failure, from the first cause in its chain that says one. */
+  static RequestInfo.Failure failure(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof HttpConnectTimeoutException) return RequestInfo.Failure.CONNECT_TIMEOUT;
+      if (t instanceof HttpTimeoutException) return RequestInfo.Failure.TIMEOUT;
+      if (t instanceof BoundedBody.BodyTooLargeException) return RequestInfo.Failure.BODY_TOO_LARGE;
+      if (t instanceof InterruptedIOException) return RequestInfo.Failure.INTERRUPTED;
+      if (t.getCause() == t) break;
+    }
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof IOException) return RequestInfo.Failure.IO;
+      if (t.getCause() == t) break;
+    }
+    return RequestInfo.Failure.OTHER;
   }
 
   // The client may wrap the body's own failure in an IOException of its own.
