@@ -17,6 +17,7 @@ module io.watukuy {
   exports io.watukuy.sink;
 
   uses io.watukuy.sink.SinkProvider;
+  uses io.watukuy.BodyFormat;
 
   exports io.watukuy.store.memory;
   exports io.watukuy.internal.diff to

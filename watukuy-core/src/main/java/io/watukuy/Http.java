@@ -7,12 +7,14 @@ import org.jspecify.annotations.Nullable;
  * {@link java.net.http.HttpClient}, with conditional requests, Retry-After and rate-limit
  * reporting, and secret redaction in every message.
  *
- * <p><b>Requests.</b> Every request sends {@code Accept: application/json} and {@code User-Agent:
- * watukuy/0.1} unless {@link RequestOptions} sets those headers. Query parameters from the options
- * are URL-encoded and appended to any query already in the URL; null values are not sent. Redirects
- * are followed except from HTTPS to HTTP. The connect timeout is {@link
- * RequestOptions#DEFAULT_CONNECT_TIMEOUT}; the whole-request timeout is the options' timeout, else
- * the poller's {@code request.timeout}, else {@link RequestOptions#DEFAULT_REQUEST_TIMEOUT}.
+ * <p><b>Requests.</b> Every request sends {@code Accept: application/json}, {@code Accept-Encoding:
+ * gzip, deflate} (such bodies are decoded, {@code request.maxBodySize} bounding the decoded bytes)
+ * and {@code User-Agent: watukuy/0.1} unless {@link RequestOptions} sets those headers. Query
+ * parameters from the options are URL-encoded and appended to any query already in the URL; null
+ * values are not sent. Redirects are followed except from HTTPS to HTTP. The connect timeout is
+ * {@link RequestOptions#DEFAULT_CONNECT_TIMEOUT}; the whole-request timeout is the options'
+ * timeout, else the poller's {@code request.timeout}, else {@link
+ * RequestOptions#DEFAULT_REQUEST_TIMEOUT}.
  *
  * <p><b>Conditional GETs.</b> With {@link RequestOptions#validators()} on (the default), a GET on
  * page 1 of the live lane stores the ETag (byte for byte, weak or strong) and Last-Modified of its

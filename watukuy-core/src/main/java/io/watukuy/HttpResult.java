@@ -134,6 +134,36 @@ public interface HttpResult {
   JsonNode json();
 
   /**
+   * Reads the body as a tree in the format its {@code Content-Type} names ({@link
+   * BodyFormat#forContentType}): JSON, NDJSON, and CSV or XML with module {@code watukuy-formats};
+   * JSON when the type is absent or unknown, as {@link #json()} would.
+   *
+   * @return the tree, never null
+   * @throws java.io.UncheckedIOException as for {@link #tree(BodyFormat)}
+   * @since 0.2
+   */
+  default JsonNode tree() {
+    return tree(BodyFormat.forContentType(header("content-type")));
+  }
+
+  /**
+   * Reads the body as a tree in {@code format}, decoding text in the {@code charset} of the {@code
+   * Content-Type} when it names one (docs/config.md, "response.format"). A compressed body has
+   * already been decoded by {@link Http}. The body is read in place, without a copy.
+   *
+   * @param format the body's format
+   * @return the tree, never null; for JSON exactly {@link #json()}'s
+   * @throws java.io.UncheckedIOException if the body is not in {@code format}, or the {@code
+   *     charset} is one the Java runtime does not know; the message names the method, the redacted
+   *     URL, the status and content type, the format, what is wrong and where (a line, a row and
+   *     column, a JSON Pointer) and the start of the body ({@link #bodyExcerpt})
+   * @since 0.2
+   */
+  default JsonNode tree(BodyFormat format) {
+    return Response.tree(this, format);
+  }
+
+  /**
    * When the response was received, on the engine's clock ({@link TimeSource#now()}).
    *
    * @return the receive time; the base of {@link #retryAfter()} and {@link #rateLimit()}

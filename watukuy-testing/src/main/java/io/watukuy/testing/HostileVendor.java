@@ -38,7 +38,7 @@ import java.util.zip.GZIPOutputStream;
  *   <li>{@code /duplicate-keys}: {@code {"items":[{"id":1,"id":7}]}}.
  *   <li>{@code /trailing}: {@code {"items":[{"id":1}]} {"items":[]}}, two documents.
  *   <li>{@code /big-number}: {@code {"items":[{"id":"n","amount":1e400}]}}, out of double range.
- *   <li>{@code /gzip}: a gzip body with {@code Content-Encoding: gzip} nobody asked for.
+ *   <li>{@code /gzip}: an HTML page, gzip'd, with {@code Content-Encoding: gzip}.
  * </ul>
  *
  * Every streamed body stops after 30 s or 4 GiB at the latest, and when the client stops reading.

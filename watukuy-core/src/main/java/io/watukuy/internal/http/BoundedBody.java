@@ -153,5 +153,17 @@ final class BoundedBody implements BodyHandler<byte[]> {
                   + size
                   + " bytes when it was cut off)");
     }
+
+    /** A body that passed the bound while it was decoded ({@link ContentCoding}). */
+    BodyTooLargeException(long size, long maxBytes, String coding) {
+      super(
+          "the response body passed request.maxBodySize "
+              + maxBytes
+              + " bytes once decompressed (Content-Encoding "
+              + coding
+              + "; inflated "
+              + size
+              + " bytes when it was cut off)");
+    }
   }
 }

@@ -35,9 +35,11 @@ import java.time.Instant;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -66,6 +68,11 @@ import org.slf4j.LoggerFactory;
  *       more is refused unread, one without a length is cut off when it passes the bound (a fetch
  *       error naming both sizes; docs/config.md, "request.maxBodySize"). The body read is the
  *       response's own array, not copied again.
+ *   <li>{@code Accept-Encoding: gzip, deflate} is sent unless the options set one; a body with
+ *       {@code Content-Encoding} gzip or deflate (zlib or raw) is decoded here, the bound applying
+ *       to the decoded bytes, and reaches the caller without those two headers. A 2xx body in
+ *       another coding ({@code br}, {@code zstd}) or not valid in its own is a fetch error naming
+ *       the coding (docs/config.md, "response.format").
  *   <li>Every response is passed to {@link HttpScope#observe} first (after redirects, the last).
  *   <li>A 200 carrying an ETag or Last-Modified that differs from the stored one is stored.
  *   <li>A 304 to a conditional request updates the stored validator with the fields it carries
@@ -264,6 +271,37 @@ public final class DefaultHttp implements Http {
         exchangeFollowingRedirects(
             method, uri, target, options, body, contentType, validator, timeout);
 
+    Map<String, List<String>> headers = response.headers().map();
+    byte[] bytes = response.body();
+    String coding =
+        ContentCoding.of(response.headers().firstValue("Content-Encoding").orElse(null));
+    @Nullable IOException undecodable = null;
+    if (!coding.isEmpty() && bytes.length > 0) {
+      if (ContentCoding.decodes(coding)) {
+        try {
+          bytes = ContentCoding.decode(bytes, coding, scope.maxBodySize());
+          // The body is the decoded one now: its coding and compressed length no longer apply.
+          TreeMap<String, List<String>> decoded = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+          decoded.putAll(headers);
+          decoded.remove("Content-Encoding");
+          decoded.remove("Content-Length");
+          headers = decoded;
+        } catch (BoundedBody.BodyTooLargeException e) {
+          throw new UncheckedIOException(
+              method + " " + redactor().url(target) + " failed: " + e.getMessage(), e);
+        } catch (IOException e) {
+          undecodable = e;
+        }
+      } else {
+        undecodable =
+            new IOException(
+                "the response body has Content-Encoding "
+                    + coding
+                    + ", which watukuy does not decode (it sends Accept-Encoding: "
+                    + ContentCoding.ACCEPTED
+                    + ")");
+      }
+    }
     // The body array is the response's own from here on: it is not copied again (it may be
     // request.maxBodySize large).
     Response result =
@@ -271,8 +309,8 @@ public final class DefaultHttp implements Http {
             response.statusCode(),
             method,
             target,
-            response.headers().map(),
-            response.body(),
+            headers,
+            bytes,
             scope.now(),
             redactor(),
             "poller "
@@ -287,6 +325,12 @@ public final class DefaultHttp implements Http {
         result.url(),
         result.status());
     scope.observe(result);
+    // A 2xx body that cannot be read is a fetch error; an error status keeps its own exception,
+    // whose snippet names the body as binary.
+    if (undecodable != null && result.status() >= 200 && result.status() < 300) {
+      throw new UncheckedIOException(
+          method + " " + result.url() + " failed: " + undecodable.getMessage(), undecodable);
+    }
     return result;
   }
 
@@ -345,6 +389,9 @@ public final class DefaultHttp implements Http {
       }
       if (!sameOrigin || options.header("Accept").isEmpty()) {
         headers.put("Accept", APPLICATION_JSON);
+      }
+      if (!sameOrigin || options.header("Accept-Encoding").isEmpty()) {
+        headers.put("Accept-Encoding", ContentCoding.ACCEPTED);
       }
       if (!sameOrigin || options.header("User-Agent").isEmpty()) {
         headers.put("User-Agent", USER_AGENT);

@@ -2,11 +2,14 @@ package io.watukuy.internal.http;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.watukuy.BodyFormat;
 import io.watukuy.HttpResult;
 import io.watukuy.RateLimitInfo;
 import io.watukuy.internal.Json;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -182,6 +185,56 @@ public final class Response implements HttpResult {
   }
 
   @Override
+  public JsonNode tree(BodyFormat format) {
+    Objects.requireNonNull(format, "format");
+    return tree(body, format);
+  }
+
+  /**
+   * {@link HttpResult#tree(BodyFormat)} of {@code bytes}, this response's body or a copy of another
+   * result's. JSON without a charset other than UTF-8 goes through {@link #json()}, with its
+   * messages.
+   */
+  private JsonNode tree(byte[] bytes, BodyFormat format) {
+    @Nullable Charset charset;
+    try {
+      charset = BodyFormats.charset(header("content-type"));
+    } catch (IOException e) {
+      throw decodingFailed(format, e);
+    }
+    if (format == BodyFormats.JSON
+        && (charset == null || charset.equals(StandardCharsets.UTF_8))
+        && bytes == body) {
+      return json();
+    }
+    try {
+      return format.read(new ByteArrayInputStream(bytes), charset);
+    } catch (IOException e) {
+      throw decodingFailed(format, e);
+    }
+  }
+
+  /**
+   * {@link HttpResult#tree(BodyFormat)}: a response of the engine's is read in place; another
+   * result through its copy of the body.
+   */
+  public static JsonNode tree(HttpResult result, BodyFormat format) {
+    Objects.requireNonNull(format, "format");
+    if (result instanceof Response r) return r.tree(format);
+    return new Response(
+            result.status(),
+            result.method(),
+            result.url(),
+            result.headers(),
+            result.bodyBytes(),
+            result.receivedAt(),
+            Redactor.NONE,
+            null,
+            true)
+        .tree(format);
+  }
+
+  @Override
   public Instant receivedAt() {
     return receivedAt;
   }
@@ -217,6 +270,24 @@ public final class Response implements HttpResult {
    * (docs/operations.md, "Bodies that are refused").
    */
   private UncheckedIOException decodingFailed(String target, IOException e) {
+    return failed(
+        BodyProblems.limit(e) != null
+            ? "the body is JSON beyond a parser limit: "
+            : "the body is not valid JSON for " + target + ": ",
+        e);
+  }
+
+  /** As {@link #decodingFailed(String, IOException)}, for a body read in {@code format}. */
+  private UncheckedIOException decodingFailed(BodyFormat format, IOException e) {
+    String name = format.name().toUpperCase(Locale.ROOT);
+    return failed(
+        BodyProblems.limit(e) != null
+            ? "the body is " + name + " beyond a parser limit: "
+            : "the body is not valid " + name + ": ",
+        e);
+  }
+
+  private UncheckedIOException failed(String what, IOException e) {
     String problem = BodyProblems.describe(e);
     @Nullable String type = header("content-type");
     String start = BodyProblems.excerpt(body, header("content-encoding"), EXCERPT_CHARS, redactor);
@@ -228,9 +299,7 @@ public final class Response implements HttpResult {
             + status
             + (type == null ? "" : ", Content-Type " + type)
             + "): "
-            + (BodyProblems.limit(e) != null
-                ? "the body is JSON beyond a parser limit: "
-                : "the body is not valid JSON for " + target + ": ")
+            + what
             + redactor.message(problem)
             + (start.isEmpty()
                 ? "; empty body"

@@ -80,6 +80,15 @@ final class TestServer implements AutoCloseable {
     return this;
   }
 
+  /** Scripts the next reply with a body of bytes (compressed, or in a charset other than UTF-8). */
+  TestServer replyBytes(int status, byte[] body, String... headers) {
+    List<String[]> pairs = new ArrayList<>();
+    for (int i = 0; i < headers.length; i += 2)
+      pairs.add(new String[] {headers[i], headers[i + 1]});
+    replies.add(new Reply(status, pairs, body.clone(), Duration.ZERO, Duration.ZERO));
+    return this;
+  }
+
   /** Sends the status and headers at once and the body after {@code bodyDelay}. */
   TestServer replyWithSlowBody(Duration bodyDelay, int status, String body) {
     replies.add(
