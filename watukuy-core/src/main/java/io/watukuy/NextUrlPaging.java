@@ -105,9 +105,10 @@ public final class NextUrlPaging {
   }
 
   /**
-   * The same paging for an unsorted timestamp listing ({@link TimestampCursor.Builder#sorted(boolean)
-   * sorted(false)}, docs/config.md, "Unsorted listings"): there the watermark stays where it was
-   * for the whole listing, so the URL is followed on a timestamp lane as well.
+   * The same paging for an unsorted timestamp listing ({@link
+   * TimestampCursor.Builder#sorted(boolean) sorted(false)}, docs/config.md, "Unsorted listings"):
+   * there the watermark stays where it was for the whole listing, so the URL is followed on a
+   * timestamp lane as well.
    *
    * @param unsorted true when the poller's timestamp cursor is {@code sorted(false)}
    * @return a new instance with no state

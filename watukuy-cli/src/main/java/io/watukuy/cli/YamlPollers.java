@@ -257,7 +257,8 @@ final class YamlPollers {
       // moves to the end, every row behind it moves up one place, and the row that crosses the
       // page boundary is never listed while the watermark passes it for good.
       // An unsorted listing (cursor.sorted false) keeps its filter for the whole listing: there
-      // the Link or next URL is the paging, and its watermark moves only once the listing completed.
+      // the Link or next URL is the paging, and its watermark moves only once the listing
+      // completed.
       boolean followLinks = !(cursor instanceof Watermark) || unsorted;
       NextLink link = response.nextUrl();
       String followed;
