@@ -9,10 +9,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Paging by a next-page URL the response gives ({@code links.next} in JSON:API, {@code
- * @odata.nextLink} in Microsoft Graph and OData, {@code paging.next} in the Facebook Graph API, the
- * {@code after_url} of an export): docs/architecture.md, "Paging shapes from Java", the Java side of
- * docs/config.md, "Next URL in the body". One instance per listing (a poller's fetch, or its
- * reconcile's); thread-safe, with its state kept per lane and partition.
+ * "@odata.nextLink"} in Microsoft Graph and OData, {@code paging.next} in the Facebook Graph API,
+ * the {@code after_url} of an export): docs/architecture.md, "Paging shapes from Java", the Java
+ * side of docs/config.md, "Next URL in the body". One instance per listing (a poller's fetch, or
+ * its reconcile's); thread-safe, with its state kept per lane and partition.
  *
  * <pre>{@code
  * NextUrlPaging paging = NextUrlPaging.startOver();
@@ -30,9 +30,9 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  *   <li>The first request of a cycle is the application's own URL (with its query); every later one
  *       is the URL the page before it gave, followed verbatim. A relative URL ({@code
- *       /users?page=2}, {@code ?cursor=abc}) resolves against the URL of the page it came with
- *       (RFC 3986; see {@link #resolve}). Credentials belong to the first URL's origin: check
- *       {@link #sameOrigin} before sending them along.
+ *       /users?page=2}, {@code ?cursor=abc}) resolves against the URL of the page it came with (RFC
+ *       3986; see {@link #resolve}). Credentials belong to the first URL's origin: check {@link
+ *       #sameOrigin} before sending them along.
  *   <li>{@link #startOver()}: a listing that starts over at its first URL every cycle ({@code
  *       snapshotDiff}, {@code page} or {@code custom} strategies). {@link #keep()}: an export whose
  *       last URL is the stored cursor of a {@code token} strategy, where the next cycle starts.

@@ -107,11 +107,13 @@ final class OffsetPaging {
     return new OffsetPaging(offset, Map.copyOf(last), maxOffset, used);
   }
 
-  /** Every variable name the request's URL, headers and query hold. */
+  /** Every variable name the request's URL, headers, query and body hold. */
   static List<String> variables(RequestSpec request) {
     List<String> names = new java.util.ArrayList<>(request.url().names());
     request.headers().values().forEach(t -> names.addAll(t.names()));
     request.query().values().forEach(t -> names.addAll(t.names()));
+    // A search POST carries its keyset cursor in the body: {after: "{{last./id}}"}.
+    names.addAll(request.body().names());
     return names;
   }
 
