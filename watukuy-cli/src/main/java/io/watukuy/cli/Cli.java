@@ -25,6 +25,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -461,6 +462,8 @@ final class Cli {
       TickReport report = s.engine.tick(new TickOptions(null, selected));
       int code = Main.OK;
       @Nullable Inspection after = null;
+      // Keys whose line already said what makes them unhealthy, or that failed in this run.
+      Set<PollerKey> told = new HashSet<>();
       for (KeyReport k : report.keys()) {
         String who =
             "poller "
@@ -483,6 +486,7 @@ final class Cli {
                   + ")");
         } else if (k.error() != null) {
           code = Main.FAILED;
+          told.add(k.key());
           failed(k.key(), k.error());
         } else if (k.outcome() != KeyReport.Outcome.POLLED) {
           if (after == null) after = s.engine.inspect();
@@ -493,6 +497,7 @@ final class Cli {
           // paused key is healthy there (docs/operations.md, "Health").
           String problem = inspected == null ? null : inspected.health().problem();
           if (problem != null) code = Main.FAILED;
+          told.add(k.key());
           err.println(
               "watukuy: "
                   + who
@@ -502,6 +507,24 @@ final class Cli {
                       : StatusLines.skipReason(k.outcome(), inspected))
                   + ")");
         }
+      }
+      // Every other key the run reported is judged by the same verdict as Watukuy.health(): a
+      // throttled or deferred key without a success for longer than staleAfter, a polled key with
+      // more parked rows than maxParked (docs/operations.md, "Health").
+      for (KeyReport k : report.keys()) {
+        if (told.contains(k.key())) continue;
+        if (after == null) after = s.engine.inspect();
+        KeyInspection inspected = StatusLines.find(after, k.key());
+        if (inspected == null || inspected.health().healthy()) continue;
+        KeyHealth health = inspected.health();
+        code = Main.FAILED;
+        err.println(
+            "watukuy: "
+                + Failures.who(k.key())
+                + ": unhealthy ("
+                + String.join(", ", health.reasons().stream().map(KeyHealth.Reason::wire).toList())
+                + "): "
+                + redact(health.problem()));
       }
       for (OutputSink o : outputs) {
         IOException failed = o.output().failure();
