@@ -298,10 +298,10 @@ public final class TimestampCursor implements CursorStrategy<Watermark> {
      *       a stop, or the process killed between pages) moves nothing: the next cycle lists again
      *       from the same watermark, and the items it lists again produce no events (their stored
      *       version or hash is unchanged). The cut is reported: {@code lastError} ({@code
-     *       ListingTruncated} for the page cap or deadline, the error's own name otherwise) and the
-     *       log say that the watermark was kept and why, and {@link KeyReport#truncated()} is true.
-     *       Nothing of a running listing is stored besides its pages, so a restart after a kill
-     *       starts the listing over from the stored watermark.
+     *       ListingTruncated} for the page cap or deadline, the error's own name otherwise; a stop
+     *       is no error and only logged) and the log say that the watermark was kept and why, and
+     *       {@link KeyReport#truncated()} is true. Nothing of a running listing is stored besides
+     *       its pages, so a restart after a kill starts the listing over from the stored watermark.
      * </ul>
      *
      * <p>Fetch must page without moving the query: every page of a listing receives the same cursor

@@ -80,7 +80,7 @@ class ConfigErrorsTest {
         .isEqualTo(
             "watukuy: watukuy.yaml:16: poller orders: cursor.lagg: unknown key"
                 + " (expected one of strategy, field, tieBreak, initial, lag, overlap, format, zone,"
-                + " maxOffset)\n");
+                + " maxOffset, sorted)\n");
   }
 
   @Test

@@ -2,9 +2,11 @@ package io.watukuy.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.sun.net.httpserver.HttpServer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -255,5 +258,79 @@ class UnsortedListingYamlTest {
     // The completed listing moved it to the largest value seen, 2026-01-02T00:00:09Z.
     assertThat(server.seen().get(server.seen().size() - 1))
         .isEqualTo("/contacts?since=2026-01-02T00%3A00%3A09Z&page=1&limit=2");
+  }
+
+  @Test
+  void aLinkPagedUnsortedListingFollowsTheLinkAndMovesTheWatermarkOnlyAtItsEnd()
+      throws IOException {
+    put(1, "2026-01-01T00:00:01Z");
+    put(2, "2026-01-01T00:00:09Z");
+    put(3, "2026-01-01T00:00:02Z");
+    put(4, "2026-01-01T00:00:08Z");
+    put(5, "2026-01-01T00:00:03Z");
+    List<String> seen = new CopyOnWriteArrayList<>();
+    HttpServer http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    String origin = "http://127.0.0.1:" + http.getAddress().getPort();
+    http.createContext(
+        "/contacts",
+        ex -> {
+          String raw = ex.getRequestURI().getRawQuery();
+          seen.add(raw == null ? "" : raw);
+          Map<String, String> q = new java.util.HashMap<>(ListingServer.query(ex.getRequestURI()));
+          q.putIfAbsent("page", "1");
+          ListingServer.Answer a = search(q);
+          if (a.json().endsWith("\"has_more\":true}")) {
+            String since = q.get("since");
+            ex.getResponseHeaders()
+                .set(
+                    "Link",
+                    "<"
+                        + origin
+                        + "/contacts?"
+                        + (since == null ? "" : "since=" + since + "&")
+                        + "page="
+                        + (Integer.parseInt(q.get("page")) + 1)
+                        + ">; rel=\"next\"");
+          }
+          byte[] body = a.json().getBytes(StandardCharsets.UTF_8);
+          ex.getResponseHeaders().set("Content-Type", "application/json");
+          ex.sendResponseHeaders(a.status(), body.length);
+          ex.getResponseBody().write(body);
+          ex.close();
+        });
+    http.start();
+    try {
+      Path file = dir.resolve("watukuy.yaml");
+      Files.writeString(
+          file,
+          """
+          store: sqlite:watukuy.db
+          pollers:
+            - name: contacts
+              request:
+                url: %s/contacts
+                query: { since: "{{cursor.value}}" }
+              response: { items: /results, next: { header: Link } }
+              identity: /id
+              version: /updatedAt
+              cursor: { strategy: timestamp, field: updatedAt, sorted: false }
+          """
+              .formatted(origin));
+
+      CliRun first = CliRun.of("run", file.toString(), "--once");
+      put(5, "2026-01-02T00:00:03Z");
+      CliRun second = CliRun.of("run", file.toString(), "--once");
+
+      assertThat(first.exit()).isZero();
+      assertThat(first.changes()).hasSize(5);
+      assertThat(second.exit()).isZero();
+      assertThat(second.changes()).containsExactly("updated 5");
+      // Page 1 of each listing asks from the watermark, the pages after it follow the Link. The
+      // watermark stayed at the beginning until the first listing's last page, then took its
+      // largest value, 00:00:09, from page 1; the second listing (ids 2 and 5) is one page.
+      assertThat(seen).containsExactly("", "page=2", "page=3", "since=2026-01-01T00%3A00%3A09Z");
+    } finally {
+      http.stop(0);
+    }
   }
 }

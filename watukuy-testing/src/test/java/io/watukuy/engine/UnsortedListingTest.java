@@ -215,6 +215,37 @@ class UnsortedListingTest {
   }
 
   @Test
+  void everyPageOfAListingIsAskedWithTheSameCursorOverlapIncluded() {
+    List<Watermark> sent = new java.util.concurrent.CopyOnWriteArrayList<>();
+    Fetcher<JsonNode, Watermark> search = f.api.modifiedSinceFetcher(2);
+    Poller<JsonNode> contacts =
+        Poller.builder("contacts", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .version(n -> n.get("updatedAt").asText())
+            .cursor(
+                Cursors.timestamp("updatedAt").overlap(Duration.ofMinutes(1)).sorted(false).build())
+            .fetch(
+                ctx -> {
+                  sent.add(ctx.cursor());
+                  return search.fetch(ctx);
+                })
+            .schedule(Fixture.FIXED)
+            .build();
+    Watukuy w = f.engine("a").poller(contacts).build().on(contacts, handler);
+    createAll();
+    w.tick();
+    editAll();
+    f.nextCycle();
+    w.tick();
+
+    Watermark first = new Watermark(null, null);
+    // 09:07 minus the overlap, on page 1 and on every page after it.
+    Watermark overlapped = new Watermark("2026-03-01T09:06:00.000Z", null);
+    assertThat(sent).containsExactly(first, first, first, overlapped, overlapped, overlapped);
+    assertThat(handler.changes()).hasSize(12);
+  }
+
+  @Test
   void anUnsortedListingCannotBeBackfilled() {
     Watukuy w = engine(f.store, cursor(false));
     assertThatThrownBy(() -> w.backfill("contacts", "2026-03-01T09:00:00Z", null, false))
