@@ -277,7 +277,7 @@ public final class JwtBearerSigner implements RequestSigner {
     }
     byte[] der;
     try {
-      der = Base64.getMimeDecoder().decode(pemBody(text));
+      der = Base64.getDecoder().decode(pemBody(text));
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("privateKey has invalid base64 between its PEM lines");
     }
