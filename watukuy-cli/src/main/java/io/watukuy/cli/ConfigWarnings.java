@@ -61,6 +61,7 @@ final class ConfigWarnings {
                     + " larger than the widest tie"));
       }
     }
+    out.addAll(AuthWarnings.of(config));
     return out;
   }
 
