@@ -8,14 +8,11 @@ import com.nimbusds.oauth2.sdk.auth.ClientSecretBasic;
 import com.nimbusds.oauth2.sdk.auth.ClientSecretPost;
 import com.nimbusds.oauth2.sdk.auth.Secret;
 import com.nimbusds.oauth2.sdk.id.ClientID;
-import io.watukuy.OutgoingRequest;
-import io.watukuy.RequestSigner;
-import java.net.URI;
 import java.time.Duration;
-import java.util.HashSet;
+import java.time.Instant;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -43,7 +40,7 @@ import org.jspecify.annotations.Nullable;
  * The client secret and the current access token are hidden wherever they would be printed.
  * Thread-safe: one token request at a time, shared by every thread.
  */
-public final class ClientCredentialsSigner implements RequestSigner {
+public final class ClientCredentialsSigner extends TokenSigner {
 
   /** How long before the token's expiry it is replaced, unless set: at most half its lifetime. */
   public static final Duration DEFAULT_EARLY_REFRESH = Duration.ofSeconds(30);
@@ -72,9 +69,9 @@ public final class ClientCredentialsSigner implements RequestSigner {
   private final List<String> scopes;
   private final @Nullable String audience;
   private final ClientAuth clientAuth;
-  private final TokenEndpoint endpoint;
 
   private ClientCredentialsSigner(Builder b) {
+    super(b, "the client credentials of " + b.clientId);
     this.clientId =
         Credentials.nonEmpty("clientId", Objects.requireNonNull(b.clientId, "clientId"));
     this.clientSecret =
@@ -83,12 +80,6 @@ public final class ClientCredentialsSigner implements RequestSigner {
     this.scopes = b.scopes;
     this.audience = b.audience;
     this.clientAuth = b.clientAuth;
-    this.endpoint =
-        new TokenEndpoint(
-            b,
-            "the client credentials of " + clientId,
-            now -> tokenRequest(),
-            () -> List.of(clientSecret));
   }
 
   /**
@@ -104,37 +95,13 @@ public final class ClientCredentialsSigner implements RequestSigner {
     return new Builder(tokenUrl, clientId, clientSecret);
   }
 
-  /** The token endpoint. */
-  public URI tokenUrl() {
-    return endpoint.url();
-  }
-
-  /** How many token requests were sent so far (successful or not). */
-  public long tokenRequests() {
-    return endpoint.requests();
+  @Override
+  Collection<String> credentials() {
+    return List.of(clientSecret);
   }
 
   @Override
-  public void sign(OutgoingRequest request) {
-    request.setHeader("Authorization", "Bearer " + endpoint.token());
-  }
-
-  @Override
-  public boolean retryAfterUnauthorized(OutgoingRequest request) {
-    endpoint.unauthorized(request);
-    return true;
-  }
-
-  @Override
-  public Set<String> secretValues() {
-    Set<String> out = new HashSet<>();
-    out.add(clientSecret);
-    String token = endpoint.current();
-    if (token != null) out.add(token);
-    return out;
-  }
-
-  private TokenRequest tokenRequest() {
+  TokenRequest tokenRequest(Instant now) {
     ClientAuthentication auth =
         clientAuth == ClientAuth.BASIC
             ? new ClientSecretBasic(new ClientID(clientId), new Secret(clientSecret))

@@ -16,10 +16,7 @@ import com.nimbusds.jwt.SignedJWT;
 import com.nimbusds.oauth2.sdk.JWTBearerGrant;
 import com.nimbusds.oauth2.sdk.Scope;
 import com.nimbusds.oauth2.sdk.TokenRequest;
-import io.watukuy.OutgoingRequest;
-import io.watukuy.RequestSigner;
 import java.io.IOException;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
@@ -31,6 +28,7 @@ import java.security.spec.PKCS8EncodedKeySpec;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
+import java.util.Collection;
 import java.util.Date;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -58,7 +56,7 @@ import org.jspecify.annotations.Nullable;
  * <p>The private key or shared secret, the last assertion and the current access token are in
  * {@link #secretValues()}: hidden wherever they would be printed. Thread-safe.
  */
-public final class JwtBearerSigner implements RequestSigner {
+public final class JwtBearerSigner extends TokenSigner {
 
   /** How long an assertion is valid ({@code exp - iat}), unless set. */
   public static final Duration DEFAULT_LIFETIME = Duration.ofMinutes(5);
@@ -85,10 +83,10 @@ public final class JwtBearerSigner implements RequestSigner {
   private final JWSSigner jwsSigner;
   private final Set<String> keyMaterial;
   private final RandomGenerator random;
-  private final TokenEndpoint endpoint;
   private volatile @Nullable String assertion;
 
   private JwtBearerSigner(Builder b) {
+    super(b, refused(b));
     this.issuer = b.issuer;
     this.subject = b.subject == null ? b.issuer : b.subject;
     this.audience = b.audience == null ? b.tokenUrl.toString() : b.audience;
@@ -133,9 +131,12 @@ public final class JwtBearerSigner implements RequestSigner {
       throw new IllegalArgumentException(
           "privateKey: missing (a PKCS#8 PEM private key, or secret for HS256)");
     }
-    String what = "the JWT assertion of " + issuer;
-    if (!subject.equals(issuer)) what += " for " + subject;
-    this.endpoint = new TokenEndpoint(b, what, this::tokenRequest, this::secretValues);
+  }
+
+  // "the JWT assertion of ISSUER" (and "for SUBJECT" when it names another principal)
+  private static String refused(Builder b) {
+    String what = "the JWT assertion of " + b.issuer;
+    return b.subject == null || b.subject.equals(b.issuer) ? what : what + " for " + b.subject;
   }
 
   /**
@@ -188,44 +189,22 @@ public final class JwtBearerSigner implements RequestSigner {
     return n.textValue();
   }
 
-  /** The token endpoint. */
-  public URI tokenUrl() {
-    return endpoint.url();
-  }
-
   /** The algorithm assertions are signed with: given, or RS256/ES256 from the key. */
   public String algorithm() {
     return algorithm.getName();
   }
 
-  /** How many token requests were sent so far (successful or not). */
-  public long tokenRequests() {
-    return endpoint.requests();
-  }
-
   @Override
-  public void sign(OutgoingRequest request) {
-    request.setHeader("Authorization", "Bearer " + endpoint.token());
-  }
-
-  @Override
-  public boolean retryAfterUnauthorized(OutgoingRequest request) {
-    endpoint.unauthorized(request);
-    return true;
-  }
-
-  @Override
-  public Set<String> secretValues() {
+  Collection<String> credentials() {
     Set<String> out = new HashSet<>(keyMaterial);
     String a = assertion;
     if (a != null) out.add(a);
-    String token = endpoint.current();
-    if (token != null) out.add(token);
     return out;
   }
 
   /** A new signed assertion at {@code now}; called by the endpoint under its lock. */
-  private TokenRequest tokenRequest(Instant now) {
+  @Override
+  TokenRequest tokenRequest(Instant now) {
     JWTClaimsSet.Builder c = new JWTClaimsSet.Builder();
     claims.forEach(c::claim);
     c.issuer(issuer)
