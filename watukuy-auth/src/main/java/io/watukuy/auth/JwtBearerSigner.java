@@ -381,7 +381,9 @@ public final class JwtBearerSigner extends TokenSigner {
     public Builder lifetime(Duration lifetime) {
       positive("lifetime", lifetime);
       if (lifetime.compareTo(MAX_LIFETIME) > 0) {
-        throw new IllegalArgumentException("lifetime must be at most 1h, but was " + lifetime);
+        throw new IllegalArgumentException(
+            "lifetime must be at most 1h, but was "
+                + io.watukuy.sink.SinkConfig.formatDuration(lifetime));
       }
       this.lifetime = lifetime;
       return this;

@@ -285,7 +285,7 @@ class JwtBearerSignerTest {
     JwtBearerSigner.Builder b = JwtBearerSigner.builder("https://login.example.com/token", ISS);
 
     assertThatThrownBy(() -> b.lifetime(Duration.ofMinutes(61)))
-        .hasMessage("lifetime must be at most 1h, but was PT1H1M");
+        .hasMessage("lifetime must be at most 1h, but was 1h1m");
     assertThatThrownBy(() -> b.lifetime(Duration.ZERO))
         .hasMessage("lifetime must be > 0, but was PT0S");
     assertThatThrownBy(() -> b.algorithm("none"))

@@ -125,12 +125,18 @@ final class JwtBearerConfig {
     }
   }
 
-  /** Runs {@code set}; its IllegalArgumentException becomes a config error at {@code at}. */
+  /**
+   * Runs {@code set}; its IllegalArgumentException becomes a config error at {@code at}, without
+   * the key's name at the front that the label already gives ("lifetime must be ..." becomes
+   * "auth.lifetime: must be ...").
+   */
   private static void field(At at, Runnable set) {
     try {
       set.run();
     } catch (IllegalArgumentException e) {
-      throw at.error(e.getMessage());
+      String message = String.valueOf(e.getMessage());
+      String key = at.label.substring(at.label.lastIndexOf('.') + 1) + " ";
+      throw at.error(message.startsWith(key) ? message.substring(key.length()) : message);
     }
   }
 
