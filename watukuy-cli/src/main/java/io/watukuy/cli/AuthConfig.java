@@ -21,17 +21,19 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * {@code auth:} of a poller and the named ones under a top-level {@code auths:} (docs/config.md,
- * "auth"): bearer, basic, apiKey, oauth2 (client credentials) and hmac, each made into a {@link
- * RequestSigner} of watukuy-auth. Every credential ({@code token}, {@code password}, {@code value},
- * {@code clientSecret}, {@code secret}) may be written as {@code ${ENV}} or {@code ${file:PATH}}
- * (trimmed), and is hidden wherever it would be printed, whatever it looks like. A named auth is
- * one signer shared by every poller that names it: one OAuth2 token for all of them.
+ * "auth"): bearer, basic, apiKey, oauth2 (client credentials), hmac and jwtBearer (RFC 7523, read
+ * by {@link JwtBearerConfig}), each made into a {@link RequestSigner} of watukuy-auth. Every
+ * credential ({@code token}, {@code password}, {@code value}, {@code clientSecret}, {@code secret})
+ * may be written as {@code ${ENV}} or {@code ${file:PATH}} (trimmed), and is hidden wherever it
+ * would be printed, whatever it looks like. A named auth is one signer shared by every poller that
+ * names it: one OAuth2 token for all of them.
  */
 final class AuthConfig {
   private AuthConfig() {}
 
   /** The types an {@code auth:} may have, as written. */
-  static final List<String> TYPES = List.of("bearer", "basic", "apiKey", "oauth2", "hmac");
+  static final List<String> TYPES =
+      List.of("bearer", "basic", "apiKey", "oauth2", "hmac", "jwtBearer");
 
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]*");
 
@@ -139,6 +141,7 @@ final class AuthConfig {
         case "apiKey" -> apiKey(at);
         case "oauth2" -> oauth2(at);
         case "hmac" -> hmac(at);
+        case "jwtBearer" -> JwtBearerConfig.signer(at);
         default -> throw typeAt.error("'" + type + "' is not one of " + String.join(", ", TYPES));
       };
     } catch (IllegalArgumentException e) {
@@ -188,18 +191,8 @@ final class AuthConfig {
     } catch (IllegalArgumentException e) {
       throw urlAt.error(e.getMessage());
     }
-    At scopesAt = at.child("scopes");
-    if (!scopesAt.missing()) {
-      List<String> scopes = new ArrayList<>();
-      if (scopesAt.node.isTextual()) {
-        for (String s : scopesAt.envString().trim().split("\\s+")) if (!s.isEmpty()) scopes.add(s);
-      } else if (scopesAt.node.isArray()) {
-        for (int i = 0; i < scopesAt.node.size(); i++) scopes.add(scopesAt.item(i).envString());
-      } else {
-        throw scopesAt.error("must be a list of scopes or one space-separated string");
-      }
-      b.scopes(scopes);
-    }
+    List<String> scopes = scopes(at.child("scopes"));
+    if (scopes != null) b.scopes(scopes);
     if (!at.child("audience").missing()) b.audience(at.child("audience").envString());
     At clientAuth = at.child("clientAuth");
     if (!clientAuth.missing()) {
@@ -249,7 +242,21 @@ final class AuthConfig {
     return b.build();
   }
 
-  private static At required(At at, String key) {
+  /** {@code scopes:}, a list or one space-separated string; null when absent. */
+  static @Nullable List<String> scopes(At scopesAt) {
+    if (scopesAt.missing()) return null;
+    List<String> scopes = new ArrayList<>();
+    if (scopesAt.node.isTextual()) {
+      for (String s : scopesAt.envString().trim().split("\\s+")) if (!s.isEmpty()) scopes.add(s);
+    } else if (scopesAt.node.isArray()) {
+      for (int i = 0; i < scopesAt.node.size(); i++) scopes.add(scopesAt.item(i).envString());
+    } else {
+      throw scopesAt.error("must be a list of scopes or one space-separated string");
+    }
+    return scopes;
+  }
+
+  static At required(At at, String key) {
     At child = at.child(key);
     if (child.missing()) throw at.error(key + ": missing");
     return child;
