@@ -1,25 +1,9 @@
 package io.watukuy.auth;
 
 import com.nimbusds.oauth2.sdk.ClientCredentialsGrant;
-import com.nimbusds.oauth2.sdk.ErrorObject;
-import com.nimbusds.oauth2.sdk.ParseException;
-import com.nimbusds.oauth2.sdk.Scope;
-import com.nimbusds.oauth2.sdk.TokenRequest;
-import com.nimbusds.oauth2.sdk.TokenResponse;
-import com.nimbusds.oauth2.sdk.auth.ClientAuthentication;
-import com.nimbusds.oauth2.sdk.auth.ClientSecretBasic;
-import com.nimbusds.oauth2.sdk.auth.ClientSecretPost;
-import com.nimbusds.oauth2.sdk.auth.Secret;
-import com.nimbusds.oauth2.sdk.http.HTTPRequest;
-import com.nimbusds.oauth2.sdk.http.HTTPResponse;
-import com.nimbusds.oauth2.sdk.id.ClientID;
-import com.nimbusds.oauth2.sdk.token.AccessToken;
 import io.watukuy.OutgoingRequest;
 import io.watukuy.RequestSigner;
 import io.watukuy.TimeSource;
-import io.watukuy.Watukuy;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
@@ -77,15 +61,11 @@ public final class ClientCredentialsSigner implements RequestSigner {
     POST
   }
 
-  private final URI tokenUrl;
+  private final TokenEndpoint endpoint;
   private final String clientId;
   private final String clientSecret;
-  private final List<String> scopes;
-  private final @Nullable String audience;
-  private final ClientAuth clientAuth;
   private final Duration earlyRefresh;
   private final Duration firstBackoff;
-  private final Duration timeout;
   private final TimeSource time;
 
   // Guarded by this.
@@ -97,19 +77,23 @@ public final class ClientCredentialsSigner implements RequestSigner {
   private long tokenRequests;
 
   private ClientCredentialsSigner(Builder b) {
-    this.tokenUrl = Objects.requireNonNull(b.tokenUrl, "tokenUrl");
     this.clientId =
         Credentials.nonEmpty("clientId", Objects.requireNonNull(b.clientId, "clientId"));
     this.clientSecret =
         Credentials.nonEmpty(
             "clientSecret", Objects.requireNonNull(b.clientSecret, "clientSecret"));
-    this.scopes = List.copyOf(b.scopes);
-    this.audience = b.audience;
-    this.clientAuth = b.clientAuth;
+    this.endpoint =
+        new TokenEndpoint(
+            Objects.requireNonNull(b.tokenUrl, "tokenUrl"),
+            clientId,
+            clientSecret,
+            b.clientAuth,
+            b.scopes,
+            b.audience,
+            b.timeout);
     this.earlyRefresh = b.earlyRefresh;
     this.firstBackoff = b.backoff;
     this.backoff = b.backoff;
-    this.timeout = b.timeout;
     this.time = b.time;
   }
 
@@ -128,7 +112,7 @@ public final class ClientCredentialsSigner implements RequestSigner {
 
   /** The token endpoint. */
   public URI tokenUrl() {
-    return tokenUrl;
+    return endpoint.url();
   }
 
   /** How many token requests were sent so far (successful or not). */
@@ -179,98 +163,45 @@ public final class ClientCredentialsSigner implements RequestSigner {
   }
 
   private void requestToken(Instant now) {
-    ClientAuthentication auth =
-        clientAuth == ClientAuth.BASIC
-            ? new ClientSecretBasic(new ClientID(clientId), new Secret(clientSecret))
-            : new ClientSecretPost(new ClientID(clientId), new Secret(clientSecret));
-    TokenRequest.Builder b = new TokenRequest.Builder(tokenUrl, auth, new ClientCredentialsGrant());
-    if (!scopes.isEmpty()) b.scope(new Scope(scopes.toArray(String[]::new)));
-    if (audience != null) b.customParameter("audience", audience);
-    HTTPRequest http = b.build().toHTTPRequest();
-    http.setConnectTimeout((int) timeout.toMillis());
-    http.setReadTimeout((int) timeout.toMillis());
-    http.setFollowRedirects(false);
     tokenRequests++;
-    HTTPResponse response;
-    try {
-      response = http.send();
-    } catch (IOException e) {
-      throw new UncheckedIOException(
-          "token endpoint " + tokenUrl + " failed: " + transportFailure(e), e);
-    }
-    TokenResponse parsed;
-    try {
-      parsed = TokenResponse.parse(response);
-    } catch (ParseException e) {
-      throw new TokenEndpointException(
-          "token endpoint "
-              + tokenUrl
-              + " answered HTTP "
-              + response.getStatusCode()
-              + " without a token response: "
-              + hidden(e.getMessage()));
-    }
-    if (!parsed.indicatesSuccess()) {
-      ErrorObject error = parsed.toErrorResponse().getErrorObject();
-      int status = response.getStatusCode();
-      if (error.getCode() == null || (status != 400 && status != 401)) {
-        // RFC 6749 section 5.2 answers a refused grant or client with 400 or 401; anything else (a
-        // 404 from a wrong tokenUrl, a proxy's 403 or 5xx page) is about the URL, not the secret.
-        throw new TokenEndpointException(
-            "token endpoint "
-                + tokenUrl
-                + " answered HTTP "
-                + status
-                + " without a token response"
-                + (status == 404 || status == 405 ? "; check tokenUrl" : ""));
-      }
-      String description = error.getDescription();
-      throw new TokenEndpointException(
-          "token endpoint "
-              + tokenUrl
-              + " refused the client credentials of "
-              + clientId
-              + ": HTTP "
-              + response.getStatusCode()
-              + " "
-              + error.getCode()
-              + (description == null ? "" : " (" + hidden(description) + ")"));
-    }
-    AccessToken access = parsed.toSuccessResponse().getTokens().getAccessToken();
-    token = access.getValue();
-    long lifetime = access.getLifetime();
-    if (lifetime <= 0) {
-      renewAt = null;
-    } else {
-      Duration life = Duration.ofSeconds(lifetime);
-      Duration early =
-          earlyRefresh.compareTo(life.dividedBy(2)) > 0 ? life.dividedBy(2) : earlyRefresh;
-      renewAt = now.plus(life).minus(early);
-    }
+    TokenEndpoint.Tokens t =
+        endpoint.request(
+            new ClientCredentialsGrant(), "the client credentials of " + clientId, List.of());
+    token = t.accessToken();
+    renewAt = renewAt(now, t.lifetimeSeconds(), earlyRefresh);
   }
 
-  /** What went wrong on the way, in words: "connection refused", "timed out after 10s", … */
-  private String transportFailure(IOException e) {
-    if (e instanceof java.net.ConnectException) return "connection refused";
-    if (e instanceof java.net.SocketTimeoutException)
-      return "no answer within " + io.watukuy.sink.SinkConfig.formatDuration(timeout);
-    if (e instanceof java.net.UnknownHostException) return "unknown host " + e.getMessage();
-    String m = e.getMessage();
-    return e.getClass().getSimpleName() + (m == null ? "" : " (" + hidden(m) + ")");
-  }
-
-  // A description the server wrote may quote what it was sent.
-  private String hidden(@Nullable String text) {
-    // The engine's redaction: every encoding, one pass, a short secret only as a whole token.
-    return Watukuy.redaction(List.of(clientSecret)).apply(text);
+  /**
+   * When a token obtained at {@code now} is to be replaced: {@code earlyRefresh} before its
+   * lifetime ends, at most half the lifetime early; null for a token without a lifetime.
+   */
+  static @Nullable Instant renewAt(Instant now, long lifetimeSeconds, Duration earlyRefresh) {
+    if (lifetimeSeconds <= 0) return null;
+    Duration life = Duration.ofSeconds(lifetimeSeconds);
+    Duration early =
+        earlyRefresh.compareTo(life.dividedBy(2)) > 0 ? life.dividedBy(2) : earlyRefresh;
+    return now.plus(life).minus(early);
   }
 
   /** The token endpoint refused the request or answered something that is not a token response. */
   public static final class TokenEndpointException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    TokenEndpointException(String message) {
+    private final @Nullable String error;
+
+    TokenEndpointException(String message, @Nullable String error) {
       super(message);
+      this.error = error;
+    }
+
+    /**
+     * The OAuth2 error code the endpoint answered (RFC 6749 section 5.2), such as {@code
+     * invalid_client} or {@code invalid_grant}.
+     *
+     * @return the code, or null when the answer was not an error response
+     */
+    public @Nullable String error() {
+      return error;
     }
   }
 
