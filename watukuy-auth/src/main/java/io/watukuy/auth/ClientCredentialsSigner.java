@@ -219,17 +219,7 @@ public final class ClientCredentialsSigner implements RequestSigner {
     private TimeSource time = TimeSource.system();
 
     private Builder(String tokenUrl, String clientId, String clientSecret) {
-      URI uri;
-      try {
-        uri = URI.create(tokenUrl);
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("tokenUrl is not a valid URL: " + e.getMessage(), e);
-      }
-      String scheme = uri.getScheme() == null ? "" : uri.getScheme();
-      if (!(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))
-          || uri.getHost() == null) {
-        throw new IllegalArgumentException("tokenUrl is not an absolute http or https URL");
-      }
+      URI uri = Credentials.tokenUrl(tokenUrl);
       this.tokenUrl = uri;
       this.clientId = clientId;
       this.clientSecret = clientSecret;
@@ -237,12 +227,7 @@ public final class ClientCredentialsSigner implements RequestSigner {
 
     /** The scopes asked for ({@code scope}, space-separated). Default none. */
     public Builder scopes(List<String> scopes) {
-      for (String s : scopes) {
-        if (s.isBlank() || s.contains(" ")) {
-          throw new IllegalArgumentException("scope '" + s + "' is empty or has a space");
-        }
-      }
-      this.scopes = List.copyOf(scopes);
+      this.scopes = Credentials.scopes(scopes);
       return this;
     }
 
