@@ -65,15 +65,12 @@ public final class ClientCredentialsSigner implements RequestSigner {
   private final String clientId;
   private final String clientSecret;
   private final Duration earlyRefresh;
-  private final Duration firstBackoff;
   private final TimeSource time;
 
   // Guarded by this.
   private @Nullable String token;
   private @Nullable Instant renewAt;
-  private @Nullable RuntimeException failure;
-  private @Nullable Instant retryAt;
-  private Duration backoff;
+  private final FailureBackoff backoff;
   private long tokenRequests;
 
   private ClientCredentialsSigner(Builder b) {
@@ -92,8 +89,7 @@ public final class ClientCredentialsSigner implements RequestSigner {
             b.audience,
             b.timeout);
     this.earlyRefresh = b.earlyRefresh;
-    this.firstBackoff = b.backoff;
-    this.backoff = b.backoff;
+    this.backoff = new FailureBackoff(b.backoff);
     this.time = b.time;
   }
 
@@ -146,18 +142,13 @@ public final class ClientCredentialsSigner implements RequestSigner {
   private synchronized String currentToken() {
     Instant now = time.now();
     if (token != null && (renewAt == null || now.isBefore(renewAt))) return token;
-    if (failure != null && retryAt != null && now.isBefore(retryAt)) throw failure;
+    backoff.throwIfWaiting(now);
     try {
       requestToken(now);
-      failure = null;
-      retryAt = null;
-      backoff = firstBackoff;
+      backoff.succeeded();
       return Objects.requireNonNull(token);
     } catch (RuntimeException e) {
-      failure = e;
-      retryAt = now.plus(backoff);
-      Duration doubled = backoff.multipliedBy(2);
-      backoff = doubled.compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : doubled;
+      backoff.failed(e, now);
       throw e;
     }
   }

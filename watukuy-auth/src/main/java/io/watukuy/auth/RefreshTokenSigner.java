@@ -87,7 +87,6 @@ public final class RefreshTokenSigner implements RequestSigner {
   private final Duration claimTtl;
   private final Duration pollEvery;
   private final Duration maxWait;
-  private final Duration firstBackoff;
   private final TimeSource time;
 
   // Guarded by this.
@@ -98,9 +97,7 @@ public final class RefreshTokenSigner implements RequestSigner {
   private @Nullable Pending pending;
   private @Nullable CredentialRevokedException revoked;
   private long revokedVersion;
-  private @Nullable RuntimeException failure;
-  private @Nullable Instant retryAt;
-  private Duration backoff;
+  private final FailureBackoff backoff;
   private long tokenRequests;
 
   /** Tokens a refresh got whose write to the store failed: kept until the write succeeds. */
@@ -123,8 +120,7 @@ public final class RefreshTokenSigner implements RequestSigner {
     this.claimTtl = b.claimTtl;
     this.pollEvery = b.pollEvery;
     this.maxWait = b.maxWait != null ? b.maxWait : b.claimTtl;
-    this.firstBackoff = b.backoff;
-    this.backoff = b.backoff;
+    this.backoff = new FailureBackoff(b.backoff);
     this.time = b.time;
     if (claimTtl.compareTo(b.timeout.multipliedBy(2)) <= 0)
       throw new IllegalArgumentException(
@@ -217,21 +213,13 @@ public final class RefreshTokenSigner implements RequestSigner {
   private synchronized String currentToken() {
     Instant now = time.now();
     if (token != null && (renewAt == null || now.isBefore(renewAt))) return token;
-    if (failure != null && retryAt != null && now.isBefore(retryAt)) throw failure;
+    backoff.throwIfWaiting(now);
     try {
       String t = obtain();
-      failure = null;
-      retryAt = null;
-      backoff = firstBackoff;
+      backoff.succeeded();
       return t;
     } catch (RuntimeException e) {
-      failure = e;
-      retryAt = now.plus(backoff);
-      Duration doubled = backoff.multipliedBy(2);
-      backoff =
-          doubled.compareTo(ClientCredentialsSigner.MAX_BACKOFF) > 0
-              ? ClientCredentialsSigner.MAX_BACKOFF
-              : doubled;
+      backoff.failed(e, now);
       throw e;
     }
   }
