@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Test;
  * virtual clock, against a token endpoint on 127.0.0.1 that rotates refresh tokens and answers
  * {@code invalid_grant} to a refresh token used twice, as a strict authorization server does (RFC
  * 9700, section 4.14.2). Two signers on one store stand for two instances. The end-to-end run with
- * two daemons on PostgreSQL is RefreshTokenTwoDaemonsIT in watukuy-cli.
+ * two daemons on PostgreSQL is OAuth2RefreshTokenExampleTest in examples/oauth2-refresh-token.
  */
 class RefreshTokenSignerTest {
   private static final String NAME = "crm";

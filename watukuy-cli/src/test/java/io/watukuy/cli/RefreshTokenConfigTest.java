@@ -30,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * command line (issue 19, section 1; docs/config.md, "auth" and "secretKey"): the config errors
  * with FILE:LINE and exit 2, a refresh token from the environment that seeds the store and rotates,
  * and no token in anything printed. One process, a memory store; the run of two daemons on
- * PostgreSQL is RefreshTokenTwoDaemonsIT.
+ * PostgreSQL is OAuth2RefreshTokenExampleTest (examples/oauth2-refresh-token).
  */
 class RefreshTokenConfigTest {
   private static final String KEY = Base64.getEncoder().encodeToString(new byte[32]);
