@@ -203,6 +203,26 @@ class RefreshTokenConfigTest {
   }
 
   @Test
+  void aTokenStoredByAuthSetWinsOverTheSeedAndRotatesInASqliteStore() throws IOException {
+    valid.clear();
+    valid.add("rt-set-by-operator");
+    Files.writeString(dir.resolve("token.txt"), "rt-set-by-operator\n");
+    String yaml =
+        yaml("secretKey: ${WATUKUY_SECRET_KEY}\n", "")
+            .replace("store: memory", "store: sqlite:state.db");
+
+    String[] set = cli(yaml, "auth", "set", "crm", "--file", dir.resolve("token.txt").toString());
+    String[] run = cli(yaml, "run", "--once");
+
+    assertThat(set[0]).as(set[2]).isEqualTo("0");
+    assertThat(run[0]).as(run[2]).isEqualTo("0");
+    assertThat(bearer).containsExactly("Bearer at-1");
+    assertThat(valid).as("the seed was never sent").containsExactly("rt-rotated-1");
+    assertThat(Files.readString(dir.resolve("state.db"), StandardCharsets.ISO_8859_1))
+        .doesNotContain("rt-set-by-operator", "rt-rotated-1", "at-1");
+  }
+
+  @Test
   void authSetRefusesAnUnknownNameAndAnAuthThatKeepsNothingInTheStore() throws IOException {
     Path token = dir.resolve("token.txt");
     Files.writeString(token, "rt-new\n");
