@@ -117,8 +117,21 @@ public final class ClientCredentialsSigner extends TokenSigner {
   public static final class TokenEndpointException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    TokenEndpointException(String message) {
+    private final @Nullable String error;
+
+    TokenEndpointException(String message, @Nullable String error) {
       super(message);
+      this.error = error;
+    }
+
+    /**
+     * The OAuth2 error code the endpoint answered (RFC 6749 section 5.2), such as {@code
+     * invalid_grant} or {@code invalid_client}.
+     *
+     * @return the code, or null when the answer was not an OAuth2 error response
+     */
+    public @Nullable String error() {
+      return error;
     }
   }
 

@@ -1,23 +1,12 @@
 package io.watukuy.auth;
 
-import com.nimbusds.oauth2.sdk.ErrorObject;
-import com.nimbusds.oauth2.sdk.ParseException;
 import com.nimbusds.oauth2.sdk.TokenRequest;
-import com.nimbusds.oauth2.sdk.TokenResponse;
-import com.nimbusds.oauth2.sdk.http.HTTPRequest;
-import com.nimbusds.oauth2.sdk.http.HTTPResponse;
-import com.nimbusds.oauth2.sdk.token.AccessToken;
 import io.watukuy.OutgoingRequest;
 import io.watukuy.TimeSource;
-import io.watukuy.Watukuy;
-import io.watukuy.auth.ClientCredentialsSigner.TokenEndpointException;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
-import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -38,7 +27,6 @@ final class TokenEndpoint {
 
   private final URI url;
   private final Duration earlyRefresh;
-  private final Duration firstBackoff;
   private final Duration timeout;
   private final TimeSource time;
   private final String refused;
@@ -48,9 +36,7 @@ final class TokenEndpoint {
   // Guarded by this.
   private @Nullable String token;
   private @Nullable Instant renewAt;
-  private @Nullable RuntimeException failure;
-  private @Nullable Instant retryAt;
-  private Duration backoff;
+  private final FailureBackoff backoff;
   private long requests;
 
   /**
@@ -66,8 +52,7 @@ final class TokenEndpoint {
       Supplier<Collection<String>> secrets) {
     this.url = settings.tokenUrl;
     this.earlyRefresh = settings.earlyRefresh;
-    this.firstBackoff = settings.backoff;
-    this.backoff = settings.backoff;
+    this.backoff = new FailureBackoff(settings.backoff);
     this.timeout = settings.timeout;
     this.time = settings.time;
     this.refused = refused;
@@ -105,79 +90,23 @@ final class TokenEndpoint {
   synchronized String token() {
     Instant now = time.now();
     if (token != null && (renewAt == null || now.isBefore(renewAt))) return token;
-    if (failure != null && retryAt != null && now.isBefore(retryAt)) throw failure;
+    backoff.throwIfWaiting(now);
     try {
       request(now);
-      failure = null;
-      retryAt = null;
-      backoff = firstBackoff;
+      backoff.succeeded();
       return Objects.requireNonNull(token);
     } catch (RuntimeException e) {
-      failure = e;
-      retryAt = now.plus(backoff);
-      Duration doubled = backoff.multipliedBy(2);
-      backoff =
-          doubled.compareTo(ClientCredentialsSigner.MAX_BACKOFF) > 0
-              ? ClientCredentialsSigner.MAX_BACKOFF
-              : doubled;
+      backoff.failed(e, now);
       throw e;
     }
   }
 
   private void request(Instant now) {
-    HTTPRequest http = grant.apply(now).toHTTPRequest();
-    http.setConnectTimeout((int) timeout.toMillis());
-    http.setReadTimeout((int) timeout.toMillis());
-    http.setFollowRedirects(false);
     requests++;
-    HTTPResponse response;
-    try {
-      response = http.send();
-    } catch (IOException e) {
-      throw new UncheckedIOException(
-          "token endpoint " + url + " failed: " + transportFailure(e), e);
-    }
-    TokenResponse parsed;
-    try {
-      parsed = TokenResponse.parse(response);
-    } catch (ParseException e) {
-      throw new TokenEndpointException(
-          "token endpoint "
-              + url
-              + " answered HTTP "
-              + response.getStatusCode()
-              + " without a token response: "
-              + hidden(e.getMessage()));
-    }
-    if (!parsed.indicatesSuccess()) {
-      ErrorObject error = parsed.toErrorResponse().getErrorObject();
-      int status = response.getStatusCode();
-      if (error.getCode() == null || (status != 400 && status != 401)) {
-        // RFC 6749 section 5.2 answers a refused grant or client with 400 or 401; anything else (a
-        // 404 from a wrong tokenUrl, a proxy's 403 or 5xx page) is about the URL, not the secret.
-        throw new TokenEndpointException(
-            "token endpoint "
-                + url
-                + " answered HTTP "
-                + status
-                + " without a token response"
-                + (status == 404 || status == 405 ? "; check tokenUrl" : ""));
-      }
-      String description = error.getDescription();
-      throw new TokenEndpointException(
-          "token endpoint "
-              + url
-              + " refused "
-              + refused
-              + ": HTTP "
-              + status
-              + " "
-              + error.getCode()
-              + (description == null ? "" : " (" + hidden(description) + ")"));
-    }
-    AccessToken access = parsed.toSuccessResponse().getTokens().getAccessToken();
-    token = access.getValue();
-    long lifetime = access.getLifetime();
+    TokenExchange.Tokens tokens =
+        TokenExchange.send(grant.apply(now), url, timeout, refused, secrets.get());
+    token = tokens.accessToken();
+    long lifetime = tokens.lifetimeSeconds();
     if (lifetime <= 0) {
       renewAt = null;
     } else {
@@ -186,21 +115,5 @@ final class TokenEndpoint {
           earlyRefresh.compareTo(life.dividedBy(2)) > 0 ? life.dividedBy(2) : earlyRefresh;
       renewAt = now.plus(life).minus(early);
     }
-  }
-
-  /** What went wrong on the way, in words: "connection refused", "timed out after 10s", … */
-  private String transportFailure(IOException e) {
-    if (e instanceof java.net.ConnectException) return "connection refused";
-    if (e instanceof java.net.SocketTimeoutException)
-      return "no answer within " + io.watukuy.sink.SinkConfig.formatDuration(timeout);
-    if (e instanceof java.net.UnknownHostException) return "unknown host " + e.getMessage();
-    String m = e.getMessage();
-    return e.getClass().getSimpleName() + (m == null ? "" : " (" + hidden(m) + ")");
-  }
-
-  // A description the server wrote may quote what it was sent.
-  private String hidden(@Nullable String text) {
-    // The engine's redaction: every encoding, one pass, a short secret only as a whole token.
-    return Watukuy.redaction(List.copyOf(secrets.get())).apply(text);
   }
 }

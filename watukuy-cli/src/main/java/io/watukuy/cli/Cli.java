@@ -67,6 +67,9 @@ final class Cli {
     root.addSubcommand("migrate", new CommandLine(new Migrate()));
     root.addSubcommand("inspect", new CommandLine(new Inspect()));
     root.addSubcommand(
+        "auth",
+        new CommandLine(new AuthCommands.Auth()).addSubcommand("set", new AuthCommands.Set(this)));
+    root.addSubcommand(
         "pause",
         operation(
             "pause",
@@ -313,6 +316,8 @@ final class Cli {
                   cfg.budgetStore(),
                   cfg.leaseTtl(),
                   store -> {
+                    // The credentials table of grant: refreshToken lives in this store too.
+                    cfg.credentials().bind(store);
                     // Made once the store is open: a sink may write in the store's own database.
                     sinks.clear();
                     sinks.putAll(SinkSections.create(cfg, selected, store, out));

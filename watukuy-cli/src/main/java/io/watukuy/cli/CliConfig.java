@@ -39,7 +39,10 @@ record CliConfig(
     @Nullable StoreSpec budgetStore,
     int storeLine,
     int outputLine,
-    Duration leaseTtl) {
+    Duration leaseTtl,
+    io.watukuy.@Nullable SealingKeys secretKey,
+    StoredCredentials credentials,
+    Map<String, io.watukuy.RequestSigner> auths) {
 
   /**
    * A store URI and its options (docs/stores.md, "Store URIs (YAML and `--store`)"): {@code
