@@ -72,10 +72,12 @@ public final class FetchException extends WatukuyException {
    * {@code page} would repeat the page before it, or the page repeats its items without moving the
    * cursor ("Stalled lanes": the request was not sent, a failure for backoff and the circuit);
    * {@code ListingTruncated} when a full listing was cut at its page cap or the tick deadline
-   * ("Truncated listings": reported, not a failure). The pages committed before it stay. A fetch
-   * function that knows its next request would repeat the page before it (a next-page URL that
-   * points at the page it came with) may throw a {@code PageRepeated} one itself, without sending
-   * the request: it is reported as it is, like the engine's own.
+   * ("Truncated listings": reported, not a failure); {@code WatermarkKept}, added as a suppressed
+   * exception to the error that ended a timestamp listing with {@code sorted(false)}, saying where
+   * its watermark stayed (docs/config.md, "Unsorted listings"). The pages committed before it stay.
+   * A fetch function that knows its next request would repeat the page before it (a next-page URL
+   * that points at the page it came with) may throw a {@code PageRepeated} one itself, without
+   * sending the request: it is reported as it is, like the engine's own.
    *
    * @param poller the poller name
    * @param partition the partition, {@code ""} when unpartitioned

@@ -1,12 +1,19 @@
 package io.watukuy;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.watukuy.spi.Lease;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -37,6 +44,10 @@ import org.jspecify.annotations.Nullable;
  * @param listing what the full listings left: deletes the delete guard holds, a confirmation,
  *     inconsistent listings in a row (docs/operations.md, "False deletes"), or null
  * @param lastSuccessAt when a cycle of the live lane last succeeded, or null before the first
+ * @param staleAfterMs the poller's {@link Poller#staleAfter()} in milliseconds
+ * @param stale whether the last success lies more than {@code staleAfterMs} before the inspection
+ *     (false before the first success: a key that never succeeded shows its failures instead)
+ * @param maxParked the poller's {@link Poller#maxParked()}, or null
  * @since 0.1
  */
 @JsonInclude(JsonInclude.Include.ALWAYS)
@@ -61,7 +72,13 @@ import org.jspecify.annotations.Nullable;
   "lastPoll",
   "lastError",
   "lastReconcileAt",
-  "backfill"
+  "backfill",
+  "listing",
+  "lastSuccessAt",
+  "staleAfterMs",
+  "stale",
+  "maxParked",
+  "health"
 })
 public record KeyInspection(
     String poller,
@@ -86,7 +103,10 @@ public record KeyInspection(
     @Nullable Instant lastReconcileAt,
     ScheduleState.@Nullable Backfill backfill,
     ScheduleState.@Nullable Listing listing,
-    @Nullable Instant lastSuccessAt) {
+    @Nullable Instant lastSuccessAt,
+    long staleAfterMs,
+    boolean stale,
+    @Nullable Long maxParked) {
 
   /** Copies the maps. */
   public KeyInspection {
@@ -95,44 +115,100 @@ public record KeyInspection(
   }
 
   /**
-   * Why this key is unhealthy, or {@code null} when it is healthy (docs/operations.md, "Health"):
-   * the one place that decides, for {@code run --once}'s exit code and for health checks. Unhealthy
-   * is a key that cannot make progress until something changes: an open circuit (after repeated
-   * failures, or halted by a poison event), failing cycles in a row (a stalled lane among them),
-   * deletes held by the delete guard. A paused, throttled, leased or budget-deferred key is
-   * healthy: it waits by design.
+   * Why this key is unhealthy, or {@code null} when it is healthy: the {@link KeyHealth#problem()}
+   * of {@link #health()}.
    *
    * @return what is wrong, since when, after how many failures and the last error, in one line (for
    *     example {@code circuit open since 2026-03-01T10:00:00Z, after 5 failures; last error
    *     HttpStatusException: ...}), or {@code null}
    */
   public @Nullable String problem() {
+    return health().problem();
+  }
+
+  /**
+   * Whether this key is healthy, and why not (docs/operations.md, "Health"): the one function that
+   * decides, for {@link Watukuy#health()}, {@code run --once}'s exit code and health checks.
+   * Unhealthy is a key that cannot make progress until something changes, or has not made any for
+   * too long: an open circuit (after repeated failures, or halted by a poison event), failing
+   * cycles in a row (a stalled lane among them), deletes held by the delete guard, no successful
+   * poll for longer than {@code staleAfter}, and, when the poller sets {@code maxParked}, more
+   * parked rows than that. A paused key (by an operator, or because its partition was removed) is
+   * healthy whatever else holds; so are throttled, leased and budget-deferred keys unless one of
+   * the reasons holds, since they wait by design.
+   *
+   * @return the reasons in the order of {@link KeyHealth.Reason}, and the first one's line
+   */
+  @JsonProperty("health")
+  public KeyHealth health() {
+    if (paused != null) return new KeyHealth(key(), List.of(), null);
+    List<KeyHealth.Reason> reasons = new ArrayList<>();
+    @Nullable String problem = null;
     String last =
         lastError == null ? "" : "; last error " + lastError.name() + ": " + lastError.message();
+    boolean halted = lastError != null && lastError.name().equals("PoisonHalt");
+    boolean stalled =
+        lastError != null && consecutiveFailures > 0 && STALLS.contains(lastError.name());
     if (circuit != null) {
-      boolean halted = lastError != null && lastError.name().equals("PoisonHalt");
-      return (halted ? "halted by a poison event since " : "circuit open since ")
-          + circuit.openedAt().truncatedTo(ChronoUnit.SECONDS)
-          + (halted ? "" : ", after " + consecutiveFailures + " failure(s) in a row")
-          + last;
+      reasons.add(halted ? KeyHealth.Reason.POISON_HALT : KeyHealth.Reason.CIRCUIT_OPEN);
+      problem =
+          (halted ? "halted by a poison event since " : "circuit open since ")
+              + circuit.openedAt().truncatedTo(ChronoUnit.SECONDS)
+              + (halted ? "" : ", after " + consecutiveFailures + " failure(s) in a row")
+              + last;
     }
-    if (consecutiveFailures > 0)
-      return consecutiveFailures
-          + " failed cycle(s) in a row"
-          + (lastError == null ? "" : " since " + lastError.at().truncatedTo(ChronoUnit.SECONDS))
-          + last;
-    if (listing != null && listing.heldDeletes() > 0)
-      return listing.heldDeletes()
-          + " deletes held by the delete guard; watukuy confirm-deletes releases them"
-          + last;
-    return null;
+    if (stalled) reasons.add(KeyHealth.Reason.STALLED);
+    if (consecutiveFailures > 0 && circuit == null) {
+      reasons.add(KeyHealth.Reason.FAILING);
+      problem =
+          consecutiveFailures
+              + " failed cycle(s) in a row"
+              + (lastError == null
+                  ? ""
+                  : " since " + lastError.at().truncatedTo(ChronoUnit.SECONDS))
+              + last;
+    }
+    if (listing != null && listing.heldDeletes() > 0) {
+      reasons.add(KeyHealth.Reason.DELETES_HELD);
+      if (problem == null)
+        problem =
+            listing.heldDeletes()
+                + " deletes held by the delete guard; watukuy confirm-deletes releases them"
+                + last;
+    }
+    if (stale) {
+      reasons.add(KeyHealth.Reason.STALE);
+      if (problem == null)
+        problem =
+            "stale: no successful poll since "
+                + Objects.requireNonNull(lastSuccessAt).truncatedTo(ChronoUnit.SECONDS)
+                + ", longer than staleAfter ("
+                + Duration.ofMillis(staleAfterMs)
+                + ")"
+                + last;
+    }
+    if (maxParked != null && parked > maxParked) {
+      reasons.add(KeyHealth.Reason.PARKED_OVER);
+      if (problem == null)
+        problem =
+            parked
+                + " parked row(s), more than maxParked ("
+                + maxParked
+                + "); watukuy parked lists them";
+    }
+    reasons.sort(null);
+    return new KeyHealth(key(), reasons, problem);
   }
+
+  /** The {@code lastError} names of a stalled lane (docs/operations.md, "Stalled lanes"). */
+  private static final Set<String> STALLS = Set.of("PageRepeated", "TokenNotAdvancing");
 
   /**
    * The key this inspection describes.
    *
    * @return the key
    */
+  @JsonIgnore
   public PollerKey key() {
     return new PollerKey(poller, partition);
   }

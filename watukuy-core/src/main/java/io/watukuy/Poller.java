@@ -53,6 +53,12 @@ public final class Poller<T> {
   /** Largest {@link #weight()}. */
   public static final int MAX_WEIGHT = 1000;
 
+  /**
+   * {@link #staleAfter()} by default is this many times the schedule's {@link Schedule#max()}: a
+   * key that backs off to its longest interval still polls three times before it counts as stale.
+   */
+  public static final int DEFAULT_STALE_AFTER_MAX_INTERVALS = 3;
+
   private final PollerSpec<T> spec;
 
   private Poller(Builder<T, ?> b) {
@@ -294,6 +300,31 @@ public final class Poller<T> {
    */
   public Duration maxWait() {
     return spec.maxWait != null ? spec.maxWait : spec.schedule.max();
+  }
+
+  /**
+   * How long a key may go without a successful poll of its live lane before {@link
+   * KeyInspection#stale()} says so and {@link Watukuy#health()} counts it unhealthy
+   * (docs/operations.md, "Health").
+   *
+   * @return the value set with {@link Builder#staleAfter}, else {@value
+   *     #DEFAULT_STALE_AFTER_MAX_INTERVALS} × {@link Schedule#max()} of this poller's schedule (30
+   *     min with the default schedule)
+   */
+  public Duration staleAfter() {
+    return spec.staleAfter != null
+        ? spec.staleAfter
+        : spec.schedule.max().multipliedBy(DEFAULT_STALE_AFTER_MAX_INTERVALS);
+  }
+
+  /**
+   * The number of parked rows above which a key of this poller counts as unhealthy, or null when
+   * parked rows alone never make it so (the default).
+   *
+   * @return the value set with {@link Builder#maxParked}, or null
+   */
+  public @Nullable Long maxParked() {
+    return spec.maxParked;
   }
 
   /**
@@ -695,6 +726,38 @@ public final class Poller<T> {
      */
     public Builder<T, C> maxWait(Duration maxWait) {
       spec.maxWait = spec.notNegative("maxWait", maxWait);
+      return this;
+    }
+
+    /**
+     * How long a key may go without a successful poll of its live lane before it counts as stale:
+     * {@link KeyInspection#stale()}, and a reason of {@link Watukuy#health()} unless the key is
+     * paused. Default {@value #DEFAULT_STALE_AFTER_MAX_INTERVALS} × the schedule's max.
+     *
+     * @param staleAfter more than zero; measured on the engine's {@link TimeSource}
+     * @return this builder
+     * @throws NullPointerException if {@code staleAfter} is null
+     * @throws ConfigException if zero or negative
+     */
+    public Builder<T, C> staleAfter(Duration staleAfter) {
+      spec.staleAfter =
+          spec.positive("staleAfter", Objects.requireNonNull(staleAfter, "staleAfter"));
+      return this;
+    }
+
+    /**
+     * Makes a key with more than {@code maxParked} parked rows (poison and invalid together)
+     * unhealthy in {@link Watukuy#health()}. Default: parked rows alone never do.
+     *
+     * @param maxParked zero (any parked row is too many) or more
+     * @return this builder
+     * @throws ConfigException if negative
+     */
+    public Builder<T, C> maxParked(long maxParked) {
+      if (maxParked < 0)
+        throw new ConfigException(
+            "poller " + spec.name + ": maxParked must be >= 0, but was " + maxParked);
+      spec.maxParked = maxParked;
       return this;
     }
 

@@ -64,6 +64,8 @@ final class PollerSpec<T> {
   @Nullable String budget;
   int weight = Poller.DEFAULT_WEIGHT;
   @Nullable Duration maxWait;
+  @Nullable Duration staleAfter;
+  @Nullable Long maxParked;
   @Nullable RequestSigner signer;
   // scheme://host:port of the one origin the signer serves, default ports filled in
   @Nullable String signerOrigin;
@@ -240,6 +242,8 @@ final class PollerSpec<T> {
     c.budget = budget;
     c.weight = weight;
     c.maxWait = maxWait;
+    c.staleAfter = staleAfter;
+    c.maxParked = maxParked;
     c.signer = signer;
     c.signerOrigin = signerOrigin;
     return c;

@@ -21,6 +21,10 @@ import org.jspecify.annotations.Nullable;
  * diffed but never moves the watermark. Items must arrive in ascending {@code (field, tieBreak)}
  * order; a page that goes backwards fails the cycle.
  *
+ * <p>An API that filters by the timestamp but orders its pages by something else (by id, say) is
+ * declared with {@link Builder#sorted(boolean) sorted(false)}: the watermark then moves only when a
+ * whole listing has completed (docs/config.md, "Unsorted listings").
+ *
  * @since 0.1
  */
 public final class TimestampCursor implements CursorStrategy<Watermark> {
@@ -31,6 +35,7 @@ public final class TimestampCursor implements CursorStrategy<Watermark> {
   private final Duration overlap;
   private final @Nullable Function<String, Instant> parse;
   private final @Nullable Function<Instant, String> format;
+  private final boolean sorted;
 
   private TimestampCursor(Builder b) {
     this.field = b.field;
@@ -40,6 +45,7 @@ public final class TimestampCursor implements CursorStrategy<Watermark> {
     this.overlap = b.overlap;
     this.parse = b.parse;
     this.format = b.format;
+    this.sorted = b.sorted;
   }
 
   @Override
@@ -112,6 +118,16 @@ public final class TimestampCursor implements CursorStrategy<Watermark> {
     return format;
   }
 
+  /**
+   * Whether the API lists items in ascending {@code (field, tieBreak)} order.
+   *
+   * @return {@code true} (default) when every page moves the watermark; {@code false} when it moves
+   *     only once a listing has completed ({@link Builder#sorted(boolean)})
+   */
+  public boolean sorted() {
+    return sorted;
+  }
+
   static Builder builder(String field) {
     return new Builder(field);
   }
@@ -125,6 +141,7 @@ public final class TimestampCursor implements CursorStrategy<Watermark> {
     private Duration overlap = Duration.ZERO;
     private @Nullable Function<String, Instant> parse;
     private @Nullable Function<Instant, String> format;
+    private boolean sorted = true;
 
     private Builder(String field) {
       Objects.requireNonNull(field, "field");
@@ -254,6 +271,53 @@ public final class TimestampCursor implements CursorStrategy<Watermark> {
       }
       this.parse = text -> Instant.from(formatter.parse(text));
       this.format = formatter::format;
+      return this;
+    }
+
+    /**
+     * Whether the API's pages come in ascending {@code (field, tieBreak)} order. Default {@code
+     * true}: each page moves the watermark as it commits, and a page that goes backwards fails the
+     * cycle.
+     *
+     * <p>{@code false} is for an API that filters by the timestamp but orders its pages by
+     * something else, such as a CRM search filtered by modification time and ordered by id: there a
+     * page 3 may hold an item older than page 1's newest, and a watermark moved by page 1 would
+     * leave that item out of every later query. With {@code sorted(false)}:
+     *
+     * <ul>
+     *   <li>Every page is diffed and committed as it comes, so its events go out at once; the
+     *       stored watermark stays at its previous value while the listing runs, and order within
+     *       and across pages is not checked. {@code lag} drops nothing from a page.
+     *   <li>When the listing completes (its last page says no more follow), the last page's commit
+     *       moves the watermark to the smaller of the largest {@code field} value the listing saw
+     *       and the scan's start minus {@code lag}, never backwards, with a null tie-break. The
+     *       scan's start is the engine's clock ({@link Watukuy.Builder#time}) read just before
+     *       fetch is called for page 1 of the listing, in the cycle whose listing completes. A
+     *       listing that saw no parseable value leaves the watermark where it was.
+     *   <li>A listing cut short (a fetch error, a budget timeout, the page cap, the tick deadline,
+     *       a stop, or the process killed between pages) moves nothing: the next cycle lists again
+     *       from the same watermark, and the items it lists again produce no events (their stored
+     *       version or hash is unchanged). The cut is reported: {@code lastError} ({@code
+     *       ListingTruncated} for the page cap or deadline, the error's own name otherwise; a stop
+     *       is no error and only logged) and the log say that the watermark was kept and why, and
+     *       {@link KeyReport#truncated()} is true. Nothing of a running listing is stored besides
+     *       its pages, so a restart after a kill starts the listing over from the stored watermark.
+     * </ul>
+     *
+     * <p>Fetch must page without moving the query: every page of a listing receives the same cursor
+     * (with {@code overlap}, the value minus the overlap on every page), so the request must carry
+     * the page number ({@link FetchContext#page()}), an offset, or a next-page link from the
+     * previous response, never the cursor of the last page. A timestamp listing with {@code
+     * sorted(false)} cannot be backfilled. Guarantee: every item modified at or after the stored
+     * watermark is listed by a completed listing before the watermark passes it, so its change
+     * reaches the handler (docs/guarantees.md, G1), and the stored watermark never moves past a
+     * page whose events were not stored (G4).
+     *
+     * @param sorted {@code false} for an API whose pages are not in timestamp order
+     * @return this builder
+     */
+    public Builder sorted(boolean sorted) {
+      this.sorted = sorted;
       return this;
     }
 

@@ -408,6 +408,30 @@ public interface Watukuy extends AutoCloseable {
   Inspection inspect();
 
   /**
+   * The health verdict of every key (docs/operations.md, "Health"): {@link #inspect()} read by
+   * {@link KeyInspection#health()}, as {@code watukuy run --once} reads it for its exit code.
+   *
+   * @return each key's reasons, none for a healthy key
+   * @throws StoreException if the store cannot be read
+   * @since 0.3
+   */
+  default Health health() {
+    return Health.of(inspect());
+  }
+
+  /**
+   * The health verdict of an inspection already taken, so that one snapshot serves both (a health
+   * endpoint that also shows the inspection).
+   *
+   * @param inspection from {@link #inspect()}
+   * @return each key's reasons
+   * @since 0.3
+   */
+  default Health health(Inspection inspection) {
+    return Health.of(inspection);
+  }
+
+  /**
    * Parked events of this engine's pollers (G7): list, retry, discard.
    *
    * @return a view over the store; its calls go straight to the store

@@ -17,7 +17,8 @@ public abstract sealed class WatukuyException extends RuntimeException
         StoreException,
         BudgetTimeoutException,
         FetchException,
-        HttpStatusException {
+        HttpStatusException,
+        CredentialRevokedException {
 
   /**
    * Creates the exception.

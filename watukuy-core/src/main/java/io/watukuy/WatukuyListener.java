@@ -138,4 +138,52 @@ public interface WatukuyListener {
    * @param pending the key's pending outbox rows after the cycle
    */
   default void onNoHandler(PollerKey key, long pending) {}
+
+  /**
+   * A request of the HTTP helper was answered or failed: called once per attempt (each redirect hop
+   * and each retry included), on the thread that sent it (a page fetched ahead runs on the cycle
+   * executor), after the response's body was read and before the helper returns or throws. Requests
+   * that fetch code sends with its own client are not seen.
+   *
+   * @param key the key whose fetch sent it
+   * @param request method, origin, status or failure, duration and attempt; no path or query
+   * @since 0.3
+   */
+  default void onRequest(PollerKey key, RequestInfo request) {}
+
+  /**
+   * A handler call's events were acked, retried or parked (G7): called after the outcome is stored,
+   * on the cycle's thread, once per outcome ({@link DeliveryOutcome} says which calls give which).
+   * A retry or park is also told to {@link #onDeliveryFailed} (and {@link #onParked}), event by
+   * event.
+   *
+   * @param key the key
+   * @param outcome what became of the events, how many, how long the handler took, which attempt
+   * @since 0.3
+   */
+  default void onDelivery(PollerKey key, DeliveryOutcome outcome) {}
+
+  /**
+   * A cycle of the key started: the engine holds its lease and starts to drain the outbox and poll
+   * the lanes due. Exactly one {@link #onCycleEnd} with the same {@link CycleInfo} follows on the
+   * same thread, however the cycle ends (failed, deferred, lease lost, interrupted). A key skipped
+   * without its lease (not due, paused, throttled, leased elsewhere) starts no cycle; {@link
+   * #onCycle} still reports it.
+   *
+   * @param cycle the key, the cycle's id, when it started and the lanes due
+   * @since 0.3
+   */
+  default void onCycleStart(CycleInfo cycle) {}
+
+  /**
+   * The cycle that {@link #onCycleStart} announced ended, its lease released (or lost). Called
+   * before {@link #onCycle} with the same report.
+   *
+   * @param cycle the instance {@link #onCycleStart} got
+   * @param report what the cycle did; {@link KeyReport#failed()} when it failed
+   * @param elapsed from {@link CycleInfo#startedAt()} to the end, on the engine's {@link
+   *     TimeSource}
+   * @since 0.3
+   */
+  default void onCycleEnd(CycleInfo cycle, KeyReport report, Duration elapsed) {}
 }

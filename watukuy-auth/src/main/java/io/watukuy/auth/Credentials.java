@@ -17,4 +17,30 @@ final class Credentials {
     }
     return value;
   }
+
+  /** An absolute http or https URL; the message names tokenUrl, not the value's secrets. */
+  static java.net.URI tokenUrl(String tokenUrl) {
+    java.net.URI uri;
+    try {
+      uri = java.net.URI.create(tokenUrl);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("tokenUrl is not a valid URL: " + e.getMessage(), e);
+    }
+    String scheme = uri.getScheme() == null ? "" : uri.getScheme();
+    if (!(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))
+        || uri.getHost() == null) {
+      throw new IllegalArgumentException("tokenUrl is not an absolute http or https URL");
+    }
+    return uri;
+  }
+
+  /** OAuth2 scopes: each non-empty and without a space (they are sent space-separated). */
+  static java.util.List<String> scopes(java.util.List<String> scopes) {
+    for (String s : scopes) {
+      if (s.isBlank() || s.contains(" ")) {
+        throw new IllegalArgumentException("scope '" + s + "' is empty or has a space");
+      }
+    }
+    return java.util.List.copyOf(scopes);
+  }
 }

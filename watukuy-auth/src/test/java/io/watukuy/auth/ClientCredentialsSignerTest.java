@@ -9,7 +9,6 @@ import io.watukuy.testing.VirtualClock;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -204,13 +203,6 @@ class ClientCredentialsSignerTest {
   }
 
   private static Map<String, String> form(String body) {
-    Map<String, String> out = new java.util.LinkedHashMap<>();
-    for (String pair : body.split("&")) {
-      String[] kv = pair.split("=", 2);
-      out.put(
-          URLDecoder.decode(kv[0], StandardCharsets.UTF_8),
-          URLDecoder.decode(kv.length > 1 ? kv[1] : "", StandardCharsets.UTF_8));
-    }
-    return out;
+    return JwtTokenServer.form(body);
   }
 }

@@ -6,7 +6,9 @@ import io.watukuy.auth.BasicSigner;
 import io.watukuy.auth.BearerSigner;
 import io.watukuy.auth.ClientCredentialsSigner;
 import io.watukuy.auth.HmacSigner;
+import io.watukuy.auth.RefreshTokenSigner;
 import io.watukuy.cli.ConfigReader.At;
+import io.watukuy.spi.CredentialStore;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,17 +23,19 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * {@code auth:} of a poller and the named ones under a top-level {@code auths:} (docs/config.md,
- * "auth"): bearer, basic, apiKey, oauth2 (client credentials) and hmac, each made into a {@link
- * RequestSigner} of watukuy-auth. Every credential ({@code token}, {@code password}, {@code value},
- * {@code clientSecret}, {@code secret}) may be written as {@code ${ENV}} or {@code ${file:PATH}}
- * (trimmed), and is hidden wherever it would be printed, whatever it looks like. A named auth is
- * one signer shared by every poller that names it: one OAuth2 token for all of them.
+ * "auth"): bearer, basic, apiKey, oauth2 (client credentials), hmac and jwtBearer (RFC 7523, read
+ * by {@link JwtBearerConfig}), each made into a {@link RequestSigner} of watukuy-auth. Every
+ * credential ({@code token}, {@code password}, {@code value}, {@code clientSecret}, {@code secret})
+ * may be written as {@code ${ENV}} or {@code ${file:PATH}} (trimmed), and is hidden wherever it
+ * would be printed, whatever it looks like. A named auth is one signer shared by every poller that
+ * names it: one OAuth2 token for all of them.
  */
 final class AuthConfig {
   private AuthConfig() {}
 
   /** The types an {@code auth:} may have, as written. */
-  static final List<String> TYPES = List.of("bearer", "basic", "apiKey", "oauth2", "hmac");
+  static final List<String> TYPES =
+      List.of("bearer", "basic", "apiKey", "oauth2", "hmac", "jwtBearer");
 
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]*");
 
@@ -47,6 +51,18 @@ final class AuthConfig {
    * @throws io.watukuy.ConfigException naming the file, line and key of the first error
    */
   static Map<String, RequestSigner> named(At auths) {
+    return named(auths, null, null);
+  }
+
+  /**
+   * {@code auths:} with what a {@code grant: refreshToken} needs: the {@code secretKey} that seals
+   * its row and the store's credentials table.
+   *
+   * @throws io.watukuy.ConfigException as {@link #named(At)}, and for a refresh token grant without
+   *     {@code secretKey}
+   */
+  static Map<String, RequestSigner> named(
+      At auths, io.watukuy.@Nullable SealingKeys keys, @Nullable CredentialStore credentials) {
     Map<String, RequestSigner> out = new LinkedHashMap<>();
     if (auths.missing()) return out;
     if (!auths.node.isObject()) throw auths.error("must be a map of names to auth settings");
@@ -56,7 +72,7 @@ final class AuthConfig {
       if (!NAME.matcher(name).matches()) {
         throw one.error("'" + name + "' is not an auth name (letters, digits, _ . -)");
       }
-      out.put(name, signer(one));
+      out.put(name, signer(one, new Stored(name, keys, credentials)));
     }
     return out;
   }
@@ -82,7 +98,7 @@ final class AuthConfig {
                     : " (declared: " + String.join(", ", new TreeSet<>(named.keySet())) + ")"));
       }
     } else {
-      signer = signer(auth);
+      signer = signer(auth, null);
     }
     return new PollerAuth(origin(requestUrl), signer);
   }
@@ -115,7 +131,11 @@ final class AuthConfig {
     return s + "://" + uri.getHost().toLowerCase(Locale.ROOT) + ":" + port;
   }
 
-  private static RequestSigner signer(At at) {
+  /** What a named auth can keep in the store; null for a poller's own {@code auth:}. */
+  private record Stored(
+      String name, io.watukuy.@Nullable SealingKeys keys, @Nullable CredentialStore credentials) {}
+
+  private static RequestSigner signer(At at, @Nullable Stored stored) {
     if (!at.node.isObject()) {
       throw at.error(
           "must be a map with a type ("
@@ -137,8 +157,9 @@ final class AuthConfig {
               required(at, "user").envString(), required(at, "password").secret());
         }
         case "apiKey" -> apiKey(at);
-        case "oauth2" -> oauth2(at);
+        case "oauth2" -> oauth2(at, stored);
         case "hmac" -> hmac(at);
+        case "jwtBearer" -> JwtBearerConfig.signer(at);
         default -> throw typeAt.error("'" + type + "' is not one of " + String.join(", ", TYPES));
       };
     } catch (IllegalArgumentException e) {
@@ -158,7 +179,10 @@ final class AuthConfig {
     };
   }
 
-  private static RequestSigner oauth2(At at) {
+  private static RequestSigner oauth2(At at, @Nullable Stored stored) {
+    At grantAt = at.child("grant");
+    if (!grantAt.missing() && "refreshToken".equals(grantAt.node.asText()))
+      return refreshToken(at, stored);
     at.object(
         "type",
         "grant",
@@ -171,7 +195,8 @@ final class AuthConfig {
         "earlyRefresh");
     At grant = at.child("grant");
     if (!grant.missing() && !"clientCredentials".equals(grant.string(""))) {
-      throw grant.error("'" + grant.node.asText() + "': only clientCredentials is supported");
+      throw grant.error(
+          "'" + grant.node.asText() + "' is not clientCredentials (the default) or refreshToken");
     }
     At urlAt = at.child("tokenUrl");
     if (urlAt.missing()) {
@@ -188,32 +213,88 @@ final class AuthConfig {
     } catch (IllegalArgumentException e) {
       throw urlAt.error(e.getMessage());
     }
-    At scopesAt = at.child("scopes");
-    if (!scopesAt.missing()) {
-      List<String> scopes = new ArrayList<>();
-      if (scopesAt.node.isTextual()) {
-        for (String s : scopesAt.envString().trim().split("\\s+")) if (!s.isEmpty()) scopes.add(s);
-      } else if (scopesAt.node.isArray()) {
-        for (int i = 0; i < scopesAt.node.size(); i++) scopes.add(scopesAt.item(i).envString());
-      } else {
-        throw scopesAt.error("must be a list of scopes or one space-separated string");
-      }
-      b.scopes(scopes);
-    }
+    List<String> scopes = scopes(at.child("scopes"));
+    if (scopes != null) b.scopes(scopes);
     if (!at.child("audience").missing()) b.audience(at.child("audience").envString());
-    At clientAuth = at.child("clientAuth");
-    if (!clientAuth.missing()) {
-      String how = clientAuth.string("");
-      b.clientAuth(
-          switch (how) {
-            case "basic" -> ClientCredentialsSigner.ClientAuth.BASIC;
-            case "post" -> ClientCredentialsSigner.ClientAuth.POST;
-            default -> throw clientAuth.error("'" + how + "' is not basic or post");
-          });
-    }
+    ClientCredentialsSigner.@Nullable ClientAuth how = clientAuth(at.child("clientAuth"));
+    if (how != null) b.clientAuth(how);
     Duration early = at.child("earlyRefresh").duration(null);
     if (early != null) b.earlyRefresh(early);
     return b.build();
+  }
+
+  private static ClientCredentialsSigner.@Nullable ClientAuth clientAuth(At clientAuth) {
+    if (clientAuth.missing()) return null;
+    String how = clientAuth.string("");
+    return switch (how) {
+      case "basic" -> ClientCredentialsSigner.ClientAuth.BASIC;
+      case "post" -> ClientCredentialsSigner.ClientAuth.POST;
+      default -> throw clientAuth.error("'" + how + "' is not basic or post");
+    };
+  }
+
+  /**
+   * {@code grant: refreshToken} (docs/config.md, "auth"): the rotating refresh token lives sealed
+   * in the store under the auth's name; {@code refreshToken:} only seeds an empty row.
+   */
+  private static RequestSigner refreshToken(At at, @Nullable Stored stored) {
+    at.object(
+        "type",
+        "grant",
+        "tokenUrl",
+        "clientId",
+        "clientSecret",
+        "refreshToken",
+        "scopes",
+        "audience",
+        "clientAuth",
+        "earlyRefresh",
+        "claimTtl");
+    if (stored == null || stored.credentials() == null)
+      throw at.child("grant")
+          .error(
+              "refreshToken is supported under auths: only: the auth's name names the stored"
+                  + " credential; declare it there and write auth: NAME");
+    if (stored.keys() == null)
+      throw at.child("grant")
+          .error(
+              "refreshToken keeps the rotating refresh token in the store, sealed: set a top-level"
+                  + " secretKey (docs/config.md, \"secretKey\"); nothing is stored in clear");
+    At urlAt = at.child("tokenUrl");
+    if (urlAt.missing()) {
+      throw at.error(
+          "tokenUrl: missing (the token endpoint, e.g. https://login.example.com/oauth2/token)");
+    }
+    RefreshTokenSigner.Builder b;
+    try {
+      b =
+          RefreshTokenSigner.builder(
+              stored.name(),
+              urlAt.envString(),
+              required(at, "clientId").envString(),
+              stored.credentials(),
+              stored.keys());
+    } catch (IllegalArgumentException e) {
+      throw urlAt.error(e.getMessage());
+    }
+    if (!at.child("clientSecret").missing()) b.clientSecret(at.child("clientSecret").secret());
+    if (!at.child("refreshToken").missing())
+      b.initialRefreshToken(at.child("refreshToken").secret());
+    List<String> scopes = scopes(at.child("scopes"));
+    if (scopes != null) b.scopes(scopes);
+    if (!at.child("audience").missing()) b.audience(at.child("audience").envString());
+    ClientCredentialsSigner.@Nullable ClientAuth how = clientAuth(at.child("clientAuth"));
+    if (how != null) b.clientAuth(how);
+    Duration early = at.child("earlyRefresh").duration(null);
+    if (early != null) b.earlyRefresh(early);
+    At claimAt = at.child("claimTtl");
+    Duration claim = claimAt.duration(null);
+    if (claim != null) b.claimTtl(claim);
+    try {
+      return b.build();
+    } catch (IllegalArgumentException e) {
+      throw (claim != null ? claimAt : at).error(e.getMessage());
+    }
   }
 
   private static RequestSigner hmac(At at) {
@@ -249,7 +330,21 @@ final class AuthConfig {
     return b.build();
   }
 
-  private static At required(At at, String key) {
+  /** {@code scopes:}, a list or one space-separated string; null when absent. */
+  static @Nullable List<String> scopes(At scopesAt) {
+    if (scopesAt.missing()) return null;
+    List<String> scopes = new ArrayList<>();
+    if (scopesAt.node.isTextual()) {
+      for (String s : scopesAt.envString().trim().split("\\s+")) if (!s.isEmpty()) scopes.add(s);
+    } else if (scopesAt.node.isArray()) {
+      for (int i = 0; i < scopesAt.node.size(); i++) scopes.add(scopesAt.item(i).envString());
+    } else {
+      throw scopesAt.error("must be a list of scopes or one space-separated string");
+    }
+    return scopes;
+  }
+
+  static At required(At at, String key) {
     At child = at.child(key);
     if (child.missing()) throw at.error(key + ": missing");
     return child;

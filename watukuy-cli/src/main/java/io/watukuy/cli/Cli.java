@@ -5,6 +5,7 @@ import io.watukuy.ConfigException;
 import io.watukuy.HandlerUnavailableException;
 import io.watukuy.HttpStatusException;
 import io.watukuy.Inspection;
+import io.watukuy.KeyHealth;
 import io.watukuy.KeyInspection;
 import io.watukuy.KeyReport;
 import io.watukuy.Poller;
@@ -24,6 +25,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -64,6 +66,9 @@ final class Cli {
     root.addSubcommand("validate", new CommandLine(new Validate()));
     root.addSubcommand("migrate", new CommandLine(new Migrate()));
     root.addSubcommand("inspect", new CommandLine(new Inspect()));
+    root.addSubcommand(
+        "auth",
+        new CommandLine(new AuthCommands.Auth()).addSubcommand("set", new AuthCommands.Set(this)));
     root.addSubcommand(
         "pause",
         operation(
@@ -311,6 +316,8 @@ final class Cli {
                   cfg.budgetStore(),
                   cfg.leaseTtl(),
                   store -> {
+                    // The credentials table of grant: refreshToken lives in this store too.
+                    cfg.credentials().bind(store);
                     // Made once the store is open: a sink may write in the store's own database.
                     sinks.clear();
                     sinks.putAll(SinkSections.create(cfg, selected, store, out));
@@ -460,6 +467,8 @@ final class Cli {
       TickReport report = s.engine.tick(new TickOptions(null, selected));
       int code = Main.OK;
       @Nullable Inspection after = null;
+      // Keys whose line already said what makes them unhealthy, or that failed in this run.
+      Set<PollerKey> told = new HashSet<>();
       for (KeyReport k : report.keys()) {
         String who =
             "poller "
@@ -482,18 +491,18 @@ final class Cli {
                   + ")");
         } else if (k.error() != null) {
           code = Main.FAILED;
+          told.add(k.key());
           failed(k.key(), k.error());
         } else if (k.outcome() != KeyReport.Outcome.POLLED) {
           if (after == null) after = s.engine.inspect();
           KeyInspection inspected = StatusLines.find(after, k.key());
-          // Paused, throttled, leased and deferred keys wait by design; any other skipped key
-          // that is unhealthy (an open circuit, a poison halt, held deletes) fails the run, so
-          // that cron alerting sees a vendor that stays down (docs/operations.md, "Health").
-          String problem =
-              StatusLines.waitsByDesign(k.outcome()) || inspected == null
-                  ? null
-                  : inspected.problem();
+          // A skipped key that is unhealthy (an open circuit, a poison halt, held deletes, no
+          // success for longer than staleAfter) fails the run, so that cron alerting sees a
+          // vendor that stays down. The verdict is Watukuy.health()'s, KeyInspection.health(): a
+          // paused key is healthy there (docs/operations.md, "Health").
+          String problem = inspected == null ? null : inspected.health().problem();
           if (problem != null) code = Main.FAILED;
+          told.add(k.key());
           err.println(
               "watukuy: "
                   + who
@@ -503,6 +512,24 @@ final class Cli {
                       : StatusLines.skipReason(k.outcome(), inspected))
                   + ")");
         }
+      }
+      // Every other key the run reported is judged by the same verdict as Watukuy.health(): a
+      // throttled or deferred key without a success for longer than staleAfter, a polled key with
+      // more parked rows than maxParked (docs/operations.md, "Health").
+      for (KeyReport k : report.keys()) {
+        if (told.contains(k.key())) continue;
+        if (after == null) after = s.engine.inspect();
+        KeyInspection inspected = StatusLines.find(after, k.key());
+        if (inspected == null || inspected.health().healthy()) continue;
+        KeyHealth health = inspected.health();
+        code = Main.FAILED;
+        err.println(
+            "watukuy: "
+                + Failures.who(k.key())
+                + ": unhealthy ("
+                + String.join(", ", health.reasons().stream().map(KeyHealth.Reason::wire).toList())
+                + "): "
+                + redact(health.problem()));
       }
       for (OutputSink o : outputs) {
         IOException failed = o.output().failure();
@@ -783,6 +810,19 @@ final class Cli {
                 k.listing().deletesConfirmed()
                     ? " (confirmed: the next complete listing emits them)"
                     : "; watukuy confirm-deletes releases them");
+          // The verdict of Watukuy.health() (docs/operations.md, "Health"), and staleness a pause
+          // keeps out of it.
+          KeyHealth health = k.health();
+          if (!health.healthy())
+            out.printf(
+                "  %s: unhealthy (%s): %s%n",
+                k.key(),
+                String.join(", ", health.reasons().stream().map(KeyHealth.Reason::wire).toList()),
+                redact(health.problem()));
+          else if (k.stale())
+            out.printf(
+                "  %s: stale, no successful poll for longer than %s; paused, so not unhealthy%n",
+                k.key(), Durations.human(k.staleAfterMs()));
         }
         if (!sinkRows.isEmpty()) SinkLines.print(out, sinkRows, ins.at());
         return Main.OK;

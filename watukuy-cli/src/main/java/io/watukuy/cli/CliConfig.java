@@ -40,7 +40,10 @@ record CliConfig(
     @Nullable StoreSpec budgetStore,
     int storeLine,
     int outputLine,
-    Duration leaseTtl) {
+    Duration leaseTtl,
+    io.watukuy.@Nullable SealingKeys secretKey,
+    StoredCredentials credentials,
+    Map<String, io.watukuy.RequestSigner> auths) {
 
   /**
    * A store URI and its options (docs/stores.md, "Store URIs (YAML and `--store`)"): {@code
@@ -109,7 +112,9 @@ record CliConfig(
       @Nullable Duration maxWait,
       @Nullable Long maxItemSize,
       @Nullable SinkSpec sink,
-      AuthConfig.@Nullable PollerAuth auth) {}
+      AuthConfig.@Nullable PollerAuth auth,
+      @Nullable Duration staleAfter,
+      @Nullable Long maxParked) {}
 
   /**
    * A {@code sink:} section (docs/sinks.md, "Configuration"), or the {@code output:} shorthand as
@@ -216,5 +221,20 @@ record CliConfig(
       Duration lag,
       Duration overlap,
       @Nullable DateTimeFormatter format,
-      @Nullable Integer maxOffset) {}
+      @Nullable Integer maxOffset,
+      boolean sorted) {
+    /** A cursor whose API lists in timestamp order (the default, {@code cursor.sorted: true}). */
+    CursorSpec(
+        String strategy,
+        @Nullable String field,
+        @Nullable String tieBreak,
+        @Nullable String initial,
+        @Nullable Integer initialPage,
+        Duration lag,
+        Duration overlap,
+        @Nullable DateTimeFormatter format,
+        @Nullable Integer maxOffset) {
+      this(strategy, field, tieBreak, initial, initialPage, lag, overlap, format, maxOffset, true);
+    }
+  }
 }

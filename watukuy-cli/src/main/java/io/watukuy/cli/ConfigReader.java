@@ -77,6 +77,8 @@ final class ConfigReader {
   private @Nullable String poller;
   private Map<String, BudgetLimit> budgets = Map.of();
   private Map<String, RequestSigner> auths = Map.of();
+  private io.watukuy.@Nullable SealingKeys secretKey;
+  private @Nullable StoredCredentials credentials;
 
   private ConfigReader(YamlTree tree, String file, Function<String, @Nullable String> env) {
     this.tree = tree;
@@ -170,6 +172,7 @@ final class ConfigReader {
         "budgetStore",
         "lease",
         "auths",
+        "secretKey",
         "pollers");
     StoreSpec store = store(root.child("store"), dir);
     Path output = output(root.child("output"), dir);
@@ -193,7 +196,9 @@ final class ConfigReader {
     }
     Duration leaseTtl = leaseTtl(root.child("lease"));
     budgets = BudgetConfig.budgets(root.child("budgets"));
-    auths = AuthConfig.named(root.child("auths"));
+    secretKey = secretKey(root.child("secretKey"));
+    credentials = new StoredCredentials(store.display());
+    auths = AuthConfig.named(root.child("auths"), secretKey, credentials);
     StoreSpec budgetStore =
         BudgetConfig.budgetStore(root.child("budgetStore"), dir, !budgets.isEmpty());
     At pollers = root.child("pollers");
@@ -226,7 +231,43 @@ final class ConfigReader {
         budgetStore,
         tree.line("/store"),
         tree.line("/output"),
-        leaseTtl);
+        leaseTtl,
+        secretKey,
+        java.util.Objects.requireNonNull(credentials),
+        Map.copyOf(auths));
+  }
+
+  /**
+   * {@code secretKey:} (docs/config.md, "secretKey"): one base64 key, or a list of {@code {id,
+   * key}}, newest first; null when absent. The keys are secrets: hidden wherever printed.
+   */
+  private io.watukuy.@Nullable SealingKeys secretKey(At at) {
+    if (at.missing()) return null;
+    try {
+      if (at.node.isArray()) {
+        if (at.node.isEmpty()) throw at.error("must list at least one {id, key}");
+        io.watukuy.SealingKeys.Builder b = io.watukuy.SealingKeys.builder();
+        for (int i = 0; i < at.node.size(); i++) {
+          At one = at.item(i);
+          one.object("id", "key");
+          if (one.child("id").missing()) throw one.error("id: missing");
+          if (one.child("key").missing()) throw one.error("key: missing");
+          try {
+            b.key(
+                "secretKey[" + (i + 1) + "].key",
+                one.child("id").string(""),
+                one.child("key").secret());
+          } catch (ConfigException e) {
+            throw one.error(e.getMessage());
+          }
+        }
+        return b.build();
+      }
+      return io.watukuy.SealingKeys.of("secretKey", at.secret());
+    } catch (ConfigException e) {
+      if (String.valueOf(e.getMessage()).startsWith(file + ":")) throw e;
+      throw at.error(e.getMessage());
+    }
   }
 
   /**
@@ -329,7 +370,9 @@ final class ConfigReader {
         "maxWait",
         "maxItemSize",
         "auth",
-        "sink");
+        "sink",
+        "staleAfter",
+        "maxParked");
 
     List<String> partitions = new ArrayList<>();
     At parts = p.child("partitions");
@@ -411,6 +454,13 @@ final class ConfigReader {
       if (!maxWaitAt.missing())
         throw maxWaitAt.error("needs budget: (it bounds the wait for a budget's token)");
     }
+    // Health (docs/operations.md, "Health"): the core builder validates too, this names the line.
+    At staleAfterAt = p.child("staleAfter");
+    Duration staleAfter = staleAfterAt.duration(null);
+    if (staleAfter != null && (staleAfter.isZero() || staleAfter.isNegative()))
+      throw staleAfterAt.error("'" + staleAfterAt.node.asText() + "' must be more than 0");
+    At maxParkedAt = p.child("maxParked");
+    Long maxParked = maxParkedAt.missing() ? null : (long) maxParkedAt.integer(0, 0);
     return new PollerSpec(
         name,
         tree.line(p.pointer),
@@ -435,7 +485,9 @@ final class ConfigReader {
         maxWait,
         maxItemSize,
         p.child("sink").missing() ? null : sink(p.child("sink")),
-        AuthConfig.poller(p.child("auth"), request.child("url"), auths));
+        AuthConfig.poller(p.child("auth"), request.child("url"), auths),
+        staleAfter,
+        maxParked);
   }
 
   /**

@@ -7,7 +7,8 @@ import java.util.List;
  * What {@code validate} warns about: a config that loads but whose requests cannot move with the
  * cursor, so that a lane would stall at run time (docs/operations.md, "Stalled lanes"). Warnings,
  * not errors: an API that ignores the parameter would stall either way, and one whose ties never
- * fill a page never stalls.
+ * fill a page never stalls. {@link AuthWarnings} adds the auth findings (a credential written in
+ * the file, a named auth no poller uses).
  */
 final class ConfigWarnings {
   private ConfigWarnings() {}
@@ -61,6 +62,7 @@ final class ConfigWarnings {
                     + " larger than the widest tie"));
       }
     }
+    out.addAll(AuthWarnings.of(config));
     return out;
   }
 

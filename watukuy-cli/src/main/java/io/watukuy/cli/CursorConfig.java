@@ -18,9 +18,9 @@ final class CursorConfig {
   private CursorConfig() {}
 
   /**
-   * {@code cursor: {strategy, field, tieBreak, initial, lag, overlap, format, zone, maxOffset}}:
-   * the strategy and its own settings; the keys of the timestamp strategy are refused on the
-   * others.
+   * {@code cursor: {strategy, field, tieBreak, initial, lag, overlap, format, zone, maxOffset,
+   * sorted}}: the strategy and its own settings; the keys of the timestamp strategy are refused on
+   * the others.
    *
    * @param poller the poller's node, for errors about its {@code response:}
    * @param at the {@code cursor:} node
@@ -40,7 +40,8 @@ final class CursorConfig {
         "overlap",
         "format",
         "zone",
-        "maxOffset");
+        "maxOffset",
+        "sorted");
     At strategyAt = at.child("strategy");
     if (strategyAt.missing())
       throw at.error("strategy: missing (timestamp | token | page | snapshotDiff)");
@@ -76,11 +77,13 @@ final class CursorConfig {
             at.child("lag").duration(Duration.ZERO),
             at.child("overlap").duration(Duration.ZERO),
             format,
-            at.child("maxOffset").missing() ? null : at.child("maxOffset").integer(0, 1));
+            at.child("maxOffset").missing() ? null : at.child("maxOffset").integer(0, 1),
+            at.child("sorted").bool(true));
       }
       case "token", "page", "snapshotDiff" -> {
         for (String only :
-            List.of("field", "tieBreak", "lag", "overlap", "format", "zone", "maxOffset")) {
+            List.of(
+                "field", "tieBreak", "lag", "overlap", "format", "zone", "maxOffset", "sorted")) {
           if (!at.child(only).missing()) {
             throw at.child(only).error("applies to the timestamp strategy only");
           }

@@ -22,12 +22,24 @@ final class Failures {
   /** {@code poller orders partition eu: GET http://… returned HTTP 500}, without the secrets. */
   static String line(PollerKey key, Throwable error) {
     String who = who(key);
-    String problem = problem(error);
+    String problem = problem(error) + watermarkKept(error);
     // Engine messages that already name the poller (a store or cursor error) are not named twice.
     for (String named : new String[] {who + ": ", "poller " + key.poller() + ": "}) {
       if (problem.startsWith(named)) return who + ": " + problem.substring(named.length());
     }
     return who + ": " + problem;
+  }
+
+  /**
+   * What an unsorted timestamp listing ended by {@code error} did with its watermark
+   * (docs/config.md, "Unsorted listings"): the engine adds it to the error as a suppressed {@code
+   * WatermarkKept}; empty when there is none.
+   */
+  private static String watermarkKept(Throwable error) {
+    for (Throwable s : error.getSuppressed())
+      if (s instanceof FetchException f && f.kind().equals("WatermarkKept"))
+        return "; " + afterPrefix(f);
+    return "";
   }
 
   static String who(PollerKey key) {

@@ -61,6 +61,19 @@ final class JsonTemplate {
     return n;
   }
 
+  /** Every variable name the document's strings hold, in document order. */
+  List<String> names() {
+    List<String> out = new ArrayList<>();
+    names(root, out);
+    return out;
+  }
+
+  private static void names(Object node, List<String> out) {
+    if (node instanceof Template t) out.addAll(t.names());
+    else if (node instanceof Map<?, ?> m) m.values().forEach(v -> names(v, out));
+    else if (node instanceof List<?> l) l.forEach(v -> names(v, out));
+  }
+
   /** Whether some string of the document holds {@code {{name}}}. */
   boolean uses(String name) {
     return uses(root, name);

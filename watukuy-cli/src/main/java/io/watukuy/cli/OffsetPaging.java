@@ -4,12 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.watukuy.FetchContext;
 import io.watukuy.FetchException;
 import io.watukuy.Page;
+import io.watukuy.Watermark;
 import io.watukuy.cli.CliConfig.RequestSpec;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -28,9 +27,9 @@ import org.jspecify.annotations.Nullable;
  * cursor.value} and no {@code cursor.tieBreak} moves the watermark inside the tie) would read the
  * same pages forever: the lane stalls with {@code PageRepeated} instead, before sending it.
  *
- * <p>The position of a lane is kept in memory per lane and partition, for the next page of the
- * cycle only: the engine fetches a key's pages one after another, and page 1 of every cycle starts
- * afresh.
+ * <p>The position of a lane is kept by {@link io.watukuy.OffsetPaging} (the paging a Java poller
+ * uses), in memory per lane and partition, for the next page of the cycle only: the engine fetches
+ * a key's pages one after another, and page 1 of every cycle starts afresh.
  */
 final class OffsetPaging {
   /** The offset variable. */
@@ -47,14 +46,9 @@ final class OffsetPaging {
   private final @Nullable Integer maxOffset;
   // The cursor variables the request holds: two queries that agree on them are the same query.
   private final List<String> queryVariables;
-  private final Map<String, Position> positions = new ConcurrentHashMap<>();
-
-  /**
-   * Where page {@code page} of a lane starts: the items before it in its query, the last of them,
-   * and the cursor variables the query started with.
-   */
-  private record Position(
-      int page, long offset, @Nullable JsonNode last, Map<String, @Nullable String> query) {}
+  // The position of each lane and partition: the engine's own offset paging (one implementation
+  // for Java and YAML), with a query compared by the cursor variables the request holds.
+  private final io.watukuy.OffsetPaging<JsonNode> positions;
 
   private OffsetPaging(
       boolean offset,
@@ -65,6 +59,10 @@ final class OffsetPaging {
     this.last = last;
     this.maxOffset = maxOffset;
     this.queryVariables = queryVariables;
+    io.watukuy.OffsetPaging.Builder<JsonNode> b =
+        io.watukuy.OffsetPaging.<JsonNode>builder().queryKey(this::queryKey);
+    if (maxOffset != null) b.maxOffset(maxOffset);
+    this.positions = b.build();
   }
 
   /**
@@ -109,11 +107,13 @@ final class OffsetPaging {
     return new OffsetPaging(offset, Map.copyOf(last), maxOffset, used);
   }
 
-  /** Every variable name the request's URL, headers and query hold. */
+  /** Every variable name the request's URL, headers, query and body hold. */
   static List<String> variables(RequestSpec request) {
     List<String> names = new java.util.ArrayList<>(request.url().names());
     request.headers().values().forEach(t -> names.addAll(t.names()));
     request.query().values().forEach(t -> names.addAll(t.names()));
+    // A search POST carries its keyset cursor in the body: {after: "{{last./id}}"}.
+    names.addAll(request.body().names());
     return names;
   }
 
@@ -122,32 +122,22 @@ final class OffsetPaging {
    * vars}; on a timestamp lane, page 2 onwards of a query also take that query's cursor variables.
    *
    * @param ctx the lane, partition, page and poller, for the slot and messages
-   * @param slot the lane and partition
    * @param timestamp whether the lane's cursor is a watermark
    * @throws FetchException {@code PageRepeated} when {@code cursor.maxOffset} would start a new
    *     query from the same cursor variables as the query before it: a tie wider than maxOffset
    *     without a tieBreak the request can filter by, which would read the same pages forever
    *     (docs/config.md, "Offset paging"); the request is not sent
    */
-  void render(
-      FetchContext<?> ctx, String slot, boolean timestamp, Map<String, @Nullable String> vars) {
-    int page = ctx.page();
-    Position at = positions.get(slot);
-    boolean restart =
-        page != 1
-            && at != null
-            && at.page() == page
-            && maxOffset != null
-            && at.offset() >= maxOffset;
-    if (page == 1 || at == null || at.page() != page || restart) {
-      Map<String, @Nullable String> query = new LinkedHashMap<>();
-      for (String name : QUERY_VARIABLES) query.put(name, vars.get(name));
-      if (restart && sameQuery(at.query(), query)) throw tieWiderThanMaxOffset(ctx, query);
-      at = new Position(page, 0, null, query);
-      positions.put(slot, at);
-    } else if (timestamp) {
-      vars.putAll(at.query());
+  void render(FetchContext<?> ctx, boolean timestamp, Map<String, @Nullable String> vars) {
+    io.watukuy.OffsetPaging.Position<JsonNode> at;
+    try {
+      at = positions.position(ctx);
+    } catch (FetchException e) {
+      if (!"PageRepeated".equals(e.kind())) throw e;
+      throw tieWiderThanMaxOffset(ctx, cursorVariables(ctx.cursor()));
     }
+    // A query's later pages keep the watermark it started from while the offset moves.
+    if (timestamp) vars.putAll(cursorVariables(at.query()));
     if (offset) vars.put(OFFSET, Long.toString(at.offset()));
     for (Map.Entry<String, Locator> e : last.entrySet()) {
       JsonNode v = at.last() == null ? null : e.getValue().find(at.last());
@@ -155,11 +145,25 @@ final class OffsetPaging {
     }
   }
 
-  private boolean sameQuery(
-      Map<String, @Nullable String> before, Map<String, @Nullable String> now) {
-    for (String name : queryVariables)
-      if (!Objects.equals(before.get(name), now.get(name))) return false;
-    return true;
+  /** The cursor variables of a query that started from {@code cursor}, as the request sees them. */
+  private static Map<String, @Nullable String> cursorVariables(@Nullable Object cursor) {
+    Map<String, @Nullable String> vars = new LinkedHashMap<>();
+    if (cursor instanceof Watermark w) {
+      vars.put("cursor.value", w.value());
+      vars.put("cursor.tieBreak", w.tieBreak());
+    } else {
+      vars.put("cursor.value", cursor == null ? null : cursor.toString());
+      vars.put("cursor.tieBreak", null);
+    }
+    return vars;
+  }
+
+  /** What the request sends of a query's cursor: equal keys read the same pages. */
+  private Object queryKey(@Nullable Object cursor) {
+    Map<String, @Nullable String> vars = cursorVariables(cursor);
+    Map<String, @Nullable String> key = new LinkedHashMap<>();
+    for (String name : queryVariables) key.put(name, vars.get(name));
+    return key;
   }
 
   /** The stall of a restart that would repeat the query before it (docs/operations.md). */
@@ -191,16 +195,12 @@ final class OffsetPaging {
    * @throws IllegalStateException when more pages follow but the last item lacks a {@code
    *     {{last…}}} value: the next request could not carry it (the page is not committed)
    */
-  Page<JsonNode> read(
-      String slot, int page, List<JsonNode> items, Page<JsonNode> read, String where) {
-    Position at = positions.get(slot);
-    if (at == null || at.page() != page) return read; // render() always runs first
-    long next = at.offset() + items.size();
-    Boolean more = read.hasMore();
-    if (items.isEmpty()) more = false;
-    else if (more == null) more = read.total() == null || next < read.total();
-    JsonNode lastItem = items.isEmpty() ? at.last() : items.get(items.size() - 1);
-    if (more) {
+  Page<JsonNode> read(FetchContext<?> ctx, Page<JsonNode> read, String where) {
+    Page<JsonNode> page = positions.read(ctx, read);
+    List<JsonNode> items = page.items();
+    // A failed check fails the fetch, and the cycle ends: page 1 of the next starts afresh.
+    if (Boolean.TRUE.equals(page.hasMore()) && !items.isEmpty()) {
+      JsonNode lastItem = items.get(items.size() - 1);
       for (Map.Entry<String, Locator> e : last.entrySet()) {
         JsonNode v = e.getValue().find(lastItem);
         if (v.isMissingNode() || v.isNull() || v.isContainerNode())
@@ -211,13 +211,12 @@ final class OffsetPaging {
                   + "}} finds "
                   + (v.isContainerNode() ? YamlPollers.YamlFetcher.kind(v) : "nothing")
                   + " in the last item of page "
-                  + page
+                  + ctx.page()
                   + ", so the next page cannot be requested; fix the pointer (the page is not"
                   + " committed)");
       }
     }
-    positions.put(slot, new Position(page + 1, next, lastItem, at.query()));
-    return read.withHasMore(more);
+    return page;
   }
 
   private static String text(JsonNode v) {

@@ -41,6 +41,7 @@ final class PagingRules {
               + url.url()
               + "} with the token strategy: set keep: true to start the next cycle at the last"
               + " URL, or use strategy page or snapshotDiff to start over every cycle");
+    if (cursor != null && !cursor.sorted()) unsorted(listing, request, response, cursor);
     String offset = "{{" + OffsetPaging.OFFSET + "}}";
     String last = null;
     for (String name : OffsetPaging.variables(request))
@@ -79,6 +80,58 @@ final class PagingRules {
           last
               + " with cursor.strategy timestamp, whose watermark already pages past the last"
               + " item; use {{cursor.value}} and {{cursor.tieBreak}}");
+  }
+
+  /**
+   * {@code cursor.sorted: false} (docs/config.md, "Unsorted listings") keeps the stored watermark
+   * where the listing started until its last page, so the request must page without it: by {@code
+   * {{page}}}, {@code {{offset}}}, a Link header or a next URL. A request that pages by {@code
+   * {{cursor.value}}} alone, a token from the response, a GraphQL endCursor or {@code maxOffset}
+   * (which starts each new query from the watermark) would ask for page 1 again and again.
+   */
+  private static void unsorted(
+      At listing, RequestSpec request, ResponseSpec response, CursorSpec cursor) {
+    At at = listing.child("cursor");
+    String only =
+        "; an unsorted listing moves its watermark only when the whole listing has completed."
+            + " Page by {{page}}, {{offset}}, next: {header: Link} or next: {url: ...}, or remove"
+            + " cursor.sorted";
+    if (cursor.maxOffset() != null)
+      throw at.child("maxOffset")
+          .error(
+              "'"
+                  + cursor.maxOffset()
+                  + "' with cursor.sorted false: maxOffset starts each new query from the"
+                  + " watermark the pages before it committed, so the new query would repeat the"
+                  + " first"
+                  + only);
+    At next = listing.child("response").child("next");
+    if (response.next() != null)
+      throw next.error(
+          "'"
+              + (next.node.isTextual() ? next.node.textValue() : next.node.toString())
+              + "' with cursor.sorted false: a token from the response moves the watermark"
+              + " between pages"
+              + only);
+    if (response.pageInfo() != null)
+      throw listing
+          .child("response")
+          .child("pageInfo")
+          .error(
+              "with cursor.sorted false: a GraphQL endCursor moves the cursor between pages"
+                  + only);
+    boolean pages =
+        request.uses("page")
+            || request.uses(OffsetPaging.OFFSET)
+            || response.nextLink()
+            || response.nextUrl() != null;
+    if (!pages)
+      throw at.child("sorted")
+          .error(
+              "false with a request that pages by {{cursor.value}} alone: each page would ask"
+                  + " from the last page's watermark, which does not move while the listing runs,"
+                  + " so every page would be page 1 again"
+                  + only);
   }
 
   /** The URL, header or query value that holds {@code {{name}}}, or the request itself. */

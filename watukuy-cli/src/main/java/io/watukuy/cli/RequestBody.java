@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.watukuy.cli.ConfigReader.At;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.StringJoiner;
@@ -98,6 +100,15 @@ final class RequestBody {
   /** Whether the request is a GraphQL query, whose 200 responses may still carry errors. */
   boolean graphQl() {
     return graphQlQuery != null;
+  }
+
+  /** Every variable name the body (JSON, GraphQL variables or form) holds. */
+  List<String> names() {
+    List<String> out = new ArrayList<>();
+    if (json != null) out.addAll(json.names());
+    if (graphQlVariables != null) out.addAll(graphQlVariables.names());
+    form.values().forEach(t -> out.addAll(t.names()));
+    return out;
   }
 
   /** Whether the body holds {@code {{name}}}. */

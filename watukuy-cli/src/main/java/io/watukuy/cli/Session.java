@@ -56,6 +56,7 @@ final class Session implements AutoCloseable {
         config.budgetStore(),
         config.leaseTtl(),
         store -> Map.of());
+    config.credentials().bind(store); // the signers of grant: refreshToken (StoredCredentials)
   }
 
   Session(StoreSpec spec, List<Poller<JsonNode>> pollers, DeliveryOptions delivery) {

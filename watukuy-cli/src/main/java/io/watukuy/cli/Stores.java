@@ -9,6 +9,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.watukuy.ConfigException;
 import io.watukuy.StoreException;
 import io.watukuy.cli.CliConfig.StoreSpec;
+import io.watukuy.spi.CredentialStore;
 import io.watukuy.spi.RateBudgetStore;
 import io.watukuy.spi.StateStore;
 import io.watukuy.store.mariadb.MariaDbStore;
@@ -204,12 +205,20 @@ final class Stores {
     return new Redis(LettuceRedis.of(connection, uri), connection, client);
   }
 
-  /** {@code store}, whose {@link StateStore#close()} then closes {@code client} as well. */
+  /**
+   * {@code store}, whose {@link StateStore#close()} then closes {@code client} as well. It is a
+   * {@link CredentialStore} exactly when {@code store} is one, so the credentials table stays
+   * reachable through it.
+   */
   static StateStore closingAlso(StateStore store, AutoCloseable client) {
+    Class<?>[] interfaces =
+        store instanceof CredentialStore
+            ? new Class<?>[] {StateStore.class, CredentialStore.class}
+            : new Class<?>[] {StateStore.class};
     return (StateStore)
         Proxy.newProxyInstance(
             StateStore.class.getClassLoader(),
-            new Class<?>[] {StateStore.class},
+            interfaces,
             (proxy, method, args) -> {
               if (method.getName().equals("close") && method.getParameterCount() == 0) {
                 try {

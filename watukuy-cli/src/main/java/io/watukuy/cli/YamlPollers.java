@@ -8,8 +8,8 @@ import io.watukuy.ConfigException;
 import io.watukuy.CursorStrategy;
 import io.watukuy.Cursors;
 import io.watukuy.FetchContext;
-import io.watukuy.FetchException;
 import io.watukuy.HttpResult;
+import io.watukuy.NextUrlPaging;
 import io.watukuy.Page;
 import io.watukuy.Poller;
 import io.watukuy.Reconcile;
@@ -21,7 +21,6 @@ import io.watukuy.cli.CliConfig.CursorSpec;
 import io.watukuy.cli.CliConfig.PollerSpec;
 import io.watukuy.cli.CliConfig.RequestSpec;
 import java.io.UncheckedIOException;
-import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -85,6 +84,8 @@ final class YamlPollers {
     if (!spec.partitions().isEmpty()) b.partitions(spec.partitions());
     if (spec.budget() != null) b.budget(spec.budget()).weight(spec.weight());
     if (spec.maxWait() != null) b.maxWait(spec.maxWait());
+    if (spec.staleAfter() != null) b.staleAfter(spec.staleAfter());
+    if (spec.maxParked() != null) b.maxParked(spec.maxParked());
     if (spec.request().timeout() != null) b.requestTimeout(spec.request().timeout());
     if (spec.request().maxBodySize() != null) b.maxBodySize(spec.request().maxBodySize());
     if (spec.maxItemSize() != null) b.maxItemSize(spec.maxItemSize());
@@ -97,7 +98,8 @@ final class YamlPollers {
             new PointerChecks(spec, spec.response()),
             OffsetPaging.of(spec.request(), spec.cursor().maxOffset()),
             redact,
-            spec.cursor().strategy().equals("token"));
+            spec.cursor().strategy().equals("token"),
+            !spec.cursor().sorted());
     Reconcile<JsonNode> reconcile = null;
     if (spec.reconcile() != null) {
       CliConfig.ResponseSpec r = spec.reconcile().response();
@@ -128,7 +130,7 @@ final class YamlPollers {
         TimestampCursor.Builder t =
             Cursors.timestamp(c.field()).tieBreak(c.tieBreak()).initial(c.initial());
         if (c.format() != null) t.formatter(c.format());
-        yield t.lag(c.lag()).overlap(c.overlap()).build();
+        yield t.lag(c.lag()).overlap(c.overlap()).sorted(c.sorted()).build();
       }
       case "token" -> Cursors.token(c.initial());
       case "page" -> Cursors.page(c.initialPage() == null ? 1 : c.initialPage());
@@ -172,11 +174,14 @@ final class YamlPollers {
     private final Map<String, String> endCursors = new ConcurrentHashMap<>();
     // The token strategy keeps endCursor as its cursor; any other starts over each cycle.
     private final boolean ownEndCursor;
-    // A next URL that is the URL of the page it came with, per lane and partition: the next page
-    // would be that page again, so it is a stalled lane, not a request.
-    private final Map<String, String> selfLinks = new ConcurrentHashMap<>();
+    // With next: {url}, the engine's next-URL paging (the one a Java poller uses): it follows the
+    // URL, keeps it for an export, and stalls on a URL that points at its own page.
+    private final @Nullable NextUrlPaging nextUrl;
     // {{offset}} and {{last…}}, or null when the request uses neither.
     private final @Nullable OffsetPaging paging;
+    // cursor.sorted false: the watermark stays put while a listing runs, so a Link or next URL is
+    // followed, as on the other strategies (docs/config.md, "Unsorted listings").
+    private final boolean unsorted;
 
     // Pointers that find nothing where a near name would: said once per poller and field.
     private final PointerChecks checks;
@@ -191,6 +196,23 @@ final class YamlPollers {
         @Nullable OffsetPaging paging,
         Function<@Nullable String, String> redact,
         boolean tokenCursor) {
+      this(request, response, identity, checks, paging, redact, tokenCursor, false);
+    }
+
+    /**
+     * A fetch whose listing is an unsorted timestamp one ({@code unsorted}): it follows a Link or
+     * next URL from the previous page, since the watermark does not move between its pages.
+     */
+    YamlFetcher(
+        RequestSpec request,
+        CliConfig.ResponseSpec response,
+        Locator identity,
+        PointerChecks checks,
+        @Nullable OffsetPaging paging,
+        Function<@Nullable String, String> redact,
+        boolean tokenCursor,
+        boolean unsorted) {
+      this.unsorted = unsorted;
       this.redact = redact;
       this.paging = paging;
       this.ownEndCursor = response.pageInfo() != null && !tokenCursor;
@@ -198,6 +220,13 @@ final class YamlPollers {
       this.response = response;
       this.identity = identity;
       this.checks = checks;
+      NextLink link = response.nextUrl();
+      this.nextUrl =
+          link == null
+              ? null
+              : (link.keep() ? NextUrlPaging.keep() : NextUrlPaging.startOver())
+                  .label("response.next.url")
+                  .unsorted(unsorted);
     }
 
     Page<JsonNode> fetch(FetchContext<?> ctx) {
@@ -215,7 +244,7 @@ final class YamlPollers {
       vars.put("page", Integer.toString(ctx.page()));
       vars.put("partition", ctx.partition());
       String slot = ctx.lane().wire() + "|" + ctx.partition();
-      if (paging != null) paging.render(ctx, slot, cursor instanceof Watermark, vars);
+      if (paging != null) paging.render(ctx, cursor instanceof Watermark, vars);
 
       String configured = request.url().render(vars, YamlFetcher::encodePathValue, false);
       if (ownEndCursor) {
@@ -228,16 +257,19 @@ final class YamlPollers {
       // listing filtered by the cycle's first watermark: a row updated between two requests
       // moves to the end, every row behind it moves up one place, and the row that crosses the
       // page boundary is never listed while the watermark passes it for good.
-      boolean followLinks = !(cursor instanceof Watermark);
-      String followed = ctx.page() > 1 && followLinks ? nextUrls.remove(slot) : null;
-      if (ctx.page() == 1) nextUrls.remove(slot);
+      // An unsorted listing (cursor.sorted false) keeps its filter for the whole listing: there
+      // the Link or next URL is the paging, and its watermark moves only once the listing
+      // completed.
+      boolean followLinks = !(cursor instanceof Watermark) || unsorted;
       NextLink link = response.nextUrl();
-      // An export's stored cursor is the URL to read next (next.keep).
-      if (link != null && link.keep() && cursor instanceof String kept && !kept.isEmpty())
-        followed = kept;
-      String self = ctx.page() > 1 ? selfLinks.remove(slot) : null;
-      if (ctx.page() == 1) selfLinks.remove(slot);
-      if (self != null && self.equals(followed)) throw selfLinked(ctx, self);
+      String followed;
+      if (nextUrl != null) {
+        // The URL the page before gave, or an export's stored cursor (next.keep).
+        followed = nextUrl.next(ctx);
+      } else {
+        followed = ctx.page() > 1 && followLinks ? nextUrls.remove(slot) : null;
+        if (ctx.page() == 1) nextUrls.remove(slot);
+      }
       String url = followed == null ? configured : followed;
       RequestOptions.Builder options = RequestOptions.builder();
       if (followed == null) {
@@ -291,8 +323,11 @@ final class YamlPollers {
         String next = LinkHeader.next(result.headers().get("link"));
         if (next != null && followLinks) nextUrls.put(slot, resolve(url, next, result));
         page = page.withHasMore(next != null);
-      } else if (link != null) {
-        page = followNextUrl(page, link, body, url, followed, result, slot, followLinks);
+      } else if (link != null && nextUrl != null) {
+        // The URL is followed by the next request, or, with keep, is the page's cursor (the last
+        // one is stored); one that is the page's own stalls the lane before the next request.
+        NextLink.Next n = link.read(body, where);
+        page = nextUrl.read(ctx, page, url, result, n.url(), n.ended());
       } else if (r.hasMoreNonEmpty()) {
         page = page.withHasMore(!list.isEmpty());
       } else if (r.hasMore() != null) {
@@ -318,7 +353,7 @@ final class YamlPollers {
       }
       if (r.total() != null) page = withTotal(page, r.total(), body, where);
       if (r.totalHeader() != null) page = TotalHeader.read(page, r.totalHeader(), result, where);
-      if (paging != null) page = paging.read(slot, ctx.page(), list, page, where);
+      if (paging != null) page = paging.read(ctx, page, where);
       if (r.next() != null) {
         JsonNode next = r.next().find(body);
         // A token pointer that finds nothing ends the listing: with more pages announced, that is
@@ -360,46 +395,6 @@ final class YamlPollers {
       return b.method().equals("PUT")
           ? ctx.http().put(url, text, built)
           : ctx.http().post(url, text, built);
-    }
-
-    /**
-     * The page as {@code response.next: {url, end, keep}} says (docs/config.md, "Next URL in the
-     * body"): more pages while a URL is there and the end flag is not set; the URL is followed by
-     * the next request, or, with {@code keep}, is the page's cursor (the last one is stored). A URL
-     * that is the page's own marks the lane for a stall before the next request.
-     */
-    private Page<JsonNode> followNextUrl(
-        Page<JsonNode> page,
-        NextLink link,
-        JsonNode body,
-        String url,
-        @Nullable String followed,
-        HttpResult result,
-        String slot,
-        boolean followLinks) {
-      NextLink.Next n = link.read(body, result.method() + " " + result.url());
-      String next = n.url() == null ? null : resolve(url, n.url(), result, "response.next.url");
-      // The URL this page was read from; the first request's query is added by the HTTP helper.
-      String read = followed != null ? followed : result.url();
-      boolean more = !n.ended() && !(link.keep() && page.items().isEmpty());
-      if (more && !page.items().isEmpty() && next.equals(read) && (followLinks || link.keep()))
-        selfLinks.put(slot, next);
-      if (link.keep()) return page.withCursor(next != null ? next : followed).withHasMore(more);
-      if (more && followLinks) nextUrls.put(slot, next);
-      return page.withHasMore(more);
-    }
-
-    /** The stall of a next URL that points at the page it came with (docs/operations.md). */
-    private FetchException selfLinked(FetchContext<?> ctx, String self) {
-      return PageRepeatedStall.of(
-          ctx,
-          "the response.next.url of page "
-              + (ctx.page() - 1)
-              + " is the URL that page was read from ("
-              + redact.apply(self)
-              + "), so the request for page "
-              + ctx.page()
-              + " would repeat it; check that response.next.url points at the next page's URL");
     }
 
     /** The page with {@code response.total}: a whole number, or nothing when absent or null. */
@@ -482,45 +477,20 @@ final class YamlPollers {
 
     private static String resolve(String requested, String next, HttpResult result, String what) {
       try {
-        URI base = new URI(requested);
-        // RFC 3986 5.2.2: a reference that is only a query keeps the base's path; URI.resolve
-        // follows RFC 2396 and would drop the path ("?page=2" against /users gives /?page=2).
-        URI uri =
-            next.startsWith("?")
-                ? new URI(requested.replaceFirst("[?#].*$", "") + next)
-                : base.resolve(new URI(next));
-        String scheme = uri.getScheme();
-        if (scheme == null
-            || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))) {
-          throw new IllegalStateException(
-              result.method() + " " + result.url() + ": " + what + " is not http(s): " + next);
-        }
-        return uri.toString();
-      } catch (URISyntaxException e) {
+        return NextUrlPaging.resolve(requested, next);
+      } catch (IllegalArgumentException e) {
+        String where = result.method() + " " + result.url() + ": " + what;
         throw new IllegalStateException(
-            result.method() + " " + result.url() + ": " + what + " is not a URL: " + e.getMessage(),
+            e.getCause() instanceof URISyntaxException u
+                ? where + " is not a URL: " + u.getMessage()
+                : where + " is not http(s): " + next,
             e);
       }
     }
 
     /** Same scheme, host and port (the default port of the scheme when none is given). */
     static boolean sameOrigin(String a, String b) {
-      try {
-        URI x = new URI(a);
-        URI y = new URI(b);
-        return x.getScheme() != null
-            && x.getHost() != null
-            && x.getScheme().equalsIgnoreCase(y.getScheme())
-            && x.getHost().equalsIgnoreCase(y.getHost())
-            && port(x) == port(y);
-      } catch (URISyntaxException e) {
-        return false;
-      }
-    }
-
-    private static int port(URI u) {
-      if (u.getPort() >= 0) return u.getPort();
-      return "https".equalsIgnoreCase(u.getScheme()) ? 443 : 80;
+      return NextUrlPaging.sameOrigin(a, b);
     }
 
     private static String encodePathValue(String v) {

@@ -147,7 +147,7 @@ class AuthConfigTest {
     assertThat(configError(yaml))
         .isEqualTo(
             "watukuy: watukuy.yaml:4: poller orders: auth.type: 'digest' is not one of bearer,"
-                + " basic, apiKey, oauth2, hmac\n");
+                + " basic, apiKey, oauth2, hmac, jwtBearer\n");
   }
 
   @Test

@@ -80,7 +80,7 @@ class ConfigErrorsTest {
         .isEqualTo(
             "watukuy: watukuy.yaml:16: poller orders: cursor.lagg: unknown key"
                 + " (expected one of strategy, field, tieBreak, initial, lag, overlap, format, zone,"
-                + " maxOffset)\n");
+                + " maxOffset, sorted)\n");
   }
 
   @Test
@@ -119,7 +119,7 @@ class ConfigErrorsTest {
     assertThat(r[0]).isEqualTo("2");
     assertThat(r[2])
         .isEqualTo(
-            "watukuy: watukuy.yaml:1: outptu: unknown key (expected one of store, output, sink, delivery, budgets, budgetStore, lease, auths, pollers)\n");
+            "watukuy: watukuy.yaml:1: outptu: unknown key (expected one of store, output, sink, delivery, budgets, budgetStore, lease, auths, secretKey, pollers)\n");
   }
 
   @Test

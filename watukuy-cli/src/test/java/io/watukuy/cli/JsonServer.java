@@ -15,6 +15,7 @@ final class JsonServer implements AutoCloseable {
   private final HttpServer server;
   private volatile Supplier<String> body = () -> "[]";
   private volatile int status = 200;
+  private volatile String retryAfter;
   final AtomicInteger requests = new AtomicInteger();
 
   JsonServer() throws IOException {
@@ -25,6 +26,8 @@ final class JsonServer implements AutoCloseable {
           requests.incrementAndGet();
           byte[] bytes = body.get().getBytes(StandardCharsets.UTF_8);
           ex.getResponseHeaders().set("Content-Type", "application/json");
+          String wait = retryAfter;
+          if (wait != null) ex.getResponseHeaders().set("Retry-After", wait);
           ex.sendResponseHeaders(status, bytes.length);
           ex.getResponseBody().write(bytes);
           ex.close();
@@ -41,6 +44,14 @@ final class JsonServer implements AutoCloseable {
   JsonServer fail(int status) {
     this.status = status;
     this.body = () -> "{\"error\":\"down\"}";
+    return this;
+  }
+
+  /** Answers 429 with this Retry-After from now on. */
+  JsonServer throttle(String retryAfter) {
+    this.status = 429;
+    this.retryAfter = retryAfter;
+    this.body = () -> "{\"error\":\"slow down\"}";
     return this;
   }
 

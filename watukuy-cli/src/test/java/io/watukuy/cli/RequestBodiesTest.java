@@ -9,6 +9,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -119,6 +120,43 @@ class RequestBodiesTest {
             .filter(c -> !filtered || c.substring(c.indexOf("updated") + 10).compareTo(gte) >= 0)
             .toList();
     return Map.entry(200, "{\"results\":[" + String.join(",", hits) + "]}");
+  }
+
+  @Test
+  void aKeysetCursorInTheBodyCarriesTheLastRecordsIdFromPageToPage() throws IOException {
+    // Ids 1..5 in order, two after the body's `after` id (all from the start without one).
+    answer.set(
+        r -> {
+          String after = r.body().replaceAll("^.*\"after\":\"(\\d+)\".*$", "$1");
+          int from = after.equals(r.body()) ? 0 : Integer.parseInt(after);
+          List<String> ids = new ArrayList<>();
+          for (int id = from + 1; id <= Math.min(5, from + 2); id++) ids.add("{\"id\":" + id + "}");
+          return Map.entry(
+              200,
+              "{\"results\":[" + String.join(",", ids) + "],\"has_more\":" + (from + 2 < 5) + "}");
+        });
+
+    CliRun run =
+        run(
+            """
+              - name: contacts
+                request:
+                  url: URL/search
+                  method: POST
+                  body: { after: "{{last./id}}", limit: 2 }
+                response: { items: /results, hasMore: /has_more }
+                identity: /id
+                cursor: { strategy: snapshotDiff }
+            """);
+
+    assertThat(run.exit()).as(run.stderr()).isZero();
+    assertThat(changes(run))
+        .containsExactly("created 1", "created 2", "created 3", "created 4", "created 5");
+    // No `after` on the first page (no last record yet), then the last id of the page before.
+    assertThat(seen)
+        .extracting(Seen::body)
+        .containsExactly(
+            "{\"limit\":2}", "{\"after\":\"2\",\"limit\":2}", "{\"after\":\"4\",\"limit\":2}");
   }
 
   @Test

@@ -2,10 +2,13 @@ package io.watukuy.internal;
 
 import io.watukuy.BatchHandler;
 import io.watukuy.ChangeEvent;
+import io.watukuy.DeliveryOutcome;
 import io.watukuy.LeaseLostException;
 import io.watukuy.TimeSource;
+import io.watukuy.WatukuyListener;
 import io.watukuy.spi.OutboxRow;
 import io.watukuy.spi.StateStore;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -50,6 +53,8 @@ final class BatchDispatch {
   private final Executor executor;
   private final Semaphore permits;
   private final Failures failures;
+  // Guarded (GuardedListener): a callback that throws cannot end a delivery.
+  private final WatukuyListener listener;
   private final int batchSize;
 
   BatchDispatch(
@@ -58,12 +63,14 @@ final class BatchDispatch {
       Executor executor,
       Semaphore permits,
       Failures failures,
+      WatukuyListener listener,
       int batchSize) {
     this.store = store;
     this.time = time;
     this.executor = executor;
     this.permits = permits;
     this.failures = failures;
+    this.listener = listener;
     this.batchSize = batchSize;
   }
 
@@ -154,6 +161,7 @@ final class BatchDispatch {
           BatchHandler.@Nullable BatchResult result = null;
           Throwable failure = null;
           HandOffs.HandOff handOff = new HandOffs.HandOff(d);
+          Instant started = time.now();
           try {
             List<ChangeEvent<Object>> events = decode(d, batch, handed, undecodable);
             if (!events.isEmpty()) {
@@ -170,12 +178,20 @@ final class BatchDispatch {
           } finally {
             HandOffs.set(null);
           }
-          done.add(new Outcome(batch, handed, undecodable, result, failure, handOff.refused));
+          done.add(
+              new Outcome(
+                  batch,
+                  handed,
+                  undecodable,
+                  result,
+                  failure,
+                  handOff.refused,
+                  Failures.since(time, started)));
         };
     try {
       executor.execute(task);
     } catch (RuntimeException rejected) {
-      done.add(new Outcome(batch, batch, Map.of(), null, rejected, false));
+      done.add(new Outcome(batch, batch, Map.of(), null, rejected, false, Duration.ZERO));
     }
   }
 
@@ -245,17 +261,45 @@ final class BatchDispatch {
         store.ackEvents(d.key, d.lease.lease(), acks);
         d.delivered += acks.size();
         for (OutboxRow r : acked) queues.get(r.orderingKey()).poll();
+        listener.onDelivery(
+            d.key,
+            new DeliveryOutcome(
+                DeliveryOutcome.Result.ACKED, acked.size(), o.took, highestAttempt(acked)));
       }
-      for (OutboxRow r : firstFailed.values()) {
-        Throwable t = failed.get(r.sequence());
-        if (!failures.stops(d, r, t)) failures.count(d, r, t);
-        ArrayDeque<OutboxRow> q = queues.get(r.orderingKey());
-        if (d.blocked.contains(r.orderingKey())) q.clear();
-        else q.poll(); // parked without holding its key: the key's next event goes on
+      // One outcome per kind for the call, after every failure of it is stored.
+      List<OutboxRow> retried = new ArrayList<>();
+      List<OutboxRow> parked = new ArrayList<>();
+      try {
+        for (OutboxRow r : firstFailed.values()) {
+          Throwable t = failed.get(r.sequence());
+          if (!failures.stops(d, r, t))
+            (failures.count(d, r, t) == DeliveryOutcome.Result.PARKED ? parked : retried).add(r);
+          ArrayDeque<OutboxRow> q = queues.get(r.orderingKey());
+          if (d.blocked.contains(r.orderingKey())) q.clear();
+          else q.poll(); // parked without holding its key: the key's next event goes on
+        }
+      } finally {
+        if (!retried.isEmpty())
+          listener.onDelivery(
+              d.key,
+              new DeliveryOutcome(
+                  DeliveryOutcome.Result.RETRIED, retried.size(), o.took, highestAttempt(retried)));
+        if (!parked.isEmpty())
+          listener.onDelivery(
+              d.key,
+              new DeliveryOutcome(
+                  DeliveryOutcome.Result.PARKED, parked.size(), o.took, highestAttempt(parked)));
       }
     } finally {
       permits.release();
     }
+  }
+
+  /** The attempt a call was for the given events: the highest of theirs, from 1. */
+  private static int highestAttempt(List<OutboxRow> rows) {
+    int most = 0;
+    for (OutboxRow r : rows) most = Math.max(most, r.attempts());
+    return most + 1;
   }
 
   /**
@@ -311,7 +355,7 @@ final class BatchDispatch {
   /**
    * A batch's outcome: the rows handed over ({@code handed}, the batch less the rows that could not
    * be read and their key's later ones), the handler's result, or its failure; {@code refused} when
-   * the lease refused the hand-off.
+   * the lease refused the hand-off; {@code took} how long the handler ran.
    */
   private record Outcome(
       List<OutboxRow> batch,
@@ -319,5 +363,6 @@ final class BatchDispatch {
       Map<Long, Throwable> undecodable,
       BatchHandler.@Nullable BatchResult result,
       @Nullable Throwable failure,
-      boolean refused) {}
+      boolean refused,
+      Duration took) {}
 }

@@ -8,6 +8,7 @@ import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 
@@ -16,6 +17,8 @@ import java.util.random.RandomGenerator;
  *
  * @param ahead where a lane's next page is fetched while its page before is committed and
  *     delivered: the engine's cycle executor (docs/architecture.md, "A page ahead")
+ * @param resends the attempts of requests that a later cycle sends again (RequestInfo.attempt)
+ * @param cycleIds the last cycle id handed out (CycleInfo.id)
  */
 record CycleContext(
     StateStore store,
@@ -28,4 +31,6 @@ record CycleContext(
     Supplier<HttpClient> httpClient,
     Set<String> secrets,
     Budgets budgets,
-    Executor ahead) {}
+    Executor ahead,
+    Resends resends,
+    AtomicLong cycleIds) {}

@@ -1,12 +1,14 @@
 package io.watukuy.internal;
 
 import io.watukuy.ChangeEvent;
+import io.watukuy.DeliveryOutcome;
 import io.watukuy.LeaseLostException;
 import io.watukuy.TimeSource;
 import io.watukuy.Watukuy;
 import io.watukuy.WatukuyListener;
 import io.watukuy.spi.OutboxRow;
 import io.watukuy.spi.StateStore;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -60,6 +62,8 @@ final class Dispatcher {
   private final Executor executor;
   private final Semaphore permits;
   private final Failures failures;
+  // Guarded (GuardedListener): a callback that throws cannot end a delivery.
+  private final WatukuyListener listener;
   private final BatchDispatch batches;
   private final int batchSize;
   private final int eventsPerBatch;
@@ -77,8 +81,10 @@ final class Dispatcher {
     this.time = time;
     this.executor = executor;
     this.permits = permits;
+    this.listener = listener;
     this.failures = new Failures(store, time, random, listener);
-    this.batches = new BatchDispatch(store, time, executor, permits, failures, eventsPerBatch);
+    this.batches =
+        new BatchDispatch(store, time, executor, permits, failures, listener, eventsPerBatch);
     this.batchSize = batchSize;
     this.eventsPerBatch = eventsPerBatch;
   }
@@ -173,6 +179,7 @@ final class Dispatcher {
         () -> {
           Throwable failure = null;
           HandOffs.HandOff handOff = new HandOffs.HandOff(d);
+          Instant started = time.now();
           try {
             ChangeEvent<Object> event = d.fresh.toEvent(row, d.type);
             // Here, on the handler's thread, after the decoding; a handler may check again right
@@ -185,12 +192,12 @@ final class Dispatcher {
           } finally {
             HandOffs.set(null);
           }
-          done.add(new Result(row, failure, handOff.refused));
+          done.add(new Result(row, failure, handOff.refused, Failures.since(time, started)));
         };
     try {
       executor.execute(task);
     } catch (RuntimeException rejected) {
-      done.add(new Result(row, rejected, false));
+      done.add(new Result(row, rejected, false, Duration.ZERO));
     }
   }
 
@@ -204,13 +211,16 @@ final class Dispatcher {
       throw r.failure instanceof LeaseLostException stale ? stale : Objects.requireNonNull(d.stale);
     }
     if (r.failure == null) {
-      acks.add(row);
+      acks.add(row, r.took);
       q.poll();
       return;
     }
     permits.release();
     acks.flush(); // the failure's writes come after the acks of the events handled before it
-    if (!failures.stops(d, row, r.failure)) failures.count(d, row, r.failure);
+    if (!failures.stops(d, row, r.failure)) {
+      DeliveryOutcome.Result result = failures.count(d, row, r.failure);
+      listener.onDelivery(d.key, new DeliveryOutcome(result, 1, r.took, row.attempts() + 1));
+    }
     if (d.blocked.contains(row.orderingKey())) q.clear();
     else q.poll(); // parked without holding its key: the key's next event goes on
   }
@@ -220,7 +230,8 @@ final class Dispatcher {
    * ran or at its {@code Handler.checkLease} ({@code failure} is then the {@link
    * LeaseLostException}, unless the handler wrapped or swallowed it).
    */
-  private record Result(OutboxRow row, @Nullable Throwable failure, boolean refused) {}
+  private record Result(
+      OutboxRow row, @Nullable Throwable failure, boolean refused, Duration took) {}
 
   /**
    * Handled events of one key whose ack is not written yet, in the order they were handled; each
@@ -229,14 +240,17 @@ final class Dispatcher {
   private final class Acks {
     private final Delivery d;
     private final List<Long> sequences = new ArrayList<>();
+    // What each handled event's outcome reports once its ack is written (onDelivery).
+    private final List<DeliveryOutcome> outcomes = new ArrayList<>();
     private final Set<String> orderingKeys = new HashSet<>();
 
     Acks(Delivery d) {
       this.d = d;
     }
 
-    void add(OutboxRow row) {
+    void add(OutboxRow row, Duration took) {
       sequences.add(row.sequence());
+      outcomes.add(new DeliveryOutcome(DeliveryOutcome.Result.ACKED, 1, took, row.attempts() + 1));
       orderingKeys.add(row.orderingKey());
     }
 
@@ -256,7 +270,9 @@ final class Dispatcher {
     void flush() {
       if (sequences.isEmpty()) return;
       List<Long> batch = List.copyOf(sequences);
+      List<DeliveryOutcome> acked = List.copyOf(outcomes);
       sequences.clear();
+      outcomes.clear();
       orderingKeys.clear();
       try {
         store.ackEvents(d.key, d.lease.lease(), batch);
@@ -264,6 +280,7 @@ final class Dispatcher {
       } finally {
         permits.release(batch.size());
       }
+      for (DeliveryOutcome o : acked) listener.onDelivery(d.key, o);
     }
 
     /**

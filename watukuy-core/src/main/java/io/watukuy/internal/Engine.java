@@ -43,6 +43,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -161,7 +162,9 @@ public final class Engine implements Watukuy {
             this::httpClient,
             secrets,
             budgets,
-            cycles);
+            cycles,
+            new Resends(),
+            new AtomicLong());
     Duration shortest = Daemon.MAX_PASS_INTERVAL;
     for (Poller<?> p : pollers) {
       Poller<Object> po = (Poller<Object>) p;
@@ -476,7 +479,7 @@ public final class Engine implements Watukuy {
                 .loadState(key)
                 .orElseGet(
                     () -> PollerState.create(StatePatch.schedule(ScheduleMachine.initial(p)), now));
-        out.add(Inspect.key(store, key, state, runners.get(p.name()).laneCursor(), now));
+        out.add(Inspect.key(store, p, key, state, runners.get(p.name()).laneCursor(), now));
       }
     return new Inspection(now, out);
   }

@@ -2,6 +2,7 @@ package io.watukuy.internal;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.watukuy.DeliveryOutcome;
 import io.watukuy.HandlerUnavailableException;
 import io.watukuy.PoisonPolicy;
 import io.watukuy.RetryAfterException;
@@ -12,6 +13,7 @@ import io.watukuy.spi.OutboxRow;
 import io.watukuy.spi.ParkedKind;
 import io.watukuy.spi.ParkedRow;
 import io.watukuy.spi.StateStore;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
@@ -89,8 +91,10 @@ final class Failures {
   /**
    * Counts a failed attempt of the event: records its retry (blocking its ordering key until then)
    * or, after the last attempt, parks it (blocking the key when the poison policy holds it).
+   *
+   * @return {@code RETRIED} or {@code PARKED}
    */
-  void count(Delivery d, OutboxRow row, Throwable failure) {
+  DeliveryOutcome.Result count(Delivery d, OutboxRow row, Throwable failure) {
     int attempt = row.attempts() + 1;
     Instant now = time.now();
     ArrayNode history = Errors.appendAttempt(row.lastError(), attempt, now, failure, d.redactor);
@@ -137,7 +141,7 @@ final class Failures {
       listener.onParked(d.key, parked);
       if (hold) d.blocked.add(row.orderingKey());
       if (poison.action() == PoisonPolicy.Action.HALT) d.halted = true;
-      return;
+      return DeliveryOutcome.Result.PARKED;
     }
     Instant next = now.plus(d.policy.retry().backoff().delay(attempt, random));
     // A destination that said when to come back (Retry-After) is not tried before then: an
@@ -167,6 +171,13 @@ final class Failures {
     listener.onDeliveryFailed(d.key, row.eventId(), row.sequence(), attempt, next, failure);
     d.blocked.add(row.orderingKey());
     d.retryAt(next);
+    return DeliveryOutcome.Result.RETRIED;
+  }
+
+  /** Time since {@code from} on the engine's clock, never negative: a handler's duration. */
+  static Duration since(TimeSource time, Instant from) {
+    Duration d = Duration.between(from, time.now());
+    return d.isNegative() ? Duration.ZERO : d;
   }
 
   private static @Nullable RetryAfterException retryAfter(Throwable t) {

@@ -6,6 +6,7 @@ import io.watukuy.Http;
 import io.watukuy.HttpResult;
 import io.watukuy.Lane;
 import io.watukuy.Poller;
+import io.watukuy.RequestInfo;
 import io.watukuy.RequestSigner;
 import io.watukuy.internal.http.DefaultHttp;
 import io.watukuy.internal.http.HttpScope;
@@ -226,6 +227,17 @@ final class FetchScope implements FetchContext<Object>, HttpScope {
   @Override
   public void observe(HttpResult result) {
     lastResponse = result;
+  }
+
+  @Override
+  public int firstAttempt(String method, String target) {
+    return cx.resends().firstAttempt(run.key, method, target);
+  }
+
+  @Override
+  public void sent(String method, String target, RequestInfo request) {
+    cx.resends().sent(run.key, method, target, request);
+    cx.listener().onRequest(run.key, request);
   }
 
   @Override

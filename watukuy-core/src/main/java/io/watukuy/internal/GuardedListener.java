@@ -1,8 +1,11 @@
 package io.watukuy.internal;
 
+import io.watukuy.CycleInfo;
+import io.watukuy.DeliveryOutcome;
 import io.watukuy.KeyReport;
 import io.watukuy.LeaseLostException;
 import io.watukuy.PollerKey;
+import io.watukuy.RequestInfo;
 import io.watukuy.WatukuyListener;
 import io.watukuy.spi.ParkedRow;
 import java.time.Duration;
@@ -137,6 +140,42 @@ final class GuardedListener implements WatukuyListener {
   public void onNoHandler(PollerKey key, long pending) {
     try {
       listener.onNoHandler(key, pending);
+    } catch (RuntimeException e) {
+      ignored(e);
+    }
+  }
+
+  @Override
+  public void onRequest(PollerKey key, RequestInfo request) {
+    try {
+      listener.onRequest(key, request);
+    } catch (RuntimeException e) {
+      ignored(e);
+    }
+  }
+
+  @Override
+  public void onDelivery(PollerKey key, DeliveryOutcome outcome) {
+    try {
+      listener.onDelivery(key, outcome);
+    } catch (RuntimeException e) {
+      ignored(e);
+    }
+  }
+
+  @Override
+  public void onCycleStart(CycleInfo cycle) {
+    try {
+      listener.onCycleStart(cycle);
+    } catch (RuntimeException e) {
+      ignored(e);
+    }
+  }
+
+  @Override
+  public void onCycleEnd(CycleInfo cycle, KeyReport report, Duration elapsed) {
+    try {
+      listener.onCycleEnd(cycle, report, elapsed);
     } catch (RuntimeException e) {
       ignored(e);
     }

@@ -2,6 +2,7 @@ package io.watukuy.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.watukuy.KeyInspection;
+import io.watukuy.Poller;
 import io.watukuy.PollerKey;
 import io.watukuy.ScheduleState;
 import io.watukuy.internal.cursor.LaneCursor;
@@ -9,6 +10,7 @@ import io.watukuy.spi.Lease;
 import io.watukuy.spi.ParkedKind;
 import io.watukuy.spi.PollerState;
 import io.watukuy.spi.StateStore;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -33,7 +35,12 @@ final class Inspect {
   }
 
   static KeyInspection key(
-      StateStore store, PollerKey key, PollerState state, LaneCursor<Object> lane, Instant now) {
+      StateStore store,
+      Poller<?> poller,
+      PollerKey key,
+      PollerState state,
+      LaneCursor<Object> lane,
+      Instant now) {
     ScheduleState s = state.schedule();
     Map<String, JsonNode> cursors = new LinkedHashMap<>();
     state.cursors().entrySet().stream()
@@ -72,6 +79,17 @@ final class Inspect {
         s.lastReconcileAt(),
         s.backfill(),
         s.listing(),
-        s.lastSuccessAt());
+        s.lastSuccessAt(),
+        poller.staleAfter().toMillis(),
+        stale(s.lastSuccessAt(), poller.staleAfter(), now),
+        poller.maxParked());
+  }
+
+  /**
+   * Whether the last success lies longer than {@code staleAfter} before {@code now}; never before
+   * the first success, whose absence the failures (or a new key's due time) explain.
+   */
+  static boolean stale(@Nullable Instant lastSuccessAt, Duration staleAfter, Instant now) {
+    return lastSuccessAt != null && Duration.between(lastSuccessAt, now).compareTo(staleAfter) > 0;
   }
 }

@@ -7,6 +7,7 @@ import io.watukuy.Poller;
 import io.watukuy.PollerKey;
 import io.watukuy.ScheduleState;
 import io.watukuy.TimeSource;
+import io.watukuy.TimestampCursor;
 import io.watukuy.Watukuy;
 import io.watukuy.internal.cursor.LaneCursor;
 import io.watukuy.spi.Lease;
@@ -225,6 +226,13 @@ final class KeyOperations {
     Poller<Object> p = keys.poller();
     String poller = p.name();
     LaneCursor<Object> lane = laneCursors.apply(poller);
+    if (p.cursor() instanceof TimestampCursor t && !t.sorted())
+      throw new ConfigException(
+          "poller "
+              + poller
+              + ": backfill needs a watermark to stop at, and a timestamp cursor with"
+              + " cursor.sorted false moves its watermark only when a whole listing completes;"
+              + " use resetCursor to list again from an earlier value");
     if (!lane.ordered())
       throw new ConfigException(
           "poller "

@@ -74,6 +74,12 @@ final class KeyRun {
    */
   boolean parkedWithoutIdentity;
 
+  /**
+   * Why an unsorted timestamp listing of this run kept its watermark when an error ended it, one
+   * sentence added to {@code lastError}; null when none did (docs/config.md, "Unsorted listings").
+   */
+  @Nullable String watermarkKept;
+
   /** Whether a stop of the engine ended a lane of this run after the page in flight. */
   boolean stopped;
 

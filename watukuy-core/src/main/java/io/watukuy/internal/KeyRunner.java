@@ -2,6 +2,7 @@ package io.watukuy.internal;
 
 import io.watukuy.BudgetTimeoutException;
 import io.watukuy.Cursors;
+import io.watukuy.CycleInfo;
 import io.watukuy.Fetcher;
 import io.watukuy.HandlerUnavailableException;
 import io.watukuy.KeyReport;
@@ -28,6 +29,7 @@ import io.watukuy.spi.StatePatch;
 import io.watukuy.spi.StateStore;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -177,13 +179,42 @@ final class KeyRunner {
       }
       return notDue(key, lanes, limits, now);
     }
+    KeyRun run = new KeyRun(cx, key, start.lease(), attached, limits);
+    EnumSet<Lane> due = EnumSet.noneOf(Lane.class);
+    if (lanes.live()) due.add(Lane.LIVE);
+    if (lanes.reconcile()) due.add(Lane.RECONCILE);
+    if (lanes.backfill()) due.add(Lane.BACKFILL);
+    CycleInfo cycle = new CycleInfo(key, cx.cycleIds().incrementAndGet(), now, due);
+    cx.listener().onCycleStart(cycle);
+    @Nullable KeyReport report = null;
+    @Nullable Throwable thrown = null;
+    try {
+      report = leased(key, run, lanes, attached, start);
+      return report;
+    } catch (InterruptedException | RuntimeException | Error e) {
+      thrown = e;
+      throw e;
+    } finally {
+      // Exactly one end per start, however the cycle ends (WatukuyListener.onCycleEnd).
+      KeyReport ended =
+          report != null
+              ? report
+              : new KeyReport(key, Outcome.POLLED, 0, 0, 0, 0, false, false, thrown);
+      Duration elapsed = Duration.between(now, cx.time().now());
+      cx.listener().onCycleEnd(cycle, ended, elapsed.isNegative() ? Duration.ZERO : elapsed);
+    }
+  }
+
+  /** The cycle of a key whose lease {@code start} holds, with the lanes due. */
+  private KeyReport leased(
+      PollerKey key, KeyRun run, Lanes lanes, @Nullable Attached attached, LeasedState start)
+      throws InterruptedException {
+    StateStore store = cx.store();
     boolean liveDue = lanes.live();
     boolean reconcileDue = lanes.reconcile();
     boolean backfillDue = lanes.backfill();
     ScheduleState atStart = lanes.schedule();
     ScheduleState schedule = atStart;
-
-    KeyRun run = new KeyRun(cx, key, start.lease(), attached, limits);
     try (LeaseKeeper keeper = run.keeper) {
       try {
         run.startFrom(start.state());
@@ -353,6 +384,7 @@ final class KeyRunner {
               poller, schedule, run.outcome(liveError), cx.time().now(), cx.random());
     if (run.delivery != null && run.delivery.halted)
       next = ScheduleMachine.poisonHalt(poller, next, cx.time().now());
+    next = keptNote(run, next);
     next = next.withLastReconcileAt(run.lastReconcileAt).withBackfill(run.backfill);
     next = ListingFacts.record(run, next, liveDue && lane.fullScan(), cx.time().now());
     // A destination that is down is no fetch error (no backoff of the schedule, no circuit), but
@@ -449,6 +481,7 @@ final class KeyRunner {
     StateStore store = cx.store();
     // The daemon logs a store outage once per change (Outages), not at every attempt.
     String message = redactor.message(e.getMessage());
+    if (run.watermarkKept != null) message += "; " + run.watermarkKept;
     if (run.limits.daemon() && Outages.kind(e) != null)
       errors.debug("{}: cycle failed: {}", Who.key(key), message);
     else errors.warn("{}: cycle failed: {}", Who.key(key), message);
@@ -456,8 +489,10 @@ final class KeyRunner {
     if (laneDue || run.pages > 0) {
       ScheduleState next =
           redacted(
-              ScheduleMachine.afterCycle(
-                  poller, schedule, run.outcome(e), cx.time().now(), cx.random()));
+              keptNote(
+                  run,
+                  ScheduleMachine.afterCycle(
+                      poller, schedule, run.outcome(e), cx.time().now(), cx.random())));
       try {
         next =
             Operations.mergeConcurrent(
@@ -474,6 +509,17 @@ final class KeyRunner {
       expect(key, next, nextAttention(next, cx.time().now()));
     }
     return run.report(Outcome.POLLED, e);
+  }
+
+  /**
+   * The schedule with {@code lastError} saying that an unsorted listing the error ended kept its
+   * watermark (docs/config.md, "Unsorted listings"); unchanged when none did.
+   */
+  private static ScheduleState keptNote(KeyRun run, ScheduleState s) {
+    ScheduleState.LastError e = s.lastError();
+    if (run.watermarkKept == null || e == null || e.message().endsWith(run.watermarkKept)) return s;
+    return s.withLastError(
+        new ScheduleState.LastError(e.name(), e.message() + "; " + run.watermarkKept, e.at()));
   }
 
   /**

@@ -40,6 +40,12 @@ final class PageLoop {
   /** The {@code lastError} name of a full listing cut short. */
   static final String LISTING_TRUNCATED = "ListingTruncated";
 
+  /**
+   * The kind of the note an unsorted listing ended by an error adds to that error (suppressed): the
+   * watermark stayed where the listing started.
+   */
+  static final String WATERMARK_KEPT = "WatermarkKept";
+
   private final CycleContext cx;
   private final Poller<Object> poller;
   private final PageCommit commit;
@@ -79,6 +85,12 @@ final class PageLoop {
     // Page n+1, fetched while page n is committed and delivered (docs/architecture.md, "A page
     // ahead"); dropped unseen whenever the loop ends before taking it.
     Prefetch ahead = null;
+    // An unsorted timestamp listing's largest value and start, in memory for this run only: its
+    // pages commit the watermark it started from, so a run cut short or killed stores nothing of
+    // it (docs/config.md, "Unsorted listings").
+    Object listing = null;
+    boolean holds = lc.holdsUntilComplete();
+    Object kept = stored;
     try {
       while (true) {
         if (spec.target() != null && lc.reached(stored, spec.target())) {
@@ -103,6 +115,7 @@ final class PageLoop {
           break;
         }
         int pageNo = ++pages;
+        if (pageNo == 1) listing = lc.startListing(cx.time().now());
         Object sent = sendCursor(lc, key, run.cursors.containsKey(key), stored, pageNo);
         // A fetch that sent nothing through the HTTP helper and never read the page number asks
         // for what its cursor says: the same cursor is the same request, so it is not sent. A full
@@ -156,7 +169,7 @@ final class PageLoop {
         validate(views);
         Step<Object> step;
         try {
-          step = lc.advance(stored, sent, page, views, cx.time().now());
+          step = lc.advance(stored, sent, page, views, cx.time().now(), listing);
         } catch (BadPage e) {
           throw run.bad(pageNo, e.itemIndex(), e.getMessage(), null);
         }
@@ -189,6 +202,9 @@ final class PageLoop {
           break;
         }
       }
+    } catch (RuntimeException e) {
+      if (holds && pages > 0) keptOnError(run, spec, lc, kept, pages, e);
+      throw e;
     } finally {
       if (ahead != null) ahead.discard(); // a failed commit, a lost lease, a stop, the deadline
     }
@@ -197,7 +213,17 @@ final class PageLoop {
       run.truncated = true;
       // A deadline that passed before the first page cut nothing: the listing never started.
       // Nor is a listing cut by a stop an error: the next start lists it again.
-      if (spec.fullScan() && pages > 0 && !run.stopped)
+      if (holds && pages > 0) {
+        // Not due again at once: the next cycle lists from the same watermark, and a catch-up
+        // would cut it at the same page again.
+        if (run.stopped)
+          log.info(
+              "{}: stopped after page {}; {}",
+              Who.key(run.key),
+              pages,
+              watermarkKept(lc, kept, "the next start lists again from it"));
+        else run.notice = unsortedTruncated(run, spec, lc, kept, pages, cap);
+      } else if (spec.fullScan() && pages > 0 && !run.stopped)
         run.notice = listingTruncated(run, spec, pages, cap);
       else if (spec.lane() == Lane.LIVE) run.catchUp = true;
     }
@@ -235,6 +261,75 @@ final class PageLoop {
     log.warn("{}: {}", Who.key(run.key), problem);
     return FetchException.named(
         run.key.poller(), run.key.partition(), pages, LISTING_TRUNCATED, problem);
+  }
+
+  /** The sentence every cut-short unsorted listing ends with: where the watermark stays. */
+  private static String watermarkKept(LaneCursor<Object> lc, @Nullable Object kept, String then) {
+    String raw = lc.toRaw(kept);
+    return "the watermark was kept at "
+        + (raw == null ? "its initial value (the beginning)" : "'" + raw + "'")
+        + " (cursor.sorted false moves it only when a listing completes); "
+        + then;
+  }
+
+  /**
+   * An unsorted listing cut at its page cap or the tick deadline: as loud as a truncated full
+   * listing ({@code ListingTruncated}, {@code lastError}, the report's error, {@code run --once}
+   * exits 1), since a listing that never completes never moves its watermark.
+   */
+  private FetchException unsortedTruncated(
+      KeyRun run, LaneSpec spec, LaneCursor<Object> lc, @Nullable Object kept, int pages, int cap) {
+    String why =
+        pages >= cap
+            ? "read "
+                + pages
+                + " pages and reached its page cap, maxPagesPerCycle="
+                + cap
+                + ", before its last page; raise maxPagesPerCycle above the listing's length in"
+                + " pages, or ask for larger pages"
+            : "outlasted the tick deadline after "
+                + pages
+                + " page(s); give the tick more time, or ask for larger pages";
+    String problem =
+        "the "
+            + spec.lane().wire()
+            + " listing was cut short ("
+            + LISTING_TRUNCATED
+            + "): it "
+            + why
+            + ". Its pages are committed; "
+            + watermarkKept(lc, kept, "the next cycle lists again from it");
+    log.warn("{}: {}", Who.key(run.key), problem);
+    return FetchException.named(
+        run.key.poller(), run.key.partition(), pages, LISTING_TRUNCATED, problem);
+  }
+
+  /**
+   * An unsorted listing ended by an error after {@code pages} requests: the log says the watermark
+   * was kept, and so will {@code lastError} ({@link KeyRun#watermarkKept}).
+   */
+  private static void keptOnError(
+      KeyRun run,
+      LaneSpec spec,
+      LaneCursor<Object> lc,
+      @Nullable Object kept,
+      int pages,
+      RuntimeException e) {
+    String note =
+        "the "
+            + spec.lane().wire()
+            + " listing ended at page "
+            + pages
+            + " ("
+            + (e instanceof WatukuyException w ? w.kind() : e.getClass().getSimpleName())
+            + "); its pages before are committed, and "
+            + watermarkKept(lc, kept, "the next cycle lists again from it");
+    run.watermarkKept = note;
+    run.truncated = true;
+    // The report's error says it too, beside the error itself.
+    e.addSuppressed(
+        FetchException.named(run.key.poller(), run.key.partition(), pages, WATERMARK_KEPT, note));
+    log.warn("{}: {}", Who.key(run.key), note);
   }
 
   /**

@@ -10,6 +10,7 @@ import static io.watukuy.ScheduleState.Status.THROTTLED;
 
 import io.watukuy.Backoff;
 import io.watukuy.BudgetTimeoutException;
+import io.watukuy.CredentialRevokedException;
 import io.watukuy.HttpResult;
 import io.watukuy.HttpStatusException;
 import io.watukuy.KeyReport.Outcome;
@@ -231,8 +232,10 @@ final class ScheduleMachine {
    *   <li><b>Failure</b> (any other error, a 503 without a usable Retry-After included): the
    *       failure count grows by one; a failed half-open probe re-opens the circuit for {@code
    *       circuit.probeEvery} (keeping its {@code openedAt}); reaching {@code circuit.failures}
-   *       opens it ({@code CIRCUIT_OPEN}, reason {@code probe}); otherwise {@code BACKING_OFF} for
-   *       {@code schedule.backoff.delay(failures)} (reason {@code backoff}).
+   *       opens it ({@code CIRCUIT_OPEN}, reason {@code probe}), and so does a {@link
+   *       io.watukuy.CredentialRevokedException} in the error's cause chain at once (its {@code
+   *       kind} is then {@code lastError.name}); otherwise {@code BACKING_OFF} for {@code
+   *       schedule.backoff.delay(failures)} (reason {@code backoff}).
    *   <li><b>Poison halt</b> ({@link CycleOutcome#halted()}), on top of any of the above: {@code
    *       CIRCUIT_OPEN} for {@code circuit.probeEvery} with {@code lastError.name} {@value
    *       #POISON_HALT}.
@@ -510,7 +513,9 @@ final class ScheduleMachine {
     if (before.circuit() != null) {
       // A failed half-open probe: the circuit never closed, so it keeps its openedAt.
       circuit = new Circuit(before.circuit().openedAt(), now.plus(probeEvery));
-    } else if (failures >= poller.circuit().failures()) {
+    } else if (failures >= poller.circuit().failures() || revoked(e) != null) {
+      // A revoked credential fails every retry the same way: open at once (no retry loop against
+      // the authorization server), as CredentialRevokedException documents.
       circuit = new Circuit(now, now.plus(probeEvery));
     }
     Status state = circuit != null ? CIRCUIT_OPEN : BACKING_OFF;
@@ -641,6 +646,14 @@ final class ScheduleMachine {
     return null;
   }
 
+  /** The {@link CredentialRevokedException} in {@code e}'s cause chain, or null. */
+  static @Nullable CredentialRevokedException revoked(Throwable e) {
+    Throwable t = e;
+    for (int depth = 0; t != null && depth < MAX_CAUSE_DEPTH; depth++, t = t.getCause())
+      if (t instanceof CredentialRevokedException r) return r;
+    return null;
+  }
+
   private static @Nullable HttpStatusException httpCause(Throwable e) {
     Throwable t = e;
     for (int depth = 0; t != null && depth < MAX_CAUSE_DEPTH; depth++, t = t.getCause())
@@ -671,7 +684,11 @@ final class ScheduleMachine {
   }
 
   static LastError lastError(RuntimeException e, Instant now) {
-    String name = e instanceof WatukuyException w ? w.kind() : e.getClass().getSimpleName();
+    CredentialRevokedException r = revoked(e);
+    String name =
+        r != null
+            ? r.kind()
+            : e instanceof WatukuyException w ? w.kind() : e.getClass().getSimpleName();
     return new LastError(name, String.valueOf(e.getMessage()), now);
   }
 

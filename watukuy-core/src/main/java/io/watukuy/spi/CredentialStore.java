@@ -15,9 +15,13 @@ import java.util.Optional;
  * writes {@code v + 2} with the new secret and no claim; an instance whose write loses re-reads the
  * row instead of using what it holds.
  *
- * <p>The store keeps {@link StoredCredential#sealed()} byte for byte and never logs it.
- * Implementations are thread-safe and keep a row's fields consistent (a reader never sees a version
- * with another version's secret).
+ * <p>The store keeps {@link StoredCredential#sealed()} byte for byte and never logs it; a sealed
+ * string must not contain U+0000, which PostgreSQL's {@code text} refuses. Instants ({@link
+ * StoredCredential#claimUntil()}, {@link StoredCredential#updatedAt()}) are kept to the
+ * millisecond, like every instant a store keeps (docs/stores.md, "General rules"): a finer one
+ * comes back truncated. Implementations are thread-safe and keep a row's fields consistent (a
+ * reader never sees a version with another version's secret). {@code CredentialStoreContractTest}
+ * in watukuy-testing certifies an implementation.
  *
  * @since 0.1
  */
@@ -58,7 +62,8 @@ public interface CredentialStore {
   /**
    * The names of the stored credentials, sorted, for {@code inspect}; never their secrets.
    *
-   * @return every stored credential's name, in ascending order
+   * @return every stored credential's name, in ascending {@link String#compareTo} order (whatever a
+   *     database's collation), unmodifiable
    * @throws StoreException when the store cannot be reached
    */
   List<String> listCredentials();

@@ -53,6 +53,7 @@ class ArchitectureTest {
             "io.watukuy..",
             "java..",
             "javax.net..",
+            "javax.crypto..", // the JDK's AES-GCM (SealingKeys)
             "com.fasterxml.jackson..",
             "org.slf4j..",
             "org.jspecify..")

@@ -597,6 +597,26 @@ class ScheduleMachineTest {
   }
 
   @Test
+  void revokedCredentialOpensTheCircuitAtTheFirstFailure() {
+    // The signer's exception arrives wrapped, as the HTTP helper and fetch code pass it on.
+    RuntimeException wrapped =
+        new IllegalStateException(
+            "fetch failed",
+            new io.watukuy.CredentialRevokedException(
+                "credential crm: token endpoint refused the refresh token: invalid_grant"));
+
+    ScheduleState s =
+        ScheduleMachine.afterCycle(POLLER, idle(10_000), failure(wrapped), NOW, NO_RANDOM);
+
+    assertThat(s.state())
+        .as("1 failure of 3, but no retry can help")
+        .isEqualTo(Status.CIRCUIT_OPEN);
+    assertThat(s.consecutiveFailures()).isEqualTo(1);
+    assertThat(s.circuit()).isEqualTo(new Circuit(NOW, NOW.plusSeconds(300)));
+    assertThat(s.lastError()).isEqualTo(new LastError("CredentialRevoked", "fetch failed", NOW));
+  }
+
+  @Test
   void probeEveryDefaultsToScheduleMax() {
     Poller<JsonNode> defaultProbe = poller(SCHEDULE, new CircuitPolicy(1, null));
 

@@ -386,5 +386,48 @@ public final class FakeApi {
     return ctx -> page(ctx.page(), size);
   }
 
+  /**
+   * A search filtered by modification time but ordered by id, as CRM search APIs page (HubSpot
+   * contacts): items with {@code updatedAt >= cursor.value} (all when the value is null; the
+   * tie-break is not a filter here), sorted by id, page {@code page} of {@code size}. A page 3 may
+   * hold an item older than page 1's newest.
+   *
+   * @param cursor the filter; its value is parsed as an ISO-8601 instant
+   * @param page 1-based page number; a page past the end is empty
+   * @param size the page size; positive
+   * @return the page, {@code hasMore} set, no cursor
+   */
+  public Page<JsonNode> modifiedSinceById(Watermark cursor, int page, int size) {
+    request();
+    synchronized (lock) {
+      Instant from = cursor.value() == null ? null : Instant.parse(cursor.value());
+      List<ObjectNode> match = new ArrayList<>();
+      for (ObjectNode n : items.values())
+        if (from == null || !Instant.parse(n.get("updatedAt").asText()).isBefore(from))
+          match.add(n);
+      int start = Math.min(match.size(), (page - 1) * size);
+      int end = Math.min(match.size(), start + size);
+      return slice(match.subList(start, end), size).withHasMore(end < match.size());
+    }
+  }
+
+  /**
+   * A fetcher over {@link #modifiedSinceById} that pages by {@code ctx.page()} and keeps, for every
+   * page of a listing, the filter its page 1 was sent with (one search query, read page by page),
+   * per lane and partition.
+   *
+   * @param size the page size; positive
+   * @return the fetcher
+   */
+  public Fetcher<JsonNode, Watermark> modifiedSinceFetcher(int size) {
+    Map<String, Watermark> queries = new java.util.concurrent.ConcurrentHashMap<>();
+    return ctx -> {
+      String slot = ctx.lane() + "|" + ctx.partition();
+      if (ctx.page() == 1) queries.put(slot, Objects.requireNonNull(ctx.cursor()));
+      Watermark query = queries.getOrDefault(slot, Objects.requireNonNull(ctx.cursor()));
+      return modifiedSinceById(query, ctx.page(), size);
+    };
+  }
+
   private record Change(String id, ObjectNode state, boolean deleted) {}
 }

@@ -2,6 +2,7 @@ package io.watukuy.testing;
 
 import io.watukuy.PollerKey;
 import io.watukuy.spi.CommitBatch;
+import io.watukuy.spi.CredentialStore;
 import io.watukuy.spi.HttpValidator;
 import io.watukuy.spi.ItemRow;
 import io.watukuy.spi.Lease;
@@ -14,6 +15,7 @@ import io.watukuy.spi.PollerState;
 import io.watukuy.spi.StatePatch;
 import io.watukuy.spi.StateStore;
 import io.watukuy.spi.StoreCapabilities;
+import io.watukuy.spi.StoredCredential;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
@@ -38,9 +40,15 @@ import org.jspecify.annotations.Nullable;
  * A subclass that wants the delegate's single round trip overrides them to forward ({@link
  * CountingStore} does).
  *
+ * <p>It is also a {@link CredentialStore} that forwards to the delegate's credentials table, so a
+ * wrapped store stays one ({@code store instanceof CredentialStore} holds through a wrapper, as the
+ * engine and the CLI test it); the credential calls reach {@link #beforeCall} too, by their {@link
+ * CredentialStore} names. Over a delegate that is not a {@link CredentialStore} (every built-in
+ * store is one), they throw {@link UnsupportedOperationException}.
+ *
  * @since 0.1
  */
-public class ForwardingStore implements StateStore {
+public class ForwardingStore implements StateStore, CredentialStore {
   /** The store every call is forwarded to. */
   protected final StateStore delegate;
 
@@ -253,5 +261,47 @@ public class ForwardingStore implements StateStore {
   public int pruneLog(PollerKey key, Instant olderThan) {
     beforeCall("pruneLog");
     return delegate.pruneLog(key, olderThan);
+  }
+
+  // ---- credentials
+
+  /**
+   * The delegate as a credential store.
+   *
+   * @param method the {@link CredentialStore} method about to be forwarded, for the message
+   * @return the delegate
+   * @throws UnsupportedOperationException when the delegate keeps no credentials
+   */
+  private CredentialStore credentialDelegate(String method) {
+    if (delegate instanceof CredentialStore credentials) {
+      return credentials;
+    }
+    throw new UnsupportedOperationException(
+        method + ": the wrapped store " + delegate + " is not a CredentialStore");
+  }
+
+  @Override
+  public Optional<StoredCredential> loadCredential(String name) {
+    beforeCall("loadCredential");
+    return credentialDelegate("loadCredential").loadCredential(name);
+  }
+
+  @Override
+  public boolean compareAndSetCredential(long expectedVersion, StoredCredential next) {
+    beforeCall("compareAndSetCredential");
+    return credentialDelegate("compareAndSetCredential")
+        .compareAndSetCredential(expectedVersion, next);
+  }
+
+  @Override
+  public boolean deleteCredential(String name) {
+    beforeCall("deleteCredential");
+    return credentialDelegate("deleteCredential").deleteCredential(name);
+  }
+
+  @Override
+  public List<String> listCredentials() {
+    beforeCall("listCredentials");
+    return credentialDelegate("listCredentials").listCredentials();
   }
 }

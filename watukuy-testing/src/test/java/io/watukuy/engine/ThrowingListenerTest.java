@@ -3,6 +3,8 @@ package io.watukuy.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.watukuy.CycleInfo;
+import io.watukuy.DeliveryOutcome;
 import io.watukuy.HttpStatusException;
 import io.watukuy.KeyReport;
 import io.watukuy.LeaseLostException;
@@ -76,6 +78,21 @@ class ThrowingListenerTest {
           fail("onNoHandler");
         }
 
+        @Override
+        public void onDelivery(PollerKey key, DeliveryOutcome outcome) {
+          fail("onDelivery");
+        }
+
+        @Override
+        public void onCycleStart(CycleInfo cycle) {
+          fail("onCycleStart");
+        }
+
+        @Override
+        public void onCycleEnd(CycleInfo cycle, KeyReport report, Duration elapsed) {
+          fail("onCycleEnd");
+        }
+
         private void fail(String callback) {
           calls.add(callback);
           throw new IllegalStateException(callback + " failed in the listener");
@@ -92,7 +109,7 @@ class ThrowingListenerTest {
 
     assertThat(first.error()).isNull();
     assertThat(handler.changes()).containsExactly("a:created");
-    assertThat(calls).containsExactly("onCycle");
+    assertThat(calls).containsExactly("onCycleStart", "onDelivery", "onCycleEnd", "onCycle");
 
     f.api.failNext(
         1,
@@ -103,7 +120,17 @@ class ThrowingListenerTest {
     KeyReport throttled = w.tick().poller("orders").orElseThrow();
 
     assertThat(throttled.error()).hasCauseInstanceOf(HttpStatusException.class);
-    assertThat(calls).containsExactly("onCycle", "onError", "onThrottled", "onCycle");
+    assertThat(calls)
+        .containsExactly(
+            "onCycleStart",
+            "onDelivery",
+            "onCycleEnd",
+            "onCycle",
+            "onCycleStart",
+            "onError",
+            "onThrottled",
+            "onCycleEnd",
+            "onCycle");
     assertThat(w.inspect().pollers().get(0).throttledUntil())
         .isEqualTo(f.clock.now().plusSeconds(60));
 

@@ -4,8 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.watukuy.PollerKey;
+import io.watukuy.spi.CredentialStore;
 import io.watukuy.spi.Lease;
+import io.watukuy.spi.StateStore;
+import io.watukuy.spi.StoredCredential;
 import io.watukuy.store.memory.MemoryStore;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -71,5 +75,52 @@ class ForwardingStoreHookTest {
         .hasMessage("acquireLease");
     assertThat(memory.getLease(KEY)).isEmpty();
     assertThat(store.listKeys(null)).isEqualTo(List.of());
+  }
+
+  @Test
+  void credentialCallsGoThroughTheHookToTheDelegatesTable() {
+    MemoryStore memory = new MemoryStore();
+    CountingStore store = new CountingStore(memory);
+    StoredCredential first = new StoredCredential("refresh", 1, "sealed", null, null, T0);
+
+    assertThat(store).isInstanceOf(CredentialStore.class);
+    assertThat(store.compareAndSetCredential(0, first)).isTrue();
+    assertThat(store.loadCredential("refresh")).contains(first);
+    assertThat(store.listCredentials()).containsExactly("refresh");
+    assertThat(memory.loadCredential("refresh")).contains(first);
+    assertThat(store.deleteCredential("refresh")).isTrue();
+
+    assertThat(store.calls())
+        .containsExactly(
+            "compareAndSetCredential", "loadCredential", "listCredentials", "deleteCredential");
+  }
+
+  @Test
+  void aDeadFaultyStoreRefusesCredentialCallsToo() {
+    FaultyStore store = new FaultyStore(new MemoryStore()).arm(KillPoint.BEFORE_ACQUIRE);
+    assertThatThrownBy(() -> store.acquireLease(KEY, "a", TTL, T0))
+        .isInstanceOf(SimulatedCrash.class);
+
+    assertThatThrownBy(() -> store.loadCredential("refresh"))
+        .isInstanceOf(SimulatedCrash.class)
+        .hasMessageEndingWith("loadCredential never ran");
+  }
+
+  @Test
+  void overAStoreWithoutCredentialsTheCredentialCallsSaySo() {
+    // A store that is a StateStore only: MemoryStore seen through the StateStore interface alone.
+    MemoryStore memory = new MemoryStore();
+    StateStore stateOnly =
+        (StateStore)
+            Proxy.newProxyInstance(
+                StateStore.class.getClassLoader(),
+                new Class<?>[] {StateStore.class},
+                (proxy, method, args) -> method.invoke(memory, args));
+    ForwardingStore store = new ForwardingStore(stateOnly);
+
+    assertThatThrownBy(store::listCredentials)
+        .isInstanceOf(UnsupportedOperationException.class)
+        .hasMessageContaining("listCredentials")
+        .hasMessageContaining("is not a CredentialStore");
   }
 }

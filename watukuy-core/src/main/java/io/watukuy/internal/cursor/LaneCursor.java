@@ -55,6 +55,39 @@ public interface LaneCursor<C> {
       @Nullable C stored, @Nullable C sent, Page<?> page, List<ItemView> items, Instant now);
 
   /**
+   * Whether the stored cursor moves only when a listing completes (a timestamp cursor with {@code
+   * sorted(false)}): every page commits the cursor the listing started from, and a lane cut short
+   * leaves it there. The running state of the listing is {@link #startListing}'s, in memory.
+   */
+  default boolean holdsUntilComplete() {
+    return false;
+  }
+
+  /**
+   * The running state of one listing of a lane that {@link #holdsUntilComplete()}, made just before
+   * the fetch of its page 1 is called; null for the other lanes.
+   *
+   * @param start the engine's clock at that moment: the scan's start
+   */
+  default @Nullable Object startListing(Instant start) {
+    return null;
+  }
+
+  /**
+   * Advances past a page of a listing whose running state is {@code listing} ({@link
+   * #startListing}); the other lanes ignore it.
+   */
+  default Step<C> advance(
+      @Nullable C stored,
+      @Nullable C sent,
+      Page<?> page,
+      List<ItemView> items,
+      Instant now,
+      @Nullable Object listing) {
+    return advance(stored, sent, page, items, now);
+  }
+
+  /**
    * The cursor for an API's own raw string, as {@code resetCursor} and {@code backfill} take it (a
    * timestamp, a page number, a token, a custom cursor's text); null gives the initial cursor.
    *

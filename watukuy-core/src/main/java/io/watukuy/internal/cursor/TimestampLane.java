@@ -100,6 +100,25 @@ final class TimestampLane implements LaneCursor<Watermark> {
     return new Watermark(formatted, null);
   }
 
+  /**
+   * Unsorted listings hand every page the same cursor: the stored watermark does not move while the
+   * listing runs, and the request must stay the query its page 1 started (the overlap too).
+   */
+  @Override
+  public Watermark forFetch(@Nullable Watermark stored, int page) {
+    return config.sorted() ? LaneCursor.super.forFetch(stored, page) : forFetch(stored);
+  }
+
+  @Override
+  public boolean holdsUntilComplete() {
+    return !config.sorted();
+  }
+
+  @Override
+  public @Nullable Object startListing(Instant start) {
+    return config.sorted() ? null : new Scan(start);
+  }
+
   @Override
   public Watermark fromRaw(@Nullable String raw) {
     if (raw == null) return initial();
@@ -126,9 +145,10 @@ final class TimestampLane implements LaneCursor<Watermark> {
     return at != null && at.isAfter(parseCursor(target.value()));
   }
 
+  /** An unsorted listing has no watermark to stop a backfill at: it moves only at the end. */
   @Override
   public boolean ordered() {
-    return true;
+    return config.sorted();
   }
 
   @Override
@@ -232,19 +252,7 @@ final class TimestampLane implements LaneCursor<Watermark> {
       kept.add(v);
       if (max == null || k.compareTo(max) > 0) max = k;
     }
-    if (!items.isEmpty() && previous == null && !dropped)
-      // Every item lacks a parseable field: the watermark cannot move (a wrong cursor.field?).
-      log.warn(
-          "poller {}: none of the {} items of this page has a parseable cursor.field '{}'; the cursor"
-              + " cannot move ({})",
-          poller,
-          items.size(),
-          config.field(),
-          unparsed == null
-              ? "check the field name"
-              : "the first value is '"
-                  + (unparsed.length() > 60 ? unparsed.substring(0, 60) + "…" : unparsed)
-                  + "': check cursor.format, or that the field holds a timestamp");
+    if (!items.isEmpty() && previous == null && !dropped) noneParsed(items.size(), unparsed);
     Watermark next = current;
     if (max != null) {
       boolean sameInstant = current.value() != null && max.at.equals(parseCursor(current.value()));
@@ -258,6 +266,105 @@ final class TimestampLane implements LaneCursor<Watermark> {
     boolean stuck = items.isEmpty() && next.equals(current);
     boolean done = dropped || !more || stuck;
     return new Step<>(next, done, kept, !dropped && !more);
+  }
+
+  /** Every item of a page lacks a parseable field: the watermark cannot move (a wrong field?). */
+  private void noneParsed(int items, @Nullable String unparsed) {
+    log.warn(
+        "poller {}: none of the {} items of this page has a parseable cursor.field '{}'; the cursor"
+            + " cannot move ({})",
+        poller,
+        items,
+        config.field(),
+        unparsed == null
+            ? "check the field name"
+            : "the first value is '"
+                + (unparsed.length() > 60 ? unparsed.substring(0, 60) + "…" : unparsed)
+                + "': check cursor.format, or that the field holds a timestamp");
+  }
+
+  @Override
+  public Step<Watermark> advance(
+      @Nullable Watermark stored,
+      @Nullable Watermark sent,
+      Page<?> page,
+      List<ItemView> items,
+      Instant now,
+      @Nullable Object listing) {
+    if (!(listing instanceof Scan scan)) return advance(stored, sent, page, items, now);
+    return unsorted(stored == null ? initial() : stored, page, items, scan);
+  }
+
+  /**
+   * A page of an unsorted listing (docs/config.md, "Unsorted listings"): every item is diffed, none
+   * is checked for order or dropped by lag; the largest value is remembered in {@code scan}, and
+   * the watermark stays at {@code current} until the page that ends the listing.
+   */
+  private Step<Watermark> unsorted(
+      Watermark current, Page<?> page, List<ItemView> items, Scan scan) {
+    boolean more = Boolean.TRUE.equals(page.hasMore());
+    if (page.cursor() != null) {
+      // The API told us its own watermark: it is taken, but only when the listing completes.
+      String override = Values.scalarText(page.cursor());
+      if (override != null && !override.isEmpty()) {
+        parseCursor(override);
+        scan.override = override;
+      }
+    }
+    boolean parsed = false;
+    String unparsed = null;
+    for (ItemView v : items) {
+      String raw = Values.scalarText(Values.path(v.json, config.field()));
+      Instant at = raw == null ? null : tryParse(raw);
+      if (at == null) {
+        if (unparsed == null && raw != null) unparsed = raw;
+        continue;
+      }
+      parsed = true;
+      Tie tie = config.tieBreak() == null ? null : tieOf(Values.path(v.json, config.tieBreak()));
+      Key k = new Key(at, raw, tie);
+      if (scan.max == null || k.compareTo(scan.max) > 0) scan.max = k;
+    }
+    if (!items.isEmpty() && !parsed && scan.override == null) noneParsed(items.size(), unparsed);
+    if (more) return new Step<>(current, false, items, false);
+    return new Step<>(completed(current, scan), true, items, true);
+  }
+
+  /**
+   * Where a completed unsorted listing leaves the watermark: at the smaller of the largest value it
+   * saw and the scan's start minus lag (the newer items may still have late commits before them),
+   * never backwards, with no tie-break (the items at that instant are listed again, and produce no
+   * events). Nothing seen: where it was.
+   */
+  private Watermark completed(Watermark current, Scan scan) {
+    if (scan.override != null) return new Watermark(scan.override, null);
+    if (scan.max == null) return current;
+    Instant ceiling = scan.start.minus(config.lag());
+    Instant at = scan.max.at;
+    String raw = scan.max.raw;
+    if (at.isAfter(ceiling)) {
+      at = ceiling;
+      raw =
+          config.format() != null
+              ? config.format().apply(ceiling)
+              : TimestampFormats.formatLike(scan.max.raw, ceiling);
+    }
+    // Compared as written: a shape coarser than the instant (a date, epoch seconds) rounds down.
+    Instant written = tryParse(raw);
+    if (written != null) at = written;
+    if (current.value() != null && !at.isAfter(parseCursor(current.value()))) return current;
+    return new Watermark(raw, null);
+  }
+
+  /** The running state of one unsorted listing: when it started, the largest key it saw. */
+  private static final class Scan {
+    final Instant start;
+    @Nullable Key max;
+    @Nullable String override;
+
+    Scan(Instant start) {
+      this.start = start;
+    }
   }
 
   /**

@@ -5,6 +5,7 @@ import io.watukuy.Http;
 import io.watukuy.HttpResult;
 import io.watukuy.HttpStatusException;
 import io.watukuy.OutgoingRequest;
+import io.watukuy.RequestInfo;
 import io.watukuy.RequestOptions;
 import io.watukuy.RequestSigner;
 import io.watukuy.internal.Json;
@@ -344,10 +345,11 @@ public final class DefaultHttp implements Http {
    * Sends the request and follows up to {@value #MAX_REDIRECTS} redirects itself, so that the
    * caller's headers (credentials among them) reach only the origin the caller named: a hop to
    * another origin (scheme, host, port; default ports filled in) goes out without any header of the
-   * request options, with the engine's Accept and User-Agent and the validators only. A 303, and a
-   * 301 or 302 answering a POST, continue as a GET without a body; 307 and 308 repeat the method
-   * and body. A redirect from https to http, one without a usable http(s) Location, or the last of
-   * too many, is returned as it is. The request timeout bounds all hops together.
+   * request options, with the engine's Accept and User-Agent and the validators only. A POST or PUT
+   * follows only a 307 or 308 within its origin (method and body repeated); any other redirect of
+   * it is a fetch error naming the status and Location ({@link #refuseToRedirect}). A redirect from
+   * https to http, one without a usable http(s) Location, or the last of too many, is returned as
+   * it is. The request timeout bounds all hops together.
    */
   private HttpResponse<byte[]> exchangeFollowingRedirects(
       String method,
@@ -368,6 +370,8 @@ public final class DefaultHttp implements Http {
     byte @Nullable [] hopBody = body;
     @Nullable String hopContentType = contentType;
     boolean retriedUnauthorized = false;
+    // Each send below is the next attempt of this request (RequestInfo.attempt).
+    int attempt = scope.firstAttempt(method, target) - 1;
     for (int hop = 0; ; hop++) {
       boolean sameOrigin = origin.equals(origin(hopUri));
       Duration left = hop == 0 ? timeout : Duration.between(scope.now(), deadline);
@@ -426,7 +430,23 @@ public final class DefaultHttp implements Http {
         if (outgoing != null) outgoing.addedHeaders().forEach(request::setHeader);
         // Every request that goes out is charged, each redirect hop and retry included (G6).
         scope.beforeSend();
-        response = exchange(method, target, request.build(), left);
+        attempt++;
+        String sentTo = origin(requestUri);
+        Instant sentAt = scope.now();
+        try {
+          response = exchange(method, target, request.build(), left);
+        } catch (RuntimeException e) {
+          scope.sent(
+              method,
+              target,
+              new RequestInfo(hopMethod, sentTo, 0, failure(e), since(sentAt), attempt));
+          throw e;
+        }
+        scope.sent(
+            method,
+            target,
+            new RequestInfo(
+                hopMethod, sentTo, response.statusCode(), null, since(sentAt), attempt));
         if (outgoing == null
             || response.statusCode() != 401
             || retriedUnauthorized
@@ -453,14 +473,46 @@ public final class DefaultHttp implements Http {
                 + " redirects",
             new IOException("too many redirects"));
       }
-      int status = response.statusCode();
-      if (status == 303 || ((status == 301 || status == 302) && hopMethod.equals("POST"))) {
-        hopMethod = "GET";
-        hopBody = null;
-        hopContentType = null;
+      if (!hopMethod.equals("GET")) {
+        refuseToRedirect(hopMethod, target, origin, response.statusCode(), next);
       }
       hopUri = next;
     }
+  }
+
+  /**
+   * Refuses a redirect of a POST or PUT that would not reach its target as sent: a 301, 302 or 303
+   * (clients, the JDK's among them, turn those into a GET without the body, so a search would
+   * silently become another request), or a 307 or 308 to another origin (the body, which may hold
+   * credentials or the caller's query, stays with the origin the caller named). A 307 or 308 within
+   * the origin is followed with the method and body.
+   *
+   * @throws UncheckedIOException naming the method, the redacted URL, the status and the redacted
+   *     Location: a fetch error, so the page is not committed and the poller's lastError says it
+   */
+  private void refuseToRedirect(String method, String target, String origin, int status, URI next) {
+    boolean keepsMethod = status == 307 || status == 308;
+    boolean sameOrigin = origin.equals(origin(next));
+    if (keepsMethod && sameOrigin) return;
+    String why =
+        keepsMethod
+            ? "a redirect to another origin is not followed with the request's body"
+            : "following it would send a GET without the body, another request than the " + method;
+    String message =
+        method
+            + " "
+            + redactor().url(target)
+            + " failed: HTTP "
+            + status
+            + " redirect to "
+            + redactor().url(next.toString())
+            + " not followed: "
+            + why
+            + "; point the request at the URL that answers the "
+            + method
+            + " (a 307 or 308 within the same origin is followed)";
+    throw new UncheckedIOException(
+        message, new IOException("redirect of a " + method + " refused"));
   }
 
   // The URI a redirect response points to, or null when it is not a redirect to follow.
@@ -538,6 +590,28 @@ public final class DefaultHttp implements Http {
           method + " " + redactor().url(target) + " failed: " + failure.getClass().getName(),
           failure);
     }
+  }
+
+  /** Time since {@code from} on the engine's clock; never negative. */
+  private Duration since(Instant from) {
+    Duration d = Duration.between(from, scope.now());
+    return d.isNegative() ? Duration.ZERO : d;
+  }
+
+  /** The kind of a send's failure, from the first cause in its chain that says one. */
+  static RequestInfo.Failure failure(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof HttpConnectTimeoutException) return RequestInfo.Failure.CONNECT_TIMEOUT;
+      if (t instanceof HttpTimeoutException) return RequestInfo.Failure.TIMEOUT;
+      if (t instanceof BoundedBody.BodyTooLargeException) return RequestInfo.Failure.BODY_TOO_LARGE;
+      if (t instanceof InterruptedIOException) return RequestInfo.Failure.INTERRUPTED;
+      if (t.getCause() == t) break;
+    }
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof IOException) return RequestInfo.Failure.IO;
+      if (t.getCause() == t) break;
+    }
+    return RequestInfo.Failure.OTHER;
   }
 
   // The client may wrap the body's own failure in an IOException of its own.

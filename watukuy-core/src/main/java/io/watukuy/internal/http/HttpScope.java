@@ -112,4 +112,26 @@ public interface HttpScope {
    * HttpResult#rateLimit()} even when fetch code swallows the exception.
    */
   void observe(HttpResult result);
+
+  /**
+   * The attempt number of the first send of a request: 1, or one more than the attempt that last
+   * sent the same method and URL for this key when that one failed or was answered 408, 429 or 5xx
+   * ({@link io.watukuy.RequestInfo#attempt()}).
+   *
+   * @param method the method of the helper's call
+   * @param target the URL with its query, as the call sends it first
+   */
+  default int firstAttempt(String method, String target) {
+    return 1;
+  }
+
+  /**
+   * Called once per request sent (each redirect hop and retry), when it was answered or failed,
+   * before the helper goes on: for {@link io.watukuy.WatukuyListener#onRequest}.
+   *
+   * @param method the method of the helper's call
+   * @param target the URL of the helper's call, as it was sent first
+   * @param request what this send was
+   */
+  default void sent(String method, String target, io.watukuy.RequestInfo request) {}
 }

@@ -23,6 +23,8 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class DefaultHttpTest {
 
@@ -581,21 +583,69 @@ class DefaultHttpTest {
   }
 
   @Test
-  void see303TurnsAPostIntoAGetWithoutBodyAnd307RepeatsThePost() {
+  void a307Or308WithinTheOriginRepeatsThePostWithItsBody() {
     server
         .reply(307, "", "Location", "/again")
-        .reply(303, "", "Location", "/result")
+        .reply(308, "", "Location", "/search")
         .reply(200, "{}");
 
     http.post(server.url("/orders"), new Order("o-1", 3), RequestOptions.DEFAULT);
 
     assertThat(server.requests)
         .extracting(TestServer.Recorded::method)
-        .containsExactly("POST", "POST", "GET");
-    assertThat(server.request(1).body()).isEqualTo("{\"id\":\"o-1\",\"total\":3}");
-    assertThat(server.request(2).path()).isEqualTo("/result");
-    assertThat(server.request(2).body()).isEmpty();
-    assertThat(server.request(2).header("content-type")).isNull();
+        .containsExactly("POST", "POST", "POST");
+    assertThat(server.request(2).path()).isEqualTo("/search");
+    assertThat(server.request(2).body()).isEqualTo("{\"id\":\"o-1\",\"total\":3}");
+    assertThat(server.request(2).header("content-type")).isEqualTo("application/json");
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {301, 302, 303})
+  void aPostAnsweredBy301302Or303IsAFetchErrorNamingTheStatusAndLocationNotAGet(int status) {
+    server.reply(status, "", "Location", "/result?api_key=k-1");
+
+    assertThatThrownBy(
+            () -> http.post(server.url("/search"), new Order("o-1", 3), RequestOptions.DEFAULT))
+        .isInstanceOf(UncheckedIOException.class)
+        .hasMessage(
+            "POST "
+                + server.url("/search")
+                + " failed: HTTP "
+                + status
+                + " redirect to "
+                + server.url("/result?api_key=[redacted]")
+                + " not followed: following it would send a GET without the body, another"
+                + " request than the POST; point the request at the URL that answers the POST (a"
+                + " 307 or 308 within the same origin is followed)");
+    // Only the POST went out: no GET without its body.
+    assertThat(server.requests).extracting(TestServer.Recorded::method).containsExactly("POST");
+  }
+
+  @Test
+  void aPutAnswered303IsRefusedLikeAPost() {
+    server.reply(303, "", "Location", "/result");
+
+    assertThatThrownBy(() -> http.put(server.url("/items"), "{}", RequestOptions.DEFAULT))
+        .isInstanceOf(UncheckedIOException.class)
+        .hasMessageContaining("PUT " + server.url("/items") + " failed: HTTP 303 redirect to");
+    assertThat(server.requests).hasSize(1);
+  }
+
+  @Test
+  void a307OfAPostToAnotherOriginIsRefusedAndTheOtherOriginGetsNothing() {
+    try (TestServer other = TestServer.start()) {
+      server.reply(307, "", "Location", other.url("/search"));
+
+      assertThatThrownBy(
+              () -> http.post(server.url("/search"), new Order("o-1", 3), RequestOptions.DEFAULT))
+          .isInstanceOf(UncheckedIOException.class)
+          .hasMessageContaining(
+              "failed: HTTP 307 redirect to "
+                  + other.url("/search")
+                  + " not followed: a redirect to another origin is not followed with the"
+                  + " request's body");
+      assertThat(other.requests).isEmpty();
+    }
   }
 
   @Test

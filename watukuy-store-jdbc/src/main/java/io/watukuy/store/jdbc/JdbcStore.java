@@ -4,6 +4,7 @@ import io.watukuy.PollerKey;
 import io.watukuy.ScheduleState;
 import io.watukuy.StoreException;
 import io.watukuy.spi.CommitBatch;
+import io.watukuy.spi.CredentialStore;
 import io.watukuy.spi.HttpValidator;
 import io.watukuy.spi.ItemRow;
 import io.watukuy.spi.Lease;
@@ -17,6 +18,7 @@ import io.watukuy.spi.PollerState;
 import io.watukuy.spi.StatePatch;
 import io.watukuy.spi.StateStore;
 import io.watukuy.spi.StoreCapabilities;
+import io.watukuy.spi.StoredCredential;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
@@ -32,9 +34,10 @@ import org.jspecify.annotations.Nullable;
  * handed to the engine, which runs it with the store's {@link SqlDialect}. A store front (such as
  * {@code PostgresStore} or {@code SqliteStore}) extends it, builds its engine, and adds its
  * builder, options and DDL; the contract each operation keeps is the SPI's (docs/stores.md),
- * certified by {@code StoreContractTest}.
+ * certified by {@code StoreContractTest}. It is also the store's {@link CredentialStore} (the
+ * credentials table in the same database), certified by {@code CredentialStoreContractTest}.
  */
-public abstract class JdbcStore implements StateStore {
+public abstract class JdbcStore implements StateStore, CredentialStore {
   /** For subclasses. */
   protected JdbcStore() {}
 
@@ -303,5 +306,27 @@ public abstract class JdbcStore implements StateStore {
   @Override
   public int pruneLog(PollerKey key, Instant olderThan) {
     return engine().pruneLog(key("pruneLog", key), olderThan);
+  }
+
+  // ---- credentials
+
+  @Override
+  public Optional<StoredCredential> loadCredential(String name) {
+    return engine().loadCredential(name);
+  }
+
+  @Override
+  public boolean compareAndSetCredential(long expectedVersion, StoredCredential next) {
+    return engine().compareAndSetCredential(expectedVersion, next);
+  }
+
+  @Override
+  public boolean deleteCredential(String name) {
+    return engine().deleteCredential(name);
+  }
+
+  @Override
+  public List<String> listCredentials() {
+    return engine().listCredentials();
   }
 }

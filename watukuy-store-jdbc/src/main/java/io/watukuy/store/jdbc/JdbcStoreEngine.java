@@ -5,6 +5,7 @@ import io.watukuy.PollerKey;
 import io.watukuy.ScheduleState;
 import io.watukuy.StoreException;
 import io.watukuy.spi.CommitBatch;
+import io.watukuy.spi.CredentialStore;
 import io.watukuy.spi.HttpValidator;
 import io.watukuy.spi.ItemRow;
 import io.watukuy.spi.Lease;
@@ -18,6 +19,7 @@ import io.watukuy.spi.PollerState;
 import io.watukuy.spi.StatePatch;
 import io.watukuy.spi.StateStore;
 import io.watukuy.spi.StoreCapabilities;
+import io.watukuy.spi.StoredCredential;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -69,12 +71,17 @@ import org.jspecify.annotations.Nullable;
  * driver's exception is the cause. A failed write has been rolled back. Calls after {@link
  * #close()} throw {@link IllegalStateException}.
  *
+ * <p><b>Credentials.</b> The engine is also the store's {@link CredentialStore}, in the table
+ * {@link StoreTable#CREDENTIALS}: every call one statement in auto-commit, a compare-and-set an
+ * {@code UPDATE ... WHERE version = ?} (or, for version 0, an {@code INSERT} whose primary-key
+ * conflict means false).
+ *
  * <p>Instants are kept to the millisecond. Acknowledged outbox rows are deleted. Instances are safe
  * for use from several threads. Building one performs no I/O.
  *
  * @since 0.1
  */
-public final class JdbcStoreEngine implements StateStore {
+public final class JdbcStoreEngine implements StateStore, CredentialStore {
 
   /** Attempts of a call that meets a failure the dialect calls retryable. */
   public static final int MAX_ATTEMPTS = 3;
@@ -100,6 +107,7 @@ public final class JdbcStoreEngine implements StateStore {
   private final Validators validators;
   private final ReplayLog log;
   private final Cycles cycles;
+  private final Credentials credentials;
 
   private JdbcStoreEngine(SqlDialect dialect, ConnectionSource source, Supplier<String> name) {
     Sql sql = new Sql(dialect);
@@ -115,6 +123,7 @@ public final class JdbcStoreEngine implements StateStore {
     this.validators = new Validators(runner, dialect, sql, rows, fencing);
     this.log = new ReplayLog(runner, dialect, sql, rows, fencing);
     this.cycles = new Cycles(runner, dialect, sql, fencing, leases, texts);
+    this.credentials = new Credentials(runner, dialect, sql);
   }
 
   /**
@@ -473,6 +482,34 @@ public final class JdbcStoreEngine implements StateStore {
   @Override
   public int pruneLog(PollerKey key, Instant olderThan) {
     return log.prune(key, olderThan);
+  }
+
+  // ---- credentials
+
+  /** {@inheritDoc} One {@code SELECT} of the row. */
+  @Override
+  public Optional<StoredCredential> loadCredential(String name) {
+    return credentials.load(name);
+  }
+
+  /**
+   * {@inheritDoc} One statement: an {@code INSERT} for version 0, else an {@code UPDATE ... WHERE
+   * name = ? AND version = ?}. Instants are written to the millisecond.
+   */
+  @Override
+  public boolean compareAndSetCredential(long expectedVersion, StoredCredential next) {
+    return credentials.compareAndSet(expectedVersion, next);
+  }
+
+  @Override
+  public boolean deleteCredential(String name) {
+    return credentials.delete(name);
+  }
+
+  /** {@inheritDoc} Sorted in Java ({@link String#compareTo}), whatever the column's collation. */
+  @Override
+  public List<String> listCredentials() {
+    return credentials.list();
   }
 
   @Override

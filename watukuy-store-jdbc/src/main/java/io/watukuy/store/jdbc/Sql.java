@@ -22,6 +22,7 @@ final class Sql {
   final String parked;
   final String validators;
   final String log;
+  final String credentials;
 
   /** {@code "partition"}, quoted: a keyword in SQLite and MySQL. */
   final String partition;
@@ -40,6 +41,7 @@ final class Sql {
     parked = dialect.tableName(StoreTable.PARKED);
     validators = dialect.tableName(StoreTable.VALIDATORS);
     log = dialect.tableName(StoreTable.LOG);
+    credentials = dialect.tableName(StoreTable.CREDENTIALS);
     partition = dialect.quote("partition");
     key = "poller = ? AND " + partition + " = ?";
     whereKey = " WHERE " + key;

@@ -460,6 +460,22 @@ public interface SqlDialect {
   boolean isUndefinedTable(SQLException e);
 
   /**
+   * Whether a failure of a plain {@code INSERT} says that a row with the same primary key exists.
+   * Called only by {@code compareAndSetCredential} with expected version 0, which then reports that
+   * the row exists (returns false) instead of failing.
+   *
+   * @param e the failure of the insert
+   * @return by default true for the SQLState class {@code 23} (integrity constraint violation:
+   *     PostgreSQL's {@code 23505}, the MySQL family's {@code 23000}); a driver that sets no
+   *     SQLState (sqlite-jdbc) overrides it
+   * @since 0.2
+   */
+  default boolean isDuplicateKey(SQLException e) {
+    String state = e.getSQLState();
+    return state != null && state.startsWith("23");
+  }
+
+  /**
    * How messages name the store: the start of every {@link StoreException} message the engine
    * writes, followed by the operation. Called when a message is written.
    *

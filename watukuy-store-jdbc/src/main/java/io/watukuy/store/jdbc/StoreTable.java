@@ -3,7 +3,8 @@ package io.watukuy.store.jdbc;
 /**
  * The tables of a SQL store (docs/architecture.md, "Schema overview"). A {@link SqlDialect} names
  * each one ({@link SqlDialect#tableName}); its DDL creates them with the columns the engine reads
- * and writes. Every table but {@link #META} is keyed by {@code (poller, "partition", ...)}.
+ * and writes. Every table but {@link #META} and {@link #CREDENTIALS} is keyed by {@code (poller,
+ * "partition", ...)}.
  *
  * @since 0.1
  */
@@ -33,7 +34,16 @@ public enum StoreTable {
   /** HTTP validators keyed by {@code url_hash}: {@code etag, last_modified, stored_at}. */
   VALIDATORS("validators"),
   /** The replay log keyed by {@code seq}: {@code event, created_at}. */
-  LOG("log");
+  LOG("log"),
+  /**
+   * The credentials table ({@link io.watukuy.spi.CredentialStore}), keyed by {@code name} alone:
+   * {@code version} (a 64-bit integer), {@code sealed} (text, kept as written), {@code
+   * claim_owner}, {@code claim_until} (both null when nobody holds the claim), {@code updated_at}.
+   * Since schema version 3 of PostgreSQL and version 2 of SQLite and MariaDB.
+   *
+   * @since 0.2
+   */
+  CREDENTIALS("credentials");
 
   private final String suffix;
 

@@ -227,6 +227,12 @@ final class MariaDbDialect implements SqlDialect {
     return code == 0 ? described : described + " (error " + code + ")";
   }
 
+  /** Error 1062, ER_DUP_ENTRY: the primary key exists. */
+  @Override
+  public boolean isDuplicateKey(SQLException e) {
+    return errorCode(e) == 1062;
+  }
+
   @Override
   public int schemaVersion() {
     return MariaDbSchema.VERSION;
@@ -267,7 +273,10 @@ final class MariaDbDialect implements SqlDialect {
     return schema.createMeta();
   }
 
-  /** Version 1 is the only one: its tables, every statement {@code IF NOT EXISTS}. */
+  /**
+   * Version 2's tables, every statement {@code IF NOT EXISTS}, from version 1 or nothing alike:
+   * version 2 only adds the credentials table.
+   */
   @Override
   public List<String> migrationStatements(@Nullable Integer from) {
     return schema.tables();

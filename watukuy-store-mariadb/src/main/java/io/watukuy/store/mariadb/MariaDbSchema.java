@@ -26,7 +26,7 @@ import java.util.stream.Collectors;
 final class MariaDbSchema {
 
   /** The schema version this release creates, recorded in the meta table. */
-  static final int VERSION = 1;
+  static final int VERSION = 2;
 
   static final String VERSION_NAME = "schema_version";
 
@@ -48,8 +48,11 @@ final class MariaDbSchema {
    */
   static final int MAX_ID = 255;
 
-  /** Length of the longest table suffix, {@code validators}. */
-  static final int LONGEST_SUFFIX = "validators".length();
+  /** Longest credential name: what {@code StoredCredential} accepts. */
+  static final int MAX_CREDENTIAL_NAME = 200;
+
+  /** Length of the longest table suffix, {@code credentials} (since schema version 2). */
+  static final int LONGEST_SUFFIX = "credentials".length();
 
   private static final String TABLE_OPTIONS =
       " ENGINE=InnoDB ROW_FORMAT=DYNAMIC DEFAULT CHARSET=utf8mb4 COLLATE=" + COLLATION;
@@ -69,6 +72,7 @@ final class MariaDbSchema {
   final String parked;
   final String validators;
   final String log;
+  final String credentials;
 
   MariaDbSchema(String prefix) {
     this.prefix = prefix;
@@ -79,6 +83,7 @@ final class MariaDbSchema {
     parked = table("parked");
     validators = table("validators");
     log = table("log");
+    credentials = table("credentials");
   }
 
   /** Back-quotes an identifier; embedded back quotes are doubled. */
@@ -109,7 +114,10 @@ final class MariaDbSchema {
         + "') ON DUPLICATE KEY UPDATE name = name";
   }
 
-  /** The tables of schema version 1, each with its indexes, every statement idempotent. */
+  /**
+   * The tables of schema version 2, each with its indexes, every statement idempotent: version 1's
+   * tables and, since version 2, the credentials table.
+   */
   List<String> tables() {
     return List.of(
         // state is null for a row that only carries a lease; epoch_counter outlives deleteKey.
@@ -159,7 +167,15 @@ final class MariaDbSchema {
             log,
             "seq BIGINT NOT NULL, event LONGTEXT NOT NULL, created_at BIGINT NOT NULL,"
                 + " PRIMARY KEY (poller, `partition`, seq),"
-                + " KEY log_created_at (poller, `partition`, created_at)"));
+                + " KEY log_created_at (poller, `partition`, created_at)"),
+        // Version 2: the credentials table (CredentialStore), keyed by name alone.
+        "CREATE TABLE IF NOT EXISTS "
+            + credentials
+            + " (name VARCHAR("
+            + MAX_CREDENTIAL_NAME
+            + ") NOT NULL PRIMARY KEY, version BIGINT NOT NULL, sealed LONGTEXT NOT NULL,"
+            + " claim_owner LONGTEXT NULL, claim_until BIGINT NULL, updated_at BIGINT NOT NULL)"
+            + TABLE_OPTIONS);
   }
 
   private static String create(String table, String columns) {

@@ -44,7 +44,7 @@ import javax.sql.DataSource;
  *
  * <p><b>Options.</b> {@code tablePrefix} (default {@value #DEFAULT_TABLE_PREFIX}): prepended to
  * every table name, so several stores can share one database; a lower-case identifier ({@code
- * [a-z_][a-z0-9_]*}) of at most 54 characters, so that no table name passes MariaDB's 64, and
+ * [a-z_][a-z0-9_]*}) of at most 53 characters, so that no table name passes MariaDB's 64, and
  * back-quoted in every statement, so no SQL can be injected through it. The tables live in the
  * connection's database (the one the JDBC URL names). {@code closeClient} (default {@code false}):
  * whether {@link #close()} also closes the data source, when it is {@link AutoCloseable}.
@@ -310,7 +310,7 @@ public final class MariaDbStore extends JdbcStore {
     /**
      * Prefix of every table name. Defaults to {@value MariaDbStore#DEFAULT_TABLE_PREFIX}.
      *
-     * @param tablePrefix 1 to 54 lower-case letters, digits and {@code _}, not starting with a
+     * @param tablePrefix 1 to 53 lower-case letters, digits and {@code _}, not starting with a
      *     digit
      * @return this builder
      * @throws ConfigException when {@code tablePrefix} is not such an identifier; the message names

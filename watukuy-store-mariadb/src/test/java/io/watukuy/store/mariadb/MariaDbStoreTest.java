@@ -17,6 +17,7 @@ import io.watukuy.spi.LoggedEvent;
 import io.watukuy.spi.OutboxRow;
 import io.watukuy.spi.PollerState;
 import io.watukuy.spi.StatePatch;
+import io.watukuy.spi.StoredCredential;
 import java.net.ServerSocket;
 import java.sql.BatchUpdateException;
 import java.sql.Connection;
@@ -104,7 +105,7 @@ class MariaDbStoreTest {
 
   @Test
   void prefixThatIsNotAPlainIdentifierIsRejectedNamingTheOptionAndTheValue() {
-    for (String bad : List.of("", "Orders_", "1x", "a-b", "a`b", "x".repeat(55))) {
+    for (String bad : List.of("", "Orders_", "1x", "a-b", "a`b", "x".repeat(54))) {
       assertThatThrownBy(() -> MariaDbStore.builder(pool).tablePrefix(bad))
           .as("'%s'", bad)
           .isInstanceOf(ConfigException.class)
@@ -123,7 +124,7 @@ class MariaDbStoreTest {
 
     store.migrate();
 
-    assertThat(tables(prefix)).hasSize(7).allSatisfy(t -> assertThat(t).hasSizeLessThan(65));
+    assertThat(tables(prefix)).hasSize(8).allSatisfy(t -> assertThat(t).hasSizeLessThan(65));
   }
 
   // ---- migration and DDL
@@ -138,6 +139,7 @@ class MariaDbStoreTest {
 
     assertThat(tables(prefix))
         .containsExactly(
+            prefix + "credentials",
             prefix + "items",
             prefix + "log",
             prefix + "meta",
@@ -145,7 +147,7 @@ class MariaDbStoreTest {
             prefix + "parked",
             prefix + "pollers",
             prefix + "validators");
-    assertThat(schemaVersion(prefix)).isEqualTo("1");
+    assertThat(schemaVersion(prefix)).isEqualTo("2");
   }
 
   @Test
@@ -172,8 +174,31 @@ class MariaDbStoreTest {
     } finally {
       threads.shutdownNow();
     }
-    assertThat(tables(prefix)).hasSize(7);
-    assertThat(schemaVersion(prefix)).isEqualTo("1");
+    assertThat(tables(prefix)).hasSize(8);
+    assertThat(schemaVersion(prefix)).isEqualTo("2");
+  }
+
+  @Test
+  void aVersionOneSchemaGainsTheCredentialsTableKeepingItsRows() throws SQLException {
+    String prefix = prefix();
+    MariaDbStore old = track(MariaDbStore.builder(pool).tablePrefix(prefix).build());
+    old.migrate();
+    Lease lease = acquire(old, "a", T0);
+    old.commitPoll(KEY, lease, batch(1, item("1")), T0);
+    // What version 1 left: no credentials table, version '1'.
+    execute("DROP TABLE `" + prefix + "credentials`");
+    execute("UPDATE `" + prefix + "meta` SET value = '1' WHERE name = 'schema_version'");
+
+    MariaDbStore upgraded = track(MariaDbStore.builder(pool).tablePrefix(prefix).build());
+    upgraded.migrate();
+
+    assertThat(schemaVersion(prefix)).isEqualTo("2");
+    assertThat(tables(prefix)).contains(prefix + "credentials").hasSize(8);
+    assertThat(upgraded.countItems(KEY)).isEqualTo(1);
+    assertThat(upgraded.countPending(KEY)).isEqualTo(1);
+    StoredCredential first = new StoredCredential("refresh", 1, "sealed", null, null, T0);
+    assertThat(upgraded.compareAndSetCredential(0, first)).isTrue();
+    assertThat(upgraded.loadCredential("refresh")).contains(first);
   }
 
   @Test
@@ -206,7 +231,7 @@ class MariaDbStoreTest {
     }
 
     assertThat(catalogue(scripted)).isEqualTo(catalogue(migrated)).isNotEmpty();
-    assertThat(schemaVersion(scripted)).isEqualTo("1");
+    assertThat(schemaVersion(scripted)).isEqualTo("2");
     // The scripted schema is current: the store runs no DDL on it and works.
     MariaDbStore store = track(MariaDbStore.builder(pool).tablePrefix(scripted).build());
     assertThat(store.acquireLease(KEY, "a", TTL, T0)).isPresent();

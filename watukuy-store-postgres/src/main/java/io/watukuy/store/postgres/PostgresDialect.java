@@ -395,7 +395,10 @@ final class PostgresDialect implements SqlDialect {
     return schema.createMeta();
   }
 
-  /** Every version's tables, indexes and changes, each idempotent: version 2 from 1 or nothing. */
+  /**
+   * Every version's tables, indexes and changes, each idempotent: version 3 from 2, 1 or nothing
+   * (version 3 adds the credentials table).
+   */
   @Override
   public List<String> migrationStatements(@Nullable Integer from) {
     return schema.tables();

@@ -21,7 +21,7 @@ import java.util.List;
 final class PostgresSchema {
 
   /** The schema version this release creates, recorded in the meta table. */
-  static final int VERSION = 2;
+  static final int VERSION = 3;
 
   static final String VERSION_NAME = "schema_version";
 
@@ -38,6 +38,7 @@ final class PostgresSchema {
   final String parked;
   final String validators;
   final String log;
+  final String credentials;
 
   PostgresSchema(String schemaName, String prefix) {
     this.schemaName = schemaName;
@@ -50,6 +51,7 @@ final class PostgresSchema {
     parked = table("parked");
     validators = table("validators");
     log = table("log");
+    credentials = table("credentials");
   }
 
   /**
@@ -186,7 +188,14 @@ final class PostgresSchema {
             + index("log_created_at")
             + " ON "
             + log
-            + " (poller, \"partition\", created_at)");
+            + " (poller, \"partition\", created_at)",
+        // Version 3: the credentials table (CredentialStore), keyed by name alone. The sealed
+        // secret is text, kept as written.
+        "CREATE TABLE IF NOT EXISTS "
+            + credentials
+            + " (name text COLLATE \"C\" NOT NULL PRIMARY KEY, version bigint NOT NULL,"
+            + " sealed text NOT NULL, claim_owner text, claim_until timestamptz,"
+            + " updated_at timestamptz NOT NULL)");
   }
 
   /** Everything, in order: schema, meta table, tables and indexes, the version record. */

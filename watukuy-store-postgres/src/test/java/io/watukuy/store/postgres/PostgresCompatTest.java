@@ -3,6 +3,7 @@ package io.watukuy.store.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.watukuy.spi.StoredCredential;
 import io.watukuy.testing.TestPostgres;
 import io.watukuy.testing.compat.CompatScenario;
 import java.io.IOException;
@@ -13,6 +14,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -27,7 +29,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * ({@code src/test/resources/compat/README.md} says what it holds), replayed into a fresh schema
  * and opened with the current PostgresStore, which polls on where the old one stopped: the pending
  * events once, then only the new changes, never an acknowledged event again, and the schema's
- * tables, columns, constraints and indexes as they were.
+ * tables, columns, constraints and indexes as they were, plus what version 3 adds: the credentials
+ * table, which works at once.
  */
 class PostgresCompatTest {
   static final String DUMP = "/compat/old-0e79de2.sql";
@@ -82,11 +85,32 @@ class PostgresCompatTest {
 
     try (PostgresStore store = PostgresStore.builder(pool).schema(schema).build()) {
       new CompatScenario(PORT).check(store);
+
+      StoredCredential first = new StoredCredential("refresh", 1, "sealed", null, null, T0);
+      assertThat(store.compareAndSetCredential(0, first)).isTrue();
+      assertThat(store.loadCredential("refresh")).contains(first);
+      assertThat(store.deleteCredential("refresh")).isTrue();
     }
 
-    assertThat(schemaVersion()).isEqualTo("2");
-    assertThat(catalogOfSchema()).isEqualTo(before);
+    // Version 2 to 3 adds the credentials table and changes nothing else.
+    assertThat(schemaVersion()).isEqualTo("3");
+    List<String> after = catalogOfSchema();
+    assertThat(after).containsAll(before);
+    List<String> added = new ArrayList<>(after);
+    added.removeAll(before);
+    assertThat(added)
+        .containsExactlyInAnyOrder(
+            "table watukuy_credentials",
+            "constraint watukuy_credentials watukuy_credentials_pkey PRIMARY KEY (name)",
+            "column watukuy_credentials.name text not null collate C storage x",
+            "column watukuy_credentials.version bigint not null storage p",
+            "column watukuy_credentials.sealed text not null storage x",
+            "column watukuy_credentials.claim_owner text storage x",
+            "column watukuy_credentials.claim_until timestamp with time zone storage p",
+            "column watukuy_credentials.updated_at timestamp with time zone not null storage p");
   }
+
+  private static final Instant T0 = Instant.parse("2024-01-01T00:00:00Z");
 
   private static String schemaVersion() throws SQLException {
     List<String> v =

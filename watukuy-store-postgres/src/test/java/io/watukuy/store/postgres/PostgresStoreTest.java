@@ -165,6 +165,7 @@ class PostgresStoreTest {
         assertThat(store.countItems(KEY)).isEqualTo(1);
         assertThat(tables(schema))
             .containsExactly(
+                "select_credentials",
                 "select_items",
                 "select_log",
                 "select_meta",
@@ -172,7 +173,7 @@ class PostgresStoreTest {
                 "select_parked",
                 "select_pollers",
                 "select_validators");
-        for (String statement : PostgresStore.ddl(schema, "select_").subList(1, 13)) {
+        for (String statement : PostgresStore.ddl(schema, "select_").subList(1, 14)) {
           assertThat(statement).contains("\"order\".\"select_");
         }
       } finally {
@@ -237,6 +238,7 @@ class PostgresStoreTest {
     assertThat(schemaExists(schema)).isTrue();
     assertThat(tables(schema))
         .containsExactly(
+            "watukuy_credentials",
             "watukuy_items",
             "watukuy_log",
             "watukuy_meta",
@@ -245,7 +247,7 @@ class PostgresStoreTest {
             "watukuy_pollers",
             "watukuy_validators");
     assertThat(catalogue(schema)).isEqualTo(catalogue);
-    assertThat(schemaVersion(schema, "watukuy_")).isEqualTo("2");
+    assertThat(schemaVersion(schema, "watukuy_")).isEqualTo("3");
     assertThat(store.countItems(KEY)).isEqualTo(1);
     assertThat(store.getLease(KEY)).contains(lease);
   }
@@ -257,7 +259,7 @@ class PostgresStoreTest {
 
     assertThat(store.loadState(KEY)).isEmpty();
 
-    assertThat(tables(schema)).hasSize(7);
+    assertThat(tables(schema)).hasSize(8);
   }
 
   @Test
@@ -296,8 +298,8 @@ class PostgresStoreTest {
       } finally {
         threads.shutdownNow();
       }
-      assertThat(tables(schema)).as("round %d", round).hasSize(7);
-      assertThat(schemaVersion(schema, "watukuy_")).isEqualTo("2");
+      assertThat(tables(schema)).as("round %d", round).hasSize(8);
+      assertThat(schemaVersion(schema, "watukuy_")).isEqualTo("3");
     }
   }
 
@@ -320,7 +322,7 @@ class PostgresStoreTest {
 
     track(PostgresStore.builder(pool).schema(schema).build()).migrate();
 
-    assertThat(schemaVersion(schema, "watukuy_")).isEqualTo("2");
+    assertThat(schemaVersion(schema, "watukuy_")).isEqualTo("3");
     assertThat(eventStorage(schema)).as("pg_attribute.attstorage of outbox.event").isEqualTo("e");
     assertThat(old.countItems(KEY)).isEqualTo(1);
     assertThat(old.countPending(KEY)).isEqualTo(1);
@@ -345,14 +347,14 @@ class PostgresStoreTest {
     track(PostgresStore.builder(pool).schema(schema).build()).migrate();
     PgTest.execute(
         pool,
-        "UPDATE \"" + schema + "\".watukuy_meta SET value = '3' WHERE name = 'schema_version'");
+        "UPDATE \"" + schema + "\".watukuy_meta SET value = '4' WHERE name = 'schema_version'");
 
     PostgresStore later = track(PostgresStore.builder(pool).schema(schema).build());
 
     assertThatThrownBy(() -> later.loadState(KEY))
         .isInstanceOf(StoreException.class)
-        .hasMessageContaining("schema version 3")
-        .hasMessageContaining("newer than this release supports (2)")
+        .hasMessageContaining("schema version 4")
+        .hasMessageContaining("newer than this release supports (3)")
         .hasMessageContaining("127.0.0.1:5432/test");
     assertThatThrownBy(later::migrate).isInstanceOf(StoreException.class);
   }
@@ -367,14 +369,14 @@ class PostgresStoreTest {
         .isEqualTo(PostgresStore.DDL)
         .isEqualTo(PostgresStore.ddlScript("public", "watukuy_"));
     assertThat(PostgresStore.DDL)
-        .startsWith("-- watukuy PostgresStore schema version 2")
+        .startsWith("-- watukuy PostgresStore schema version 3")
         .contains("CREATE TABLE IF NOT EXISTS \"public\".\"watukuy_pollers\"")
         .contains(" state jsonb,")
         .contains(" event json NOT NULL,")
         .endsWith(
-            "INSERT INTO \"public\".\"watukuy_meta\" (name, value) VALUES ('schema_version', '2')"
+            "INSERT INTO \"public\".\"watukuy_meta\" (name, value) VALUES ('schema_version', '3')"
                 + " ON CONFLICT (name) DO NOTHING;\n");
-    assertThat(PostgresStore.ddl("public", "watukuy_")).hasSize(14);
+    assertThat(PostgresStore.ddl("public", "watukuy_")).hasSize(15);
 
     String byScript = schema("script");
     String byMigrate = schema("migrated");
@@ -388,7 +390,7 @@ class PostgresStoreTest {
     track(PostgresStore.builder(pool).schema(byMigrate).build()).migrate();
 
     assertThat(catalogue(byScript)).isNotEmpty().isEqualTo(catalogue(byMigrate));
-    assertThat(schemaVersion(byScript, "watukuy_")).isEqualTo("2");
+    assertThat(schemaVersion(byScript, "watukuy_")).isEqualTo("3");
   }
 
   @Test

@@ -11,6 +11,7 @@ import io.watukuy.PollerKey;
 import io.watukuy.ScheduleState;
 import io.watukuy.StoreException;
 import io.watukuy.spi.CommitBatch;
+import io.watukuy.spi.CredentialStore;
 import io.watukuy.spi.HttpValidator;
 import io.watukuy.spi.ItemRow;
 import io.watukuy.spi.Lease;
@@ -24,6 +25,7 @@ import io.watukuy.spi.PollerState;
 import io.watukuy.spi.StatePatch;
 import io.watukuy.spi.StateStore;
 import io.watukuy.spi.StoreCapabilities;
+import io.watukuy.spi.StoredCredential;
 import io.watukuy.store.redis.RowCodec.Parked;
 import java.time.Duration;
 import java.time.Instant;
@@ -76,6 +78,13 @@ import org.jspecify.annotations.Nullable;
  * slot, so it is written by a separate call after the first state write of a key, which then marks
  * the state hash ({@code indexed}); a key whose listing failed is listed by its next state write.
  *
+ * <p><b>Credentials.</b> The store is also a {@link CredentialStore}: every credential is a field
+ * of one hash, {@code <prefix>credentials} (see {@link #credentialsKeyName()}), named by the
+ * credential's name, so no name can change a key's name; its value is the version, a {@code /} and
+ * the row's fields. A compare-and-set is one script that compares the stored version's digits with
+ * the expected ones and writes the whole value, so racing writers of one version have exactly one
+ * winner and a reader sees one version whole. Instants are kept to the millisecond.
+ *
  * <p><b>Ordering.</b> Sequences are stored as sorted-set members of 19 zero-padded decimal digits
  * with score 0 and read with {@code ZRANGEBYLEX}, so order is exact for every non-negative {@code
  * long} (a score is a double and would lose sequences above 2<sup>53</sup>). Identities stream in
@@ -109,7 +118,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @since 0.1
  */
-public final class RedisStore implements StateStore {
+public final class RedisStore implements StateStore, CredentialStore {
 
   /** Default of {@link Builder#prefix(String)}. */
   public static final String DEFAULT_PREFIX = "watukuy:";
@@ -121,12 +130,14 @@ public final class RedisStore implements StateStore {
   private final KeyLayout layout;
   private final ScriptRunner scripts;
   private final KeyIndex index;
+  private final CredentialRows credentials;
 
   private RedisStore(RedisLike redis, KeyLayout layout) {
     this.redis = redis;
     this.layout = layout;
     this.scripts = new ScriptRunner(redis, layout);
     this.index = new KeyIndex(scripts);
+    this.credentials = new CredentialRows(scripts);
   }
 
   /**
@@ -232,6 +243,17 @@ public final class RedisStore implements StateStore {
    */
   public String indexKeyName() {
     return layout.index();
+  }
+
+  /**
+   * The name of the hash that holds the credentials ({@link CredentialStore}): {@code
+   * <prefix>credentials}. Performs no I/O.
+   *
+   * @return the key name
+   * @since 0.2
+   */
+  public String credentialsKeyName() {
+    return credentials.keyName();
   }
 
   @Override
@@ -670,6 +692,34 @@ public final class RedisStore implements StateStore {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(olderThan, "olderThan");
     return (int) scripts.count(Scripts.PRUNE_LOG, key, ScriptArgs.pruneLog(olderThan));
+  }
+
+  // ---- credentials
+
+  /** {@inheritDoc} One {@code HGET} in a script. */
+  @Override
+  public Optional<StoredCredential> loadCredential(String name) {
+    return credentials.load(name);
+  }
+
+  /**
+   * {@inheritDoc} One script: compares the stored version's digits with {@code expectedVersion}
+   * (none stored for 0) and writes the whole row with one {@code HSET}.
+   */
+  @Override
+  public boolean compareAndSetCredential(long expectedVersion, StoredCredential next) {
+    return credentials.compareAndSet(expectedVersion, next);
+  }
+
+  @Override
+  public boolean deleteCredential(String name) {
+    return credentials.delete(name);
+  }
+
+  /** {@inheritDoc} {@code HKEYS}, sorted in Java ({@link String#compareTo}). */
+  @Override
+  public List<String> listCredentials() {
+    return credentials.list();
   }
 
   private static void requireLimit(int limit) {

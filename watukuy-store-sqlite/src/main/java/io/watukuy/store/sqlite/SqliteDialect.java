@@ -165,6 +165,14 @@ final class SqliteDialect implements SqlDialect {
     return message;
   }
 
+  /** sqlite-jdbc sets no SQLState; its result code names the primary-key conflict. */
+  @Override
+  public boolean isDuplicateKey(SQLException e) {
+    return e instanceof SQLiteException s
+        && (s.getResultCode() == SQLiteErrorCode.SQLITE_CONSTRAINT_PRIMARYKEY
+            || s.getResultCode() == SQLiteErrorCode.SQLITE_CONSTRAINT_UNIQUE);
+  }
+
   private static boolean isBusy(SQLiteErrorCode code) {
     return code == SQLiteErrorCode.SQLITE_BUSY
         || code.name().startsWith("SQLITE_BUSY_")
@@ -187,7 +195,10 @@ final class SqliteDialect implements SqlDialect {
     return schema.createMeta();
   }
 
-  /** Version 1 is the only one: its DDL, every statement {@code IF NOT EXISTS}. */
+  /**
+   * Version 2's DDL, every statement {@code IF NOT EXISTS}, from version 1 or nothing alike:
+   * version 2 only adds the credentials table.
+   */
   @Override
   public List<String> migrationStatements(@Nullable Integer from) {
     return schema.ddl();

@@ -11,7 +11,7 @@ import java.util.List;
 final class SqliteSchema {
 
   /** The schema version this release creates, recorded in the meta table. */
-  static final int VERSION = 1;
+  static final int VERSION = 2;
 
   static final String VERSION_NAME = "schema_version";
 
@@ -22,6 +22,7 @@ final class SqliteSchema {
   final String parked;
   final String validators;
   final String log;
+  final String credentials;
 
   SqliteSchema(String prefix) {
     meta = prefix + "meta";
@@ -31,6 +32,7 @@ final class SqliteSchema {
     parked = prefix + "parked";
     validators = prefix + "validators";
     log = prefix + "log";
+    credentials = prefix + "credentials";
   }
 
   /** {@link #ddl()} plus the statement that records {@link #VERSION}, for external tools. */
@@ -53,7 +55,10 @@ final class SqliteSchema {
         + " (name TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL)";
   }
 
-  /** The DDL of schema version 1, every statement idempotent. */
+  /**
+   * The DDL of schema version 2, every statement idempotent: version 1's tables and, since version
+   * 2, the credentials table.
+   */
   List<String> ddl() {
     return List.of(
         createMeta(),
@@ -115,6 +120,11 @@ final class SqliteSchema {
             + log
             + "_created_at ON "
             + log
-            + " (poller, \"partition\", created_at)");
+            + " (poller, \"partition\", created_at)",
+        // Version 2: the credentials table (CredentialStore), keyed by name alone.
+        "CREATE TABLE IF NOT EXISTS "
+            + credentials
+            + " (name TEXT NOT NULL PRIMARY KEY, version INTEGER NOT NULL, sealed TEXT NOT NULL,"
+            + " claim_owner TEXT, claim_until INTEGER, updated_at INTEGER NOT NULL)");
   }
 }

@@ -2,6 +2,7 @@ package io.watukuy.store.sqlite;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.watukuy.spi.StoredCredential;
 import io.watukuy.testing.compat.CompatScenario;
 import java.io.IOException;
 import java.io.InputStream;
@@ -13,6 +14,7 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -22,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A database file written by SqliteStore at commit 0e79de2 (schema version 1; {@code
  * src/test/resources/compat/README.md} says what it holds) opens with the current SqliteStore,
  * which polls on where the old one stopped: the pending events once, then only the new changes,
- * never an acknowledged event again, and the file's schema as it was.
+ * never an acknowledged event again, and the file's schema as it was plus what version 2 adds: the
+ * credentials table, which works at once.
  */
 class SqliteCompatTest {
   static final String FIXTURE = "/compat/old-0e79de2.db";
@@ -53,11 +56,28 @@ class SqliteCompatTest {
 
     try (SqliteStore store = SqliteStore.open(file)) {
       new CompatScenario(PORT).check(store);
+
+      StoredCredential first =
+          new StoredCredential("refresh", 1, "sealed", null, null, Instant.EPOCH);
+      assertThat(store.compareAndSetCredential(0, first)).isTrue();
+      assertThat(store.loadCredential("refresh")).contains(first);
     }
 
-    assertThat(schemaVersion(file)).isEqualTo("1");
-    assertThat(ddl(file)).isEqualTo(ddl(fixtureCopy("pristine.db")));
-    assertThat(schema(file)).isEqualTo(schemaBefore);
+    // Version 1 to 2 adds the credentials table and changes nothing else.
+    assertThat(schemaVersion(file)).isEqualTo("2");
+    List<String> ddlAfter = ddl(file);
+    List<String> pristine = ddl(fixtureCopy("pristine.db"));
+    assertThat(ddlAfter).containsAll(pristine);
+    List<String> added = new ArrayList<>(ddlAfter);
+    added.removeAll(pristine);
+    assertThat(added)
+        .containsExactly(
+            "table watukuy_credentials: CREATE TABLE watukuy_credentials (name TEXT NOT NULL"
+                + " PRIMARY KEY, version INTEGER NOT NULL, sealed TEXT NOT NULL, claim_owner TEXT,"
+                + " claim_until INTEGER, updated_at INTEGER NOT NULL)");
+    List<String> schemaAfter = new ArrayList<>(schema(file));
+    assertThat(schemaAfter.remove("table watukuy_credentials")).isTrue();
+    assertThat(schemaAfter).isEqualTo(schemaBefore);
   }
 
   @Test

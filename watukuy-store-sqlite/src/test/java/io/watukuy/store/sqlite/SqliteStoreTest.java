@@ -151,8 +151,9 @@ class SqliteStoreTest {
             "watukuy_outbox",
             "watukuy_parked",
             "watukuy_validators",
-            "watukuy_log");
-    assertThat(schemaVersion(file, "watukuy_")).isEqualTo("1");
+            "watukuy_log",
+            "watukuy_credentials");
+    assertThat(schemaVersion(file, "watukuy_")).isEqualTo("2");
   }
 
   @Test
@@ -170,7 +171,8 @@ class SqliteStoreTest {
             "acme_outbox",
             "acme_parked",
             "acme_validators",
-            "acme_log");
+            "acme_log",
+            "acme_credentials");
     assertThat(indexes(file))
         .containsExactlyInAnyOrder(
             "acme_outbox_event_id",
@@ -192,7 +194,7 @@ class SqliteStoreTest {
     track(SqliteStore.open(file)).migrate();
 
     assertThat(schemaSql(file)).isEqualTo(schemaBefore);
-    assertThat(schemaVersion(file, "watukuy_")).isEqualTo("1");
+    assertThat(schemaVersion(file, "watukuy_")).isEqualTo("2");
     assertThat(store.countItems(KEY)).isEqualTo(1);
     assertThat(store.countPending(KEY)).isEqualTo(1);
     assertThat(store.getLease(KEY)).contains(lease);
