@@ -16,6 +16,7 @@ import io.watukuy.TickReport;
 import io.watukuy.Watukuy;
 import io.watukuy.WatukuyListener;
 import io.watukuy.cli.CliConfig.StoreSpec;
+import io.watukuy.spi.CredentialStore;
 import io.watukuy.spi.StateStore;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -771,9 +772,14 @@ final class Cli {
         // The sinks from the config, never made: a sink's secrets are not needed here.
         List<SinkLines.Row> sinkRows =
             cfg == null ? List.of() : SinkLines.rows(cfg, ins, Cli.this::redact);
+        // The credentials table, never a sealed value (docs/operations.md, "Credentials").
+        List<CredentialLines.Row> credentialRows =
+            s.store instanceof CredentialStore c
+                ? CredentialLines.rows(c, config, cfg == null ? Map.of() : cfg.auths())
+                : List.of();
         if (json) {
-          out.println(
-              redact(cfg == null ? ins.toJson() : SinkLines.withSinks(ins.toJson(), sinkRows)));
+          String j = cfg == null ? ins.toJson() : SinkLines.withSinks(ins.toJson(), sinkRows);
+          out.println(redact(CredentialLines.withCredentials(j, credentialRows)));
           return Main.OK;
         }
         // Durations in human units here; --json keeps the machine values (lagMs, ISO instants).
@@ -825,6 +831,7 @@ final class Cli {
                 k.key(), Durations.human(k.staleAfterMs()));
         }
         if (!sinkRows.isEmpty()) SinkLines.print(out, sinkRows, ins.at());
+        CredentialLines.print(out, credentialRows, ins.at(), Cli.this::redact);
         return Main.OK;
       }
     }
