@@ -736,7 +736,10 @@ final class Cli {
         "One row per key: state, when it is next due, lag (how far a timestamp cursor is behind now;"
             + " - when unknown, as with --store), pending and parked events, the last success and the"
             + " last error with how long ago, and whether the key has succeeded since; durations in"
-            + " human units (850ms, 3m20s, 2h5m)."
+            + " human units (850ms, 3m20s, 2h5m).",
+        "Then the store's credentials (grant: refreshToken): version, the key id each is sealed"
+            + " under, when written and the claim, never the value; and the auths of CONFIG not"
+            + " stored yet."
       })
   final class Inspect implements Callable<Integer> {
     @Parameters(paramLabel = "CONFIG", arity = "0..1", description = "The YAML config file.")
