@@ -20,18 +20,7 @@ public abstract class TokenSignerBuilder<B extends TokenSignerBuilder<B>> {
   TimeSource time = TimeSource.system();
 
   TokenSignerBuilder(String tokenUrl) {
-    URI uri;
-    try {
-      uri = URI.create(tokenUrl);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("tokenUrl is not a valid URL: " + e.getMessage(), e);
-    }
-    String scheme = uri.getScheme() == null ? "" : uri.getScheme();
-    if (!(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))
-        || uri.getHost() == null) {
-      throw new IllegalArgumentException("tokenUrl is not an absolute http or https URL");
-    }
-    this.tokenUrl = uri;
+    this.tokenUrl = Credentials.tokenUrl(tokenUrl);
   }
 
   @SuppressWarnings("unchecked")

@@ -159,7 +159,7 @@ final class AuthCommands {
 
     private long write(CredentialStore credentials, String sealed) {
       for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-        Instant now = Instant.now();
+        Instant now = Session.time.now(); // the CLI's clock, as every command's engine
         Optional<StoredCredential> row = credentials.loadCredential(name);
         StoredCredential next =
             row.isEmpty()

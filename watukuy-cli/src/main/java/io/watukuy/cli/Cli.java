@@ -16,6 +16,7 @@ import io.watukuy.TickReport;
 import io.watukuy.Watukuy;
 import io.watukuy.WatukuyListener;
 import io.watukuy.cli.CliConfig.StoreSpec;
+import io.watukuy.spi.CredentialStore;
 import io.watukuy.spi.StateStore;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -735,7 +736,10 @@ final class Cli {
         "One row per key: state, when it is next due, lag (how far a timestamp cursor is behind now;"
             + " - when unknown, as with --store), pending and parked events, the last success and the"
             + " last error with how long ago, and whether the key has succeeded since; durations in"
-            + " human units (850ms, 3m20s, 2h5m)."
+            + " human units (850ms, 3m20s, 2h5m).",
+        "Then the store's credentials (grant: refreshToken): version, the key id each is sealed"
+            + " under, when written and the claim, never the value; and the auths of CONFIG not"
+            + " stored yet."
       })
   final class Inspect implements Callable<Integer> {
     @Parameters(paramLabel = "CONFIG", arity = "0..1", description = "The YAML config file.")
@@ -771,9 +775,14 @@ final class Cli {
         // The sinks from the config, never made: a sink's secrets are not needed here.
         List<SinkLines.Row> sinkRows =
             cfg == null ? List.of() : SinkLines.rows(cfg, ins, Cli.this::redact);
+        // The credentials table, never a sealed value (docs/operations.md, "Credentials").
+        List<CredentialLines.Row> credentialRows =
+            s.store instanceof CredentialStore c
+                ? CredentialLines.rows(c, config, cfg == null ? Map.of() : cfg.auths())
+                : List.of();
         if (json) {
-          out.println(
-              redact(cfg == null ? ins.toJson() : SinkLines.withSinks(ins.toJson(), sinkRows)));
+          String j = cfg == null ? ins.toJson() : SinkLines.withSinks(ins.toJson(), sinkRows);
+          out.println(redact(CredentialLines.withCredentials(j, credentialRows)));
           return Main.OK;
         }
         // Durations in human units here; --json keeps the machine values (lagMs, ISO instants).
@@ -825,6 +834,7 @@ final class Cli {
                 k.key(), Durations.human(k.staleAfterMs()));
         }
         if (!sinkRows.isEmpty()) SinkLines.print(out, sinkRows, ins.at());
+        CredentialLines.print(out, credentialRows, ins.at(), Cli.this::redact);
         return Main.OK;
       }
     }

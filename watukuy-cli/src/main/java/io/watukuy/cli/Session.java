@@ -5,6 +5,7 @@ import io.watukuy.BudgetLimit;
 import io.watukuy.ConfigException;
 import io.watukuy.DeliveryOptions;
 import io.watukuy.Poller;
+import io.watukuy.TimeSource;
 import io.watukuy.Watukuy;
 import io.watukuy.WatukuyListener;
 import io.watukuy.cli.CliConfig.StoreSpec;
@@ -23,6 +24,15 @@ import org.jspecify.annotations.Nullable;
  * OperationCommands}.
  */
 final class Session implements AutoCloseable {
+  /**
+   * The engine's clock, sleeps and timers ({@code Watukuy.Builder.time}, guarantee G8): the
+   * system's in a release. A package-private hook so that tests in this package run commands at
+   * instants they choose (a {@code VirtualClock}) instead of sleeping past a duration such as
+   * {@code staleAfter}; the command line has no way to set it. Read when a session opens; a test
+   * sets it before the commands and puts the previous one back after.
+   */
+  static volatile TimeSource time = TimeSource.system();
+
   final StateStore store;
   final Watukuy engine;
   final List<Poller<JsonNode>> pollers;
@@ -122,6 +132,7 @@ final class Session implements AutoCloseable {
               .handlerExecutor(Runnable::run)
               .secrets(secrets) // ${ENV} values never show in engine errors or logs
               .leaseTtl(leaseTtl)
+              .time(time)
               .listener(listener);
       pollers.forEach(b::poller);
       Map<String, ? extends Sink> made = sinks.apply(store);

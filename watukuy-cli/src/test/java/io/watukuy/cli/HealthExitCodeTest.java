@@ -4,9 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.watukuy.TimeSource;
+import io.watukuy.testing.VirtualClock;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -15,15 +20,28 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code inspect --json}) agree (docs/operations.md, "Health"): a key that goes without a success
  * for longer than {@code staleAfter} while the vendor throttles it exits 1 and is unhealthy;
  * paused, it exits 0 and is healthy though still stale. {@code staleAfter: 0s} is a config error at
- * its line. Real processes and a real server, so the one wait is real (6 s).
+ * its line. A real server and real commands; time is a {@link VirtualClock} the commands run on
+ * ({@link Session#time}), moved past {@code staleAfter} instead of slept through.
  */
 class HealthExitCodeTest {
   static final ObjectMapper JSON = new ObjectMapper();
   @TempDir Path dir;
+  private final VirtualClock clock = VirtualClock.at("2026-03-02T09:00:00Z");
+
+  private final TimeSource before = Session.time;
+
+  @BeforeEach
+  void useTheVirtualClock() {
+    Session.time = clock;
+  }
+
+  @AfterEach
+  void restoreTheClock() {
+    Session.time = before;
+  }
 
   @Test
-  void theExitCodeAndTheHealthVerdictAgreeForAStaleThrottledKeyAndAPausedOne()
-      throws IOException, InterruptedException {
+  void theExitCodeAndTheHealthVerdictAgreeForAStaleThrottledKeyAndAPausedOne() throws IOException {
     try (JsonServer vendor = new JsonServer().answer("[{\"id\":1}]")) {
       String config = config(vendor, "6s");
       CliRun ok = CliRun.of("run", config, "--once");
@@ -31,9 +49,10 @@ class HealthExitCodeTest {
       assertThat(health(config).get("healthy").asBoolean()).isTrue();
 
       vendor.throttle("3600");
-      // Past staleAfter since the success, on the real clock: 6 s leaves the run and the inspect
-      // before it time to finish on a loaded machine.
-      Thread.sleep(6_100);
+      // Up to staleAfter (6s) since the success the key is healthy; just past it, stale.
+      clock.advance(Duration.ofMillis(6_000));
+      assertThat(health(config).get("healthy").asBoolean()).isTrue();
+      clock.advance(Duration.ofMillis(1));
       CliRun stale = CliRun.of("run", config, "--once");
 
       assertThat(stale.exit()).isEqualTo(1);
@@ -41,7 +60,7 @@ class HealthExitCodeTest {
           .contains("watukuy: poller items: skipped (throttled")
           .containsPattern(
               "watukuy: poller items: unhealthy \\(stale\\): stale: no successful poll since"
-                  + " [0-9T:-]+Z, longer than staleAfter \\(PT6S\\)");
+                  + " 2026-03-02T09:00:00Z, longer than staleAfter \\(PT6S\\)");
       JsonNode verdict = health(config);
       assertThat(verdict.get("healthy").asBoolean()).isFalse();
       assertThat(verdict.get("reasons").toString()).isEqualTo("[\"stale\"]");

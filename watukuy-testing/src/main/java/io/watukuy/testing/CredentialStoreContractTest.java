@@ -21,9 +21,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -48,7 +45,7 @@ import org.junit.jupiter.api.Test;
  *
  * @since 0.2
  */
-public abstract class CredentialStoreContractTest {
+public abstract class CredentialStoreContractTest extends StoreUnderTest {
 
   /** The instant every test starts at. */
   protected static final Instant T0 = Instant.parse("2024-01-01T00:00:00Z");
@@ -87,25 +84,6 @@ public abstract class CredentialStoreContractTest {
           "%_like",
           "x".repeat(200));
 
-  private @Nullable StateStore store;
-
-  /**
-   * A fresh, empty store. Called once before each test; the suite calls {@code migrate()} on it.
-   *
-   * @return a store that shares no data with stores returned earlier
-   */
-  protected abstract StateStore newStore();
-
-  /**
-   * Tears down a store after a test. Defaults to {@link StateStore#close()}; override to also drop
-   * tables, schemas or keys.
-   *
-   * @param store the store returned by {@link #newStore()} for the test that just ran
-   */
-  protected void destroy(StateStore store) {
-    store.close();
-  }
-
   /**
    * The store of the running test, as the state store it also is.
    *
@@ -113,11 +91,7 @@ public abstract class CredentialStoreContractTest {
    * @throws IllegalStateException if called outside a test
    */
   protected final StateStore stateStore() {
-    StateStore s = store;
-    if (s == null) {
-      throw new IllegalStateException("no store: called outside a test");
-    }
-    return s;
+    return current();
   }
 
   /**
@@ -127,22 +101,6 @@ public abstract class CredentialStoreContractTest {
    */
   protected final CredentialStore credentials() {
     return (CredentialStore) stateStore();
-  }
-
-  @BeforeEach
-  final void createStore() {
-    StateStore s = newStore();
-    store = s;
-    s.migrate();
-  }
-
-  @AfterEach
-  final void destroyStore() {
-    StateStore s = store;
-    store = null;
-    if (s != null) {
-      destroy(s);
-    }
   }
 
   // ------------------------------------------------------------------ fixtures

@@ -29,8 +29,6 @@ import java.util.Set;
 import java.util.stream.Stream;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 
 /**
  * What the store contract suite stands on: the store of the running test, its set-up and tear-down,
@@ -38,7 +36,7 @@ import org.junit.jupiter.api.BeforeEach;
  * chain of classes ({@link StoreLeaseContract}, {@link StoreCommitContract}) that ends in {@link
  * StoreContractTest}, the class a store extends.
  */
-abstract class StoreContractSupport {
+abstract class StoreContractSupport extends StoreUnderTest {
 
   /** The instant every test starts at. */
   protected static final Instant T0 = Instant.parse("2024-01-01T00:00:00Z");
@@ -60,26 +58,6 @@ abstract class StoreContractSupport {
   /** A URL hash as the engine computes it: 64 hex characters. */
   static final String URL_HASH = "a".repeat(64);
 
-  private @Nullable StateStore store;
-
-  /**
-   * A fresh, empty store. Called once before each test; the suite calls {@code migrate()} on it.
-   *
-   * @return a store that shares no data with stores returned earlier
-   */
-  protected abstract StateStore newStore();
-
-  /**
-   * Tears down a store after a test. Defaults to {@link StateStore#close()}; override to also drop
-   * tables, schemas or files. Called once per test, also when the test has already closed the
-   * store.
-   *
-   * @param store the store returned by {@link #newStore()} for the test that just ran
-   */
-  protected void destroy(StateStore store) {
-    store.close();
-  }
-
   /**
    * The store of the running test.
    *
@@ -87,27 +65,7 @@ abstract class StoreContractSupport {
    * @throws IllegalStateException if called outside a test
    */
   protected final StateStore store() {
-    StateStore s = store;
-    if (s == null) {
-      throw new IllegalStateException("no store: called outside a test");
-    }
-    return s;
-  }
-
-  @BeforeEach
-  final void createStore() {
-    StateStore s = newStore();
-    store = s;
-    s.migrate();
-  }
-
-  @AfterEach
-  final void destroyStore() {
-    StateStore s = store;
-    store = null;
-    if (s != null) {
-      destroy(s);
-    }
+    return current();
   }
 
   // ================================================================== helpers
