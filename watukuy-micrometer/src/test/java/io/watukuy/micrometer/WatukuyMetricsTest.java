@@ -13,14 +13,19 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.watukuy.Cursors;
 import io.watukuy.DeliveryOptions;
 import io.watukuy.DeliveryPolicy;
+import io.watukuy.LeaseLostException;
 import io.watukuy.Page;
 import io.watukuy.PoisonPolicy;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
+import io.watukuy.RequestInfo;
 import io.watukuy.RetryPolicy;
 import io.watukuy.Schedule;
 import io.watukuy.Watukuy;
+import io.watukuy.spi.CommitBatch;
+import io.watukuy.spi.Lease;
 import io.watukuy.store.memory.MemoryStore;
+import io.watukuy.testing.ForwardingStore;
 import io.watukuy.testing.SeededRandom;
 import io.watukuy.testing.VirtualClock;
 import java.io.IOException;
@@ -73,6 +78,14 @@ class WatukuyMetricsTest {
             ex.sendResponseHeaders(200, body.length);
             ex.getResponseBody().write(body);
           }
+          ex.close();
+        });
+    server.createContext(
+        "/ok",
+        (HttpExchange ex) -> {
+          byte[] body = "{\"items\":[{\"id\":\"a\"}]}".getBytes(StandardCharsets.UTF_8);
+          ex.sendResponseHeaders(200, body.length);
+          ex.getResponseBody().write(body);
           ex.close();
         });
     server.start();
@@ -175,6 +188,117 @@ class WatukuyMetricsTest {
             count=1 total=100.0ms
             watukuy.poll[tag(lane=none), tag(outcome=success), tag(poller=orders)] \
             count=1 total=20.0ms
+            """);
+  }
+
+  /**
+   * Three requests under a budget of 2 per 10 s: the third waits 5 s (a budget-wait timer), and the
+   * commit is refused with a lost lease (a counter, and a cycle whose outcome says so). The gauges
+   * of one scrape share one inspection until the registry's clock passes the refresh interval.
+   */
+  @Test
+  void aBudgetWaitAndALostLeaseAreMeteredAndGaugesShareAnInspection() {
+    ForwardingStore losing =
+        new ForwardingStore(store) {
+          @Override
+          public void commitPoll(PollerKey key, Lease lease, CommitBatch batch, Instant now) {
+            throw new LeaseLostException(key, lease.epoch(), lease.epoch() + 1);
+          }
+        };
+    String ok = url.replace("/orders?token=s3cr3t", "/ok");
+    Poller<JsonNode> p =
+        Poller.builder("orders", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .cursor(Cursors.snapshotDiff())
+            .fetch(
+                ctx -> {
+                  ctx.http().get(ok);
+                  ctx.http().get(ok);
+                  return Page.of(List.<JsonNode>of(ctx.http().get(ok).json().get("items").get(0)));
+                })
+            .schedule(FIXED)
+            .budget("erp")
+            .build();
+    MockClock scrapeClock = (MockClock) registry.config().clock();
+    WatukuyMetrics metrics = new WatukuyMetrics(registry);
+    Watukuy w =
+        engine()
+            .store(losing)
+            .budget("erp", 2, Duration.ofSeconds(10))
+            .poller(p)
+            .listener(metrics)
+            .build()
+            .on(p, e -> {});
+    AtomicInteger inspections = new AtomicInteger();
+    metrics.watch(
+        () -> {
+          inspections.incrementAndGet();
+          return w.inspect();
+        });
+
+    w.tick();
+
+    assertThat(registry.get(WatukuyMetrics.BUDGET_WAIT).tag("budget", "erp").timer())
+        .satisfies(
+            t -> {
+              assertThat(t.count()).isEqualTo(1);
+              assertThat(t.totalTime(TimeUnit.MILLISECONDS)).isEqualTo(5000.0);
+            });
+    assertThat(registry.get(WatukuyMetrics.LEASES_LOST).tag("poller", "orders").counter().count())
+        .isEqualTo(1.0);
+    assertThat(
+            registry
+                .get(WatukuyMetrics.POLL)
+                .tags("poller", "orders", "lane", "live", "outcome", "lease_lost")
+                .timer()
+                .count())
+        .isEqualTo(1);
+    // No event reached the outbox: the commit was refused.
+    assertThat(registry.find(WatukuyMetrics.EVENTS).meters()).isEmpty();
+
+    int before = inspections.get();
+    registry.get(WatukuyMetrics.OUTBOX_PENDING).gauge().value();
+    registry.get(WatukuyMetrics.PARKED).gauge().value();
+    registry.get(WatukuyMetrics.FRESHNESS).gauge().value();
+    registry.get(WatukuyMetrics.LAG).gauge().value();
+    assertThat(inspections.get()).isEqualTo(before + 1);
+    scrapeClock.add(WatukuyMetrics.DEFAULT_REFRESH);
+    registry.get(WatukuyMetrics.PARKED).gauge().value();
+    assertThat(inspections.get()).isEqualTo(before + 2);
+  }
+
+  /**
+   * Tag values are bounded: no answer gives status {@code UNKNOWN}, a method outside GET, POST, PUT
+   * gives {@code OTHER}; the origin's host is the address and the port is left out.
+   */
+  @Test
+  void unknownStatusesAndMethodsCollapse() {
+    WatukuyMetrics metrics = new WatukuyMetrics(registry);
+
+    metrics.onRequest(
+        ORDERS,
+        new RequestInfo(
+            "GET",
+            "https://api.example.com:443",
+            0,
+            RequestInfo.Failure.TIMEOUT,
+            Duration.ofSeconds(30),
+            1));
+    metrics.onRequest(
+        ORDERS,
+        new RequestInfo(
+            "PATCH", "https://api.example.com:443", 204, null, Duration.ofMillis(5), 1));
+    metrics.onRequest(
+        ORDERS,
+        new RequestInfo("GET", "https://api.example.com:443", 999, null, Duration.ofMillis(5), 1));
+
+    assertThat(dump())
+        .isEqualTo(
+            """
+            watukuy.http.client.requests[tag(method=GET), tag(outcome=UNKNOWN), \
+            tag(server.address=api.example.com), tag(status=UNKNOWN)] count=2 total=30005.0ms
+            watukuy.http.client.requests[tag(method=OTHER), tag(outcome=SUCCESS), \
+            tag(server.address=api.example.com), tag(status=204)] count=1 total=5.0ms
             """);
   }
 
