@@ -25,6 +25,7 @@ import io.watukuy.Watukuy;
 import io.watukuy.spi.CommitBatch;
 import io.watukuy.spi.Lease;
 import io.watukuy.store.memory.MemoryStore;
+import io.watukuy.testing.FakeApi;
 import io.watukuy.testing.ForwardingStore;
 import io.watukuy.testing.SeededRandom;
 import io.watukuy.testing.VirtualClock;
@@ -300,6 +301,41 @@ class WatukuyMetricsTest {
             watukuy.http.client.requests[tag(method=OTHER), tag(outcome=SUCCESS), \
             tag(server.address=api.example.com), tag(status=204)] count=1 total=5.0ms
             """);
+  }
+
+  /**
+   * A timestamp poller's lag is now minus its live watermark (the newest {@code updatedAt} seen),
+   * in seconds, and grows with the clock until the next poll; freshness counts from the last
+   * successful cycle.
+   */
+  @Test
+  void aTimestampPollersLagIsSecondsBehindItsWatermark() {
+    FakeApi api = new FakeApi(clock);
+    api.put("o001", Map.of("n", 1));
+    clock.advance(Duration.ofSeconds(5));
+    api.put("o002", Map.of("n", 2)); // the watermark: 10:00:05
+    Poller<JsonNode> p =
+        Poller.builder("orders", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .version(n -> n.get("updatedAt").asText() + "#" + n.get("rev").asText())
+            .cursor(Cursors.timestamp("updatedAt").tieBreak("id").build())
+            .fetch(api.timestampFetcher(50))
+            .schedule(FIXED)
+            .build();
+    WatukuyMetrics metrics = new WatukuyMetrics(registry, Duration.ZERO);
+    Watukuy w = engine().poller(p).listener(metrics).build().on(p, e -> {});
+    metrics.watch(w);
+
+    clock.advance(Duration.ofSeconds(10));
+    w.tick(); // at 10:00:15
+    clock.advance(Duration.ofSeconds(20)); // 10:00:35, not polled again
+
+    assertThat(registry.get(WatukuyMetrics.LAG).tag("poller", "orders").gauge().value())
+        .isEqualTo(30.0);
+    assertThat(registry.get(WatukuyMetrics.FRESHNESS).tag("poller", "orders").gauge().value())
+        .isEqualTo(20.0);
+    assertThat(registry.get(WatukuyMetrics.EVENTS).tags("type", "created").counter().count())
+        .isEqualTo(2.0);
   }
 
   /** Every meter as "name{tags} value" lines, sorted, for exact comparison. */
