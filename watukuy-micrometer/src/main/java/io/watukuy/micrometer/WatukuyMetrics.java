@@ -27,6 +27,8 @@ import java.util.function.Supplier;
 import java.util.function.ToDoubleBiFunction;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The engine's Micrometer meters (docs/operations.md, "Metrics"): a {@link WatukuyListener} that
@@ -88,6 +90,8 @@ public final class WatukuyMetrics implements WatukuyListener {
   /** How long one inspection serves the gauges, on the registry's clock. */
   public static final Duration DEFAULT_REFRESH = Duration.ofSeconds(1);
 
+  private static final Logger LOG = LoggerFactory.getLogger(WatukuyMetrics.class);
+
   private static final Set<String> METHODS = Set.of("GET", "POST", "PUT");
 
   private final MeterRegistry registry;
@@ -96,6 +100,7 @@ public final class WatukuyMetrics implements WatukuyListener {
   private volatile @Nullable Supplier<Inspection> inspector;
   private volatile @Nullable Inspection last;
   private volatile long lastAtNanos;
+  private volatile boolean failing;
 
   /**
    * Meters in a registry, gauges refreshed every {@link #DEFAULT_REFRESH}.
@@ -142,7 +147,9 @@ public final class WatukuyMetrics implements WatukuyListener {
    * Registers the per-poller gauges, read from an inspection source (for an engine wrapped by the
    * application, or a test).
    *
-   * @param inspections takes a snapshot; called at most once per refresh interval
+   * @param inspections takes a snapshot; called at most once per refresh interval. When it throws
+   *     (a store that is down), every gauge reads {@code NaN} until the next interval, and a
+   *     warning names the error once per run of failures: a scrape never fails on it
    * @return this
    * @throws NullPointerException if inspections is null
    */
@@ -296,10 +303,22 @@ public final class WatukuyMetrics implements WatukuyListener {
     if (source == null) return null;
     long now = registry.config().clock().monotonicTime();
     Inspection cached = last;
-    if (cached != null && now - lastAtNanos < refresh.toNanos()) return cached;
+    if ((cached != null || failing) && now - lastAtNanos < refresh.toNanos()) return cached;
     synchronized (this) {
-      if (last != null && now - lastAtNanos < refresh.toNanos()) return last;
-      Inspection fresh = source.get();
+      if ((last != null || failing) && now - lastAtNanos < refresh.toNanos()) return last;
+      Inspection fresh;
+      try {
+        fresh = source.get();
+      } catch (RuntimeException e) {
+        // A scrape must not fail on a store that is down: the gauges read NaN, and the reason is
+        // logged once per failure in a row, not once per gauge.
+        if (!failing) LOG.warn("watukuy gauges read NaN: inspect() failed: {}", e.toString());
+        failing = true;
+        last = null;
+        lastAtNanos = now;
+        return null;
+      }
+      failing = false;
       last = fresh;
       lastAtNanos = now;
       return fresh;

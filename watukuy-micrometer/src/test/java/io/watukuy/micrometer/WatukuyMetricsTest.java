@@ -338,6 +338,31 @@ class WatukuyMetricsTest {
         .isEqualTo(2.0);
   }
 
+  /**
+   * A store that cannot be read makes the gauges NaN, and is asked again only after the refresh
+   * interval; the scrape itself does not fail.
+   */
+  @Test
+  void aFailingInspectionGivesNaNGauges() {
+    Poller<JsonNode> p = orders();
+    WatukuyMetrics metrics = new WatukuyMetrics(registry);
+    Watukuy w = engine().poller(p).listener(metrics).build().on(p, e -> {});
+    AtomicInteger calls = new AtomicInteger();
+    metrics.watch(
+        () -> {
+          if (calls.incrementAndGet() > 1) throw new IllegalStateException("store down");
+          return w.inspect();
+        });
+    w.tick(); // the first cycle registers the poller's gauges
+
+    assertThat(registry.get(WatukuyMetrics.OUTBOX_PENDING).gauge().value()).isNaN();
+    assertThat(registry.get(WatukuyMetrics.PARKED).gauge().value()).isNaN();
+    assertThat(calls.get()).isEqualTo(2);
+    ((MockClock) registry.config().clock()).add(WatukuyMetrics.DEFAULT_REFRESH);
+    assertThat(registry.get(WatukuyMetrics.FRESHNESS).gauge().value()).isNaN();
+    assertThat(calls.get()).isEqualTo(3);
+  }
+
   /** Every meter as "name{tags} value" lines, sorted, for exact comparison. */
   String dump() {
     TreeMap<String, String> lines = new TreeMap<>();
