@@ -114,6 +114,19 @@ public interface WatukuyListener {
   default void onPage(PollerKey key, int pages, int items, int events, Duration elapsed) {}
 
   /**
+   * Events were committed to the key's outbox with a page (or with the deletes after a full
+   * listing): called after the commit, on the cycle's thread, once per event type the commit held,
+   * before the events are handed to delivery. For a counter of events by type and lane.
+   *
+   * @param key the key
+   * @param lane the lane whose page committed them
+   * @param type the events' type
+   * @param count how many events of that type, at least 1
+   * @since 0.3
+   */
+  default void onEvents(PollerKey key, Lane lane, EventType type, int count) {}
+
+  /**
    * A run of a key ended, polled or skipped; called once per key per {@code tick()} and per daemon
    * run.
    *

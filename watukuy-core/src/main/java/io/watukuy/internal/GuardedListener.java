@@ -2,7 +2,9 @@ package io.watukuy.internal;
 
 import io.watukuy.CycleInfo;
 import io.watukuy.DeliveryOutcome;
+import io.watukuy.EventType;
 import io.watukuy.KeyReport;
+import io.watukuy.Lane;
 import io.watukuy.LeaseLostException;
 import io.watukuy.PollerKey;
 import io.watukuy.RequestInfo;
@@ -113,6 +115,15 @@ final class GuardedListener implements WatukuyListener {
   public void onPage(PollerKey key, int pages, int items, int events, Duration elapsed) {
     try {
       listener.onPage(key, pages, items, events, elapsed);
+    } catch (RuntimeException e) {
+      ignored(e);
+    }
+  }
+
+  @Override
+  public void onEvents(PollerKey key, Lane lane, EventType type, int count) {
+    try {
+      listener.onEvents(key, lane, type, count);
     } catch (RuntimeException e) {
       ignored(e);
     }

@@ -295,6 +295,8 @@ final class PageCommit {
     run.committed += batch.events.size();
     run.parked += parked.size();
     for (ParkedRow p : parked) cx.listener().onParked(run.key, p);
+    Lane lane = run.spec == null ? Lane.LIVE : run.spec.lane();
+    batch.counts.forEach((type, n) -> cx.listener().onEvents(run.key, lane, type, n));
     run.keeper.renew();
     Delivery delivery = run.delivery;
     if (delivery != null && !batch.events.isEmpty()) {
@@ -315,6 +317,11 @@ final class PageCommit {
     final List<ItemRow> upserts = new ArrayList<>();
     final List<String> deletes = new ArrayList<>();
     final List<OutboxRow> events = new ArrayList<>();
+
+    /**
+     * How many of {@link #events} have each type, for {@link io.watukuy.WatukuyListener#onEvents}.
+     */
+    final java.util.EnumMap<EventType, Integer> counts = new java.util.EnumMap<>(EventType.class);
 
     /** The envelopes of {@link #events}, for their first delivery; none without a handler. */
     final FreshEvents fresh;
@@ -365,6 +372,7 @@ final class PageCommit {
         @Nullable JsonNode data,
         @Nullable JsonNode previous) {
       long seq = ++run.lastSequence;
+      counts.merge(type, 1, Integer::sum);
       String id =
           EventIds.eventId(
               poller.name(),

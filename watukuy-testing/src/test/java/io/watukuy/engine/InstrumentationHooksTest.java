@@ -12,6 +12,7 @@ import io.watukuy.CycleInfo;
 import io.watukuy.DeliveryOptions;
 import io.watukuy.DeliveryOutcome;
 import io.watukuy.DeliveryPolicy;
+import io.watukuy.EventType;
 import io.watukuy.KeyReport;
 import io.watukuy.Lane;
 import io.watukuy.LeaseLostException;
@@ -88,6 +89,11 @@ class InstrumentationHooksTest {
           ended.add(cycle);
           endReports.add(report);
           elapsed.add(took);
+        }
+
+        @Override
+        public void onEvents(PollerKey key, Lane lane, EventType type, int count) {
+          heard.add("events " + key + " " + lane.wire() + " " + type + " " + count);
         }
 
         @Override
@@ -351,5 +357,26 @@ class InstrumentationHooksTest {
     assertThat(endReports)
         .singleElement()
         .satisfies(r -> assertThat(r.error()).isInstanceOf(LeaseLostException.class));
+  }
+
+  /**
+   * Events committed are told once per type per commit, with their lane, after the commit and
+   * before their delivery: two created, then one updated.
+   */
+  @Test
+  void committedEventsAreToldByTypeAndLane() {
+    f.seed(2);
+    Poller<JsonNode> orders = f.timestamp("orders", 50).build();
+    Watukuy w = f.engine("a").poller(orders).listener(listener).build().on(orders, e -> {});
+
+    w.tick();
+    f.nextCycle();
+    f.api.put("o001", java.util.Map.of("n", 10));
+    w.tick();
+
+    assertThat(heard.stream().filter(h -> h.startsWith("events ")))
+        .containsExactly("events orders live CREATED 2", "events orders live UPDATED 1");
+    assertThat(heard)
+        .containsSubsequence("start 1", "events orders live CREATED 2", "delivery orders ACKED");
   }
 }
