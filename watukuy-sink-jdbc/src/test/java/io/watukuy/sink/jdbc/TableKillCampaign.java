@@ -45,7 +45,9 @@ abstract class TableKillCampaign {
   private static final int MAX_ITEMS = 30;
   private static final Duration MUTATE_EVERY = Duration.ofMillis(10);
   private static final int KILL_AFTER_MAX_ROWS = 12;
-  private static final Duration KILL_AFTER_MAX_WAIT = Duration.ofSeconds(2);
+  // Returns as soon as the table grew; long enough that a slow, busy machine (a child JVM that
+  // takes seconds to its first batch) still kills mid-delivery rather than before it.
+  private static final Duration KILL_AFTER_MAX_WAIT = Duration.ofSeconds(10);
   private static final long KILL_AFTER_MAX_MS = 20;
   private static final Duration KILL_PHASE = Duration.ofSeconds(150);
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(20);
