@@ -17,12 +17,58 @@
 import http from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 
-const args = Object.fromEntries(
-  process.argv.slice(2).reduce((pairs, a, i, all) => (a.startsWith('--') ? [...pairs, [a.slice(2), all[i + 1]]] : pairs), []));
+const USAGE = `usage: node servers.mjs --peers DIR --auth-port PORT --api-port PORT [--ttl SECONDS]
+                       [--refresh-token TOKEN]
+  --peers DIR            node_modules/.bin of examples/peers (what examples/peers/install prints)
+  --auth-port PORT       port of the token endpoint on 127.0.0.1
+  --api-port PORT        port of the API on 127.0.0.1
+  --ttl SECONDS          lifetime of each access token (default 60)
+  --refresh-token TOKEN  the one refresh token the server accepts at first (default none)
+  --help                 this text`;
+
+// A mistake in the arguments gets the usage and exit code 2, never a stack trace.
+function usage(problem) {
+  if (problem) console.error(`servers.mjs: ${problem}`);
+  (problem ? console.error : console.log)(USAGE);
+  process.exit(problem ? 2 : 0);
+}
+
+let args;
+try {
+  ({ values: args } = parseArgs({
+    options: {
+      peers: { type: 'string' },
+      'auth-port': { type: 'string' },
+      'api-port': { type: 'string' },
+      ttl: { type: 'string' },
+      'refresh-token': { type: 'string' },
+      help: { type: 'boolean' },
+    },
+    strict: true,
+    allowPositionals: false,
+  }));
+} catch (e) {
+  usage(e.message);
+}
+if (args.help) usage();
+for (const required of ['peers', 'auth-port', 'api-port']) {
+  if (args[required] === undefined) usage(`--${required} is missing`);
+}
+for (const port of ['auth-port', 'api-port']) {
+  const n = Number(args[port]);
+  if (!Number.isInteger(n) || n < 1 || n > 65535) usage(`--${port} ${args[port]} is not a port (1-65535)`);
+}
 const ttl = Number(args.ttl ?? 60);
+if (!(ttl > 0)) usage(`--ttl ${args.ttl} is not a number of seconds above 0`);
 const modulePath = path.join(args.peers, '..', 'oauth2-mock-server', 'dist', 'index.mjs');
-const { OAuth2Server, Events } = await import(pathToFileURL(modulePath).href);
+let OAuth2Server, Events;
+try {
+  ({ OAuth2Server, Events } = await import(pathToFileURL(modulePath).href));
+} catch (e) {
+  usage(`--peers ${args.peers}: no oauth2-mock-server at ${modulePath} (run examples/peers/install)`);
+}
 
 const refreshTokens = new Set(args['refresh-token'] ? [args['refresh-token']] : []);
 const live = new Map(); // access token -> expiry (ms since the epoch)

@@ -33,9 +33,9 @@ import org.jspecify.annotations.Nullable;
  * Sends {@code Authorization: Bearer ACCESS_TOKEN}.
  *
  * <p>The credential's row ({@link CredentialStore}, named {@link Builder#name}) holds the sealed
- * JSON {@code {refreshToken, accessToken, accessExpiresAt}} ({@link SealingKeys}, the name as
- * associated data). For each request that finds its cached access token expired (its expiry minus
- * {@link Builder#earlyRefresh}) the signer:
+ * JSON {@code {refreshToken, accessToken, accessExpiresAt, revoked}} ({@link SealingKeys}, the name
+ * as associated data). For each request that finds its cached access token expired (its expiry
+ * minus {@link Builder#earlyRefresh}) the signer:
  *
  * <ol>
  *   <li>reads the row; an access token there that is still valid (another instance just got it) is
@@ -56,12 +56,15 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>{@code invalid_grant} (the refresh token was revoked, expired, or used twice) throws a {@link
  * CredentialRevokedException} with the server's message: the engine opens the key's circuit at
- * once, and this signer answers every later request with the same exception, without asking the
- * server, until the stored row changes (an operator's {@code watukuy auth set}). Other endpoint
- * failures back off as in {@link ClientCredentialsSigner}. A store without the credential's row is
- * seeded with {@link Builder#initialRefreshToken} (version 1, only if no row exists: a stored row
- * has rotated since and always wins); without one, signing fails with a {@link
- * CredentialRevokedException} asking for {@code watukuy auth set}.
+ * once. The claimant writes that message into the sealed row as a {@code revoked} marker when it
+ * gives the claim back, so every instance on the store answers later requests with the same
+ * exception without asking the server (the refresh token is refused once across all instances),
+ * until an operator's {@code watukuy auth set} writes a row without the marker. Should that write
+ * fail, the claimant still remembers the row version it refused. Other endpoint failures back off
+ * as in {@link ClientCredentialsSigner}. A store without the credential's row is seeded with {@link
+ * Builder#initialRefreshToken} (version 1, only if no row exists: a stored row has rotated since
+ * and always wins); without one, signing fails with a {@link CredentialRevokedException} asking for
+ * {@code watukuy auth set}.
  *
  * <p>Refresh token, access token and client secret are hidden wherever they would be printed
  * ({@link #secretValues()}). Thread-safe: one refresh at a time per instance, and per credential
@@ -83,6 +86,7 @@ public final class RefreshTokenSigner implements RequestSigner {
   private final SealingKeys keys;
   private final String owner;
   private final @Nullable String seed;
+  private final @Nullable String seedUnavailable;
   private final Duration earlyRefresh;
   private final Duration claimTtl;
   private final Duration pollEvery;
@@ -103,9 +107,20 @@ public final class RefreshTokenSigner implements RequestSigner {
   /** Tokens a refresh got whose write to the store failed: kept until the write succeeds. */
   private record Pending(long expectedVersion, StoredCredential row, Payload payload) {}
 
-  /** What the sealed row holds. */
+  /**
+   * What the sealed row holds; {@code revoked} is the message of the {@code invalid_grant} that
+   * spent the refresh token, shared with every instance (null while the token is good).
+   */
   private record Payload(
-      String refreshToken, @Nullable String accessToken, @Nullable Instant accessExpiresAt) {}
+      String refreshToken,
+      @Nullable String accessToken,
+      @Nullable Instant accessExpiresAt,
+      @Nullable String revoked) {
+
+    Payload(String refreshToken, @Nullable String accessToken, @Nullable Instant accessExpiresAt) {
+      this(refreshToken, accessToken, accessExpiresAt, null);
+    }
+  }
 
   private RefreshTokenSigner(Builder b) {
     this.name = b.name;
@@ -116,6 +131,7 @@ public final class RefreshTokenSigner implements RequestSigner {
     this.keys = b.keys;
     this.owner = b.owner;
     this.seed = b.seed;
+    this.seedUnavailable = b.seed == null ? b.seedUnavailable : null;
     this.earlyRefresh = b.earlyRefresh;
     this.claimTtl = b.claimTtl;
     this.pollEvery = b.pollEvery;
@@ -168,6 +184,14 @@ public final class RefreshTokenSigner implements RequestSigner {
     return name;
   }
 
+  /**
+   * Why the configured seed could not be read (an unset environment variable, a missing file), as
+   * given to {@link Builder#seedUnavailable}; null when there is a seed or none was configured.
+   */
+  public @Nullable String seedUnavailable() {
+    return seedUnavailable;
+  }
+
   /** This instance's claim owner id. */
   public String owner() {
     return owner;
@@ -218,6 +242,10 @@ public final class RefreshTokenSigner implements RequestSigner {
       String t = obtain();
       backoff.succeeded();
       return t;
+    } catch (CredentialRevokedException e) {
+      // Answered from the row, never by asking the server again: nothing to back off from, and
+      // an operator's `auth set` takes effect on the next request instead of after a wait.
+      throw e;
     } catch (RuntimeException e) {
       backoff.failed(e, now);
       throw e;
@@ -232,6 +260,15 @@ public final class RefreshTokenSigner implements RequestSigner {
       Instant now = time.now();
       Optional<StoredCredential> read = store.loadCredential(name);
       if (read.isEmpty()) {
+        if (seed == null && seedUnavailable != null)
+          throw new CredentialRevokedException(
+              "credential "
+                  + name
+                  + ": no refresh token is stored and the seed cannot be read ("
+                  + seedUnavailable
+                  + "); provide it, or store one with `watukuy auth set CONFIG "
+                  + name
+                  + "`");
         if (seed == null)
           throw new CredentialRevokedException(
               "credential "
@@ -251,6 +288,9 @@ public final class RefreshTokenSigner implements RequestSigner {
       }
       Payload p = parse(keys.open(name, row.sealed()));
       refreshToken = p.refreshToken();
+      // Another instance (or this one) was refused this refresh token: no request until an
+      // operator's `auth set` writes a row without the marker.
+      if (p.revoked() != null) throw new CredentialRevokedException(p.revoked());
       if (usable(p, row, now)) {
         adopt(p, row);
         return Objects.requireNonNull(token);
@@ -326,24 +366,26 @@ public final class RefreshTokenSigner implements RequestSigner {
               "the refresh token of credential " + name + " (client " + endpoint.clientId() + ")",
               List.of(p.refreshToken()));
     } catch (TokenEndpointException e) {
-      long released = release(claimed, e);
       if ("invalid_grant".equals(e.error())) {
-        revoked =
-            new CredentialRevokedException(
-                "credential "
-                    + name
-                    + ": "
-                    + e.getMessage()
-                    + "; no retry: set a new refresh token with `watukuy auth set CONFIG "
-                    + name
-                    + "`");
-        // Answered again without asking the server until the row changes (auth set).
-        revokedVersion = released;
+        String message =
+            "credential "
+                + name
+                + ": "
+                + e.getMessage()
+                + "; no retry: set a new refresh token with `watukuy auth set CONFIG "
+                + name
+                + "`";
+        revoked = new CredentialRevokedException(message);
+        // The row itself says "revoked", so that no instance asks the server again with this
+        // token; this instance also remembers the row version in case that write fails.
+        Payload marked = new Payload(p.refreshToken(), null, null, message);
+        revokedVersion = release(claimed, keys.seal(name, json(marked)), revoked);
         throw revoked;
       }
+      release(claimed, claimed.sealed(), e);
       throw e;
     } catch (RuntimeException e) {
-      release(claimed, e);
+      release(claimed, claimed.sealed(), e);
       throw e;
     }
     Instant now = time.now();
@@ -396,9 +438,12 @@ public final class RefreshTokenSigner implements RequestSigner {
     return Objects.requireNonNull(token);
   }
 
-  /** Gives up the claim after a failed refresh (best effort: it lapses anyway). */
-  private long release(StoredCredential claimed, RuntimeException cause) {
-    StoredCredential free = claimed.next(claimed.sealed(), null, null, time.now());
+  /**
+   * Gives up the claim after a failed refresh, writing {@code sealed} (best effort: the claim
+   * lapses anyway); returns the row version then stored.
+   */
+  private long release(StoredCredential claimed, String sealed, RuntimeException cause) {
+    StoredCredential free = claimed.next(sealed, null, null, time.now());
     try {
       if (store.compareAndSetCredential(claimed.version(), free)) return free.version();
     } catch (RuntimeException e) {
@@ -412,6 +457,7 @@ public final class RefreshTokenSigner implements RequestSigner {
     o.put("refreshToken", p.refreshToken());
     if (p.accessToken() != null) o.put("accessToken", p.accessToken());
     if (p.accessExpiresAt() != null) o.put("accessExpiresAt", p.accessExpiresAt().toString());
+    if (p.revoked() != null) o.put("revoked", p.revoked());
     try {
       return JSON.writeValueAsString(o);
     } catch (JsonProcessingException e) {
@@ -426,10 +472,12 @@ public final class RefreshTokenSigner implements RequestSigner {
       if (rt == null || !rt.isTextual()) throw new IllegalStateException("no refreshToken");
       JsonNode at = o.get("accessToken");
       JsonNode exp = o.get("accessExpiresAt");
+      JsonNode rv = o.get("revoked");
       return new Payload(
           rt.asText(),
           at == null ? null : at.asText(),
-          exp == null ? null : Instant.parse(exp.asText()));
+          exp == null ? null : Instant.parse(exp.asText()),
+          rv == null ? null : rv.asText());
     } catch (JsonProcessingException | RuntimeException e) {
       // Never the text: it is the opened secret.
       throw new IllegalStateException(
@@ -449,6 +497,7 @@ public final class RefreshTokenSigner implements RequestSigner {
     private List<String> scopes = List.of();
     private @Nullable String audience;
     private @Nullable String seed;
+    private @Nullable String seedUnavailable;
     private String owner = "instance-" + UUID.randomUUID();
     private Duration earlyRefresh = ClientCredentialsSigner.DEFAULT_EARLY_REFRESH;
     private Duration timeout = ClientCredentialsSigner.DEFAULT_TIMEOUT;
@@ -497,6 +546,18 @@ public final class RefreshTokenSigner implements RequestSigner {
      */
     public Builder initialRefreshToken(String refreshToken) {
       this.seed = Credentials.headerValue("refreshToken", refreshToken);
+      return this;
+    }
+
+    /**
+     * A seed was configured but cannot be read now ({@code reason}, e.g. "rt.yaml:9:
+     * auths.crm.refreshToken: environment variable CRM_REFRESH_TOKEN is not set"). That is fine
+     * while the store holds the credential's row, which always wins over the seed; with no row,
+     * signing fails with a {@link CredentialRevokedException} quoting {@code reason} and asking for
+     * {@code watukuy auth set}. Ignored when {@link #initialRefreshToken} is set.
+     */
+    public Builder seedUnavailable(String reason) {
+      this.seedUnavailable = Credentials.nonEmpty("reason", reason);
       return this;
     }
 

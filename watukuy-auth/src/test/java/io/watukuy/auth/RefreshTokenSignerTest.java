@@ -275,6 +275,50 @@ class RefreshTokenSignerTest {
     assertThat(sign(a)).isEqualTo("Bearer at-1");
   }
 
+  /**
+   * The two-daemon report: each instance's claim and release changed the row version, so the other
+   * took "the row changed" for an operator's {@code auth set} and sent the spent token again (8
+   * grants in 27 s). The refusal now lives in the row: one grant across both instances.
+   */
+  @Test
+  void invalidGrantIsRefusedOnceAcrossInstancesUntilAuthSetWritesANewToken() {
+    validRefreshTokens.clear(); // the server forgot rt-0 (restarted with a new seed)
+    RefreshTokenSigner a = signer("a", memory).build();
+    RefreshTokenSigner b = signer("b", memory).build();
+
+    assertThatThrownBy(() -> sign(a))
+        .isInstanceOf(CredentialRevokedException.class)
+        .hasMessageContaining("HTTP 400 invalid_grant");
+    // Every 2 to 4 s for a minute, as the two daemons polled in the report, from both.
+    Random random = new Random(42);
+    for (int i = 0; i < 20; i++) {
+      clock.advance(Duration.ofMillis(2000 + random.nextInt(2001)));
+      RefreshTokenSigner s = i % 2 == 0 ? b : a;
+      assertThatThrownBy(() -> sign(s))
+          .as("attempt %d by %s", i, s.owner())
+          .isInstanceOf(CredentialRevokedException.class)
+          .hasMessageContaining("HTTP 400 invalid_grant")
+          .hasMessageContaining("watukuy auth set CONFIG crm")
+          .hasMessageNotContaining("rt-0");
+    }
+    assertThat(grantsUsed).as("the spent token was sent once in all").containsExactly("rt-0");
+    assertThat(b.tokenRequests()).isZero();
+    StoredCredential row = memory.loadCredential(NAME).orElseThrow();
+    assertThat(row.claimOwner()).isNull();
+    assertThat(row.sealed()).doesNotContain("invalid_grant", "rt-0");
+
+    // An operator's `auth set` (AuthCommands writes this payload): one grant, both work.
+    validRefreshTokens.add("rt-new");
+    memory.compareAndSetCredential(
+        row.version(),
+        row.next(
+            RefreshTokenSigner.sealRefreshToken(KEYS, NAME, "rt-new"), null, null, clock.now()));
+    // No back-off after a revocation: the next request reads the new row.
+    assertThat(sign(b)).isEqualTo("Bearer at-1");
+    assertThat(sign(a)).isEqualTo("Bearer at-1");
+    assertThat(grantsUsed).containsExactly("rt-0", "rt-new");
+  }
+
   @Test
   void aFailedPersistLeavesTheNewAccessTokenUnusedUntilTheRotatedTokenIsStored() {
     AtomicReference<Boolean> down = new AtomicReference<>(false);

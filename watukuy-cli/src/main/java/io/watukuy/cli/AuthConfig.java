@@ -235,7 +235,9 @@ final class AuthConfig {
 
   /**
    * {@code grant: refreshToken} (docs/config.md, "auth"): the rotating refresh token lives sealed
-   * in the store under the auth's name; {@code refreshToken:} only seeds an empty row.
+   * in the store under the auth's name; {@code refreshToken:} only seeds an empty row, so when it
+   * cannot be read (an unset variable, a missing file) the signer is still made and fails only if
+   * the store has no row ({@link RefreshTokenSigner.Builder#seedUnavailable}).
    */
   private static RequestSigner refreshToken(At at, @Nullable Stored stored) {
     at.object(
@@ -278,8 +280,19 @@ final class AuthConfig {
       throw urlAt.error(e.getMessage());
     }
     if (!at.child("clientSecret").missing()) b.clientSecret(at.child("clientSecret").secret());
-    if (!at.child("refreshToken").missing())
-      b.initialRefreshToken(at.child("refreshToken").secret());
+    At seedAt = at.child("refreshToken");
+    if (!seedAt.missing()) {
+      if (!seedAt.node.isValueNode() || seedAt.node.isNull()) seedAt.secret(); // "must be a string"
+      String seed = null;
+      try {
+        seed = seedAt.secret();
+      } catch (io.watukuy.ConfigException e) {
+        // The seed only fills an empty store: a store that holds the row (rotated since) needs
+        // no seed, so an unset ${NAME} or a missing ${file:PATH} fails only when it is needed.
+        b.seedUnavailable(e.getMessage());
+      }
+      if (seed != null) b.initialRefreshToken(seed);
+    }
     List<String> scopes = scopes(at.child("scopes"));
     if (scopes != null) b.scopes(scopes);
     if (!at.child("audience").missing()) b.audience(at.child("audience").envString());

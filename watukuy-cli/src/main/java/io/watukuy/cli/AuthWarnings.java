@@ -16,7 +16,8 @@ import java.util.Set;
  * as {@code watukuy: warning: FILE:LINE: ...}: a credential written into the file itself instead of
  * {@code ${ENV}} or {@code ${file:PATH}} (the file is committed, copied and mailed; the variable is
  * not), and a named auth no poller uses (a typo in a poller's {@code auth:} would have failed, so
- * this is a leftover, or a poller that lost its auth). Warnings, not errors: both configs run.
+ * this is a leftover, or a poller that lost its auth), and a refresh token seed that cannot be read
+ * (unset variable, missing file: only an empty store needs it). Warnings, not errors: they run.
  * Reads the file again, since the checked config keeps no YAML positions for auths.
  */
 final class AuthWarnings {
@@ -63,7 +64,22 @@ final class AuthWarnings {
       String who = "poller " + pollers.get(i).path("name").asText("#" + (i + 1)) + ": auth";
       inline(tree, auth, "/pollers/" + i + "/auth", who, out);
     }
-    return out.stream().map(line -> "watukuy: warning: " + config.file() + ":" + line).toList();
+    List<String> lines =
+        new ArrayList<>(
+            out.stream().map(line -> "watukuy: warning: " + config.file() + ":" + line).toList());
+    for (var auth : config.auths().entrySet()) {
+      if (auth.getValue() instanceof io.watukuy.auth.RefreshTokenSigner rt
+          && rt.seedUnavailable() != null) {
+        lines.add(
+            "watukuy: warning: "
+                + rt.seedUnavailable()
+                + ": fine while the store holds the credential's row (the seed only fills an empty"
+                + " store); with no row, run fails until it is set or `watukuy auth set CONFIG "
+                + auth.getKey()
+                + "` stores a token");
+      }
+    }
+    return lines;
   }
 
   private static void inline(

@@ -120,6 +120,10 @@ class RefreshTokenConfigTest {
   }
 
   private String[] cli(String yaml, String... args) throws IOException {
+    return cli(Map.of("CRM_REFRESH_TOKEN", SEED, "WATUKUY_SECRET_KEY", KEY), yaml, args);
+  }
+
+  private String[] cli(Map<String, String> env, String yaml, String... args) throws IOException {
     Path file = dir.resolve("watukuy.yaml");
     Files.writeString(file, yaml);
     // CONFIG goes after the command's words: "run CONFIG --once", "auth set CONFIG NAME".
@@ -135,7 +139,7 @@ class RefreshTokenConfigTest {
             argv,
             new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8),
-            Map.of("CRM_REFRESH_TOKEN", SEED, "WATUKUY_SECRET_KEY", KEY)::get);
+            env::get);
     return new String[] {
       String.valueOf(code),
       out.toString(StandardCharsets.UTF_8),
@@ -220,6 +224,60 @@ class RefreshTokenConfigTest {
     assertThat(valid).as("the seed was never sent").containsExactly("rt-rotated-1");
     assertThat(Files.readString(dir.resolve("state.db"), StandardCharsets.ISO_8859_1))
         .doesNotContain("rt-set-by-operator", "rt-rotated-1", "at-1");
+  }
+
+  @Test
+  void anUnsetSeedVariableIsFineOnceTheStoreHoldsTheRotatedToken() throws IOException {
+    String yaml =
+        yaml("secretKey: ${WATUKUY_SECRET_KEY}\n", "")
+            .replace("store: memory", "store: sqlite:state.db");
+    Map<String, String> withoutSeed = Map.of("WATUKUY_SECRET_KEY", KEY);
+
+    String[] first = cli(yaml, "run", "--once");
+    // `unset CRM_REFRESH_TOKEN; watukuy run`: the row holds rt-rotated-1, the seed is not needed.
+    String[] second = cli(withoutSeed, yaml, "run", "--once");
+
+    assertThat(first[0]).as(first[2]).isEqualTo("0");
+    assertThat(second[0]).as(second[2]).isEqualTo("0");
+    assertThat(bearer)
+        .as("the second run reads the stored row (its access token still valid)")
+        .containsExactly("Bearer at-1", "Bearer at-1");
+    assertThat(valid).containsExactly("rt-rotated-1");
+  }
+
+  @Test
+  void anUnsetSeedVariableWithAnEmptyStoreNamesTheVariableAndAuthSet() throws IOException {
+    String[] r =
+        cli(
+            Map.of("WATUKUY_SECRET_KEY", KEY),
+            yaml("secretKey: ${WATUKUY_SECRET_KEY}\n", ""),
+            "run",
+            "--once");
+
+    assertThat(r[0]).isEqualTo("1");
+    assertThat(r[2])
+        .contains(
+            "credential crm: no refresh token is stored and the seed cannot be read"
+                + " (watukuy.yaml:9: auths.crm.refreshToken: environment variable"
+                + " CRM_REFRESH_TOKEN is not set); provide it, or store one with `watukuy auth"
+                + " set CONFIG crm`");
+    assertThat(bearer).as("no request went out without a token").isEmpty();
+  }
+
+  @Test
+  void validateWarnsAboutAnUnsetSeedVariableInsteadOfFailing() throws IOException {
+    String[] r =
+        cli(
+            Map.of("WATUKUY_SECRET_KEY", KEY),
+            yaml("secretKey: ${WATUKUY_SECRET_KEY}\n", ""),
+            "validate");
+
+    assertThat(r[0]).as(r[2]).isEqualTo("0");
+    assertThat(r[2])
+        .contains(
+            "watukuy: warning: watukuy.yaml:9: auths.crm.refreshToken: environment variable"
+                + " CRM_REFRESH_TOKEN is not set: fine while the store holds the credential's"
+                + " row");
   }
 
   @Test
