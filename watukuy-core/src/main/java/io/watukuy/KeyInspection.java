@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.watukuy.sink.SinkConfig;
 import io.watukuy.spi.Lease;
 import java.time.Duration;
 import java.time.Instant;
@@ -183,7 +184,8 @@ public record KeyInspection(
             "stale: no successful poll since "
                 + Objects.requireNonNull(lastSuccessAt).truncatedTo(ChronoUnit.SECONDS)
                 + ", longer than staleAfter ("
-                + Duration.ofMillis(staleAfterMs)
+                // 30m, as the YAML writes it, not Duration's PT30M.
+                + SinkConfig.formatDuration(Duration.ofMillis(staleAfterMs))
                 + ")"
                 + last;
     }

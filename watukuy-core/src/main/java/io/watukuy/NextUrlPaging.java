@@ -3,6 +3,7 @@ package io.watukuy;
 import io.watukuy.internal.http.Redactor;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
@@ -42,9 +43,12 @@ import org.jspecify.annotations.Nullable;
  *       cycle's first watermark, and a row updated between two requests could be skipped. An
  *       unsorted listing ({@link #unsorted(boolean)}) is the exception: its watermark stays put
  *       until the listing completes, so the URL is its paging.
- *   <li>A URL that is the URL of the page it came with would read that page forever: the page is
- *       committed, and {@link #next} throws a {@code PageRepeated} {@link FetchException} instead
- *       of returning it (docs/operations.md, "Stalled lanes").
+ *   <li>A URL already read in this listing (the page's own, or an earlier page's, as in {@code /a
+ *       -> /b -> /a}) would read those pages forever, up to {@code maxPagesPerCycle} every cycle:
+ *       the page is committed, and {@link #next} throws a {@code PageRepeated} {@link
+ *       FetchException} naming the URL and the page that first had it instead of returning it
+ *       (docs/operations.md, "Stalled lanes"). The URLs read are remembered per lane and partition,
+ *       one per page, and forgotten when page 1 starts the next listing.
  * </ul>
  *
  * @since 0.1
@@ -60,8 +64,16 @@ public final class NextUrlPaging {
   // The URL page n leaves for page n + 1, per lane and partition: the engine fetches a key's pages
   // one after another, so a key never races with itself.
   private final Map<String, String> nextUrls = new ConcurrentHashMap<>();
-  // A next URL that is the URL of the page it came with, per lane and partition.
-  private final Map<String, String> selfLinks = new ConcurrentHashMap<>();
+  // The URLs this listing has read so far, each with the first page read from it, per lane and
+  // partition: replaced on page 1, so it holds at most one entry per page of the cycle (bounded by
+  // maxPagesPerCycle). A next URL found here would read those pages again, in a loop.
+  private final Map<String, Map<String, Integer>> readUrls = new ConcurrentHashMap<>();
+  // A next URL already read in this listing, with the page that first had it, per lane and
+  // partition: the request for the page after it is not sent.
+  private final Map<String, Repeat> repeats = new ConcurrentHashMap<>();
+
+  private record Repeat(String url, int firstPage) {}
+
   // The URL the current page follows (absent: the application's first URL).
   private final Map<String, String> followed = new ConcurrentHashMap<>();
 
@@ -133,8 +145,9 @@ public final class NextUrlPaging {
    * @param ctx the fetch, for its lane, partition, page and cursor
    * @return the absolute URL to send as it is (no query added), or null when the request is the
    *     application's first URL
-   * @throws FetchException {@code PageRepeated} when that URL is the one the page before it was
-   *     read from; the request must not be sent, and the pages before it are committed
+   * @throws FetchException {@code PageRepeated} when that URL was already read in this listing (the
+   *     page before it, or an earlier one); the request must not be sent, and the pages before it
+   *     are committed
    */
   public @Nullable String next(FetchContext<?> ctx) {
     String slot = slot(ctx);
@@ -142,9 +155,9 @@ public final class NextUrlPaging {
     String url = !first && follows(ctx) ? nextUrls.remove(slot) : null;
     if (first) nextUrls.remove(slot);
     if (keep && ctx.cursor() instanceof String kept && !kept.isEmpty()) url = kept;
-    String self = first ? null : selfLinks.remove(slot);
-    if (first) selfLinks.remove(slot);
-    if (self != null && self.equals(url)) throw selfLinked(ctx, self);
+    Repeat repeat = first ? null : repeats.remove(slot);
+    if (first) repeats.remove(slot);
+    if (repeat != null && repeat.url().equals(url)) throw repeated(ctx, repeat);
     if (url == null) followed.remove(slot);
     else followed.put(slot, url);
     return url;
@@ -184,8 +197,15 @@ public final class NextUrlPaging {
     String read = from != null ? from : result.url();
     boolean more = !ended && resolved != null && !(keep && page.items().isEmpty());
     boolean follows = follows(ctx);
-    if (more && !page.items().isEmpty() && resolved.equals(read) && (follows || keep))
-      selfLinks.put(slot, resolved);
+    Map<String, Integer> urls =
+        ctx.page() == 1
+            ? new LinkedHashMap<>()
+            : readUrls.computeIfAbsent(slot, s -> new LinkedHashMap<>());
+    urls.putIfAbsent(read, ctx.page());
+    readUrls.put(slot, urls);
+    Integer firstPage = resolved == null ? null : urls.get(resolved);
+    if (more && !page.items().isEmpty() && firstPage != null && (follows || keep))
+      repeats.put(slot, new Repeat(resolved, firstPage));
     if (keep) return page.withCursor(resolved != null ? resolved : from).withHasMore(more);
     if (more && follows) nextUrls.put(slot, resolved);
     return page.withHasMore(more);
@@ -274,19 +294,39 @@ public final class NextUrlPaging {
     return ctx.lane().wire() + "|" + ctx.partition();
   }
 
-  /** The stall of a next URL that points at the page it came with (docs/operations.md). */
-  private FetchException selfLinked(FetchContext<?> ctx, String self) {
+  /**
+   * The stall of a next URL already read in this listing: the page's own (a self-link), or an
+   * earlier page's (a loop such as {@code /a -> /b -> /a}); docs/operations.md, "Stalled lanes".
+   */
+  private FetchException repeated(FetchContext<?> ctx, Repeat repeat) {
+    int last = ctx.page() - 1;
+    String url = Redactor.NONE.url(repeat.url());
+    String what =
+        repeat.firstPage() == last
+            ? " is the URL that page was read from ("
+                + url
+                + "), so the request for page "
+                + ctx.page()
+                + " would repeat it"
+            : " is "
+                + url
+                + ", which page "
+                + repeat.firstPage()
+                + " was read from, so the request for page "
+                + ctx.page()
+                + " would read pages "
+                + repeat.firstPage()
+                + " to "
+                + last
+                + " again, in a loop";
     return stall(
         ctx,
         "the "
             + label
             + " of page "
-            + (ctx.page() - 1)
-            + " is the URL that page was read from ("
-            + Redactor.NONE.url(self)
-            + "), so the request for page "
-            + ctx.page()
-            + " would repeat it; check that "
+            + last
+            + what
+            + "; check that "
             + label
             + " points at the next page's URL");
   }

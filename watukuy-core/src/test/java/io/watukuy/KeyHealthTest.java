@@ -162,7 +162,7 @@ class KeyHealthTest {
     assertThat(k.health().reasons()).containsExactly(Reason.STALE);
     assertThat(k.health().problem())
         .isEqualTo(
-            "stale: no successful poll since 2026-03-01T09:59:00Z, longer than staleAfter (PT30M)");
+            "stale: no successful poll since 2026-03-01T09:59:00Z, longer than staleAfter (30m)");
   }
 
   @Test
@@ -229,7 +229,7 @@ class KeyHealthTest {
             "{\"at\":\"2026-03-01T10:00:00Z\",\"healthy\":false,\"keys\":[{\"poller\":\"orders\","
                 + "\"partition\":\"\",\"healthy\":false,\"reasons\":[\"stale\"],\"problem\":\"stale:"
                 + " no successful poll since 2026-03-01T09:59:00Z, longer than staleAfter"
-                + " (PT30M)\"}]}");
+                + " (30m)\"}]}");
     assertThat(new Inspection(NOW, List.of(stale)).toJson())
         .contains("\"staleAfterMs\":1800000,\"stale\":true,\"maxParked\":null,\"health\":{");
     assertThat(Health.of(new Inspection(NOW, List.of(healthy()))).healthy()).isTrue();

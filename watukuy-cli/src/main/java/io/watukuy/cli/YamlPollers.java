@@ -21,13 +21,13 @@ import io.watukuy.cli.CliConfig.CursorSpec;
 import io.watukuy.cli.CliConfig.PollerSpec;
 import io.watukuy.cli.CliConfig.RequestSpec;
 import java.io.UncheckedIOException;
-import java.net.URISyntaxException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -166,9 +166,6 @@ final class YamlPollers {
     private final RequestSpec request;
     private final CliConfig.ResponseSpec response;
     private final Locator identity;
-    // With next: {header: Link}, page n leaves the URL of page n+1 here, per lane and partition;
-    // the engine fetches a key's pages one after another, so a key never races with itself.
-    private final Map<String, String> nextUrls = new ConcurrentHashMap<>();
     // With response.pageInfo on a listing that starts over each cycle (snapshotDiff), page n
     // leaves its endCursor here for page n+1's {{cursor.value}}, per lane and partition.
     private final Map<String, String> endCursors = new ConcurrentHashMap<>();
@@ -221,12 +218,15 @@ final class YamlPollers {
       this.identity = identity;
       this.checks = checks;
       NextLink link = response.nextUrl();
+      // next: {header: Link} follows the same paging, so a Link loop (/a -> /b -> /a) stalls too.
       this.nextUrl =
-          link == null
-              ? null
-              : (link.keep() ? NextUrlPaging.keep() : NextUrlPaging.startOver())
+          link != null
+              ? (link.keep() ? NextUrlPaging.keep() : NextUrlPaging.startOver())
                   .label("response.next.url")
-                  .unsorted(unsorted);
+                  .unsorted(unsorted)
+              : response.nextLink()
+                  ? NextUrlPaging.startOver().label("Link rel=\"next\" URL").unsorted(unsorted)
+                  : null;
     }
 
     Page<JsonNode> fetch(FetchContext<?> ctx) {
@@ -259,17 +259,11 @@ final class YamlPollers {
       // page boundary is never listed while the watermark passes it for good.
       // An unsorted listing (cursor.sorted false) keeps its filter for the whole listing: there
       // the Link or next URL is the paging, and its watermark moves only once the listing
-      // completed.
-      boolean followLinks = !(cursor instanceof Watermark) || unsorted;
+      // completed. NextUrlPaging.unsorted(unsorted) makes that choice.
       NextLink link = response.nextUrl();
-      String followed;
-      if (nextUrl != null) {
-        // The URL the page before gave, or an export's stored cursor (next.keep).
-        followed = nextUrl.next(ctx);
-      } else {
-        followed = ctx.page() > 1 && followLinks ? nextUrls.remove(slot) : null;
-        if (ctx.page() == 1) nextUrls.remove(slot);
-      }
+      // The URL the page before gave (next.url or the Link), or an export's stored cursor
+      // (next.keep); null for the configured request.
+      String followed = nextUrl != null ? nextUrl.next(ctx) : null;
       String url = followed == null ? configured : followed;
       RequestOptions.Builder options = RequestOptions.builder();
       if (followed == null) {
@@ -320,9 +314,10 @@ final class YamlPollers {
           page = page.withCursor(step.endCursor() != null ? step.endCursor() : cursor);
         }
       } else if (r.nextLink()) {
+        // Followed by the next request unless the lane builds it from the watermark; one already
+        // read in this listing stalls the lane before the next request.
         String next = LinkHeader.next(result.headers().get("link"));
-        if (next != null && followLinks) nextUrls.put(slot, resolve(url, next, result));
-        page = page.withHasMore(next != null);
+        page = Objects.requireNonNull(nextUrl).read(ctx, page, url, result, next, false);
       } else if (link != null && nextUrl != null) {
         // The URL is followed by the next request, or, with keep, is the page's cursor (the last
         // one is stored); one that is the page's own stalls the lane before the next request.
@@ -468,24 +463,6 @@ final class YamlPollers {
         if (t.getCause() == t) break;
       }
       return false;
-    }
-
-    /** {@code next} as an absolute URL; a relative one resolves against the URL it came with. */
-    private static String resolve(String requested, String next, HttpResult result) {
-      return resolve(requested, next, result, "the Link rel=\"next\" URL");
-    }
-
-    private static String resolve(String requested, String next, HttpResult result, String what) {
-      try {
-        return NextUrlPaging.resolve(requested, next);
-      } catch (IllegalArgumentException e) {
-        String where = result.method() + " " + result.url() + ": " + what;
-        throw new IllegalStateException(
-            e.getCause() instanceof URISyntaxException u
-                ? where + " is not a URL: " + u.getMessage()
-                : where + " is not http(s): " + next,
-            e);
-      }
     }
 
     /** Same scheme, host and port (the default port of the scheme when none is given). */

@@ -60,7 +60,7 @@ class HealthExitCodeTest {
           .contains("watukuy: poller items: skipped (throttled")
           .containsPattern(
               "watukuy: poller items: unhealthy \\(stale\\): stale: no successful poll since"
-                  + " 2026-03-02T09:00:00Z, longer than staleAfter \\(PT6S\\)");
+                  + " 2026-03-02T09:00:00Z, longer than staleAfter \\(6s\\)");
       JsonNode verdict = health(config);
       assertThat(verdict.get("healthy").asBoolean()).isFalse();
       assertThat(verdict.get("reasons").toString()).isEqualTo("[\"stale\"]");

@@ -2,8 +2,11 @@ package io.watukuy.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -16,7 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code response.next: {url, end, keep}} (docs/config.md, "Next URL in the body") against a
  * listing server on 127.0.0.1: a relative {@code /links/next}, an end flag beside a URL, an export
- * whose last URL is where the next cycle starts, and a URL that points at its own page.
+ * whose last URL is where the next cycle starts, a URL that points at its own page, and loops of
+ * two pages in the body and in the Link header.
  */
 class NextUrlPagingTest {
 
@@ -267,5 +271,86 @@ class NextUrlPagingTest {
 
     assertThat(run.exit()).isEqualTo(2);
     assertThat(run.stderr()).contains(file + ":8: poller users: response.next.keep: true needs");
+  }
+
+  @Test
+  void aNextUrlLoopOfTwoPagesStallsAtTheThirdRequestNamingThePageThatHadTheUrl()
+      throws IOException {
+    // The report: page 1 gives page 2's URL, and page 2 gives page 1's back.
+    server =
+        ListingServer.start(
+            "/users",
+            uri ->
+                ListingServer.Answer.ok(
+                    page(
+                        from(uri),
+                        to ->
+                            "\"links\":{\"next\":\""
+                                + (from(uri) == 0 ? "/users?from=2&size=2" : "/users?size=2")
+                                + "\"}")));
+    Path file =
+        config(
+            """
+                response: { items: /data, next: { url: /links/next } }
+                cursor: { strategy: snapshotDiff }
+            """);
+
+    CliRun run = CliRun.of("run", file.toString(), "--once");
+
+    assertThat(run.exit()).isEqualTo(1);
+    assertThat(run.stderr())
+        .contains("PageRepeated")
+        .contains("response.next.url of page 2 is " + server.origin() + "/users?size=2")
+        .contains("which page 1 was read from");
+    assertThat(run.changes()).containsExactly("created 1", "created 2", "created 3", "created 4");
+    assertThat(server.seen()).containsExactly("/users?size=2", "/users?from=2&size=2");
+  }
+
+  @Test
+  void aLinkHeaderLoopOfTwoPagesStallsTheSameWay() throws IOException {
+    List<String> seen = new CopyOnWriteArrayList<>();
+    HttpServer links = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    links.createContext(
+        "/",
+        ex -> {
+          String path = ex.getRequestURI().getRawPath();
+          seen.add(path);
+          boolean a = path.equals("/loopa");
+          byte[] body =
+              ("{\"data\":[{\"id\":" + (a ? 1 : 2) + "}]}").getBytes(StandardCharsets.UTF_8);
+          ex.getResponseHeaders().set("Content-Type", "application/json");
+          ex.getResponseHeaders().set("Link", "<" + (a ? "/loopb" : "/loopa") + ">; rel=\"next\"");
+          ex.sendResponseHeaders(200, body.length);
+          ex.getResponseBody().write(body);
+          ex.close();
+        });
+    links.start();
+    try {
+      Path file = dir.resolve("watukuy.yaml");
+      Files.writeString(
+          file,
+          """
+          store: sqlite:watukuy.db
+          pollers:
+            - name: users
+              request: { url: "http://127.0.0.1:%d/loopa" }
+              response: { items: /data, next: { header: Link } }
+              identity: /id
+              cursor: { strategy: snapshotDiff }
+          """
+              .formatted(links.getAddress().getPort()));
+
+      CliRun run = CliRun.of("run", file.toString(), "--once");
+
+      assertThat(run.exit()).isEqualTo(1);
+      assertThat(run.stderr())
+          .contains("PageRepeated")
+          .contains("Link rel=\"next\" URL of page 2 is http://127.0.0.1:")
+          .contains("/loopa, which page 1 was read from");
+      assertThat(run.changes()).containsExactly("created 1", "created 2");
+      assertThat(seen).containsExactly("/loopa", "/loopb");
+    } finally {
+      links.stop(0);
+    }
   }
 }

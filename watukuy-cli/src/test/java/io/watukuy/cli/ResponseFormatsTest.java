@@ -220,6 +220,55 @@ class ResponseFormatsTest {
   }
 
   @Test
+  void aJsonBodyInTheLatin1ItsContentTypeNamesReadsAsText() throws IOException {
+    // A user's report: "Café" in ISO-8859-1 (one byte 0xE9) used to fail as a binary body.
+    pages.put(
+        "/latin1",
+        new Page(
+            "{\"items\":[{\"id\":\"Café\"}]}",
+            "application/json; charset=ISO-8859-1",
+            StandardCharsets.ISO_8859_1,
+            ""));
+    Path file = config("/latin1", "{ items: /items }", "/id");
+
+    CliRun run = CliRun.of("run", file.toString(), "--once");
+
+    assertThat(run.exit()).as(run.stderr()).isZero();
+    assertThat(run.changes()).containsExactly("created Café");
+    assertThat(items(run).get(0).get("id").textValue()).isEqualTo("Café");
+  }
+
+  @Test
+  void aCharsetNobodyKnowsIsAFetchErrorNamingIt() throws IOException {
+    pages.put(
+        "/nope",
+        new Page(
+            "{\"items\":[{\"id\":\"x\"}]}",
+            "application/json; charset=x-nope",
+            StandardCharsets.UTF_8,
+            ""));
+    Path file = config("/nope", "{ items: /items }", "/id");
+
+    CliRun run = CliRun.of("run", file.toString(), "--once");
+
+    assertThat(run.exit()).isNotZero();
+    assertThat(run.stderr()).contains("poller feed").contains("x-nope");
+    assertThat(run.changes()).isEmpty();
+  }
+
+  @Test
+  void aCsvBodyWithoutFormatIsChosenByTextCsv() throws IOException {
+    pages.put(
+        "/plain.csv", new Page("sku,qty\nA-1,3\nB-2,4\n", "text/csv", StandardCharsets.UTF_8, ""));
+    Path file = config("/plain.csv", "{ items: \"\" }", "/sku");
+
+    CliRun run = CliRun.of("run", file.toString(), "--once");
+
+    assertThat(run.exit()).as(run.stderr()).isZero();
+    assertThat(run.changes()).containsExactly("created A-1", "created B-2");
+  }
+
+  @Test
   void validateRefusesAnUnknownFormatAndCsvOptionsWithoutCsv() throws IOException {
     Path file = config("/x", "{ format: yaml, items: \"\" }", "/id");
     CliRun unknown = CliRun.of("validate", file.toString());

@@ -205,6 +205,50 @@ class PagingHelpersTest {
   }
 
   @Test
+  void aNextUrlLoopOfTwoPagesStallsTheLaneNamingTheUrlAndThePageThatHadIt() throws IOException {
+    // The report: page ?from=a says next ?from=b, and ?from=b says next ?from=a again.
+    serve(
+        q ->
+            "{\"items\":"
+                + json(
+                    ids.subList(
+                        q.get("from").equals("a") ? 0 : CAP,
+                        q.get("from").equals("a") ? CAP : 2 * CAP))
+                + ",\"links\":{\"next\":\"?from="
+                + (q.get("from").equals("a") ? "b" : "a")
+                + "\"}}");
+    Poller<JsonNode> p =
+        Poller.builder("feed", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .cursor(Cursors.snapshotDiff())
+            .fetch(nextUrlFetch(NextUrlPaging.startOver().label("/links/next"), base + "?from=a"))
+            .schedule(Fixture.FIXED)
+            .build();
+    Watukuy w = f.engine("a").poller(p).build().on(p, handler);
+
+    KeyReport report = w.tick().poller("feed").orElseThrow();
+
+    assertThat(handler.changes())
+        .containsExactly("a:created", "b:created", "c:created", "d:created");
+    // Two requests, not maxPagesPerCycle: the third would read ?from=a again.
+    assertThat(seen).containsExactly("from=a", "from=b");
+    FetchException e = (FetchException) report.error();
+    assertThat(e.kind()).isEqualTo("PageRepeated");
+    assertThat(e.getMessage())
+        .contains(
+            "live lane stalled (PageRepeated): the /links/next of page 2 is " + base + "?from=a")
+        .contains("which page 1 was read from")
+        .contains("request was not sent");
+
+    // The next cycle starts over at page 1 with nothing remembered, and stops at the loop again.
+    seen.clear();
+    f.nextCycle();
+    report = w.tick().poller("feed").orElseThrow();
+    assertThat(seen).containsExactly("from=a", "from=b");
+    assertThat(((FetchException) report.error()).kind()).isEqualTo("PageRepeated");
+  }
+
+  @Test
   void theOffsetAdvancesByTheItemsReturnedAndTheListingEndsAtTheTotal() throws IOException {
     serve(this::fromPage);
     OffsetPaging<JsonNode> paging = OffsetPaging.create();
