@@ -483,7 +483,7 @@ public interface Watukuy extends AutoCloseable {
     private @Nullable Executor handlerExecutor;
     private Duration leaseTtl = DEFAULT_LEASE_TTL;
     private DeliveryOptions delivery = DeliveryOptions.DEFAULT;
-    private WatukuyListener listener = WatukuyListener.NONE;
+    private final List<WatukuyListener> listeners = new ArrayList<>();
     private Set<String> secrets = Set.of();
     private final BudgetDeclarations budgets = new BudgetDeclarations();
     private @Nullable RateBudgetStore budgetStore;
@@ -622,14 +622,17 @@ public interface Watukuy extends AutoCloseable {
     }
 
     /**
-     * Callbacks for metrics and alerts. Default {@link WatukuyListener#NONE}.
+     * Adds callbacks for metrics, traces and alerts. Default none. May be called more than once:
+     * metrics, traces and an admin server each register their own listener, and every one is
+     * called, in the order registered. A listener that throws is logged and ignored, and the
+     * listeners after it are still called.
      *
      * @param listener called synchronously on engine threads
      * @return this builder
      * @throws NullPointerException if {@code listener} is null
      */
     public Builder listener(WatukuyListener listener) {
-      this.listener = Objects.requireNonNull(listener, "listener");
+      listeners.add(Objects.requireNonNull(listener, "listener"));
       return this;
     }
 
@@ -754,7 +757,7 @@ public interface Watukuy extends AutoCloseable {
               handlerExecutor,
               leaseTtl,
               delivery,
-              listener,
+              io.watukuy.internal.ListenerChain.of(listeners),
               secrets,
               budgets.build(bs, time));
       for (Poller<?> p : pollers) {

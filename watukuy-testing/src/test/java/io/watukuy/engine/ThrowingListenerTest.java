@@ -141,4 +141,46 @@ class ThrowingListenerTest {
     assertThat(after.error()).isNull();
     assertThat(handler.changes()).containsExactly("a:created", "b:created");
   }
+
+  @Test
+  void everyRegisteredListenerIsCalledInOrderEvenAfterOneThrows() {
+    List<String> second = new CopyOnWriteArrayList<>();
+    WatukuyListener recording =
+        new WatukuyListener() {
+          @Override
+          public void onCycleStart(CycleInfo cycle) {
+            second.add("onCycleStart");
+          }
+
+          @Override
+          public void onDelivery(PollerKey key, DeliveryOutcome outcome) {
+            second.add("onDelivery");
+          }
+
+          @Override
+          public void onCycleEnd(CycleInfo cycle, KeyReport report, Duration elapsed) {
+            second.add("onCycleEnd");
+          }
+
+          @Override
+          public void onCycle(KeyReport report) {
+            second.add("onCycle");
+          }
+        };
+    Poller<JsonNode> orders = f.timestamp("orders", 10).build();
+    Watukuy w =
+        f.engine("a")
+            .poller(orders)
+            .listener(throwing)
+            .listener(recording)
+            .build()
+            .on(orders, handler);
+    f.api.put("a", Map.of("price", 1));
+
+    assertThat(w.tick().poller("orders").orElseThrow().error()).isNull();
+
+    assertThat(calls).containsExactly("onCycleStart", "onDelivery", "onCycleEnd", "onCycle");
+    assertThat(second).containsExactly("onCycleStart", "onDelivery", "onCycleEnd", "onCycle");
+    assertThat(handler.changes()).containsExactly("a:created");
+  }
 }
