@@ -5,6 +5,7 @@
 module io.watukuy.micrometer {
   requires transitive io.watukuy;
   requires transitive micrometer.core;
+  requires transitive micrometer.observation;
   requires org.slf4j;
   requires static org.jspecify;
 

@@ -1,87 +1,107 @@
 package io.watukuy.micrometer;
 
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Tags;
-import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import io.watukuy.CycleInfo;
 import io.watukuy.DeliveryOutcome;
 import io.watukuy.EventType;
 import io.watukuy.Inspection;
-import io.watukuy.KeyInspection;
 import io.watukuy.KeyReport;
 import io.watukuy.Lane;
 import io.watukuy.LeaseLostException;
 import io.watukuy.PollerKey;
 import io.watukuy.RequestInfo;
+import io.watukuy.RequestStart;
 import io.watukuy.Watukuy;
 import io.watukuy.WatukuyListener;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
-import java.util.function.ToDoubleBiFunction;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * The engine's Micrometer meters (docs/operations.md, "Metrics"): a {@link WatukuyListener} that
- * records timers and counters from the engine's callbacks, and gauges that read {@link
+ * The engine's Micrometer instrumentation (docs/operations.md, "Metrics"): a {@link
+ * WatukuyListener} that times cycles, HTTP attempts and rate-budget waits as {@link Observation}s,
+ * counts events, deliveries and lost leases, and registers gauges that read {@link
  * Watukuy#inspect()}.
  *
  * <pre>{@code
- * WatukuyMetrics metrics = new WatukuyMetrics(registry);
+ * WatukuyMetrics metrics = new WatukuyMetrics(meterRegistry);           // meters only
+ * WatukuyMetrics metrics = new WatukuyMetrics(meterRegistry, observationRegistry); // Spring Boot
  * Watukuy engine = Watukuy.builder().listener(metrics) ... .build();
  * metrics.watch(engine); // the outbox, parked, lag and freshness gauges
  * }</pre>
  *
- * <p>Every tag is bounded: poller and budget names come from the configuration, lanes, event types
- * and outcomes are enums, an HTTP status is its three-digit code ({@code UNKNOWN} without an answer
- * or outside 100–599), a method outside {@code GET}, {@code POST}, {@code PUT} is {@code OTHER}; no
- * URL path, query, partition or event id becomes a tag. Per-poller gauges aggregate the poller's
- * partitions (sum for counts, the worst partition for lag and freshness).
+ * <p><b>Observations.</b> {@code watukuy.poll} starts at {@link #onCycleStart} and stops at {@link
+ * #onCycleEnd}, with a scope open on the cycle's thread in between; {@code
+ * watukuy.http.client.requests} starts at {@link #onRequestStart} and stops at {@link #onRequest};
+ * {@code watukuy.budget.wait} starts at {@link #onBudgetWait} and stops at {@link
+ * #onBudgetWaitEnd}. The HTTP and budget observations are children of the key's running cycle.
+ * Whatever handlers the observation registry holds see them: a {@link
+ * DefaultMeterObservationHandler} makes the timers (with its {@code error} tag, and a {@code
+ * .active} long task timer per name), micrometer-tracing makes spans. Timers are measured by the
+ * meter registry's clock; build it on an {@link EngineClock} to measure on the engine's clock.
  *
- * <p>Durations are the ones the engine measured on its {@link io.watukuy.TimeSource}, so a virtual
- * clock gives exact timer values. Timings are plain {@link Timer}s for now, not the Observation
- * API. Thread-safe, as a listener must be.
+ * <p><b>Tags.</b> Every tag is bounded: poller and budget names come from the configuration, lanes,
+ * event types and outcomes are enums, an HTTP status is its three-digit code ({@code UNKNOWN}
+ * without an answer or outside 100–599), a method outside {@code GET}, {@code POST}, {@code PUT} is
+ * {@code OTHER}. Per-key meters carry {@code partition}: the partition's name while the poller has
+ * had at most {@value PartitionTags#MAX_TAGGED} partitions in this process, else {@code ""}, the
+ * whole poller, from then on ({@link PartitionTags}). URLs and partition names of aggregated
+ * pollers are high-cardinality key values only, for spans, never meter tags.
+ *
+ * <p>Thread-safe, as a listener must be.
  *
  * @since 0.3
  */
 public final class WatukuyMetrics implements WatukuyListener {
-  /** Timer of cycles: tags {@code poller}, {@code lane}, {@code outcome}. */
+  /**
+   * Timer (Observation) of cycles: tags {@code poller}, {@code partition}, {@code lane}, {@code
+   * outcome}.
+   */
   public static final String POLL = "watukuy.poll";
 
   /**
-   * Timer of HTTP attempts of the engine's helper: tags {@code method}, {@code status}, {@code
-   * outcome}, {@code server.address}.
+   * Timer (Observation) of HTTP attempts of the engine's helper: tags {@code method}, {@code
+   * status}, {@code outcome}, {@code server.address}.
    */
   public static final String HTTP = "watukuy.http.client.requests";
 
-  /** Counter of events committed to the outbox: tags {@code poller}, {@code type}, {@code lane}. */
+  /**
+   * Counter of events committed to the outbox: tags {@code poller}, {@code partition}, {@code
+   * type}, {@code lane}.
+   */
   public static final String EVENTS = "watukuy.events";
 
-  /** Counter of events by delivery outcome: tags {@code poller}, {@code outcome}. */
+  /**
+   * Counter of events by delivery outcome: tags {@code poller}, {@code partition}, {@code outcome}.
+   */
   public static final String DELIVERIES = "watukuy.deliveries";
 
-  /** Gauge of pending outbox rows, per poller. */
+  /** Gauge of pending outbox rows: tags {@code poller}, {@code partition}. */
   public static final String OUTBOX_PENDING = "watukuy.outbox.pending";
 
-  /** Gauge of parked rows, per poller. */
+  /** Gauge of parked rows: tags {@code poller}, {@code partition}. */
   public static final String PARKED = "watukuy.parked";
 
-  /** Gauge of the live watermark's lag in seconds, per timestamp poller, worst partition. */
+  /**
+   * Gauge of the live watermark's lag in seconds, timestamp pollers: tags {@code poller}, {@code
+   * partition}.
+   */
   public static final String LAG = "watukuy.lag";
 
-  /** Gauge of seconds since the last successful poll, per poller, worst partition. */
+  /** Gauge of seconds since the last successful poll: tags {@code poller}, {@code partition}. */
   public static final String FRESHNESS = "watukuy.freshness";
 
-  /** Timer of expected rate-budget waits: tag {@code budget}. */
+  /** Timer (Observation) of rate-budget waits: tag {@code budget}. */
   public static final String BUDGET_WAIT = "watukuy.budget.wait";
 
   /** Counter of leases lost at a fenced write: tag {@code poller}. */
@@ -90,20 +110,25 @@ public final class WatukuyMetrics implements WatukuyListener {
   /** How long one inspection serves the gauges, on the registry's clock. */
   public static final Duration DEFAULT_REFRESH = Duration.ofSeconds(1);
 
-  private static final Logger LOG = LoggerFactory.getLogger(WatukuyMetrics.class);
-
   private static final Set<String> METHODS = Set.of("GET", "POST", "PUT");
 
   private final MeterRegistry registry;
-  private final Duration refresh;
-  private final Set<String> gauged = ConcurrentHashMap.newKeySet();
-  private volatile @Nullable Supplier<Inspection> inspector;
-  private volatile @Nullable Inspection last;
-  private volatile long lastAtNanos;
-  private volatile boolean failing;
+  private final ObservationRegistry observations;
+  private final PartitionTags partitions;
+  private final InspectionGauges gauges;
+  private final Map<CycleInfo, Observation.Scope> cycles = new ConcurrentHashMap<>();
+  // The running cycle of each key: the parent of its requests and budget waits, which may run on
+  // another thread (a page fetched ahead).
+  private final Map<PollerKey, Observation> running = new ConcurrentHashMap<>();
+  // A request's and a budget wait's start and stop come on the same thread, with no other start of
+  // the same kind between (WatukuyListener#onRequestStart, #onBudgetWaitEnd).
+  private final ThreadLocal<@Nullable Observation> request = new ThreadLocal<>();
+  private final ThreadLocal<@Nullable Observation> budgetWait = new ThreadLocal<>();
 
   /**
-   * Meters in a registry, gauges refreshed every {@link #DEFAULT_REFRESH}.
+   * Meters in a registry, through an observation registry of its own that holds one {@link
+   * DefaultMeterObservationHandler} on {@code registry}; gauges refreshed every {@link
+   * #DEFAULT_REFRESH}.
    *
    * @param registry where the meters go
    * @throws NullPointerException if registry is null
@@ -113,7 +138,8 @@ public final class WatukuyMetrics implements WatukuyListener {
   }
 
   /**
-   * Meters in a registry.
+   * Meters in a registry, through an observation registry of its own that holds one {@link
+   * DefaultMeterObservationHandler} on {@code registry}.
    *
    * @param registry where the meters go
    * @param refresh how long one {@link Watukuy#inspect()} serves every gauge, measured on the
@@ -123,15 +149,58 @@ public final class WatukuyMetrics implements WatukuyListener {
    * @throws IllegalArgumentException if refresh is negative
    */
   public WatukuyMetrics(MeterRegistry registry, Duration refresh) {
-    this.registry = Objects.requireNonNull(registry, "registry");
-    this.refresh = Objects.requireNonNull(refresh, "refresh");
-    if (refresh.isNegative())
-      throw new IllegalArgumentException("refresh must not be negative, but was " + refresh);
+    this(registry, meterObservations(registry), refresh);
   }
 
   /**
-   * Registers the per-poller gauges, read from this engine's {@link Watukuy#inspect()}: for the
-   * pollers with stored state now, and for each further poller when its first cycle starts.
+   * Counters and gauges in a registry, timings through the application's observation registry
+   * (Spring Boot's, which turns them into timers and, with micrometer-tracing, spans); gauges
+   * refreshed every {@link #DEFAULT_REFRESH}. Without a meter handler on {@code observations} there
+   * are no timers.
+   *
+   * @param registry where counters and gauges go
+   * @param observations where cycles, requests and budget waits are observed
+   * @throws NullPointerException if an argument is null
+   */
+  public WatukuyMetrics(MeterRegistry registry, ObservationRegistry observations) {
+    this(registry, observations, DEFAULT_REFRESH);
+  }
+
+  /**
+   * Counters and gauges in a registry, timings through an observation registry.
+   *
+   * @param registry where counters and gauges go
+   * @param observations where cycles, requests and budget waits are observed
+   * @param refresh as in {@link #WatukuyMetrics(MeterRegistry, Duration)}
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if refresh is negative
+   */
+  public WatukuyMetrics(
+      MeterRegistry registry, ObservationRegistry observations, Duration refresh) {
+    this.registry = Objects.requireNonNull(registry, "registry");
+    this.observations = Objects.requireNonNull(observations, "observations");
+    Objects.requireNonNull(refresh, "refresh");
+    if (refresh.isNegative())
+      throw new IllegalArgumentException("refresh must not be negative, but was " + refresh);
+    // Bound before the gauges exist: the callback only runs once a key's tag is asked for.
+    InspectionGauges[] g = new InspectionGauges[1];
+    this.partitions = new PartitionTags(poller -> g[0].dropPartitions(poller));
+    this.gauges = g[0] = new InspectionGauges(registry, refresh, partitions);
+  }
+
+  private static ObservationRegistry meterObservations(MeterRegistry registry) {
+    Objects.requireNonNull(registry, "registry");
+    ObservationRegistry observations = ObservationRegistry.create();
+    observations
+        .observationConfig()
+        .observationHandler(new DefaultMeterObservationHandler(registry));
+    return observations;
+  }
+
+  /**
+   * Registers the gauges, read from this engine's {@link Watukuy#inspect()}: for the keys with
+   * stored state now, for keys that appear in a later inspection, and for each key whose cycle
+   * starts here.
    *
    * @param engine the engine this listener was given to
    * @return this
@@ -144,59 +213,102 @@ public final class WatukuyMetrics implements WatukuyListener {
   }
 
   /**
-   * Registers the per-poller gauges, read from an inspection source (for an engine wrapped by the
-   * application, or a test).
+   * Registers the gauges, read from an inspection source (for an engine wrapped by the application,
+   * or a test).
    *
-   * @param inspections takes a snapshot; called at most once per refresh interval. When it throws
-   *     (a store that is down), every gauge reads {@code NaN} until the next interval, and a
-   *     warning names the error once per run of failures: a scrape never fails on it
+   * @param inspections takes a snapshot; called now and then at most once per refresh interval.
+   *     When it throws later (a store that is down), every gauge reads {@code NaN} until the next
+   *     interval, and a warning names the error once per run of failures: a scrape never fails on
+   *     it
    * @return this
    * @throws NullPointerException if inspections is null
    */
   public WatukuyMetrics watch(Supplier<Inspection> inspections) {
-    this.inspector = Objects.requireNonNull(inspections, "inspections");
-    last = null;
-    for (KeyInspection k : inspections.get().pollers()) gauges(k.poller());
+    gauges.watch(Objects.requireNonNull(inspections, "inspections"));
     return this;
   }
 
   @Override
   public void onCycleStart(CycleInfo cycle) {
-    if (inspector != null) gauges(cycle.key().poller());
+    PollerKey key = cycle.key();
+    if (gauges.watching()) gauges.register(key);
+    String partition = partitions.tag(key);
+    Observation o =
+        Observation.createNotStarted(POLL, observations)
+            .contextualName("watukuy poll " + key.poller())
+            .lowCardinalityKeyValue("poller", key.poller())
+            .lowCardinalityKeyValue("partition", partition)
+            .lowCardinalityKeyValue("lane", lanes(cycle.lanes()));
+    // An aggregated poller's partition still reaches a span, never a meter.
+    if (!partition.equals(key.partition())) o.highCardinalityKeyValue("partition", key.partition());
+    o.start();
+    running.put(key, o);
+    cycles.put(cycle, o.openScope());
   }
 
   @Override
   public void onCycleEnd(CycleInfo cycle, KeyReport report, Duration elapsed) {
-    Timer.builder(POLL)
-        .description("cycles of a key under its lease, from start to end")
-        .tags(
-            "poller",
-            cycle.key().poller(),
-            "lane",
-            lanes(cycle.lanes()),
-            "outcome",
-            outcome(report))
-        .register(registry)
-        .record(elapsed);
+    Observation.Scope scope = cycles.remove(cycle);
+    if (scope == null) return; // started before this listener was attached
+    running.remove(cycle.key(), scope.getCurrentObservation());
+    Observation o = scope.getCurrentObservation();
+    scope.close();
+    o.lowCardinalityKeyValue("outcome", outcome(report));
+    Throwable error = report.error();
+    if (error != null) o.error(error);
+    o.stop();
   }
 
   @Override
-  public void onRequest(PollerKey key, RequestInfo request) {
-    Timer.builder(HTTP)
-        .description("HTTP attempts of the engine's helper, until the body was read or failed")
-        .tags(
-            "method",
-            METHODS.contains(request.method()) ? request.method() : "OTHER",
-            "status",
-            request.status() >= 100 && request.status() < 600
-                ? Integer.toString(request.status())
-                : "UNKNOWN",
-            "outcome",
-            request.outcome(),
-            "server.address",
-            address(request))
-        .register(registry)
-        .record(request.duration());
+  public void onRequestStart(PollerKey key, RequestStart start) {
+    Observation o =
+        Observation.createNotStarted(HTTP, observations)
+            .contextualName(method(start.method()))
+            .parentObservation(running.get(key))
+            .lowCardinalityKeyValue("method", method(start.method()))
+            .lowCardinalityKeyValue("server.address", address(start.origin()))
+            .highCardinalityKeyValue("url.full", start.url())
+            .highCardinalityKeyValue("poller", key.poller())
+            .start();
+    request.set(o);
+  }
+
+  @Override
+  public void onRequest(PollerKey key, RequestInfo info) {
+    Observation o = request.get();
+    request.remove();
+    if (o == null) { // no start was heard (a listener attached mid-request): count it at once
+      onRequestStart(
+          key, new RequestStart(info.method(), info.origin(), info.origin(), info.attempt()));
+      o = Objects.requireNonNull(request.get());
+      request.remove();
+    }
+    o.lowCardinalityKeyValue("method", method(info.method()))
+        .lowCardinalityKeyValue("status", status(info))
+        .lowCardinalityKeyValue("outcome", info.outcome())
+        .stop();
+  }
+
+  @Override
+  public void onBudgetWait(PollerKey key, String budget, Duration wait) {
+    budgetWait.set(
+        Observation.createNotStarted(BUDGET_WAIT, observations)
+            .contextualName("watukuy budget wait " + budget)
+            .parentObservation(running.get(key))
+            .lowCardinalityKeyValue("budget", budget)
+            .highCardinalityKeyValue("poller", key.poller())
+            .highCardinalityKeyValue("expected", wait.toString())
+            .start());
+  }
+
+  @Override
+  public void onBudgetWaitEnd(
+      PollerKey key, String budget, Duration waited, @Nullable Throwable failure) {
+    Observation o = budgetWait.get();
+    budgetWait.remove();
+    if (o == null) return;
+    if (failure != null) o.error(failure);
+    o.stop();
   }
 
   @Override
@@ -206,6 +318,8 @@ public final class WatukuyMetrics implements WatukuyListener {
         .tags(
             "poller",
             key.poller(),
+            "partition",
+            partitions.tag(key),
             "type",
             type.name().toLowerCase(Locale.ROOT),
             "lane",
@@ -218,18 +332,15 @@ public final class WatukuyMetrics implements WatukuyListener {
   public void onDelivery(PollerKey key, DeliveryOutcome outcome) {
     Counter.builder(DELIVERIES)
         .description("events by what a handler call did to them")
-        .tags("poller", key.poller(), "outcome", outcome.result().name().toLowerCase(Locale.ROOT))
+        .tags(
+            "poller",
+            key.poller(),
+            "partition",
+            partitions.tag(key),
+            "outcome",
+            outcome.result().name().toLowerCase(Locale.ROOT))
         .register(registry)
         .increment(outcome.events());
-  }
-
-  @Override
-  public void onBudgetWait(PollerKey key, String budget, Duration wait) {
-    Timer.builder(BUDGET_WAIT)
-        .description("expected waits for a rate-budget token")
-        .tags("budget", budget)
-        .register(registry)
-        .record(wait);
   }
 
   @Override
@@ -239,90 +350,6 @@ public final class WatukuyMetrics implements WatukuyListener {
         .tags("poller", key.poller())
         .register(registry)
         .increment();
-  }
-
-  private void gauges(String poller) {
-    if (!gauged.add(poller)) return;
-    gauge(OUTBOX_PENDING, poller, "pending outbox rows", null, (at, k) -> k.outboxPending(), true);
-    gauge(PARKED, poller, "parked rows", null, (at, k) -> k.parked(), true);
-    gauge(
-        LAG,
-        poller,
-        "now minus the live watermark, timestamp pollers, worst partition",
-        "seconds",
-        (at, k) -> k.lagMs() == null ? Double.NaN : k.lagMs() / 1000.0,
-        false);
-    gauge(
-        FRESHNESS,
-        poller,
-        "time since the last successful poll, worst partition",
-        "seconds",
-        WatukuyMetrics::freshness,
-        false);
-  }
-
-  private void gauge(
-      String name,
-      String poller,
-      String description,
-      @Nullable String unit,
-      ToDoubleBiFunction<Instant, KeyInspection> value,
-      boolean sum) {
-    Gauge.builder(name, this, m -> m.read(poller, value, sum))
-        .description(description)
-        .baseUnit(unit)
-        .tags(Tags.of("poller", poller))
-        .strongReference(true)
-        .register(registry);
-  }
-
-  /** The gauge's value: the sum or the maximum over the poller's keys, NaN when none has one. */
-  private double read(
-      String poller, ToDoubleBiFunction<Instant, KeyInspection> value, boolean sum) {
-    Inspection in = inspection();
-    if (in == null) return Double.NaN;
-    double result = Double.NaN;
-    for (KeyInspection k : in.pollers()) {
-      if (!k.poller().equals(poller)) continue;
-      double v = value.applyAsDouble(in.at(), k);
-      if (Double.isNaN(v)) continue;
-      result = Double.isNaN(result) ? v : sum ? result + v : Math.max(result, v);
-    }
-    return result;
-  }
-
-  /** Seconds from the key's last success to the inspection, NaN before the first success. */
-  private static double freshness(Instant at, KeyInspection k) {
-    Instant success = k.lastSuccessAt();
-    if (success == null) return Double.NaN;
-    return Math.max(0, Duration.between(success, at).toMillis() / 1000.0);
-  }
-
-  private @Nullable Inspection inspection() {
-    Supplier<Inspection> source = inspector;
-    if (source == null) return null;
-    long now = registry.config().clock().monotonicTime();
-    Inspection cached = last;
-    if ((cached != null || failing) && now - lastAtNanos < refresh.toNanos()) return cached;
-    synchronized (this) {
-      if ((last != null || failing) && now - lastAtNanos < refresh.toNanos()) return last;
-      Inspection fresh;
-      try {
-        fresh = source.get();
-      } catch (RuntimeException e) {
-        // A scrape must not fail on a store that is down: the gauges read NaN, and the reason is
-        // logged once per failure in a row, not once per gauge.
-        if (!failing) LOG.warn("watukuy gauges read NaN: inspect() failed: {}", e.toString());
-        failing = true;
-        last = null;
-        lastAtNanos = now;
-        return null;
-      }
-      failing = false;
-      last = fresh;
-      lastAtNanos = now;
-      return fresh;
-    }
   }
 
   private static String lanes(Set<Lane> lanes) {
@@ -336,9 +363,19 @@ public final class WatukuyMetrics implements WatukuyListener {
     return report.failed() ? "failure" : "success";
   }
 
-  private static String address(RequestInfo request) {
+  private static String method(String method) {
+    return METHODS.contains(method) ? method : "OTHER";
+  }
+
+  private static String status(RequestInfo request) {
+    return request.status() >= 100 && request.status() < 600
+        ? Integer.toString(request.status())
+        : "UNKNOWN";
+  }
+
+  private static String address(String origin) {
     try {
-      String host = request.serverAddress();
+      String host = java.net.URI.create(origin).getHost();
       return host == null ? "UNKNOWN" : host;
     } catch (IllegalArgumentException e) {
       return "UNKNOWN";
