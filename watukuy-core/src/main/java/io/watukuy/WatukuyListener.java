@@ -42,6 +42,21 @@ public interface WatukuyListener {
   default void onBudgetWait(PollerKey key, String budget, Duration wait) {}
 
   /**
+   * The wait that {@link #onBudgetWait} announced ended: called exactly once after each {@code
+   * onBudgetWait}, on the same thread, whether the request got its token or not.
+   *
+   * @param key the key whose request waited
+   * @param budget the budget name
+   * @param waited how long the request waited, on the engine's {@link TimeSource}
+   * @param failure null when the token came; else why the wait ended without one: a {@link
+   *     BudgetTimeoutException} after {@link Poller#maxWait()}, or an {@link
+   *     java.io.UncheckedIOException} when the cycle stopped or the thread was interrupted
+   * @since 0.3
+   */
+  default void onBudgetWaitEnd(
+      PollerKey key, String budget, Duration waited, @Nullable Throwable failure) {}
+
+  /**
    * An event or invalid item was parked (G7). Called after the park is stored.
    *
    * @param key the key
@@ -164,6 +179,19 @@ public interface WatukuyListener {
    * @since 0.3
    */
   default void onRequest(PollerKey key, RequestInfo request) {}
+
+  /**
+   * A request of the HTTP helper is about to be sent: called on the sending thread just before the
+   * send, after its rate-budget token was taken, exactly once per attempt (each redirect hop and
+   * each retry included). Exactly one {@link #onRequest} for the same attempt follows on the same
+   * thread, with no other {@code onRequestStart} between, whether the request is answered or fails:
+   * for a timing or a span that must start with the request.
+   *
+   * @param key the key whose fetch sends it
+   * @param request method, origin, the URL with its secrets hidden, and attempt
+   * @since 0.3
+   */
+  default void onRequestStart(PollerKey key, RequestStart request) {}
 
   /**
    * A handler call's events were acked, retried or parked (G7): called after the outcome is stored,

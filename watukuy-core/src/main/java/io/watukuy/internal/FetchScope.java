@@ -8,6 +8,7 @@ import io.watukuy.Lane;
 import io.watukuy.Poller;
 import io.watukuy.RequestInfo;
 import io.watukuy.RequestSigner;
+import io.watukuy.RequestStart;
 import io.watukuy.internal.http.DefaultHttp;
 import io.watukuy.internal.http.HttpScope;
 import io.watukuy.spi.HttpValidator;
@@ -241,10 +242,17 @@ final class FetchScope implements FetchContext<Object>, HttpScope {
   }
 
   @Override
+  public void sending(RequestStart request) {
+    cx.listener().onRequestStart(run.key, request);
+  }
+
+  @Override
   public void beforeSend() {
     if (discarded) throw new UncheckedIOException(new InterruptedIOException(DROPPED));
     String budget = poller.budget();
     if (budget == null) return;
+    // Set when the request has to wait, so that exactly one onBudgetWaitEnd follows onBudgetWait.
+    Instant[] waitingSince = {null};
     try {
       cx.budgets()
           .acquire(
@@ -255,13 +263,29 @@ final class FetchScope implements FetchContext<Object>, HttpScope {
               poller.maxWait(),
               run.limits.deadlineNanos(),
               () -> discarded || run.limits.stopping().getAsBoolean(),
-              wait -> cx.listener().onBudgetWait(run.key, budget, wait));
+              wait -> {
+                waitingSince[0] = cx.time().now();
+                cx.listener().onBudgetWait(run.key, budget, wait);
+              });
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       InterruptedIOException cause =
           new InterruptedIOException("interrupted while waiting for a token of budget " + budget);
       cause.initCause(e);
-      throw new UncheckedIOException(cause.getMessage(), cause);
+      UncheckedIOException failure = new UncheckedIOException(cause.getMessage(), cause);
+      waitEnded(budget, waitingSince[0], failure);
+      throw failure;
+    } catch (RuntimeException e) {
+      waitEnded(budget, waitingSince[0], e);
+      throw e;
     }
+    waitEnded(budget, waitingSince[0], null);
+  }
+
+  private void waitEnded(String budget, @Nullable Instant since, @Nullable Throwable failure) {
+    if (since == null) return; // the token came at once: no wait was announced
+    Duration waited = Duration.between(since, cx.time().now());
+    cx.listener()
+        .onBudgetWaitEnd(run.key, budget, waited.isNegative() ? Duration.ZERO : waited, failure);
   }
 }

@@ -9,6 +9,7 @@ import io.watukuy.Lane;
 import io.watukuy.LeaseLostException;
 import io.watukuy.PollerKey;
 import io.watukuy.RequestInfo;
+import io.watukuy.RequestStart;
 import io.watukuy.WatukuyListener;
 import io.watukuy.spi.ParkedRow;
 import java.time.Duration;
@@ -57,6 +58,16 @@ final class GuardedListener implements WatukuyListener {
   public void onBudgetWait(PollerKey key, String budget, Duration wait) {
     try {
       listener.onBudgetWait(key, budget, wait);
+    } catch (RuntimeException e) {
+      ignored(e);
+    }
+  }
+
+  @Override
+  public void onBudgetWaitEnd(
+      PollerKey key, String budget, Duration waited, @Nullable Throwable failure) {
+    try {
+      listener.onBudgetWaitEnd(key, budget, waited, failure);
     } catch (RuntimeException e) {
       ignored(e);
     }
@@ -162,6 +173,15 @@ final class GuardedListener implements WatukuyListener {
   public void onRequest(PollerKey key, RequestInfo request) {
     try {
       listener.onRequest(key, request);
+    } catch (RuntimeException e) {
+      ignored(e);
+    }
+  }
+
+  @Override
+  public void onRequestStart(PollerKey key, RequestStart request) {
+    try {
+      listener.onRequestStart(key, request);
     } catch (RuntimeException e) {
       ignored(e);
     }

@@ -9,6 +9,7 @@ import io.watukuy.Lane;
 import io.watukuy.LeaseLostException;
 import io.watukuy.PollerKey;
 import io.watukuy.RequestInfo;
+import io.watukuy.RequestStart;
 import io.watukuy.WatukuyListener;
 import io.watukuy.spi.ParkedRow;
 import java.time.Duration;
@@ -57,6 +58,12 @@ public final class ListenerChain implements WatukuyListener {
   @Override
   public void onBudgetWait(PollerKey key, String budget, Duration wait) {
     each(l -> l.onBudgetWait(key, budget, wait));
+  }
+
+  @Override
+  public void onBudgetWaitEnd(
+      PollerKey key, String budget, Duration waited, @Nullable Throwable failure) {
+    each(l -> l.onBudgetWaitEnd(key, budget, waited, failure));
   }
 
   @Override
@@ -118,6 +125,11 @@ public final class ListenerChain implements WatukuyListener {
   @Override
   public void onRequest(PollerKey key, RequestInfo request) {
     each(l -> l.onRequest(key, request));
+  }
+
+  @Override
+  public void onRequestStart(PollerKey key, RequestStart request) {
+    each(l -> l.onRequestStart(key, request));
   }
 
   @Override

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.watukuy.BatchHandler.BatchResult;
+import io.watukuy.BudgetTimeoutException;
 import io.watukuy.Cursors;
 import io.watukuy.CycleInfo;
 import io.watukuy.DeliveryOptions;
@@ -21,6 +22,7 @@ import io.watukuy.PoisonPolicy;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
 import io.watukuy.RequestInfo;
+import io.watukuy.RequestStart;
 import io.watukuy.RetryPolicy;
 import io.watukuy.Watukuy;
 import io.watukuy.WatukuyListener;
@@ -52,6 +54,8 @@ class InstrumentationHooksTest {
   final Fixture f = new Fixture();
   final List<String> heard = new CopyOnWriteArrayList<>();
   final List<RequestInfo> requests = new CopyOnWriteArrayList<>();
+  final List<RequestStart> requestStarts = new CopyOnWriteArrayList<>();
+  final List<Throwable> budgetFailures = new CopyOnWriteArrayList<>();
   final List<DeliveryOutcome> deliveries = new CopyOnWriteArrayList<>();
   final List<CycleInfo> started = new CopyOnWriteArrayList<>();
   final List<CycleInfo> ended = new CopyOnWriteArrayList<>();
@@ -61,9 +65,27 @@ class InstrumentationHooksTest {
   final WatukuyListener listener =
       new WatukuyListener() {
         @Override
+        public void onRequestStart(PollerKey key, RequestStart request) {
+          heard.add("send " + key + " " + Thread.currentThread().getName());
+          requestStarts.add(request);
+        }
+
+        @Override
         public void onRequest(PollerKey key, RequestInfo request) {
-          heard.add("request " + key);
+          heard.add("request " + key + " " + Thread.currentThread().getName());
           requests.add(request);
+        }
+
+        @Override
+        public void onBudgetWait(PollerKey key, String budget, Duration wait) {
+          heard.add("wait " + budget + " " + wait);
+        }
+
+        @Override
+        public void onBudgetWaitEnd(
+            PollerKey key, String budget, Duration waited, Throwable failure) {
+          heard.add("waited " + budget + " " + waited + " " + (failure != null));
+          if (failure != null) budgetFailures.add(failure);
         }
 
         @Override
@@ -152,6 +174,18 @@ class InstrumentationHooksTest {
           .containsExactly(
               new RequestInfo("GET", origin, 429, null, Duration.ofMillis(120), 1),
               new RequestInfo("GET", origin, 200, null, Duration.ofMillis(80), 2));
+      // One start per attempt, before its report, on the same thread; the token in the query is
+      // hidden in the URL.
+      RequestStart start = new RequestStart("GET", origin, origin + "/orders?token=[redacted]", 1);
+      assertThat(requestStarts)
+          .containsExactly(start, new RequestStart("GET", origin, start.url(), 2));
+      String thread = Thread.currentThread().getName();
+      assertThat(heard.stream().filter(h -> h.startsWith("send ") || h.startsWith("request ")))
+          .containsExactly(
+              "send orders " + thread,
+              "request orders " + thread,
+              "send orders " + thread,
+              "request orders " + thread);
       assertThat(requests.get(0).outcome()).isEqualTo("CLIENT_ERROR");
       assertThat(requests.get(1).serverAddress()).isEqualTo("127.0.0.1");
       assertThat(requests.get(1).serverPort()).isEqualTo(port);
@@ -195,6 +229,110 @@ class InstrumentationHooksTest {
               assertThat(r.attempt()).isEqualTo(1);
               assertThat(r.outcome()).isEqualTo("UNKNOWN");
             });
+    assertThat(requestStarts)
+        .containsExactly(new RequestStart("GET", "http://127.0.0.1:" + port, url, 1));
+  }
+
+  /**
+   * A page whose fetch sends three requests under a budget of one per 10 s: the second and third
+   * each announce a wait of 10 s and end it once, with the 10 s they waited on the engine's clock,
+   * between the previous request's report and their own start.
+   */
+  @Test
+  void aBudgetWaitStartsAndEndsOnceBeforeItsRequest() throws IOException {
+    HttpServer server = itemServer();
+    try {
+      String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/orders";
+      Poller<JsonNode> p = threeRequests(url).budget("erp").build();
+      Watukuy w =
+          f.engine("a")
+              .budget("erp", 1, Duration.ofSeconds(10))
+              .poller(p)
+              .listener(listener)
+              .build()
+              .on(p, e -> {});
+
+      w.tick();
+
+      assertThat(requestStarts).hasSize(3);
+      assertThat(requests).hasSize(3);
+      assertThat(
+              heard.stream()
+                  .filter(h -> h.matches("(send|request|wait|waited) .*"))
+                  .map(h -> h.replaceAll(" orders .*", "")))
+          .containsExactly(
+              "send",
+              "request",
+              "wait erp PT10S",
+              "waited erp PT10S false",
+              "send",
+              "request",
+              "wait erp PT10S",
+              "waited erp PT10S false",
+              "send",
+              "request");
+    } finally {
+      server.stop(0);
+    }
+  }
+
+  /**
+   * A wait longer than the poller's maxWait ends once, with the BudgetTimeoutException, after the
+   * maxWait on the engine's clock; its request is never started.
+   */
+  @Test
+  void aBudgetWaitThatTimesOutEndsOnceWithTheTimeout() throws IOException {
+    HttpServer server = itemServer();
+    try {
+      String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/orders";
+      Poller<JsonNode> p = threeRequests(url).budget("erp").maxWait(Duration.ofSeconds(4)).build();
+      Watukuy w =
+          f.engine("a")
+              .budget("erp", 1, Duration.ofSeconds(10))
+              .poller(p)
+              .listener(listener)
+              .build()
+              .on(p, e -> {});
+
+      w.tick();
+
+      assertThat(requestStarts).hasSize(1);
+      assertThat(requests).hasSize(1);
+      assertThat(heard.stream().filter(h -> h.matches("(wait|waited) .*")))
+          .containsExactly("wait erp PT10S", "waited erp PT4S true");
+      assertThat(budgetFailures).singleElement().isInstanceOf(BudgetTimeoutException.class);
+    } finally {
+      server.stop(0);
+    }
+  }
+
+  private static HttpServer itemServer() throws IOException {
+    HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    server.createContext(
+        "/orders",
+        (HttpExchange ex) -> {
+          byte[] body = "{\"items\":[{\"id\":\"a\"}]}".getBytes(StandardCharsets.UTF_8);
+          ex.sendResponseHeaders(200, body.length);
+          ex.getResponseBody().write(body);
+          ex.close();
+        });
+    server.start();
+    return server;
+  }
+
+  /** A poller whose one page sends three GETs of {@code url} through the helper. */
+  private static Poller.Builder<JsonNode, Void> threeRequests(String url) {
+    return Poller.builder("orders", JsonNode.class)
+        .identity(n -> n.get("id"))
+        .cursor(Cursors.snapshotDiff())
+        .fetch(
+            ctx -> {
+              ctx.http().get(url + "?n=1");
+              ctx.http().get(url + "?n=2");
+              JsonNode body = ctx.http().get(url + "?n=3").json();
+              return Page.of(List.<JsonNode>of(body.get("items").get(0)));
+            })
+        .schedule(Fixture.FIXED);
   }
 
   /**

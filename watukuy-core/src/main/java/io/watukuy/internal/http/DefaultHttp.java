@@ -8,6 +8,7 @@ import io.watukuy.OutgoingRequest;
 import io.watukuy.RequestInfo;
 import io.watukuy.RequestOptions;
 import io.watukuy.RequestSigner;
+import io.watukuy.RequestStart;
 import io.watukuy.internal.Json;
 import io.watukuy.spi.HttpValidator;
 import java.io.EOFException;
@@ -432,6 +433,8 @@ public final class DefaultHttp implements Http {
         scope.beforeSend();
         attempt++;
         String sentTo = origin(requestUri);
+        scope.sending(
+            new RequestStart(hopMethod, sentTo, redactor().url(requestUri.toString()), attempt));
         Instant sentAt = scope.now();
         try {
           response = exchange(method, target, request.build(), left);

@@ -134,4 +134,13 @@ public interface HttpScope {
    * @param request what this send was
    */
   default void sent(String method, String target, io.watukuy.RequestInfo request) {}
+
+  /**
+   * Called once per request about to be sent (each redirect hop and retry), after {@link
+   * #beforeSend} and just before the send: for {@link io.watukuy.WatukuyListener#onRequestStart}.
+   * {@link #sent} for the same attempt follows.
+   *
+   * @param request what this send is, its URL with secrets hidden
+   */
+  default void sending(io.watukuy.RequestStart request) {}
 }
