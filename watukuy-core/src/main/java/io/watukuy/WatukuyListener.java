@@ -3,6 +3,7 @@ package io.watukuy;
 import io.watukuy.spi.ParkedRow;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -227,4 +228,54 @@ public interface WatukuyListener {
    * @since 0.3
    */
   default void onCycleEnd(CycleInfo cycle, KeyReport report, Duration elapsed) {}
+
+  /**
+   * A commit of a running cycle wrote events to the key's outbox: a page's, or the deletes after a
+   * full listing. Called after the commit, on the cycle's thread, after {@link #onEvents} and
+   * before the events are handed to delivery; once per commit that holds events. A commit outside a
+   * cycle (an operator's replay) is not told. For an instrumentation that relates a delivery to the
+   * cycle that committed its events (a span link, docs/operations.md, "Traces").
+   *
+   * @param cycle the running cycle, the instance {@link #onCycleStart} got
+   * @param firstSequence the first event's sequence in the key's outbox
+   * @param lastSequence the last event's; the commit's events hold every sequence from the first to
+   *     the last
+   * @since 0.3
+   */
+  default void onCommit(CycleInfo cycle, long firstSequence, long lastSequence) {}
+
+  /**
+   * A handler (or sink) is about to get events: called on the handler's thread, after the lease
+   * allowed the hand-off and right before the call. Exactly one {@link #onDeliveryEnd} with the
+   * same {@link DeliveryCall} follows on the same thread, however the call ends. A listener may
+   * return headers for the messages the call writes: a {@link io.watukuy.sink.Sink} reads them with
+   * {@link io.watukuy.sink.Sink#headers()} and writes them on every message of the batch (the W3C
+   * trace context {@code traceparent} and {@code tracestate}, for a trace that follows the events).
+   *
+   * @param call the key, the events' sequences, when and which attempt
+   * @return headers to add, names in lower case, values US-ASCII; {@link Map#of()} (the default)
+   *     for none. When two listeners name the same header, the first one's value is kept
+   * @since 0.3
+   */
+  default Map<String, String> onDeliveryStart(DeliveryCall call) {
+    return Map.of();
+  }
+
+  /**
+   * The handler call that {@link #onDeliveryStart} announced returned or threw. Called on the
+   * handler's thread before the outcome is stored ({@link #onDelivery} follows once it is); also
+   * called for a call whose destination was down, or that {@link Handler#checkLease()} stopped,
+   * which store nothing. A hand-off the lease refused before the call starts no call.
+   *
+   * @param call the instance {@link #onDeliveryStart} got
+   * @param failed how many of the call's events failed: those a {@link BatchHandler} reported, or
+   *     all of them when the call threw; 0 when every event was handled
+   * @param error what the call threw, or null when it returned; its message may hold what the
+   *     handler wrote, redact it before printing
+   * @param elapsed from {@link DeliveryCall#startedAt()} to the return or throw, on the engine's
+   *     {@link TimeSource}
+   * @since 0.3
+   */
+  default void onDeliveryEnd(
+      DeliveryCall call, int failed, @Nullable Throwable error, Duration elapsed) {}
 }

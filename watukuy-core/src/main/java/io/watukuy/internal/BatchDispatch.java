@@ -2,6 +2,7 @@ package io.watukuy.internal;
 
 import io.watukuy.BatchHandler;
 import io.watukuy.ChangeEvent;
+import io.watukuy.DeliveryCall;
 import io.watukuy.DeliveryOutcome;
 import io.watukuy.LeaseLostException;
 import io.watukuy.TimeSource;
@@ -162,12 +163,15 @@ final class BatchDispatch {
           Throwable failure = null;
           HandOffs.HandOff handOff = new HandOffs.HandOff(d);
           Instant started = time.now();
+          DeliveryCall call = null;
           try {
             List<ChangeEvent<Object>> events = decode(d, batch, handed, undecodable);
             if (!events.isEmpty()) {
               // Here, on the handler's thread, after the decoding; the handler may check again
               // right before its own write (Handler.checkLease), as the command line's output does.
               handOff.check();
+              call = new DeliveryCall(d.key, started, sequences(handed), highestAttempt(handed));
+              handOff.headers = HandOffs.checked(listener.onDeliveryStart(call));
               HandOffs.set(handOff);
               result = Objects.requireNonNull(d.batch).handle(Collections.unmodifiableList(events));
             } else {
@@ -178,15 +182,10 @@ final class BatchDispatch {
           } finally {
             HandOffs.set(null);
           }
-          done.add(
-              new Outcome(
-                  batch,
-                  handed,
-                  undecodable,
-                  result,
-                  failure,
-                  handOff.refused,
-                  Failures.since(time, started)));
+          Duration took = Failures.since(time, started);
+          if (call != null)
+            listener.onDeliveryEnd(call, failedCount(call, result, failure), failure, took);
+          done.add(new Outcome(batch, handed, undecodable, result, failure, handOff.refused, took));
         };
     try {
       executor.execute(task);
@@ -293,6 +292,24 @@ final class BatchDispatch {
     } finally {
       permits.release();
     }
+  }
+
+  private static List<Long> sequences(List<OutboxRow> rows) {
+    List<Long> sequences = new ArrayList<>(rows.size());
+    for (OutboxRow r : rows) sequences.add(r.sequence());
+    return sequences;
+  }
+
+  /**
+   * How many of a call's events failed, for {@link WatukuyListener#onDeliveryEnd}: all when it
+   * threw or returned null, else those it reported (a misreported one included: the call then fails
+   * as a whole when its outcome is applied, and says why).
+   */
+  private static int failedCount(
+      DeliveryCall call, BatchHandler.@Nullable BatchResult result, @Nullable Throwable failure) {
+    if (failure != null || result == null) return call.events();
+    long distinct = result.failures().stream().map(f -> f.event().sequence()).distinct().count();
+    return (int) Math.min(call.events(), distinct);
   }
 
   /** The attempt a call was for the given events: the highest of theirs, from 1. */

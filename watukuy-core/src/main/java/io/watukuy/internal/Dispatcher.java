@@ -1,6 +1,7 @@
 package io.watukuy.internal;
 
 import io.watukuy.ChangeEvent;
+import io.watukuy.DeliveryCall;
 import io.watukuy.DeliveryOutcome;
 import io.watukuy.LeaseLostException;
 import io.watukuy.TimeSource;
@@ -180,11 +181,14 @@ final class Dispatcher {
           Throwable failure = null;
           HandOffs.HandOff handOff = new HandOffs.HandOff(d);
           Instant started = time.now();
+          DeliveryCall call = null;
           try {
             ChangeEvent<Object> event = d.fresh.toEvent(row, d.type);
             // Here, on the handler's thread, after the decoding; a handler may check again right
             // before its own write (Handler.checkLease), which the command line's output does.
             handOff.check();
+            call = new DeliveryCall(d.key, started, List.of(row.sequence()), row.attempts() + 1);
+            handOff.headers = HandOffs.checked(listener.onDeliveryStart(call));
             HandOffs.set(handOff);
             Objects.requireNonNull(d.handler).handle(event);
           } catch (Throwable t) {
@@ -192,7 +196,9 @@ final class Dispatcher {
           } finally {
             HandOffs.set(null);
           }
-          done.add(new Result(row, failure, handOff.refused, Failures.since(time, started)));
+          Duration took = Failures.since(time, started);
+          if (call != null) listener.onDeliveryEnd(call, failure == null ? 0 : 1, failure, took);
+          done.add(new Result(row, failure, handOff.refused, took));
         };
     try {
       executor.execute(task);

@@ -1,6 +1,7 @@
 package io.watukuy.internal;
 
 import io.watukuy.CycleInfo;
+import io.watukuy.DeliveryCall;
 import io.watukuy.DeliveryOutcome;
 import io.watukuy.EventType;
 import io.watukuy.KeyReport;
@@ -13,6 +14,7 @@ import io.watukuy.WatukuyListener;
 import io.watukuy.spi.ParkedRow;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -207,6 +209,37 @@ final class GuardedListener implements WatukuyListener {
   public void onCycleEnd(CycleInfo cycle, KeyReport report, Duration elapsed) {
     try {
       listener.onCycleEnd(cycle, report, elapsed);
+    } catch (RuntimeException e) {
+      ignored(e);
+    }
+  }
+
+  @Override
+  public void onCommit(CycleInfo cycle, long firstSequence, long lastSequence) {
+    try {
+      listener.onCommit(cycle, firstSequence, lastSequence);
+    } catch (RuntimeException e) {
+      ignored(e);
+    }
+  }
+
+  /** The listener's headers; none when it throws or returns null. */
+  @Override
+  public Map<String, String> onDeliveryStart(DeliveryCall call) {
+    try {
+      Map<String, String> headers = listener.onDeliveryStart(call);
+      return headers == null ? Map.of() : headers;
+    } catch (RuntimeException e) {
+      ignored(e);
+      return Map.of();
+    }
+  }
+
+  @Override
+  public void onDeliveryEnd(
+      DeliveryCall call, int failed, @Nullable Throwable error, Duration elapsed) {
+    try {
+      listener.onDeliveryEnd(call, failed, error, elapsed);
     } catch (RuntimeException e) {
       ignored(e);
     }

@@ -1,6 +1,12 @@
 package io.watukuy.internal;
 
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The hand-off in progress on this thread, for {@link io.watukuy.Handler#checkLease()}: the
@@ -8,6 +14,14 @@ import org.jspecify.annotations.Nullable;
  * write, whether the lease still holds (docs/guarantees.md, G5). Public only for {@code Handler}.
  */
 public final class HandOffs {
+  private static final Logger log = LoggerFactory.getLogger(HandOffs.class);
+
+  /** An HTTP token (RFC 9110), which is also a valid Kafka, AMQP and NATS header name. */
+  private static final Pattern NAME = Pattern.compile("[!#$%&'*+.^_`|~0-9a-z-]+");
+
+  /** Visible US-ASCII and spaces: no CR or LF that could start a header of its own. */
+  private static final Pattern VALUE = Pattern.compile("[\\x20-\\x7e]*");
+
   private static final ThreadLocal<@Nullable HandOff> CURRENT = new ThreadLocal<>();
 
   private HandOffs() {}
@@ -16,6 +30,9 @@ public final class HandOffs {
   static final class HandOff {
     final Delivery delivery;
     boolean refused;
+
+    /** What the listeners asked the call's messages to carry ({@code Sink.headers()}). */
+    Map<String, String> headers = Map.of();
 
     HandOff(Delivery delivery) {
       this.delivery = delivery;
@@ -57,5 +74,35 @@ public final class HandOffs {
   public static void check() {
     HandOff h = CURRENT.get();
     if (h != null) h.check();
+  }
+
+  /**
+   * The headers the listeners gave for the handler call running on this thread, for {@code
+   * Sink.headers()}.
+   *
+   * @return the headers, empty outside a handler call or when no listener gave any
+   */
+  public static Map<String, String> headers() {
+    HandOff h = CURRENT.get();
+    return h == null ? Map.of() : h.headers;
+  }
+
+  /**
+   * The listeners' headers as a sink may write them: names in lower case, and a header whose name
+   * is not a token or whose value holds a control character dropped with a warning (a CR or LF
+   * would let a listener write a header of its own into an HTTP request).
+   */
+  static Map<String, String> checked(Map<String, String> given) {
+    if (given.isEmpty()) return Map.of();
+    Map<String, String> ok = new LinkedHashMap<>();
+    given.forEach(
+        (name, value) -> {
+          String lower = name.toLowerCase(Locale.ROOT);
+          if (NAME.matcher(lower).matches() && VALUE.matcher(value).matches())
+            ok.putIfAbsent(lower, value);
+          else
+            log.warn("listener header {} dropped: not a token name with a printable value", lower);
+        });
+    return java.util.Collections.unmodifiableMap(ok);
   }
 }

@@ -1,5 +1,6 @@
 package io.watukuy.internal;
 
+import io.watukuy.CycleInfo;
 import io.watukuy.FetchException;
 import io.watukuy.HttpResult;
 import io.watukuy.KeyReport;
@@ -35,6 +36,9 @@ final class KeyRun {
   Map<String, String> cursors = new HashMap<>();
   long lastSequence;
   @Nullable Delivery delivery;
+
+  /** The cycle this run is, for {@code onCommit}; null for a run outside a cycle (a replay). */
+  @Nullable CycleInfo cycle;
 
   /** The lane running now. */
   @Nullable LaneSpec spec;

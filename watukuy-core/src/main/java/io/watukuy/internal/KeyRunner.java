@@ -185,6 +185,7 @@ final class KeyRunner {
     if (lanes.reconcile()) due.add(Lane.RECONCILE);
     if (lanes.backfill()) due.add(Lane.BACKFILL);
     CycleInfo cycle = new CycleInfo(key, cx.cycleIds().incrementAndGet(), now, due);
+    run.cycle = cycle;
     cx.listener().onCycleStart(cycle);
     @Nullable KeyReport report = null;
     @Nullable Throwable thrown = null;

@@ -1,6 +1,7 @@
 package io.watukuy.internal;
 
 import io.watukuy.CycleInfo;
+import io.watukuy.DeliveryCall;
 import io.watukuy.DeliveryOutcome;
 import io.watukuy.EventType;
 import io.watukuy.KeyReport;
@@ -13,7 +14,9 @@ import io.watukuy.WatukuyListener;
 import io.watukuy.spi.ParkedRow;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
@@ -142,5 +145,29 @@ public final class ListenerChain implements WatukuyListener {
   @Override
   public void onCycleEnd(CycleInfo cycle, KeyReport report, Duration elapsed) {
     each(l -> l.onCycleEnd(cycle, report, elapsed));
+  }
+
+  @Override
+  public void onCommit(CycleInfo cycle, long firstSequence, long lastSequence) {
+    each(l -> l.onCommit(cycle, firstSequence, lastSequence));
+  }
+
+  /** Every listener's headers; a name two listeners give keeps the first one's value. */
+  @Override
+  public Map<String, String> onDeliveryStart(DeliveryCall call) {
+    Map<String, String> all = new LinkedHashMap<>();
+    for (WatukuyListener l : listeners)
+      l.onDeliveryStart(call)
+          .forEach(
+              (name, value) -> {
+                if (name != null && value != null) all.putIfAbsent(name, value);
+              });
+    return all;
+  }
+
+  @Override
+  public void onDeliveryEnd(
+      DeliveryCall call, int failed, @Nullable Throwable error, Duration elapsed) {
+    each(l -> l.onDeliveryEnd(call, failed, error, elapsed));
   }
 }

@@ -297,6 +297,12 @@ final class PageCommit {
     for (ParkedRow p : parked) cx.listener().onParked(run.key, p);
     Lane lane = run.spec == null ? Lane.LIVE : run.spec.lane();
     batch.counts.forEach((type, n) -> cx.listener().onEvents(run.key, lane, type, n));
+    if (run.cycle != null && !batch.events.isEmpty())
+      cx.listener()
+          .onCommit(
+              run.cycle,
+              batch.events.get(0).sequence(),
+              batch.events.get(batch.events.size() - 1).sequence());
     run.keeper.renew();
     Delivery delivery = run.delivery;
     if (delivery != null && !batch.events.isEmpty()) {

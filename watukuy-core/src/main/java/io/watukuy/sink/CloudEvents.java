@@ -9,6 +9,7 @@ import io.watukuy.internal.Json;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -30,7 +31,11 @@ import java.util.Map;
  *   <li>{@code datacontenttype} = {@code application/json}; {@code data} = {@code {"item": ...,
  *       "previous": ...}} ({@code previous} null unless the poller retains payloads);
  *   <li>extensions {@code eventid} (the event id, G2), {@code partitionkey} (the ordering key),
- *       {@code sequence} (zero-padded to 19 digits, so it sorts as text) and {@code lane}.
+ *       {@code sequence} (zero-padded to 19 digits, so it sorts as text) and {@code lane};
+ *   <li>inside a handler call whose listeners gave a W3C trace context ({@link Sink#headers()},
+ *       watukuy-opentelemetry), the distributed tracing extension: {@code traceparent}, and {@code
+ *       tracestate} when the trace has one. The delivery's trace context, not a stored one, so a
+ *       redelivery carries the redelivery's.
  * </ul>
  *
  * @since 0.2
@@ -45,12 +50,16 @@ public final class CloudEvents {
   /** The structured mode's media type, for an HTTP {@code Content-Type}. */
   public static final String STRUCTURED_CONTENT_TYPE = "application/cloudevents+json";
 
+  /** The distributed tracing extension's attributes, named as the W3C headers they carry. */
+  private static final List<String> TRACE_CONTEXT = List.of("traceparent", "tracestate");
+
   private CloudEvents() {}
 
   /**
    * The context attributes, extensions included, in a fixed order: {@code specversion, id, source,
-   * type, subject, time, datacontenttype, eventid, partitionkey, sequence, lane}. Every value is a
-   * string (a binding's header value).
+   * type, subject, time, datacontenttype, eventid, partitionkey, sequence, lane}, then {@code
+   * traceparent} and {@code tracestate} when the handler call running on this thread has them in
+   * {@link Sink#headers()}. Every value is a string (a binding's header value).
    *
    * @param event the event
    * @return a new, ordered map
@@ -68,6 +77,11 @@ public final class CloudEvents {
     a.put("partitionkey", event.orderingKey());
     a.put("sequence", sequence(event.sequence()));
     a.put("lane", event.lane().wire());
+    Map<String, String> headers = Sink.headers();
+    for (String name : TRACE_CONTEXT) {
+      String value = headers.get(name);
+      if (value != null) a.put(name, value);
+    }
     return a;
   }
 

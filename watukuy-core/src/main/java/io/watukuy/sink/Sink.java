@@ -4,6 +4,7 @@ import io.watukuy.BatchHandler;
 import io.watukuy.ChangeEvent;
 import io.watukuy.HandlerUnavailableException;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -102,6 +103,22 @@ public interface Sink extends BatchHandler<Object>, AutoCloseable {
    */
   static Optional<HandOff> handOff() {
     return Optional.ofNullable(io.watukuy.internal.HandOffs.current());
+  }
+
+  /**
+   * Headers the engine's listeners gave the batch this thread is handling ({@link
+   * io.watukuy.WatukuyListener#onDeliveryStart}), for the sink to write on every message of the
+   * batch: a Kafka record header, an AMQP header, a NATS header, an HTTP request header. With
+   * watukuy-opentelemetry these are the W3C trace context, {@code traceparent} and, when the trace
+   * has one, {@code tracestate} (docs/operations.md, "Traces"). Names are lower-case tokens and
+   * values printable US-ASCII: the engine drops any other header a listener gives.
+   *
+   * @return the headers in the order given; empty outside a handler call made by the engine, or
+   *     when no listener gave any
+   * @since 0.3
+   */
+  static Map<String, String> headers() {
+    return io.watukuy.internal.HandOffs.headers();
   }
 
   /**
