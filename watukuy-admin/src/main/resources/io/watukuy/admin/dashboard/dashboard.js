@@ -60,7 +60,11 @@
     );
   }
 
-  /** Retries or discards parked rows of one key: the given ids, or all of them when ids is null. */
+  /**
+   * Retries or discards parked rows of one key: the given ids, or all of them when ids is null.
+   * The body is the one the admin server documents: {poller, partition, ids} or {poller, partition,
+   * all: true}; the partition is "" for an unpartitioned poller's one key.
+   */
   function parkedAction(action, poller, partition, ids) {
     const body = { poller, partition };
     if (ids === null) body.all = true;
@@ -135,8 +139,10 @@
     b.disabled = true;
     try {
       const result = await action();
-      const count = result && typeof result.count === 'number' ? ` (${result.count})` : '';
-      notice(`${label}: done${count}`, false);
+      if (result && result.cancelled) return;
+      // the parked routes answer how many rows they changed
+      const changed = result && typeof result.changed === 'number' ? `, ${result.changed} changed` : '';
+      notice(`${label}: done${changed}`, false);
     } catch (e) {
       notice(`${label} failed: ${e.message}`, true);
     } finally {
@@ -265,6 +271,10 @@
     document.querySelector('#parked tbody').replaceChildren(...rows.map(parkedRow));
     document.getElementById('parked').hidden = rows.length === 0;
     document.getElementById('parked-empty').hidden = rows.length !== 0;
+    // the admin server answers the oldest rows first, up to its limit, and says how many there are
+    const more = document.getElementById('parked-more');
+    more.hidden = !(parked.total > rows.length);
+    more.textContent = `Showing the oldest ${rows.length} of ${parked.total} parked rows; watukuy parked list shows them all.`;
     const refreshed = document.getElementById('refreshed');
     refreshed.textContent = instant(now);
     refreshed.dateTime = now;
