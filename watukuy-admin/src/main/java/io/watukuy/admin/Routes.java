@@ -1,0 +1,220 @@
+package io.watukuy.admin;
+
+import static io.watukuy.admin.Exchanges.JSON;
+import static io.watukuy.admin.Exchanges.JSON_TYPE;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.watukuy.ConfigException;
+import io.watukuy.Health;
+import io.watukuy.PollerKey;
+import io.watukuy.StoreException;
+import io.watukuy.Watukuy;
+import java.io.IOException;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Every endpoint of the admin server (docs/operations.md, "Admin HTTP"), behind the {@link
+ * RequestGuard}. Failures answer {@code {"error": "..."}}: 400 for a request the engine refuses (an
+ * unknown poller or partition, named), 404, 405, 413, and 503 when the store cannot be read.
+ */
+final class Routes implements HttpHandler, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(AdminServer.class);
+  private static final Pattern POLLER_ACTION =
+      Pattern.compile("/admin/pollers/([^/]+)/(pause|resume|trigger)");
+  private static final String PROMETHEUS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+  private final Watukuy engine;
+  private final RequestGuard guard;
+  private final @Nullable PrometheusMeterRegistry metrics;
+  private final Readiness readiness;
+  private final Function<@Nullable String, String> redact;
+  private final ParkedRoutes parked;
+
+  Routes(
+      Watukuy engine,
+      RequestGuard guard,
+      @Nullable PrometheusMeterRegistry metrics,
+      Readiness readiness,
+      Function<@Nullable String, String> redact) {
+    this.engine = engine;
+    this.guard = guard;
+    this.metrics = metrics;
+    this.readiness = readiness;
+    this.redact = redact;
+    this.parked = new ParkedRoutes(engine);
+  }
+
+  void bound(int port) {
+    guard.bound(port);
+  }
+
+  @Override
+  public void handle(HttpExchange ex) throws IOException {
+    String path = ex.getRequestURI().getPath();
+    boolean api = !isStatic(path);
+    Exchanges.secure(ex, api);
+    try {
+      String method = ex.getRequestMethod();
+      boolean post = "POST".equals(method);
+      boolean open = path.equals("/health/live") || path.equals("/health/ready");
+      RequestGuard.Refusal refusal = guard.check(ex.getRequestHeaders(), post, open);
+      if (refusal != null) {
+        if (refusal.status() == 401) ex.getResponseHeaders().set("WWW-Authenticate", "Bearer");
+        Exchanges.error(ex, refusal.status(), refusal.message(), redact);
+        return;
+      }
+      route(ex, path, method);
+    } catch (Exchanges.TooLarge e) {
+      Exchanges.error(ex, 413, e.getMessage(), redact);
+    } catch (ConfigException e) {
+      Exchanges.error(ex, 400, e.getMessage(), redact);
+    } catch (StoreException e) {
+      Exchanges.error(ex, 503, "store unavailable: " + e.getMessage(), redact);
+    } catch (IllegalStateException e) {
+      Exchanges.error(ex, 503, e.getMessage(), redact);
+    } catch (RuntimeException e) {
+      LOG.warn("admin {} {} failed: {}", ex.getRequestMethod(), path, redact.apply(e.toString()));
+      Exchanges.error(ex, 500, e.getClass().getSimpleName() + ": " + e.getMessage(), redact);
+    }
+  }
+
+  private static boolean isStatic(String path) {
+    return !path.startsWith("/health/")
+        && !path.startsWith("/admin/")
+        && !path.equals("/metrics")
+        && !path.equals("/admin");
+  }
+
+  private void route(HttpExchange ex, String path, String method)
+      throws IOException, Exchanges.TooLarge {
+    Matcher action = POLLER_ACTION.matcher(path);
+    if (action.matches()) {
+      if (allow(ex, method, "POST")) pollerAction(ex, action.group(1), action.group(2));
+      return;
+    }
+    switch (path) {
+      case "/health/live" -> {
+        if (allow(ex, method, "GET")) json(ex, 200, "{\"status\":\"up\"}");
+      }
+      case "/health/ready" -> {
+        if (allow(ex, method, "GET")) ready(ex);
+      }
+      case "/health/pollers" -> {
+        if (allow(ex, method, "GET")) pollersHealth(ex);
+      }
+      case "/metrics" -> {
+        if (allow(ex, method, "GET")) metrics(ex);
+      }
+      case "/admin/pollers" -> {
+        if (allow(ex, method, "GET")) json(ex, 200, engine.inspect().toJson());
+      }
+      case "/admin/parked" -> {
+        if (allow(ex, method, "GET")) json(ex, 200, parked.list(Exchanges.query(ex)));
+      }
+      case "/admin/parked/retry", "/admin/parked/discard" -> {
+        if (allow(ex, method, "POST"))
+          json(ex, 200, parked.change(path.endsWith("/retry"), Exchanges.body(ex)));
+      }
+      default -> {
+        if (isStatic(path)) staticFile(ex, path, method);
+        else Exchanges.error(ex, 404, "no such endpoint: " + path, redact);
+      }
+    }
+  }
+
+  /** Answers 405 with {@code Allow} unless the method is the one the path takes (or HEAD). */
+  private boolean allow(HttpExchange ex, String method, String allowed) throws IOException {
+    if (method.equals(allowed) || ("GET".equals(allowed) && "HEAD".equals(method))) return true;
+    ex.getResponseHeaders().set("Allow", "GET".equals(allowed) ? "GET, HEAD" : allowed);
+    Exchanges.error(
+        ex,
+        405,
+        method + " is not allowed on " + ex.getRequestURI().getPath() + "; use " + allowed,
+        redact);
+    return false;
+  }
+
+  private void json(HttpExchange ex, int status, String body) throws IOException {
+    Exchanges.send(ex, status, JSON_TYPE, body, redact);
+  }
+
+  private void ready(HttpExchange ex) throws IOException {
+    String problem = readiness.problem();
+    ObjectNode n = JSON.createObjectNode();
+    n.put("ready", problem == null);
+    if (problem != null) n.put("error", problem);
+    json(ex, problem == null ? 200 : 503, n.toString());
+  }
+
+  /**
+   * 200 when every key is healthy, 503 with the reasons otherwise (docs/operations.md, "Health").
+   */
+  private void pollersHealth(HttpExchange ex) throws IOException {
+    Health health = engine.health();
+    json(ex, health.healthy() ? 200 : 503, health.toJson());
+  }
+
+  private void metrics(HttpExchange ex) throws IOException {
+    if (metrics == null) {
+      Exchanges.error(
+          ex, 404, "no metrics registry: this server was built without metrics(registry)", redact);
+      return;
+    }
+    Exchanges.send(ex, 200, PROMETHEUS_TYPE, metrics.scrape(), redact);
+  }
+
+  private void pollerAction(HttpExchange ex, String poller, String action) throws IOException {
+    Map<String, String> query = Exchanges.query(ex);
+    String partition = query.get("partition");
+    PollerKey key = partition == null ? null : PollerKey.of(poller, partition);
+    switch (action) {
+      case "pause" -> {
+        if (key == null) engine.pause(poller);
+        else engine.pause(key);
+      }
+      case "resume" -> {
+        if (key == null) engine.resume(poller);
+        else engine.resume(key);
+      }
+      default -> {
+        if (key == null) engine.trigger(poller);
+        else engine.trigger(key);
+      }
+    }
+    ObjectNode n = JSON.createObjectNode();
+    n.put("poller", poller);
+    if (partition == null) n.putNull("partition");
+    else n.put("partition", partition);
+    n.put("action", action);
+    json(ex, 200, n.toString());
+  }
+
+  private void staticFile(HttpExchange ex, String path, String method) throws IOException {
+    if (!allow(ex, method, "GET")) return;
+    StaticFiles.File file = StaticFiles.find(path);
+    if (file == null) {
+      Exchanges.error(ex, 404, "no such file: " + path, redact);
+      return;
+    }
+    ex.getResponseHeaders().set("Content-Type", file.type());
+    ex.getResponseHeaders().set("Cache-Control", "no-cache");
+    boolean head = "HEAD".equals(method);
+    ex.sendResponseHeaders(200, head ? -1 : file.bytes().length);
+    if (!head) ex.getResponseBody().write(file.bytes());
+    ex.close();
+  }
+
+  @Override
+  public void close() {
+    readiness.close();
+  }
+}
