@@ -105,7 +105,8 @@ public class WatukuyAutoConfiguration {
           new io.watukuy.BudgetLimit(
               p.getRequests(), p.getPer(), burst != null ? burst : p.getRequests()));
     } catch (ConfigException e) {
-      throw new ConfigException("watukuy.budgets." + name + ": " + e.getMessage(), e);
+      // The message is whole; the engine's exception would only repeat it without the key.
+      throw new ConfigException("watukuy.budgets." + name + ": " + e.getMessage());
     }
   }
 
