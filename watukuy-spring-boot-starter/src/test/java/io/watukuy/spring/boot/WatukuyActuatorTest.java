@@ -3,7 +3,10 @@ package io.watukuy.spring.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.watukuy.Watukuy;
+import io.watukuy.micrometer.WatukuyMetrics;
 import io.watukuy.testing.VirtualClock;
 import java.time.Duration;
 import java.util.List;
@@ -133,5 +136,25 @@ class WatukuyActuatorTest {
               .isInstanceOf(InvalidEndpointRequestException.class)
               .hasMessage("nope retry: unknown poller 'nope'");
         });
+  }
+
+  @Test
+  void aMeterRegistryBeanGetsTheMeters() {
+    runner
+        .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+        .run(
+            ctx -> {
+              assertThat(ctx).hasSingleBean(WatukuyMetrics.class);
+              ctx.getBean(Watukuy.class).tick();
+              MeterRegistry registry = ctx.getBean(MeterRegistry.class);
+              // Two created events (a and p); one acked, one parked.
+              assertThat(
+                      registry.get(WatukuyMetrics.EVENTS).tag("type", "created").counter().count())
+                  .isEqualTo(2.0);
+              assertThat(
+                      registry.get(WatukuyMetrics.PARKED).tag("poller", "orders").gauge().value())
+                  .isEqualTo(1.0);
+            });
+    runner.run(ctx -> assertThat(ctx).doesNotHaveBean(WatukuyMetrics.class));
   }
 }
