@@ -1,0 +1,180 @@
+package io.watukuy.spring.boot;
+
+import io.watukuy.ConfigException;
+import io.watukuy.Poller;
+import io.watukuy.Watukuy;
+import io.watukuy.WatukuyListener;
+import io.watukuy.micrometer.WatukuyMetrics;
+import io.watukuy.spi.StateStore;
+import java.util.List;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Builds and runs an engine from the application's {@link Poller} beans (docs/spring-boot.md): the
+ * store from {@code watukuy.store.*} or the application's {@code DataSource}, handlers, batch
+ * handlers and sinks bound by {@link WatukuyHandler}, every {@link WatukuyListener} bean as a
+ * listener, budgets and delivery options from {@link WatukuyProperties}, then each {@link
+ * WatukuyCustomizer}. Applies when at least one {@code Poller} bean exists and {@code
+ * watukuy.enabled} is not false. Each bean backs off when the application declares its own.
+ *
+ * <p>With Actuator present it adds the {@code watukuy} health indicator and endpoint; with
+ * watukuy-micrometer and a {@code MeterRegistry} bean, the meters of {@link WatukuyMetrics}.
+ */
+@AutoConfiguration(
+    afterName = {
+      "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+      "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+      "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"
+    })
+@ConditionalOnBooleanProperty(name = "watukuy.enabled", matchIfMissing = true)
+@ConditionalOnBean(Poller.class)
+@EnableConfigurationProperties(WatukuyProperties.class)
+public class WatukuyAutoConfiguration {
+
+  /** For the Spring container; applications do not call it. */
+  public WatukuyAutoConfiguration() {}
+
+  /**
+   * The store of {@code watukuy.store.*}.
+   *
+   * @param properties the {@code watukuy.*} keys
+   * @param dataSource the application's DataSource, used unless {@code watukuy.store.uri} is set
+   * @return a store the context closes; one over the application's DataSource leaves it open
+   * @throws ConfigException when no store can be made, naming the key to set
+   */
+  @Bean
+  @ConditionalOnMissingBean
+  public StateStore watukuyStore(
+      WatukuyProperties properties, ObjectProvider<DataSource> dataSource) {
+    return StoreFactory.create(properties.getStore(), dataSource.getIfUnique());
+  }
+
+  /**
+   * The engine, built but not started ({@link WatukuyLifecycle} starts it).
+   *
+   * @param beans where the handler beans are looked up
+   * @return an engine the context closes after the lifecycle stopped it
+   * @throws ConfigException for a property out of range or a handler bean bound wrongly, naming the
+   *     key or bean
+   */
+  @Bean
+  @ConditionalOnMissingBean
+  public Watukuy watukuy(
+      WatukuyProperties properties,
+      StateStore store,
+      ObjectProvider<Poller<?>> pollers,
+      ObjectProvider<WatukuyListener> listeners,
+      ObjectProvider<WatukuyCustomizer> customizers,
+      ListableBeanFactory beans) {
+    List<Poller<?>> all = pollers.orderedStream().toList();
+    HandlerBindings bindings = HandlerBindings.read(beans, all);
+    Watukuy.Builder b = Watukuy.builder().store(store).leaseTtl(properties.getLeaseTtl());
+    all.forEach(b::poller);
+    if (properties.getInstanceId() != null) b.instanceId(properties.getInstanceId());
+    b.delivery(properties.getDelivery().toOptions());
+    for (Map.Entry<String, WatukuyProperties.Budget> e : properties.getBudgets().entrySet())
+      budget(b, e.getKey(), e.getValue());
+    listeners.orderedStream().forEach(b::listener);
+    bindings.sinks(b);
+    List<WatukuyCustomizer> custom = customizers.orderedStream().toList();
+    custom.forEach(c -> c.customize(b));
+    Watukuy engine = b.build();
+    custom.forEach(c -> c.built(engine));
+    bindings.handlers(engine);
+    return engine;
+  }
+
+  private static void budget(Watukuy.Builder b, String name, WatukuyProperties.Budget p) {
+    try {
+      Integer burst = p.getBurst();
+      b.budget(
+          name,
+          new io.watukuy.BudgetLimit(
+              p.getRequests(), p.getPer(), burst != null ? burst : p.getRequests()));
+    } catch (ConfigException e) {
+      // The message is whole; the engine's exception would only repeat it without the key.
+      throw new ConfigException("watukuy.budgets." + name + ": " + e.getMessage());
+    }
+  }
+
+  /**
+   * Starts the engine with the context and drains it on shutdown.
+   *
+   * @return the lifecycle of {@code watukuy}
+   */
+  @Bean
+  @ConditionalOnMissingBean
+  public WatukuyLifecycle watukuyLifecycle(Watukuy watukuy, WatukuyProperties properties) {
+    return new WatukuyLifecycle(
+        watukuy, properties.getStore().isMigrate(), properties.isAutoStartup());
+  }
+
+  /** The {@code watukuy} health indicator, with spring-boot-health on the class path. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
+  @ConditionalOnEnabledHealthIndicator("watukuy")
+  static class HealthConfiguration {
+    @Bean
+    @ConditionalOnMissingBean(name = "watukuyHealthIndicator")
+    WatukuyHealthIndicator watukuyHealthIndicator(Watukuy watukuy, WatukuyProperties properties) {
+      return new WatukuyHealthIndicator(watukuy, properties.getHealth().isShowKeys());
+    }
+  }
+
+  /** The {@code /actuator/watukuy} endpoint, when Actuator exposes it. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(
+      name =
+          "org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint")
+  @ConditionalOnAvailableEndpoint(WatukuyEndpoint.class)
+  static class EndpointConfiguration {
+    @Bean
+    @ConditionalOnMissingBean
+    WatukuyEndpoint watukuyEndpoint(Watukuy watukuy) {
+      return new WatukuyEndpoint(watukuy);
+    }
+  }
+
+  /**
+   * The meters of watukuy-micrometer on the application's {@code MeterRegistry}. The metrics bean
+   * is a {@link WatukuyListener}, so the engine takes it with the other listener beans; the
+   * customizer points its gauges at the engine.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(
+      name = {
+        "io.watukuy.micrometer.WatukuyMetrics",
+        "io.micrometer.core.instrument.MeterRegistry"
+      })
+  @ConditionalOnBean(type = "io.micrometer.core.instrument.MeterRegistry")
+  static class MetricsConfiguration {
+    @Bean
+    @ConditionalOnMissingBean
+    WatukuyMetrics watukuyMetrics(io.micrometer.core.instrument.MeterRegistry registry) {
+      return new WatukuyMetrics(registry);
+    }
+
+    @Bean
+    WatukuyCustomizer watukuyMetricsGauges(WatukuyMetrics metrics) {
+      return new WatukuyCustomizer() {
+        @Override
+        public void built(Watukuy engine) {
+          metrics.watch(engine);
+        }
+      };
+    }
+  }
+}
