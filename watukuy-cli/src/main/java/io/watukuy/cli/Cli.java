@@ -16,6 +16,7 @@ import io.watukuy.TickReport;
 import io.watukuy.Watukuy;
 import io.watukuy.WatukuyListener;
 import io.watukuy.cli.CliConfig.StoreSpec;
+import io.watukuy.sink.SinkConfig;
 import io.watukuy.spi.CredentialStore;
 import io.watukuy.spi.StateStore;
 import java.io.IOException;
@@ -805,8 +806,8 @@ final class Cli {
               k.state().wire(),
               k.nextDueAt() == null || !k.nextDueAt().isAfter(ins.at())
                   ? "now"
-                  : "in " + Durations.human(Duration.between(ins.at(), k.nextDueAt()).toMillis()),
-              k.lagMs() == null ? "-" : Durations.human(k.lagMs()),
+                  : "in " + SinkConfig.formatDuration(Duration.between(ins.at(), k.nextDueAt())),
+              k.lagMs() == null ? "-" : SinkConfig.formatDuration(Duration.ofMillis(k.lagMs())),
               k.outboxPending(),
               k.parked(),
               StatusLines.ago(k.lastSuccessAt(), ins.at()),
@@ -831,7 +832,7 @@ final class Cli {
           else if (k.stale())
             out.printf(
                 "  %s: stale, no successful poll for longer than %s; paused, so not unhealthy%n",
-                k.key(), Durations.human(k.staleAfterMs()));
+                k.key(), SinkConfig.formatDuration(Duration.ofMillis(k.staleAfterMs())));
         }
         if (!sinkRows.isEmpty()) SinkLines.print(out, sinkRows, ins.at());
         CredentialLines.print(out, credentialRows, ins.at(), Cli.this::redact);

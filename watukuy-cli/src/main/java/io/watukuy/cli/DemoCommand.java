@@ -404,7 +404,10 @@ final class DemoCommand implements Callable<Integer> {
   private void status(Watukuy engine, DemoVendor vendor, long before) {
     KeyInspection k = engine.inspect().poller(POLLER).orElse(null);
     long run = printed.get();
-    String lag = k == null || k.lagMs() == null ? "-" : Durations.human(k.lagMs());
+    String lag =
+        k == null || k.lagMs() == null
+            ? "-"
+            : SinkConfig.formatDuration(Duration.ofMillis(k.lagMs()));
     String state = k == null ? "new" : k.state().wire();
     String error =
         k == null || k.lastError() == null ? "" : ", last error: " + k.lastError().message();

@@ -1,6 +1,7 @@
 package io.watukuy.cli;
 
 import io.watukuy.PollerKey;
+import io.watukuy.sink.SinkConfig;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Map;
@@ -44,7 +45,7 @@ final class ProgressLines {
             + " items, "
             + events
             + " events in "
-            + Durations.human(elapsed.toMillis())
+            + SinkConfig.formatDuration(elapsed)
             + " ("
             + (items * 1000L / ms)
             + " items/s)");

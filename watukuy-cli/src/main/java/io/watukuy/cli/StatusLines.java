@@ -7,6 +7,7 @@ import io.watukuy.KeyInspection;
 import io.watukuy.KeyReport;
 import io.watukuy.PollerKey;
 import io.watukuy.ScheduleState;
+import io.watukuy.sink.SinkConfig;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -40,7 +41,7 @@ final class StatusLines {
             + " until "
             + shown
             + ", in "
-            + Durations.human((ms + 999) / 1000 * 1000)
+            + SinkConfig.formatDuration(Duration.ofMillis((ms + 999) / 1000 * 1000))
             + notUnderstood(e, after.at());
       }
     }
@@ -95,7 +96,9 @@ final class StatusLines {
   /** {@code 3m20s ago}, or {@code -} for never. */
   static String ago(@Nullable Instant at, Instant now) {
     if (at == null) return "-";
-    return Durations.human(Math.max(0, Duration.between(at, now).toMillis())) + " ago";
+    return SinkConfig.formatDuration(
+            Duration.ofMillis(Math.max(0, Duration.between(at, now).toMillis())))
+        + " ago";
   }
 
   /**

@@ -3,6 +3,7 @@ package io.watukuy.examples.csvexport;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.watukuy.examples.support.FileServer;
 import io.watukuy.examples.support.Peers;
 import io.watukuy.examples.support.WatukuyCli;
 import java.io.IOException;
@@ -16,22 +17,34 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The committed {@code watukuy.yaml} against {@link ExportServer} on a loopback port, serving a
- * copy of the committed {@code stock.csv} (four articles, windows-1252, gzip'd on the wire). The
+ * The committed {@code watukuy.yaml} against {@link FileServer} on a loopback port, serving a copy
+ * of the committed {@code stock.csv} (four articles, windows-1252, gzip'd on the wire). The
  * expected events follow from the seed and the edits each test makes.
  */
 class CsvExportExampleTest {
   private static final Path EXAMPLE = Peers.repositoryRoot().resolve("examples/csv-export");
+
+  /**
+   * What the vendor serves: the export of an ERP: {@code stock.csv} as it is on disk, gzip'd when
+   * asked.
+   */
+  private static final FileServer.Endpoint EXPORT =
+      new FileServer.Endpoint(
+          "/export/stock.csv",
+          "stock.csv",
+          "text/csv; charset=windows-1252",
+          FileServer.Coding.GZIP);
+
   private static final Charset CP1252 = Charset.forName("windows-1252");
 
   @TempDir Path dir;
-  private ExportServer server;
+  private FileServer server;
   private Path config;
 
   @BeforeEach
   void start() throws IOException {
     Files.copy(EXAMPLE.resolve("stock.csv"), dir.resolve("stock.csv"));
-    server = ExportServer.start(dir, 0);
+    server = FileServer.start(dir, 0, EXPORT);
     config =
         WatukuyCli.config(
             EXAMPLE.resolve("watukuy.yaml"),

@@ -3,6 +3,7 @@ package io.watukuy.examples.ndjsonexport;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.watukuy.examples.support.FileServer;
 import io.watukuy.examples.support.Peers;
 import io.watukuy.examples.support.WatukuyCli;
 import java.io.IOException;
@@ -16,21 +17,32 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The committed {@code watukuy.yaml} against {@link BulkExportServer} on a loopback port, serving a
- * copy of the committed {@code customers.ndjson} (four customers, one a line, gzip'd on the wire).
- * The expected events follow from the seed and the edits each test makes.
+ * The committed {@code watukuy.yaml} against {@link FileServer} on a loopback port, serving a copy
+ * of the committed {@code customers.ndjson} (four customers, one a line, gzip'd on the wire). The
+ * expected events follow from the seed and the edits each test makes.
  */
 class NdjsonExportExampleTest {
   private static final Path EXAMPLE = Peers.repositoryRoot().resolve("examples/ndjson-export");
 
+  /**
+   * What the vendor serves: the bulk export of a CRM: {@code customers.ndjson} as it is on disk,
+   * with no charset parameter (NDJSON is UTF-8 by definition, as JSON is), gzip'd when asked.
+   */
+  private static final FileServer.Endpoint EXPORT =
+      new FileServer.Endpoint(
+          "/api/v1/exports/customers",
+          "customers.ndjson",
+          "application/x-ndjson",
+          FileServer.Coding.GZIP);
+
   @TempDir Path dir;
-  private BulkExportServer server;
+  private FileServer server;
   private Path config;
 
   @BeforeEach
   void start() throws IOException {
     Files.copy(EXAMPLE.resolve("customers.ndjson"), dir.resolve("customers.ndjson"));
-    server = BulkExportServer.start(dir, 0);
+    server = FileServer.start(dir, 0, EXPORT);
     config =
         WatukuyCli.config(
             EXAMPLE.resolve("watukuy.yaml"),

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.watukuy.examples.support.FileServer;
 import io.watukuy.examples.support.Peers;
 import io.watukuy.examples.support.WatukuyCli;
 import java.io.IOException;
@@ -17,13 +18,25 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The committed {@code watukuy.yaml} against {@link FeedServer} on a loopback port, serving copies
+ * The committed {@code watukuy.yaml} against {@link FileServer} on a loopback port, serving copies
  * of the committed {@code feed/products-1.xml} (three products) and {@code feed/products-2.xml}
  * (one product: a page of one), deflate'd on the wire. The expected events follow from the seed and
  * the edits each test makes.
  */
 class XmlFeedExampleTest {
   private static final Path EXAMPLE = Peers.repositoryRoot().resolve("examples/xml-feed");
+
+  /**
+   * What the vendor serves: a shop's product feed: {@code products-N.xml} for {@code ?page=N}, with
+   * no charset parameter (the document's own declaration says UTF-8), deflate'd when asked.
+   */
+  private static final FileServer.Endpoint FEED =
+      new FileServer.Endpoint(
+          "/feed/products.xml",
+          "products-" + FileServer.PAGE_SLOT + ".xml",
+          "application/xml",
+          FileServer.Coding.DEFLATE);
+
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /** What the XML parser says of {@code </titel>} closing {@code <title>} on line 5. */
@@ -31,7 +44,7 @@ class XmlFeedExampleTest {
       "line 5, column 34: Unexpected close tag </titel>; expected </title>.";
 
   @TempDir Path dir;
-  private FeedServer server;
+  private FileServer server;
   private Path config;
 
   @BeforeEach
@@ -39,7 +52,7 @@ class XmlFeedExampleTest {
     for (String page : new String[] {"products-1.xml", "products-2.xml"}) {
       Files.copy(EXAMPLE.resolve("feed").resolve(page), dir.resolve(page));
     }
-    server = FeedServer.start(dir, 0);
+    server = FileServer.start(dir, 0, FEED);
     config =
         WatukuyCli.config(
             EXAMPLE.resolve("watukuy.yaml"),

@@ -1,2 +1,0 @@
-/** The CSV export example's endpoint (examples/csv-export/README.md). */
-package io.watukuy.examples.csvexport;

@@ -1,2 +1,0 @@
-/** The XML feed example's endpoint (examples/xml-feed/README.md). */
-package io.watukuy.examples.xmlfeed;
