@@ -92,6 +92,8 @@ final class InspectionGauges {
         "seconds",
         false,
         InspectionGauges::freshness);
+    // The poller may have crossed the limit while these were registered: drop them again.
+    if (!partition.isEmpty() && partitions.aggregated(poller)) dropPartitions(poller);
   }
 
   /**

@@ -14,7 +14,7 @@ import java.util.function.Consumer;
  */
 final class PartitionTags {
   /** The most partitions a poller may have and still get per-partition meters. */
-  static final int MAX_TAGGED = 20;
+  static final int MAX_TAGGED = WatukuyMetrics.PARTITION_TAG_LIMIT;
 
   private final ConcurrentHashMap<String, Set<String>> seen = new ConcurrentHashMap<>();
   private final Set<String> aggregated = ConcurrentHashMap.newKeySet();

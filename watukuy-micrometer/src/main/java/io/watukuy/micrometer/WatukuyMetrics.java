@@ -54,9 +54,9 @@ import org.jspecify.annotations.Nullable;
  * event types and outcomes are enums, an HTTP status is its three-digit code ({@code UNKNOWN}
  * without an answer or outside 100–599), a method outside {@code GET}, {@code POST}, {@code PUT} is
  * {@code OTHER}. Per-key meters carry {@code partition}: the partition's name while the poller has
- * had at most {@value PartitionTags#MAX_TAGGED} partitions in this process, else {@code ""}, the
- * whole poller, from then on ({@link PartitionTags}). URLs and partition names of aggregated
- * pollers are high-cardinality key values only, for spans, never meter tags.
+ * had at most {@link #PARTITION_TAG_LIMIT} partitions in this process, else {@code ""}, the whole
+ * poller, from then on (docs/operations.md, "Partitions as a tag"). URLs, and the partitions of a
+ * poller measured as a whole, are high-cardinality key values only, for spans, never meter tags.
  *
  * <p>Thread-safe, as a listener must be.
  *
@@ -106,6 +106,12 @@ public final class WatukuyMetrics implements WatukuyListener {
 
   /** Counter of leases lost at a fenced write: tag {@code poller}. */
   public static final String LEASES_LOST = "watukuy.leases.lost";
+
+  /**
+   * The most partitions a poller may have had in this process and still get a {@code partition} tag
+   * per partition; past it the poller is measured as a whole, for good.
+   */
+  public static final int PARTITION_TAG_LIMIT = 20;
 
   /** How long one inspection serves the gauges, on the registry's clock. */
   public static final Duration DEFAULT_REFRESH = Duration.ofSeconds(1);

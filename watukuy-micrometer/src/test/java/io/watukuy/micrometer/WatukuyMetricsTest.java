@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleConfig;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.watukuy.BudgetTimeoutException;
 import io.watukuy.Cursors;
 import io.watukuy.DeliveryOptions;
 import io.watukuy.DeliveryPolicy;
@@ -349,6 +350,41 @@ class WatukuyMetricsTest {
     clock.advance(WatukuyMetrics.DEFAULT_REFRESH);
     assertThat(registry.get(WatukuyMetrics.FRESHNESS).gauge().value()).isNaN();
     assertThat(calls.get()).isEqualTo(3);
+  }
+
+  /**
+   * A budget wait's timer runs from the wait's start to its end on the engine's clock, and one that
+   * ends without a token is tagged with the timeout; each leaves no wait running.
+   */
+  @Test
+  void aBudgetWaitIsTimedFromItsStartToItsEnd() {
+    WatukuyMetrics metrics = new WatukuyMetrics(registry);
+
+    metrics.onBudgetWait(ORDERS, "erp", Duration.ofSeconds(5));
+    clock.advance(Duration.ofSeconds(5));
+    metrics.onBudgetWaitEnd(ORDERS, "erp", Duration.ofSeconds(5), null);
+    metrics.onBudgetWait(ORDERS, "erp", Duration.ofSeconds(10));
+    clock.advance(Duration.ofSeconds(4));
+    metrics.onBudgetWaitEnd(
+        ORDERS,
+        "erp",
+        Duration.ofSeconds(4),
+        new BudgetTimeoutException(
+            "erp",
+            ORDERS,
+            Duration.ofSeconds(4),
+            Duration.ofSeconds(4),
+            BudgetTimeoutException.Reason.MAX_WAIT));
+
+    assertThat(dump())
+        .isEqualTo(
+            """
+            watukuy.budget.wait[tag(budget=erp), tag(error=BudgetTimeoutException)] \
+            count=1 total=4000.0ms
+            watukuy.budget.wait[tag(budget=erp), tag(error=none)] count=1 total=5000.0ms
+            """);
+    assertThat(registry.get(WatukuyMetrics.BUDGET_WAIT + ".active").longTaskTimer().activeTasks())
+        .isZero();
   }
 
   /** One attempt told as the engine tells it, taking {@code took} on the virtual clock. */
