@@ -3,10 +3,13 @@ package io.watukuy.sink.kafka;
 import io.watukuy.ChangeEvent;
 import io.watukuy.sink.CloudEvents;
 import io.watukuy.sink.EventFormat;
+import io.watukuy.sink.Sink;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
@@ -26,6 +29,9 @@ import org.apache.kafka.common.header.internals.RecordHeader;
  *       CloudEvents#data}. The record key is the {@code partitionkey} extension, as the binding's
  *       key mapping says.
  * </ul>
+ *
+ * <p>Both formats add the headers the engine's listeners gave the batch ({@link Sink#headers()}):
+ * with watukuy-opentelemetry, the delivery's W3C {@code traceparent} and {@code tracestate}.
  */
 final class KafkaRecords {
   /** The header with the delivery key, in the envelope format. */
@@ -61,6 +67,14 @@ final class KafkaRecords {
       headers.add(header(DELIVERY_KEY, event.deliveryKey()));
       headers.add(header(EVENT_ID, event.id()));
     }
+    // The listeners' headers (the delivery's W3C trace context), unless the record has the name.
+    Set<String> named = new HashSet<>();
+    for (Header h : headers) named.add(h.key());
+    Sink.headers()
+        .forEach(
+            (name, value) -> {
+              if (named.add(name)) headers.add(header(name, value));
+            });
     return new ProducerRecord<>(
         topic, null, utf8(event.orderingKey()), format.body(event), headers);
   }

@@ -4,6 +4,7 @@ import io.nats.client.impl.Headers;
 import io.watukuy.ChangeEvent;
 import io.watukuy.sink.CloudEvents;
 import io.watukuy.sink.EventFormat;
+import io.watukuy.sink.Sink;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
@@ -13,7 +14,9 @@ import java.util.Map;
  * publish options. With {@code format: cloudevents} the message is in the binary content mode of
  * the CloudEvents NATS protocol binding (version 1.0.3, section 3.1): each attribute, extensions
  * included, is a header {@code ce-<attribute>}, its value percent-encoded as section 3.1.3.2 says,
- * and there is no {@code Content-Type} header, which would mark the structured mode.
+ * and there is no {@code Content-Type} header, which would mark the structured mode. Both formats
+ * add the headers the engine's listeners gave the batch ({@link Sink#headers()}): with
+ * watukuy-opentelemetry, the delivery's W3C {@code traceparent} and {@code tracestate}.
  */
 final class NatsHeaders {
   /** The header that carries the event id. */
@@ -39,6 +42,13 @@ final class NatsHeaders {
     if (format == EventFormat.CLOUDEVENTS)
       for (Map.Entry<String, String> a : CloudEvents.attributes(event).entrySet())
         headers.put(CE_PREFIX + a.getKey(), percentEncode(a.getValue()));
+    // The listeners' headers (the delivery's W3C trace context; the engine let through printable
+    // ASCII only), unless the message has the name.
+    Sink.headers()
+        .forEach(
+            (name, value) -> {
+              if (!headers.containsKey(name)) headers.put(name, value);
+            });
     return headers;
   }
 

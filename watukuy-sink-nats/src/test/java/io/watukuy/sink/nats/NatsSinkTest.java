@@ -10,6 +10,7 @@ import io.nats.client.api.StreamConfiguration;
 import io.watukuy.BatchHandler.BatchResult;
 import io.watukuy.ChangeEvent;
 import io.watukuy.Cursors;
+import io.watukuy.DeliveryCall;
 import io.watukuy.DeliveryOptions;
 import io.watukuy.DeliveryPolicy;
 import io.watukuy.EventType;
@@ -22,6 +23,7 @@ import io.watukuy.RetryPolicy;
 import io.watukuy.Schedule;
 import io.watukuy.Watermark;
 import io.watukuy.Watukuy;
+import io.watukuy.WatukuyListener;
 import io.watukuy.sink.EventFormat;
 import io.watukuy.spi.OutboxRow;
 import io.watukuy.store.memory.MemoryStore;
@@ -152,6 +154,45 @@ class NatsSinkTest {
             "o6 created 6",
             "o2 updated 200");
     assertThat(store.countPending(ORDERS)).isZero();
+  }
+
+  /**
+   * A listener's trace context ({@code WatukuyListener.onDeliveryStart}, what watukuy-opentelemetry
+   * returns) is a header of every message of the batch.
+   */
+  @Test
+  void theDeliverysTraceContextIsAHeaderOfEachMessage() throws Exception {
+    String traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    String stream = nats.newStream("trace");
+    Poller<JsonNode> poller = orders().build();
+    Watukuy w =
+        Watukuy.builder()
+            .store(store)
+            .time(clock)
+            .random(SeededRandom.of(7))
+            .instanceId("test")
+            .executor(Runnable::run)
+            .handlerExecutor(Runnable::run)
+            .delivery(new DeliveryOptions(1, 100))
+            .poller(poller)
+            .sink(poller, sink(stream))
+            .listener(
+                new WatukuyListener() {
+                  @Override
+                  public Map<String, String> onDeliveryStart(DeliveryCall call) {
+                    return Map.of("traceparent", traceparent);
+                  }
+                })
+            .build();
+    engines.add(w);
+    api.put("o1", Map.of("n", 1));
+    api.put("o2", Map.of("n", 2));
+    tick(w);
+
+    List<MessageInfo> messages = nats.read(stream);
+    assertThat(messages).hasSize(2);
+    for (MessageInfo m : messages)
+      assertThat(TestNats.header(m, "traceparent")).isEqualTo(traceparent);
   }
 
   @Test

@@ -4,6 +4,7 @@ import com.rabbitmq.client.AMQP;
 import io.watukuy.ChangeEvent;
 import io.watukuy.sink.CloudEvents;
 import io.watukuy.sink.EventFormat;
+import io.watukuy.sink.Sink;
 import java.util.Date;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -42,6 +43,8 @@ final class Messages {
               (name, value) -> {
                 if (!name.equals("datacontenttype")) headers.put(CLOUDEVENTS_PREFIX + name, value);
               });
+    // The listeners' headers (the delivery's W3C trace context), unless the message has the name.
+    Sink.headers().forEach(headers::putIfAbsent);
     return new AMQP.BasicProperties.Builder()
         .deliveryMode(PERSISTENT)
         .messageId(event.deliveryKey())

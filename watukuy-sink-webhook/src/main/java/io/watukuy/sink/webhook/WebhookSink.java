@@ -211,6 +211,26 @@ public final class WebhookSink implements Sink {
   }
 
   /**
+   * Adds the headers the engine's listeners gave this batch ({@link Sink#headers()}: the W3C trace
+   * context), on every request of it. A header the settings already set, one the sink writes
+   * itself, and one the JDK client keeps for itself ({@code host}, {@code connection}, ...) are
+   * left out.
+   */
+  private void traceHeaders(HttpRequest.Builder request) {
+    Sink.headers()
+        .forEach(
+            (name, value) -> {
+              if (name.equals("content-type") || name.startsWith("webhook-")) return;
+              for (String set : settings.headers().keySet()) if (set.equalsIgnoreCase(name)) return;
+              try {
+                request.header(name, value);
+              } catch (IllegalArgumentException restricted) {
+                // A header the client sets itself: the request goes without it.
+              }
+            });
+  }
+
+  /**
    * Sends one signed request.
    *
    * @return null when delivered; {@link HandlerUnavailableException} when the receiver cannot be
@@ -223,6 +243,7 @@ public final class WebhookSink implements Sink {
             .timeout(settings.timeout())
             .POST(HttpRequest.BodyPublishers.ofByteArray(body));
     settings.headers().forEach(request::header);
+    traceHeaders(request);
     request
         .header("content-type", contentType)
         .header("webhook-id", id)
