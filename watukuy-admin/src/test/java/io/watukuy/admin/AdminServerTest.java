@@ -1,0 +1,649 @@
+package io.watukuy.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.watukuy.ConfigException;
+import io.watukuy.Cursors;
+import io.watukuy.DeliveryOptions;
+import io.watukuy.DeliveryPolicy;
+import io.watukuy.PoisonPolicy;
+import io.watukuy.Poller;
+import io.watukuy.PollerKey;
+import io.watukuy.RetryAfterException;
+import io.watukuy.RetryPolicy;
+import io.watukuy.Schedule;
+import io.watukuy.StoreException;
+import io.watukuy.Watukuy;
+import io.watukuy.micrometer.WatukuyMetrics;
+import io.watukuy.store.memory.MemoryStore;
+import io.watukuy.testing.FakeApi;
+import io.watukuy.testing.ForwardingStore;
+import io.watukuy.testing.SeededRandom;
+import io.watukuy.testing.VirtualClock;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The admin server on 127.0.0.1 (a free port) over an engine on a virtual clock, driven by {@code
+ * tick()}, asked with the JDK's HTTP client (raw sockets where a header the client refuses to set,
+ * such as {@code Host}, is the point).
+ */
+class AdminServerTest {
+  static final ObjectMapper JSON = new ObjectMapper();
+  static final Duration STALE_AFTER = Duration.ofMinutes(5);
+  static final String SECRET = "s3cr3t-api-key-4242";
+
+  final VirtualClock clock = VirtualClock.at("2026-03-01T10:00:00Z");
+  final FakeApi api = new FakeApi(clock);
+  final MemoryStore store = new MemoryStore();
+  final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  final AtomicBoolean destinationUp = new AtomicBoolean(true);
+  final List<String> delivered = new CopyOnWriteArrayList<>();
+  final Poller<JsonNode> orders =
+      Poller.builder("orders", JsonNode.class)
+          .identity(n -> n.get("id"))
+          .version(n -> n.get("updatedAt").asText() + "#" + n.get("rev").asText())
+          .cursor(Cursors.timestamp("updatedAt").tieBreak("id").build())
+          .fetch(api.timestampFetcher(100))
+          .schedule(Schedule.every(Duration.ofSeconds(30)).withAdaptive(false).withJitter(0))
+          .staleAfter(STALE_AFTER)
+          .delivery(
+              new DeliveryPolicy(
+                  RetryPolicy.attempts(1), new PoisonPolicy(PoisonPolicy.Action.PARK, false)))
+          .build();
+  Watukuy engine;
+  AdminServer admin;
+
+  Watukuy engine(Watukuy.Builder b) {
+    engine =
+        b.store(store)
+            .poller(orders)
+            .time(clock)
+            .random(SeededRandom.of(7))
+            .instanceId("a")
+            .executor(Runnable::run)
+            .handlerExecutor(Runnable::run)
+            .delivery(new DeliveryOptions(1, DeliveryOptions.DEFAULT_DISPATCH_BATCH_SIZE))
+            .secrets(List.of(SECRET))
+            .build();
+    engine.on(
+        orders,
+        e -> {
+          if (!destinationUp.get()) throw new IllegalStateException("destination down");
+          delivered.add(e.id());
+        });
+    return engine;
+  }
+
+  AdminServer start(AdminServer.Builder b) {
+    admin = b.bind("127.0.0.1", 0).build();
+    admin.start();
+    return admin;
+  }
+
+  AdminServer start() {
+    if (engine == null) engine(Watukuy.builder());
+    return start(AdminServer.builder(engine).store(store));
+  }
+
+  @AfterEach
+  void close() {
+    if (admin != null) admin.close();
+    if (engine != null) engine.close();
+  }
+
+  URI uri(String path) {
+    return URI.create("http://127.0.0.1:" + admin.port() + path);
+  }
+
+  HttpResponse<String> get(String path, String... headers) throws Exception {
+    HttpRequest.Builder r = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(10));
+    if (headers.length > 0) r.headers(headers);
+    return http.send(r.GET().build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  HttpResponse<String> post(String path, String body, String... headers) throws Exception {
+    HttpRequest.Builder r = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(10));
+    if (headers.length > 0) r.headers(headers);
+    return http.send(
+        r.POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  HttpResponse<String> adminPost(String path, String body) throws Exception {
+    return post(path, body, "X-Watukuy-Admin", "1", "Content-Type", "application/json");
+  }
+
+  static JsonNode json(HttpResponse<String> r) throws IOException {
+    return JSON.readTree(r.body());
+  }
+
+  /** One request over a plain socket, so that Host is whatever the test says; the status line. */
+  String raw(String request) throws IOException {
+    try (Socket s = new Socket("127.0.0.1", admin.port())) {
+      s.setSoTimeout(10_000);
+      OutputStream out = s.getOutputStream();
+      out.write(request.getBytes(StandardCharsets.ISO_8859_1));
+      out.flush();
+      InputStream in = s.getInputStream();
+      String answer = new String(in.readAllBytes(), StandardCharsets.ISO_8859_1);
+      return answer.substring(0, answer.indexOf("\r\n"));
+    }
+  }
+
+  // ---- health
+
+  @Test
+  void liveAnswersUpAndReadyNeedsAStartedEngineAndAStoreThatAnswers() throws Exception {
+    engine(Watukuy.builder());
+    AtomicBoolean started = new AtomicBoolean(false);
+    AtomicBoolean storeDown = new AtomicBoolean(false);
+    ForwardingStore probed =
+        new ForwardingStore(store) {
+          @Override
+          protected void beforeCall(String method) {
+            if (storeDown.get()) throw new StoreException("connection refused", null);
+          }
+        };
+    start(AdminServer.builder(engine).store(probed).started(started::get));
+
+    HttpResponse<String> live = get("/health/live");
+    assertThat(live.statusCode()).isEqualTo(200);
+    assertThat(json(live).path("status").asText()).isEqualTo("up");
+
+    HttpResponse<String> notStarted = get("/health/ready");
+    assertThat(notStarted.statusCode()).isEqualTo(503);
+    assertThat(json(notStarted).path("error").asText()).isEqualTo("engine not started");
+
+    started.set(true);
+    assertThat(get("/health/ready").statusCode()).isEqualTo(200);
+
+    storeDown.set(true);
+    HttpResponse<String> down = get("/health/ready");
+    assertThat(down.statusCode()).isEqualTo(503);
+    assertThat(json(down).path("error").asText())
+        .startsWith("store unreachable: StoreException: connection refused");
+    // The process is alive all the same.
+    assertThat(get("/health/live").statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void readyAnswers503WhenTheStoreHangsLongerThanTheTimeout() throws Exception {
+    engine(Watukuy.builder());
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    ForwardingStore hanging =
+        new ForwardingStore(store) {
+          @Override
+          protected void beforeCall(String method) {
+            try {
+              release.await(10, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+        };
+    try {
+      start(AdminServer.builder(engine).store(hanging).readyTimeout(Duration.ofMillis(200)));
+      HttpResponse<String> r = get("/health/ready");
+      assertThat(r.statusCode()).isEqualTo(503);
+      assertThat(json(r).path("error").asText()).isEqualTo("store did not answer within 200 ms");
+    } finally {
+      release.countDown();
+    }
+  }
+
+  /**
+   * Done when (issue 20): a 503 from /health/pollers within one staleAfter of the vendor going
+   * down. The vendor fails every request from 10:00:30 on (a 429 with an hour's Retry-After: the
+   * key is throttled, and a throttle is a failed cycle); the first failed cycle already makes the
+   * key {@code failing} (503), well within staleAfter, and {@code stale} joins the reasons one
+   * second after staleAfter has passed since the last success, not one second before.
+   */
+  @Test
+  void healthPollersTurns503WithinOneStaleAfterOfTheVendorGoingDown() throws Exception {
+    start();
+    api.put("a", Map.of("total", 1));
+    engine.tick(); // the last success, at 10:00:00
+    HttpResponse<String> healthy = get("/health/pollers");
+    assertThat(healthy.statusCode()).isEqualTo(200);
+    assertThat(json(healthy).path("healthy").asBoolean()).isTrue();
+
+    api.failNext(
+        100,
+        () -> new RetryAfterException("GET /orders returned HTTP 429", Duration.ofHours(1), null));
+    clock.advance(Duration.ofSeconds(30));
+    engine.tick(); // 10:00:30, throttled for an hour
+    HttpResponse<String> down = get("/health/pollers");
+    assertThat(down.statusCode()).isEqualTo(503);
+    assertThat(reasons(down)).isEqualTo("[\"failing\"]");
+
+    clock.advance(STALE_AFTER.minusSeconds(30).minusSeconds(1)); // 10:04:59
+    engine.tick(); // still throttled: nothing sent
+    assertThat(reasons(get("/health/pollers"))).isEqualTo("[\"failing\"]");
+
+    clock.advance(Duration.ofSeconds(2)); // 10:05:01
+    HttpResponse<String> after = get("/health/pollers");
+    assertThat(after.statusCode()).isEqualTo(503);
+    assertThat(reasons(after)).isEqualTo("[\"failing\",\"stale\"]");
+  }
+
+  /**
+   * The silent stall: nothing fails, nothing polls (the vendor hangs every connection, a wedged
+   * process). Only staleness can tell: 200 one second before staleAfter has passed since the last
+   * success, 503 {@code stale} one second after.
+   */
+  @Test
+  void aKeyThatStopsPollingTurns503StaleJustAfterStaleAfter() throws Exception {
+    start();
+    api.put("a", Map.of("total", 1));
+    engine.tick(); // the last success, at 10:00:00
+    clock.advance(STALE_AFTER.minusSeconds(1)); // 10:04:59, no cycle since
+    HttpResponse<String> before = get("/health/pollers");
+    assertThat(before.statusCode()).as(before.body()).isEqualTo(200);
+
+    clock.advance(Duration.ofSeconds(2)); // 10:05:01
+    HttpResponse<String> after = get("/health/pollers");
+    assertThat(after.statusCode()).isEqualTo(503);
+    JsonNode key = json(after).path("keys").get(0);
+    assertThat(key.path("poller").asText()).isEqualTo("orders");
+    assertThat(key.path("reasons").toString()).isEqualTo("[\"stale\"]");
+    assertThat(key.path("problem").asText())
+        .isEqualTo(
+            "stale: no successful poll since 2026-03-01T10:00:00Z, longer than staleAfter (5m)");
+  }
+
+  static String reasons(HttpResponse<String> r) throws IOException {
+    return json(r).path("keys").get(0).path("reasons").toString();
+  }
+
+  @Test
+  void aVendorAnsweringErrorsTurnsHealthPollers503AtTheFirstFailedCycle() throws Exception {
+    start();
+    engine.tick();
+    api.failNext(100, () -> new IllegalStateException("GET /orders returned HTTP 500"));
+    clock.advance(Duration.ofSeconds(30));
+    engine.tick();
+    HttpResponse<String> r = get("/health/pollers");
+    assertThat(r.statusCode()).isEqualTo(503);
+    assertThat(reasons(r)).isEqualTo("[\"failing\"]");
+  }
+
+  // ---- metrics and inspection
+
+  @Test
+  void metricsServesThePrometheusTextOfTheEngineMeters() throws Exception {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    WatukuyMetrics metrics = new WatukuyMetrics(registry, Duration.ZERO);
+    engine(Watukuy.builder().listener(metrics));
+    metrics.watch(engine);
+    start(AdminServer.builder(engine).store(store).metrics(registry));
+    api.put("a", Map.of());
+    api.put("b", Map.of());
+    engine.tick();
+
+    HttpResponse<String> r = get("/metrics");
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("Content-Type").orElseThrow()).startsWith("text/plain");
+    assertThat(r.body())
+        .contains("watukuy_events_total{lane=\"live\",poller=\"orders\",type=\"created\"} 2.0")
+        .contains("watukuy_deliveries_total{outcome=\"acked\",poller=\"orders\"} 2.0")
+        .contains(
+            "watukuy_poll_seconds_count{lane=\"live\",outcome=\"success\",poller=\"orders\"} 1")
+        .contains("watukuy_outbox_pending{poller=\"orders\"} 0.0");
+  }
+
+  @Test
+  void metricsWithoutARegistryIs404WithAClearBody() throws Exception {
+    start();
+    HttpResponse<String> r = get("/metrics");
+    assertThat(r.statusCode()).isEqualTo(404);
+    assertThat(json(r).path("error").asText())
+        .isEqualTo("no metrics registry: this server was built without metrics(registry)");
+  }
+
+  @Test
+  void adminPollersIsTheInspectDocument() throws Exception {
+    start();
+    api.put("a", Map.of());
+    engine.tick();
+    HttpResponse<String> r = get("/admin/pollers");
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("Content-Type").orElseThrow())
+        .isEqualTo("application/json; charset=utf-8");
+    JsonNode key = json(r).path("pollers").get(0);
+    assertThat(key.path("poller").asText()).isEqualTo("orders");
+    assertThat(key.path("items").asInt()).isEqualTo(1);
+    assertThat(json(r).path("at").asText()).isEqualTo("2026-03-01T10:00:00Z");
+  }
+
+  // ---- operations
+
+  @Test
+  void pauseResumeAndTriggerAPoller() throws Exception {
+    start();
+    engine.tick();
+    HttpResponse<String> paused = adminPost("/admin/pollers/orders/pause", "");
+    assertThat(paused.statusCode()).isEqualTo(200);
+    assertThat(json(paused).path("action").asText()).isEqualTo("pause");
+    assertThat(engine.inspect().poller("orders").orElseThrow().paused()).isNotNull();
+
+    assertThat(adminPost("/admin/pollers/orders/resume", "").statusCode()).isEqualTo(200);
+    assertThat(engine.inspect().poller("orders").orElseThrow().paused()).isNull();
+
+    // Just polled: due in 30 s. A trigger makes it due now, so a tick at once polls.
+    api.put("b", Map.of());
+    assertThat(engine.tick().keys().get(0).outcome().name()).isNotEqualTo("SUCCESS");
+    HttpResponse<String> triggered = adminPost("/admin/pollers/orders/trigger?partition=", "");
+    assertThat(triggered.statusCode()).as(triggered.body()).isEqualTo(200);
+    engine.tick();
+    assertThat(delivered).hasSize(1);
+  }
+
+  @Test
+  void anUnknownPollerIs400NamingItAndAWrongMethodIs405() throws Exception {
+    start();
+    HttpResponse<String> r = adminPost("/admin/pollers/invoices/pause", "");
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(json(r).path("error").asText()).contains("invoices");
+
+    HttpResponse<String> wrong = get("/admin/pollers/orders/pause");
+    assertThat(wrong.statusCode()).isEqualTo(405);
+    assertThat(wrong.headers().firstValue("Allow")).hasValue("POST");
+    assertThat(json(wrong).path("error").asText())
+        .isEqualTo("GET is not allowed on /admin/pollers/orders/pause; use POST");
+
+    HttpResponse<String> none = get("/admin/nothing");
+    assertThat(none.statusCode()).isEqualTo(404);
+    assertThat(json(none).path("error").asText()).isEqualTo("no such endpoint: /admin/nothing");
+  }
+
+  @Test
+  void aParkedEventRetriedIsDeliveredAndTheCountFallsToZero() throws Exception {
+    start();
+    destinationUp.set(false);
+    api.put("a", Map.of());
+    engine.tick(); // one attempt, then parked
+    HttpResponse<String> listed = get("/admin/parked?poller=orders");
+    assertThat(listed.statusCode()).isEqualTo(200);
+    assertThat(json(listed).path("total").asInt()).isEqualTo(1);
+    JsonNode row = json(listed).path("parked").get(0);
+    assertThat(row.path("kind").asText()).isEqualTo("poison");
+    assertThat(row.path("error").asText()).contains("destination down");
+    assertThat(delivered).isEmpty();
+
+    destinationUp.set(true);
+    HttpResponse<String> retried =
+        adminPost(
+            "/admin/parked/retry",
+            "{\"poller\":\"orders\",\"ids\":[\"" + row.path("id").asText() + "\"]}");
+    assertThat(retried.statusCode()).as(retried.body()).isEqualTo(200);
+    assertThat(json(retried).path("changed").asInt()).isEqualTo(1);
+    engine.tick();
+    assertThat(delivered).containsExactly(row.path("eventId").asText());
+    assertThat(json(get("/admin/parked")).path("total").asInt()).isZero();
+  }
+
+  @Test
+  void discardAllDropsEveryParkedRowOfThePoller() throws Exception {
+    start();
+    destinationUp.set(false);
+    api.put("a", Map.of());
+    api.put("b", Map.of());
+    engine.tick();
+    engine.tick();
+    assertThat(json(get("/admin/parked?limit=1")).path("parked").size()).isEqualTo(1);
+    int before = json(get("/admin/parked")).path("total").asInt();
+    assertThat(before).isPositive();
+    HttpResponse<String> r =
+        adminPost("/admin/parked/discard", "{\"poller\":\"orders\",\"all\":true}");
+    assertThat(json(r).path("changed").asInt()).isEqualTo(before);
+    assertThat(json(get("/admin/parked")).path("total").asInt()).isZero();
+  }
+
+  @Test
+  void aParkedChangeWithABadBodyIs400SayingWhat() throws Exception {
+    start();
+    assertThat(json(adminPost("/admin/parked/retry", "nope")).path("error").asText())
+        .startsWith("the body is not JSON");
+    assertThat(
+            json(adminPost("/admin/parked/retry", "{\"poller\":\"orders\"}"))
+                .path("error")
+                .asText())
+        .isEqualTo("give exactly one of ids (a non-empty array) and \"all\": true");
+    HttpResponse<String> unknown =
+        adminPost("/admin/parked/retry", "{\"poller\":\"invoices\",\"all\":true}");
+    assertThat(unknown.statusCode()).isEqualTo(400);
+    assertThat(json(unknown).path("error").asText()).contains("invoices");
+    assertThat(get("/admin/parked?limit=0").statusCode()).isEqualTo(400);
+  }
+
+  // ---- the dashboard's files
+
+  @Test
+  void rootServesTheDashboardWithTheSecurityHeaders() throws Exception {
+    start();
+    HttpResponse<String> r = get("/");
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("Content-Type")).hasValue("text/html; charset=utf-8");
+    assertThat(r.headers().firstValue("Content-Security-Policy").orElseThrow())
+        .startsWith("default-src 'self'");
+    assertThat(r.headers().firstValue("X-Content-Type-Options")).hasValue("nosniff");
+    assertThat(r.body()).contains("<html");
+    assertThat(get("/missing.js").statusCode()).isEqualTo(404);
+    assertThat(get("/%2e%2e/AdminServer.class").statusCode()).isEqualTo(404);
+
+    HttpResponse<String> apiAnswer = get("/health/live");
+    assertThat(apiAnswer.headers().firstValue("Cache-Control")).hasValue("no-store");
+    assertThat(apiAnswer.headers().firstValue("Content-Security-Policy").orElseThrow())
+        .startsWith("default-src 'self'");
+    assertThat(apiAnswer.headers().firstValue("X-Content-Type-Options")).hasValue("nosniff");
+  }
+
+  // ---- security
+
+  @Test
+  void aForeignHostOrOriginIs403() throws Exception {
+    start();
+    int port = admin.port();
+    assertThat(
+            raw(
+                "GET /health/pollers HTTP/1.1\r\nHost: 127.0.0.1:"
+                    + port
+                    + "\r\nConnection: close\r\n\r\n"))
+        .isEqualTo("HTTP/1.1 200 OK");
+    assertThat(
+            raw(
+                "GET /health/pollers HTTP/1.1\r\nHost: localhost:"
+                    + port
+                    + "\r\nConnection: close\r\n\r\n"))
+        .isEqualTo("HTTP/1.1 200 OK");
+    // DNS rebinding: the attacker's name resolves to 127.0.0.1, but the browser still sends it.
+    assertThat(
+            raw(
+                "GET /admin/pollers HTTP/1.1\r\nHost: evil.example:"
+                    + port
+                    + "\r\nConnection: close\r\n\r\n"))
+        .startsWith("HTTP/1.1 403");
+    assertThat(raw("GET /admin/pollers HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"))
+        .startsWith("HTTP/1.1 403");
+    assertThat(raw("GET /admin/pollers HTTP/1.1\r\nHost: 127.0.0.1:1\r\nConnection: close\r\n\r\n"))
+        .startsWith("HTTP/1.1 403");
+
+    HttpResponse<String> crossSite = get("/admin/pollers", "Origin", "http://evil.example");
+    assertThat(crossSite.statusCode()).isEqualTo(403);
+    assertThat(json(crossSite).path("error").asText())
+        .isEqualTo("cross-origin request from http://evil.example refused");
+    assertThat(get("/admin/pollers", "Origin", "http://127.0.0.1:" + port).statusCode())
+        .isEqualTo(200);
+    HttpResponse<String> crossPost =
+        post("/admin/pollers/orders/pause", "", "X-Watukuy-Admin", "1", "Origin", "null");
+    assertThat(crossPost.statusCode()).isEqualTo(403);
+  }
+
+  @Test
+  void aPostWithoutTheAdminHeaderIs403() throws Exception {
+    start();
+    // What a cross-site form could send: a plain POST with a form body, no custom header.
+    HttpResponse<String> r =
+        post(
+            "/admin/pollers/orders/pause",
+            "x=1",
+            "Content-Type",
+            "application/x-www-form-urlencoded");
+    assertThat(r.statusCode()).isEqualTo(403);
+    assertThat(json(r).path("error").asText())
+        .isEqualTo("a POST needs the header X-Watukuy-Admin: 1 (or the bearer token)");
+    assertThat(engine.inspect().poller("orders").orElseThrow().paused()).isNull();
+  }
+
+  @Test
+  void withATokenEveryEndpointButLiveAndReadyNeedsIt() throws Exception {
+    engine(Watukuy.builder());
+    String token = "0123456789abcdef0123456789abcdef";
+    start(AdminServer.builder(engine).store(store).token(token));
+    assertThat(get("/health/live").statusCode()).isEqualTo(200);
+    assertThat(get("/health/ready").statusCode()).isEqualTo(200);
+    HttpResponse<String> none = get("/admin/pollers");
+    assertThat(none.statusCode()).isEqualTo(401);
+    assertThat(none.headers().firstValue("WWW-Authenticate")).hasValue("Bearer");
+    assertThat(get("/health/pollers").statusCode()).isEqualTo(401);
+    assertThat(get("/admin/pollers", "Authorization", "Bearer " + token).statusCode())
+        .isEqualTo(200);
+    assertThat(get("/admin/pollers", "Authorization", "Bearer " + token + "0").statusCode())
+        .isEqualTo(401);
+    assertThat(get("/admin/pollers", "Authorization", "Bearer " + token.substring(1)).statusCode())
+        .isEqualTo(401);
+    // The header alone is not enough once a token is set; the token alone is.
+    assertThat(adminPost("/admin/pollers/orders/pause", "").statusCode()).isEqualTo(401);
+    assertThat(
+            post("/admin/pollers/orders/pause", "", "Authorization", "Bearer " + token)
+                .statusCode())
+        .isEqualTo(200);
+  }
+
+  @Test
+  void aNonLoopbackAddressWithoutATokenIsRefused() {
+    engine(Watukuy.builder());
+    assertThatThrownBy(() -> AdminServer.builder(engine).bind("0.0.0.0", 0).build())
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "admin bind address 0.0.0.0:0 is not loopback: set a bearer token"
+                + " (--admin-token-file), or bind 127.0.0.1");
+    // With a token it builds (it is not started: tests talk to 127.0.0.1 only).
+    AdminServer.builder(engine).bind("0.0.0.0", 0).token("0123456789abcdef").build().close();
+    assertThatThrownBy(() -> AdminServer.builder(engine).token("short"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "admin token is 5 characters long; at least 16 are needed (e.g. openssl rand -hex 32)");
+  }
+
+  @Test
+  void anOversizedBodyIs413() throws Exception {
+    start();
+    String big = "{\"poller\":\"orders\",\"ids\":[\"" + "9".repeat(70_000) + "\"]}";
+    HttpResponse<String> r = adminPost("/admin/parked/retry", big);
+    assertThat(r.statusCode()).isEqualTo(413);
+    assertThat(json(r).path("error").asText()).isEqualTo("request body over 65536 bytes");
+    // Without a length (chunked), cut once the bound is passed.
+    HttpResponse<String> chunked =
+        http.send(
+            HttpRequest.newBuilder(uri("/admin/parked/retry"))
+                .header("X-Watukuy-Admin", "1")
+                .POST(
+                    HttpRequest.BodyPublishers.ofInputStream(
+                        () ->
+                            new java.io.ByteArrayInputStream(big.getBytes(StandardCharsets.UTF_8))))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(chunked.statusCode()).isEqualTo(413);
+  }
+
+  @Test
+  void noResponseCarriesASecret() throws Exception {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    WatukuyMetrics metrics = new WatukuyMetrics(registry, Duration.ZERO);
+    engine(Watukuy.builder().listener(metrics));
+    metrics.watch(engine);
+    // The server gets no secrets here: what the engine stores must already be redacted.
+    start(AdminServer.builder(engine).store(store).metrics(registry));
+    api.put("a", Map.of());
+    destinationUp.set(false);
+    engine.on(
+        orders,
+        e -> {
+          throw new IllegalStateException("POST https://hooks.example/x?key=" + SECRET + " 500");
+        });
+    engine.tick(); // parked with the secret in its error
+    api.failNext(
+        100,
+        () ->
+            new IllegalStateException("GET https://erp.example/orders?api_key=" + SECRET + " 500"));
+    clock.advance(Duration.ofSeconds(30));
+    engine.tick(); // a failed cycle with the secret in its error
+    for (String path :
+        List.of("/health/pollers", "/admin/pollers", "/admin/parked", "/metrics", "/")) {
+      HttpResponse<String> r = get(path);
+      assertThat(r.body()).as(path).doesNotContain(SECRET);
+    }
+    assertThat(get("/admin/pollers").body()).contains("[redacted]");
+  }
+
+  @Test
+  void aSecretGivenToTheServerIsRedactedFromEveryAnswer() throws Exception {
+    engine(Watukuy.builder());
+    start(AdminServer.builder(engine).store(store).secrets(List.of(SECRET)));
+    HttpResponse<String> r = adminPost("/admin/pollers/" + SECRET + "/pause", "");
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(r.body()).doesNotContain(SECRET).contains("[redacted]");
+  }
+
+  @Test
+  void parseAddressNamesTheOptionAndValue() {
+    assertThat(AdminServer.parseAddress("--admin", "127.0.0.1:8080").getPort()).isEqualTo(8080);
+    assertThat(AdminServer.parseAddress("--admin", "[::1]:0").getHostString()).isEqualTo("::1");
+    assertThatThrownBy(() -> AdminServer.parseAddress("--admin", "8080"))
+        .hasMessage("--admin '8080': expected HOST:PORT such as 127.0.0.1:8080 or [::1]:8080");
+    assertThatThrownBy(() -> AdminServer.parseAddress("--admin", "localhost:99999"))
+        .hasMessage("--admin 'localhost:99999': port 99999 is out of range 0..65535");
+    assertThatThrownBy(() -> AdminServer.parseAddress("--admin", "localhost:http"))
+        .hasMessage(
+            "--admin 'localhost:http': the port is not a number; expected HOST:PORT such as"
+                + " 127.0.0.1:8080 or [::1]:8080");
+  }
+
+  @Test
+  void theTokenIsComparedByDigestSoLengthAndPrefixDoNotMatter() {
+    RequestGuard guard = new RequestGuard(java.util.Set.of("127.0.0.1"), "0123456789abcdef");
+    assertThat(guard.tokenMatches("Bearer 0123456789abcdef")).isTrue();
+    assertThat(guard.tokenMatches("bearer 0123456789abcdef")).isTrue();
+    assertThat(guard.tokenMatches("Bearer 0123456789abcde")).isFalse();
+    assertThat(guard.tokenMatches("Bearer 0123456789abcdef0")).isFalse();
+    assertThat(guard.tokenMatches("Bearer ")).isFalse();
+    assertThat(guard.tokenMatches("Basic 0123456789abcdef")).isFalse();
+    assertThat(guard.tokenMatches(null)).isFalse();
+    assertThat(new RequestGuard(java.util.Set.of(), null).tokenMatches("Bearer x")).isFalse();
+  }
+
+  static PollerKey key() {
+    return PollerKey.of("orders");
+  }
+}
