@@ -6,6 +6,8 @@ module io.watukuy.cli {
   requires io.watukuy;
   requires io.watukuy.auth;
   requires io.watukuy.formats;
+  requires io.watukuy.micrometer;
+  requires io.watukuy.admin;
   requires io.watukuy.store.sqlite;
   requires io.watukuy.store.postgres;
   requires io.watukuy.store.mariadb;

@@ -153,8 +153,8 @@ public final class AdminServer implements AutoCloseable {
   }
 
   /**
-   * Stops serving: requests in flight get up to a second to finish. Does not stop the engine.
-   * Idempotent.
+   * Stops serving at once: open connections are closed, so a request in flight gets no answer (an
+   * operation it started still completes in the engine). Does not stop the engine. Idempotent.
    */
   @Override
   public void close() {
@@ -167,7 +167,7 @@ public final class AdminServer implements AutoCloseable {
       server = null;
       executor = null;
     }
-    if (s != null) s.stop(1);
+    if (s != null) s.stop(0);
     if (pool != null) {
       pool.shutdown();
       try {
@@ -214,6 +214,46 @@ public final class AdminServer implements AutoCloseable {
           option + " '" + text + "': port " + port + " is out of range 0..65535");
     if (host.isBlank()) throw new ConfigException(option + " '" + text + "': " + why);
     return InetSocketAddress.createUnresolved(host, port);
+  }
+
+  /**
+   * Refuses a non-loopback bind address without a token, as {@link Builder#build()} does: for a
+   * caller that checks its options before it has an engine (the command line's {@code --admin}).
+   *
+   * @param address the resolved bind address
+   * @param host the host as given, for the message
+   * @param port the port, for the message
+   * @param token whether a bearer token is set
+   * @throws ConfigException if the address is not loopback and there is no token
+   */
+  public static void checkBind(InetAddress address, String host, int port, boolean token) {
+    if (!address.isLoopbackAddress() && !token)
+      throw new ConfigException(
+          "admin bind address "
+              + host
+              + ":"
+              + port
+              + " is not loopback: set a bearer token (--admin-token-file), or bind 127.0.0.1");
+  }
+
+  /**
+   * Refuses a token unfit as one, as {@link Builder#token} does.
+   *
+   * @param token the token
+   * @throws ConfigException if shorter than {@value #MIN_TOKEN_LENGTH} characters or with white
+   *     space; the message never repeats the token
+   */
+  public static void checkToken(String token) {
+    Objects.requireNonNull(token, "token");
+    if (token.length() < MIN_TOKEN_LENGTH)
+      throw new ConfigException(
+          "admin token is "
+              + token.length()
+              + " characters long; at least "
+              + MIN_TOKEN_LENGTH
+              + " are needed (e.g. openssl rand -hex 32)");
+    if (token.chars().anyMatch(Character::isWhitespace))
+      throw new ConfigException("admin token holds white space; use one word, e.g. hex");
   }
 
   /** Builds an {@link AdminServer}. Not thread-safe; each setter returns this builder. */
@@ -272,16 +312,7 @@ public final class AdminServer implements AutoCloseable {
      * @throws ConfigException if shorter or with white space (the message does not repeat it)
      */
     public Builder token(String token) {
-      Objects.requireNonNull(token, "token");
-      if (token.length() < MIN_TOKEN_LENGTH)
-        throw new ConfigException(
-            "admin token is "
-                + token.length()
-                + " characters long; at least "
-                + MIN_TOKEN_LENGTH
-                + " are needed (e.g. openssl rand -hex 32)");
-      if (token.chars().anyMatch(Character::isWhitespace))
-        throw new ConfigException("admin token holds white space; use one word, e.g. hex");
+      checkToken(token);
       this.token = token;
       return this;
     }
@@ -399,13 +430,7 @@ public final class AdminServer implements AutoCloseable {
       } catch (IOException e) {
         throw new ConfigException("admin bind host '" + host + "' cannot be resolved: " + e);
       }
-      if (!address.isLoopbackAddress() && token == null)
-        throw new ConfigException(
-            "admin bind address "
-                + host
-                + ":"
-                + port
-                + " is not loopback: set a bearer token (--admin-token-file), or bind 127.0.0.1");
+      checkBind(address, host, port, token != null);
       Set<String> names = new LinkedHashSet<>(hosts);
       names.add(host.toLowerCase(java.util.Locale.ROOT));
       String literal = address.getHostAddress();

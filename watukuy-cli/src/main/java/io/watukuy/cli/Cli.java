@@ -15,6 +15,7 @@ import io.watukuy.TickOptions;
 import io.watukuy.TickReport;
 import io.watukuy.Watukuy;
 import io.watukuy.WatukuyListener;
+import io.watukuy.admin.AdminServer;
 import io.watukuy.cli.CliConfig.StoreSpec;
 import io.watukuy.spi.CredentialStore;
 import io.watukuy.spi.StateStore;
@@ -214,10 +215,32 @@ final class Cli {
         description = "Run only these pollers (default: all of CONFIG).")
     List<String> only = new ArrayList<>();
 
+    @Option(
+        names = "--admin",
+        paramLabel = "HOST:PORT",
+        description =
+            "Serve health, metrics and operations over HTTP on this address, e.g. 127.0.0.1:8080"
+                + " (daemon only; docs/operations.md, \"Admin HTTP\"). Any address but loopback needs"
+                + " --admin-token-file.")
+    @Nullable String admin;
+
+    @Option(
+        names = "--admin-token-file",
+        paramLabel = "PATH",
+        description =
+            "A file holding the bearer token every admin request but /health/live and"
+                + " /health/ready must carry (at least 16 characters).")
+    @Nullable Path adminTokenFile;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    private @Nullable AdminOption adminOption;
+
     @CommandLine.Mixin Verbose v;
 
     @Override
     public Integer call() throws Exception {
+      adminOption = adminOption();
       CliConfig cfg = load(config);
       Set<String> selected = new LinkedHashSet<>();
       for (String name : only) {
@@ -312,7 +335,9 @@ final class Cli {
                   pollers,
                   cfg.delivery(),
                   cfg.secrets(),
-                  listener,
+                  adminOption == null
+                      ? List.of(listener)
+                      : List.of(listener, adminOption.metrics()),
                   cfg.budgets(),
                   cfg.budgetStore(),
                   cfg.leaseTtl(),
@@ -401,6 +426,29 @@ final class Cli {
         int code = once(s, selected, outputs);
         // An event a sink or output refused (retried or parked) is a failed run for cron.
         return deliveryFailed.get() ? Main.FAILED : code;
+      }
+    }
+
+    private static String hostText(java.net.InetSocketAddress a) {
+      String h = a.getAddress() == null ? a.getHostString() : a.getAddress().getHostAddress();
+      return h.contains(":") ? "[" + h + "]" : h;
+    }
+
+    /** Checks --admin and --admin-token-file before anything opens: a mistake is exit 2. */
+    private @Nullable AdminOption adminOption() {
+      if (admin == null) {
+        if (adminTokenFile != null)
+          throw new CommandLine.ParameterException(
+              spec.commandLine(), "--admin-token-file " + adminTokenFile + " needs --admin");
+        return null;
+      }
+      if (once)
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), "--admin " + admin + " serves a daemon: drop --once or --admin");
+      try {
+        return AdminOption.check(admin, adminTokenFile);
+      } catch (ConfigException e) {
+        throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
       }
     }
 
@@ -606,7 +654,16 @@ final class Cli {
               + ", store "
               + redact(storeText(cfg.store()))
               + "; Ctrl-C to stop");
+      AdminServer adminServer = adminOption == null ? null : adminOption.start(s, cfg.secrets());
+      if (adminServer != null)
+        err.println(
+            "watukuy: admin HTTP on http://"
+                + hostText(adminServer.address())
+                + ":"
+                + adminServer.port()
+                + (adminOption.hasToken() ? " (bearer token required)" : ""));
       s.engine.start();
+      if (adminOption != null) adminOption.engineStarted(true);
       int code = Main.OK;
       try {
         while (!awaitStop(stop)) {
@@ -629,6 +686,8 @@ final class Cli {
         }
         if (code == Main.OK) s.engine.stop(true); // drains: what was fetched is delivered first
       } finally {
+        if (adminOption != null) adminOption.engineStarted(false);
+        if (adminServer != null) adminServer.close();
         try {
           Runtime.getRuntime().removeShutdownHook(hook);
         } catch (IllegalStateException e) {

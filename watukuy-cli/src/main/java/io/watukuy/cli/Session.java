@@ -61,7 +61,7 @@ final class Session implements AutoCloseable {
         YamlPollers.build(config),
         config.delivery(),
         config.secrets(),
-        WatukuyListener.NONE,
+        List.of(),
         config.budgets(),
         config.budgetStore(),
         config.leaseTtl(),
@@ -96,7 +96,7 @@ final class Session implements AutoCloseable {
         pollers,
         delivery,
         secrets,
-        listener,
+        List.of(listener),
         Map.of(),
         null,
         Watukuy.DEFAULT_LEASE_TTL,
@@ -114,7 +114,7 @@ final class Session implements AutoCloseable {
       List<Poller<JsonNode>> pollers,
       DeliveryOptions delivery,
       Set<String> secrets,
-      WatukuyListener listener,
+      List<WatukuyListener> listeners,
       Map<String, BudgetLimit> budgets,
       @Nullable StoreSpec budgetStore,
       Duration leaseTtl,
@@ -132,8 +132,8 @@ final class Session implements AutoCloseable {
               .handlerExecutor(Runnable::run)
               .secrets(secrets) // ${ENV} values never show in engine errors or logs
               .leaseTtl(leaseTtl)
-              .time(time)
-              .listener(listener);
+              .time(time);
+      listeners.forEach(b::listener); // called in order, each behind its own guard
       pollers.forEach(b::poller);
       Map<String, ? extends Sink> made = sinks.apply(store);
       for (Poller<JsonNode> p : pollers) {

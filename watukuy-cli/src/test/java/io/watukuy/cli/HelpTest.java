@@ -108,8 +108,8 @@ class HelpTest {
 
   @Test
   void optionsSayTheirDefaults() {
-    assertThat(help("run", "--help"))
-        .contains("--poller=NAME...   Run only these pollers (default: all of CONFIG).");
+    assertThat(help("run", "--help").replaceAll("\\s+", " "))
+        .contains("--poller=NAME... Run only these pollers (default: all of CONFIG).");
     assertThat(help("backfill", "--help").replaceAll("\\s+", " "))
         .contains("--to=VALUE The cursor to stop at (default: the live cursor now).");
     assertThat(help("demo", "--help").replaceAll("\\s+", " "))
