@@ -65,7 +65,9 @@ final class Routes implements HttpHandler, AutoCloseable {
     try {
       String method = ex.getRequestMethod();
       boolean post = "POST".equals(method);
-      boolean open = path.equals("/health/live") || path.equals("/health/ready");
+      // The dashboard's own files hold no data (the page asks for the token and sends it with
+      // every API call), so a browser can load them where a bearer token is required.
+      boolean open = !api || path.equals("/health/live") || path.equals("/health/ready");
       RequestGuard.Refusal refusal = guard.check(ex.getRequestHeaders(), post, open);
       if (refusal != null) {
         if (refusal.status() == 401) ex.getResponseHeaders().set("WWW-Authenticate", "Bearer");

@@ -19,6 +19,12 @@
   const POLLERS = 'admin/pollers';
   const PARKED = 'admin/parked';
 
+  /**
+   * The bearer token, when the admin server asks for one (it answers 401): typed into the page's
+   * form, kept in this variable only, never in storage, so it leaves with the page.
+   */
+  let token = null;
+
   let timer = null;
   let inFlight = null;
   let again = false;
@@ -29,6 +35,7 @@
   async function request(method, path, body) {
     const init = { method, cache: 'no-store', credentials: 'same-origin', headers: {} };
     if (method !== 'GET') init.headers[ADMIN_HEADER] = '1';
+    if (token) init.headers.Authorization = `Bearer ${token}`;
     if (body !== undefined) {
       init.headers['Content-Type'] = 'application/json';
       init.body = JSON.stringify(body);
@@ -41,6 +48,7 @@
     } catch (e) {
       // not JSON: keep the text for the message below
     }
+    if (response.status === 401) askForToken();
     if (!response.ok) {
       const why = json && typeof json.error === 'string' ? json.error : text.trim();
       throw new Error(`${method} ${path}: ${response.status} ${why || response.statusText}`);
@@ -70,6 +78,21 @@
     if (ids === null) body.all = true;
     else body.ids = ids;
     return request('POST', `${PARKED}/${action}`, body);
+  }
+
+  /** Shows the token form; a token that was refused is forgotten. */
+  function askForToken() {
+    token = null;
+    document.getElementById('token-form').hidden = false;
+  }
+
+  function useToken(event) {
+    event.preventDefault();
+    const input = document.getElementById('token');
+    token = input.value.trim() || null;
+    input.value = '';
+    document.getElementById('token-form').hidden = true;
+    refresh();
   }
 
   // ---- formatting -----------------------------------------------------------------------------
@@ -296,6 +319,12 @@
       again = true;
       return;
     }
+    // A hidden tab reads nothing (a forgotten tab costs the store no inspections); showing it
+    // again refreshes at once.
+    if (document.visibilityState === 'hidden') {
+      timer = setTimeout(refresh, REFRESH_MS);
+      return;
+    }
     inFlight = Promise.all([request('GET', POLLERS), request('GET', PARKED)])
       .then(([pollers, parked]) => summary(render(pollers, parked), false))
       .catch((e) => summary(`Could not read the admin API: ${e.message}`, true))
@@ -310,6 +339,7 @@
       });
   }
 
+  document.getElementById('token-form').addEventListener('submit', useToken);
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'visible') refresh();
   });
