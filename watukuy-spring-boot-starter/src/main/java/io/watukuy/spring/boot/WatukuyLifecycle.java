@@ -45,7 +45,7 @@ public final class WatukuyLifecycle implements SmartLifecycle {
 
   /**
    * Stops the daemon and waits for handler calls in flight, up to {@link
-   * Watukuy#DEFAULT_DRAIN_TIMEOUT}; the rest stay in the outbox for the next start (G5).
+   * Watukuy#DEFAULT_DRAIN_TIMEOUT}; the rest stay in the outbox for the next start (G1).
    */
   @Override
   public void stop() {

@@ -1,0 +1,150 @@
+package io.watukuy.examples.springboot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpServer;
+import io.watukuy.testing.ReadsWallClock;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * The example application, booted whole on a random port against the local PostgreSQL (its own
+ * table prefix, dropped afterwards) and a vendor on 127.0.0.1: the orders reach the handler, a
+ * changed order arrives as an update, and {@code /actuator/health} and {@code /actuator/watukuy}
+ * answer over HTTP. The health readiness group leaves watukuy out.
+ */
+@SpringBootTest(
+    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+    properties = {"orders.every=1s", "management.endpoint.health.probes.enabled=true"})
+@ReadsWallClock("a whole application: the daemon polls on the system clock")
+class OrdersApplicationTest {
+  static final String DB = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
+  static final String PREFIX =
+      "sbex_" + HexFormat.of().toHexDigits(new SplittableRandom().nextInt()) + "_";
+  static final AtomicReference<String> orders =
+      new AtomicReference<>(
+          "[{\"id\":\"1001\",\"status\":\"paid\"},{\"id\":\"1002\",\"status\":\"new\"}]");
+  static final HttpServer vendor = vendor();
+  static final ObjectMapper json = new ObjectMapper();
+  static final HttpClient client = HttpClient.newHttpClient();
+
+  @Autowired OrderBook book;
+
+  @Value("${local.server.port}")
+  int port;
+
+  static HttpServer vendor() {
+    try {
+      HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+      server.createContext(
+          "/orders",
+          ex -> {
+            byte[] body = orders.get().getBytes(StandardCharsets.UTF_8);
+            ex.getResponseHeaders().add("Content-Type", "application/json");
+            ex.sendResponseHeaders(200, body.length);
+            ex.getResponseBody().write(body);
+            ex.close();
+          });
+      server.start();
+      return server;
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @DynamicPropertySource
+  static void properties(DynamicPropertyRegistry registry) {
+    registry.add("spring.datasource.url", () -> DB);
+    registry.add(
+        "orders.url", () -> "http://127.0.0.1:" + vendor.getAddress().getPort() + "/orders");
+    registry.add("watukuy.store.table-prefix", () -> PREFIX);
+  }
+
+  @AfterAll
+  static void cleanUp() throws Exception {
+    vendor.stop(0);
+    try (Connection c = DriverManager.getConnection(DB);
+        Statement s = c.createStatement()) {
+      List<String> tables = new ArrayList<>();
+      try (ResultSet rs =
+          c.getMetaData()
+              .getTables(
+                  null, "public", PREFIX.replace("_", "\\_") + "%", new String[] {"TABLE"})) {
+        while (rs.next()) tables.add(rs.getString("TABLE_NAME"));
+      }
+      for (String t : tables) s.execute("DROP TABLE IF EXISTS public.\"" + t + "\" CASCADE");
+    }
+  }
+
+  @Test
+  void ordersReachTheHandlerAndTheActuatorEndpointsAnswer() throws Exception {
+    awaitBook(Map.of("1001", "paid", "1002", "new"));
+    orders.set("[{\"id\":\"1001\",\"status\":\"shipped\"}]");
+    awaitBook(Map.of("1001", "shipped"));
+
+    JsonNode health = get("/actuator/health", 200);
+    assertThat(health.at("/components/watukuy/status").asText()).isEqualTo("UP");
+    assertThat(health.at("/components/watukuy/details/keys").asInt()).isEqualTo(1);
+    JsonNode readiness = get("/actuator/health/readiness", 200);
+    assertThat(readiness.path("components").has("watukuy")).isFalse();
+
+    JsonNode inspection = get("/actuator/watukuy", 200);
+    assertThat(inspection.at("/pollers/0/poller").asText()).isEqualTo("orders");
+    assertThat(inspection.at("/pollers/0/health/healthy").asBoolean()).isTrue();
+    JsonNode poller = get("/actuator/watukuy/orders", 200);
+    assertThat(poller.get("parked")).isEmpty();
+
+    HttpResponse<String> paused =
+        client.send(
+            HttpRequest.newBuilder(uri("/actuator/watukuy/orders/pause"))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{}"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(paused.statusCode()).isEqualTo(200);
+    assertThat(json.readTree(paused.body()).get("action").asText()).isEqualTo("pause");
+    assertThat(get("/actuator/watukuy", 200).at("/pollers/0/paused").isNull()).isFalse();
+  }
+
+  private void awaitBook(Map<String, String> expected) throws InterruptedException {
+    // At most 20 s: the poller runs every second.
+    for (int i = 0; i < 400 && !book.statuses().equals(expected); i++) Thread.sleep(50);
+    assertThat(book.statuses()).isEqualTo(expected);
+  }
+
+  private JsonNode get(String path, int status) throws Exception {
+    HttpResponse<String> r =
+        client.send(
+            HttpRequest.newBuilder(uri(path)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).as(path + ": " + r.body()).isEqualTo(status);
+    return json.readTree(r.body());
+  }
+
+  private URI uri(String path) {
+    return URI.create("http://127.0.0.1:" + port + path);
+  }
+}
