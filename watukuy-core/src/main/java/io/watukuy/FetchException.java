@@ -29,6 +29,14 @@ public final class FetchException extends WatukuyException {
   private final String kind;
 
   /**
+   * The {@link #kind()} of a stall where the API or the request would repeat the pages before it
+   * (docs/operations.md, "Stalled lanes"); see {@link #pageRepeated}.
+   *
+   * @since 0.3
+   */
+  public static final String PAGE_REPEATED = "PageRepeated";
+
+  /**
    * Creates the exception; the message is {@code "poller <p>[ partition <q>] page <n>[ item <i+1>]:
    * <problem>"}.
    *
@@ -89,6 +97,34 @@ public final class FetchException extends WatukuyException {
   public static FetchException named(
       String poller, String partition, int page, String kind, String problem) {
     return new FetchException(poller, partition, page, -1, problem, null, kind);
+  }
+
+  /**
+   * The {@link #PAGE_REPEATED} stall of page {@code ctx.page()}, for a fetch function that knows,
+   * before sending it, that the request would repeat the pages before it (a next URL already read
+   * in this listing, an offset restart from the query before it): docs/operations.md, "Stalled
+   * lanes". Its message is {@code "LANE lane stalled (PageRepeated): CAUSE. The pages before it are
+   * committed; the lane stops here for this cycle and that request was not sent"}, after the
+   * poller, partition and page.
+   *
+   * @param ctx the fetch, for its poller, partition, page and lane
+   * @param cause what would repeat and the fix, without a final full stop
+   * @return the exception, to throw instead of sending the request
+   * @since 0.3
+   */
+  public static FetchException pageRepeated(FetchContext<?> ctx, String cause) {
+    return named(
+        ctx.poller(),
+        ctx.partition(),
+        ctx.page(),
+        PAGE_REPEATED,
+        ctx.lane().wire()
+            + " lane stalled ("
+            + PAGE_REPEATED
+            + "): "
+            + cause
+            + ". The pages before it are committed; the lane stops here for this cycle and that"
+            + " request was not sent");
   }
 
   private static String describe(String poller, String partition, int page, int itemIndex) {

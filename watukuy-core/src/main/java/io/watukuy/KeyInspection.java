@@ -203,7 +203,8 @@ public record KeyInspection(
   }
 
   /** The {@code lastError} names of a stalled lane (docs/operations.md, "Stalled lanes"). */
-  private static final Set<String> STALLS = Set.of("PageRepeated", "TokenNotAdvancing");
+  private static final Set<String> STALLS =
+      Set.of(FetchException.PAGE_REPEATED, "TokenNotAdvancing");
 
   /**
    * The key this inspection describes.

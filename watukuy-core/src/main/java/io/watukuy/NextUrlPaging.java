@@ -319,7 +319,7 @@ public final class NextUrlPaging {
                 + " to "
                 + last
                 + " again, in a loop";
-    return stall(
+    return FetchException.pageRepeated(
         ctx,
         "the "
             + label
@@ -329,24 +329,5 @@ public final class NextUrlPaging {
             + "; check that "
             + label
             + " points at the next page's URL");
-  }
-
-  /**
-   * The {@code PageRepeated} stall of page {@code ctx.page()}, raised before sending a request that
-   * would repeat the pages before it (docs/operations.md, "Stalled lanes").
-   *
-   * @param cause what would repeat and the fix, without a final full stop
-   */
-  static FetchException stall(FetchContext<?> ctx, String cause) {
-    return FetchException.named(
-        ctx.poller(),
-        ctx.partition(),
-        ctx.page(),
-        "PageRepeated",
-        ctx.lane().wire()
-            + " lane stalled (PageRepeated): "
-            + cause
-            + ". The pages before it are committed; the lane stops here for this cycle and that"
-            + " request was not sent");
   }
 }

@@ -128,7 +128,7 @@ public final class OffsetPaging<T> {
     if (!current || restart) {
       Object query = ctx.cursor();
       if (restart && Objects.equals(queryKey.apply(at.at().query()), queryKey.apply(query))) {
-        throw NextUrlPaging.stall(ctx, tieWiderThanMaxOffset(query));
+        throw FetchException.pageRepeated(ctx, tieWiderThanMaxOffset(query));
       }
       at = new State<>(page, new Position<>(0, null, query));
       positions.put(slot, at);

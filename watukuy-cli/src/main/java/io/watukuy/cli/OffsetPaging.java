@@ -133,7 +133,7 @@ final class OffsetPaging {
     try {
       at = positions.position(ctx);
     } catch (FetchException e) {
-      if (!"PageRepeated".equals(e.kind())) throw e;
+      if (!FetchException.PAGE_REPEATED.equals(e.kind())) throw e;
       throw tieWiderThanMaxOffset(ctx, cursorVariables(ctx.cursor()));
     }
     // A query's later pages keep the watermark it started from while the offset moves.
@@ -170,7 +170,7 @@ final class OffsetPaging {
   private FetchException tieWiderThanMaxOffset(
       FetchContext<?> ctx, Map<String, @Nullable String> query) {
     String tieBreak = query.get("cursor.tieBreak");
-    return PageRepeatedStall.of(
+    return FetchException.pageRepeated(
         ctx,
         "the tie at "
             + query.get("cursor.value")

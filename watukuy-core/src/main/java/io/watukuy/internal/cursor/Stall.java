@@ -1,5 +1,7 @@
 package io.watukuy.internal.cursor;
 
+import io.watukuy.FetchException;
+
 /**
  * Why a lane stalled within a cycle, and the fix that fits (docs/operations.md, "Stalled lanes").
  *
@@ -9,7 +11,7 @@ package io.watukuy.internal.cursor;
  */
 public record Stall(String kind, String fix) {
   /** The name of a stall where the API or the request repeats a page. */
-  public static final String PAGE_REPEATED = "PageRepeated";
+  public static final String PAGE_REPEATED = FetchException.PAGE_REPEATED;
 
   /** The name of a stall where a token API hands back the token it was sent. */
   public static final String TOKEN_NOT_ADVANCING = "TokenNotAdvancing";
