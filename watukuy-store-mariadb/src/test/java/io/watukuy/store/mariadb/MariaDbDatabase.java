@@ -1,6 +1,12 @@
 package io.watukuy.store.mariadb;
 
 import com.zaxxer.hikari.HikariDataSource;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -57,6 +63,34 @@ final class MariaDbDatabase implements BeforeAllCallback, AfterAllCallback {
   HikariDataSource pool() {
     if (pool == null) throw new IllegalStateException("the database is created before all tests");
     return pool;
+  }
+
+  /**
+   * Empties every table whose name starts with {@code prefix}, except its meta table (which keeps
+   * the schema version, so the next {@code migrate()} finds the tables current and creates
+   * nothing). A contract suite migrates one set of tables per class and empties it before each
+   * test: eight {@code CREATE TABLE}s per test cost more than the test itself, and an emptied table
+   * holds no row of an earlier test, as a fresh one would not.
+   *
+   * @param prefix a table prefix, such as {@code t_}
+   * @throws IllegalStateException before the class's tests start, or if a statement fails
+   */
+  void emptyTables(String prefix) {
+    try (Connection c = pool().getConnection();
+        Statement s = c.createStatement()) {
+      List<String> tables = new ArrayList<>();
+      try (ResultSet rs =
+          s.executeQuery(
+              "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()")) {
+        while (rs.next()) {
+          String table = rs.getString(1);
+          if (table.startsWith(prefix) && !table.equals(prefix + "meta")) tables.add(table);
+        }
+      }
+      for (String table : tables) s.execute("DELETE FROM `" + table + "`");
+    } catch (SQLException e) {
+      throw new IllegalStateException("emptying the tables of prefix " + prefix + ": " + e, e);
+    }
   }
 
   /**
