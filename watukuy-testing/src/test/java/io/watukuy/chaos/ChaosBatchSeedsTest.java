@@ -30,6 +30,18 @@ class ChaosBatchSeedsTest {
   }
 
   @Test
+  void aPersistentStoreRunsTheFirstEightCiSeedsPerEventAndEveryOneInADeepRun() {
+    List<Long> seeds = with(Map.of(), () -> Chaos.storeSeeds().boxed().toList());
+    long[] deep = with(Map.of("watukuy.chaos.deep", "true"), () -> Chaos.storeSeeds().toArray());
+    long[] nightly = with(Map.of("watukuy.chaos.seeds", "50"), () -> Chaos.storeSeeds().toArray());
+
+    assertThat(seeds).containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L);
+    assertThat(Arrays.stream(Chaos.CI_SEEDS).boxed().toList()).containsAll(seeds);
+    assertThat(deep).containsExactly(Chaos.CI_SEEDS);
+    assertThat(nightly).hasSize(50).startsWith(1L).endsWith(50L);
+  }
+
+  @Test
   void aDeepRunChecksEveryCiSeedWithABatchHandler() {
     long[] seeds = with(Map.of("watukuy.chaos.deep", "true"), () -> Chaos.batchSeeds().toArray());
 

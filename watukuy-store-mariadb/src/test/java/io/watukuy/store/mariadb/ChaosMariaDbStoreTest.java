@@ -20,6 +20,7 @@ class ChaosMariaDbStoreTest {
   @TestFactory
   Stream<DynamicTest> everyGuaranteeHoldsUnderSeededKills() {
     return Chaos.everySeed(
+        Chaos.storeSeeds(),
         seed ->
             ChaosOptions.seed(seed)
                 .withStore(

@@ -31,6 +31,7 @@ class ChaosPostgresStoreTest {
   @TestFactory
   Stream<DynamicTest> everyGuaranteeHoldsUnderSeededKills() {
     return Chaos.everySeed(
+        Chaos.storeSeeds(),
         seed ->
             ChaosOptions.seed(seed)
                 .withStore(

@@ -19,6 +19,7 @@ class ChaosRedisStoreTest {
   @TestFactory
   Stream<DynamicTest> everyGuaranteeHoldsUnderSeededKills() {
     return Chaos.everySeed(
+        Chaos.storeSeeds(),
         seed -> {
           String prefix = redis.newPrefix("chaos-" + seed);
           return ChaosOptions.seed(seed).withStore(() -> redis.store(prefix));

@@ -20,6 +20,7 @@ class ChaosSqliteStoreTest {
   @TestFactory
   Stream<DynamicTest> everyGuaranteeHoldsUnderSeededKills() {
     return Chaos.everySeed(
+        Chaos.storeSeeds(),
         seed ->
             ChaosOptions.seed(seed)
                 .withStore(() -> SqliteStore.open(dir.resolve("chaos-" + seed + ".db"))));
