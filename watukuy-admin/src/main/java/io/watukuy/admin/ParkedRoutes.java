@@ -20,6 +20,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code GET /admin/parked} and {@code POST /admin/parked/retry|discard} (docs/operations.md,
@@ -67,7 +68,7 @@ final class ParkedRoutes {
     return n.toString();
   }
 
-  private static int limit(String text) {
+  private static int limit(@Nullable String text) {
     if (text == null) return DEFAULT_LIMIT;
     try {
       int l = Integer.parseInt(text);
@@ -161,7 +162,7 @@ final class ParkedRoutes {
           "poller " + poller + " has no partition '" + partition + "' (known: " + known + ")");
   }
 
-  private static String text(JsonNode req, String field, boolean required) {
+  private static @Nullable String text(JsonNode req, String field, boolean required) {
     JsonNode v = req.get(field);
     if (v == null || v.isNull()) {
       if (required) throw new ConfigException("the body has no \"" + field + "\"");
@@ -171,7 +172,7 @@ final class ParkedRoutes {
     return v.textValue();
   }
 
-  private static Set<String> ids(JsonNode v) {
+  private static Set<String> ids(@Nullable JsonNode v) {
     Set<String> ids = new LinkedHashSet<>();
     if (v == null || v.isNull()) return ids;
     if (!v.isArray()) throw new ConfigException("ids must be an array of strings, but was " + v);

@@ -13,7 +13,6 @@ import io.watukuy.DeliveryOptions;
 import io.watukuy.DeliveryPolicy;
 import io.watukuy.PoisonPolicy;
 import io.watukuy.Poller;
-import io.watukuy.PollerKey;
 import io.watukuy.RetryAfterException;
 import io.watukuy.RetryPolicy;
 import io.watukuy.Schedule;
@@ -25,6 +24,7 @@ import io.watukuy.testing.FakeApi;
 import io.watukuy.testing.ForwardingStore;
 import io.watukuy.testing.SeededRandom;
 import io.watukuy.testing.VirtualClock;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -34,13 +34,19 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The admin server on 127.0.0.1 (a free port) over an engine on a virtual clock, driven by {@code
@@ -189,13 +195,13 @@ class AdminServerTest {
   @Test
   void readyAnswers503WhenTheStoreHangsLongerThanTheTimeout() throws Exception {
     engine(Watukuy.builder());
-    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
     ForwardingStore hanging =
         new ForwardingStore(store) {
           @Override
           protected void beforeCall(String method) {
             try {
-              release.await(10, java.util.concurrent.TimeUnit.SECONDS);
+              release.await(10, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
               Thread.currentThread().interrupt();
             }
@@ -570,8 +576,7 @@ class AdminServerTest {
                 .header("X-Watukuy-Admin", "1")
                 .POST(
                     HttpRequest.BodyPublishers.ofInputStream(
-                        () ->
-                            new java.io.ByteArrayInputStream(big.getBytes(StandardCharsets.UTF_8))))
+                        () -> new ByteArrayInputStream(big.getBytes(StandardCharsets.UTF_8))))
                 .build(),
             HttpResponse.BodyHandlers.ofString());
     assertThat(chunked.statusCode()).isEqualTo(413);
@@ -617,6 +622,41 @@ class AdminServerTest {
   }
 
   @Test
+  void theTokenFileIsReadWithoutItsLineBreakAndNeverEchoed(@TempDir Path dir) throws Exception {
+    engine(Watukuy.builder());
+    Path file = dir.resolve("token");
+    Files.writeString(file, "0123456789abcdef0123\n");
+    start(AdminServer.builder(engine).store(store).tokenFile(file));
+    assertThat(get("/admin/pollers", "Authorization", "Bearer 0123456789abcdef0123").statusCode())
+        .isEqualTo(200);
+
+    Files.writeString(file, "tooshort\n");
+    assertThatThrownBy(() -> AdminServer.builder(engine).tokenFile(file))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "admin token file "
+                + file
+                + ": admin token is 8 characters long; at least 16 are needed (e.g. openssl rand"
+                + " -hex 32)");
+    Files.writeString(file, "\n");
+    assertThatThrownBy(() -> AdminServer.builder(engine).tokenFile(file))
+        .hasMessage("admin token file " + file + " is empty");
+  }
+
+  @Test
+  void aNameGivenToAllowHostsIsAcceptedInHost() throws Exception {
+    engine(Watukuy.builder());
+    start(AdminServer.builder(engine).store(store).allowHosts(List.of("watukuy.internal")));
+    int port = admin.port();
+    assertThat(
+            raw(
+                "GET /health/live HTTP/1.1\r\nHost: watukuy.internal:"
+                    + port
+                    + "\r\nConnection: close\r\n\r\n"))
+        .isEqualTo("HTTP/1.1 200 OK");
+  }
+
+  @Test
   void parseAddressNamesTheOptionAndValue() {
     assertThat(AdminServer.parseAddress("--admin", "127.0.0.1:8080").getPort()).isEqualTo(8080);
     assertThat(AdminServer.parseAddress("--admin", "[::1]:0").getHostString()).isEqualTo("::1");
@@ -632,7 +672,7 @@ class AdminServerTest {
 
   @Test
   void theTokenIsComparedByDigestSoLengthAndPrefixDoNotMatter() {
-    RequestGuard guard = new RequestGuard(java.util.Set.of("127.0.0.1"), "0123456789abcdef");
+    RequestGuard guard = new RequestGuard(Set.of("127.0.0.1"), "0123456789abcdef");
     assertThat(guard.tokenMatches("Bearer 0123456789abcdef")).isTrue();
     assertThat(guard.tokenMatches("bearer 0123456789abcdef")).isTrue();
     assertThat(guard.tokenMatches("Bearer 0123456789abcde")).isFalse();
@@ -640,10 +680,6 @@ class AdminServerTest {
     assertThat(guard.tokenMatches("Bearer ")).isFalse();
     assertThat(guard.tokenMatches("Basic 0123456789abcdef")).isFalse();
     assertThat(guard.tokenMatches(null)).isFalse();
-    assertThat(new RequestGuard(java.util.Set.of(), null).tokenMatches("Bearer x")).isFalse();
-  }
-
-  static PollerKey key() {
-    return PollerKey.of("orders");
+    assertThat(new RequestGuard(Set.of(), null).tokenMatches("Bearer x")).isFalse();
   }
 }
