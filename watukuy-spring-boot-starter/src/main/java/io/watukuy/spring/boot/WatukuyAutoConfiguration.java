@@ -122,29 +122,42 @@ public class WatukuyAutoConfiguration {
         watukuy, properties.getStore().isMigrate(), properties.isAutoStartup());
   }
 
-  /** The {@code watukuy} health indicator, with spring-boot-health on the class path. */
+  /**
+   * The {@code watukuy} health indicator, with spring-boot-health on the class path. The class
+   * condition sits on an outer class of its own: Spring loads every condition of one class before
+   * it evaluates any, and the enabled-indicator condition is a class of that same module.
+   */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
-  @ConditionalOnEnabledHealthIndicator("watukuy")
   static class HealthConfiguration {
-    @Bean
-    @ConditionalOnMissingBean(name = "watukuyHealthIndicator")
-    WatukuyHealthIndicator watukuyHealthIndicator(Watukuy watukuy, WatukuyProperties properties) {
-      return new WatukuyHealthIndicator(watukuy, properties.getHealth().isShowKeys());
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnEnabledHealthIndicator("watukuy")
+    static class Enabled {
+      @Bean
+      @ConditionalOnMissingBean(name = "watukuyHealthIndicator")
+      WatukuyHealthIndicator watukuyHealthIndicator(Watukuy watukuy, WatukuyProperties properties) {
+        return new WatukuyHealthIndicator(watukuy, properties.getHealth().isShowKeys());
+      }
     }
   }
 
-  /** The {@code /actuator/watukuy} endpoint, when Actuator exposes it. */
+  /**
+   * The {@code /actuator/watukuy} endpoint, when Actuator is on the class path and exposes it (the
+   * class condition apart, as for the health indicator).
+   */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(
       name =
           "org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint")
-  @ConditionalOnAvailableEndpoint(WatukuyEndpoint.class)
   static class EndpointConfiguration {
-    @Bean
-    @ConditionalOnMissingBean
-    WatukuyEndpoint watukuyEndpoint(Watukuy watukuy) {
-      return new WatukuyEndpoint(watukuy);
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnAvailableEndpoint(WatukuyEndpoint.class)
+    static class Available {
+      @Bean
+      @ConditionalOnMissingBean
+      WatukuyEndpoint watukuyEndpoint(Watukuy watukuy) {
+        return new WatukuyEndpoint(watukuy);
+      }
     }
   }
 

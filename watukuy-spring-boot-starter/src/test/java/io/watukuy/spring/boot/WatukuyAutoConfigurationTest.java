@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -235,5 +236,26 @@ class WatukuyAutoConfigurationTest {
           assertThat(engine.inspect().at()).isEqualTo(ctx.getBean(VirtualClock.class).now());
           assertThat(engine.inspect().key(PollerKey.of("orders"))).isPresent();
         });
+  }
+
+  @Test
+  void withoutActuatorOrMicrometerTheEngineStillRuns() {
+    runner
+        .withClassLoader(
+            new FilteredClassLoader(
+                "org.springframework.boot.health",
+                "org.springframework.boot.actuate",
+                "io.watukuy.micrometer",
+                "io.micrometer"))
+        .withPropertyValues("management.endpoints.web.exposure.include=watukuy")
+        .run(
+            ctx -> {
+              assertThat(ctx).hasNotFailed().hasSingleBean(Watukuy.class);
+              assertThat(ctx).doesNotHaveBean("watukuyHealthIndicator");
+              assertThat(ctx).doesNotHaveBean("watukuyEndpoint");
+              assertThat(ctx).doesNotHaveBean("watukuyMetrics");
+              ctx.getBean(Watukuy.class).tick();
+              assertThat(ctx.getBean(Fixtures.RecordingHandler.Seen.class).events).hasSize(2);
+            });
   }
 }
