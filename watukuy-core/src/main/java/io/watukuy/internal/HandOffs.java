@@ -97,6 +97,7 @@ public final class HandOffs {
     Map<String, String> ok = new LinkedHashMap<>();
     given.forEach(
         (name, value) -> {
+          if (name == null || value == null) return;
           String lower = name.toLowerCase(Locale.ROOT);
           if (NAME.matcher(lower).matches() && VALUE.matcher(value).matches())
             ok.putIfAbsent(lower, value);

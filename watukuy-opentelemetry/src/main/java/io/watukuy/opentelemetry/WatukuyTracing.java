@@ -263,11 +263,6 @@ public final class WatukuyTracing implements WatukuyListener {
     span.end(call.startedAt().plus(elapsed));
   }
 
-  /** For a test: how many commits are remembered for links. */
-  int rememberedCommits() {
-    return commits.size();
-  }
-
   private Span startRequest(
       PollerKey key,
       String method,

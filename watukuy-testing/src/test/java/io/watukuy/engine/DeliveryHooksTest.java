@@ -234,4 +234,36 @@ class DeliveryHooksTest {
             Map.of("traceparent", TRACEPARENT, "tracestate", "vendor=x", "x-tenant", "eu"));
     assertThat(f.store.countPending(ORDERS)).isZero();
   }
+
+  /**
+   * A single listener's headers are checked as a chain's are: a null value and a value with a line
+   * break are dropped, the rest kept.
+   */
+  @Test
+  void aSingleListenersHeadersAreCheckedToo() {
+    f.seed(1);
+    Poller<JsonNode> orders = f.timestamp("orders", 50).build();
+    List<Map<String, String>> seen = new CopyOnWriteArrayList<>();
+    WatukuyListener only =
+        new WatukuyListener() {
+          @Override
+          public Map<String, String> onDeliveryStart(DeliveryCall call) {
+            Map<String, String> headers = new LinkedHashMap<>();
+            headers.put("traceparent", TRACEPARENT);
+            headers.put("x-null", null);
+            headers.put("x-injected", "a\nb");
+            return headers;
+          }
+        };
+    Watukuy w =
+        f.engine("a")
+            .poller(orders)
+            .listener(only)
+            .build()
+            .on(orders, e -> seen.add(Sink.headers()));
+
+    w.tick();
+
+    assertThat(seen).containsExactly(Map.of("traceparent", TRACEPARENT));
+  }
 }

@@ -7,9 +7,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.SpecVersion;
 import io.cloudevents.kafka.KafkaMessageFactory;
+import io.watukuy.DeliveryCall;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
 import io.watukuy.Watukuy;
+import io.watukuy.WatukuyListener;
 import io.watukuy.sink.EventFormat;
 import java.net.URI;
 import java.time.Duration;
@@ -78,5 +80,47 @@ class KafkaCloudEventsTest {
             "o1 io.watukuy.item.created n=1",
             "o2 io.watukuy.item.created n=2",
             "o1 io.watukuy.item.updated n=10");
+  }
+
+  /**
+   * A listener's trace context ({@code WatukuyListener.onDeliveryStart}, what watukuy-opentelemetry
+   * returns) is a record header and the CloudEvents distributed tracing extension ({@code
+   * ce_traceparent}), which the SDK reads back.
+   */
+  @Test
+  void theDeliverysTraceContextIsAHeaderAndTheTracingExtension(KafkaBroker broker)
+      throws Exception {
+    String traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    broker.createTopic("ce-traced", 1, Map.of());
+    f.api.put("o1", Map.of("n", 1));
+    Poller<JsonNode> orders = f.timestamp("traced").build();
+    KafkaSink sink =
+        SinkEngine.sink(broker.bootstrap(), "ce-{{source}}", EventFormat.CLOUDEVENTS, Map.of());
+    Watukuy w =
+        f.engine(Runnable::run, 1, 10)
+            .poller(orders)
+            .sink(orders, sink)
+            .listener(
+                new WatukuyListener() {
+                  @Override
+                  public Map<String, String> onDeliveryStart(DeliveryCall call) {
+                    return Map.of("traceparent", traceparent);
+                  }
+                })
+            .build();
+    try {
+      w.tick();
+    } finally {
+      w.close();
+    }
+
+    List<ConsumerRecord<byte[], byte[]>> records =
+        TopicReader.readAll(broker.bootstrap(), "ce-traced", Duration.ofSeconds(30));
+    assertThat(records).hasSize(1);
+    ConsumerRecord<byte[], byte[]> r = records.get(0);
+    assertThat(TopicReader.header(r, "traceparent")).isEqualTo(traceparent);
+    assertThat(TopicReader.header(r, "ce_traceparent")).isEqualTo(traceparent);
+    CloudEvent ce = KafkaMessageFactory.createReader(r).toEvent();
+    assertThat(ce.getExtension("traceparent")).isEqualTo(traceparent);
   }
 }
