@@ -37,6 +37,15 @@ public final class FetchException extends WatukuyException {
   public static final String PAGE_REPEATED = "PageRepeated";
 
   /**
+   * The {@link #kind()} of the note added as a suppressed exception to the error that ended a
+   * timestamp listing with {@code sorted(false)}: its watermark stayed where the listing started
+   * (docs/config.md, "Unsorted listings").
+   *
+   * @since 0.3
+   */
+  public static final String WATERMARK_KEPT = "WatermarkKept";
+
+  /**
    * Creates the exception; the message is {@code "poller <p>[ partition <q>] page <n>[ item <i+1>]:
    * <problem>"}.
    *

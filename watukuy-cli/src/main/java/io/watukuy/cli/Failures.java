@@ -37,7 +37,7 @@ final class Failures {
    */
   private static String watermarkKept(Throwable error) {
     for (Throwable s : error.getSuppressed())
-      if (s instanceof FetchException f && f.kind().equals("WatermarkKept"))
+      if (s instanceof FetchException f && f.kind().equals(FetchException.WATERMARK_KEPT))
         return "; " + afterPrefix(f);
     return "";
   }

@@ -40,12 +40,6 @@ final class PageLoop {
   /** The {@code lastError} name of a full listing cut short. */
   static final String LISTING_TRUNCATED = "ListingTruncated";
 
-  /**
-   * The kind of the note an unsorted listing ended by an error adds to that error (suppressed): the
-   * watermark stayed where the listing started.
-   */
-  static final String WATERMARK_KEPT = "WatermarkKept";
-
   private final CycleContext cx;
   private final Poller<Object> poller;
   private final PageCommit commit;
@@ -328,7 +322,8 @@ final class PageLoop {
     run.truncated = true;
     // The report's error says it too, beside the error itself.
     e.addSuppressed(
-        FetchException.named(run.key.poller(), run.key.partition(), pages, WATERMARK_KEPT, note));
+        FetchException.named(
+            run.key.poller(), run.key.partition(), pages, FetchException.WATERMARK_KEPT, note));
     log.warn("{}: {}", Who.key(run.key), note);
   }
 
