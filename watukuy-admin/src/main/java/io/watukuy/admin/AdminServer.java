@@ -305,8 +305,7 @@ public final class AdminServer implements AutoCloseable {
     /**
      * The bearer token every request but {@code /health/live}, {@code /health/ready} and the
      * dashboard's own files (which hold no data) must carry ({@code Authorization: Bearer TOKEN});
-     * compared in constant time. Required to bind a
-     * non-loopback address.
+     * compared in constant time. Required to bind a non-loopback address.
      *
      * @param token at least {@value #MIN_TOKEN_LENGTH} characters, no white space
      * @return this builder

@@ -174,10 +174,24 @@ public class WatukuyAutoConfiguration {
       })
   @ConditionalOnBean(type = "io.micrometer.core.instrument.MeterRegistry")
   static class MetricsConfiguration {
+    /**
+     * Timings go through the application's {@code ObservationRegistry} when it has one (Boot's
+     * gives timers, and spans with micrometer-tracing), unless {@code WatukuyTracing} already
+     * traces the engine: then the meters keep an observation registry of their own, so a cycle is
+     * not traced twice.
+     */
     @Bean
     @ConditionalOnMissingBean
-    WatukuyMetrics watukuyMetrics(io.micrometer.core.instrument.MeterRegistry registry) {
-      return new WatukuyMetrics(registry);
+    WatukuyMetrics watukuyMetrics(
+        io.micrometer.core.instrument.MeterRegistry registry,
+        ObjectProvider<io.micrometer.observation.ObservationRegistry> observations,
+        ListableBeanFactory beans) {
+      io.micrometer.observation.ObservationRegistry observation = observations.getIfUnique();
+      // By name: watukuy-opentelemetry may be absent from the class path.
+      boolean traced = beans.containsBean("watukuyTracing");
+      return observation == null || traced
+          ? new WatukuyMetrics(registry)
+          : new WatukuyMetrics(registry, observation);
     }
 
     @Bean
@@ -188,6 +202,31 @@ public class WatukuyAutoConfiguration {
           metrics.watch(engine);
         }
       };
+    }
+  }
+
+  /**
+   * The spans of watukuy-opentelemetry on the application's {@code OpenTelemetry}
+   * (docs/spring-boot.md, "Traces"): a span per cycle, a client span per HTTP attempt, a span per
+   * delivery, and the W3C trace context on every message a sink writes. Off with {@code
+   * watukuy.tracing.enabled=false}.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(
+      name = {"io.watukuy.opentelemetry.WatukuyTracing", "io.opentelemetry.api.OpenTelemetry"})
+  @ConditionalOnBean(type = "io.opentelemetry.api.OpenTelemetry")
+  @ConditionalOnBooleanProperty(name = "watukuy.tracing.enabled", matchIfMissing = true)
+  static class TracingConfiguration {
+    @Bean
+    @ConditionalOnMissingBean
+    io.watukuy.opentelemetry.WatukuyTracing watukuyTracing(
+        io.opentelemetry.api.OpenTelemetry openTelemetry,
+        ObjectProvider<io.watukuy.TimeSource> time) {
+      io.watukuy.opentelemetry.WatukuyTracing.Builder b =
+          io.watukuy.opentelemetry.WatukuyTracing.builder(openTelemetry);
+      io.watukuy.TimeSource t = time.getIfUnique();
+      if (t != null) b.time(t);
+      return b.build();
     }
   }
 }

@@ -46,6 +46,9 @@ public class WatukuyProperties {
   /** Health indicator settings. */
   private final Health health = new Health();
 
+  /** Tracing settings. */
+  private final Tracing tracing = new Tracing();
+
   /**
    * Whether the engine runs at all.
    *
@@ -152,6 +155,15 @@ public class WatukuyProperties {
    */
   public Health getHealth() {
     return health;
+  }
+
+  /**
+   * The tracing keys.
+   *
+   * @return never null
+   */
+  public Tracing getTracing() {
+    return tracing;
   }
 
   /** {@code watukuy.store.*}. */
@@ -452,6 +464,33 @@ public class WatukuyProperties {
      */
     public void setShowKeys(boolean showKeys) {
       this.showKeys = showKeys;
+    }
+  }
+
+  /** {@code watukuy.tracing.*}. */
+  public static class Tracing {
+    /**
+     * Whether the engine's spans go to the application's OpenTelemetry bean, when
+     * watukuy-opentelemetry is on the class path.
+     */
+    private boolean enabled = true;
+
+    /**
+     * Whether spans are made.
+     *
+     * @return default true
+     */
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    /**
+     * Sets {@link #isEnabled()}.
+     *
+     * @param enabled false to leave the engine untraced
+     */
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
     }
   }
 }

@@ -112,7 +112,8 @@ class WatukuyAutoConfigurationTest {
             "watukuy.delivery.dispatch-batch-size",
             "watukuy.delivery.batch-size",
             "watukuy.budgets",
-            "watukuy.health.show-keys");
+            "watukuy.health.show-keys",
+            "watukuy.tracing.enabled");
   }
 
   @Test
