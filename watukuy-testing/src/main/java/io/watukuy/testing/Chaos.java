@@ -53,9 +53,9 @@ public final class Chaos {
    * The seeds a CI run checks with a handler per event on a server-backed or file store (SQLite,
    * PostgreSQL, MariaDB, Redis): the first eight of {@link #CI_SEEDS}. The memory store runs all of
    * them; on a persistent store each seed costs the store's round trips at every step, and eight
-   * (with the four of {@link #CI_BATCH_SEEDS}) keep the suite inside its time while still running
-   * eight times the one seed per change the specification asks for. {@code
-   * -Dwatukuy.chaos.deep=true} runs every CI seed here too.
+   * (with the four of {@link #CI_BATCH_SEEDS}) keep the suite inside its time while every change
+   * still runs eight kill campaigns per store. {@code -Dwatukuy.chaos.deep=true} runs every CI seed
+   * here too.
    */
   public static final long[] CI_STORE_SEEDS = {1, 2, 3, 4, 5, 6, 7, 8};
 

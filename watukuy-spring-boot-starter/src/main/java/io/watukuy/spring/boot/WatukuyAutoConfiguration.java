@@ -207,7 +207,7 @@ public class WatukuyAutoConfiguration {
 
   /**
    * The spans of watukuy-opentelemetry on the application's {@code OpenTelemetry}
-   * (docs/spring-boot.md, "Traces"): a span per cycle, a client span per HTTP attempt, a span per
+   * (docs/spring-boot.md, "Wiring"): a span per cycle, a client span per HTTP attempt, a span per
    * delivery, and the W3C trace context on every message a sink writes. Off with {@code
    * watukuy.tracing.enabled=false}.
    */

@@ -24,7 +24,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
- * Traces and observations wired from the application's beans (docs/spring-boot.md, "Traces"): an
+ * Traces and observations wired from the application's beans (docs/spring-boot.md, "Wiring"): an
  * {@code OpenTelemetry} bean gets the engine's spans on the engine's clock, {@code
  * watukuy.tracing.enabled=false} turns them off, and without OpenTelemetry the meters time through
  * the application's {@code ObservationRegistry}.
