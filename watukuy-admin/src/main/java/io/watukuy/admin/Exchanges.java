@@ -94,6 +94,26 @@ final class Exchanges {
     return out.toByteArray();
   }
 
+  /** What {@link #discard} reads at most of a refused body before the answer. */
+  static final int MAX_DISCARD_BYTES = 1 << 20;
+
+  /**
+   * Reads and drops what is left of a refused request body, up to {@link #MAX_DISCARD_BYTES}, so
+   * that the client, still sending, reads the 413 instead of a reset connection; a longer body gets
+   * the answer and then the connection closes under it.
+   */
+  static void discard(HttpExchange ex) {
+    byte[] buf = new byte[8192];
+    long left = MAX_DISCARD_BYTES;
+    try {
+      InputStream in = ex.getRequestBody();
+      int n;
+      while (left > 0 && (n = in.read(buf, 0, (int) Math.min(buf.length, left))) > 0) left -= n;
+    } catch (IOException e) {
+      // the client gave up; the answer that follows fails the same way and is dropped
+    }
+  }
+
   /** The query parameters, decoded; a repeated name keeps its first value. */
   static Map<String, String> query(HttpExchange ex) {
     Map<String, String> params = new LinkedHashMap<>();

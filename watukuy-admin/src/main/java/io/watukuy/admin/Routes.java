@@ -76,6 +76,7 @@ final class Routes implements HttpHandler, AutoCloseable {
       }
       route(ex, path, method);
     } catch (Exchanges.TooLarge e) {
+      Exchanges.discard(ex);
       Exchanges.error(ex, 413, e.getMessage(), redact);
     } catch (ConfigException e) {
       Exchanges.error(ex, 400, e.getMessage(), redact);

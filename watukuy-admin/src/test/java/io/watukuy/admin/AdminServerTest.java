@@ -310,11 +310,15 @@ class AdminServerTest {
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.headers().firstValue("Content-Type").orElseThrow()).startsWith("text/plain");
     assertThat(r.body())
-        .contains("watukuy_events_total{lane=\"live\",poller=\"orders\",type=\"created\"} 2.0")
-        .contains("watukuy_deliveries_total{outcome=\"acked\",poller=\"orders\"} 2.0")
         .contains(
-            "watukuy_poll_seconds_count{lane=\"live\",outcome=\"success\",poller=\"orders\"} 1")
-        .contains("watukuy_outbox_pending{poller=\"orders\"} 0.0");
+            "watukuy_events_total{lane=\"live\",partition=\"\",poller=\"orders\",type=\"created\"}"
+                + " 2.0")
+        .contains(
+            "watukuy_deliveries_total{outcome=\"acked\",partition=\"\",poller=\"orders\"} 2.0")
+        .contains(
+            "watukuy_poll_seconds_count{error=\"none\",lane=\"live\",outcome=\"success\","
+                + "partition=\"\",poller=\"orders\"} 1")
+        .contains("watukuy_outbox_pending{partition=\"\",poller=\"orders\"} 0.0");
   }
 
   @Test
