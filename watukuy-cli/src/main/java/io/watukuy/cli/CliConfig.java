@@ -164,30 +164,6 @@ record CliConfig(
       @Nullable String totalHeader,
       @Nullable BodyFormat format) {
 
-    /** Without {@code response.format}: the page's {@code Content-Type} chooses. */
-    ResponseSpec(
-        Locator items,
-        @Nullable Locator hasMore,
-        boolean hasMoreNonEmpty,
-        @Nullable Locator next,
-        boolean nextLink,
-        @Nullable Locator total,
-        @Nullable Locator pageInfo,
-        @Nullable NextLink nextUrl,
-        @Nullable String totalHeader) {
-      this(
-          items,
-          hasMore,
-          hasMoreNonEmpty,
-          next,
-          nextLink,
-          total,
-          pageInfo,
-          nextUrl,
-          totalHeader,
-          null);
-    }
-
     /** This spec with {@code response.format} (docs/config.md, "response.format"). */
     ResponseSpec withFormat(@Nullable BodyFormat format) {
       return new ResponseSpec(
