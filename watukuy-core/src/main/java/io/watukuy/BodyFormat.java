@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.watukuy.internal.http.BodyFormats;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.Reader;
 import java.nio.charset.Charset;
 import java.util.List;
 import java.util.Optional;
@@ -110,5 +111,21 @@ public interface BodyFormat {
    */
   static BodyFormat forContentType(@Nullable String contentType) {
     return BodyFormats.forContentType(contentType);
+  }
+
+  /**
+   * {@code body} as text, for a {@link #read} that parses characters: decoded in {@code charset}
+   * (UTF-8 when null), with a leading byte order mark (U+FEFF) skipped, since Java's UTF-8 decoder
+   * keeps it and no parser expects it. The JSON formats and {@code watukuy-formats}' CSV and XML
+   * read through it.
+   *
+   * @param body the body bytes; closing the reader closes it
+   * @param charset the {@code Content-Type}'s charset, or {@code null} for UTF-8
+   * @return a reader positioned after the byte order mark, if there was one
+   * @throws IOException when the first character cannot be read
+   * @since 0.3
+   */
+  static Reader textReader(InputStream body, @Nullable Charset charset) throws IOException {
+    return BodyFormats.reader(body, charset);
   }
 }

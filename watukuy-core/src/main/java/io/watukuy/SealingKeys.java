@@ -14,6 +14,7 @@ import javax.crypto.AEADBadTagException;
 import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The keys that seal secrets at rest (docs/config.md, "secretKey"): AES-256-GCM with the JDK's
@@ -141,8 +142,8 @@ public final class SealingKeys {
   public String open(String context, String sealed) {
     Objects.requireNonNull(context, "context");
     Objects.requireNonNull(sealed, "sealed");
-    String[] parts = sealed.split(":", 3);
-    if (parts.length != 3 || !parts[0].equals(FORMAT))
+    String[] parts = parts(sealed);
+    if (parts == null)
       throw new SealedValueException(
           context + ": the stored value is not a sealed value (expected " + FORMAT + ":KEYID:...)");
     String id = parts[1];
@@ -184,6 +185,27 @@ public final class SealingKeys {
   @Override
   public String toString() {
     return "SealingKeys" + keys.keySet();
+  }
+
+  /**
+   * The key id a sealed value names, {@code KEYID} in {@code v1:KEYID:...}, read without opening
+   * it: what {@code inspect} shows of a stored credential, and which key of {@code secretKey} a
+   * value needs.
+   *
+   * @param sealed a value {@link #seal} produced, or any other stored text
+   * @return the key id, or null when the value is not in the sealed format or names no key id (a
+   *     row some other writer made)
+   * @since 0.3
+   */
+  public static @Nullable String keyId(String sealed) {
+    String[] parts = parts(sealed);
+    return parts == null || parts[1].isEmpty() ? null : parts[1];
+  }
+
+  /** {@code v1}, the key id and the payload of a sealed value; null when not in that format. */
+  private static String @Nullable [] parts(String sealed) {
+    String[] parts = sealed.split(":", 3);
+    return parts.length == 3 && parts[0].equals(FORMAT) ? parts : null;
   }
 
   private static byte[] aad(String keyId, String context) {

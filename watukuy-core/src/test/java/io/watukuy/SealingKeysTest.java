@@ -112,4 +112,15 @@ class SealingKeysTest {
         .hasMessageContaining("key id 'k1' is listed twice");
     assertThat(SealingKeys.of("secretKey", OLD).newestKeyId()).isEqualTo("default");
   }
+
+  @Test
+  void keyIdIsThePartAfterV1OfTheSealedFormAndUnknownOtherwise() {
+    SealingKeys k = keys("k2", NEW);
+    assertThat(SealingKeys.keyId(k.seal("auth crm", "token"))).isEqualTo("k2");
+    assertThat(SealingKeys.keyId("v1:k2:AAAA")).isEqualTo("k2");
+    assertThat(SealingKeys.keyId("v1:default:a:b")).isEqualTo("default");
+    assertThat(SealingKeys.keyId("v1::AAAA")).isNull();
+    assertThat(SealingKeys.keyId("v2:k2:AAAA")).isNull();
+    assertThat(SealingKeys.keyId("plain-text")).isNull();
+  }
 }

@@ -1,10 +1,6 @@
 package io.watukuy.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
@@ -28,15 +24,9 @@ final class AuthWarnings {
       List.of(
           "token", "password", "value", "clientSecret", "secret", "privateKey", "serviceAccount");
 
-  /** One line per finding, in file order; none when the file cannot be read again. */
+  /** One line per finding, in file order, from the tree the config was read from. */
   static List<String> of(CliConfig config) {
-    String text;
-    try {
-      text = Files.readString(Path.of(config.file()), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      return List.of(); // read a moment ago; a file gone since is not this check's finding
-    }
-    YamlTree tree = YamlTree.parse(text, config.file());
+    YamlTree tree = config.tree();
     List<String> out = new ArrayList<>();
     JsonNode auths = tree.root().path("auths");
     Set<String> used = new LinkedHashSet<>();

@@ -25,7 +25,9 @@ import org.jspecify.annotations.Nullable;
  * when absent), for the checks that come after reading ({@link RunChecks}). {@code sink} is the
  * top-level {@code sink:} (or {@code output:}) of the pollers without one of their own; null when
  * the file has neither (standard output). {@code leaseTtl} is {@code lease.ttl}, by default {@link
- * io.watukuy.Watukuy#DEFAULT_LEASE_TTL}.
+ * io.watukuy.Watukuy#DEFAULT_LEASE_TTL}. {@code tree} is the file as it was parsed (values as
+ * written, {@code ${NAME}} not expanded), for the checks that look at how a value is written
+ * ({@link AuthWarnings}).
  */
 record CliConfig(
     String file,
@@ -43,7 +45,8 @@ record CliConfig(
     Duration leaseTtl,
     io.watukuy.@Nullable SealingKeys secretKey,
     StoredCredentials credentials,
-    Map<String, io.watukuy.RequestSigner> auths) {
+    Map<String, io.watukuy.RequestSigner> auths,
+    YamlTree tree) {
 
   /**
    * A store URI and its options (docs/stores.md, "Store URIs (YAML and `--store`)"): {@code
@@ -163,30 +166,6 @@ record CliConfig(
       @Nullable NextLink nextUrl,
       @Nullable String totalHeader,
       @Nullable BodyFormat format) {
-
-    /** Without {@code response.format}: the page's {@code Content-Type} chooses. */
-    ResponseSpec(
-        Locator items,
-        @Nullable Locator hasMore,
-        boolean hasMoreNonEmpty,
-        @Nullable Locator next,
-        boolean nextLink,
-        @Nullable Locator total,
-        @Nullable Locator pageInfo,
-        @Nullable NextLink nextUrl,
-        @Nullable String totalHeader) {
-      this(
-          items,
-          hasMore,
-          hasMoreNonEmpty,
-          next,
-          nextLink,
-          total,
-          pageInfo,
-          nextUrl,
-          totalHeader,
-          null);
-    }
 
     /** This spec with {@code response.format} (docs/config.md, "response.format"). */
     ResponseSpec withFormat(@Nullable BodyFormat format) {

@@ -234,7 +234,8 @@ final class ConfigReader {
         leaseTtl,
         secretKey,
         java.util.Objects.requireNonNull(credentials),
-        Map.copyOf(auths));
+        Map.copyOf(auths),
+        tree);
   }
 
   /**

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.watukuy.RequestSigner;
+import io.watukuy.SealingKeys;
 import io.watukuy.auth.RefreshTokenSigner;
 import io.watukuy.spi.CredentialStore;
 import io.watukuy.spi.StoredCredential;
@@ -62,7 +63,7 @@ final class CredentialLines {
     for (String name : store.listCredentials()) {
       // A row deleted between the list and the read is simply no longer there.
       Optional<StoredCredential> c = store.loadCredential(name);
-      c.ifPresent(row -> rows.add(new Row(name, row, keyId(row.sealed()), null)));
+      c.ifPresent(row -> rows.add(new Row(name, row, SealingKeys.keyId(row.sealed()), null)));
     }
     List<String> names = rows.stream().map(Row::name).toList();
     new TreeMap<>(auths)
@@ -80,15 +81,6 @@ final class CredentialLines {
                             + name));
             });
     return rows;
-  }
-
-  /**
-   * The key id of a sealed value, {@code KEYID} in {@code v1:KEYID:...}; null for a value in
-   * another format (shown as {@code ?}: a row some other writer made).
-   */
-  static @Nullable String keyId(String sealed) {
-    String[] parts = sealed.split(":", 3);
-    return parts.length == 3 && parts[0].equals("v1") && !parts[1].isEmpty() ? parts[1] : null;
   }
 
   /** The table under the keys' table, or nothing when there are no credentials. */

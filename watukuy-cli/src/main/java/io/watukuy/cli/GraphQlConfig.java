@@ -38,7 +38,8 @@ final class GraphQlConfig {
         spec.total(),
         at.locator(),
         null,
-        spec.totalHeader());
+        spec.totalHeader(),
+        spec.format());
   }
 
   /**

@@ -57,7 +57,7 @@ final class ListingConfig {
     return spec.withFormat(ResponseFormat.read(response, spec.items()));
   }
 
-  /** {@link #response} without {@code format} and {@code csv}. */
+  /** {@link #response} without {@code format} and {@code csv} (a null format, set after). */
   private static ResponseSpec paging(At response) {
     At totalAt = response.child("total");
     String totalHeader = TotalHeader.parse(totalAt);
@@ -74,7 +74,7 @@ final class ListingConfig {
       NextLink link = NextLink.parse(nextAt, hasMoreAt);
       return GraphQlConfig.pageInfo(
           response,
-          new ResponseSpec(items, null, false, null, false, total, null, link, totalHeader));
+          new ResponseSpec(items, null, false, null, false, total, null, link, totalHeader, null));
     }
     if (nextAt.node.isObject()) {
       nextAt.object("header");
@@ -92,12 +92,13 @@ final class ListingConfig {
       }
       return GraphQlConfig.pageInfo(
           response,
-          new ResponseSpec(items, null, false, null, true, total, null, null, totalHeader));
+          new ResponseSpec(items, null, false, null, true, total, null, null, totalHeader, null));
     }
     Locator next = nextAt.missing() ? null : nextAt.locator();
     return GraphQlConfig.pageInfo(
         response,
-        new ResponseSpec(items, hasMore, nonEmpty, next, false, total, null, null, totalHeader));
+        new ResponseSpec(
+            items, hasMore, nonEmpty, next, false, total, null, null, totalHeader, null));
   }
 
   /**

@@ -151,12 +151,4 @@ class InspectCredentialsTest {
         .doesNotContain("billing")
         .doesNotContain(TOKEN);
   }
-
-  @Test
-  void keyIdIsThePartAfterV1OfTheSealedFormAndUnknownOtherwise() {
-    assertThat(CredentialLines.keyId("v1:k2:AAAA")).isEqualTo("k2");
-    assertThat(CredentialLines.keyId("v1:default:a:b")).isEqualTo("default");
-    assertThat(CredentialLines.keyId("v2:k2:AAAA")).isNull();
-    assertThat(CredentialLines.keyId("plain-text")).isNull();
-  }
 }

@@ -53,9 +53,7 @@ final class Inspect {
       // an unreadable cursor shows as no lag; the cycle reports the problem
     }
     Lease lease = store.getLease(key).orElse(null);
-    Map<String, Long> byKind = new LinkedHashMap<>();
-    for (ParkedKind k : ParkedKind.values())
-      byKind.put(k.wire(), (long) store.listParked(key, k, PARKED_LIMIT).size());
+    long parked = store.countParked(key);
     return new KeyInspection(
         key.poller(),
         key.partition(),
@@ -71,8 +69,8 @@ final class Inspect {
         cursors,
         lag,
         store.countPending(key),
-        store.countParked(key),
-        byKind,
+        parked,
+        parkedByKind(store, key, parked),
         store.countItems(key),
         s.lastPoll(),
         s.lastError(),
@@ -83,6 +81,25 @@ final class Inspect {
         poller.staleAfter().toMillis(),
         stale(s.lastSuccessAt(), poller.staleAfter(), now),
         poller.maxParked());
+  }
+
+  /**
+   * {@code parked} split by kind, poison then invalid: nothing is read when nothing is parked;
+   * otherwise the invalid items are read, at most {@code parked} (and {@value #PARKED_LIMIT}) of
+   * them, and the rest are poison events. Invalid items are few (one per item the mapping refused),
+   * while parked events can run to the poller's {@code maxParked}.
+   */
+  static Map<String, Long> parkedByKind(StateStore store, PollerKey key, long parked) {
+    long invalid =
+        parked == 0
+            ? 0
+            : store
+                .listParked(key, ParkedKind.INVALID, (int) Math.min(parked, PARKED_LIMIT))
+                .size();
+    Map<String, Long> byKind = new LinkedHashMap<>();
+    byKind.put(ParkedKind.POISON.wire(), parked - invalid);
+    byKind.put(ParkedKind.INVALID.wire(), invalid);
+    return byKind;
   }
 
   /**

@@ -142,7 +142,7 @@ public final class CsvFormat implements BodyFormat {
     ObjectReader reader = MAPPER.readerFor(ObjectNode.class).with(schema);
     ArrayNode rows = JsonNodeFactory.instance.arrayNode();
     int row = 0;
-    try (MappingIterator<ObjectNode> it = reader.readValues(Text.reader(in, charset))) {
+    try (MappingIterator<ObjectNode> it = reader.readValues(BodyFormat.textReader(in, charset))) {
       boolean checked = false;
       while (true) {
         boolean more;

@@ -109,7 +109,7 @@ public final class XmlFormat implements BodyFormat {
       XMLStreamReader xml =
           charset == null
               ? STAX.createXMLStreamReader(in)
-              : STAX.createXMLStreamReader(Text.reader(in, charset));
+              : STAX.createXMLStreamReader(BodyFormat.textReader(in, charset));
       String root = toRoot(xml);
       JsonNode content;
       try (JsonParser parser = MAPPER.getFactory().createParser(xml)) {
