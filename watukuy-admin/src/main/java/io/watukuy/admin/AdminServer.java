@@ -436,7 +436,7 @@ public final class AdminServer implements AutoCloseable {
       String literal = address.getHostAddress();
       names.add(literal.contains(":") ? "[" + literal + "]" : literal);
       if (address.isLoopbackAddress()) names.addAll(List.of("localhost", "127.0.0.1", "[::1]"));
-      RequestGuard guard = new RequestGuard(names, token);
+      RequestGuard guard = new RequestGuard(names, address.isAnyLocalAddress(), token);
       Routes routes =
           new Routes(
               engine,

@@ -109,17 +109,31 @@ final class ParkedRoutes {
     return row.error();
   }
 
+  /** The fields a retry or discard body may have. */
+  static final List<String> BODY_FIELDS = List.of("poller", "partition", "ids", "all");
+
   /** Retries or discards parked rows: {@code {"poller": p, "changed": n}}. */
   String change(boolean retry, byte[] body) throws IOException {
     JsonNode req;
     try {
-      req = JSON.readTree(body);
+      // Trailing text after the object is refused too: a body cut or glued together is a mistake.
+      req =
+          JSON.reader()
+              .with(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+              .readTree(body);
     } catch (JsonProcessingException e) {
       throw new ConfigException("the body is not JSON: " + e.getOriginalMessage());
     }
     if (req == null || !req.isObject())
       throw new ConfigException(
           "the body must be a JSON object such as {\"poller\": \"orders\", \"ids\": [\"12\"]}");
+    // A misspelt field must not widen a discard: "partiton" would otherwise mean every partition.
+    for (java.util.Iterator<String> names = req.fieldNames(); names.hasNext(); ) {
+      String name = names.next();
+      if (!BODY_FIELDS.contains(name))
+        throw new ConfigException(
+            "unknown field '" + name + "' in the body; the fields are " + BODY_FIELDS);
+    }
     String poller = text(req, "poller", true);
     String partition = text(req, "partition", false);
     boolean all = req.path("all").asBoolean(false);

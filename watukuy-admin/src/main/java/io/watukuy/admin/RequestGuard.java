@@ -18,11 +18,20 @@ final class RequestGuard {
   record Refusal(int status, String message) {}
 
   private final Set<String> hosts;
+  private final boolean anyHost;
   private final byte @Nullable [] tokenDigest;
   private volatile int port;
 
-  RequestGuard(Set<String> hosts, @Nullable String token) {
+  /**
+   * @param hosts the names a request may send in {@code Host}
+   * @param anyHost bound to a wildcard address ({@code 0.0.0.0}, {@code [::]}): every name of the
+   *     machine reaches it, so {@code Host} cannot be checked; the token, which such a bind
+   *     requires, guards everything but the probes and the dashboard's files, which hold no data
+   * @param token the bearer token, or null
+   */
+  RequestGuard(Set<String> hosts, boolean anyHost, @Nullable String token) {
     this.hosts = Set.copyOf(hosts);
+    this.anyHost = anyHost;
     this.tokenDigest = token == null ? null : digest(token);
   }
 
@@ -47,10 +56,13 @@ final class RequestGuard {
     String host = headers.getFirst("Host");
     // A page that rebinds its own name to 127.0.0.1 still sends that name: refuse it. A request
     // with the token passes, since no such page can have the token.
-    if (!tokenOk && !hostAllowed(host))
+    if (!tokenOk && !anyHost && !hostAllowed(host))
       return new Refusal(403, "Host '" + host + "' is not this server's address");
+    // Same origin: the page's own scheme and Host; https when a TLS proxy fronts the server.
     String origin = headers.getFirst("Origin");
-    if (origin != null && !origin.equalsIgnoreCase("http://" + host))
+    if (origin != null
+        && !origin.equalsIgnoreCase("http://" + host)
+        && !origin.equalsIgnoreCase("https://" + host))
       return new Refusal(403, "cross-origin request from " + origin + " refused");
     if (tokenDigest != null && !open && !tokenOk)
       return new Refusal(401, "missing or wrong bearer token (Authorization: Bearer TOKEN)");

@@ -676,7 +676,7 @@ class AdminServerTest {
 
   @Test
   void theTokenIsComparedByDigestSoLengthAndPrefixDoNotMatter() {
-    RequestGuard guard = new RequestGuard(Set.of("127.0.0.1"), "0123456789abcdef");
+    RequestGuard guard = new RequestGuard(Set.of("127.0.0.1"), false, "0123456789abcdef");
     assertThat(guard.tokenMatches("Bearer 0123456789abcdef")).isTrue();
     assertThat(guard.tokenMatches("bearer 0123456789abcdef")).isTrue();
     assertThat(guard.tokenMatches("Bearer 0123456789abcde")).isFalse();
@@ -684,6 +684,90 @@ class AdminServerTest {
     assertThat(guard.tokenMatches("Bearer ")).isFalse();
     assertThat(guard.tokenMatches("Basic 0123456789abcdef")).isFalse();
     assertThat(guard.tokenMatches(null)).isFalse();
-    assertThat(new RequestGuard(Set.of(), null).tokenMatches("Bearer x")).isFalse();
+    assertThat(new RequestGuard(Set.of(), false, null).tokenMatches("Bearer x")).isFalse();
+  }
+
+  static com.sun.net.httpserver.Headers headers(String... pairs) {
+    com.sun.net.httpserver.Headers h = new com.sun.net.httpserver.Headers();
+    for (int i = 0; i < pairs.length; i += 2) h.add(pairs[i], pairs[i + 1]);
+    return h;
+  }
+
+  @Test
+  void onAWildcardBindAnyHostReachesTheProbesAndTheTokenGuardsTheRest() {
+    // Bound to 0.0.0.0 (a container): clients name the machine however they reach it.
+    RequestGuard guard = new RequestGuard(Set.of("0.0.0.0"), true, "0123456789abcdef");
+    guard.bound(8080);
+    for (String host : List.of("127.0.0.1:8080", "10.0.0.7:8080", "orders-sync.internal:8080"))
+      assertThat(guard.check(headers("Host", host), false, true)).as(host).isNull();
+    assertThat(guard.check(headers("Host", "10.0.0.7:8080"), false, false))
+        .isEqualTo(
+            new RequestGuard.Refusal(
+                401, "missing or wrong bearer token (Authorization: Bearer TOKEN)"));
+    assertThat(
+            guard.check(
+                headers("Host", "10.0.0.7:8080", "Authorization", "Bearer 0123456789abcdeX"),
+                true,
+                false))
+        .extracting(RequestGuard.Refusal::status)
+        .isEqualTo(401);
+    assertThat(
+            guard.check(
+                headers("Host", "10.0.0.7:8080", "Authorization", "Bearer 0123456789abcdef"),
+                true,
+                false))
+        .isNull();
+    // Another site's page is still refused, token or not.
+    assertThat(
+            guard.check(
+                headers(
+                    "Host",
+                    "10.0.0.7:8080",
+                    "Origin",
+                    "http://evil.example",
+                    "Authorization",
+                    "Bearer 0123456789abcdef"),
+                true,
+                false))
+        .extracting(RequestGuard.Refusal::status)
+        .isEqualTo(403);
+  }
+
+  @Test
+  void aSpecificBindStillRefusesAForeignHostAndAcceptsItsOwnOriginOverHttps() {
+    RequestGuard guard = new RequestGuard(Set.of("127.0.0.1", "localhost"), false, null);
+    guard.bound(8080);
+    assertThat(guard.check(headers("Host", "rebound.example:8080"), false, true))
+        .extracting(RequestGuard.Refusal::status)
+        .isEqualTo(403);
+    // A TLS proxy in front: the page's origin is https://HOST.
+    assertThat(
+            guard.check(
+                headers(
+                    "Host",
+                    "localhost:8080",
+                    "Origin",
+                    "https://localhost:8080",
+                    "X-Watukuy-Admin",
+                    "1"),
+                true,
+                false))
+        .isNull();
+  }
+
+  @Test
+  void aBodyWithAMisspeltFieldOrTrailingTextIsRefusedAndChangesNothing() throws Exception {
+    start();
+    HttpResponse<String> misspelt =
+        adminPost(
+            "/admin/parked/discard", "{\"poller\":\"orders\",\"partiton\":\"eu\",\"all\":true}");
+    assertThat(misspelt.statusCode()).isEqualTo(400);
+    assertThat(json(misspelt).path("error").asText())
+        .isEqualTo(
+            "unknown field 'partiton' in the body; the fields are [poller, partition, ids, all]");
+    HttpResponse<String> trailing =
+        adminPost("/admin/parked/discard", "{\"poller\":\"orders\",\"all\":true} trailing");
+    assertThat(trailing.statusCode()).isEqualTo(400);
+    assertThat(json(trailing).path("error").asText()).startsWith("the body is not JSON");
   }
 }

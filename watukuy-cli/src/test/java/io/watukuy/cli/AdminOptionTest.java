@@ -149,9 +149,12 @@ class AdminOptionTest {
         Thread.sleep(100);
       }
       assertThat(metrics)
-          .contains("watukuy_events_total{lane=\"live\",poller=\"orders\",type=\"created\"} 2.0")
           .contains(
-              "watukuy_poll_seconds_count{lane=\"live\",outcome=\"success\",poller=\"orders\"}");
+              "watukuy_events_total{lane=\"live\",partition=\"\",poller=\"orders\","
+                  + "type=\"created\"} 2.0")
+          .contains(
+              "watukuy_poll_seconds_count{error=\"none\",lane=\"live\",outcome=\"success\","
+                  + "partition=\"\",poller=\"orders\"}");
     } finally {
       p.destroy(); // SIGTERM: the daemon drains, closes the admin server and exits 0
       assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
