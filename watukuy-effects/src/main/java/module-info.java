@@ -5,6 +5,7 @@
  */
 module io.watukuy.effects {
   requires transitive io.watukuy;
+  requires java.net.http;
   requires org.slf4j;
   requires static org.jspecify;
 

@@ -130,4 +130,72 @@ public interface EffectContext {
    * @return from 1; a replay after a restart counts on
    */
   int attempt();
+
+  // ---- sealed documents and HTTP calls (docs/effects.md, "Sealed documents", "HTTP calls") ----
+
+  /**
+   * Makes a journaled call whose result holds a subject's data, or returns its recorded result: as
+   * {@link #call(String, Object, Class, Callable)}, but the journal keeps the result sealed under
+   * {@code subject}'s data key and names the subject, so {@code Effects.erase(subject)} reaches the
+   * journal too (docs/effects.md, "Sealed documents").
+   *
+   * @param name what the call is
+   * @param args what makes the call this call (hashed, never stored)
+   * @param resultType what the result is read back as
+   * @param subject whose data the result holds (a customer id, say); non-blank
+   * @param call performs the call
+   * @param <T> the result type
+   * @return the result, fresh or from the journal
+   * @throws Exception whatever {@code call} threw (nothing recorded)
+   * @throws TerminalFailure on replay, when the subject was erased: the position completes
+   * @throws IllegalStateException if no {@code secretKey} is configured, or the recorded result is
+   *     not a {@code resultType} (named): the lane waits until they agree
+   */
+  <T> @Nullable T call(
+      String name,
+      @Nullable Object args,
+      Class<T> resultType,
+      String subject,
+      Callable<? extends T> call)
+      throws Exception;
+
+  /**
+   * Seals a document under the subject's data key (AES-256-GCM; the key is made on first use and
+   * kept in the store wrapped by the engine's {@code secretKey}). The text may be passed on or
+   * stored anywhere; only {@link #reveal} opens it, and only until the subject is erased. Not
+   * journaled; each seal uses a fresh nonce, so two seals of one document differ.
+   *
+   * @param subject whose data the document is; non-blank
+   * @param document any value Jackson writes as JSON; revealed later as its own class (or a
+   *     supertype of it)
+   * @return {@code v1:<keyId>:<subject, base64url>:<base64url(nonce ‖ ciphertext ‖ tag)>}
+   * @throws IllegalStateException if no {@code secretKey} is configured, naming the effect
+   * @throws IllegalArgumentException if the subject is blank or the document cannot be written as
+   *     JSON
+   */
+  String seal(String subject, Object document);
+
+  /**
+   * Opens a document {@link #seal} made. Not journaled: a replay reveals again, so a document whose
+   * subject was erased since is never served from a journal.
+   *
+   * @param sealed the sealed text
+   * @param type what the document was sealed as, or a supertype of it
+   * @param <T> the type
+   * @return the document
+   * @throws TerminalFailure if the subject was erased: the position completes instead of retrying,
+   *     even if the arm catches this (docs/effects.md, "Terminal failures")
+   * @throws IllegalStateException if the document is not a {@code type} (the message names both
+   *     types), fails authentication, or no {@code secretKey} is configured: an ordinary failure,
+   *     retried under backoff
+   * @throws IllegalArgumentException if {@code sealed} is not a sealed document
+   */
+  <T> T reveal(String sealed, Class<T> type);
+
+  /**
+   * The invocation's journaled HTTP client (docs/effects.md, "HTTP calls").
+   *
+   * @return the client; its requests are journaled in this invocation
+   */
+  EffectHttp http();
 }

@@ -2,10 +2,13 @@ package io.watukuy.effects;
 
 import io.watukuy.ConfigException;
 import io.watukuy.PollerKey;
+import io.watukuy.SealingKeys;
 import io.watukuy.TimeSource;
 import io.watukuy.effects.internal.EffectRun;
+import io.watukuy.effects.internal.EffectServices;
 import io.watukuy.spi.EffectStore;
 import io.watukuy.spi.StateStore;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -13,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -60,6 +64,7 @@ public final class Effects implements AutoCloseable {
   private final @Nullable ExecutorService ownedWorkers;
   private final @Nullable Executor readerExecutor;
   private final Map<String, Reader> readers = new LinkedHashMap<>();
+  private final EffectServices services;
   private volatile boolean started;
   private volatile boolean closed;
 
@@ -75,6 +80,7 @@ public final class Effects implements AutoCloseable {
       ownedWorkers = null;
     }
     this.readerExecutor = b.readers;
+    this.services = new EffectServices(store, time, b.secretKey, b.random);
     for (Effect<?> e : b.effects)
       readers.put(e.name(), new Reader(e, b.store, workers, b.instanceId));
   }
@@ -214,6 +220,23 @@ public final class Effects implements AutoCloseable {
       ownedWorkers.shutdownNow();
     }
     for (Reader r : readers.values()) r.run.stop();
+    services.close();
+  }
+
+  /**
+   * Erases a subject (docs/effects.md, "Sealed documents"): deletes its data key from the store, so
+   * every document sealed under it, journal rows included, becomes unreadable for good. A later
+   * reveal of one is a terminal failure (its position completes, {@code terminal_skips} counts it);
+   * a later seal for the subject makes a new key. Engines that share the store see the erasure at
+   * their next reveal: no key is cached.
+   *
+   * @param subject the subject, as given to {@code ctx.seal}
+   * @return true when a key was deleted; false when the subject had none (never sealed, or already
+   *     erased)
+   * @throws NullPointerException if {@code subject} is null
+   */
+  public boolean erase(String subject) {
+    return services.seals().erase(subject);
   }
 
   private Reader reader(String effect) {
@@ -245,7 +268,8 @@ public final class Effects implements AutoCloseable {
     volatile boolean stopping;
 
     Reader(Effect<?> effect, StateStore store, Executor workers, String owner) {
-      this.run = new EffectRun<>(effect, store, time, workers, owner, this::signal);
+      this.run =
+          new EffectRun<>(effect, store, time, workers, owner, this::signal).services(services);
     }
 
     void signal() {
@@ -295,6 +319,8 @@ public final class Effects implements AutoCloseable {
     private @Nullable Executor readers;
     private Duration pollInterval = DEFAULT_POLL_INTERVAL;
     private String instanceId = UUID.randomUUID().toString();
+    private @Nullable SealingKeys secretKey;
+    private Random random = new SecureRandom();
 
     private Builder(StateStore store) {
       this.store = store;
@@ -394,6 +420,31 @@ public final class Effects implements AutoCloseable {
       Objects.requireNonNull(id, "id");
       if (id.isBlank()) throw new ConfigException("effects instanceId must not be blank");
       this.instanceId = id;
+      return this;
+    }
+
+    /**
+     * The top-level key that wraps each subject's data key for sealed documents (docs/config.md,
+     * "secretKey"; docs/effects.md, "Sealed documents"). Default none: then {@code ctx.seal},
+     * {@code ctx.reveal} and a journaled call naming a subject fail, naming the missing key.
+     *
+     * @param secretKey the keys; the newest wraps new data keys, any listed one unwraps
+     * @return this builder
+     */
+    public Builder secretKey(SealingKeys secretKey) {
+      this.secretKey = Objects.requireNonNull(secretKey, "secretKey");
+      return this;
+    }
+
+    /**
+     * The source of subjects' data keys, their ids and the nonces of sealed documents. Default a
+     * {@link SecureRandom}; tests pass a seeded one.
+     *
+     * @param random the source
+     * @return this builder
+     */
+    public Builder random(Random random) {
+      this.random = Objects.requireNonNull(random, "random");
       return this;
     }
 

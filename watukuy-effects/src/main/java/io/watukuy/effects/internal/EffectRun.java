@@ -420,13 +420,15 @@ public final class EffectRun<T> {
     Instant started = time.now();
     InvocationStatus status;
     String error = null;
+    Duration serverWait = null;
     try {
       save(held, source, p, InvocationStatus.RUNNING, attempt, p.error, null, started);
       if (p.keyError != null) throw new IllegalStateException(p.keyError);
       Effect.On<T> on = effect.arms().get(p.type);
       ChangeEvent<T> event = Envelope.fromLog(p.logged, effect.source().type(), attempt);
       InvocationContext ctx =
-          new InvocationContext(effect.name(), source, p.position, attempt, store, time);
+          new InvocationContext(effect.name(), source, p.position, attempt, store, time)
+              .services(services());
       try {
         on.arm().run(ctx, event);
         status = ctx.terminal() == null ? InvocationStatus.DONE : InvocationStatus.TERMINAL;
@@ -441,6 +443,7 @@ public final class EffectRun<T> {
         } else {
           status = InvocationStatus.FAILED;
           error = Errors.describe(ex);
+          serverWait = ctx.retryAfter();
         }
       }
     } catch (LeaseLostException e) {
@@ -452,7 +455,10 @@ public final class EffectRun<T> {
       error = Errors.describe(e);
     }
     Instant now = time.now();
-    Instant retryAt = status == InvocationStatus.FAILED ? now.plus(BACKOFF.cap(attempt)) : null;
+    Instant retryAt =
+        status == InvocationStatus.FAILED
+            ? now.plus(RetryAfterHeader.raise(BACKOFF.cap(attempt), serverWait))
+            : null;
     boolean lost = false;
     try {
       save(held, source, p, status, attempt, error, retryAt, started);
@@ -546,5 +552,34 @@ public final class EffectRun<T> {
     if (held == null)
       throw new IllegalStateException("effect " + effect.name() + " holds no lease");
     return held;
+  }
+
+  // ---- services shared by invocations (sealed documents, the HTTP client) ----
+
+  private volatile @Nullable EffectServices services;
+  private final Object servicesLock = new Object();
+
+  /**
+   * Gives invocations the engine's shared services: the sealing of documents under its {@code
+   * secretKey} and its HTTP client. Without them, sealing fails with a message naming the missing
+   * secretKey.
+   *
+   * @param services the services
+   * @return this runtime
+   */
+  public EffectRun<T> services(EffectServices services) {
+    this.services = services;
+    return this;
+  }
+
+  private EffectServices services() {
+    EffectServices s = services;
+    if (s == null) {
+      synchronized (servicesLock) {
+        if (services == null) services = EffectServices.defaults(store, time);
+        s = services;
+      }
+    }
+    return s;
   }
 }

@@ -1,12 +1,15 @@
 package io.watukuy.effects.internal;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import io.watukuy.PollerKey;
 import io.watukuy.TimeSource;
 import io.watukuy.effects.EffectContext;
+import io.watukuy.effects.EffectHttp;
 import io.watukuy.effects.TerminalFailure;
 import io.watukuy.internal.Json;
 import io.watukuy.spi.EffectStore;
 import io.watukuy.spi.JournalEntry;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashMap;
@@ -149,5 +152,165 @@ final class InvocationContext implements EffectContext {
   @Override
   public int attempt() {
     return attempt;
+  }
+
+  // ---- sealed documents and HTTP calls (docs/effects.md, "Sealed documents", "HTTP calls") ----
+
+  /** A journaled call that is told its journal key (the HTTP client sends it as a header). */
+  @FunctionalInterface
+  interface KeyedCall<T> {
+    T call(String key) throws Exception;
+  }
+
+  private @Nullable EffectServices services;
+  private @Nullable JournaledHttp http;
+  private @Nullable Duration retryAfter;
+
+  /** Gives this context the engine's shared services; without them sealing has no secretKey. */
+  InvocationContext services(EffectServices services) {
+    this.services = services;
+    return this;
+  }
+
+  private EffectServices services() {
+    if (services == null) services = EffectServices.defaults(store, time);
+    return services;
+  }
+
+  @Override
+  public <T> @Nullable T call(
+      String name,
+      @Nullable Object args,
+      Class<T> resultType,
+      String subject,
+      Callable<? extends T> call)
+      throws Exception {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(resultType, "resultType");
+    Objects.requireNonNull(subject, "subject");
+    Objects.requireNonNull(call, "call");
+    String canonical = CallKeys.canonicalArgs(effect, name, args);
+    return journaled(name, name, canonical, resultType, subject, key -> call.call());
+  }
+
+  /**
+   * The journal's lookup-then-record for any call: {@code keyName} and {@code canonical} make the
+   * key (with the ordinal among identical calls), {@code label} is what the row shows; with a
+   * subject the row holds the result sealed under it.
+   */
+  <T> @Nullable T journaled(
+      String keyName,
+      String label,
+      String canonical,
+      Class<T> resultType,
+      @Nullable String subject,
+      KeyedCall<? extends T> call)
+      throws Exception {
+    int ordinal = repeats.merge(keyName + '\u0000' + canonical, 1, Integer::sum) - 1;
+    String key = CallKeys.key(keyName, canonical, ordinal);
+    Optional<JournalEntry> hit = store.loadJournalEntry(effect, source, position, key);
+    recorded++;
+    if (hit.isPresent()) {
+      JournalEntry e = hit.get();
+      return e.subject() == null
+          ? read(label, e.result(), resultType)
+          : reveal(e.result(), resultType);
+    }
+    running.push(key);
+    T result;
+    try {
+      result = call.call(key);
+    } finally {
+      running.pop();
+    }
+    String json = Json.MAPPER.writeValueAsString(result);
+    String stored =
+        subject == null
+            ? json
+            : services().seals().seal(effect, subject, resultType.getName(), json);
+    store.appendJournalEntry(
+        new JournalEntry(
+            effect, source, position, key, recorded - 1, label, stored, subject, time.now()));
+    return result;
+  }
+
+  @Override
+  public String seal(String subject, Object document) {
+    Objects.requireNonNull(document, "document");
+    String json;
+    try {
+      json = Json.MAPPER.writeValueAsString(document);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException(
+          "effect "
+              + effect
+              + ": a "
+              + document.getClass().getName()
+              + " cannot be written as JSON to seal it: "
+              + e.getOriginalMessage());
+    }
+    return services().seals().seal(effect, subject, document.getClass().getName(), json);
+  }
+
+  @Override
+  public <T> T reveal(String sealed, Class<T> type) {
+    Objects.requireNonNull(type, "type");
+    SubjectSeals.Opened opened;
+    try {
+      opened = services().seals().open(effect, sealed, type.getName());
+    } catch (SubjectSeals.SubjectErased e) {
+      terminal = e.getMessage();
+      throw new TerminalFailure(e.getMessage());
+    }
+    if (!sealedAs(opened.typeName(), type))
+      throw new IllegalStateException(
+          "effect "
+              + effect
+              + ": a sealed document is a "
+              + opened.typeName()
+              + ", not the declared "
+              + type.getName()
+              + "; the lane waits until the declaration and the seal agree");
+    try {
+      return Json.MAPPER.readValue(opened.json(), type);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(
+          "effect "
+              + effect
+              + ": a sealed document cannot be read as the declared "
+              + type.getName()
+              + ": "
+              + e.getOriginalMessage());
+    }
+  }
+
+  /** Whether a document sealed as {@code typeName} may be read as {@code type}. */
+  private static boolean sealedAs(String typeName, Class<?> type) {
+    if (typeName.equals(type.getName()) || type == Object.class) return true;
+    try {
+      Class<?> sealed = Class.forName(typeName, false, type.getClassLoader());
+      return type.isAssignableFrom(sealed);
+    } catch (ClassNotFoundException | LinkageError e) {
+      return false;
+    }
+  }
+
+  @Override
+  public EffectHttp http() {
+    if (http == null) http = new JournaledHttp(this, services().http(), services().time());
+    return http;
+  }
+
+  /** Records a server's wait from an HTTP call that gave up: the longest of the attempt counts. */
+  void serverAskedToWait(Duration wait) {
+    if (retryAfter == null || wait.compareTo(retryAfter) > 0) retryAfter = wait;
+  }
+
+  /**
+   * The longest Retry-After an HTTP call of this attempt gave up on (capped at five minutes), or
+   * null: the invocation's backoff is raised to it, never lowered.
+   */
+  @Nullable Duration retryAfter() {
+    return retryAfter;
   }
 }

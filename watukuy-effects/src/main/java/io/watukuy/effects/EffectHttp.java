@@ -1,0 +1,204 @@
+package io.watukuy.effects;
+
+import java.io.IOException;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The journaled HTTP client of an arm, {@link EffectContext#http()} (docs/effects.md, "HTTP
+ * calls"). A request is looked up in the invocation's journal first: a recorded response comes back
+ * and nothing is sent; otherwise the request is sent and its response recorded at once.
+ *
+ * <p>The journal key is the SHA-256 of the method, the URL and the body, with the request's ordinal
+ * among identical requests of the attempt; headers are not part of it and are never stored. Every
+ * request carries {@code Idempotency-Key: <journal key>}, so a receiver can drop the one repeat a
+ * crash between a request and its record can cause.
+ *
+ * <p>Two retry loops: this client re-sends on a transport error and on 408, 425, 429 and any 5xx,
+ * up to {@link #MAX_ATTEMPTS} attempts, waiting {@link #FIRST_RESEND_DELAY} doubling between them;
+ * those statuses never reach the arm. When they are spent, {@link #send} throws {@link
+ * HttpRetriesExhausted}, the invocation fails and is retried under its own backoff, raised (never
+ * lowered) by a {@code Retry-After} the server sent, up to {@link #MAX_RETRY_AFTER}. Every other
+ * status, 4xx included, comes back to the arm as a {@link Response} and is journaled. One attempt
+ * has {@link #CONNECT_TIMEOUT} to connect and {@link #REQUEST_TIMEOUT} overall; neither is
+ * configurable.
+ *
+ * @since 0.1
+ */
+public interface EffectHttp {
+  /** Attempts of one request before the invocation fails: 4 (one send, three re-sends). */
+  int MAX_ATTEMPTS = 4;
+
+  /** The wait before the first re-send: 250 ms, doubling (250 ms, 500 ms, 1 s). */
+  Duration FIRST_RESEND_DELAY = Duration.ofMillis(250);
+
+  /** How long one attempt may take to connect: 10 s. */
+  Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+
+  /** How long one attempt may take in all: 30 s. */
+  Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
+
+  /** The most a {@code Retry-After} raises the invocation's backoff to: 5 minutes. */
+  Duration MAX_RETRY_AFTER = Duration.ofMinutes(5);
+
+  /** The header every request carries with its journal key. */
+  String IDEMPOTENCY_KEY = "Idempotency-Key";
+
+  /**
+   * Sends a request, or returns its recorded response.
+   *
+   * @param request the request
+   * @return the response: fresh, or from the journal (then nothing was sent)
+   * @throws HttpRetriesExhausted when every attempt met a transport error or a status that clears
+   *     on its own (nothing recorded; the invocation fails and is retried)
+   * @throws IllegalArgumentException if the request sets {@code Idempotency-Key} itself, or a
+   *     header the JDK client refuses to set ({@code Host}, {@code Content-Length}, ...)
+   * @throws IllegalStateException if a recorded response cannot be read back
+   * @throws InterruptedException if the thread is interrupted while waiting to re-send
+   */
+  Response send(Request request) throws IOException, InterruptedException;
+
+  /**
+   * A request.
+   *
+   * @param method the method, upper case ({@code GET}, {@code POST}, ...)
+   * @param url an absolute {@code http} or {@code https} URL
+   * @param headers header names and values; never journaled, so an {@code Authorization} header is
+   *     safe here
+   * @param body the body as UTF-8 text, or {@code null} for none
+   * @since 0.1
+   */
+  record Request(String method, URI url, Map<String, String> headers, @Nullable String body) {
+    /**
+     * Creates a request.
+     *
+     * @throws NullPointerException if {@code method}, {@code url} or {@code headers} is null
+     * @throws IllegalArgumentException if the method is not an upper-case token, or the URL is not
+     *     an absolute http(s) URL with a host; the message names the method, or the URL's origin
+     *     and path (never its query)
+     */
+    public Request {
+      Objects.requireNonNull(method, "method");
+      Objects.requireNonNull(url, "url");
+      Objects.requireNonNull(headers, "headers");
+      if (!method.matches("[A-Z]{1,20}"))
+        throw new IllegalArgumentException(
+            "HTTP method must be an upper-case token like GET or POST, but was '" + method + "'");
+      String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(Locale.ROOT);
+      if (!(scheme.equals("http") || scheme.equals("https")) || url.getHost() == null)
+        throw new IllegalArgumentException(
+            "HTTP URL must be absolute http(s) with a host, but was '"
+                + (url.getScheme() == null ? "" : url.getScheme() + "://")
+                + (url.getHost() == null ? "" : url.getHost())
+                + (url.getPath() == null ? "" : url.getPath())
+                + "'");
+      headers = Collections.unmodifiableMap(new LinkedHashMap<>(headers));
+    }
+
+    /**
+     * A request with no headers and no body.
+     *
+     * @param method the method
+     * @param url the URL
+     * @return the request
+     */
+    public static Request of(String method, String url) {
+      return new Request(method, URI.create(url), Map.of(), null);
+    }
+
+    /**
+     * This request with a header added (or replaced).
+     *
+     * @param name the header's name
+     * @param value its value
+     * @return a new request
+     */
+    public Request header(String name, String value) {
+      Map<String, String> h = new LinkedHashMap<>(headers);
+      h.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
+      return new Request(method, url, h, body);
+    }
+
+    /**
+     * This request with a body.
+     *
+     * @param text the body as UTF-8 text
+     * @return a new request
+     */
+    public Request body(String text) {
+      return new Request(method, url, headers, Objects.requireNonNull(text, "text"));
+    }
+
+    /**
+     * The call's label as the journal keeps it: method, origin and path, without query or body.
+     *
+     * @return e.g. {@code POST https://api.example.com/v1/charges}
+     */
+    public String label() {
+      String port = url.getPort() < 0 ? "" : ":" + url.getPort();
+      String path = url.getRawPath() == null || url.getRawPath().isEmpty() ? "/" : url.getRawPath();
+      return method
+          + " "
+          + url.getScheme().toLowerCase(Locale.ROOT)
+          + "://"
+          + url.getHost()
+          + port
+          + path;
+    }
+
+    /** The label and the header names: no header value, no query, no body. */
+    @Override
+    public String toString() {
+      return "Request[" + label() + ", headers=" + headers.keySet() + "]";
+    }
+  }
+
+  /**
+   * A response, fresh or from the journal. The journal keeps its status, its headers except those
+   * that carry credentials ({@code Set-Cookie} and the like) and its body.
+   *
+   * @param status the status code
+   * @param headers header values by name, names in lower case
+   * @param body the body as text (decoded by the response's charset, UTF-8 by default)
+   * @since 0.1
+   */
+  record Response(int status, Map<String, List<String>> headers, String body) {
+    /**
+     * Creates a response.
+     *
+     * @throws NullPointerException if {@code headers} or {@code body} is null
+     */
+    public Response {
+      Map<String, List<String>> copy = new TreeMap<>();
+      Objects.requireNonNull(headers, "headers")
+          .forEach((k, v) -> copy.put(k.toLowerCase(Locale.ROOT), List.copyOf(v)));
+      headers = Collections.unmodifiableMap(copy);
+      Objects.requireNonNull(body, "body");
+    }
+
+    /**
+     * A header's first value.
+     *
+     * @param name the header's name, any case
+     * @return the first value, or null when absent
+     */
+    public @Nullable String header(String name) {
+      List<String> v = headers.get(name.toLowerCase(Locale.ROOT));
+      return v == null || v.isEmpty() ? null : v.get(0);
+    }
+
+    /** The status and the body's length, never the body. */
+    @Override
+    public String toString() {
+      return "Response[status=" + status + ", body=" + body.length() + " chars]";
+    }
+  }
+}

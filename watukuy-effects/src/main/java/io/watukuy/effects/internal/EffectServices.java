@@ -1,0 +1,62 @@
+package io.watukuy.effects.internal;
+
+import io.watukuy.SealingKeys;
+import io.watukuy.TimeSource;
+import io.watukuy.effects.EffectHttp;
+import io.watukuy.spi.EffectStore;
+import java.net.http.HttpClient;
+import java.security.SecureRandom;
+import java.util.Random;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What every invocation of an engine shares beyond the store: the sealing of documents and the one
+ * HTTP client (made on first use). Thread-safe.
+ */
+public final class EffectServices implements AutoCloseable {
+  private final SubjectSeals seals;
+  private final TimeSource time;
+  private @Nullable HttpClient http;
+
+  /**
+   * @param secretKey the top-level key wrapping subjects' data keys, or null when none is set
+   * @param random data keys, key ids and nonces; a {@code SecureRandom} unless a test seeds one
+   */
+  public EffectServices(
+      EffectStore store, TimeSource time, @Nullable SealingKeys secretKey, Random random) {
+    this.seals = new SubjectSeals(store, time, secretKey, random);
+    this.time = time;
+  }
+
+  /** Services without a secretKey: sealing fails with a message saying so. */
+  static EffectServices defaults(EffectStore store, TimeSource time) {
+    return new EffectServices(store, time, null, new SecureRandom());
+  }
+
+  public SubjectSeals seals() {
+    return seals;
+  }
+
+  TimeSource time() {
+    return time;
+  }
+
+  synchronized HttpClient http() {
+    if (http == null)
+      http =
+          HttpClient.newBuilder()
+              .connectTimeout(EffectHttp.CONNECT_TIMEOUT)
+              .followRedirects(HttpClient.Redirect.NEVER)
+              .build();
+    return http;
+  }
+
+  /**
+   * Lets the HTTP client go: the release this builds for has no {@code HttpClient.close()}, and the
+   * client's own thread ends once nothing refers to it.
+   */
+  @Override
+  public synchronized void close() {
+    http = null;
+  }
+}

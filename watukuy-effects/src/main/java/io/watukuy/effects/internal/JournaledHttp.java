@@ -1,0 +1,132 @@
+package io.watukuy.effects.internal;
+
+import io.watukuy.TimeSource;
+import io.watukuy.effects.EffectHttp;
+import io.watukuy.effects.HttpRetriesExhausted;
+import io.watukuy.internal.http.Redactor;
+import java.io.IOException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@link EffectHttp} over the JDK client (docs/effects.md, "HTTP calls"): journaled through the
+ * invocation, with the bounded re-send loop inside the journaled call, so only a usable response is
+ * ever recorded.
+ */
+final class JournaledHttp implements EffectHttp {
+  private final InvocationContext ctx;
+  private final HttpClient client;
+  private final TimeSource time;
+
+  JournaledHttp(InvocationContext ctx, HttpClient client, TimeSource time) {
+    this.ctx = ctx;
+    this.client = client;
+    this.time = time;
+  }
+
+  @Override
+  public Response send(Request request) throws IOException, InterruptedException {
+    for (String name : request.headers().keySet())
+      if (name.equalsIgnoreCase(IDEMPOTENCY_KEY))
+        throw new IllegalArgumentException(
+            "effect "
+                + ctx.effect()
+                + ": "
+                + request.label()
+                + " sets "
+                + IDEMPOTENCY_KEY
+                + " itself; every journaled request carries its journal key there");
+    String keyName = "HTTP " + request.method();
+    String canonical =
+        CallKeys.canonicalArgs(
+            ctx.effect(), request.label(), Arrays.asList(request.url().toString(), request.body()));
+    try {
+      return ctx.journaled(
+          keyName, request.label(), canonical, Response.class, null, key -> exchange(request, key));
+    } catch (HttpRetriesExhausted e) {
+      e.retryAfter().ifPresent(ctx::serverAskedToWait);
+      throw e;
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IOException(request.label() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The re-send loop: a usable response, or {@link HttpRetriesExhausted}. */
+  private Response exchange(Request request, String key) throws IOException, InterruptedException {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(request.url())
+            .timeout(REQUEST_TIMEOUT)
+            .method(
+                request.method(),
+                request.body() == null
+                    ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofString(request.body()));
+    request.headers().forEach(b::header);
+    b.header(IDEMPOTENCY_KEY, key);
+    HttpRequest http = b.build();
+    Duration delay = FIRST_RESEND_DELAY;
+    Duration longestWait = null;
+    int lastStatus = 0;
+    IOException lastError = null;
+    for (int attempt = 1; ; attempt++) {
+      Duration wait = null;
+      try {
+        HttpResponse<String> r = client.send(http, HttpResponse.BodyHandlers.ofString());
+        if (!resend(r.statusCode())) return response(r);
+        lastStatus = r.statusCode();
+        lastError = null;
+        wait =
+            RetryAfterHeader.parse(r.headers().firstValue("Retry-After").orElse(null), time.now());
+        if (wait != null && (longestWait == null || wait.compareTo(longestWait) > 0))
+          longestWait = wait;
+      } catch (IOException e) {
+        lastStatus = 0;
+        lastError = e;
+      }
+      // A server asking for longer than the next re-send is left alone: the invocation waits.
+      boolean serverWantsLonger = wait != null && wait.compareTo(delay) > 0;
+      if (attempt >= MAX_ATTEMPTS || serverWantsLonger)
+        throw new HttpRetriesExhausted(
+            request.label(),
+            attempt,
+            lastStatus,
+            longestWait,
+            lastError == null ? null : quiet(lastError));
+      time.sleep(delay);
+      delay = delay.multipliedBy(2);
+    }
+  }
+
+  static boolean resend(int status) {
+    return status == 408 || status == 425 || status == 429 || (status >= 500 && status <= 599);
+  }
+
+  /** The response as journaled: headers that carry credentials are left out. */
+  private static Response response(HttpResponse<String> r) {
+    Map<String, List<String>> headers = new LinkedHashMap<>();
+    r.headers()
+        .map()
+        .forEach(
+            (name, values) -> {
+              if (!name.startsWith(":") && !Redactor.isSecretHeader(name))
+                headers.put(name, values);
+            });
+    return new Response(r.statusCode(), headers, r.body() == null ? "" : r.body());
+  }
+
+  /** A transport error without anything a URL's query could have put in its message. */
+  private static IOException quiet(IOException e) {
+    return new IOException(
+        e.getClass().getSimpleName()
+            + ": "
+            + Redactor.NONE.message(String.valueOf(e.getMessage())));
+  }
+}

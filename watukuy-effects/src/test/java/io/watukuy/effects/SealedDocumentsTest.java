@@ -1,0 +1,157 @@
+package io.watukuy.effects;
+
+import static io.watukuy.effects.OrdersLog.EFFECT;
+import static io.watukuy.effects.OrdersLog.ORDERS;
+import static io.watukuy.effects.OrdersLog.SECRET_KEY;
+import static io.watukuy.effects.OrdersLog.drain;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.watukuy.effects.internal.EffectRun;
+import io.watukuy.spi.InvocationRow;
+import io.watukuy.spi.InvocationStatus;
+import io.watukuy.spi.JournalEntry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * docs/effects.md, "Sealed documents" and "Terminal failures": seal and reveal round-trip, erasure
+ * reaches the journal, a reveal after erasure completes the position as terminal, and a document
+ * that is not the declared type is an ordinary failure naming the type.
+ */
+class SealedDocumentsTest {
+  record Profile(String email) {}
+
+  record Address(String street) {}
+
+  private final OrdersLog log = new OrdersLog();
+
+  @Test
+  void aSealedDocumentRevealsAsItWasAndItsTextHoldsNoPlaintext() {
+    List<Profile> revealed = new ArrayList<>();
+    AtomicReference<String> sealed = new AtomicReference<>();
+    log.created("alice");
+    Effects effects =
+        log.effects(
+            (ctx, e) -> {
+              sealed.set(ctx.seal("alice", new Profile("alice@example.com")));
+              revealed.add(ctx.reveal(sealed.get(), Profile.class));
+            },
+            SECRET_KEY);
+    drain(effects);
+
+    assertThat(revealed).containsExactly(new Profile("alice@example.com"));
+    assertThat(sealed.get()).startsWith("v1:").doesNotContain("alice@example.com");
+    assertThat(log.row(1).status()).isEqualTo(InvocationStatus.DONE);
+  }
+
+  @Test
+  void aJournalRowNamingASubjectIsSealedAndUnreadableAfterErasure() {
+    AtomicInteger lookups = new AtomicInteger();
+    AtomicInteger attempt = new AtomicInteger();
+    log.created("alice");
+    Effects effects =
+        log.effects(
+            (ctx, e) -> {
+              attempt.incrementAndGet();
+              ctx.call(
+                  "lookup",
+                  e.data().customer(),
+                  Profile.class,
+                  "alice",
+                  () -> {
+                    lookups.incrementAndGet();
+                    return new Profile("alice@example.com");
+                  });
+              throw new IllegalStateException("the mail server is down");
+            },
+            SECRET_KEY);
+    drain(effects);
+
+    JournalEntry row = log.store.listJournal(EFFECT, ORDERS, 1, 0, 10).get(0);
+    assertThat(row.subject()).isEqualTo("alice");
+    assertThat(row.result()).startsWith("v1:").doesNotContain("alice@example.com");
+    assertThat(log.row(1).status()).isEqualTo(InvocationStatus.FAILED);
+
+    assertThat(effects.erase("alice")).isTrue();
+    log.clock.advance(EffectRun.BACKOFF.cap(1));
+    drain(effects);
+
+    // The replay reads the row back; without the key it can never be revealed again.
+    assertThat(attempt).hasValue(2);
+    assertThat(lookups).hasValue(1);
+    assertThat(log.row(1).status()).isEqualTo(InvocationStatus.TERMINAL);
+    assertThat(log.row(1).error()).contains("erased").doesNotContain("alice");
+  }
+
+  @Test
+  void aRevealAfterErasureIsTerminalEvenWhenTheArmCatchesIt() {
+    AtomicReference<String> sealed = new AtomicReference<>();
+    log.created("alice");
+    Effects effects =
+        log.effects(
+            (ctx, e) -> {
+              if (ctx.position() == 1) {
+                sealed.set(ctx.seal("alice", new Profile("alice@example.com")));
+                return;
+              }
+              try {
+                ctx.reveal(sealed.get(), Profile.class);
+              } catch (TerminalFailure swallowed) {
+                // the context remembers it
+              }
+            },
+            SECRET_KEY);
+    assertThat(effects.erase("alice")).isFalse(); // nothing sealed yet
+    drain(effects);
+    assertThat(effects.erase("alice")).isTrue();
+    log.created("bob");
+    drain(effects);
+
+    InvocationRow second = log.row(2);
+    assertThat(second.status()).isEqualTo(InvocationStatus.TERMINAL);
+    assertThat(second.attempt()).isEqualTo(1);
+    EffectStatus status = effects.status(EFFECT);
+    assertThat(status.terminalSkips()).isEqualTo(1);
+    assertThat(status.lastTerminalError()).contains("erased");
+    assertThat(status.sources().get(0).position()).isEqualTo(2);
+  }
+
+  @Test
+  void aDocumentThatIsNotTheDeclaredTypeIsARetriedFailureNamingTheType() {
+    log.created("alice");
+    Effects effects =
+        log.effects(
+            (ctx, e) ->
+                ctx.reveal(ctx.seal("alice", new Profile("alice@example.com")), Address.class),
+            SECRET_KEY);
+    drain(effects);
+
+    InvocationRow row = log.row(1);
+    assertThat(row.status()).isEqualTo(InvocationStatus.FAILED);
+    assertThat(row.error())
+        .contains(Address.class.getName())
+        .contains(Profile.class.getName())
+        .doesNotContain("alice@example.com");
+    assertThat(Duration.between(row.updatedAt(), row.retryAt())).isEqualTo(Duration.ofMillis(200));
+    assertThat(effects.status(EFFECT).terminalSkips()).isZero();
+
+    log.clock.advance(Duration.ofMillis(200));
+    drain(effects);
+    assertThat(log.row(1).status()).isEqualTo(InvocationStatus.FAILED);
+    assertThat(log.row(1).attempt()).isEqualTo(2);
+  }
+
+  @Test
+  void sealingWithoutASecretKeyFailsNamingIt() {
+    log.created("alice");
+    Effects effects = log.effects((ctx, e) -> ctx.seal("alice", new Profile("a@b")), null);
+    drain(effects);
+
+    assertThat(log.row(1).status()).isEqualTo(InvocationStatus.FAILED);
+    assertThat(log.row(1).error()).contains("secretKey").contains(EFFECT);
+  }
+}
