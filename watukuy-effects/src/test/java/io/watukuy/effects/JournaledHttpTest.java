@@ -1,0 +1,249 @@
+package io.watukuy.effects;
+
+import static io.watukuy.effects.OrdersLog.EFFECT;
+import static io.watukuy.effects.OrdersLog.ORDERS;
+import static io.watukuy.effects.OrdersLog.drain;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.watukuy.spi.InvocationRow;
+import io.watukuy.spi.InvocationStatus;
+import io.watukuy.spi.JournalEntry;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * docs/effects.md, "HTTP calls": {@code ctx.http()} against a real server on 127.0.0.1. The server
+ * answers from a script (status, Retry-After, body) and records every request it got.
+ */
+class JournaledHttpTest {
+  record Seen(String method, String pathAndQuery, String key, String authorization, String body) {}
+
+  record Answer(int status, String retryAfter, String body) {}
+
+  private final OrdersLog log = new OrdersLog();
+  private final ConcurrentLinkedQueue<Answer> script = new ConcurrentLinkedQueue<>();
+  private final List<Seen> seen = Collections.synchronizedList(new ArrayList<>());
+  private HttpServer server;
+  private String base;
+
+  @BeforeEach
+  void start() throws IOException {
+    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.createContext("/", this::answer);
+    server.start();
+    base = "http://127.0.0.1:" + server.getAddress().getPort();
+  }
+
+  @AfterEach
+  void stop() {
+    server.stop(0);
+  }
+
+  private void answer(HttpExchange x) throws IOException {
+    String body = new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+    String query = x.getRequestURI().getRawQuery();
+    seen.add(
+        new Seen(
+            x.getRequestMethod(),
+            x.getRequestURI().getRawPath() + (query == null ? "" : "?" + query),
+            x.getRequestHeaders().getFirst("Idempotency-Key"),
+            x.getRequestHeaders().getFirst("Authorization"),
+            body));
+    Answer a = script.poll();
+    if (a == null) a = new Answer(200, null, "ok");
+    if (a.retryAfter() != null) x.getResponseHeaders().add("Retry-After", a.retryAfter());
+    x.getResponseHeaders().add("Set-Cookie", "session=cookie-secret");
+    x.getResponseHeaders().add("X-Receipt", "r-1");
+    byte[] out = a.body().getBytes(StandardCharsets.UTF_8);
+    x.sendResponseHeaders(a.status(), out.length == 0 ? -1 : out.length);
+    x.getResponseBody().write(out);
+    x.close();
+  }
+
+  private void then(int status, String retryAfter) {
+    script.add(new Answer(status, retryAfter, "status " + status));
+  }
+
+  private List<JournalEntry> journal() {
+    return log.store.listJournal(EFFECT, ORDERS, 1, 0, 10);
+  }
+
+  /** Runs one invocation whose arm POSTs a charge with a secret header and a query token. */
+  private List<EffectHttp.Response> charge() {
+    List<EffectHttp.Response> got = Collections.synchronizedList(new ArrayList<>());
+    log.created("alice");
+    Effects effects =
+        log.effects(
+            (ctx, e) ->
+                got.add(
+                    ctx.http()
+                        .send(
+                            EffectHttp.Request.of("POST", base + "/charges?token=query-secret")
+                                .header("Authorization", "Bearer header-secret")
+                                .body("{\"amount\":5}"))),
+            null);
+    drain(effects);
+    return got;
+  }
+
+  @Test
+  void everyRequestCarriesItsJournalKeyAndTheJournalKeepsNoSecret() {
+    List<EffectHttp.Response> got = charge();
+
+    assertThat(got).extracting(EffectHttp.Response::status).containsExactly(200);
+    assertThat(got.get(0).header("X-Receipt")).isEqualTo("r-1");
+    assertThat(seen).hasSize(1);
+    Seen request = seen.get(0);
+    assertThat(request.authorization()).isEqualTo("Bearer header-secret");
+    assertThat(request.body()).isEqualTo("{\"amount\":5}");
+    JournalEntry row = journal().get(0);
+    assertThat(request.key()).isEqualTo(row.callKey()).matches("[0-9a-f]{64}");
+    assertThat(row.label()).isEqualTo("POST " + base + "/charges");
+    assertThat(row.subject()).isNull();
+    assertThat(row.result() + row.label())
+        .contains("r-1")
+        .doesNotContain("header-secret")
+        .doesNotContain("query-secret")
+        .doesNotContain("cookie-secret")
+        .doesNotContain("amount");
+  }
+
+  @Test
+  void aReplayReturnsTheJournaledResponseWithoutARequest() {
+    List<EffectHttp.Response> got = new ArrayList<>();
+    log.created("alice");
+    Effects effects =
+        log.effects(
+            (ctx, e) -> {
+              got.add(ctx.http().send(EffectHttp.Request.of("GET", base + "/customers/alice")));
+              if (ctx.attempt() == 1) throw new IllegalStateException("the next step failed");
+            },
+            null);
+    drain(effects);
+    log.clock.advance(Duration.ofMillis(200));
+    drain(effects);
+
+    assertThat(log.row(1).status()).isEqualTo(InvocationStatus.DONE);
+    assertThat(log.row(1).attempt()).isEqualTo(2);
+    assertThat(seen).hasSize(1);
+    assertThat(got).hasSize(2);
+    assertThat(got.get(1)).isEqualTo(got.get(0));
+  }
+
+  @Test
+  void twoServerErrorsThenSuccessAreOneJournalRowAndThreeRequests() {
+    then(503, null);
+    then(503, null);
+    Instant before = log.clock.now();
+    List<EffectHttp.Response> got = charge();
+
+    assertThat(got).extracting(EffectHttp.Response::status).containsExactly(200);
+    assertThat(seen).hasSize(3);
+    assertThat(seen).extracting(Seen::key).containsOnly(journal().get(0).callKey());
+    assertThat(journal()).hasSize(1);
+    assertThat(log.row(1).status()).isEqualTo(InvocationStatus.DONE);
+    assertThat(log.row(1).attempt()).isEqualTo(1);
+    // The re-sends waited 250 ms, then 500 ms, on the injected clock.
+    assertThat(Duration.between(before, log.clock.now())).isEqualTo(Duration.ofMillis(750));
+  }
+
+  @Test
+  void aSpentLoopFailsTheInvocationWithoutARowAndNeverLowersItsBackoff() {
+    for (int i = 0; i < EffectHttp.MAX_ATTEMPTS; i++) then(429, "0");
+    List<EffectHttp.Response> got = charge();
+
+    assertThat(got).isEmpty();
+    assertThat(seen).hasSize(4);
+    assertThat(journal()).isEmpty();
+    InvocationRow row = log.row(1);
+    assertThat(row.status()).isEqualTo(InvocationStatus.FAILED);
+    assertThat(row.error())
+        .contains("POST " + base + "/charges")
+        .contains("429")
+        .doesNotContain("query-secret");
+    // Retry-After: 0 is shorter than the invocation's own 200 ms: it does not lower it.
+    assertThat(Duration.between(row.updatedAt(), row.retryAt())).isEqualTo(Duration.ofMillis(200));
+  }
+
+  @Test
+  void aRetryAfterRaisesTheInvocationsBackoff() {
+    then(503, "120");
+    charge();
+
+    // Longer than the next re-send: the loop stops at once and the invocation waits 120 s.
+    assertThat(seen).hasSize(1);
+    InvocationRow row = log.row(1);
+    assertThat(row.status()).isEqualTo(InvocationStatus.FAILED);
+    assertThat(Duration.between(row.updatedAt(), row.retryAt())).isEqualTo(Duration.ofSeconds(120));
+  }
+
+  @Test
+  void aRetryAfterRaisesTheBackoffToFiveMinutesAtMost() {
+    then(429, "3600");
+    charge();
+
+    InvocationRow row = log.row(1);
+    assertThat(Duration.between(row.updatedAt(), row.retryAt())).isEqualTo(Duration.ofMinutes(5));
+  }
+
+  @Test
+  void aClientErrorReachesTheArmAndIsJournaled() {
+    then(400, null);
+    List<EffectHttp.Response> got = charge();
+
+    assertThat(got).extracting(EffectHttp.Response::status).containsExactly(400);
+    assertThat(got.get(0).body()).isEqualTo("status 400");
+    assertThat(seen).hasSize(1);
+    assertThat(journal()).hasSize(1);
+    assertThat(journal().get(0).result()).contains("400");
+    assertThat(log.row(1).status()).isEqualTo(InvocationStatus.DONE);
+  }
+
+  @Test
+  void aTransportErrorIsResentThenFailsTheInvocation() throws IOException {
+    try (ServerSocket closed = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      base = "http://127.0.0.1:" + closed.getLocalPort(); // refused once closed
+    }
+    List<EffectHttp.Response> got = charge();
+
+    assertThat(got).isEmpty();
+    InvocationRow row = log.row(1);
+    assertThat(row.status()).isEqualTo(InvocationStatus.FAILED);
+    assertThat(row.error()).contains("after 4 attempts").doesNotContain("query-secret");
+  }
+
+  @Test
+  void anArmSettingItsOwnIdempotencyKeyIsToldTheHeaderIsTaken() {
+    log.created("alice");
+    Effects effects =
+        log.effects(
+            (ctx, e) ->
+                ctx.http()
+                    .send(
+                        new EffectHttp.Request(
+                            "POST",
+                            java.net.URI.create(base + "/x"),
+                            Map.of("idempotency-key", "mine"),
+                            null)),
+            null);
+    drain(effects);
+
+    assertThat(seen).isEmpty();
+    assertThat(log.row(1).error()).contains("Idempotency-Key").contains("POST " + base + "/x");
+  }
+}
