@@ -77,7 +77,7 @@ public final class EffectRun<T> {
   private @Nullable Lease lease;
   private @Nullable Instant renewAt;
   private long generation;
-  private @Nullable EffectRecord record;
+  private boolean stopped;
 
   /**
    * Creates the runtime of one effect; nothing runs until {@link #pass()}.
@@ -117,12 +117,13 @@ public final class EffectRun<T> {
    * @return whether anything changed (another pass may find more to do)
    */
   public synchronized boolean pass() {
+    if (stopped) return false;
     Instant now = time.now();
     if (!holdLease(now)) return false;
     boolean changed = applyOutcomes();
     if (lease == null) return false;
-    record = store.loadEffect(effect.name()).orElse(null);
-    boolean quarantined = record != null && record.quarantined();
+    boolean quarantined =
+        store.loadEffect(effect.name()).map(EffectRecord::quarantined).orElse(false);
     for (PollerKey key : sourceKeys()) {
       try {
         SourceLanes s = sources.get(key);
@@ -172,8 +173,12 @@ public final class EffectRun<T> {
     return lease != null;
   }
 
-  /** Gives the lease up; in-flight invocations finish but their outcomes are dropped. */
+  /**
+   * Stops for good and gives the lease up; in-flight invocations finish but their outcomes are
+   * dropped (their rows say running, and they replay at the next start).
+   */
   public synchronized void stop() {
+    stopped = true;
     Lease held = lease;
     lease = null;
     generation++;
@@ -405,8 +410,9 @@ public final class EffectRun<T> {
     Lease held = lease();
     for (SourceLanes.Pending p : due) {
       int attempt = p.attempt + 1;
+      String lastError = p.error;
       try {
-        workers.execute(() -> invoke(gen, held, s.source, p, attempt));
+        workers.execute(() -> invoke(gen, held, s.source, p, attempt, lastError));
       } catch (RejectedExecutionException e) {
         s.untake(p);
       }
@@ -415,13 +421,19 @@ public final class EffectRun<T> {
   }
 
   /** Runs on a worker: records the attempt, runs the arm, records the outcome. */
-  private void invoke(long gen, Lease held, PollerKey source, SourceLanes.Pending p, int attempt) {
+  private void invoke(
+      long gen,
+      Lease held,
+      PollerKey source,
+      SourceLanes.Pending p,
+      int attempt,
+      @Nullable String lastError) {
     String lane = p.laneKey();
     Instant started = time.now();
     InvocationStatus status;
     String error = null;
     try {
-      save(held, source, p, InvocationStatus.RUNNING, attempt, p.error, null, started);
+      save(held, source, p, InvocationStatus.RUNNING, attempt, lastError, null, started);
       if (p.keyError != null) throw new IllegalStateException(p.keyError);
       Effect.On<T> on = effect.arms().get(p.type);
       ChangeEvent<T> event = Envelope.fromLog(p.logged, effect.source().type(), attempt);
