@@ -261,6 +261,27 @@ class EffectLanesTest {
   }
 
   @Test
+  void anEngineWhoseLeaseExpiredAndWasTakenStopsAndItsWritesAreFenced() {
+    f.created("a");
+    failing.add(1L);
+    Effects first = notify(byCustomer());
+    drain(first, "Notify");
+    assertThat(first.status("Notify").running()).isTrue();
+
+    f.clock.advance(Duration.ofSeconds(31)); // the first engine stalled past its lease
+    Effects second =
+        f.effects("engine-2", f.effect("Notify").on(EventType.CREATED, arm, byCustomer()).build());
+    failing.clear();
+    drain(second, "Notify");
+    assertThat(status(1)).isEqualTo(InvocationStatus.DONE);
+
+    drain(first, "Notify"); // its renewal fails: it stops without running anything
+    assertThat(first.status("Notify").running()).isFalse();
+    assertThat(ran).containsExactly(1L, 1L);
+    assertThat(f.store.effectLease("Notify").orElseThrow().owner()).isEqualTo("engine-2");
+  }
+
+  @Test
   void withoutAnyEventTheEffectPersistsAWatermarkOfZeroSoTheLogIsHeldForIt() {
     Effects effects = notify(byCustomer());
     drain(effects, "Notify");

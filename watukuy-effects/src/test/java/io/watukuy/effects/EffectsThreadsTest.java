@@ -67,4 +67,27 @@ class EffectsThreadsTest {
         .hasMessage("effects are closed");
     assertThat(Duration.ofSeconds(30)).isEqualTo(Effects.SHUTDOWN_WAIT);
   }
+
+  @Test
+  void aWedgedLaneHoldsNoWorkerSoOtherLanesRunEvenWithAPoolOfOne() throws Exception {
+    f.created("a", "b", "c");
+    LinkedBlockingQueue<Long> done = new LinkedBlockingQueue<>();
+    Effect<Order> effect =
+        f.effect("Notify")
+            .on(
+                EventType.CREATED,
+                (ctx, e) -> {
+                  if (e.sequence() == 1) throw new IllegalStateException("vendor down");
+                  done.add(e.sequence());
+                },
+                byCustomer())
+            .build();
+    try (Effects effects = Effects.builder(f.store).time(f.clock).poolSize(1).add(effect).build()) {
+      effects.start();
+      assertThat(done.poll(10, TimeUnit.SECONDS)).isEqualTo(2L);
+      assertThat(done.poll(10, TimeUnit.SECONDS)).isEqualTo(3L);
+    }
+    assertThat(f.row("Notify", 1).orElseThrow().status())
+        .isEqualTo(io.watukuy.spi.InvocationStatus.FAILED);
+  }
 }
