@@ -22,7 +22,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.jspecify.annotations.Nullable;
 
 /**
  * A memory store, a virtual clock and a poller with its log on, events appended to the log by hand,
@@ -42,19 +41,24 @@ final class EffectFixture {
           .fetch(ctx -> Page.empty())
           .log(EventLog.keep(Duration.ofDays(7)))
           .build();
-  private long sequence;
-  private @Nullable Lease pollerLease;
+  private final Map<PollerKey, Long> sequences = new java.util.HashMap<>();
+  private final Map<PollerKey, Lease> pollerLeases = new java.util.HashMap<>();
 
   /** Appends one event to the log of {@link #ORDERS}; returns its position. */
   long append(EventType type, String id, String customer) {
-    long seq = ++sequence;
+    return append(ORDERS, type, id, customer);
+  }
+
+  /** Appends one event to the log of {@code key}; returns its position there. */
+  long append(PollerKey key, EventType type, String id, String customer) {
+    long seq = sequences.merge(key, 1L, Long::sum);
     JsonNode data = Json.MAPPER.valueToTree(new Order(id, customer));
     String json =
         Envelope.of(
-                "id-" + seq,
+                "id-" + key.partition() + seq,
                 type,
-                "orders",
-                "",
+                key.poller(),
+                key.partition(),
                 id,
                 id,
                 "v" + seq,
@@ -66,12 +70,12 @@ final class EffectFixture {
                 data,
                 null)
             .toString();
-    if (pollerLease == null)
-      pollerLease =
-          store.acquireLease(ORDERS, "poller", Duration.ofDays(365), clock.now()).orElseThrow();
-    Lease lease = pollerLease;
+    Lease lease =
+        pollerLeases.computeIfAbsent(
+            key,
+            k -> store.acquireLease(k, "poller", Duration.ofDays(365), clock.now()).orElseThrow());
     store.commitPoll(
-        ORDERS,
+        key,
         lease,
         new CommitBatch(
             new StatePatch(null, null, null, seq),
@@ -86,7 +90,8 @@ final class EffectFixture {
 
   /** Appends created events for customers, one position each, from 1. */
   void created(String... customers) {
-    for (String c : customers) append(EventType.CREATED, "o" + (sequence + 1), c);
+    for (String c : customers)
+      append(EventType.CREATED, "o" + (sequences.getOrDefault(ORDERS, 0L) + 1), c);
   }
 
   Effects effects(String instance, Effect<?>... effects) {

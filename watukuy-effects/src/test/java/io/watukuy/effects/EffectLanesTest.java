@@ -5,7 +5,12 @@ import static io.watukuy.effects.EffectFixture.byCustomer;
 import static io.watukuy.effects.EffectFixture.drain;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.watukuy.Cursors;
+import io.watukuy.EventLog;
 import io.watukuy.EventType;
+import io.watukuy.Page;
+import io.watukuy.Poller;
+import io.watukuy.PollerKey;
 import io.watukuy.effects.EffectFixture.Order;
 import io.watukuy.spi.InvocationRow;
 import io.watukuy.spi.InvocationStatus;
@@ -279,6 +284,42 @@ class EffectLanesTest {
     assertThat(first.status("Notify").running()).isFalse();
     assertThat(ran).containsExactly(1L, 1L);
     assertThat(f.store.effectLease("Notify").orElseThrow().owner()).isEqualTo("engine-2");
+  }
+
+  @Test
+  void aPartitionedSourceHasAWatermarkAndLanesPerPartition() {
+    Poller<Order> regional =
+        Poller.builder("orders", Order.class)
+            .identity(Order::id)
+            .cursor(Cursors.token())
+            .fetch(ctx -> Page.empty())
+            .partitions(List.of("eu", "us"))
+            .log(EventLog.keep(Duration.ofDays(7)))
+            .build();
+    PollerKey eu = PollerKey.of("orders", "eu");
+    PollerKey us = PollerKey.of("orders", "us");
+    f.append(eu, EventType.CREATED, "o1", "a");
+    f.append(eu, EventType.CREATED, "o2", "b");
+    f.append(us, EventType.CREATED, "o3", "a"); // the same customer, another partition's lane
+    Arm<Order> euFirstFails =
+        (ctx, e) -> {
+          if (e.partition().equals("eu") && e.sequence() == 1)
+            throw new IllegalStateException("eu vendor down");
+        };
+    Effects effects =
+        f.effects(
+            Effect.builder("Notify")
+                .source(regional)
+                .on(EventType.CREATED, euFirstFails, byCustomer())
+                .build());
+    drain(effects, "Notify");
+
+    List<SourceStatus> sources = effects.status("Notify").sources();
+    assertThat(sources).extracting(SourceStatus::source).containsExactly(eu, us);
+    assertThat(sources).extracting(SourceStatus::position).containsExactly(0L, 1L);
+    assertThat(sources).extracting(SourceStatus::lag).containsExactly(2L, 0L);
+    assertThat(f.store.lowestWatermark(eu)).hasValue(0);
+    assertThat(f.store.lowestWatermark(us)).hasValue(1);
   }
 
   @Test
