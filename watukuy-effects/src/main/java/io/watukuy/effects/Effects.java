@@ -3,12 +3,14 @@ package io.watukuy.effects;
 import io.watukuy.ConfigException;
 import io.watukuy.PollerKey;
 import io.watukuy.TimeSource;
+import io.watukuy.Watukuy;
 import io.watukuy.effects.internal.EffectRun;
 import io.watukuy.spi.EffectStore;
 import io.watukuy.spi.StateStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +23,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -76,7 +79,8 @@ public final class Effects implements AutoCloseable {
     }
     this.readerExecutor = b.readers;
     for (Effect<?> e : b.effects)
-      readers.put(e.name(), new Reader(e, b.store, workers, b.instanceId));
+      readers.put(
+          e.name(), new Reader(e, b.store, workers, b.instanceId, Watukuy.redaction(b.secrets)));
   }
 
   /**
@@ -244,8 +248,13 @@ public final class Effects implements AutoCloseable {
     final Semaphore wake = new Semaphore(0);
     volatile boolean stopping;
 
-    Reader(Effect<?> effect, StateStore store, Executor workers, String owner) {
-      this.run = new EffectRun<>(effect, store, time, workers, owner, this::signal);
+    Reader(
+        Effect<?> effect,
+        StateStore store,
+        Executor workers,
+        String owner,
+        Function<@Nullable String, String> redaction) {
+      this.run = new EffectRun<>(effect, store, time, workers, owner, this::signal, redaction);
     }
 
     void signal() {
@@ -295,6 +304,7 @@ public final class Effects implements AutoCloseable {
     private @Nullable Executor readers;
     private Duration pollInterval = DEFAULT_POLL_INTERVAL;
     private String instanceId = UUID.randomUUID().toString();
+    private List<String> secrets = List.of();
 
     private Builder(StateStore store) {
       this.store = store;
@@ -380,6 +390,20 @@ public final class Effects implements AutoCloseable {
           || interval.compareTo(Duration.ofMinutes(1)) > 0)
         throw new ConfigException("effects pollInterval must be 10ms..1m, but was " + interval);
       this.pollInterval = interval;
+      return this;
+    }
+
+    /**
+     * Values hidden as {@code [redacted]}, in every form they take, in every error an invocation
+     * records or logs (docs/operations.md, "Secrets"): pass the same as the engine's {@code
+     * Watukuy.Builder#secrets}. Default none.
+     *
+     * @param values the secret strings; empty strings are ignored
+     * @return this builder
+     * @throws NullPointerException if {@code values} or one of them is null
+     */
+    public Builder secrets(Collection<String> values) {
+      this.secrets = List.copyOf(values);
       return this;
     }
 

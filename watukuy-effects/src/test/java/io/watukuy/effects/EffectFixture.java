@@ -94,9 +94,13 @@ final class EffectFixture {
       append(EventType.CREATED, "o" + (sequences.getOrDefault(ORDERS, 0L) + 1), c);
   }
 
+  /** Effects whose invocations run on the calling thread, driven pass by pass. */
+  Effects.Builder builder(String instance) {
+    return Effects.builder(store).time(clock).workers(Runnable::run).instanceId(instance);
+  }
+
   Effects effects(String instance, Effect<?>... effects) {
-    Effects.Builder b =
-        Effects.builder(store).time(clock).workers(Runnable::run).instanceId(instance);
+    Effects.Builder b = builder(instance);
     for (Effect<?> e : effects) b.add(e);
     return b.build();
   }

@@ -189,6 +189,29 @@ class EffectLanesTest {
   }
 
   @Test
+  void theEnginesSecretsNeverReachTheRowOrTheStatus() {
+    f.created("a", "b");
+    Arm<Order> leaky =
+        (ctx, e) -> {
+          if (e.sequence() == 1)
+            throw new IllegalStateException("GET https://crm.example/x?t=s3cr3t-token failed");
+          throw ctx.fail("refused with key s3cr3t-token");
+        };
+    Effects effects =
+        f.builder("engine-1")
+            .secrets(List.of("s3cr3t-token"))
+            .add(f.effect("Notify").on(EventType.CREATED, leaky, byCustomer()).build())
+            .build();
+    drain(effects, "Notify");
+    assertThat(f.row("Notify", 1).orElseThrow().error())
+        .isEqualTo("IllegalStateException: GET https://crm.example/x?t=[redacted] failed");
+    assertThat(f.row("Notify", 2).orElseThrow().error()).isEqualTo("refused with key [redacted]");
+    assertThat(effects.status("Notify").lastTerminalError())
+        .isEqualTo("refused with key [redacted]");
+    assertThat(effects.status("Notify").toString()).doesNotContain("s3cr3t");
+  }
+
+  @Test
   void anEventWhoseKeyFailsBelongsToNoLaneAndPinsTheWatermarkWithANullPinningKey() {
     f.created("a", "b");
     Key<Order> key =

@@ -34,6 +34,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,6 +73,7 @@ public final class EffectRun<T> {
   private final Executor workers;
   private final String owner;
   private final Runnable wake;
+  private final Function<@Nullable String, String> redaction;
   private final ConcurrentLinkedQueue<Outcome> outcomes = new ConcurrentLinkedQueue<>();
   private final Map<PollerKey, SourceLanes> sources = new TreeMap<>();
   private @Nullable Lease lease;
@@ -88,6 +90,7 @@ public final class EffectRun<T> {
    * @param workers where invocations run (shared by every effect)
    * @param owner this engine's instance id, the lease's owner
    * @param wake called when an invocation finished, so the reader passes again
+   * @param redaction hides the engine's secrets in every error kept or logged
    */
   public EffectRun(
       Effect<T> effect,
@@ -95,7 +98,8 @@ public final class EffectRun<T> {
       TimeSource time,
       Executor workers,
       String owner,
-      Runnable wake) {
+      Runnable wake,
+      Function<@Nullable String, String> redaction) {
     this.effect = effect;
     this.log = store;
     this.store = (EffectStore) store;
@@ -103,6 +107,7 @@ public final class EffectRun<T> {
     this.workers = workers;
     this.owner = owner;
     this.wake = wake;
+    this.redaction = redaction;
   }
 
   /** The effect run. */
@@ -143,7 +148,7 @@ public final class EffectRun<T> {
         return false;
       } catch (RuntimeException e) {
         SourceLanes s = sources.get(key);
-        String msg = Errors.describe(e);
+        String msg = Errors.describe(e, redaction);
         if (s != null) s.lastError = msg;
         LOG.warn("effect {} on {}: {}", effect.name(), key, msg);
       }
@@ -187,7 +192,10 @@ public final class EffectRun<T> {
       try {
         store.releaseEffectLease(effect.name(), held);
       } catch (RuntimeException e) {
-        LOG.warn("effect {}: releasing its lease failed: {}", effect.name(), Errors.describe(e));
+        LOG.warn(
+            "effect {}: releasing its lease failed: {}",
+            effect.name(),
+            Errors.describe(e, redaction));
       }
     }
   }
@@ -362,7 +370,7 @@ public final class EffectRun<T> {
               + "' of the "
               + type.wire()
               + " arm failed, so the event belongs to no lane: "
-              + Errors.describe(ex);
+              + Errors.describe(ex, redaction);
     }
     s.accept(new SourceLanes.Pending(e, type, lane, keyError));
   }
@@ -438,21 +446,21 @@ public final class EffectRun<T> {
       Effect.On<T> on = effect.arms().get(p.type);
       ChangeEvent<T> event = Envelope.fromLog(p.logged, effect.source().type(), attempt);
       InvocationContext ctx =
-          new InvocationContext(effect.name(), source, p.position, attempt, store, time);
+          new InvocationContext(effect.name(), source, p.position, attempt, store, time, redaction);
       try {
         on.arm().run(ctx, event);
         status = ctx.terminal() == null ? InvocationStatus.DONE : InvocationStatus.TERMINAL;
-        error = ctx.terminal();
+        error = ctx.terminal() == null ? null : Errors.redact(ctx.terminal(), redaction);
       } catch (TerminalFailure tf) {
         status = InvocationStatus.TERMINAL;
-        error = ctx.terminal() != null ? ctx.terminal() : tf.getMessage();
+        error = Errors.redact(ctx.terminal() != null ? ctx.terminal() : tf.getMessage(), redaction);
       } catch (Exception ex) {
         if (ctx.terminal() != null) {
           status = InvocationStatus.TERMINAL;
-          error = ctx.terminal();
+          error = Errors.redact(ctx.terminal(), redaction);
         } else {
           status = InvocationStatus.FAILED;
-          error = Errors.describe(ex);
+          error = Errors.describe(ex, redaction);
         }
       }
     } catch (LeaseLostException e) {
@@ -461,7 +469,7 @@ public final class EffectRun<T> {
       return;
     } catch (RuntimeException e) {
       status = InvocationStatus.FAILED;
-      error = Errors.describe(e);
+      error = Errors.describe(e, redaction);
     }
     Instant now = time.now();
     Instant retryAt = status == InvocationStatus.FAILED ? now.plus(BACKOFF.cap(attempt)) : null;
@@ -474,7 +482,7 @@ public final class EffectRun<T> {
     } catch (RuntimeException e) {
       // The outcome was not recorded: the position runs again, its calls replay from the journal.
       status = InvocationStatus.FAILED;
-      error = "recording the outcome failed: " + Errors.describe(e);
+      error = "recording the outcome failed: " + Errors.describe(e, redaction);
       retryAt = now.plus(BACKOFF.cap(attempt));
     }
     if (status == InvocationStatus.FAILED)
