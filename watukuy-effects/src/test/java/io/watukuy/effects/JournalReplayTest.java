@@ -14,6 +14,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
@@ -81,6 +85,60 @@ class JournalReplayTest {
             org.assertj.core.groups.Tuple.tuple("email", "\"email#1\""),
             org.assertj.core.groups.Tuple.tuple("crm", "\"crm#1\""));
     assertThat(second.status("Notify").position()).isEqualTo(1);
+  }
+
+  @Test
+  void
+      aProcessKilledInItsThirdCallLeavesItRunningTheNextEngineFiresOnlyTheThirdAndTheDeadOneIsFenced()
+          throws Exception {
+    f.created("a");
+    CountDownLatch inThird = new CountDownLatch(1);
+    CountDownLatch killed = new CountDownLatch(1);
+    AtomicBoolean firstProcess = new AtomicBoolean(true);
+    Arm<Order> arm =
+        (ctx, e) -> {
+          ctx.call("charge", Map.of("order", e.identity()), String.class, () -> fire("charge"));
+          ctx.call("email", e.data().customer(), String.class, () -> fire("email"));
+          ctx.call(
+              "crm",
+              e.data().customer(),
+              String.class,
+              () -> {
+                if (firstProcess.get()) {
+                  inThird.countDown();
+                  killed.await(); // the process is frozen here, then gone
+                  throw new IllegalStateException("killed");
+                }
+                return fire("crm");
+              });
+        };
+    ExecutorService deadProcess = Executors.newSingleThreadExecutor();
+    try {
+      Effects first =
+          Effects.builder(f.store)
+              .time(f.clock)
+              .workers(deadProcess)
+              .instanceId("engine-1")
+              .add(effect(arm))
+              .build();
+      first.run("Notify").pass();
+      assertThat(inThird.await(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(f.row("Notify", 1).orElseThrow().status()).isEqualTo(InvocationStatus.RUNNING);
+
+      f.clock.advance(Duration.ofSeconds(31)); // the dead engine's lease expires
+      firstProcess.set(false);
+      Effects second = f.effects("engine-2", effect(arm));
+      drain(second, "Notify");
+      assertThat(fired).isEqualTo(Map.of("charge", 1, "email", 1, "crm", 1));
+      assertThat(f.row("Notify", 1).orElseThrow().status()).isEqualTo(InvocationStatus.DONE);
+      assertThat(f.row("Notify", 1).orElseThrow().attempt()).isEqualTo(2);
+    } finally {
+      killed.countDown();
+      deadProcess.shutdown();
+      assertThat(deadProcess.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    }
+    // the frozen attempt's late write was refused by the lease: the row stays done
+    assertThat(f.row("Notify", 1).orElseThrow().status()).isEqualTo(InvocationStatus.DONE);
   }
 
   @Test
