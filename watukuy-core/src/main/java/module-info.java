@@ -3,7 +3,7 @@
  * io.watukuy.spi}) and the in-memory stores ({@code io.watukuy.store.memory}). The engine's own
  * packages ({@code io.watukuy.internal..}) are not exported; the bench's two hash benchmarks reach
  * the canonical hashing through a qualified export, and the effects runtime reaches it (journal
- * keys), the event envelope (reading the log) and the redactor (its errors) the same way.
+ * keys) and the event envelope (reading the log) the same way.
  */
 module io.watukuy {
   requires transitive com.fasterxml.jackson.databind;
@@ -25,7 +25,5 @@ module io.watukuy {
       io.watukuy.bench,
       io.watukuy.effects;
   exports io.watukuy.internal to
-      io.watukuy.effects;
-  exports io.watukuy.internal.http to
       io.watukuy.effects;
 }

@@ -89,17 +89,17 @@ public interface EffectContext {
    * {@code terminal_skips} counts it and {@code last_terminal_error} keeps {@code reason}
    * (docs/effects.md, "Terminal failures"). Use it for an event that can never succeed.
    *
-   * @param reason why, for operators; never put a secret in it
+   * @param reason why, for operators; the engine's secrets are hidden in it
    * @return never returns; declared so an arm can write {@code throw ctx.fail("...")}
    * @throws TerminalFailure always
    */
   TerminalFailure fail(String reason);
 
   /**
-   * Writes an INFO line naming the effect, source and position. Not journaled: a replay writes it
-   * again.
+   * Writes an INFO line naming the effect, source and position, with the engine's secrets ({@code
+   * Effects.Builder#secrets}) hidden. Not journaled: a replay writes it again.
    *
-   * @param message the text; never put a secret in it
+   * @param message the text
    */
   void log(String message);
 

@@ -4,6 +4,7 @@ import io.watukuy.ConfigException;
 import io.watukuy.PollerKey;
 import io.watukuy.SealingKeys;
 import io.watukuy.TimeSource;
+import io.watukuy.Watukuy;
 import io.watukuy.effects.internal.EffectRun;
 import io.watukuy.effects.internal.EffectServices;
 import io.watukuy.spi.EffectStore;
@@ -12,6 +13,7 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,6 +27,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -82,7 +85,8 @@ public final class Effects implements AutoCloseable {
     this.readerExecutor = b.readers;
     this.services = new EffectServices(store, time, b.secretKey, b.random);
     for (Effect<?> e : b.effects)
-      readers.put(e.name(), new Reader(e, b.store, workers, b.instanceId));
+      readers.put(
+          e.name(), new Reader(e, b.store, workers, b.instanceId, Watukuy.redaction(b.secrets)));
   }
 
   /**
@@ -267,9 +271,15 @@ public final class Effects implements AutoCloseable {
     final Semaphore wake = new Semaphore(0);
     volatile boolean stopping;
 
-    Reader(Effect<?> effect, StateStore store, Executor workers, String owner) {
+    Reader(
+        Effect<?> effect,
+        StateStore store,
+        Executor workers,
+        String owner,
+        Function<@Nullable String, String> redaction) {
       this.run =
-          new EffectRun<>(effect, store, time, workers, owner, this::signal).services(services);
+          new EffectRun<>(effect, store, time, workers, owner, this::signal, redaction)
+              .services(services);
     }
 
     void signal() {
@@ -319,6 +329,7 @@ public final class Effects implements AutoCloseable {
     private @Nullable Executor readers;
     private Duration pollInterval = DEFAULT_POLL_INTERVAL;
     private String instanceId = UUID.randomUUID().toString();
+    private List<String> secrets = List.of();
     private @Nullable SealingKeys secretKey;
     private Random random = new SecureRandom();
 
@@ -406,6 +417,20 @@ public final class Effects implements AutoCloseable {
           || interval.compareTo(Duration.ofMinutes(1)) > 0)
         throw new ConfigException("effects pollInterval must be 10ms..1m, but was " + interval);
       this.pollInterval = interval;
+      return this;
+    }
+
+    /**
+     * Values hidden as {@code [redacted]}, in every form they take, in every error an invocation
+     * records or logs (docs/operations.md, "Secrets"): pass the same as the engine's {@code
+     * Watukuy.Builder#secrets}. Default none.
+     *
+     * @param values the secret strings; empty strings are ignored
+     * @return this builder
+     * @throws NullPointerException if {@code values} or one of them is null
+     */
+    public Builder secrets(Collection<String> values) {
+      this.secrets = List.copyOf(values);
       return this;
     }
 

@@ -34,6 +34,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,12 +73,13 @@ public final class EffectRun<T> {
   private final Executor workers;
   private final String owner;
   private final Runnable wake;
+  private final Function<@Nullable String, String> redaction;
   private final ConcurrentLinkedQueue<Outcome> outcomes = new ConcurrentLinkedQueue<>();
   private final Map<PollerKey, SourceLanes> sources = new TreeMap<>();
   private @Nullable Lease lease;
   private @Nullable Instant renewAt;
   private long generation;
-  private @Nullable EffectRecord record;
+  private boolean stopped;
 
   /**
    * Creates the runtime of one effect; nothing runs until {@link #pass()}.
@@ -88,6 +90,7 @@ public final class EffectRun<T> {
    * @param workers where invocations run (shared by every effect)
    * @param owner this engine's instance id, the lease's owner
    * @param wake called when an invocation finished, so the reader passes again
+   * @param redaction hides the engine's secrets in every error kept or logged
    */
   public EffectRun(
       Effect<T> effect,
@@ -95,7 +98,8 @@ public final class EffectRun<T> {
       TimeSource time,
       Executor workers,
       String owner,
-      Runnable wake) {
+      Runnable wake,
+      Function<@Nullable String, String> redaction) {
     this.effect = effect;
     this.log = store;
     this.store = (EffectStore) store;
@@ -103,6 +107,7 @@ public final class EffectRun<T> {
     this.workers = workers;
     this.owner = owner;
     this.wake = wake;
+    this.redaction = redaction;
   }
 
   /** The effect run. */
@@ -117,12 +122,13 @@ public final class EffectRun<T> {
    * @return whether anything changed (another pass may find more to do)
    */
   public synchronized boolean pass() {
+    if (stopped) return false;
     Instant now = time.now();
     if (!holdLease(now)) return false;
     boolean changed = applyOutcomes();
     if (lease == null) return false;
-    record = store.loadEffect(effect.name()).orElse(null);
-    boolean quarantined = record != null && record.quarantined();
+    boolean quarantined =
+        store.loadEffect(effect.name()).map(EffectRecord::quarantined).orElse(false);
     for (PollerKey key : sourceKeys()) {
       try {
         SourceLanes s = sources.get(key);
@@ -142,7 +148,7 @@ public final class EffectRun<T> {
         return false;
       } catch (RuntimeException e) {
         SourceLanes s = sources.get(key);
-        String msg = Errors.describe(e);
+        String msg = Errors.describe(e, redaction);
         if (s != null) s.lastError = msg;
         LOG.warn("effect {} on {}: {}", effect.name(), key, msg);
       }
@@ -172,8 +178,12 @@ public final class EffectRun<T> {
     return lease != null;
   }
 
-  /** Gives the lease up; in-flight invocations finish but their outcomes are dropped. */
+  /**
+   * Stops for good and gives the lease up; in-flight invocations finish but their outcomes are
+   * dropped (their rows say running, and they replay at the next start).
+   */
   public synchronized void stop() {
+    stopped = true;
     Lease held = lease;
     lease = null;
     generation++;
@@ -182,7 +192,10 @@ public final class EffectRun<T> {
       try {
         store.releaseEffectLease(effect.name(), held);
       } catch (RuntimeException e) {
-        LOG.warn("effect {}: releasing its lease failed: {}", effect.name(), Errors.describe(e));
+        LOG.warn(
+            "effect {}: releasing its lease failed: {}",
+            effect.name(),
+            Errors.describe(e, redaction));
       }
     }
   }
@@ -357,7 +370,7 @@ public final class EffectRun<T> {
               + "' of the "
               + type.wire()
               + " arm failed, so the event belongs to no lane: "
-              + Errors.describe(ex);
+              + Errors.describe(ex, redaction);
     }
     s.accept(new SourceLanes.Pending(e, type, lane, keyError));
   }
@@ -405,8 +418,9 @@ public final class EffectRun<T> {
     Lease held = lease();
     for (SourceLanes.Pending p : due) {
       int attempt = p.attempt + 1;
+      String lastError = p.error;
       try {
-        workers.execute(() -> invoke(gen, held, s.source, p, attempt));
+        workers.execute(() -> invoke(gen, held, s.source, p, attempt, lastError));
       } catch (RejectedExecutionException e) {
         s.untake(p);
       }
@@ -415,34 +429,40 @@ public final class EffectRun<T> {
   }
 
   /** Runs on a worker: records the attempt, runs the arm, records the outcome. */
-  private void invoke(long gen, Lease held, PollerKey source, SourceLanes.Pending p, int attempt) {
+  private void invoke(
+      long gen,
+      Lease held,
+      PollerKey source,
+      SourceLanes.Pending p,
+      int attempt,
+      @Nullable String lastError) {
     String lane = p.laneKey();
     Instant started = time.now();
     InvocationStatus status;
     String error = null;
     Duration serverWait = null;
     try {
-      save(held, source, p, InvocationStatus.RUNNING, attempt, p.error, null, started);
+      save(held, source, p, InvocationStatus.RUNNING, attempt, lastError, null, started);
       if (p.keyError != null) throw new IllegalStateException(p.keyError);
       Effect.On<T> on = effect.arms().get(p.type);
       ChangeEvent<T> event = Envelope.fromLog(p.logged, effect.source().type(), attempt);
       InvocationContext ctx =
-          new InvocationContext(effect.name(), source, p.position, attempt, store, time)
+          new InvocationContext(effect.name(), source, p.position, attempt, store, time, redaction)
               .services(services());
       try {
         on.arm().run(ctx, event);
         status = ctx.terminal() == null ? InvocationStatus.DONE : InvocationStatus.TERMINAL;
-        error = ctx.terminal();
+        error = ctx.terminal() == null ? null : Errors.redact(ctx.terminal(), redaction);
       } catch (TerminalFailure tf) {
         status = InvocationStatus.TERMINAL;
-        error = ctx.terminal() != null ? ctx.terminal() : tf.getMessage();
+        error = Errors.redact(ctx.terminal() != null ? ctx.terminal() : tf.getMessage(), redaction);
       } catch (Exception ex) {
         if (ctx.terminal() != null) {
           status = InvocationStatus.TERMINAL;
-          error = ctx.terminal();
+          error = Errors.redact(ctx.terminal(), redaction);
         } else {
           status = InvocationStatus.FAILED;
-          error = Errors.describe(ex);
+          error = Errors.describe(ex, redaction);
           serverWait = ctx.retryAfter();
         }
       }
@@ -452,7 +472,7 @@ public final class EffectRun<T> {
       return;
     } catch (RuntimeException e) {
       status = InvocationStatus.FAILED;
-      error = Errors.describe(e);
+      error = Errors.describe(e, redaction);
     }
     Instant now = time.now();
     Instant retryAt =
@@ -468,7 +488,7 @@ public final class EffectRun<T> {
     } catch (RuntimeException e) {
       // The outcome was not recorded: the position runs again, its calls replay from the journal.
       status = InvocationStatus.FAILED;
-      error = "recording the outcome failed: " + Errors.describe(e);
+      error = "recording the outcome failed: " + Errors.describe(e, redaction);
       retryAt = now.plus(BACKOFF.cap(attempt));
     }
     if (status == InvocationStatus.FAILED)

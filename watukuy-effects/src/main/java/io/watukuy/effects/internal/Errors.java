@@ -1,6 +1,7 @@
 package io.watukuy.effects.internal;
 
-import io.watukuy.internal.http.Redactor;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /** Failure text for invocation rows and logs: named, redacted, bounded. */
 final class Errors {
@@ -9,9 +10,15 @@ final class Errors {
 
   private Errors() {}
 
-  static String describe(Throwable t) {
+  /** The exception's simple class name and message, redacted and bounded. */
+  static String describe(Throwable t, Function<@Nullable String, String> redaction) {
     String msg = t.getMessage() == null ? "" : ": " + t.getMessage();
-    String text = Redactor.NONE.message(t.getClass().getSimpleName() + msg);
-    return text.length() <= MAX_CHARS ? text : text.substring(0, MAX_CHARS) + "...";
+    return redact(t.getClass().getSimpleName() + msg, redaction);
+  }
+
+  /** Text from an arm or a store (a terminal failure's reason), redacted and bounded. */
+  static String redact(String text, Function<@Nullable String, String> redaction) {
+    String r = redaction.apply(text);
+    return r.length() <= MAX_CHARS ? r : r.substring(0, MAX_CHARS) + "...";
   }
 }

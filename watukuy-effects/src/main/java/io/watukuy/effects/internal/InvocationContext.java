@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,6 +32,7 @@ final class InvocationContext implements EffectContext {
   private final int attempt;
   private final EffectStore store;
   private final TimeSource time;
+  private final Function<@Nullable String, String> redaction;
   private final Map<String, Integer> repeats = new HashMap<>();
   private final Deque<String> running = new ArrayDeque<>();
   private int recorded;
@@ -42,13 +44,15 @@ final class InvocationContext implements EffectContext {
       long position,
       int attempt,
       EffectStore store,
-      TimeSource time) {
+      TimeSource time,
+      Function<@Nullable String, String> redaction) {
     this.effect = effect;
     this.source = source;
     this.position = position;
     this.attempt = attempt;
     this.store = store;
     this.time = time;
+    this.redaction = redaction;
   }
 
   @Override
@@ -131,7 +135,7 @@ final class InvocationContext implements EffectContext {
 
   @Override
   public void log(String message) {
-    LOG.info("effect {} {} position {}: {}", effect, source, position, message);
+    LOG.info("effect {} {} position {}: {}", effect, source, position, redaction.apply(message));
   }
 
   @Override

@@ -3,7 +3,6 @@ package io.watukuy.effects.internal;
 import io.watukuy.TimeSource;
 import io.watukuy.effects.EffectHttp;
 import io.watukuy.effects.HttpRetriesExhausted;
-import io.watukuy.internal.http.Redactor;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -12,7 +11,9 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * {@link EffectHttp} over the JDK client (docs/effects.md, "HTTP calls"): journaled through the
@@ -20,6 +21,10 @@ import java.util.Map;
  * ever recorded.
  */
 final class JournaledHttp implements EffectHttp {
+  /** Response headers that carry credentials: never journaled. */
+  private static final Set<String> SECRET_HEADERS =
+      Set.of("authorization", "proxy-authorization", "cookie", "set-cookie", "set-cookie2");
+
   private final InvocationContext ctx;
   private final HttpClient client;
   private final TimeSource time;
@@ -95,11 +100,7 @@ final class JournaledHttp implements EffectHttp {
       boolean serverWantsLonger = wait != null && wait.compareTo(delay) > 0;
       if (attempt >= MAX_ATTEMPTS || serverWantsLonger)
         throw new HttpRetriesExhausted(
-            request.label(),
-            attempt,
-            lastStatus,
-            longestWait,
-            lastError == null ? null : quiet(lastError));
+            request.label(), attempt, lastStatus, longestWait, lastError);
       time.sleep(delay);
       delay = delay.multipliedBy(2);
     }
@@ -116,17 +117,9 @@ final class JournaledHttp implements EffectHttp {
         .map()
         .forEach(
             (name, values) -> {
-              if (!name.startsWith(":") && !Redactor.isSecretHeader(name))
+              if (!name.startsWith(":") && !SECRET_HEADERS.contains(name.toLowerCase(Locale.ROOT)))
                 headers.put(name, values);
             });
     return new Response(r.statusCode(), headers, r.body() == null ? "" : r.body());
-  }
-
-  /** A transport error without anything a URL's query could have put in its message. */
-  private static IOException quiet(IOException e) {
-    return new IOException(
-        e.getClass().getSimpleName()
-            + ": "
-            + Redactor.NONE.message(String.valueOf(e.getMessage())));
   }
 }
