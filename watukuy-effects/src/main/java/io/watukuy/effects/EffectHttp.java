@@ -2,6 +2,7 @@ package io.watukuy.effects;
 
 import java.io.IOException;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -109,9 +110,19 @@ public interface EffectHttp {
      * @param method the method
      * @param url the URL
      * @return the request
+     * @throws IllegalArgumentException if {@code url} is not a valid absolute http(s) URL; the
+     *     message gives the reason and the index, never the URL (its query may hold a secret)
      */
     public static Request of(String method, String url) {
-      return new Request(method, URI.create(url), Map.of(), null);
+      Objects.requireNonNull(url, "url");
+      URI uri;
+      try {
+        uri = new URI(url);
+      } catch (URISyntaxException e) {
+        throw new IllegalArgumentException(
+            "HTTP URL is not a valid URI: " + e.getReason() + " at index " + e.getIndex());
+      }
+      return new Request(method, uri, Map.of(), null);
     }
 
     /**

@@ -1,12 +1,15 @@
 package io.watukuy.effects;
 
-import static io.watukuy.effects.OrdersLog.EFFECT;
-import static io.watukuy.effects.OrdersLog.ORDERS;
-import static io.watukuy.effects.OrdersLog.drain;
+import static io.watukuy.effects.EffectFixture.ORDERS;
+import static io.watukuy.effects.EffectFixture.byCustomer;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.watukuy.EventType;
+import io.watukuy.SealingKeys;
+import io.watukuy.effects.EffectFixture.Order;
 import io.watukuy.spi.InvocationRow;
 import io.watukuy.spi.InvocationStatus;
 import io.watukuy.spi.JournalEntry;
@@ -21,7 +24,9 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -35,7 +40,29 @@ class JournaledHttpTest {
 
   record Answer(int status, String retryAfter, String body) {}
 
-  private final OrdersLog log = new OrdersLog();
+  private static final String EFFECT = "Notify";
+
+  private final EffectFixture fixture = new EffectFixture();
+
+  /** An engine running {@link #EFFECT} with {@code arm} on created orders, keyed by customer. */
+  private Effects effects(Arm<Order> arm, @Nullable SealingKeys secretKey) {
+    Effects.Builder b =
+        fixture
+            .builder("engine-1")
+            .random(new Random(42))
+            .add(fixture.effect(EFFECT).on(EventType.CREATED, arm, byCustomer()).build());
+    if (secretKey != null) b.secretKey(secretKey);
+    return b.build();
+  }
+
+  private static void drain(Effects effects) {
+    EffectFixture.drain(effects, EFFECT);
+  }
+
+  private InvocationRow row(long position) {
+    return fixture.row(EFFECT, position).orElseThrow();
+  }
+
   private final ConcurrentLinkedQueue<Answer> script = new ConcurrentLinkedQueue<>();
   private final List<Seen> seen = Collections.synchronizedList(new ArrayList<>());
   private HttpServer server;
@@ -80,15 +107,15 @@ class JournaledHttpTest {
   }
 
   private List<JournalEntry> journal() {
-    return log.store.listJournal(EFFECT, ORDERS, 1, 0, 10);
+    return fixture.store.listJournal(EFFECT, ORDERS, 1, 0, 10);
   }
 
   /** Runs one invocation whose arm POSTs a charge with a secret header and a query token. */
   private List<EffectHttp.Response> charge() {
     List<EffectHttp.Response> got = Collections.synchronizedList(new ArrayList<>());
-    log.created("alice");
+    fixture.created("alice");
     Effects effects =
-        log.effects(
+        effects(
             (ctx, e) ->
                 got.add(
                     ctx.http()
@@ -126,20 +153,20 @@ class JournaledHttpTest {
   @Test
   void aReplayReturnsTheJournaledResponseWithoutARequest() {
     List<EffectHttp.Response> got = new ArrayList<>();
-    log.created("alice");
+    fixture.created("alice");
     Effects effects =
-        log.effects(
+        effects(
             (ctx, e) -> {
               got.add(ctx.http().send(EffectHttp.Request.of("GET", base + "/customers/alice")));
               if (ctx.attempt() == 1) throw new IllegalStateException("the next step failed");
             },
             null);
     drain(effects);
-    log.clock.advance(Duration.ofMillis(200));
+    fixture.clock.advance(Duration.ofMillis(200));
     drain(effects);
 
-    assertThat(log.row(1).status()).isEqualTo(InvocationStatus.DONE);
-    assertThat(log.row(1).attempt()).isEqualTo(2);
+    assertThat(row(1).status()).isEqualTo(InvocationStatus.DONE);
+    assertThat(row(1).attempt()).isEqualTo(2);
     assertThat(seen).hasSize(1);
     assertThat(got).hasSize(2);
     assertThat(got.get(1)).isEqualTo(got.get(0));
@@ -149,17 +176,17 @@ class JournaledHttpTest {
   void twoServerErrorsThenSuccessAreOneJournalRowAndThreeRequests() {
     then(503, null);
     then(503, null);
-    Instant before = log.clock.now();
+    Instant before = fixture.clock.now();
     List<EffectHttp.Response> got = charge();
 
     assertThat(got).extracting(EffectHttp.Response::status).containsExactly(200);
     assertThat(seen).hasSize(3);
     assertThat(seen).extracting(Seen::key).containsOnly(journal().get(0).callKey());
     assertThat(journal()).hasSize(1);
-    assertThat(log.row(1).status()).isEqualTo(InvocationStatus.DONE);
-    assertThat(log.row(1).attempt()).isEqualTo(1);
+    assertThat(row(1).status()).isEqualTo(InvocationStatus.DONE);
+    assertThat(row(1).attempt()).isEqualTo(1);
     // The re-sends waited 250 ms, then 500 ms, on the injected clock.
-    assertThat(Duration.between(before, log.clock.now())).isEqualTo(Duration.ofMillis(750));
+    assertThat(Duration.between(before, fixture.clock.now())).isEqualTo(Duration.ofMillis(750));
   }
 
   @Test
@@ -170,7 +197,7 @@ class JournaledHttpTest {
     assertThat(got).isEmpty();
     assertThat(seen).hasSize(4);
     assertThat(journal()).isEmpty();
-    InvocationRow row = log.row(1);
+    InvocationRow row = row(1);
     assertThat(row.status()).isEqualTo(InvocationStatus.FAILED);
     assertThat(row.error())
         .contains("POST " + base + "/charges")
@@ -187,7 +214,7 @@ class JournaledHttpTest {
 
     // Longer than the next re-send: the loop stops at once and the invocation waits 120 s.
     assertThat(seen).hasSize(1);
-    InvocationRow row = log.row(1);
+    InvocationRow row = row(1);
     assertThat(row.status()).isEqualTo(InvocationStatus.FAILED);
     assertThat(Duration.between(row.updatedAt(), row.retryAt())).isEqualTo(Duration.ofSeconds(120));
   }
@@ -197,7 +224,7 @@ class JournaledHttpTest {
     then(429, "3600");
     charge();
 
-    InvocationRow row = log.row(1);
+    InvocationRow row = row(1);
     assertThat(Duration.between(row.updatedAt(), row.retryAt())).isEqualTo(Duration.ofMinutes(5));
   }
 
@@ -211,7 +238,7 @@ class JournaledHttpTest {
     assertThat(seen).hasSize(1);
     assertThat(journal()).hasSize(1);
     assertThat(journal().get(0).result()).contains("400");
-    assertThat(log.row(1).status()).isEqualTo(InvocationStatus.DONE);
+    assertThat(row(1).status()).isEqualTo(InvocationStatus.DONE);
   }
 
   @Test
@@ -222,16 +249,28 @@ class JournaledHttpTest {
     List<EffectHttp.Response> got = charge();
 
     assertThat(got).isEmpty();
-    InvocationRow row = log.row(1);
+    InvocationRow row = row(1);
     assertThat(row.status()).isEqualTo(InvocationStatus.FAILED);
     assertThat(row.error()).contains("after 4 attempts").doesNotContain("query-secret");
   }
 
   @Test
+  void aMalformedUrlIsRefusedWithoutQuotingIt() {
+    assertThatThrownBy(() -> EffectHttp.Request.of("GET", base + "/x?token=query-secret&a=b c"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("not a valid URI")
+        .hasMessageNotContaining("query-secret");
+    assertThatThrownBy(() -> EffectHttp.Request.of("GET", "ftp://host/x?token=query-secret"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("ftp://host/x")
+        .hasMessageNotContaining("query-secret");
+  }
+
+  @Test
   void anArmSettingItsOwnIdempotencyKeyIsToldTheHeaderIsTaken() {
-    log.created("alice");
+    fixture.created("alice");
     Effects effects =
-        log.effects(
+        effects(
             (ctx, e) ->
                 ctx.http()
                     .send(
@@ -244,6 +283,6 @@ class JournaledHttpTest {
     drain(effects);
 
     assertThat(seen).isEmpty();
-    assertThat(log.row(1).error()).contains("Idempotency-Key").contains("POST " + base + "/x");
+    assertThat(row(1).error()).contains("Idempotency-Key").contains("POST " + base + "/x");
   }
 }

@@ -1,20 +1,24 @@
 package io.watukuy.effects;
 
-import static io.watukuy.effects.OrdersLog.EFFECT;
-import static io.watukuy.effects.OrdersLog.ORDERS;
-import static io.watukuy.effects.OrdersLog.SECRET_KEY;
-import static io.watukuy.effects.OrdersLog.drain;
+import static io.watukuy.effects.EffectFixture.ORDERS;
+import static io.watukuy.effects.EffectFixture.byCustomer;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.watukuy.EventType;
+import io.watukuy.SealingKeys;
+import io.watukuy.effects.EffectFixture.Order;
 import io.watukuy.effects.internal.EffectRun;
 import io.watukuy.spi.InvocationRow;
 import io.watukuy.spi.InvocationStatus;
 import io.watukuy.spi.JournalEntry;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,19 +27,47 @@ import org.junit.jupiter.api.Test;
  * that is not the declared type is an ordinary failure naming the type.
  */
 class SealedDocumentsTest {
+  /** A fixed secretKey (32 zero bytes), sealing with a seeded random. */
+  private static final SealingKeys SECRET_KEY =
+      SealingKeys.builder()
+          .key("secretKey", "k1", Base64.getEncoder().encodeToString(new byte[32]))
+          .random(new Random(1))
+          .build();
+
   record Profile(String email) {}
 
   record Address(String street) {}
 
-  private final OrdersLog log = new OrdersLog();
+  private static final String EFFECT = "Notify";
+
+  private final EffectFixture fixture = new EffectFixture();
+
+  /** An engine running {@link #EFFECT} with {@code arm} on created orders, keyed by customer. */
+  private Effects effects(Arm<Order> arm, @Nullable SealingKeys secretKey) {
+    Effects.Builder b =
+        fixture
+            .builder("engine-1")
+            .random(new Random(42))
+            .add(fixture.effect(EFFECT).on(EventType.CREATED, arm, byCustomer()).build());
+    if (secretKey != null) b.secretKey(secretKey);
+    return b.build();
+  }
+
+  private static void drain(Effects effects) {
+    EffectFixture.drain(effects, EFFECT);
+  }
+
+  private InvocationRow row(long position) {
+    return fixture.row(EFFECT, position).orElseThrow();
+  }
 
   @Test
   void aSealedDocumentRevealsAsItWasAndItsTextHoldsNoPlaintext() {
     List<Profile> revealed = new ArrayList<>();
     AtomicReference<String> sealed = new AtomicReference<>();
-    log.created("alice");
+    fixture.created("alice");
     Effects effects =
-        log.effects(
+        effects(
             (ctx, e) -> {
               sealed.set(ctx.seal("alice", new Profile("alice@example.com")));
               revealed.add(ctx.reveal(sealed.get(), Profile.class));
@@ -45,16 +77,16 @@ class SealedDocumentsTest {
 
     assertThat(revealed).containsExactly(new Profile("alice@example.com"));
     assertThat(sealed.get()).startsWith("v1:").doesNotContain("alice@example.com");
-    assertThat(log.row(1).status()).isEqualTo(InvocationStatus.DONE);
+    assertThat(row(1).status()).isEqualTo(InvocationStatus.DONE);
   }
 
   @Test
   void aJournalRowNamingASubjectIsSealedAndUnreadableAfterErasure() {
     AtomicInteger lookups = new AtomicInteger();
     AtomicInteger attempt = new AtomicInteger();
-    log.created("alice");
+    fixture.created("alice");
     Effects effects =
-        log.effects(
+        effects(
             (ctx, e) -> {
               attempt.incrementAndGet();
               ctx.call(
@@ -71,28 +103,28 @@ class SealedDocumentsTest {
             SECRET_KEY);
     drain(effects);
 
-    JournalEntry row = log.store.listJournal(EFFECT, ORDERS, 1, 0, 10).get(0);
+    JournalEntry row = fixture.store.listJournal(EFFECT, ORDERS, 1, 0, 10).get(0);
     assertThat(row.subject()).isEqualTo("alice");
     assertThat(row.result()).startsWith("v1:").doesNotContain("alice@example.com");
-    assertThat(log.row(1).status()).isEqualTo(InvocationStatus.FAILED);
+    assertThat(row(1).status()).isEqualTo(InvocationStatus.FAILED);
 
     assertThat(effects.erase("alice")).isTrue();
-    log.clock.advance(EffectRun.BACKOFF.cap(1));
+    fixture.clock.advance(EffectRun.BACKOFF.cap(1));
     drain(effects);
 
     // The replay reads the row back; without the key it can never be revealed again.
     assertThat(attempt).hasValue(2);
     assertThat(lookups).hasValue(1);
-    assertThat(log.row(1).status()).isEqualTo(InvocationStatus.TERMINAL);
-    assertThat(log.row(1).error()).contains("erased").doesNotContain("alice");
+    assertThat(row(1).status()).isEqualTo(InvocationStatus.TERMINAL);
+    assertThat(row(1).error()).contains("erased").doesNotContain("alice");
   }
 
   @Test
   void aRevealAfterErasureIsTerminalEvenWhenTheArmCatchesIt() {
     AtomicReference<String> sealed = new AtomicReference<>();
-    log.created("alice");
+    fixture.created("alice");
     Effects effects =
-        log.effects(
+        effects(
             (ctx, e) -> {
               if (ctx.position() == 1) {
                 sealed.set(ctx.seal("alice", new Profile("alice@example.com")));
@@ -108,10 +140,10 @@ class SealedDocumentsTest {
     assertThat(effects.erase("alice")).isFalse(); // nothing sealed yet
     drain(effects);
     assertThat(effects.erase("alice")).isTrue();
-    log.created("bob");
+    fixture.created("bob");
     drain(effects);
 
-    InvocationRow second = log.row(2);
+    InvocationRow second = row(2);
     assertThat(second.status()).isEqualTo(InvocationStatus.TERMINAL);
     assertThat(second.attempt()).isEqualTo(1);
     EffectStatus status = effects.status(EFFECT);
@@ -122,15 +154,15 @@ class SealedDocumentsTest {
 
   @Test
   void aDocumentThatIsNotTheDeclaredTypeIsARetriedFailureNamingTheType() {
-    log.created("alice");
+    fixture.created("alice");
     Effects effects =
-        log.effects(
+        effects(
             (ctx, e) ->
                 ctx.reveal(ctx.seal("alice", new Profile("alice@example.com")), Address.class),
             SECRET_KEY);
     drain(effects);
 
-    InvocationRow row = log.row(1);
+    InvocationRow row = row(1);
     assertThat(row.status()).isEqualTo(InvocationStatus.FAILED);
     assertThat(row.error())
         .contains(Address.class.getName())
@@ -139,19 +171,19 @@ class SealedDocumentsTest {
     assertThat(Duration.between(row.updatedAt(), row.retryAt())).isEqualTo(Duration.ofMillis(200));
     assertThat(effects.status(EFFECT).terminalSkips()).isZero();
 
-    log.clock.advance(Duration.ofMillis(200));
+    fixture.clock.advance(Duration.ofMillis(200));
     drain(effects);
-    assertThat(log.row(1).status()).isEqualTo(InvocationStatus.FAILED);
-    assertThat(log.row(1).attempt()).isEqualTo(2);
+    assertThat(row(1).status()).isEqualTo(InvocationStatus.FAILED);
+    assertThat(row(1).attempt()).isEqualTo(2);
   }
 
   @Test
   void sealingWithoutASecretKeyFailsNamingIt() {
-    log.created("alice");
-    Effects effects = log.effects((ctx, e) -> ctx.seal("alice", new Profile("a@b")), null);
+    fixture.created("alice");
+    Effects effects = effects((ctx, e) -> ctx.seal("alice", new Profile("a@b")), null);
     drain(effects);
 
-    assertThat(log.row(1).status()).isEqualTo(InvocationStatus.FAILED);
-    assertThat(log.row(1).error()).contains("secretKey").contains(EFFECT);
+    assertThat(row(1).status()).isEqualTo(InvocationStatus.FAILED);
+    assertThat(row(1).error()).contains("secretKey").contains(EFFECT);
   }
 }
