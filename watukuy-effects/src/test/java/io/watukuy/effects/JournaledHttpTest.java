@@ -255,6 +255,21 @@ class JournaledHttpTest {
   }
 
   @Test
+  void aRequestShowsNoHeaderValueQueryOrBody() {
+    EffectHttp.Request r =
+        EffectHttp.Request.of("POST", base + "/charges?token=query-secret")
+            .header("Authorization", "Bearer header-secret")
+            .body("{\"card\":\"body-secret\"}");
+
+    assertThat(r.label()).isEqualTo("POST " + base + "/charges");
+    assertThat(r.toString())
+        .contains("Authorization")
+        .doesNotContain("header-secret")
+        .doesNotContain("query-secret")
+        .doesNotContain("body-secret");
+  }
+
+  @Test
   void aMalformedUrlIsRefusedWithoutQuotingIt() {
     assertThatThrownBy(() -> EffectHttp.Request.of("GET", base + "/x?token=query-secret&a=b c"))
         .isInstanceOf(IllegalArgumentException.class)

@@ -8,6 +8,7 @@ import io.watukuy.EventType;
 import io.watukuy.SealingKeys;
 import io.watukuy.effects.EffectFixture.Order;
 import io.watukuy.effects.internal.EffectRun;
+import io.watukuy.effects.internal.SubjectSeals;
 import io.watukuy.spi.InvocationRow;
 import io.watukuy.spi.InvocationStatus;
 import io.watukuy.spi.JournalEntry;
@@ -175,6 +176,26 @@ class SealedDocumentsTest {
     drain(effects);
     assertThat(row(1).status()).isEqualTo(InvocationStatus.FAILED);
     assertThat(row(1).attempt()).isEqualTo(2);
+  }
+
+  record Counter(int count) {}
+
+  @Test
+  void aDocumentThatNoLongerReadsAsItsTypeNamesThePathNeverAValue() {
+    // Sealed as a Counter whose field no longer reads (the class changed since, say).
+    String sealed =
+        new SubjectSeals(fixture.store, fixture.clock, SECRET_KEY, new Random(3))
+            .seal(EFFECT, "alice", Counter.class.getName(), "{\"count\":\"alice@example.com\"}");
+    fixture.created("alice");
+    Effects effects = effects((ctx, e) -> ctx.reveal(sealed, Counter.class), SECRET_KEY);
+    drain(effects);
+
+    InvocationRow row = row(1);
+    assertThat(row.status()).isEqualTo(InvocationStatus.FAILED);
+    assertThat(row.error())
+        .contains(Counter.class.getName())
+        .contains("count")
+        .doesNotContain("alice@example.com");
   }
 
   @Test

@@ -1,6 +1,7 @@
 package io.watukuy.effects.internal;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonMappingException;
 import io.watukuy.PollerKey;
 import io.watukuy.TimeSource;
 import io.watukuy.effects.EffectContext;
@@ -250,8 +251,8 @@ final class InvocationContext implements EffectContext {
               + effect
               + ": a "
               + document.getClass().getName()
-              + " cannot be written as JSON to seal it: "
-              + e.getOriginalMessage());
+              + " cannot be written as JSON to seal it"
+              + where(e));
     }
     return services().seals().seal(effect, subject, document.getClass().getName(), json);
   }
@@ -283,9 +284,19 @@ final class InvocationContext implements EffectContext {
               + effect
               + ": a sealed document cannot be read as the declared "
               + type.getName()
-              + ": "
-              + e.getOriginalMessage());
+              + where(e)
+              + "; the lane waits until the declaration and the seal agree");
     }
+  }
+
+  /**
+   * Where in a document Jackson failed, by field path: its own message can quote a value, and a
+   * sealed document's values are exactly what must stay out of rows and logs.
+   */
+  private static String where(JsonProcessingException e) {
+    return e instanceof JsonMappingException m && !m.getPath().isEmpty()
+        ? " (at " + m.getPathReference() + ")"
+        : "";
   }
 
   /** Whether a document sealed as {@code typeName} may be read as {@code type}. */

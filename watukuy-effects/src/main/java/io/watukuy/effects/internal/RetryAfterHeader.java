@@ -19,8 +19,9 @@ final class RetryAfterHeader {
     if (value == null) return null;
     String v = value.strip();
     Duration wait;
-    if (!v.isEmpty() && v.length() <= 18 && v.chars().allMatch(c -> c >= '0' && c <= '9')) {
-      wait = Duration.ofSeconds(Long.parseLong(v));
+    if (!v.isEmpty() && v.chars().allMatch(c -> c >= '0' && c <= '9')) {
+      // More digits than a long holds is a wait far beyond the cap.
+      wait = v.length() > 18 ? EffectHttp.MAX_RETRY_AFTER : Duration.ofSeconds(Long.parseLong(v));
     } else {
       try {
         Instant at = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
