@@ -1,6 +1,5 @@
 package io.watukuy.cli;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -594,7 +593,7 @@ final class OperationCommands {
           row.kind().wire(),
           Integer.toString(row.attempts()),
           row.parkedAt().toString(),
-          message(row).replaceAll("\\s*\\R\\s*", " "));
+          row.errorMessage().replaceAll("\\s*\\R\\s*", " "));
     }
 
     private String json(ParkedEvent e) {
@@ -608,25 +607,8 @@ final class OperationCommands {
       n.put("orderingKey", row.orderingKey());
       n.put("attempts", row.attempts());
       n.put("parkedAt", row.parkedAt().toString());
-      n.put("error", message(row));
+      n.put("error", row.errorMessage());
       return n.toString();
-    }
-
-    /**
-     * The message of the row's error, which stores keep as JSON {name, message, stack, history}.
-     */
-    private static String message(ParkedRow row) {
-      try {
-        JsonNode error = JSON.readTree(row.error());
-        JsonNode m = error == null ? null : error.get("message");
-        if (m != null && m.isTextual()) {
-          JsonNode name = error.get("name");
-          return (name != null && name.isTextual() ? name.textValue() + ": " : "") + m.textValue();
-        }
-      } catch (JsonProcessingException e) {
-        // not JSON: an older or foreign row; show it as it is
-      }
-      return row.error();
     }
   }
 
