@@ -17,6 +17,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.context.annotation.Bean;
@@ -157,6 +158,28 @@ public class WatukuyAutoConfiguration {
       @ConditionalOnMissingBean
       WatukuyEndpoint watukuyEndpoint(Watukuy watukuy) {
         return new WatukuyEndpoint(watukuy);
+      }
+
+      /** A misspelt body field is a 400 naming it, not an operation on every partition. */
+      @Bean
+      org.springframework.boot.actuate.endpoint.invoke.OperationInvokerAdvisor
+          watukuyEndpointFields() {
+        return new WatukuyEndpointFields();
+      }
+    }
+
+    /** On Spring MVC, a JSON array in the body reaches the write operation. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnAvailableEndpoint(WatukuyEndpoint.class)
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+    @ConditionalOnClass(
+        name = "org.springframework.web.servlet.mvc.method.annotation.RequestBodyAdviceAdapter")
+    static class ServletBody {
+      @Bean
+      WatukuyEndpointBody watukuyEndpointBody(
+          ObjectProvider<org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints>
+              endpoints) {
+        return new WatukuyEndpointBody(endpoints);
       }
     }
   }
