@@ -92,10 +92,38 @@ public class WatukuyAutoConfiguration {
     bindings.sinks(b);
     List<WatukuyCustomizer> custom = customizers.orderedStream().toList();
     custom.forEach(c -> c.customize(b));
-    Watukuy engine = b.build();
+    Watukuy engine = build(b, all, properties);
     custom.forEach(c -> c.built(engine));
     bindings.handlers(engine);
     return engine;
+  }
+
+  /**
+   * Builds the engine; a budget a poller names but nobody declares gets the keys that declare it.
+   */
+  private static Watukuy build(
+      Watukuy.Builder b, List<Poller<?>> pollers, WatukuyProperties properties) {
+    try {
+      return b.build();
+    } catch (ConfigException e) {
+      for (Poller<?> p : pollers) {
+        String budget = p.budget();
+        if (budget != null
+            && !properties.getBudgets().containsKey(budget)
+            && String.valueOf(e.getMessage()).contains("budget '" + budget + "' is not declared"))
+          throw new ConfigException(
+              e.getMessage()
+                  + "; declare it with the property watukuy.budgets."
+                  + budget
+                  + ".requests (tokens per period; optional: watukuy.budgets."
+                  + budget
+                  + ".per, default 1s, and .burst) or in Java with a WatukuyCustomizer"
+                  + " calling Watukuy.Builder.budget(\""
+                  + budget
+                  + "\", ..)");
+      }
+      throw e;
+    }
   }
 
   private static void budget(Watukuy.Builder b, String name, WatukuyProperties.Budget p) {
