@@ -12,7 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,7 +26,6 @@ final class AdminOption {
   private final PrometheusMeterRegistry registry =
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final WatukuyMetrics metrics = new WatukuyMetrics(registry);
-  private final AtomicBoolean started = new AtomicBoolean();
 
   private AdminOption(InetSocketAddress address, @Nullable String token) {
     this.address = address;
@@ -86,11 +84,6 @@ final class AdminOption {
     return metrics;
   }
 
-  /** Marks the engine started, for {@code /health/ready}. */
-  void engineStarted(boolean value) {
-    started.set(value);
-  }
-
   /**
    * Starts the server over a session's engine.
    *
@@ -105,7 +98,6 @@ final class AdminOption {
             .bind(address)
             .store(s.store)
             .metrics(registry)
-            .started(started::get)
             .secrets(secrets);
     if (token != null) b.token(token);
     AdminServer server = b.build();

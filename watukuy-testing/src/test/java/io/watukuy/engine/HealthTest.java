@@ -13,6 +13,7 @@ import io.watukuy.KeyInspection;
 import io.watukuy.PoisonPolicy;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
+import io.watukuy.RetryAfterException;
 import io.watukuy.RetryPolicy;
 import io.watukuy.Schedule;
 import io.watukuy.ScheduleState;
@@ -209,4 +210,28 @@ class HealthTest {
     assertThat(k.consecutiveFailures()).isEqualTo(1);
     assertThat(k.health().healthy()).isTrue();
   }
+
+  /**
+   * Fetch code on a client of its own (a vendor SDK) that throws {@link RetryAfterException}
+   * throttles the key for that wait, as a 429 would: no failure counted, healthy.
+   */
+  @Test
+  void aRetryAfterExceptionFromFetchThrottlesTheKey() {
+    f.seed(1);
+    Poller<JsonNode> orders = f.timestamp("orders", 10).build();
+    Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
+    f.api.failNext(
+        1,
+        () -> new IllegalStateException("sdk", new RetryAfterException("slow down", HOUR, null)));
+
+    w.tick();
+
+    KeyInspection k = w.inspect().key(ORDERS).orElseThrow();
+    assertThat(k.state()).isEqualTo(ScheduleState.Status.THROTTLED);
+    assertThat(k.throttledUntil()).isEqualTo(f.clock.now().plus(HOUR));
+    assertThat(k.consecutiveFailures()).isZero();
+    assertThat(k.health().healthy()).isTrue();
+  }
+
+  static final Duration HOUR = Duration.ofHours(1);
 }
