@@ -442,7 +442,7 @@ final class Cli {
         throw new CommandLine.ParameterException(
             spec.commandLine(), "--admin " + admin + " serves a daemon: drop --once or --admin");
       try {
-        return AdminOption.check(admin, adminTokenFile);
+        return AdminOption.check(admin, adminTokenFile, line -> err.println("watukuy: " + line));
       } catch (ConfigException e) {
         throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
       }
