@@ -128,7 +128,7 @@ final class AdminOption {
    * @throws java.io.UncheckedIOException when the address cannot be bound (in use)
    */
   AdminServer start(Session s, Set<String> secrets) {
-    metrics.watch(s.engine);
+    metrics.declare(s.pollers).watch(s.engine);
     AdminServer.Builder b =
         AdminServer.builder(s.engine)
             .bind(address)
