@@ -191,7 +191,10 @@ class AdminOptionTest {
                   + "type=\"created\"} 2.0")
           .contains(
               "watukuy_poll_seconds_count{error=\"none\",lane=\"live\",outcome=\"success\","
-                  + "partition=\"\",poller=\"orders\"}");
+                  + "partition=\"\",poller=\"orders\"}")
+          // A number once the first cycle ended, even when an earlier scrape came during it.
+          .containsPattern("watukuy_freshness_seconds\\{partition=\"\",poller=\"orders\"} \\d")
+          .contains("watukuy_leases_lost_total{poller=\"orders\"} 0.0");
     } finally {
       p.destroy(); // SIGTERM: the daemon drains, closes the admin server and exits 0
       assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
