@@ -246,10 +246,13 @@ public class WatukuyAutoConfiguration {
     }
 
     @Bean
-    WatukuyCustomizer watukuyMetricsGauges(WatukuyMetrics metrics) {
+    WatukuyCustomizer watukuyMetricsGauges(
+        WatukuyMetrics metrics, ObjectProvider<Poller<?>> pollers) {
       return new WatukuyCustomizer() {
         @Override
         public void built(Watukuy engine) {
+          // The lease and budget series exist at 0 from the start, as with run --admin.
+          metrics.declare(pollers.orderedStream().toList());
           metrics.watch(engine);
         }
       };

@@ -306,8 +306,16 @@ class WatukuyActuatorTest {
         .run(
             ctx -> {
               assertThat(ctx).hasSingleBean(WatukuyMetrics.class);
-              ctx.getBean(Watukuy.class).tick();
               MeterRegistry registry = ctx.getBean(MeterRegistry.class);
+              // Declared up front, so an alert on it has a series before the first lost lease.
+              assertThat(
+                      registry
+                          .get(WatukuyMetrics.LEASES_LOST)
+                          .tag("poller", "orders")
+                          .counter()
+                          .count())
+                  .isZero();
+              ctx.getBean(Watukuy.class).tick();
               // Two created events (a and p); one acked, one parked.
               assertThat(
                       registry.get(WatukuyMetrics.EVENTS).tag("type", "created").counter().count())
