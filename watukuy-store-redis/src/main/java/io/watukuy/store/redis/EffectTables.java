@@ -461,8 +461,8 @@ final class EffectTables {
 
   boolean eraseSubject(String subject) {
     Objects.requireNonNull(subject, "subject");
-    return number(subjects(EffectScripts.ERASE_SUBJECT, subject, List.of(subject)), 0, subject)
-        == 1;
+    List<Object> reply = subjects(EffectScripts.ERASE_SUBJECT, subject, List.of(subject));
+    return "1".equals(text(reply, 0));
   }
 
   // ---- running scripts

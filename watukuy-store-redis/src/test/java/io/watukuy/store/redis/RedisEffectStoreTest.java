@@ -130,6 +130,9 @@ class RedisEffectStoreTest {
     store.saveCursor(cursor(9), lease);
     assertThat(recording.calls.size() - before).as("calls of a later cursor write").isEqualTo(1);
     assertThat(store.lowestWatermark(SOURCE)).hasValue(9);
+    // Deleting the poller key's data (a partition change) leaves the effects reading it named.
+    store.deleteKey(SOURCE);
+    assertThat(store.lowestWatermark(SOURCE)).hasValue(9);
   }
 
   // ---- atomicity under races
