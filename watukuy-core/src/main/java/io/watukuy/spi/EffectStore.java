@@ -30,6 +30,22 @@ import org.jspecify.annotations.Nullable;
  */
 public interface EffectStore {
 
+  /**
+   * The exception a fenced write throws under a lease that is no longer the effect's: its {@link
+   * LeaseLostException#key()} is {@code PollerKey.of("effect " + effect)}, so the message reads
+   * "lease lost for effect NAME: …". Every implementation throws this one, so callers and logs see
+   * the same text whatever the store.
+   *
+   * @param effect the effect's name
+   * @param heldEpoch the epoch the writer presented
+   * @param currentEpoch the stored epoch, or {@code null} when the effect has no lease
+   * @return the exception, to be thrown
+   */
+  static LeaseLostException effectLeaseLost(
+      String effect, long heldEpoch, @Nullable Long currentEpoch) {
+    return new LeaseLostException(PollerKey.of("effect " + effect), heldEpoch, currentEpoch);
+  }
+
   // ---- lease -------------------------------------------------------------------------------
 
   /**
@@ -39,8 +55,9 @@ public interface EffectStore {
    * @param owner the taker's instance id
    * @param ttl how long the lease lasts; positive
    * @param now the current time
-   * @return the lease (a new epoch when the owner changed), or empty when another owner holds an
-   *     unexpired lease
+   * @return the lease, expiring at {@code now + ttl}: the stored epoch when the stored lease is
+   *     {@code owner}'s (expired or not), otherwise a higher epoch than any issued before for the
+   *     effect (after a release too); or empty when another owner holds an unexpired lease
    * @throws StoreException when the store cannot be reached
    */
   Optional<Lease> acquireEffectLease(String effect, String owner, Duration ttl, Instant now);

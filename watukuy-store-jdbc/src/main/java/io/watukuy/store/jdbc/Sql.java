@@ -23,6 +23,11 @@ final class Sql {
   final String validators;
   final String log;
   final String credentials;
+  final String effects;
+  final String effectCursors;
+  final String invocations;
+  final String journal;
+  final String subjects;
 
   /** {@code "partition"}, quoted: a keyword in SQLite and MySQL. */
   final String partition;
@@ -33,6 +38,9 @@ final class Sql {
   /** {@code " WHERE " + key}. */
   final String whereKey;
 
+  /** {@code WHERE effect = ? AND poller = ? AND "partition" = ?}: the effect tables' prefix. */
+  final String whereEffectSource;
+
   Sql(SqlDialect dialect) {
     meta = dialect.tableName(StoreTable.META);
     pollers = dialect.tableName(StoreTable.POLLERS);
@@ -42,9 +50,15 @@ final class Sql {
     validators = dialect.tableName(StoreTable.VALIDATORS);
     log = dialect.tableName(StoreTable.LOG);
     credentials = dialect.tableName(StoreTable.CREDENTIALS);
+    effects = dialect.tableName(StoreTable.EFFECTS);
+    effectCursors = dialect.tableName(StoreTable.EFFECT_CURSORS);
+    invocations = dialect.tableName(StoreTable.INVOCATIONS);
+    journal = dialect.tableName(StoreTable.JOURNAL);
+    subjects = dialect.tableName(StoreTable.SUBJECTS);
     partition = dialect.quote("partition");
     key = "poller = ? AND " + partition + " = ?";
     whereKey = " WHERE " + key;
+    whereEffectSource = " WHERE effect = ? AND " + key;
   }
 
   /** Tables whose rows of a key deleteKey removes; the pollers row is only emptied. */

@@ -219,6 +219,25 @@ public interface SqlDialect {
   }
 
   /**
+   * Makes a single-row INSERT do nothing when a row with its primary key exists, so that its update
+   * count says whether it wrote: 1 when it inserted, 0 when the row existed. Called for the effect
+   * journal's appends and subject keys ({@link io.watukuy.spi.EffectStore}), in auto-commit.
+   *
+   * @param insert {@code INSERT INTO t (columns...) VALUES (...)}, complete
+   * @param key the primary key columns, SQL-ready
+   * @return by default {@link #upsert} with no column to update ({@code ... ON CONFLICT (key) DO
+   *     NOTHING}, which unlike SQLite's {@code INSERT OR IGNORE} ignores nothing but the key's
+   *     conflict); {@code null} when the database has no such form, and the engine then runs the
+   *     plain insert and counts a failure that {@link #isDuplicateKey} recognises as "the row
+   *     existed" (the MySQL family: {@code INSERT IGNORE} would also turn errors into warnings, and
+   *     {@code ON DUPLICATE KEY UPDATE} reports a found row as written)
+   * @since 0.3
+   */
+  default @Nullable String insertIfAbsent(String insert, List<String> key) {
+    return upsert(insert, key, List.of());
+  }
+
+  /**
    * Writes a batch of rows of one key: the items, outbox rows and log rows of a page (inside {@code
    * commitPoll}'s transaction), parked events put back into the outbox. The default sends {@link
    * RowBatch#statement} once per row as one JDBC batch. A dialect that can send the rows as one
@@ -461,8 +480,9 @@ public interface SqlDialect {
 
   /**
    * Whether a failure of a plain {@code INSERT} says that a row with the same primary key exists.
-   * Called only by {@code compareAndSetCredential} with expected version 0, which then reports that
-   * the row exists (returns false) instead of failing.
+   * Called by {@code compareAndSetCredential} with expected version 0, which then reports that the
+   * row exists (returns false) instead of failing, and by the plain insert that stands in for
+   * {@link #insertIfAbsent} when that returns {@code null}.
    *
    * @param e the failure of the insert
    * @return by default true for the SQLState class {@code 23} (integrity constraint violation:

@@ -3,8 +3,9 @@ package io.watukuy.store.jdbc;
 /**
  * The tables of a SQL store (docs/architecture.md, "Schema overview"). A {@link SqlDialect} names
  * each one ({@link SqlDialect#tableName}); its DDL creates them with the columns the engine reads
- * and writes. Every table but {@link #META} and {@link #CREDENTIALS} is keyed by {@code (poller,
- * "partition", ...)}.
+ * and writes. The tables of a key are keyed by {@code (poller, "partition", ...)}; {@link #META},
+ * {@link #CREDENTIALS}, {@link #EFFECTS} and {@link #SUBJECTS} by a name alone, and the other
+ * effect tables by {@code (effect, poller, "partition", ...)}.
  *
  * @since 0.1
  */
@@ -43,7 +44,46 @@ public enum StoreTable {
    *
    * @since 0.2
    */
-  CREDENTIALS("credentials");
+  CREDENTIALS("credentials"),
+  /**
+   * One row per effect ({@link io.watukuy.spi.EffectStore}), keyed by {@code name}: its lease
+   * ({@code lease_owner}, {@code lease_epoch}, {@code lease_expires_at}, {@code epoch_counter},
+   * never lowered) and its record ({@code quarantined_at}, {@code quarantine_reason}, {@code
+   * terminal_skips}, {@code last_terminal_error}, {@code latest_collapsed}, {@code updated_at},
+   * null until the first quarantine or count). Since schema version 4 of PostgreSQL and version 3
+   * of SQLite and MariaDB, like every effect table.
+   *
+   * @since 0.3
+   */
+  EFFECTS("effects"),
+  /**
+   * An effect's cursor per source key, keyed by {@code (effect, poller, "partition")}: {@code
+   * watermark}, {@code live_boundary}, {@code schemes} (a JSON object of text), {@code updated_at}.
+   *
+   * @since 0.3
+   */
+  EFFECT_CURSORS("eff_cursors"),
+  /**
+   * Invocation rows keyed by {@code (effect, poller, "partition", position)}: {@code lane,
+   * event_type, status} (the enum constant's name), {@code attempt, error, retry_at,
+   * skip_requested} (0 or 1), {@code version, started_at, updated_at}.
+   *
+   * @since 0.3
+   */
+  INVOCATIONS("invocations"),
+  /**
+   * The journal keyed by {@code (effect, poller, "partition", position, call_key)}: {@code ordinal,
+   * label, result, subject, created_at}.
+   *
+   * @since 0.3
+   */
+  JOURNAL("journal"),
+  /**
+   * Subjects' wrapped data keys keyed by {@code subject}: {@code key_id, wrapped_key, created_at}.
+   *
+   * @since 0.3
+   */
+  SUBJECTS("subjects");
 
   private final String suffix;
 

@@ -227,6 +227,17 @@ final class MariaDbDialect implements SqlDialect {
     return code == 0 ? described : described + " (error " + code + ")";
   }
 
+  /**
+   * {@code null}: the engine runs the plain insert and counts error 1062 as "the row existed".
+   * {@code INSERT IGNORE} would also turn every other error of the insert into a warning, and
+   * {@code ON DUPLICATE KEY UPDATE} reports a found row as one written (the driver reports found
+   * rows), so neither can say whether the row was new.
+   */
+  @Override
+  public @Nullable String insertIfAbsent(String insert, List<String> key) {
+    return null;
+  }
+
   /** Error 1062, ER_DUP_ENTRY: the primary key exists. */
   @Override
   public boolean isDuplicateKey(SQLException e) {
@@ -274,8 +285,8 @@ final class MariaDbDialect implements SqlDialect {
   }
 
   /**
-   * Version 2's tables, every statement {@code IF NOT EXISTS}, from version 1 or nothing alike:
-   * version 2 only adds the credentials table.
+   * Version 3's tables, every statement {@code IF NOT EXISTS}, from version 2, 1 or nothing alike:
+   * version 2 added the credentials table, version 3 the effect tables.
    */
   @Override
   public List<String> migrationStatements(@Nullable Integer from) {

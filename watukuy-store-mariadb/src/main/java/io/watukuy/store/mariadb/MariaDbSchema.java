@@ -26,7 +26,7 @@ import java.util.stream.Collectors;
 final class MariaDbSchema {
 
   /** The schema version this release creates, recorded in the meta table. */
-  static final int VERSION = 2;
+  static final int VERSION = 3;
 
   static final String VERSION_NAME = "schema_version";
 
@@ -51,7 +51,16 @@ final class MariaDbSchema {
   /** Longest credential name: what {@code StoredCredential} accepts. */
   static final int MAX_CREDENTIAL_NAME = 200;
 
-  /** Length of the longest table suffix, {@code credentials} (since schema version 2). */
+  /** Longest effect name, as long as a poller name. */
+  static final int MAX_EFFECT = MAX_POLLER;
+
+  /** Longest subject of a sealed document's data key. */
+  static final int MAX_SUBJECT = 255;
+
+  /**
+   * Length of the longest table suffix: {@code credentials} (since schema version 2), and {@code
+   * eff_cursors} and {@code invocations} (since version 3) are as long.
+   */
   static final int LONGEST_SUFFIX = "credentials".length();
 
   private static final String TABLE_OPTIONS =
@@ -73,6 +82,11 @@ final class MariaDbSchema {
   final String validators;
   final String log;
   final String credentials;
+  final String effects;
+  final String effectCursors;
+  final String invocations;
+  final String journal;
+  final String subjects;
 
   MariaDbSchema(String prefix) {
     this.prefix = prefix;
@@ -84,6 +98,11 @@ final class MariaDbSchema {
     validators = table("validators");
     log = table("log");
     credentials = table("credentials");
+    effects = table("effects");
+    effectCursors = table("eff_cursors");
+    invocations = table("invocations");
+    journal = table("journal");
+    subjects = table("subjects");
   }
 
   /** Back-quotes an identifier; embedded back quotes are doubled. */
@@ -115,8 +134,8 @@ final class MariaDbSchema {
   }
 
   /**
-   * The tables of schema version 2, each with its indexes, every statement idempotent: version 1's
-   * tables and, since version 2, the credentials table.
+   * The tables of schema version 3, each with its indexes, every statement idempotent: version 1's
+   * tables, since version 2 the credentials table, since version 3 the effect tables.
    */
   List<String> tables() {
     return List.of(
@@ -175,7 +194,58 @@ final class MariaDbSchema {
             + MAX_CREDENTIAL_NAME
             + ") NOT NULL PRIMARY KEY, version BIGINT NOT NULL, sealed LONGTEXT NOT NULL,"
             + " claim_owner LONGTEXT NULL, claim_until BIGINT NULL, updated_at BIGINT NOT NULL)"
+            + TABLE_OPTIONS,
+        // Version 3: the effect tables (EffectStore). An effects row holds the lease and, once
+        // updated_at is set, the quarantine and counters.
+        "CREATE TABLE IF NOT EXISTS "
+            + effects
+            + " (name VARCHAR("
+            + MAX_EFFECT
+            + ") NOT NULL PRIMARY KEY, lease_owner LONGTEXT NULL, lease_epoch BIGINT NULL,"
+            + " lease_expires_at BIGINT NULL, epoch_counter BIGINT NOT NULL DEFAULT 0,"
+            + " quarantined_at BIGINT NULL, quarantine_reason LONGTEXT NULL,"
+            + " terminal_skips BIGINT NOT NULL DEFAULT 0, last_terminal_error LONGTEXT NULL,"
+            + " latest_collapsed BIGINT NOT NULL DEFAULT 0, updated_at BIGINT NULL)"
+            + TABLE_OPTIONS,
+        createForEffect(
+            effectCursors,
+            "watermark BIGINT NOT NULL, live_boundary BIGINT NULL, schemes LONGTEXT NOT NULL,"
+                + " updated_at BIGINT NOT NULL, PRIMARY KEY (effect, poller, `partition`),"
+                + " KEY eff_cursors_src (poller, `partition`, watermark)"),
+        createForEffect(
+            invocations,
+            "position BIGINT NOT NULL, lane LONGTEXT NOT NULL, event_type LONGTEXT NOT NULL,"
+                + " status VARCHAR(16) NOT NULL, attempt INT NOT NULL, error LONGTEXT NULL,"
+                + " retry_at BIGINT NULL, skip_requested INT NOT NULL DEFAULT 0,"
+                + " version LONGTEXT NOT NULL, started_at BIGINT NOT NULL,"
+                + " updated_at BIGINT NOT NULL,"
+                + " PRIMARY KEY (effect, poller, `partition`, position)"),
+        createForEffect(
+            journal,
+            "position BIGINT NOT NULL, call_key VARCHAR(64) NOT NULL, ordinal INT NOT NULL,"
+                + " label LONGTEXT NOT NULL, result LONGTEXT NOT NULL, subject LONGTEXT NULL,"
+                + " created_at BIGINT NOT NULL,"
+                + " PRIMARY KEY (effect, poller, `partition`, position, call_key)"),
+        "CREATE TABLE IF NOT EXISTS "
+            + subjects
+            + " (subject VARCHAR("
+            + MAX_SUBJECT
+            + ") NOT NULL PRIMARY KEY, key_id LONGTEXT NOT NULL, wrapped_key LONGTEXT NOT NULL,"
+            + " created_at BIGINT NOT NULL)"
             + TABLE_OPTIONS);
+  }
+
+  /** A table keyed by effect and source key first. */
+  private static String createForEffect(String table, String columns) {
+    return "CREATE TABLE IF NOT EXISTS "
+        + table
+        + " (effect VARCHAR("
+        + MAX_EFFECT
+        + ") NOT NULL, "
+        + KEY
+        + columns
+        + ")"
+        + TABLE_OPTIONS;
   }
 
   private static String create(String table, String columns) {

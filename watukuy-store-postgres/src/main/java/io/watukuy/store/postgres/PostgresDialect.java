@@ -396,8 +396,8 @@ final class PostgresDialect implements SqlDialect {
   }
 
   /**
-   * Every version's tables, indexes and changes, each idempotent: version 3 from 2, 1 or nothing
-   * (version 3 adds the credentials table).
+   * Every version's tables, indexes and changes, each idempotent: version 4 from 3, 2, 1 or nothing
+   * (version 3 added the credentials table, version 4 the effect tables).
    */
   @Override
   public List<String> migrationStatements(@Nullable Integer from) {

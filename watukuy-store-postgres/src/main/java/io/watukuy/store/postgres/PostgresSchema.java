@@ -21,7 +21,7 @@ import java.util.List;
 final class PostgresSchema {
 
   /** The schema version this release creates, recorded in the meta table. */
-  static final int VERSION = 3;
+  static final int VERSION = 4;
 
   static final String VERSION_NAME = "schema_version";
 
@@ -39,6 +39,11 @@ final class PostgresSchema {
   final String validators;
   final String log;
   final String credentials;
+  final String effects;
+  final String effectCursors;
+  final String invocations;
+  final String journal;
+  final String subjects;
 
   PostgresSchema(String schemaName, String prefix) {
     this.schemaName = schemaName;
@@ -52,6 +57,11 @@ final class PostgresSchema {
     validators = table("validators");
     log = table("log");
     credentials = table("credentials");
+    effects = table("effects");
+    effectCursors = table("eff_cursors");
+    invocations = table("invocations");
+    journal = table("journal");
+    subjects = table("subjects");
   }
 
   /**
@@ -195,7 +205,51 @@ final class PostgresSchema {
             + credentials
             + " (name text COLLATE \"C\" NOT NULL PRIMARY KEY, version bigint NOT NULL,"
             + " sealed text NOT NULL, claim_owner text, claim_until timestamptz,"
-            + " updated_at timestamptz NOT NULL)");
+            + " updated_at timestamptz NOT NULL)",
+        // Version 4: the effect tables (EffectStore). An effects row holds the lease and, once
+        // updated_at is set, the quarantine and counters. Results and labels are text, kept as
+        // written.
+        "CREATE TABLE IF NOT EXISTS "
+            + effects
+            + " (name text COLLATE \"C\" NOT NULL PRIMARY KEY, lease_owner text,"
+            + " lease_epoch bigint, lease_expires_at timestamptz,"
+            + " epoch_counter bigint NOT NULL DEFAULT 0, quarantined_at timestamptz,"
+            + " quarantine_reason text, terminal_skips bigint NOT NULL DEFAULT 0,"
+            + " last_terminal_error text, latest_collapsed bigint NOT NULL DEFAULT 0,"
+            + " updated_at timestamptz)",
+        "CREATE TABLE IF NOT EXISTS "
+            + effectCursors
+            + " (effect text COLLATE \"C\" NOT NULL, "
+            + key
+            + "watermark bigint NOT NULL, live_boundary bigint, schemes text NOT NULL,"
+            + " updated_at timestamptz NOT NULL, PRIMARY KEY (effect, poller, \"partition\"))",
+        "CREATE INDEX IF NOT EXISTS "
+            + index("eff_cursors_src")
+            + " ON "
+            + effectCursors
+            + " (poller, \"partition\", watermark)",
+        "CREATE TABLE IF NOT EXISTS "
+            + invocations
+            + " (effect text COLLATE \"C\" NOT NULL, "
+            + key
+            + "position bigint NOT NULL, lane text NOT NULL, event_type text NOT NULL,"
+            + " status text NOT NULL, attempt integer NOT NULL, error text,"
+            + " retry_at timestamptz, skip_requested integer NOT NULL DEFAULT 0,"
+            + " version text NOT NULL, started_at timestamptz NOT NULL,"
+            + " updated_at timestamptz NOT NULL,"
+            + " PRIMARY KEY (effect, poller, \"partition\", position))",
+        "CREATE TABLE IF NOT EXISTS "
+            + journal
+            + " (effect text COLLATE \"C\" NOT NULL, "
+            + key
+            + "position bigint NOT NULL, call_key text COLLATE \"C\" NOT NULL,"
+            + " ordinal integer NOT NULL, label text NOT NULL, result text NOT NULL,"
+            + " subject text, created_at timestamptz NOT NULL,"
+            + " PRIMARY KEY (effect, poller, \"partition\", position, call_key))",
+        "CREATE TABLE IF NOT EXISTS "
+            + subjects
+            + " (subject text COLLATE \"C\" NOT NULL PRIMARY KEY, key_id text NOT NULL,"
+            + " wrapped_key text NOT NULL, created_at timestamptz NOT NULL)");
   }
 
   /** Everything, in order: schema, meta table, tables and indexes, the version record. */

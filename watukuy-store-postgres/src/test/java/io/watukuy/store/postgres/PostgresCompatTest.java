@@ -29,8 +29,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * ({@code src/test/resources/compat/README.md} says what it holds), replayed into a fresh schema
  * and opened with the current PostgresStore, which polls on where the old one stopped: the pending
  * events once, then only the new changes, never an acknowledged event again, and the schema's
- * tables, columns, constraints and indexes as they were, plus what version 3 adds: the credentials
- * table, which works at once.
+ * tables, columns, constraints and indexes as they were, plus what versions 3 and 4 add: the effect
+ * tables (4) and the credentials table, which works at once.
  */
 class PostgresCompatTest {
   static final String DUMP = "/compat/old-0e79de2.sql";
@@ -92,12 +92,29 @@ class PostgresCompatTest {
       assertThat(store.deleteCredential("refresh")).isTrue();
     }
 
-    // Version 2 to 3 adds the credentials table and changes nothing else.
-    assertThat(schemaVersion()).isEqualTo("3");
+    // Version 2 to 4 adds the credentials table (3) and the effect tables (4), and changes
+    // nothing else.
+    assertThat(schemaVersion()).isEqualTo("4");
     List<String> after = catalogOfSchema();
     assertThat(after).containsAll(before);
     List<String> added = new ArrayList<>(after);
     added.removeAll(before);
+    List<String> effectTables =
+        List.of(
+            "watukuy_effects",
+            "watukuy_eff_cursors",
+            "watukuy_invocations",
+            "watukuy_journal",
+            "watukuy_subjects");
+    assertThat(added)
+        .filteredOn(line -> effectTables.stream().anyMatch(line::contains))
+        .contains(
+            "table watukuy_effects",
+            "table watukuy_eff_cursors",
+            "table watukuy_invocations",
+            "table watukuy_journal",
+            "table watukuy_subjects");
+    added.removeIf(line -> effectTables.stream().anyMatch(line::contains));
     assertThat(added)
         .containsExactlyInAnyOrder(
             "table watukuy_credentials",

@@ -166,12 +166,17 @@ class PostgresStoreTest {
         assertThat(tables(schema))
             .containsExactly(
                 "select_credentials",
+                "select_eff_cursors",
+                "select_effects",
+                "select_invocations",
                 "select_items",
+                "select_journal",
                 "select_log",
                 "select_meta",
                 "select_outbox",
                 "select_parked",
                 "select_pollers",
+                "select_subjects",
                 "select_validators");
         for (String statement : PostgresStore.ddl(schema, "select_").subList(1, 14)) {
           assertThat(statement).contains("\"order\".\"select_");
@@ -239,15 +244,20 @@ class PostgresStoreTest {
     assertThat(tables(schema))
         .containsExactly(
             "watukuy_credentials",
+            "watukuy_eff_cursors",
+            "watukuy_effects",
+            "watukuy_invocations",
             "watukuy_items",
+            "watukuy_journal",
             "watukuy_log",
             "watukuy_meta",
             "watukuy_outbox",
             "watukuy_parked",
             "watukuy_pollers",
+            "watukuy_subjects",
             "watukuy_validators");
     assertThat(catalogue(schema)).isEqualTo(catalogue);
-    assertThat(schemaVersion(schema, "watukuy_")).isEqualTo("3");
+    assertThat(schemaVersion(schema, "watukuy_")).isEqualTo("4");
     assertThat(store.countItems(KEY)).isEqualTo(1);
     assertThat(store.getLease(KEY)).contains(lease);
   }
@@ -259,7 +269,7 @@ class PostgresStoreTest {
 
     assertThat(store.loadState(KEY)).isEmpty();
 
-    assertThat(tables(schema)).hasSize(8);
+    assertThat(tables(schema)).hasSize(13);
   }
 
   @Test
@@ -298,8 +308,8 @@ class PostgresStoreTest {
       } finally {
         threads.shutdownNow();
       }
-      assertThat(tables(schema)).as("round %d", round).hasSize(8);
-      assertThat(schemaVersion(schema, "watukuy_")).isEqualTo("3");
+      assertThat(tables(schema)).as("round %d", round).hasSize(13);
+      assertThat(schemaVersion(schema, "watukuy_")).isEqualTo("4");
     }
   }
 
@@ -322,7 +332,7 @@ class PostgresStoreTest {
 
     track(PostgresStore.builder(pool).schema(schema).build()).migrate();
 
-    assertThat(schemaVersion(schema, "watukuy_")).isEqualTo("3");
+    assertThat(schemaVersion(schema, "watukuy_")).isEqualTo("4");
     assertThat(eventStorage(schema)).as("pg_attribute.attstorage of outbox.event").isEqualTo("e");
     assertThat(old.countItems(KEY)).isEqualTo(1);
     assertThat(old.countPending(KEY)).isEqualTo(1);
@@ -347,14 +357,14 @@ class PostgresStoreTest {
     track(PostgresStore.builder(pool).schema(schema).build()).migrate();
     PgTest.execute(
         pool,
-        "UPDATE \"" + schema + "\".watukuy_meta SET value = '4' WHERE name = 'schema_version'");
+        "UPDATE \"" + schema + "\".watukuy_meta SET value = '5' WHERE name = 'schema_version'");
 
     PostgresStore later = track(PostgresStore.builder(pool).schema(schema).build());
 
     assertThatThrownBy(() -> later.loadState(KEY))
         .isInstanceOf(StoreException.class)
-        .hasMessageContaining("schema version 4")
-        .hasMessageContaining("newer than this release supports (3)")
+        .hasMessageContaining("schema version 5")
+        .hasMessageContaining("newer than this release supports (4)")
         .hasMessageContaining("127.0.0.1:5432/test");
     assertThatThrownBy(later::migrate).isInstanceOf(StoreException.class);
   }
@@ -369,14 +379,14 @@ class PostgresStoreTest {
         .isEqualTo(PostgresStore.DDL)
         .isEqualTo(PostgresStore.ddlScript("public", "watukuy_"));
     assertThat(PostgresStore.DDL)
-        .startsWith("-- watukuy PostgresStore schema version 3")
+        .startsWith("-- watukuy PostgresStore schema version 4")
         .contains("CREATE TABLE IF NOT EXISTS \"public\".\"watukuy_pollers\"")
         .contains(" state jsonb,")
         .contains(" event json NOT NULL,")
         .endsWith(
-            "INSERT INTO \"public\".\"watukuy_meta\" (name, value) VALUES ('schema_version', '3')"
+            "INSERT INTO \"public\".\"watukuy_meta\" (name, value) VALUES ('schema_version', '4')"
                 + " ON CONFLICT (name) DO NOTHING;\n");
-    assertThat(PostgresStore.ddl("public", "watukuy_")).hasSize(15);
+    assertThat(PostgresStore.ddl("public", "watukuy_")).hasSize(21);
 
     String byScript = schema("script");
     String byMigrate = schema("migrated");
@@ -390,7 +400,7 @@ class PostgresStoreTest {
     track(PostgresStore.builder(pool).schema(byMigrate).build()).migrate();
 
     assertThat(catalogue(byScript)).isNotEmpty().isEqualTo(catalogue(byMigrate));
-    assertThat(schemaVersion(byScript, "watukuy_")).isEqualTo("3");
+    assertThat(schemaVersion(byScript, "watukuy_")).isEqualTo("4");
   }
 
   @Test

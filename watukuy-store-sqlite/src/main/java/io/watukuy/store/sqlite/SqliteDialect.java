@@ -196,8 +196,8 @@ final class SqliteDialect implements SqlDialect {
   }
 
   /**
-   * Version 2's DDL, every statement {@code IF NOT EXISTS}, from version 1 or nothing alike:
-   * version 2 only adds the credentials table.
+   * Version 3's DDL, every statement {@code IF NOT EXISTS}, from version 2, 1 or nothing alike:
+   * version 2 added the credentials table, version 3 the effect tables.
    */
   @Override
   public List<String> migrationStatements(@Nullable Integer from) {

@@ -11,7 +11,7 @@ import java.util.List;
 final class SqliteSchema {
 
   /** The schema version this release creates, recorded in the meta table. */
-  static final int VERSION = 2;
+  static final int VERSION = 3;
 
   static final String VERSION_NAME = "schema_version";
 
@@ -23,6 +23,11 @@ final class SqliteSchema {
   final String validators;
   final String log;
   final String credentials;
+  final String effects;
+  final String effectCursors;
+  final String invocations;
+  final String journal;
+  final String subjects;
 
   SqliteSchema(String prefix) {
     meta = prefix + "meta";
@@ -33,6 +38,11 @@ final class SqliteSchema {
     validators = prefix + "validators";
     log = prefix + "log";
     credentials = prefix + "credentials";
+    effects = prefix + "effects";
+    effectCursors = prefix + "eff_cursors";
+    invocations = prefix + "invocations";
+    journal = prefix + "journal";
+    subjects = prefix + "subjects";
   }
 
   /** {@link #ddl()} plus the statement that records {@link #VERSION}, for external tools. */
@@ -56,8 +66,8 @@ final class SqliteSchema {
   }
 
   /**
-   * The DDL of schema version 2, every statement idempotent: version 1's tables and, since version
-   * 2, the credentials table.
+   * The DDL of schema version 3, every statement idempotent: version 1's tables, since version 2
+   * the credentials table, since version 3 the effect tables.
    */
   List<String> ddl() {
     return List.of(
@@ -125,6 +135,44 @@ final class SqliteSchema {
         "CREATE TABLE IF NOT EXISTS "
             + credentials
             + " (name TEXT NOT NULL PRIMARY KEY, version INTEGER NOT NULL, sealed TEXT NOT NULL,"
-            + " claim_owner TEXT, claim_until INTEGER, updated_at INTEGER NOT NULL)");
+            + " claim_owner TEXT, claim_until INTEGER, updated_at INTEGER NOT NULL)",
+        // Version 3: the effect tables (EffectStore). An effects row holds the lease and, once
+        // updated_at is set, the quarantine and counters.
+        "CREATE TABLE IF NOT EXISTS "
+            + effects
+            + " (name TEXT NOT NULL PRIMARY KEY, lease_owner TEXT, lease_epoch INTEGER,"
+            + " lease_expires_at INTEGER, epoch_counter INTEGER NOT NULL DEFAULT 0,"
+            + " quarantined_at INTEGER, quarantine_reason TEXT,"
+            + " terminal_skips INTEGER NOT NULL DEFAULT 0, last_terminal_error TEXT,"
+            + " latest_collapsed INTEGER NOT NULL DEFAULT 0, updated_at INTEGER)",
+        "CREATE TABLE IF NOT EXISTS "
+            + effectCursors
+            + " (effect TEXT NOT NULL, poller TEXT NOT NULL, \"partition\" TEXT NOT NULL,"
+            + " watermark INTEGER NOT NULL, live_boundary INTEGER, schemes TEXT NOT NULL,"
+            + " updated_at INTEGER NOT NULL, PRIMARY KEY (effect, poller, \"partition\"))",
+        "CREATE INDEX IF NOT EXISTS "
+            + effectCursors
+            + "_src ON "
+            + effectCursors
+            + " (poller, \"partition\", watermark)",
+        "CREATE TABLE IF NOT EXISTS "
+            + invocations
+            + " (effect TEXT NOT NULL, poller TEXT NOT NULL, \"partition\" TEXT NOT NULL,"
+            + " position INTEGER NOT NULL, lane TEXT NOT NULL, event_type TEXT NOT NULL,"
+            + " status TEXT NOT NULL, attempt INTEGER NOT NULL, error TEXT, retry_at INTEGER,"
+            + " skip_requested INTEGER NOT NULL DEFAULT 0, version TEXT NOT NULL,"
+            + " started_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,"
+            + " PRIMARY KEY (effect, poller, \"partition\", position))",
+        "CREATE TABLE IF NOT EXISTS "
+            + journal
+            + " (effect TEXT NOT NULL, poller TEXT NOT NULL, \"partition\" TEXT NOT NULL,"
+            + " position INTEGER NOT NULL, call_key TEXT NOT NULL, ordinal INTEGER NOT NULL,"
+            + " label TEXT NOT NULL, result TEXT NOT NULL, subject TEXT,"
+            + " created_at INTEGER NOT NULL,"
+            + " PRIMARY KEY (effect, poller, \"partition\", position, call_key))",
+        "CREATE TABLE IF NOT EXISTS "
+            + subjects
+            + " (subject TEXT NOT NULL PRIMARY KEY, key_id TEXT NOT NULL,"
+            + " wrapped_key TEXT NOT NULL, created_at INTEGER NOT NULL)");
   }
 }

@@ -24,8 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A database file written by SqliteStore at commit 0e79de2 (schema version 1; {@code
  * src/test/resources/compat/README.md} says what it holds) opens with the current SqliteStore,
  * which polls on where the old one stopped: the pending events once, then only the new changes,
- * never an acknowledged event again, and the file's schema as it was plus what version 2 adds: the
- * credentials table, which works at once.
+ * never an acknowledged event again, and the file's schema as it was plus what versions 2 and 3
+ * add: the credentials table, which works at once, and the effect tables.
  */
 class SqliteCompatTest {
   static final String FIXTURE = "/compat/old-0e79de2.db";
@@ -63,20 +63,31 @@ class SqliteCompatTest {
       assertThat(store.loadCredential("refresh")).contains(first);
     }
 
-    // Version 1 to 2 adds the credentials table and changes nothing else.
-    assertThat(schemaVersion(file)).isEqualTo("2");
+    // Version 1 to 3 adds the credentials table (2) and the effect tables (3), and changes
+    // nothing else.
+    assertThat(schemaVersion(file)).isEqualTo("3");
     List<String> ddlAfter = ddl(file);
     List<String> pristine = ddl(fixtureCopy("pristine.db"));
     assertThat(ddlAfter).containsAll(pristine);
     List<String> added = new ArrayList<>(ddlAfter);
     added.removeAll(pristine);
     assertThat(added)
-        .containsExactly(
+        .contains(
             "table watukuy_credentials: CREATE TABLE watukuy_credentials (name TEXT NOT NULL"
                 + " PRIMARY KEY, version INTEGER NOT NULL, sealed TEXT NOT NULL, claim_owner TEXT,"
                 + " claim_until INTEGER, updated_at INTEGER NOT NULL)");
+    List<String> effectObjects =
+        List.of(
+            "index watukuy_eff_cursors_src on watukuy_eff_cursors",
+            "table watukuy_eff_cursors",
+            "table watukuy_effects",
+            "table watukuy_invocations",
+            "table watukuy_journal",
+            "table watukuy_subjects");
+    assertThat(added).hasSize(1 + effectObjects.size());
     List<String> schemaAfter = new ArrayList<>(schema(file));
     assertThat(schemaAfter.remove("table watukuy_credentials")).isTrue();
+    assertThat(schemaAfter.removeAll(effectObjects)).isTrue();
     assertThat(schemaAfter).isEqualTo(schemaBefore);
   }
 

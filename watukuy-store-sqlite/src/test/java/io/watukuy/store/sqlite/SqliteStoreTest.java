@@ -152,8 +152,13 @@ class SqliteStoreTest {
             "watukuy_parked",
             "watukuy_validators",
             "watukuy_log",
-            "watukuy_credentials");
-    assertThat(schemaVersion(file, "watukuy_")).isEqualTo("2");
+            "watukuy_credentials",
+            "watukuy_effects",
+            "watukuy_eff_cursors",
+            "watukuy_invocations",
+            "watukuy_journal",
+            "watukuy_subjects");
+    assertThat(schemaVersion(file, "watukuy_")).isEqualTo("3");
   }
 
   @Test
@@ -172,13 +177,19 @@ class SqliteStoreTest {
             "acme_parked",
             "acme_validators",
             "acme_log",
-            "acme_credentials");
+            "acme_credentials",
+            "acme_effects",
+            "acme_eff_cursors",
+            "acme_invocations",
+            "acme_journal",
+            "acme_subjects");
     assertThat(indexes(file))
         .containsExactlyInAnyOrder(
             "acme_outbox_event_id",
             "acme_outbox_status_seq",
             "acme_parked_parked_at",
-            "acme_log_created_at");
+            "acme_log_created_at",
+            "acme_eff_cursors_src");
   }
 
   @Test
@@ -194,7 +205,7 @@ class SqliteStoreTest {
     track(SqliteStore.open(file)).migrate();
 
     assertThat(schemaSql(file)).isEqualTo(schemaBefore);
-    assertThat(schemaVersion(file, "watukuy_")).isEqualTo("2");
+    assertThat(schemaVersion(file, "watukuy_")).isEqualTo("3");
     assertThat(store.countItems(KEY)).isEqualTo(1);
     assertThat(store.countPending(KEY)).isEqualTo(1);
     assertThat(store.getLease(KEY)).contains(lease);

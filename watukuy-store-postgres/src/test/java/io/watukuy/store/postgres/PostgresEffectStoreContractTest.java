@@ -1,0 +1,32 @@
+package io.watukuy.store.postgres;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.watukuy.spi.StateStore;
+import io.watukuy.testing.EffectStoreContractTest;
+import io.watukuy.testing.TestPostgres;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * PostgresStore against the effect store contract, on the local PostgreSQL: one schema per run of
+ * this class (dropped after), a fresh table prefix per test. The pool holds more connections than
+ * the contract's racing threads, so the race happens in the database, not in the pool.
+ */
+class PostgresEffectStoreContractTest extends EffectStoreContractTest {
+  @RegisterExtension static final TestPostgres postgres = TestPostgres.local();
+
+  private static HikariDataSource pool;
+  private static String schema;
+  private static int stores;
+
+  @BeforeAll
+  static void openPool() {
+    pool = PgTest.pool(postgres, PgTest.unique("watukuy-effects"), 9);
+    schema = postgres.newSchema("wk_effects");
+  }
+
+  @Override
+  protected StateStore newStore() {
+    return PostgresStore.builder(pool).schema(schema).tablePrefix("e" + ++stores + "_").build();
+  }
+}
