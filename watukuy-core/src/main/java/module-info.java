@@ -1,8 +1,9 @@
 /**
  * watukuy's core: the engine, its application API ({@code io.watukuy}), the store SPI ({@code
  * io.watukuy.spi}) and the in-memory stores ({@code io.watukuy.store.memory}). The engine's own
- * packages ({@code io.watukuy.internal..}) are not exported; the bench's two hash benchmarks alone
- * reach the canonical hashing through a qualified export.
+ * packages ({@code io.watukuy.internal..}) are not exported; the bench's two hash benchmarks reach
+ * the canonical hashing through a qualified export, and the effects runtime reaches it (journal
+ * keys) and the event envelope (reading the log) the same way.
  */
 module io.watukuy {
   requires transitive com.fasterxml.jackson.databind;
@@ -21,5 +22,8 @@ module io.watukuy {
 
   exports io.watukuy.store.memory;
   exports io.watukuy.internal.diff to
-      io.watukuy.bench;
+      io.watukuy.bench,
+      io.watukuy.effects;
+  exports io.watukuy.internal to
+      io.watukuy.effects;
 }

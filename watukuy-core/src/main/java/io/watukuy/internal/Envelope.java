@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.watukuy.ChangeEvent;
 import io.watukuy.EventType;
 import io.watukuy.Lane;
+import io.watukuy.spi.LoggedEvent;
 import io.watukuy.spi.OutboxRow;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -66,6 +67,35 @@ public final class Envelope {
   public static <T> ChangeEvent<T> toEvent(OutboxRow row, Class<T> type) {
     JsonNode n = Json.tree(row.event());
     return toEvent(row, type, n, Instant.parse(n.get("observedAt").asText()));
+  }
+
+  /**
+   * The event of a logged envelope, as an effect reads it (docs/effects.md): its data converted to
+   * {@code type}, its sequence the log position.
+   *
+   * @param logged the log entry
+   * @param type the poller's item type
+   * @param attempt the invocation's attempt, from 1
+   * @throws IllegalStateException if the data cannot be read as {@code type}
+   */
+  public static <T> ChangeEvent<T> fromLog(LoggedEvent logged, Class<T> type, int attempt) {
+    JsonNode n = Json.tree(logged.event());
+    return new ChangeEvent<>(
+        n.get("id").asText(),
+        EventType.fromWire(n.get("type").asText()),
+        n.get("source").asText(),
+        n.get("partition").asText(),
+        n.get("identity").asText(),
+        n.get("orderingKey").asText(),
+        n.get("version").asText(),
+        n.get("hash").isNull() ? null : n.get("hash").asText(),
+        n.get("schemaVersion").asInt(),
+        Lane.fromWire(n.get("lane").asText()),
+        logged.sequence(),
+        Instant.parse(n.get("observedAt").asText()),
+        convert(n.get("data"), type),
+        convert(n.get("previous"), type),
+        attempt);
   }
 
   /**

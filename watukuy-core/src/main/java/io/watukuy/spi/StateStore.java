@@ -456,6 +456,12 @@ public interface StateStore extends AutoCloseable {
   /**
    * Removes logged events created strictly before {@code olderThan}. Unfenced.
    *
+   * <p>A store that is also an {@link EffectStore} keeps every event above the lowest watermark of
+   * the effects reading this key ({@link EffectStore#lowestWatermark}), however old: an effect that
+   * has not read an event yet still needs it (docs/effects.md, "Retention"). It reads that floor in
+   * the same statement or under the same lock as the delete, so a cursor written meanwhile is
+   * honoured.
+   *
    * @param key the key
    * @param olderThan the exclusive cut-off, computed by the caller (for example {@code now} minus
    *     {@link EventLog#retention()})

@@ -11,9 +11,13 @@ import io.watukuy.spi.InvocationRow;
 import io.watukuy.spi.InvocationStatus;
 import io.watukuy.spi.JournalEntry;
 import io.watukuy.spi.Lease;
+import io.watukuy.spi.LogRange;
+import io.watukuy.spi.LoggedEvent;
+import io.watukuy.spi.StatePatch;
 import io.watukuy.spi.StateStore;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
@@ -152,6 +156,32 @@ abstract class EffectContractSupport extends StoreUnderTest {
         result,
         null,
         T0.plusMillis(ordinal));
+  }
+
+  /**
+   * Logs events 1 to {@code count} on {@code source} (through {@link StateStore#commitPoll} under
+   * the source's poller lease), event {@code n} at {@code T0 + (n - 1) * 10 s}.
+   */
+  void logEvents(PollerKey source, int count) {
+    Lease poller = stateStore().acquireLease(source, OWNER_A, TTL, T0).orElseThrow();
+    for (int seq = 1; seq <= count; seq++) {
+      stateStore()
+          .commitPoll(
+              source,
+              poller,
+              StoreContractSupport.batch(StatePatch.NONE.withLastSequence(seq))
+                  .events(StoreContractSupport.event(seq))
+                  .log(true)
+                  .build(),
+              T0.plusSeconds(10L * (seq - 1)));
+    }
+  }
+
+  /** The sequences of {@code source}'s log, in order. */
+  List<Long> logged(PollerKey source) {
+    return stateStore().readLog(source, LogRange.ALL, 1000).stream()
+        .map(LoggedEvent::sequence)
+        .toList();
   }
 
   void append(JournalEntry entry) {

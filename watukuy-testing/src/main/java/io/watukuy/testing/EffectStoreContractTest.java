@@ -205,6 +205,34 @@ public abstract class EffectStoreContractTest extends EffectContractSupport {
     assertThat(effects().lowestWatermark(SOURCE)).hasValue(40);
   }
 
+  @Test
+  void pruneLogNeverRemovesAnEventAboveTheLowestWatermarkOnItsKey() {
+    logEvents(SOURCE, 5);
+    logEvents(SOURCE_EU, 3);
+    Lease a = lease();
+    Lease other = lease(OTHER_EFFECT, OWNER_A, T0);
+    effects().saveCursor(cursor(SOURCE, 4, null), a);
+    effects().saveCursor(new EffectCursor(OTHER_EFFECT, SOURCE, 2, null, Map.of(), T0), other);
+    Instant pastRetention = T0.plusSeconds(3600);
+
+    assertThat(stateStore().pruneLog(SOURCE, pastRetention)).isEqualTo(2);
+    assertThat(logged(SOURCE)).containsExactly(3L, 4L, 5L);
+
+    // The floor rises with the slowest effect; a cursor on another partition holds only that one.
+    effects().saveCursor(new EffectCursor(OTHER_EFFECT, SOURCE, 5, null, Map.of(), T0), other);
+    assertThat(stateStore().pruneLog(SOURCE, pastRetention)).isEqualTo(2);
+    assertThat(logged(SOURCE)).containsExactly(5L);
+    assertThat(stateStore().pruneLog(SOURCE_EU, pastRetention)).isEqualTo(3);
+    assertThat(logged(SOURCE_EU)).isEmpty();
+
+    // Age still decides below the floor.
+    logEvents(PollerKey.of("invoices"), 3);
+    effects()
+        .saveCursor(new EffectCursor(EFFECT, PollerKey.of("invoices"), 3, null, Map.of(), T0), a);
+    assertThat(stateStore().pruneLog(PollerKey.of("invoices"), T0.plusSeconds(15))).isEqualTo(2);
+    assertThat(logged(PollerKey.of("invoices"))).containsExactly(3L);
+  }
+
   // ------------------------------------------------------------------ invocations
 
   @Test

@@ -18,7 +18,11 @@ import io.watukuy.Reconcile;
 import io.watukuy.Schedule;
 import io.watukuy.ScheduleState;
 import io.watukuy.Watukuy;
+import io.watukuy.spi.EffectCursor;
+import io.watukuy.spi.EffectStore;
+import io.watukuy.spi.Lease;
 import io.watukuy.spi.LogRange;
+import io.watukuy.spi.LoggedEvent;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -29,7 +33,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The lanes besides live (docs/architecture.md, "Lanes"): reconcile next to a live listing that
  * answers 304, and after a cut listing; backfill with {@code force} on page and timestamp pollers;
- * replay's time window.
+ * replay's time window; the log's retention held by an effect's watermark.
  */
 class ReconcileBackfillAndReplayTest {
   static final PollerKey ORDERS = PollerKey.of("orders");
@@ -225,5 +229,41 @@ class ReconcileBackfillAndReplayTest {
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("poller orders")
         .hasMessageContaining("from");
+  }
+
+  /**
+   * The log is never pruned above an effect's watermark (docs/effects.md, "Retention"): past the
+   * retention, a commit prunes only what the slowest effect has read, and the rest once it has.
+   */
+  @Test
+  void theLogKeepsEventsAboveAnEffectsWatermarkPastItsRetention() {
+    Poller<JsonNode> orders =
+        f.timestamp("orders", 10).log(EventLog.keep(Duration.ofDays(1))).build();
+    Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
+    f.seed(3);
+    w.tick();
+    EffectStore effects = (EffectStore) f.store;
+    Lease lease =
+        effects
+            .acquireEffectLease("NotifyCustomer", "effects-1", Duration.ofDays(7), f.clock.now())
+            .orElseThrow();
+    effects.saveCursor(
+        new EffectCursor("NotifyCustomer", ORDERS, 1, null, Map.of(), f.clock.now()), lease);
+
+    f.clock.advance(Duration.ofDays(2));
+    f.api.put("o004", Map.of("n", 4));
+    w.tick();
+    assertThat(logged()).containsExactly(2L, 3L, 4L);
+
+    effects.saveCursor(
+        new EffectCursor("NotifyCustomer", ORDERS, 4, null, Map.of(), f.clock.now()), lease);
+    f.clock.advance(Duration.ofDays(2));
+    f.api.put("o005", Map.of("n", 5));
+    w.tick();
+    assertThat(logged()).containsExactly(5L);
+  }
+
+  private List<Long> logged() {
+    return f.store.readLog(ORDERS, LogRange.ALL, 100).stream().map(LoggedEvent::sequence).toList();
   }
 }

@@ -653,6 +653,7 @@ public final class MemoryStore implements StateStore, CredentialStore, EffectSto
     }
   }
 
+  /** {@inheritDoc} The floor is read under the store's one lock, with the delete. */
   @Override
   public int pruneLog(PollerKey key, Instant olderThan) {
     Objects.requireNonNull(olderThan, "olderThan");
@@ -661,8 +662,9 @@ public final class MemoryStore implements StateStore, CredentialStore, EffectSto
       if (d == null) {
         return 0;
       }
+      long floor = effects.lowestWatermark(key).orElse(Long.MAX_VALUE);
       int before = d.log.size();
-      d.log.values().removeIf(e -> e.createdAt().isBefore(olderThan));
+      d.log.headMap(floor, true).values().removeIf(e -> e.createdAt().isBefore(olderThan));
       return before - d.log.size();
     }
   }

@@ -88,10 +88,21 @@ final class ReplayLog {
         key,
         c -> {
           fencing.lockKey(c, key);
+          // Never an event above an effect's watermark on this key (docs/effects.md,
+          // "Retention"): the floor is read by the delete itself. Inside the subquery, seq is the
+          // log row's (the cursors table has no such column).
           try (PreparedStatement ps =
-              c.prepareStatement("DELETE FROM " + sql.log + sql.whereKey + " AND created_at < ?")) {
+              c.prepareStatement(
+                  "DELETE FROM "
+                      + sql.log
+                      + sql.whereKey
+                      + " AND created_at < ? AND NOT EXISTS (SELECT 1 FROM "
+                      + sql.effectCursors
+                      + sql.whereKey
+                      + " AND watermark < seq)")) {
             bindKey(ps, 1, key);
             dialect.setInstant(ps, 3, Sql.ms(olderThan));
+            bindKey(ps, 4, key);
             return ps.executeUpdate();
           }
         });

@@ -1,0 +1,439 @@
+package io.watukuy.effects;
+
+import io.watukuy.ConfigException;
+import io.watukuy.PollerKey;
+import io.watukuy.TimeSource;
+import io.watukuy.Watukuy;
+import io.watukuy.effects.internal.EffectRun;
+import io.watukuy.spi.EffectStore;
+import io.watukuy.spi.StateStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs effects (docs/effects.md): one reader thread per effect reads its source's event log, queues
+ * each event in its lane and hands due lanes to a worker pool shared by every effect. Each effect
+ * runs under a lease in the store, so one engine runs it at a time; another engine's {@code
+ * Effects} over the same store takes it over when the lease expires.
+ *
+ * <pre>{@code
+ * try (Effects effects = Effects.builder(store).add(notifyCustomer).build()) {
+ *   effects.start();
+ *   ...
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe.
+ *
+ * @since 0.1
+ */
+public final class Effects implements AutoCloseable {
+  /** Workers shared by every effect (docs/effects.md, "The model"): 16. */
+  public static final int DEFAULT_POOL_SIZE = 16;
+
+  /** How often a reader looks for new events when nothing woke it: 1 s. */
+  public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(1);
+
+  /** How long {@link #close()} waits for invocations in flight: 30 s. */
+  public static final Duration SHUTDOWN_WAIT = Duration.ofSeconds(30);
+
+  private static final Logger LOG = LoggerFactory.getLogger("io.watukuy.effects");
+
+  private final EffectStore store;
+  private final TimeSource time;
+  private final Duration pollInterval;
+  private final @Nullable ExecutorService ownedWorkers;
+  private final @Nullable Executor readerExecutor;
+  private final Map<String, Reader> readers = new LinkedHashMap<>();
+  private volatile boolean started;
+  private volatile boolean closed;
+
+  private Effects(Builder b) {
+    this.store = (EffectStore) b.store;
+    this.time = b.time;
+    this.pollInterval = b.pollInterval;
+    Executor workers = b.workers;
+    if (workers == null) {
+      ownedWorkers = Executors.newFixedThreadPool(b.poolSize, daemons("watukuy-effect-worker-"));
+      workers = ownedWorkers;
+    } else {
+      ownedWorkers = null;
+    }
+    this.readerExecutor = b.readers;
+    for (Effect<?> e : b.effects)
+      readers.put(
+          e.name(), new Reader(e, b.store, workers, b.instanceId, Watukuy.redaction(b.secrets)));
+  }
+
+  /**
+   * Starts a runtime over a store.
+   *
+   * @param store the store holding the sources' event logs; it must also implement {@link
+   *     EffectStore} (every store module's does)
+   * @return a builder
+   * @throws NullPointerException if {@code store} is null
+   * @throws ConfigException if the store does not implement {@link EffectStore}, naming its class
+   */
+  public static Builder builder(StateStore store) {
+    Objects.requireNonNull(store, "store");
+    if (!(store instanceof EffectStore))
+      throw new ConfigException(
+          "store "
+              + store.getClass().getName()
+              + " keeps no effects (it does not implement io.watukuy.spi.EffectStore)");
+    return new Builder(store);
+  }
+
+  /**
+   * Starts one reader per effect. Each takes its effect's lease when it can and runs it.
+   *
+   * @throws IllegalStateException if already started or closed
+   */
+  public synchronized void start() {
+    if (closed) throw new IllegalStateException("effects are closed");
+    if (started) throw new IllegalStateException("effects are already started");
+    started = true;
+    for (Reader r : readers.values()) {
+      if (readerExecutor != null) readerExecutor.execute(r::loop);
+      else daemons("watukuy-effect-" + r.run.effect().name()).newThread(r::loop).start();
+    }
+  }
+
+  /**
+   * The names of the effects this runtime runs.
+   *
+   * @return in the order added
+   */
+  public List<String> names() {
+    return List.copyOf(readers.keySet());
+  }
+
+  /**
+   * An effect's status (docs/effects.md, "States").
+   *
+   * @param effect the effect's name
+   * @return the status
+   * @throws IllegalArgumentException if this runtime has no such effect, naming it
+   */
+  public EffectStatus status(String effect) {
+    return reader(effect).run.status();
+  }
+
+  /**
+   * Every effect's status.
+   *
+   * @return in the order added
+   */
+  public List<EffectStatus> statuses() {
+    List<EffectStatus> out = new ArrayList<>();
+    for (Reader r : readers.values()) out.add(r.run.status());
+    return out;
+  }
+
+  /**
+   * Asks to skip a failed position (docs/effects.md, "Skip"): the lane holding it completes it as
+   * skipped at its next look. Honoured only for a position whose invocation has failed; nothing is
+   * ever skipped automatically.
+   *
+   * @param effect the effect's name
+   * @param source the source key
+   * @param position the failed position
+   * @return true when recorded; false when the position has no failed invocation (never run,
+   *     running, or complete) and nothing was written
+   * @throws IllegalArgumentException if this runtime has no such effect
+   */
+  public boolean skip(String effect, PollerKey source, long position) {
+    Reader r = reader(effect);
+    boolean recorded = store.requestSkip(effect, source, position, time.now());
+    if (recorded) r.signal();
+    return recorded;
+  }
+
+  /**
+   * Quarantines an effect: nothing more is dispatched (in-flight invocations finish) until {@link
+   * #release(String)}. Persisted, so a restart keeps it.
+   *
+   * @param effect the effect's name
+   * @param reason why, for operators
+   * @throws IllegalArgumentException if this runtime has no such effect
+   */
+  public void quarantine(String effect, String reason) {
+    Objects.requireNonNull(reason, "reason");
+    reader(effect);
+    store.setQuarantine(effect, reason, time.now());
+  }
+
+  /**
+   * Releases a quarantine.
+   *
+   * @param effect the effect's name
+   * @throws IllegalArgumentException if this runtime has no such effect
+   */
+  public void release(String effect) {
+    Reader r = reader(effect);
+    store.setQuarantine(effect, null, time.now());
+    r.signal();
+  }
+
+  /**
+   * Stops the readers, waits up to {@link #SHUTDOWN_WAIT} for invocations in flight on the pool
+   * this runtime made (an invocation abandoned by the wait stays recorded as running and replays at
+   * the next start) and gives the leases up. Idempotent.
+   */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) return;
+      closed = true;
+    }
+    for (Reader r : readers.values()) r.stop();
+    if (ownedWorkers != null) {
+      ownedWorkers.shutdown();
+      try {
+        if (!ownedWorkers.awaitTermination(SHUTDOWN_WAIT.toMillis(), TimeUnit.MILLISECONDS))
+          LOG.warn(
+              "effects: invocations still in flight after {}; they replay at the next start",
+              SHUTDOWN_WAIT);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      ownedWorkers.shutdownNow();
+    }
+    for (Reader r : readers.values()) r.run.stop();
+  }
+
+  private Reader reader(String effect) {
+    Reader r = readers.get(effect);
+    if (r == null)
+      throw new IllegalArgumentException(
+          "no effect named '" + effect + "'; effects here: " + readers.keySet());
+    return r;
+  }
+
+  /** The runtime of one effect, for tests driving it pass by pass. */
+  EffectRun<?> run(String effect) {
+    return reader(effect).run;
+  }
+
+  private static ThreadFactory daemons(String prefix) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, prefix.endsWith("-") ? prefix + n.incrementAndGet() : prefix);
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  /** One effect's reader thread: passes, then waits for a finished invocation or a due time. */
+  private final class Reader {
+    final EffectRun<?> run;
+    final Function<@Nullable String, String> redaction;
+    final Semaphore wake = new Semaphore(0);
+    volatile boolean stopping;
+
+    Reader(
+        Effect<?> effect,
+        StateStore store,
+        Executor workers,
+        String owner,
+        Function<@Nullable String, String> redaction) {
+      this.run = new EffectRun<>(effect, store, time, workers, owner, this::signal, redaction);
+      this.redaction = redaction;
+    }
+
+    void signal() {
+      wake.release();
+    }
+
+    void stop() {
+      stopping = true;
+      signal();
+    }
+
+    void loop() {
+      while (!stopping) {
+        try {
+          if (run.pass()) continue;
+          Instant now = time.now();
+          Instant due = now.plus(pollInterval);
+          Instant next = run.nextDue();
+          if (next != null && next.isBefore(due)) due = next;
+          var timer = time.schedule(Duration.between(now, due), this::signal);
+          wake.acquire();
+          wake.drainPermits();
+          timer.cancel();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        } catch (RuntimeException e) {
+          // a store that cannot be reached: look again after the poll interval
+          LOG.warn(
+              "effect {}: reader pass failed: {}",
+              run.effect().name(),
+              redaction.apply(e.toString()));
+          time.schedule(pollInterval, this::signal);
+          wake.acquireUninterruptibly();
+        }
+      }
+    }
+  }
+
+  /**
+   * Configures an {@link Effects}. Not thread-safe.
+   *
+   * @since 0.1
+   */
+  public static final class Builder {
+    private final StateStore store;
+    private final List<Effect<?>> effects = new ArrayList<>();
+    private TimeSource time = TimeSource.system();
+    private int poolSize = DEFAULT_POOL_SIZE;
+    private @Nullable Executor workers;
+    private @Nullable Executor readers;
+    private Duration pollInterval = DEFAULT_POLL_INTERVAL;
+    private String instanceId = UUID.randomUUID().toString();
+    private List<String> secrets = List.of();
+
+    private Builder(StateStore store) {
+      this.store = store;
+    }
+
+    /**
+     * Adds an effect.
+     *
+     * @param effect the effect; its name unique here
+     * @return this builder
+     * @throws ConfigException if an effect of the same name was added, naming it
+     */
+    public Builder add(Effect<?> effect) {
+      Objects.requireNonNull(effect, "effect");
+      for (Effect<?> e : effects)
+        if (e.name().equals(effect.name()))
+          throw new ConfigException("effect " + effect.name() + " is added twice");
+      effects.add(effect);
+      return this;
+    }
+
+    /**
+     * The clock. Default {@link TimeSource#system()}.
+     *
+     * @param time the clock
+     * @return this builder
+     */
+    public Builder time(TimeSource time) {
+      this.time = Objects.requireNonNull(time, "time");
+      return this;
+    }
+
+    /**
+     * Workers shared by every effect. Default {@link #DEFAULT_POOL_SIZE}. A wedged lane holds no
+     * worker, so even 1 keeps lanes apart.
+     *
+     * @param threads from 1 to 1024
+     * @return this builder
+     * @throws ConfigException if out of range, naming the value
+     */
+    public Builder poolSize(int threads) {
+      if (threads < 1 || threads > 1024)
+        throw new ConfigException("effects poolSize must be 1..1024, but was " + threads);
+      this.poolSize = threads;
+      return this;
+    }
+
+    /**
+     * Runs invocations on this executor instead of a pool of {@link #poolSize(int)} threads; the
+     * caller owns it ({@link Effects#close()} does not shut it down).
+     *
+     * @param workers the executor
+     * @return this builder
+     */
+    public Builder workers(Executor workers) {
+      this.workers = Objects.requireNonNull(workers, "workers");
+      return this;
+    }
+
+    /**
+     * Runs each effect's reader loop on this executor instead of a daemon thread of its own; it
+     * must give each loop a thread of its own for as long as it runs.
+     *
+     * @param readers the executor
+     * @return this builder
+     */
+    public Builder readers(Executor readers) {
+      this.readers = Objects.requireNonNull(readers, "readers");
+      return this;
+    }
+
+    /**
+     * How often a reader looks for new events when nothing woke it. Default {@link
+     * #DEFAULT_POLL_INTERVAL}.
+     *
+     * @param interval from 10 ms to 1 minute
+     * @return this builder
+     * @throws ConfigException if out of range, naming the value
+     */
+    public Builder pollInterval(Duration interval) {
+      Objects.requireNonNull(interval, "interval");
+      if (interval.compareTo(Duration.ofMillis(10)) < 0
+          || interval.compareTo(Duration.ofMinutes(1)) > 0)
+        throw new ConfigException("effects pollInterval must be 10ms..1m, but was " + interval);
+      this.pollInterval = interval;
+      return this;
+    }
+
+    /**
+     * Values hidden as {@code [redacted]}, in every form they take, in every error an invocation
+     * records or logs (docs/operations.md, "Secrets"): pass the same as the engine's {@code
+     * Watukuy.Builder#secrets}. Default none.
+     *
+     * @param values the secret strings; empty strings are ignored
+     * @return this builder
+     * @throws NullPointerException if {@code values} or one of them is null
+     */
+    public Builder secrets(Collection<String> values) {
+      this.secrets = List.copyOf(values);
+      return this;
+    }
+
+    /**
+     * This engine's id, the owner of the leases it takes. Default a random UUID.
+     *
+     * @param id non-blank
+     * @return this builder
+     * @throws ConfigException if blank
+     */
+    public Builder instanceId(String id) {
+      Objects.requireNonNull(id, "id");
+      if (id.isBlank()) throw new ConfigException("effects instanceId must not be blank");
+      this.instanceId = id;
+      return this;
+    }
+
+    /**
+     * Builds the runtime; nothing runs until {@link Effects#start()}.
+     *
+     * @return the runtime
+     */
+    public Effects build() {
+      return new Effects(this);
+    }
+  }
+}

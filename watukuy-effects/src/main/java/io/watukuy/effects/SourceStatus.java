@@ -1,0 +1,49 @@
+package io.watukuy.effects;
+
+import io.watukuy.PollerKey;
+import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An effect's standing on one source key (docs/effects.md, "Position").
+ *
+ * @param source the key (poller, partition) whose log is read
+ * @param position the watermark: every position at or below it is complete in every lane
+ * @param head the highest log position read
+ * @param lag {@code head - position}; a wedge at 3 with 4 and 5 done reads position 2, lag 3.
+ *     Counts up to the effect's read-ahead
+ * @param wedgedLanes lanes whose head position failed and waits for a retry
+ * @param stuckLanes at most 100 of them, lowest position first; with more, the rest are left out
+ * @param pinningKey the lane holding the watermark down, or {@code null} when nothing does or the
+ *     position belongs to no lane
+ * @param pinningPosition the first incomplete position, or {@code null} when caught up
+ * @param blocked whether a key scheme change stops this source key
+ * @param lastError the last failure of the key as a whole (a blocked scheme, a store error), or
+ *     {@code null}
+ * @since 0.1
+ */
+public record SourceStatus(
+    PollerKey source,
+    long position,
+    long head,
+    long lag,
+    int wedgedLanes,
+    List<StuckLane> stuckLanes,
+    @Nullable String pinningKey,
+    @Nullable Long pinningPosition,
+    boolean blocked,
+    @Nullable String lastError) {
+  /** Entries {@link #stuckLanes()} lists at most. */
+  public static final int MAX_STUCK_LANES = 100;
+
+  /**
+   * Creates a status; copies {@code stuckLanes}.
+   *
+   * @throws NullPointerException if {@code source} or {@code stuckLanes} is null
+   */
+  public SourceStatus {
+    Objects.requireNonNull(source, "source");
+    stuckLanes = List.copyOf(stuckLanes);
+  }
+}

@@ -1,0 +1,570 @@
+package io.watukuy.effects.internal;
+
+import io.watukuy.Backoff;
+import io.watukuy.ChangeEvent;
+import io.watukuy.EventType;
+import io.watukuy.LeaseLostException;
+import io.watukuy.PollerKey;
+import io.watukuy.TimeSource;
+import io.watukuy.effects.Effect;
+import io.watukuy.effects.EffectState;
+import io.watukuy.effects.EffectStatus;
+import io.watukuy.effects.SourceStatus;
+import io.watukuy.effects.TerminalFailure;
+import io.watukuy.internal.Envelope;
+import io.watukuy.internal.Json;
+import io.watukuy.spi.EffectCursor;
+import io.watukuy.spi.EffectRecord;
+import io.watukuy.spi.EffectStore;
+import io.watukuy.spi.InvocationRow;
+import io.watukuy.spi.InvocationStatus;
+import io.watukuy.spi.Lease;
+import io.watukuy.spi.LogRange;
+import io.watukuy.spi.LoggedEvent;
+import io.watukuy.spi.StateStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One effect's runtime (docs/effects.md): its reader reads the source log per key, queues events in
+ * lanes, hands due lanes to the shared workers, and moves the watermark as lanes complete. A worker
+ * never touches the lanes: it records its invocation in the store and queues the outcome, which the
+ * next {@link #pass()} applies. Every write that moves the effect is fenced by the effect's lease.
+ */
+public final class EffectRun<T> {
+  /** The invocation backoff (docs/effects.md, "Invocations"): 200 ms doubling to 60 s. */
+  public static final Backoff BACKOFF =
+      new Backoff(Duration.ofMillis(200), 2.0, Duration.ofSeconds(60));
+
+  /** How long the effect's lease lasts; renewed after a third of it. */
+  public static final Duration LEASE_TTL = Duration.ofSeconds(30);
+
+  private static final Logger LOG = LoggerFactory.getLogger("io.watukuy.effects");
+  private static final int ROW_PAGE = 1000;
+
+  private record Outcome(
+      long generation,
+      PollerKey source,
+      SourceLanes.Pending pending,
+      InvocationStatus status,
+      int attempt,
+      @Nullable String error,
+      @Nullable Instant retryAt,
+      boolean leaseLost) {}
+
+  private final Effect<T> effect;
+  private final StateStore log;
+  private final EffectStore store;
+  private final TimeSource time;
+  private final Executor workers;
+  private final String owner;
+  private final Runnable wake;
+  private final Function<@Nullable String, String> redaction;
+  private final ConcurrentLinkedQueue<Outcome> outcomes = new ConcurrentLinkedQueue<>();
+  private final Map<PollerKey, SourceLanes> sources = new TreeMap<>();
+  private @Nullable Lease lease;
+  private @Nullable Instant renewAt;
+  private long generation;
+  private boolean stopped;
+
+  /**
+   * Creates the runtime of one effect; nothing runs until {@link #pass()}.
+   *
+   * @param effect the effect
+   * @param store the store: the source's log and the effect's tables
+   * @param time the clock
+   * @param workers where invocations run (shared by every effect)
+   * @param owner this engine's instance id, the lease's owner
+   * @param wake called when an invocation finished, so the reader passes again
+   * @param redaction hides the engine's secrets in every error kept or logged
+   */
+  public EffectRun(
+      Effect<T> effect,
+      StateStore store,
+      TimeSource time,
+      Executor workers,
+      String owner,
+      Runnable wake,
+      Function<@Nullable String, String> redaction) {
+    this.effect = effect;
+    this.log = store;
+    this.store = (EffectStore) store;
+    this.time = time;
+    this.workers = workers;
+    this.owner = owner;
+    this.wake = wake;
+    this.redaction = redaction;
+  }
+
+  /** The effect run. */
+  public Effect<T> effect() {
+    return effect;
+  }
+
+  /**
+   * One look at everything: applies finished invocations, takes skips, reads the log, dispatches
+   * due lanes and saves the watermark.
+   *
+   * @return whether anything changed (another pass may find more to do)
+   */
+  public synchronized boolean pass() {
+    if (stopped) return false;
+    Instant now = time.now();
+    if (!holdLease(now)) return false;
+    boolean changed = applyOutcomes();
+    if (lease == null) return false;
+    boolean quarantined =
+        store.loadEffect(effect.name()).map(EffectRecord::quarantined).orElse(false);
+    for (PollerKey key : sourceKeys()) {
+      try {
+        SourceLanes s = sources.get(key);
+        if (s == null) {
+          s = load(key, now);
+          sources.put(key, s);
+          changed = true;
+        }
+        if (s.blocked != null) continue;
+        changed |= honourSkips(s, now);
+        changed |= read(s);
+        if (!quarantined) changed |= dispatch(s, now);
+        changed |= saveWatermark(s, now);
+        s.lastError = null;
+      } catch (LeaseLostException e) {
+        lose("its lease was taken: " + e.getMessage());
+        return false;
+      } catch (RuntimeException e) {
+        SourceLanes s = sources.get(key);
+        String msg = Errors.describe(e, redaction);
+        if (s != null) s.lastError = msg;
+        LOG.warn("effect {} on {}: {}", effect.name(), key, msg);
+      }
+    }
+    return changed;
+  }
+
+  /** Passes until nothing changes: with workers that run on the calling thread, until idle. */
+  public void drain() {
+    while (pass()) {
+      // each pass applies what the previous one dispatched
+    }
+  }
+
+  /** When the earliest parked lane is due, or null when none waits. */
+  public synchronized @Nullable Instant nextDue() {
+    Instant next = null;
+    for (SourceLanes s : sources.values()) {
+      Instant due = s.nextDue();
+      if (due != null && (next == null || due.isBefore(next))) next = due;
+    }
+    return next;
+  }
+
+  /** Whether this engine holds the effect's lease. */
+  public synchronized boolean running() {
+    return lease != null;
+  }
+
+  /**
+   * Stops for good and gives the lease up; in-flight invocations finish but their outcomes are
+   * dropped (their rows say running, and they replay at the next start).
+   */
+  public synchronized void stop() {
+    stopped = true;
+    Lease held = lease;
+    lease = null;
+    generation++;
+    sources.clear();
+    if (held != null) {
+      try {
+        store.releaseEffectLease(effect.name(), held);
+      } catch (RuntimeException e) {
+        LOG.warn(
+            "effect {}: releasing its lease failed: {}",
+            effect.name(),
+            Errors.describe(e, redaction));
+      }
+    }
+  }
+
+  /** The effect's status as this engine sees it (docs/effects.md, "States"). */
+  public synchronized EffectStatus status() {
+    Instant now = time.now();
+    EffectRecord r = store.loadEffect(effect.name()).orElse(null);
+    List<SourceStatus> list = new ArrayList<>();
+    if (lease != null) {
+      for (SourceLanes s : sources.values()) list.add(s.status(now));
+    } else {
+      for (EffectCursor c : store.loadCursors(effect.name()))
+        list.add(
+            new SourceStatus(
+                c.source(),
+                c.watermark(),
+                c.watermark(),
+                0,
+                0,
+                List.of(),
+                null,
+                null,
+                false,
+                null));
+    }
+    boolean quarantined = r != null && r.quarantined();
+    boolean blocked = list.stream().anyMatch(SourceStatus::blocked);
+    int wedged = list.stream().mapToInt(SourceStatus::wedgedLanes).sum();
+    long lag = list.stream().mapToLong(SourceStatus::lag).sum();
+    return new EffectStatus(
+        effect.name(),
+        EffectState.derive(quarantined, blocked, wedged, lag),
+        lease != null,
+        list,
+        r == null ? 0 : r.terminalSkips(),
+        r == null ? null : r.lastTerminalError(),
+        r == null ? null : r.quarantineReason());
+  }
+
+  // ---- lease ------------------------------------------------------------------------------
+
+  private boolean holdLease(Instant now) {
+    if (lease == null) {
+      Optional<Lease> got = store.acquireEffectLease(effect.name(), owner, LEASE_TTL, now);
+      if (got.isEmpty()) return false;
+      lease = got.get();
+      generation++;
+      sources.clear();
+      renewAt = now.plus(LEASE_TTL.dividedBy(3));
+      return true;
+    }
+    if (renewAt != null && now.isBefore(renewAt)) return true;
+    Optional<Lease> renewed = store.renewEffectLease(effect.name(), lease, LEASE_TTL, now);
+    if (renewed.isEmpty()) {
+      lose("its lease could not be renewed");
+      return false;
+    }
+    lease = renewed.get();
+    renewAt = now.plus(LEASE_TTL.dividedBy(3));
+    return true;
+  }
+
+  private void lose(String why) {
+    LOG.warn("effect {} stops here: {}", effect.name(), why);
+    lease = null;
+    generation++;
+    sources.clear();
+  }
+
+  // ---- reading ------------------------------------------------------------------------------
+
+  private List<PollerKey> sourceKeys() {
+    List<PollerKey> keys = new ArrayList<>();
+    for (String p : effect.source().partitions())
+      keys.add(new PollerKey(effect.source().name(), p));
+    return keys;
+  }
+
+  /** Restores a source key: its watermark, and the rows an earlier run left above it. */
+  private SourceLanes load(PollerKey key, Instant now) {
+    EffectCursor cursor =
+        store.loadCursors(effect.name()).stream()
+            .filter(c -> c.source().equals(key))
+            .findFirst()
+            .orElse(null);
+    long watermark = cursor == null ? 0 : cursor.watermark();
+    SourceLanes s = new SourceLanes(key, watermark, cursor == null ? null : cursor.liveBoundary());
+    Set<String> lanesAbove = new TreeSet<>();
+    long after = watermark;
+    while (true) {
+      List<InvocationRow> rows =
+          store.listInvocations(effect.name(), key, after, Set.of(), ROW_PAGE);
+      for (InvocationRow row : rows) {
+        s.restore(row);
+        lanesAbove.add(row.lane());
+        if (row.status() == InvocationStatus.RUNNING && !row.version().equals(effect.version()))
+          LOG.warn(
+              "effect {} on {}: position {} was left in flight by version {}; it replays under"
+                  + " version {}",
+              effect.name(),
+              key,
+              row.position(),
+              row.version(),
+              effect.version());
+        after = row.position();
+      }
+      if (rows.size() < ROW_PAGE) break;
+    }
+    if (cursor == null) {
+      store.saveCursor(
+          new EffectCursor(effect.name(), key, 0, null, effect.schemes(), now), lease());
+    } else if (!lanesAbove.isEmpty()) {
+      s.blocked = blockedBy(cursor, lanesAbove.size());
+      if (s.blocked != null) LOG.warn("effect {} on {}: {}", effect.name(), key, s.blocked);
+    }
+    return s;
+  }
+
+  /** Why a key scheme change blocks the key, or null when every scheme is as recorded. */
+  private @Nullable String blockedBy(EffectCursor cursor, int lanesAbove) {
+    Map<String, String> now = effect.schemes();
+    List<String> moved = new ArrayList<>();
+    cursor
+        .schemes()
+        .forEach(
+            (type, was) -> {
+              String is = now.get(type);
+              if (is != null && !is.equals(was)) moved.add(type + " (" + was + " → " + is + ")");
+            });
+    if (moved.isEmpty()) return null;
+    return "blocked: the key scheme of "
+        + String.join(", ", moved)
+        + " changed while "
+        + lanesAbove
+        + (lanesAbove == 1 ? " lane is" : " lanes are")
+        + " outstanding above position "
+        + cursor.watermark()
+        + "; deploy the previous key and let it drain, or rewind to "
+        + cursor.watermark()
+        + " (docs/effects.md, \"States\")";
+  }
+
+  private boolean read(SourceLanes s) {
+    boolean changed = false;
+    while (s.held() < effect.readAhead()) {
+      int limit = Math.min(effect.batchSize(), effect.readAhead() - s.held());
+      List<LoggedEvent> batch = log.readLog(s.source, LogRange.after(s.head), limit);
+      for (LoggedEvent e : batch) accept(s, e);
+      changed |= !batch.isEmpty();
+      if (batch.size() < limit) break;
+    }
+    return changed;
+  }
+
+  private void accept(SourceLanes s, LoggedEvent e) {
+    if (s.completedBefore(e.sequence())) return;
+    EventType type = EventType.fromWire(Json.tree(e.event()).get("type").asText());
+    Effect.On<T> on = effect.arms().get(type);
+    if (on == null) {
+      s.pass(e.sequence());
+      return;
+    }
+    String lane = null;
+    String keyError = null;
+    try {
+      lane = on.key().lane(Envelope.fromLog(e, effect.source().type(), 1));
+    } catch (RuntimeException ex) {
+      keyError =
+          "key '"
+              + on.key().scheme()
+              + "' of the "
+              + type.wire()
+              + " arm failed, so the event belongs to no lane: "
+              + Errors.describe(ex, redaction);
+    }
+    s.accept(new SourceLanes.Pending(e, type, lane, keyError));
+  }
+
+  // ---- skips ----------------------------------------------------------------------------------
+
+  private boolean honourSkips(SourceLanes s, Instant now) {
+    if (!s.anyParked()) return false;
+    boolean changed = false;
+    for (InvocationRow row :
+        store.listInvocations(
+            effect.name(), s.source, s.watermark, Set.of(InvocationStatus.FAILED), ROW_PAGE)) {
+      if (!row.skipRequested()) continue;
+      SourceLanes.Pending p = s.parkedHead(row.position());
+      if (p == null) continue;
+      store.saveInvocation(
+          new InvocationRow(
+              row.effect(),
+              row.source(),
+              row.position(),
+              row.lane(),
+              row.eventType(),
+              InvocationStatus.SKIPPED,
+              row.attempt(),
+              row.error(),
+              null,
+              true,
+              row.version(),
+              row.startedAt(),
+              now),
+          lease());
+      LOG.info(
+          "effect {} on {}: position {} skipped by request", effect.name(), s.source, p.position);
+      s.complete(p);
+      changed = true;
+    }
+    return changed;
+  }
+
+  // ---- invocations ----------------------------------------------------------------------------
+
+  private boolean dispatch(SourceLanes s, Instant now) {
+    List<SourceLanes.Pending> due = s.takeDue(now);
+    long gen = generation;
+    Lease held = lease();
+    for (SourceLanes.Pending p : due) {
+      int attempt = p.attempt + 1;
+      String lastError = p.error;
+      try {
+        workers.execute(() -> invoke(gen, held, s.source, p, attempt, lastError));
+      } catch (RejectedExecutionException e) {
+        s.untake(p);
+      }
+    }
+    return !due.isEmpty();
+  }
+
+  /** Runs on a worker: records the attempt, runs the arm, records the outcome. */
+  private void invoke(
+      long gen,
+      Lease held,
+      PollerKey source,
+      SourceLanes.Pending p,
+      int attempt,
+      @Nullable String lastError) {
+    String lane = p.laneKey();
+    Instant started = time.now();
+    InvocationStatus status;
+    String error = null;
+    try {
+      save(held, source, p, InvocationStatus.RUNNING, attempt, lastError, null, started);
+      if (p.keyError != null) throw new IllegalStateException(p.keyError);
+      Effect.On<T> on = effect.arms().get(p.type);
+      ChangeEvent<T> event = Envelope.fromLog(p.logged, effect.source().type(), attempt);
+      InvocationContext ctx =
+          new InvocationContext(effect.name(), source, p.position, attempt, store, time, redaction);
+      try {
+        on.arm().run(ctx, event);
+        status = ctx.terminal() == null ? InvocationStatus.DONE : InvocationStatus.TERMINAL;
+        error = ctx.terminal() == null ? null : Errors.redact(ctx.terminal(), redaction);
+      } catch (TerminalFailure tf) {
+        status = InvocationStatus.TERMINAL;
+        error = Errors.redact(ctx.terminal() != null ? ctx.terminal() : tf.getMessage(), redaction);
+      } catch (Exception ex) {
+        if (ctx.terminal() != null) {
+          status = InvocationStatus.TERMINAL;
+          error = Errors.redact(ctx.terminal(), redaction);
+        } else {
+          status = InvocationStatus.FAILED;
+          error = Errors.describe(ex, redaction);
+        }
+      }
+    } catch (LeaseLostException e) {
+      outcomes.add(new Outcome(gen, source, p, InvocationStatus.FAILED, attempt, null, null, true));
+      wake.run();
+      return;
+    } catch (RuntimeException e) {
+      status = InvocationStatus.FAILED;
+      error = Errors.describe(e, redaction);
+    }
+    Instant now = time.now();
+    Instant retryAt = status == InvocationStatus.FAILED ? now.plus(BACKOFF.cap(attempt)) : null;
+    boolean lost = false;
+    try {
+      save(held, source, p, status, attempt, error, retryAt, started);
+      if (status == InvocationStatus.TERMINAL) store.addCounts(effect.name(), 1, error, 0, now);
+    } catch (LeaseLostException e) {
+      lost = true;
+    } catch (RuntimeException e) {
+      // The outcome was not recorded: the position runs again, its calls replay from the journal.
+      status = InvocationStatus.FAILED;
+      error = "recording the outcome failed: " + Errors.describe(e, redaction);
+      retryAt = now.plus(BACKOFF.cap(attempt));
+    }
+    if (status == InvocationStatus.FAILED)
+      LOG.warn(
+          "effect {} on {}: position {} in lane {} failed (attempt {}): {}",
+          effect.name(),
+          source,
+          p.position,
+          lane,
+          attempt,
+          error);
+    else if (status == InvocationStatus.TERMINAL)
+      LOG.warn(
+          "effect {} on {}: position {} failed for good: {}",
+          effect.name(),
+          source,
+          p.position,
+          error);
+    outcomes.add(new Outcome(gen, source, p, status, attempt, error, retryAt, lost));
+    wake.run();
+  }
+
+  private void save(
+      Lease held,
+      PollerKey source,
+      SourceLanes.Pending p,
+      InvocationStatus status,
+      int attempt,
+      @Nullable String error,
+      @Nullable Instant retryAt,
+      Instant started) {
+    store.saveInvocation(
+        new InvocationRow(
+            effect.name(),
+            source,
+            p.position,
+            p.laneKey(),
+            p.type.wire(),
+            status,
+            attempt,
+            error,
+            retryAt,
+            false,
+            effect.version(),
+            started,
+            time.now()),
+        held);
+  }
+
+  private boolean applyOutcomes() {
+    boolean changed = false;
+    Outcome o;
+    while ((o = outcomes.poll()) != null) {
+      if (o.generation() != generation) continue;
+      if (o.leaseLost()) {
+        lose("its lease was taken while position " + o.pending().position + " ran");
+        outcomes.clear();
+        return true;
+      }
+      SourceLanes s = sources.get(o.source());
+      if (s == null) continue;
+      changed = true;
+      if (o.status().completed()) s.complete(o.pending());
+      else s.fail(o.pending(), o.attempt(), String.valueOf(o.error()), o.retryAt());
+    }
+    return changed;
+  }
+
+  private boolean saveWatermark(SourceLanes s, Instant now) {
+    long w = s.low();
+    if (w <= s.watermark) return false;
+    store.saveCursor(
+        new EffectCursor(effect.name(), s.source, w, s.liveBoundary, effect.schemes(), now),
+        lease());
+    s.watermark = w;
+    return true;
+  }
+
+  private Lease lease() {
+    Lease held = lease;
+    if (held == null)
+      throw new IllegalStateException("effect " + effect.name() + " holds no lease");
+    return held;
+  }
+}

@@ -1,0 +1,224 @@
+package io.watukuy.effects.internal;
+
+import io.watukuy.EventType;
+import io.watukuy.PollerKey;
+import io.watukuy.effects.SourceStatus;
+import io.watukuy.effects.StuckLane;
+import io.watukuy.spi.InvocationRow;
+import io.watukuy.spi.LoggedEvent;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An effect's lanes on one source key (docs/effects.md, "Position"): the events read and not yet
+ * complete, queued per lane, and the low-water mark they allow. Only positions not yet complete are
+ * held, so a lane that runs ahead of a wedge costs nothing once its events are done. Not
+ * thread-safe: the effect's reader owns it.
+ */
+final class SourceLanes {
+  /** An event read and not yet complete in its lane. */
+  static final class Pending {
+    final long position;
+    final LoggedEvent logged;
+    final EventType type;
+
+    /** {@code scheme:value}, or {@code null} when the key could not be resolved. */
+    final @Nullable String lane;
+
+    final @Nullable String keyError;
+    int attempt;
+    @Nullable Instant retryAt;
+    @Nullable String error;
+
+    Pending(LoggedEvent logged, EventType type, @Nullable String lane, @Nullable String keyError) {
+      this.position = logged.sequence();
+      this.logged = logged;
+      this.type = type;
+      this.lane = lane;
+      this.keyError = keyError;
+    }
+
+    /** Takes the attempt count and backoff of a row left by an earlier run. */
+    void resume(InvocationRow row) {
+      attempt = row.attempt();
+      error = row.error();
+      retryAt = row.retryAt();
+    }
+
+    String laneKey() {
+      return lane == null ? "" : lane;
+    }
+  }
+
+  private static final class Lane {
+    final ArrayDeque<Pending> queue = new ArrayDeque<>();
+    boolean busy;
+  }
+
+  final PollerKey source;
+
+  /** The watermark last saved. */
+  long watermark;
+
+  /** The highest position read. */
+  long head;
+
+  final @Nullable Long liveBoundary;
+
+  /** Why the key is blocked (a key scheme change), or {@code null}. */
+  @Nullable String blocked;
+
+  @Nullable String lastError;
+  private final TreeMap<Long, Pending> incomplete = new TreeMap<>();
+  private final Map<String, Lane> lanes = new HashMap<>();
+  private final Set<Long> doneAbove = new HashSet<>();
+  private final Map<Long, InvocationRow> unfinishedAbove = new HashMap<>();
+
+  SourceLanes(PollerKey source, long watermark, @Nullable Long liveBoundary) {
+    this.source = source;
+    this.watermark = watermark;
+    this.head = watermark;
+    this.liveBoundary = liveBoundary;
+  }
+
+  /** Remembers a row an earlier run left above the watermark. */
+  void restore(InvocationRow row) {
+    if (row.status().completed()) doneAbove.add(row.position());
+    else unfinishedAbove.put(row.position(), row);
+  }
+
+  /** Whether an earlier run completed {@code position} in its lane; forgets it. */
+  boolean completedBefore(long position) {
+    head = Math.max(head, position);
+    return doneAbove.remove(position);
+  }
+
+  /** Passes a position that needs no invocation (no arm for its type). */
+  void pass(long position) {
+    head = Math.max(head, position);
+  }
+
+  /** Queues an event in its lane, resuming the row an earlier run left for it. */
+  void accept(Pending p) {
+    InvocationRow row = unfinishedAbove.remove(p.position);
+    if (row != null) p.resume(row);
+    incomplete.put(p.position, p);
+    lanes.computeIfAbsent(p.laneKey(), k -> new Lane()).queue.add(p);
+    head = Math.max(head, p.position);
+  }
+
+  int held() {
+    return incomplete.size();
+  }
+
+  /** Takes every lane whose head may run now and marks it busy. */
+  List<Pending> takeDue(Instant now) {
+    List<Pending> due = new ArrayList<>();
+    for (Lane lane : lanes.values()) {
+      Pending p = lane.queue.peek();
+      if (lane.busy || p == null) continue;
+      if (p.retryAt != null && now.isBefore(p.retryAt)) continue;
+      lane.busy = true;
+      due.add(p);
+    }
+    due.sort(Comparator.comparingLong(p -> p.position));
+    return due;
+  }
+
+  /** Hands back a lane taken by {@link #takeDue} that did not run. */
+  void untake(Pending p) {
+    Lane lane = lanes.get(p.laneKey());
+    if (lane != null) lane.busy = false;
+  }
+
+  /** The position completed (done, terminal or skipped): its lane moves on. */
+  void complete(Pending p) {
+    Lane lane = lanes.get(p.laneKey());
+    if (lane == null || lane.queue.peek() != p) return;
+    lane.queue.poll();
+    lane.busy = false;
+    if (lane.queue.isEmpty()) lanes.remove(p.laneKey());
+    incomplete.remove(p.position);
+  }
+
+  /** The position failed: its lane parks until {@code retryAt}. */
+  void fail(Pending p, int attempt, String error, Instant retryAt) {
+    p.attempt = attempt;
+    p.error = error;
+    p.retryAt = retryAt;
+    Lane lane = lanes.get(p.laneKey());
+    if (lane != null) lane.busy = false;
+  }
+
+  /** The failed head of a lane that is not running, or null. */
+  @Nullable Pending parkedHead(long position) {
+    Pending p = incomplete.get(position);
+    if (p == null || p.attempt == 0) return null;
+    Lane lane = lanes.get(p.laneKey());
+    return lane != null && !lane.busy && lane.queue.peek() == p ? p : null;
+  }
+
+  boolean anyParked() {
+    for (Lane lane : lanes.values()) {
+      Pending p = lane.queue.peek();
+      if (!lane.busy && p != null && p.attempt > 0) return true;
+    }
+    return false;
+  }
+
+  /** The low-water mark the lanes allow: below the first incomplete position, else the head. */
+  long low() {
+    long w = incomplete.isEmpty() ? head : incomplete.firstKey() - 1;
+    return Math.max(w, watermark);
+  }
+
+  /** When the earliest parked lane is due, or null. */
+  @Nullable Instant nextDue() {
+    Instant next = null;
+    for (Lane lane : lanes.values()) {
+      Pending p = lane.queue.peek();
+      if (lane.busy || p == null || p.retryAt == null) continue;
+      if (next == null || p.retryAt.isBefore(next)) next = p.retryAt;
+    }
+    return next;
+  }
+
+  SourceStatus status(Instant now) {
+    List<StuckLane> stuck = new ArrayList<>();
+    int wedged = 0;
+    for (Lane lane : lanes.values()) {
+      Pending p = lane.queue.peek();
+      if (p == null || p.attempt == 0 || p.error == null) continue;
+      wedged++;
+      long retryIn =
+          p.retryAt == null ? 0 : Math.max(0, Duration.between(now, p.retryAt).toMillis());
+      stuck.add(new StuckLane(p.lane, p.position, p.attempt, p.error, retryIn));
+    }
+    stuck.sort(Comparator.comparingLong(StuckLane::position));
+    if (stuck.size() > SourceStatus.MAX_STUCK_LANES)
+      stuck = stuck.subList(0, SourceStatus.MAX_STUCK_LANES);
+    Map.Entry<Long, Pending> pin = incomplete.firstEntry();
+    long position = low();
+    return new SourceStatus(
+        source,
+        position,
+        head,
+        head - position,
+        wedged,
+        stuck,
+        pin == null ? null : pin.getValue().lane,
+        pin == null ? null : pin.getKey(),
+        blocked != null,
+        blocked != null ? blocked : lastError);
+  }
+}

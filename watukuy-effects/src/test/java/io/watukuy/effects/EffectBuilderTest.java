@@ -1,0 +1,99 @@
+package io.watukuy.effects;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.watukuy.ConfigException;
+import io.watukuy.Cursors;
+import io.watukuy.EventType;
+import io.watukuy.Page;
+import io.watukuy.Poller;
+import io.watukuy.effects.EffectFixture.Order;
+import io.watukuy.store.memory.MemoryStore;
+import io.watukuy.testing.ForwardingStore;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Declaring an effect (docs/effects.md, "The model"): every mistake is named. */
+class EffectBuilderTest {
+  private final EffectFixture<MemoryStore> f = EffectFixture.memory();
+  private final Arm<Order> nothing = (ctx, e) -> {};
+
+  @Test
+  void aSourceWithoutItsLogIsAConfigErrorNamingTheEffectAndThePoller() {
+    Poller<Order> noLog =
+        Poller.builder("invoices", Order.class)
+            .identity(Order::id)
+            .cursor(Cursors.token())
+            .fetch(ctx -> Page.empty())
+            .build();
+    assertThatThrownBy(() -> Effect.builder("NotifyCustomer").source(noLog))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("effect NotifyCustomer")
+        .hasMessageContaining("source poller invoices has no event log")
+        .hasMessageContaining("log(EventLog.keep(..))");
+  }
+
+  @Test
+  void armsDeclareTheirKeySchemesPerEventTypeAndTheDefaults() {
+    Effect<Order> e =
+        f.effect("NotifyCustomer")
+            .on(EventType.CREATED, nothing, EffectFixture.byCustomer())
+            .on(EventType.DELETED, nothing, Key.identity())
+            .build();
+    assertThat(e.schemes()).isEqualTo(Map.of("created", "customer", "deleted", "identity"));
+    assertThat(e.batchSize()).isEqualTo(500);
+    assertThat(e.readAhead()).isEqualTo(10_000);
+    assertThat(e.version()).isEqualTo(Effect.UNVERSIONED);
+    assertThat(e.source()).isSameAs(f.orders);
+  }
+
+  @Test
+  void aSecondArmForOneTypeIsRefused() {
+    Effect.Builder<Order> b =
+        f.effect("NotifyCustomer").on(EventType.CREATED, nothing, EffectFixture.byCustomer());
+    assertThatThrownBy(() -> b.on(EventType.CREATED, nothing, Key.identity()))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage("effect NotifyCustomer: created already has an arm; one arm per event type");
+  }
+
+  @Test
+  void anEffectWithoutArmsOrSourceIsRefused() {
+    assertThatThrownBy(() -> f.effect("Empty").build())
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("effect Empty: no arm");
+    assertThatThrownBy(() -> Effect.builder("NoSource").build())
+        .isInstanceOf(ConfigException.class)
+        .hasMessage("effect NoSource: source(poller) is not set");
+  }
+
+  @Test
+  void namesSchemesAndSizesAreChecked() {
+    assertThatThrownBy(() -> Effect.builder("has space"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("effect name 'has space' is not valid");
+    assertThatThrownBy(() -> Key.of("a:b", e -> "x"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("key scheme 'a:b' is not valid");
+    assertThatThrownBy(() -> f.effect("E").batchSize(0))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage("effect E: batchSize must be 1..10000, but was 0");
+    assertThatThrownBy(() -> f.effect("E").version(" "))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("effect E: version");
+  }
+
+  @Test
+  void aStoreWithoutEffectTablesAndADuplicateEffectAreRefused() {
+    Effect<Order> e = f.effect("E").on(EventType.CREATED, nothing, Key.identity()).build();
+    assertThatThrownBy(() -> Effects.builder(f.store).add(e).add(e))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage("effect E is added twice");
+    assertThatThrownBy(() -> Effects.builder(new ForwardingStore(f.store)))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("store io.watukuy.testing.ForwardingStore keeps no effects");
+    assertThatThrownBy(() -> Effects.builder(f.store).poolSize(0))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage("effects poolSize must be 1..1024, but was 0");
+  }
+}
