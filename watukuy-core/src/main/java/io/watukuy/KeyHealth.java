@@ -88,7 +88,11 @@ public record KeyHealth(PollerKey key, List<Reason> reasons, @Nullable String pr
      * The last failed cycle was a stalled lane: {@code PageRepeated} or {@code TokenNotAdvancing}.
      */
     STALLED("stalled"),
-    /** The last cycles failed and the key backs off (a stall among them or not). */
+    /**
+     * The last cycles failed and the key backs off (a stall among them or not). A throttle (a 429,
+     * or a 503 with Retry-After) is not a failed cycle: a throttled key is healthy until {@link
+     * #STALE}.
+     */
     FAILING("failing"),
     /** The delete guard holds deletes that an operator must confirm. */
     DELETES_HELD("deletesHeld"),

@@ -29,7 +29,8 @@ import org.jspecify.annotations.Nullable;
  * @param dueReason why it is due then, or null
  * @param intervalMs the polling interval in milliseconds
  * @param consecutiveFailures failed cycles in a row
- * @param throttledUntil a Retry-After not yet passed, or null
+ * @param throttledUntil when the last throttle (a Retry-After) ends, kept until a cycle succeeds or
+ *     fails, or null
  * @param circuit the open circuit, or null
  * @param lease the stored lease (possibly expired), or null
  * @param cursors the stored cursor of each lane, parsed ({@code cursors.live})
@@ -136,7 +137,9 @@ public record KeyInspection(
    * poll for longer than {@code staleAfter}, and, when the poller sets {@code maxParked}, more
    * parked rows than that. A paused key (by an operator, or because its partition was removed) is
    * healthy whatever else holds; so are throttled, leased and budget-deferred keys unless one of
-   * the reasons holds, since they wait by design.
+   * the reasons holds, since they wait by design. A throttle (a 429, or a 503 with Retry-After) is
+   * never {@code failing}, also right after failed cycles: the key reads {@code throttled} with the
+   * throttle as its {@code lastError}, and only {@code stale} catches a throttle that lasts.
    *
    * @return the reasons in the order of {@link KeyHealth.Reason}, and the first one's line
    */
@@ -159,7 +162,9 @@ public record KeyInspection(
               + last;
     }
     if (stalled) reasons.add(KeyHealth.Reason.STALLED);
-    if (consecutiveFailures > 0 && circuit == null) {
+    // A throttle after failed cycles keeps their count (for the circuit) but ends the streak for
+    // health: the vendor answered and said when to come back, so it is not failing now.
+    if (consecutiveFailures > 0 && circuit == null && throttledUntil == null) {
       reasons.add(KeyHealth.Reason.FAILING);
       problem =
           consecutiveFailures

@@ -732,7 +732,11 @@ public final class Poller<T> {
     /**
      * How long a key may go without a successful poll of its live lane before it counts as stale:
      * {@link KeyInspection#stale()}, and a reason of {@link Watukuy#health()} unless the key is
-     * paused. Default {@value #DEFAULT_STALE_AFTER_MAX_INTERVALS} × the schedule's max.
+     * paused. Default {@value #DEFAULT_STALE_AFTER_MAX_INTERVALS} × the schedule's max, not its
+     * min: {@code Schedule.every(Duration.ofSeconds(2))} keeps the default max of 10 min
+     * (adaptive), so its key turns stale only after 30 min without a success. Set it (or {@link
+     * Schedule#withMax}) when an alert must fire sooner (docs/operations.md, "Health"). A throttled
+     * key (Retry-After) turns stale too once this passes without a success.
      *
      * @param staleAfter more than zero; measured on the engine's {@link TimeSource}
      * @return this builder

@@ -16,6 +16,11 @@ import org.jspecify.annotations.Nullable;
  * <p>Not an outage: a destination that is down throws {@link HandlerUnavailableException}, which
  * counts nothing and never parks.
  *
+ * <p>Thrown by fetch code (or found in the cause chain of what it threw), for a vendor's client of
+ * its own that was told to wait, it throttles the key as a 429 with {@code Retry-After} would: the
+ * key is {@code throttled} until {@link #retryAfter()} from the cycle's end, no failure is counted,
+ * and the key stays healthy until {@code stale} (docs/operations.md, "Health").
+ *
  * @since 0.2
  */
 public final class RetryAfterException extends RuntimeException {

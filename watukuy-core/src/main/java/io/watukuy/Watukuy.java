@@ -159,6 +159,17 @@ public interface Watukuy extends AutoCloseable {
   void start();
 
   /**
+   * Whether the daemon scheduler runs: {@link #start()} returned and neither {@link #stop} nor
+   * {@link #close()} was called since. A readiness check asks this ({@code AdminServer}'s {@code
+   * /health/ready}); an engine driven by {@link #tick()} alone never runs. Does not block and
+   * touches no store.
+   *
+   * @return true between {@code start()} and {@code stop()}/{@code close()}
+   * @since 0.3
+   */
+  boolean running();
+
+  /**
    * Stops the daemon with drain: {@code stop(true)}.
    *
    * @see #stop(boolean)

@@ -22,7 +22,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -69,14 +68,16 @@ public final class AdminServer implements AutoCloseable {
   private static final int THREADS = 2;
 
   private final InetSocketAddress bind;
+  private final String host;
   private final Routes routes;
   private final Object lock = new Object();
   private @Nullable HttpServer server;
   private @Nullable ExecutorService executor;
   private boolean closed;
 
-  private AdminServer(InetSocketAddress bind, Routes routes) {
+  private AdminServer(InetSocketAddress bind, String host, Routes routes) {
     this.bind = bind;
+    this.host = host;
     this.routes = routes;
   }
 
@@ -150,6 +151,19 @@ public final class AdminServer implements AutoCloseable {
     synchronized (lock) {
       return server == null ? bind : server.getAddress();
     }
+  }
+
+  /**
+   * The server's base URL for a start line or a log: {@code http://HOST:PORT} with the host as
+   * given to {@link Builder#bind} (an IPv6 address in brackets, so the IPv6 wildcard reads {@code
+   * http://[::]:8080}, not the expanded {@code [0:0:0:0:0:0:0:0]} of {@link #address()}) and the
+   * port bound once started.
+   *
+   * @return for example {@code http://127.0.0.1:8080}
+   */
+  public String url() {
+    String h = host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
+    return "http://" + h + ":" + address().getPort();
   }
 
   /**
@@ -265,7 +279,6 @@ public final class AdminServer implements AutoCloseable {
     private @Nullable PrometheusMeterRegistry metrics;
     private @Nullable StateStore store;
     private Duration readyTimeout = DEFAULT_READY_TIMEOUT;
-    private BooleanSupplier started = () -> true;
     private final Set<String> hosts = new LinkedHashSet<>();
     private final Set<String> secrets = new LinkedHashSet<>();
 
@@ -379,19 +392,6 @@ public final class AdminServer implements AutoCloseable {
     }
 
     /**
-     * Whether the engine counts as started for {@code /health/ready}, e.g. a flag set after {@link
-     * Watukuy#start()}. Default: always, for an application that starts the engine before the
-     * server.
-     *
-     * @param started asked on every readiness request; must not block
-     * @return this builder
-     */
-    public Builder started(BooleanSupplier started) {
-      this.started = Objects.requireNonNull(started, "started");
-      return this;
-    }
-
-    /**
      * More names clients may send in {@code Host}, besides the bound address (and {@code
      * localhost}, {@code 127.0.0.1}, {@code [::1]} on loopback): the DNS name a non-loopback server
      * is reached by. The port is added: give the name only.
@@ -442,9 +442,9 @@ public final class AdminServer implements AutoCloseable {
               engine,
               guard,
               metrics,
-              new Readiness(engine, store, started, readyTimeout),
+              new Readiness(engine, store, readyTimeout),
               Watukuy.redaction(secrets));
-      return new AdminServer(new InetSocketAddress(address, port), routes);
+      return new AdminServer(new InetSocketAddress(address, port), host, routes);
     }
   }
 }

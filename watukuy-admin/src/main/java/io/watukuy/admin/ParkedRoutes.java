@@ -90,23 +90,8 @@ final class ParkedRoutes {
     n.put("orderingKey", row.orderingKey());
     n.put("attempts", row.attempts());
     n.put("parkedAt", row.parkedAt().toString());
-    n.put("error", message(row));
+    n.put("error", row.errorMessage());
     return n;
-  }
-
-  /** The message of the row's error, which stores keep as JSON {name, message, stack, history}. */
-  private static String message(ParkedRow row) {
-    try {
-      JsonNode error = JSON.readTree(row.error());
-      JsonNode m = error == null ? null : error.get("message");
-      if (m != null && m.isTextual()) {
-        JsonNode name = error.get("name");
-        return (name != null && name.isTextual() ? name.textValue() + ": " : "") + m.textValue();
-      }
-    } catch (JsonProcessingException e) {
-      // not JSON: an older or foreign row; show it as it is
-    }
-    return row.error();
   }
 
   /** The fields a retry or discard body may have. */

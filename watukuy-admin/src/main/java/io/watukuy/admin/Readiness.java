@@ -10,13 +10,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * {@code /health/ready}: the engine started and the store answered one cheap read within the
- * timeout. A vendor outage never makes it unready ({@code /health/pollers} says that), so a deploy
- * is not held back by someone else's API.
+ * {@code /health/ready}: the engine runs ({@link Watukuy#running()}) and the store answered one
+ * cheap read within the timeout. A vendor outage never makes it unready ({@code /health/pollers}
+ * says that), so a deploy is not held back by someone else's API.
  */
 final class Readiness implements AutoCloseable {
   /** A key no poller has: its lease lookup is one indexed read that finds nothing. */
@@ -24,7 +23,6 @@ final class Readiness implements AutoCloseable {
 
   private final Watukuy engine;
   private final @Nullable StateStore store;
-  private final BooleanSupplier started;
   private final Duration timeout;
   // One thread: a store that hangs holds one probe, and the next probe waits behind it and times
   // out too, instead of piling up threads.
@@ -36,10 +34,9 @@ final class Readiness implements AutoCloseable {
             return t;
           });
 
-  Readiness(Watukuy engine, @Nullable StateStore store, BooleanSupplier started, Duration timeout) {
+  Readiness(Watukuy engine, @Nullable StateStore store, Duration timeout) {
     this.engine = engine;
     this.store = store;
-    this.started = started;
     this.timeout = timeout;
   }
 
@@ -49,7 +46,7 @@ final class Readiness implements AutoCloseable {
    * @return null when ready, else one line
    */
   @Nullable String problem() {
-    if (!started.getAsBoolean()) return "engine not started";
+    if (!engine.running()) return "engine not running";
     Future<?> probe =
         probes.submit(
             () -> {

@@ -13,6 +13,7 @@ import io.watukuy.PollerKey;
 import io.watukuy.StoreException;
 import io.watukuy.Watukuy;
 import java.io.IOException;
+import java.net.URI;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.regex.Matcher;
@@ -59,7 +60,7 @@ final class Routes implements HttpHandler, AutoCloseable {
 
   @Override
   public void handle(HttpExchange ex) throws IOException {
-    String path = ex.getRequestURI().getPath();
+    String path = path(ex.getRequestURI());
     boolean api = !isStatic(path);
     Exchanges.secure(ex, api);
     try {
@@ -88,6 +89,18 @@ final class Routes implements HttpHandler, AutoCloseable {
       LOG.warn("admin {} {} failed: {}", ex.getRequestMethod(), path, redact.apply(e.toString()));
       Exchanges.error(ex, 500, e.getClass().getSimpleName() + ": " + e.getMessage(), redact);
     }
+  }
+
+  /**
+   * The path as requested. A request for {@code //admin/pollers} parses as the authority {@code
+   * admin} and the path {@code /pollers}: the authority is put back, so that the answer names what
+   * was asked for instead of another file.
+   */
+  static String path(URI uri) {
+    String path = uri.getPath() == null ? "" : uri.getPath();
+    if (uri.getScheme() == null && uri.getRawAuthority() != null)
+      return "//" + uri.getAuthority() + path;
+    return path;
   }
 
   private static boolean isStatic(String path) {
@@ -128,7 +141,14 @@ final class Routes implements HttpHandler, AutoCloseable {
           json(ex, 200, parked.change(path.endsWith("/retry"), Exchanges.body(ex)));
       }
       default -> {
-        if (isStatic(path)) staticFile(ex, path, method);
+        if (path.contains("//"))
+          // Not collapsed: every route and the token check see the one path that is served.
+          Exchanges.error(
+              ex,
+              404,
+              "no such endpoint: " + path + " (an empty segment: write each / once)",
+              redact);
+        else if (isStatic(path)) staticFile(ex, path, method);
         else Exchanges.error(ex, 404, "no such endpoint: " + path, redact);
       }
     }

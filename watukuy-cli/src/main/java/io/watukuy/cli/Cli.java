@@ -430,11 +430,6 @@ final class Cli {
       }
     }
 
-    private static String hostText(java.net.InetSocketAddress a) {
-      String h = a.getAddress() == null ? a.getHostString() : a.getAddress().getHostAddress();
-      return h.contains(":") ? "[" + h + "]" : h;
-    }
-
     /** Checks --admin and --admin-token-file before anything opens: a mistake is exit 2. */
     private @Nullable AdminOption adminOption() {
       if (admin == null) {
@@ -447,7 +442,7 @@ final class Cli {
         throw new CommandLine.ParameterException(
             spec.commandLine(), "--admin " + admin + " serves a daemon: drop --once or --admin");
       try {
-        return AdminOption.check(admin, adminTokenFile);
+        return AdminOption.check(admin, adminTokenFile, line -> err.println("watukuy: " + line));
       } catch (ConfigException e) {
         throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
       }
@@ -658,13 +653,10 @@ final class Cli {
       AdminServer adminServer = adminOption == null ? null : adminOption.start(s, cfg.secrets());
       if (adminServer != null)
         err.println(
-            "watukuy: admin HTTP on http://"
-                + hostText(adminServer.address())
-                + ":"
-                + adminServer.port()
+            "watukuy: admin HTTP on "
+                + adminServer.url()
                 + (adminOption.hasToken() ? " (bearer token required)" : ""));
       s.engine.start();
-      if (adminOption != null) adminOption.engineStarted(true);
       int code = Main.OK;
       try {
         while (!awaitStop(stop)) {
@@ -687,7 +679,6 @@ final class Cli {
         }
         if (code == Main.OK) s.engine.stop(true); // drains: what was fetched is delivered first
       } finally {
-        if (adminOption != null) adminOption.engineStarted(false);
         if (adminServer != null) adminServer.close();
         try {
           Runtime.getRuntime().removeShutdownHook(hook);

@@ -191,6 +191,11 @@ record CliConfig(
   /** A tombstone test: the value at {@code at} is {@code true}, or equals {@code equals}. */
   record DeletedSpec(Locator at, @Nullable String equals) {}
 
+  /**
+   * A poller's {@code cursor:} section (docs/config.md, "A poller"). {@code sorted} is {@code
+   * cursor.sorted} (docs/config.md, "Unsorted listings"): true by default, and always true for the
+   * token, page and snapshotDiff strategies, which refuse the key.
+   */
   record CursorSpec(
       String strategy,
       @Nullable String field,
@@ -201,19 +206,5 @@ record CliConfig(
       Duration overlap,
       @Nullable DateTimeFormatter format,
       @Nullable Integer maxOffset,
-      boolean sorted) {
-    /** A cursor whose API lists in timestamp order (the default, {@code cursor.sorted: true}). */
-    CursorSpec(
-        String strategy,
-        @Nullable String field,
-        @Nullable String tieBreak,
-        @Nullable String initial,
-        @Nullable Integer initialPage,
-        Duration lag,
-        Duration overlap,
-        @Nullable DateTimeFormatter format,
-        @Nullable Integer maxOffset) {
-      this(strategy, field, tieBreak, initial, initialPage, lag, overlap, format, maxOffset, true);
-    }
-  }
+      boolean sorted) {}
 }

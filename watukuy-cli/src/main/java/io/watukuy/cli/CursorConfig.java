@@ -115,7 +115,8 @@ final class CursorConfig {
             Duration.ZERO,
             Duration.ZERO,
             null,
-            null);
+            null,
+            true);
       }
       default ->
           throw strategyAt.error(

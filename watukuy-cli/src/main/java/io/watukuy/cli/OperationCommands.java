@@ -1,6 +1,5 @@
 package io.watukuy.cli;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -65,24 +64,36 @@ final class OperationCommands {
   }
 
   /**
-   * {@code --store URI} for the commands that need CONFIG: hidden from their help, and still read
-   * so that giving it gets the one line saying why CONFIG is needed.
+   * {@code CONFIG NAME} for the commands that need the poller's definition, with a {@code --store
+   * URI} hidden from their help and still read, so that giving it gets the one line saying why
+   * CONFIG is needed.
    */
-  static final class HiddenTarget {
+  static final class ConfigAndName {
     @Option(names = "--store", paramLabel = "URI", hidden = true)
     @Nullable String store;
 
-    Target target() {
+    @Parameters(
+        paramLabel = "CONFIG NAME",
+        arity = "1..*",
+        description = "The YAML config file, then the poller's name.")
+    List<String> args = new ArrayList<>();
+
+    /**
+     * The config and poller named, as {@link OperationCommands#resolve} reads them with CONFIG
+     * required and nothing after NAME.
+     */
+    Resolved resolve(Cli cli, CommandSpec spec) {
       Target t = new Target();
       t.store = store;
-      return t;
+      return OperationCommands.resolve(cli, spec, t, args, true, false);
     }
   }
 
   /**
-   * {@code --partition P}: the operation acts on that key alone instead of every key of NAME. The
-   * engine checks P against the partitions the config declares and those with stored state, and
-   * refuses any other with a config error (exit 2) naming poller, partition and the known ones.
+   * {@code --partition P}: the operation acts on that key alone instead of every key of NAME. P is
+   * checked against the partitions the config declares and those with stored state (by the engine,
+   * or by {@link #keys} for {@code parked}), and any other is refused with a config error (exit 2)
+   * naming poller, partition and the known ones.
    */
   static final class PartitionOption {
     @Option(
@@ -286,13 +297,7 @@ final class OperationCommands {
             + " running cycle; exits 1 if a key stays leased."
       })
   final class ResetCursor implements Callable<Integer> {
-    @CommandLine.Mixin HiddenTarget target;
-
-    @Parameters(
-        paramLabel = "CONFIG NAME",
-        arity = "1..*",
-        description = "The YAML config file, then the poller's name.")
-    List<String> args = new ArrayList<>();
+    @CommandLine.Mixin ConfigAndName target;
 
     @Option(
         names = "--to",
@@ -317,7 +322,7 @@ final class OperationCommands {
     public Integer call() {
       if ((to == null) != initial)
         throw usage(spec, "give exactly one of --to VALUE and --initial");
-      Resolved r = resolve(cli, spec, target.target(), args, true, false);
+      Resolved r = target.resolve(cli, spec);
       try (Session s = r.session()) {
         only.select(s.engine, r.name()).resetCursor(to, clearSnapshot);
       }
@@ -344,13 +349,7 @@ final class OperationCommands {
             + " Known, unchanged items are not emitted again unless --force."
       })
   final class Backfill implements Callable<Integer> {
-    @CommandLine.Mixin HiddenTarget target;
-
-    @Parameters(
-        paramLabel = "CONFIG NAME",
-        arity = "1..*",
-        description = "The YAML config file, then the poller's name.")
-    List<String> args = new ArrayList<>();
+    @CommandLine.Mixin ConfigAndName target;
 
     @Option(
         names = "--from",
@@ -376,7 +375,7 @@ final class OperationCommands {
 
     @Override
     public Integer call() {
-      Resolved r = resolve(cli, spec, target.target(), args, true, false);
+      Resolved r = target.resolve(cli, spec);
       try (Session s = r.session()) {
         only.select(s.engine, r.name()).backfill(from, to, force);
       }
@@ -405,13 +404,7 @@ final class OperationCommands {
             + " INSTANT is ISO 8601 UTC, e.g. 2024-05-01T00:00:00Z."
       })
   final class Replay implements Callable<Integer> {
-    @CommandLine.Mixin HiddenTarget target;
-
-    @Parameters(
-        paramLabel = "CONFIG NAME",
-        arity = "1..*",
-        description = "The YAML config file, then the poller's name.")
-    List<String> args = new ArrayList<>();
+    @CommandLine.Mixin ConfigAndName target;
 
     @Option(
         names = "--from",
@@ -434,7 +427,7 @@ final class OperationCommands {
     public Integer call() {
       Instant start = instant(spec, "--from", from);
       Instant end = to == null ? null : instant(spec, "--to", to);
-      Resolved r = resolve(cli, spec, target.target(), args, true, false);
+      Resolved r = target.resolve(cli, spec);
       if (!r.poller().log().enabled()) {
         throw new ConfigException(
             "poller "
@@ -560,11 +553,7 @@ final class OperationCommands {
         description = "The YAML config file (unless --store), then the poller's name.")
     List<String> args = new ArrayList<>();
 
-    @Option(
-        names = "--partition",
-        paramLabel = "P",
-        description = "Only this partition's key (default: every key).")
-    @Nullable String partition;
+    @CommandLine.Mixin PartitionOption only;
 
     @Option(names = "--json", description = "One JSON object per line instead.")
     boolean json;
@@ -576,7 +565,7 @@ final class OperationCommands {
     public Integer call() {
       Resolved r = resolve(cli, spec, target, args, false, false);
       try (Session s = r.session()) {
-        List<PollerKey> keys = keys(s, r, partition);
+        List<PollerKey> keys = keys(s, r, only.partition);
         for (ParkedEvent e : s.engine.parked().list(r.name())) {
           if (!keys.contains(e.key())) continue;
           cli.out.println(cli.redact(json ? json(e) : line(e)));
@@ -594,7 +583,7 @@ final class OperationCommands {
           row.kind().wire(),
           Integer.toString(row.attempts()),
           row.parkedAt().toString(),
-          message(row).replaceAll("\\s*\\R\\s*", " "));
+          row.errorMessage().replaceAll("\\s*\\R\\s*", " "));
     }
 
     private String json(ParkedEvent e) {
@@ -608,25 +597,8 @@ final class OperationCommands {
       n.put("orderingKey", row.orderingKey());
       n.put("attempts", row.attempts());
       n.put("parkedAt", row.parkedAt().toString());
-      n.put("error", message(row));
+      n.put("error", row.errorMessage());
       return n.toString();
-    }
-
-    /**
-     * The message of the row's error, which stores keep as JSON {name, message, stack, history}.
-     */
-    private static String message(ParkedRow row) {
-      try {
-        JsonNode error = JSON.readTree(row.error());
-        JsonNode m = error == null ? null : error.get("message");
-        if (m != null && m.isTextual()) {
-          JsonNode name = error.get("name");
-          return (name != null && name.isTextual() ? name.textValue() + ": " : "") + m.textValue();
-        }
-      } catch (JsonProcessingException e) {
-        // not JSON: an older or foreign row; show it as it is
-      }
-      return row.error();
     }
   }
 
@@ -649,12 +621,7 @@ final class OperationCommands {
             "The YAML config file (unless --store), the poller's name, then parked ids (see parked list).")
     List<String> args = new ArrayList<>();
 
-    @Option(
-        names = "--partition",
-        paramLabel = "P",
-        description = "Only this partition's key (default: every key).")
-    @Nullable String partition;
-
+    @CommandLine.Mixin PartitionOption only;
     @Spec CommandSpec spec;
     @CommandLine.Mixin Cli.Verbose v;
 
@@ -687,7 +654,7 @@ final class OperationCommands {
                 + " the poller's identity, validator and schema (discard needs no CONFIG)");
       int changed = 0;
       try (Session s = r.session()) {
-        for (PollerKey key : keys(s, r, partition)) {
+        for (PollerKey key : keys(s, r, only.partition)) {
           changed +=
               retry
                   ? s.engine.parked().retry(key, r.rest())

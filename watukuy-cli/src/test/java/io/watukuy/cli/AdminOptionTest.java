@@ -11,11 +11,14 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,6 +48,40 @@ class AdminOptionTest {
         """
             .formatted(vendorPort));
     return config;
+  }
+
+  /**
+   * A token file its group or others may read is a warning naming the file, once, never the token;
+   * 600 is silent. POSIX file systems only (the check is skipped elsewhere).
+   */
+  @Test
+  void aTokenFileReadableByOthersIsWarnedOnceWithoutTheToken() throws Exception {
+    Assumptions.assumeTrue(
+        dir.getFileSystem().supportedFileAttributeViews().contains("posix"), "POSIX permissions");
+    String token = "0123456789abcdef0123456789abcdef";
+    Path file = dir.resolve("admin-token");
+    Files.writeString(file, token + "\n");
+
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
+    List<String> warnings = new ArrayList<>();
+    AdminOption.check("127.0.0.1:0", file, warnings::add);
+    assertThat(warnings)
+        .containsExactly(
+            "--admin-token-file '"
+                + file
+                + "' is readable by its group and others; anyone who reads it can drive the admin"
+                + " API (chmod 600 '"
+                + file
+                + "')");
+    assertThat(String.join("\n", warnings)).doesNotContain(token);
+
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r-----"));
+    assertThat(AdminOption.looseAccess(file)).isEqualTo("its group");
+
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+    warnings.clear();
+    AdminOption.check("127.0.0.1:0", file, warnings::add);
+    assertThat(warnings).isEmpty();
   }
 
   @Test
@@ -154,7 +191,10 @@ class AdminOptionTest {
                   + "type=\"created\"} 2.0")
           .contains(
               "watukuy_poll_seconds_count{error=\"none\",lane=\"live\",outcome=\"success\","
-                  + "partition=\"\",poller=\"orders\"}");
+                  + "partition=\"\",poller=\"orders\"}")
+          // A number once the first cycle ended, even when an earlier scrape came during it.
+          .containsPattern("watukuy_freshness_seconds\\{partition=\"\",poller=\"orders\"} \\d")
+          .contains("watukuy_leases_lost_total{poller=\"orders\"} 0.0");
     } finally {
       p.destroy(); // SIGTERM: the daemon drains, closes the admin server and exits 0
       assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();

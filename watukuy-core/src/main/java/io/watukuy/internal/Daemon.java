@@ -295,7 +295,8 @@ final class Daemon {
     return wait.compareTo(MIN_PASS_WAIT) < 0 ? MIN_PASS_WAIT : wait;
   }
 
-  private boolean running() {
+  /** Whether {@link #start} was called and {@link #stop} not since. */
+  boolean running() {
     synchronized (lock) {
       return started;
     }

@@ -360,6 +360,14 @@ public final class Engine implements Watukuy {
   }
 
   @Override
+  public boolean running() {
+    synchronized (lock) {
+      if (closed) return false;
+    }
+    return daemon.running();
+  }
+
+  @Override
   public void stop() {
     stop(true);
   }

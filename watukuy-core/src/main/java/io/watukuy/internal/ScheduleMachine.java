@@ -16,6 +16,7 @@ import io.watukuy.HttpStatusException;
 import io.watukuy.KeyReport.Outcome;
 import io.watukuy.Poller;
 import io.watukuy.RateLimitInfo;
+import io.watukuy.RetryAfterException;
 import io.watukuy.Schedule;
 import io.watukuy.ScheduleState;
 import io.watukuy.ScheduleState.Circuit;
@@ -219,7 +220,8 @@ final class ScheduleMachine {
    *       the pacing wait alone with jitter (reason {@code catch-up}); the failure count resets,
    *       {@code throttledUntil} clears and an open circuit closes (a successful probe).
    *   <li><b>Throttle</b> (a 429; a 503 with a usable Retry-After; also such a response that fetch
-   *       code caught, seen as {@link CycleOutcome#lastResponse()}): {@code THROTTLED} until the
+   *       code caught, seen as {@link CycleOutcome#lastResponse()}; a {@link RetryAfterException}
+   *       that fetch code threw, until its wait has passed): {@code THROTTLED} until the
    *       Retry-After instant exactly; without one (429 only) until the rate-limit reset when it
    *       lies ahead, else {@code now + schedule.backoff.delay(consecutiveFailures + 1)}. The
    *       failure count, the interval and the circuit are left alone (a throttled probe is retried
@@ -556,16 +558,22 @@ final class ScheduleMachine {
 
   /**
    * The 429 or 503 behind the cycle: an {@link HttpStatusException} in the error's cause chain
-   * first, else the last response the helper saw, which covers a throttle that fetch code caught.
-   * Retry-After and the rate-limit fields are read from the {@link HttpResult}, where they are
-   * parsed once: the helper hands every response to the cycle before it throws, so the exception's
-   * own response is the cycle's last one. An exception that fetch code built itself carries only
-   * headers (redacted, Retry-After, Date and the rate-limit fields kept): they are read as a
-   * response received now.
+   * first, else a {@link RetryAfterException} there (fetch code on a client of its own that was
+   * told when to come back), else the last response the helper saw, which covers a throttle that
+   * fetch code caught. Retry-After and the rate-limit fields are read from the {@link HttpResult},
+   * where they are parsed once: the helper hands every response to the cycle before it throws, so
+   * the exception's own response is the cycle's last one. An exception that fetch code built itself
+   * carries only headers (redacted, Retry-After, Date and the rate-limit fields kept): they are
+   * read as a response received now.
    */
   private static @Nullable Throttle throttle(CycleOutcome o, Instant now) {
     @Nullable HttpStatusException http = o.error() == null ? null : httpCause(o.error());
     @Nullable HttpResult response = o.lastResponse();
+    @Nullable RetryAfterException later = o.error() == null ? null : retryAfterCause(o.error());
+    if (http == null && later != null)
+      // Fetch code on its own client (a vendor SDK) said when to come back: a throttle too.
+      return new Throttle(
+          429, Optional.of(now.plus(later.retryAfter())), Optional.<RateLimitInfo>empty());
     if (http != null) {
       if (http.status() != 429 && http.status() != 503) return null;
       if (response == null || !sameResponse(http, response))
@@ -651,6 +659,13 @@ final class ScheduleMachine {
     Throwable t = e;
     for (int depth = 0; t != null && depth < MAX_CAUSE_DEPTH; depth++, t = t.getCause())
       if (t instanceof CredentialRevokedException r) return r;
+    return null;
+  }
+
+  private static @Nullable RetryAfterException retryAfterCause(Throwable e) {
+    Throwable t = e;
+    for (int depth = 0; t != null && depth < MAX_CAUSE_DEPTH; depth++, t = t.getCause())
+      if (t instanceof RetryAfterException r) return r;
     return null;
   }
 

@@ -1,5 +1,8 @@
 package io.watukuy.spi;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.watukuy.internal.Json;
 import java.time.Instant;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -59,5 +62,36 @@ public record ParkedRow(
     Objects.requireNonNull(orderingKey, "orderingKey");
     Objects.requireNonNull(error, "error");
     Objects.requireNonNull(parkedAt, "parkedAt");
+  }
+
+  /**
+   * The one-line reason this row was parked, as {@code parked list} and {@code GET /admin/parked}
+   * show it.
+   *
+   * <p>The stored {@link #error()} is a JSON object: {@code {"name", "message", "stack",
+   * "history"}} for a poison event (the exception's simple class name and its redacted message),
+   * {@code {"name", "message", "page", "index", "problems"}} for an invalid item (the validation
+   * messages joined by {@code "; "}). When {@code message} is a string, the result is {@code "name:
+   * message"}, or the message alone when {@code name} is missing or not a string. Any other error
+   * (not JSON, a row an older or foreign writer stored, an object without a string {@code message})
+   * is returned as stored, so nothing a store holds is hidden. The message may hold line breaks (a
+   * validator's own); a one-line view folds them.
+   *
+   * @return the reason, never {@code null}; never throws for an unreadable error
+   * @since 0.1
+   */
+  public String errorMessage() {
+    try {
+      JsonNode parsed = Json.MAPPER.readTree(error);
+      JsonNode message = parsed == null ? null : parsed.get("message");
+      if (message != null && message.isTextual()) {
+        JsonNode name = parsed.get("name");
+        return (name != null && name.isTextual() ? name.textValue() + ": " : "")
+            + message.textValue();
+      }
+    } catch (JsonProcessingException e) {
+      // Not JSON: an older or foreign row, shown as it is below.
+    }
+    return error;
   }
 }

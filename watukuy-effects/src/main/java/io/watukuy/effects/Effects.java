@@ -268,6 +268,7 @@ public final class Effects implements AutoCloseable {
   /** One effect's reader thread: passes, then waits for a finished invocation or a due time. */
   private final class Reader {
     final EffectRun<?> run;
+    final Function<@Nullable String, String> redaction;
     final Semaphore wake = new Semaphore(0);
     volatile boolean stopping;
 
@@ -280,6 +281,7 @@ public final class Effects implements AutoCloseable {
       this.run =
           new EffectRun<>(effect, store, time, workers, owner, this::signal, redaction)
               .services(services);
+      this.redaction = redaction;
     }
 
     void signal() {
@@ -307,7 +309,11 @@ public final class Effects implements AutoCloseable {
           Thread.currentThread().interrupt();
           return;
         } catch (RuntimeException e) {
-          LOG.warn("effect {}: reader pass failed: {}", run.effect().name(), e.toString());
+          // a store that cannot be reached: look again after the poll interval
+          LOG.warn(
+              "effect {}: reader pass failed: {}",
+              run.effect().name(),
+              redaction.apply(e.toString()));
           time.schedule(pollInterval, this::signal);
           wake.acquireUninterruptibly();
         }

@@ -9,13 +9,14 @@ import io.watukuy.EventType;
 import io.watukuy.Page;
 import io.watukuy.Poller;
 import io.watukuy.effects.EffectFixture.Order;
+import io.watukuy.store.memory.MemoryStore;
 import io.watukuy.testing.ForwardingStore;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Declaring an effect (docs/effects.md, "The model"): every mistake is named. */
 class EffectBuilderTest {
-  private final EffectFixture f = new EffectFixture();
+  private final EffectFixture<MemoryStore> f = EffectFixture.memory();
   private final Arm<Order> nothing = (ctx, e) -> {};
 
   @Test

@@ -12,10 +12,12 @@ import io.watukuy.effects.internal.EffectRun;
 import io.watukuy.internal.Envelope;
 import io.watukuy.internal.Json;
 import io.watukuy.spi.CommitBatch;
+import io.watukuy.spi.EffectStore;
 import io.watukuy.spi.InvocationRow;
 import io.watukuy.spi.Lease;
 import io.watukuy.spi.OutboxRow;
 import io.watukuy.spi.StatePatch;
+import io.watukuy.spi.StateStore;
 import io.watukuy.store.memory.MemoryStore;
 import io.watukuy.testing.VirtualClock;
 import java.time.Duration;
@@ -24,16 +26,16 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * A memory store, a virtual clock and a poller with its log on, events appended to the log by hand,
- * and effects whose invocations run on the calling thread, driven pass by pass.
+ * A store (memory unless given), a virtual clock and a poller with its log on, events appended to
+ * the log by hand, and effects whose invocations run on the calling thread, driven pass by pass.
  */
-final class EffectFixture {
+final class EffectFixture<S extends StateStore & EffectStore> {
   record Order(String id, String customer) {}
 
   static final PollerKey ORDERS = PollerKey.of("orders");
 
   final VirtualClock clock = new VirtualClock();
-  final MemoryStore store = new MemoryStore();
+  final S store;
   final Poller<Order> orders =
       Poller.builder("orders", Order.class)
           .identity(Order::id)
@@ -41,6 +43,15 @@ final class EffectFixture {
           .fetch(ctx -> Page.empty())
           .log(EventLog.keep(Duration.ofDays(7)))
           .build();
+
+  EffectFixture(S store) {
+    this.store = store;
+  }
+
+  static EffectFixture<MemoryStore> memory() {
+    return new EffectFixture<>(new MemoryStore());
+  }
+
   private final Map<PollerKey, Long> sequences = new java.util.HashMap<>();
   private final Map<PollerKey, Lease> pollerLeases = new java.util.HashMap<>();
 

@@ -14,6 +14,7 @@ import io.watukuy.PollerKey;
 import io.watukuy.effects.EffectFixture.Order;
 import io.watukuy.spi.InvocationRow;
 import io.watukuy.spi.InvocationStatus;
+import io.watukuy.store.memory.MemoryStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -26,7 +27,7 @@ import org.junit.jupiter.api.Test;
  * "Position", "States", "Skip", "Terminal failures"), on a memory store and a virtual clock.
  */
 class EffectLanesTest {
-  private final EffectFixture f = new EffectFixture();
+  private final EffectFixture<MemoryStore> f = EffectFixture.memory();
   private final Set<Long> failing = ConcurrentHashMap.newKeySet();
   private final List<Long> ran = new CopyOnWriteArrayList<>();
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.watukuy.EventType;
 import io.watukuy.effects.EffectFixture.Order;
+import io.watukuy.store.memory.MemoryStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -19,7 +20,7 @@ import org.junit.jupiter.api.Test;
  * here are for real threads, bounded, never sleeps.
  */
 class EffectsThreadsTest {
-  private final EffectFixture f = new EffectFixture();
+  private final EffectFixture<MemoryStore> f = EffectFixture.memory();
 
   @Test
   void aStartedEffectRunsOnThePoolPicksUpNewEventsOnItsTimerAndCloseGivesItsLeaseUp()

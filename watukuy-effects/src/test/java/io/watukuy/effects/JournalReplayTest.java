@@ -10,6 +10,7 @@ import io.watukuy.EventType;
 import io.watukuy.effects.EffectFixture.Order;
 import io.watukuy.spi.InvocationStatus;
 import io.watukuy.spi.JournalEntry;
+import io.watukuy.store.memory.MemoryStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +28,7 @@ import org.junit.jupiter.api.Test;
  * same store.
  */
 class JournalReplayTest {
-  private final EffectFixture f = new EffectFixture();
+  private final EffectFixture<MemoryStore> f = EffectFixture.memory();
   private final Map<String, Integer> fired = new ConcurrentHashMap<>();
   private final AtomicBoolean crashAtThird = new AtomicBoolean(true);
   private final Map<Integer, String> receipts = new ConcurrentHashMap<>();

@@ -13,6 +13,7 @@ import io.watukuy.effects.EffectFixture.Order;
 import io.watukuy.spi.InvocationRow;
 import io.watukuy.spi.InvocationStatus;
 import io.watukuy.spi.JournalEntry;
+import io.watukuy.store.memory.MemoryStore;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -42,7 +43,7 @@ class JournaledHttpTest {
 
   private static final String EFFECT = "Notify";
 
-  private final EffectFixture fixture = new EffectFixture();
+  private final EffectFixture<MemoryStore> fixture = EffectFixture.memory();
 
   /** An engine running {@link #EFFECT} with {@code arm} on created orders, keyed by customer. */
   private Effects effects(Arm<Order> arm, @Nullable SealingKeys secretKey) {

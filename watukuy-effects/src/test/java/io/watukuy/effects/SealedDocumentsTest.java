@@ -12,6 +12,7 @@ import io.watukuy.effects.internal.SubjectSeals;
 import io.watukuy.spi.InvocationRow;
 import io.watukuy.spi.InvocationStatus;
 import io.watukuy.spi.JournalEntry;
+import io.watukuy.store.memory.MemoryStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -41,7 +42,7 @@ class SealedDocumentsTest {
 
   private static final String EFFECT = "Notify";
 
-  private final EffectFixture fixture = new EffectFixture();
+  private final EffectFixture<MemoryStore> fixture = EffectFixture.memory();
 
   /** An engine running {@link #EFFECT} with {@code arm} on created orders, keyed by customer. */
   private Effects effects(Arm<Order> arm, @Nullable SealingKeys secretKey) {

@@ -160,6 +160,22 @@ final class InspectionGauges {
     return Math.max(0, Duration.between(success, at).toMillis() / 1000.0);
   }
 
+  /**
+   * A cycle of the key succeeded. When the cached inspection predates the key's first success (a
+   * scrape during the first cycle of a new key), it is dropped, so that freshness does not read NaN
+   * until the refresh interval passes; later successes keep the cache (it ages one interval at
+   * most), so a busy engine does not inspect once per gauge read.
+   */
+  void succeeded(PollerKey key) {
+    Inspection cached = last;
+    if (cached == null) return;
+    for (KeyInspection k : cached.pollers())
+      if (k.key().equals(key) && k.lastSuccessAt() != null) return;
+    synchronized (this) {
+      if (last == cached) last = null;
+    }
+  }
+
   private @Nullable Inspection inspection() {
     Supplier<Inspection> source = inspector;
     if (source == null) return null;

@@ -2,6 +2,7 @@ package io.watukuy.micrometer;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
@@ -12,12 +13,15 @@ import io.watukuy.Inspection;
 import io.watukuy.KeyReport;
 import io.watukuy.Lane;
 import io.watukuy.LeaseLostException;
+import io.watukuy.Poller;
 import io.watukuy.PollerKey;
 import io.watukuy.RequestInfo;
 import io.watukuy.RequestStart;
 import io.watukuy.Watukuy;
 import io.watukuy.WatukuyListener;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -65,7 +69,8 @@ import org.jspecify.annotations.Nullable;
 public final class WatukuyMetrics implements WatukuyListener {
   /**
    * Timer (Observation) of cycles: tags {@code poller}, {@code partition}, {@code lane}, {@code
-   * outcome}.
+   * outcome} ({@code success}, {@code failure}, {@code throttled} for a 429 or a 503 with
+   * Retry-After, {@code deferred}, {@code lease_lost}).
    */
   public static final String POLL = "watukuy.poll";
 
@@ -122,6 +127,9 @@ public final class WatukuyMetrics implements WatukuyListener {
   private final ObservationRegistry observations;
   private final PartitionTags partitions;
   private final InspectionGauges gauges;
+  private final boolean ownObservations;
+  // Keys throttled during their running cycle (onThrottled comes before onCycleEnd).
+  private final Set<PollerKey> throttled = ConcurrentHashMap.newKeySet();
   private final Map<CycleInfo, Observation.Scope> cycles = new ConcurrentHashMap<>();
   // The running cycle of each key: the parent of its requests and budget waits, which may run on
   // another thread (a page fetched ahead).
@@ -155,7 +163,7 @@ public final class WatukuyMetrics implements WatukuyListener {
    * @throws IllegalArgumentException if refresh is negative
    */
   public WatukuyMetrics(MeterRegistry registry, Duration refresh) {
-    this(registry, meterObservations(registry), refresh);
+    this(registry, meterObservations(registry), refresh, true);
   }
 
   /**
@@ -183,6 +191,15 @@ public final class WatukuyMetrics implements WatukuyListener {
    */
   public WatukuyMetrics(
       MeterRegistry registry, ObservationRegistry observations, Duration refresh) {
+    this(registry, observations, refresh, false);
+  }
+
+  private WatukuyMetrics(
+      MeterRegistry registry,
+      ObservationRegistry observations,
+      Duration refresh,
+      boolean ownObservations) {
+    this.ownObservations = ownObservations;
     this.registry = Objects.requireNonNull(registry, "registry");
     this.observations = Objects.requireNonNull(observations, "observations");
     Objects.requireNonNull(refresh, "refresh");
@@ -234,9 +251,41 @@ public final class WatukuyMetrics implements WatukuyListener {
     return this;
   }
 
+  /**
+   * Registers the meters that otherwise appear only at their first occurrence, at 0, so that a
+   * dashboard or an alert sees a series from the start: {@code watukuy.leases.lost} per poller,
+   * and, when this instance made its own observation registry, {@code watukuy.budget.wait} (tags
+   * {@code budget}, {@code error=none}) per budget the pollers name. With an application's
+   * observation registry the budget timer's tags are its handler's to choose, so it still appears
+   * at the first wait. A poller's lease counter is also registered when its first cycle starts
+   * here.
+   *
+   * @param pollers the pollers given to the engine
+   * @return this
+   * @throws NullPointerException if pollers is null
+   */
+  public WatukuyMetrics declare(Collection<? extends Poller<?>> pollers) {
+    for (Poller<?> p : pollers) {
+      leasesLost(p.name());
+      String budget = p.budget();
+      if (budget != null && ownObservations)
+        Timer.builder(BUDGET_WAIT).tags("budget", budget, "error", "none").register(registry);
+    }
+    return this;
+  }
+
+  private Counter leasesLost(String poller) {
+    return Counter.builder(LEASES_LOST)
+        .description("fenced writes rejected because another instance holds the key")
+        .tags("poller", poller)
+        .register(registry);
+  }
+
   @Override
   public void onCycleStart(CycleInfo cycle) {
     PollerKey key = cycle.key();
+    leasesLost(key.poller());
+    throttled.remove(key);
     if (gauges.watching()) gauges.register(key);
     String partition = partitions.tag(key);
     Observation o =
@@ -259,7 +308,9 @@ public final class WatukuyMetrics implements WatukuyListener {
     running.remove(cycle.key(), scope.getCurrentObservation());
     Observation o = scope.getCurrentObservation();
     scope.close();
-    o.lowCardinalityKeyValue("outcome", outcome(report));
+    boolean wasThrottled = throttled.remove(cycle.key());
+    if (!report.failed()) gauges.succeeded(cycle.key());
+    o.lowCardinalityKeyValue("outcome", wasThrottled ? "throttled" : outcome(report));
     Throwable error = report.error();
     if (error != null) o.error(error);
     o.stop();
@@ -351,11 +402,12 @@ public final class WatukuyMetrics implements WatukuyListener {
 
   @Override
   public void onLeaseLost(PollerKey key, LeaseLostException error) {
-    Counter.builder(LEASES_LOST)
-        .description("fenced writes rejected because another instance holds the key")
-        .tags("poller", key.poller())
-        .register(registry)
-        .increment();
+    leasesLost(key.poller()).increment();
+  }
+
+  @Override
+  public void onThrottled(PollerKey key, Instant until) {
+    throttled.add(key);
   }
 
   private static String lanes(Set<Lane> lanes) {

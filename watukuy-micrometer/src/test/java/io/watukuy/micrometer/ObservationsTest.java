@@ -139,7 +139,7 @@ class ObservationsTest {
               // The 429's cycle failed, the 200's succeeded; each request is its cycle's child.
               assertThat(polls)
                   .extracting(c -> c.getLowCardinalityKeyValue("outcome").getValue())
-                  .containsExactly("failure", "success");
+                  .containsExactly("throttled", "success");
               assertThat(polls.get(0).getError()).isNotNull();
               assertThat(requests)
                   .extracting(c -> c.getLowCardinalityKeyValue("status").getValue())

@@ -183,9 +183,10 @@ class WatukuyMetricsTest {
             watukuy.http.client.requests[tag(error=none), tag(method=GET), tag(outcome=SUCCESS), \
             tag(server.address=127.0.0.1), tag(status=200)] count=1 total=80.0ms
             watukuy.lag[tag(partition=), tag(poller=orders)] NaN
+            watukuy.leases.lost[tag(poller=orders)] 0.0
             watukuy.outbox.pending[tag(partition=), tag(poller=orders)] 0.0
             watukuy.parked[tag(partition=), tag(poller=orders)] 1.0
-            watukuy.poll[tag(error=FetchException), tag(lane=live), tag(outcome=failure), \
+            watukuy.poll[tag(error=FetchException), tag(lane=live), tag(outcome=throttled), \
             tag(partition=), tag(poller=orders)] count=1 total=120.0ms
             watukuy.poll[tag(error=none), tag(lane=live), tag(outcome=success), tag(partition=), \
             tag(poller=orders)] count=1 total=100.0ms
@@ -422,5 +423,59 @@ class WatukuyMetricsTest {
     StringBuilder out = new StringBuilder();
     lines.forEach((k, v) -> out.append(k).append(' ').append(v).append('\n'));
     return out.toString();
+  }
+
+  /**
+   * A scrape during a new key's first cycle caches an inspection without a success; the cycle's
+   * success drops it, so freshness reads 0 right after, not NaN for up to a second.
+   */
+  @Test
+  void freshnessIsANumberRightAfterTheFirstCycleEvenWhenScrapedDuringIt() {
+    FakeApi api = new FakeApi(clock);
+    api.put("o001", Map.of("n", 1));
+    WatukuyMetrics metrics = new WatukuyMetrics(registry);
+    AtomicInteger pages = new AtomicInteger();
+    Poller<JsonNode> p =
+        Poller.builder("orders", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .version(n -> n.get("updatedAt").asText() + "#" + n.get("rev").asText())
+            .cursor(Cursors.timestamp("updatedAt").tieBreak("id").build())
+            .fetch(
+                ctx -> {
+                  // A scrape while the first cycle runs: no success yet.
+                  if (pages.incrementAndGet() == 1)
+                    assertThat(registry.get(WatukuyMetrics.FRESHNESS).gauge().value()).isNaN();
+                  return api.timestampFetcher(50).fetch(ctx);
+                })
+            .schedule(FIXED)
+            .build();
+    Watukuy w = engine().poller(p).listener(metrics).build().on(p, e -> {});
+    metrics.watch(w);
+
+    w.tick();
+
+    assertThat(pages.get()).isEqualTo(1);
+    assertThat(registry.get(WatukuyMetrics.FRESHNESS).tag("poller", "orders").gauge().value())
+        .isEqualTo(0.0);
+  }
+
+  /** Lost leases and budget waits are series at 0 from the start, before any occurrence. */
+  @Test
+  void declaredPollersHaveLeaseAndBudgetSeriesAtZero() {
+    Poller<JsonNode> p =
+        Poller.builder("orders", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .cursor(Cursors.snapshotDiff())
+            .fetch(ctx -> Page.of(List.<JsonNode>of()))
+            .budget("erp")
+            .build();
+
+    new WatukuyMetrics(registry).declare(List.of(p));
+
+    assertThat(registry.get(WatukuyMetrics.LEASES_LOST).tag("poller", "orders").counter().count())
+        .isZero();
+    Timer wait =
+        registry.get(WatukuyMetrics.BUDGET_WAIT).tags("budget", "erp", "error", "none").timer();
+    assertThat(wait.count()).isZero();
   }
 }

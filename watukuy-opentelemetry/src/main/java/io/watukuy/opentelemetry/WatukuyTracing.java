@@ -55,8 +55,9 @@ import org.jspecify.annotations.Nullable;
  *       lanes due, joined by {@code +}, {@code none} for a drain-only cycle), {@code
  *       watukuy.cycle.id}, and at its end {@code watukuy.pages}, {@code watukuy.events}, {@code
  *       watukuy.delivered}, {@code watukuy.parked}, {@code watukuy.outcome} ({@code success},
- *       {@code failure}, {@code deferred}, {@code lease_lost}). A failed cycle has status {@code
- *       ERROR} and {@code error.type}.
+ *       {@code failure}, {@code throttled} for a 429 or a 503 with {@code Retry-After}, {@code
+ *       deferred}, {@code lease_lost}). A failed cycle has status {@code ERROR} and {@code
+ *       error.type}; a throttled one does not (its request span does).
  *   <li><b>HTTP request</b>: one {@code CLIENT} span per attempt of {@code ctx.http()}, a child of
  *       its key's cycle span, under the stable HTTP client semantic conventions: named by the
  *       method, with {@code http.request.method}, {@code url.full} (secrets replaced by {@code
@@ -116,6 +117,8 @@ public final class WatukuyTracing implements WatukuyListener {
   // to the start and the end); a key has at most one cycle at a time in an engine.
   private final Map<CycleInfo, Span> cycles = Collections.synchronizedMap(new IdentityHashMap<>());
   private final Map<PollerKey, Span> cycleOfKey = new ConcurrentHashMap<>();
+  // Keys throttled during their running cycle (onThrottled comes before onCycleEnd).
+  private final Set<PollerKey> throttled = ConcurrentHashMap.newKeySet();
   private final Map<DeliveryCall, Span> calls =
       Collections.synchronizedMap(new IdentityHashMap<>());
 
@@ -157,8 +160,14 @@ public final class WatukuyTracing implements WatukuyListener {
             .setAttribute(CYCLE_ID, cycle.id());
     if (!key.partition().isEmpty()) b.setAttribute(PARTITION, key.partition());
     Span span = b.startSpan();
+    throttled.remove(key);
     cycles.put(cycle, span);
     cycleOfKey.put(key, span);
+  }
+
+  @Override
+  public void onThrottled(PollerKey key, Instant until) {
+    throttled.add(key);
   }
 
   @Override
@@ -170,9 +179,12 @@ public final class WatukuyTracing implements WatukuyListener {
     span.setAttribute(EVENTS, report.eventsCommitted());
     span.setAttribute(DELIVERED, report.delivered());
     span.setAttribute(PARKED, report.parked());
-    span.setAttribute(OUTCOME, outcome(report));
+    // A throttle is the vendor saying when to come back, not an error: health and the metrics
+    // treat it the same way (docs/operations.md, "Health").
+    boolean wasThrottled = throttled.remove(cycle.key());
+    span.setAttribute(OUTCOME, wasThrottled ? "throttled" : outcome(report));
     Throwable error = report.error();
-    if (report.failed() && error != null) {
+    if (report.failed() && error != null && !wasThrottled) {
       span.setAttribute(ERROR_TYPE, error.getClass().getName());
       span.setStatus(StatusCode.ERROR, description(error));
     }

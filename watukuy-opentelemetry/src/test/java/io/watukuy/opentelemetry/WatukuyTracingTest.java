@@ -258,12 +258,13 @@ class WatukuyTracingTest {
   }
 
   /**
-   * A 429 (Retry-After: 60) fails the first cycle: its span has status ERROR and outcome failure,
-   * its GET span status ERROR and error.type 429. The same request 60 s later is the second
-   * attempt: http.request.resend_count 1, status code 200, no error. No span shows the token.
+   * A 429 (Retry-After: 60) throttles the first cycle: its span has outcome throttled and no error
+   * status (the vendor said when to come back), its GET span status ERROR and error.type 429. The
+   * same request 60 s later is the second attempt: http.request.resend_count 1, status code 200, no
+   * error. No span shows the token.
    */
   @Test
-  void a429FailsTheCycleAndTheRetriedRequestHasResendCount1() {
+  void a429ThrottlesTheCycleAndTheRetriedRequestHasResendCount1() {
     AtomicInteger served = new AtomicInteger();
     answers =
         page ->
@@ -287,9 +288,9 @@ class WatukuyTracingTest {
     SpanData second = spans.get(2);
     SpanData retried = spans.get(3);
 
-    assertThat(failed.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
-    assertThat(attr(failed, WatukuyTracing.OUTCOME)).isEqualTo("failure");
-    assertThat(attr(failed, WatukuyTracing.ERROR_TYPE)).startsWith("io.watukuy.");
+    assertThat(failed.getStatus().getStatusCode()).isEqualTo(StatusCode.UNSET);
+    assertThat(attr(failed, WatukuyTracing.OUTCOME)).isEqualTo("throttled");
+    assertThat(attr(failed, WatukuyTracing.ERROR_TYPE)).isNull();
     assertThat(attr(failed, WatukuyTracing.PAGES)).isZero();
     assertThat(failed.getEndEpochNanos()).isEqualTo(nanos(at(120)));
 

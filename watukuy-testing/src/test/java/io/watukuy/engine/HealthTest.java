@@ -7,21 +7,26 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.watukuy.ConfigException;
 import io.watukuy.DeliveryPolicy;
 import io.watukuy.Health;
+import io.watukuy.HttpStatusException;
 import io.watukuy.KeyHealth;
 import io.watukuy.KeyInspection;
 import io.watukuy.PoisonPolicy;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
+import io.watukuy.RetryAfterException;
 import io.watukuy.RetryPolicy;
 import io.watukuy.Schedule;
+import io.watukuy.ScheduleState;
 import io.watukuy.Watukuy;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@link Watukuy#health()} over a real engine (docs/operations.md, "Health"): {@code staleAfter}
- * and its default, a stale key, a paused stale key, a poison halt, {@code maxParked}, and the
- * variant that takes an inspection.
+ * and its default, a stale key, a paused stale key, a throttled key, a poison halt, {@code
+ * maxParked}, and the variant that takes an inspection.
  */
 class HealthTest {
   static final PollerKey ORDERS = PollerKey.of("orders");
@@ -125,4 +130,108 @@ class HealthTest {
     assertThat(w.health(before).at()).isEqualTo(before.at());
     assertThat(w.health().healthy()).isFalse();
   }
+
+  static HttpStatusException answered(int status, String retryAfter) {
+    Map<String, List<String>> headers =
+        retryAfter == null ? Map.of() : Map.of("retry-after", List.of(retryAfter));
+    return new HttpStatusException(status, "GET", "http://vendor/orders", headers, null);
+  }
+
+  /**
+   * A vendor's 429 with Retry-After is a throttle, not a failure: the key reads throttled, keeps
+   * the 429 as its last error and stays healthy; only staleAfter without a success makes it
+   * unhealthy, and then for being stale alone.
+   */
+  @Test
+  void aThrottledKeyIsHealthyUntilItTurnsStale() {
+    f.seed(1);
+    Poller<JsonNode> orders = f.timestamp("orders", 10).staleAfter(Duration.ofMinutes(5)).build();
+    Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
+    w.tick();
+    f.api.failNext(100, () -> answered(429, "60"));
+
+    for (int minute = 1; minute <= 5; minute++) {
+      f.clock.advance(Duration.ofMinutes(1));
+      w.tick();
+      KeyInspection k = w.inspect().key(ORDERS).orElseThrow();
+      assertThat(k.state()).isEqualTo(ScheduleState.Status.THROTTLED);
+      assertThat(k.consecutiveFailures()).isZero();
+      assertThat(k.lastError()).isNotNull();
+      assertThat(k.lastError().message()).contains("429");
+      assertThat(w.health().healthy()).as("throttled for %d min of staleAfter 5m", minute).isTrue();
+    }
+
+    f.clock.advance(Duration.ofMillis(1));
+    KeyHealth h = w.health().key(ORDERS).orElseThrow();
+    assertThat(h.reasons()).containsExactly(KeyHealth.Reason.STALE);
+    assertThat(h.problem()).startsWith("stale: no successful poll since 2026-03-01T10:00:00Z");
+  }
+
+  /** A 503 with Retry-After throttles like a 429; a 503 without one, or a 500, fails at once. */
+  @Test
+  void a503WithRetryAfterThrottlesButA500IsFailingAtTheFirstCycle() {
+    f.seed(1);
+    Poller<JsonNode> orders = f.timestamp("orders", 10).build();
+    Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
+    f.api.failNext(1, () -> answered(503, "120"));
+    w.tick();
+    assertThat(w.inspect().key(ORDERS).orElseThrow().state())
+        .isEqualTo(ScheduleState.Status.THROTTLED);
+    assertThat(w.health().healthy()).isTrue();
+
+    f.clock.advance(Duration.ofMinutes(2));
+    f.api.failNext(1, () -> answered(500, null));
+    w.tick();
+
+    KeyHealth h = w.health().key(ORDERS).orElseThrow();
+    assertThat(h.reasons()).containsExactly(KeyHealth.Reason.FAILING);
+    assertThat(h.problem()).startsWith("1 failed cycle(s) in a row since 2026-03-01T10:02:00Z");
+  }
+
+  /**
+   * A throttle after failed cycles ends the failing streak for health: the vendor answered and said
+   * when to come back. The failure count is kept (a later failure still opens the circuit).
+   */
+  @Test
+  void aThrottleAfterAFailureIsNotFailing() {
+    f.seed(1);
+    Poller<JsonNode> orders = f.timestamp("orders", 10).build();
+    Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
+    f.api.failNext(1, () -> answered(500, null));
+    w.tick();
+    assertThat(w.health().healthy()).isFalse();
+
+    f.clock.advance(Duration.ofMinutes(10));
+    f.api.failNext(1, () -> answered(429, "60"));
+    w.tick();
+
+    KeyInspection k = w.inspect().key(ORDERS).orElseThrow();
+    assertThat(k.state()).isEqualTo(ScheduleState.Status.THROTTLED);
+    assertThat(k.consecutiveFailures()).isEqualTo(1);
+    assertThat(k.health().healthy()).isTrue();
+  }
+
+  /**
+   * Fetch code on a client of its own (a vendor SDK) that throws {@link RetryAfterException}
+   * throttles the key for that wait, as a 429 would: no failure counted, healthy.
+   */
+  @Test
+  void aRetryAfterExceptionFromFetchThrottlesTheKey() {
+    f.seed(1);
+    Poller<JsonNode> orders = f.timestamp("orders", 10).build();
+    Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
+    f.api.failNext(
+        1,
+        () -> new IllegalStateException("sdk", new RetryAfterException("slow down", HOUR, null)));
+
+    w.tick();
+
+    KeyInspection k = w.inspect().key(ORDERS).orElseThrow();
+    assertThat(k.state()).isEqualTo(ScheduleState.Status.THROTTLED);
+    assertThat(k.throttledUntil()).isEqualTo(f.clock.now().plus(HOUR));
+    assertThat(k.consecutiveFailures()).isZero();
+    assertThat(k.health().healthy()).isTrue();
+  }
+
+  static final Duration HOUR = Duration.ofHours(1);
 }

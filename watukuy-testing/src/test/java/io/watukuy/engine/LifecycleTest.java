@@ -113,4 +113,23 @@ class LifecycleTest {
     assertThat(handler.changes()).containsExactly("o001:created", "o002:created", "o003:created");
     assertThat(f.store.countPending(PollerKey.of("orders"))).isZero();
   }
+
+  /** {@link Watukuy#running()}: true from start() to stop() or close(), never for tick() alone. */
+  @Test
+  void runningIsTrueFromStartUntilStopOrClose() {
+    Poller<JsonNode> orders = f.timestamp("orders", 10).build();
+    Watukuy w = f.engine("a").poller(orders).build();
+    w.tick();
+    assertThat(w.running()).as("ticked, not started").isFalse();
+
+    w.start();
+    assertThat(w.running()).isTrue();
+    w.stop();
+    assertThat(w.running()).isFalse();
+
+    w.start();
+    assertThat(w.running()).as("a stopped engine started again").isTrue();
+    w.close();
+    assertThat(w.running()).isFalse();
+  }
 }

@@ -17,6 +17,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.context.annotation.Bean;
@@ -91,10 +92,38 @@ public class WatukuyAutoConfiguration {
     bindings.sinks(b);
     List<WatukuyCustomizer> custom = customizers.orderedStream().toList();
     custom.forEach(c -> c.customize(b));
-    Watukuy engine = b.build();
+    Watukuy engine = build(b, all, properties);
     custom.forEach(c -> c.built(engine));
     bindings.handlers(engine);
     return engine;
+  }
+
+  /**
+   * Builds the engine; a budget a poller names but nobody declares gets the keys that declare it.
+   */
+  private static Watukuy build(
+      Watukuy.Builder b, List<Poller<?>> pollers, WatukuyProperties properties) {
+    try {
+      return b.build();
+    } catch (ConfigException e) {
+      for (Poller<?> p : pollers) {
+        String budget = p.budget();
+        if (budget != null
+            && !properties.getBudgets().containsKey(budget)
+            && String.valueOf(e.getMessage()).contains("budget '" + budget + "' is not declared"))
+          throw new ConfigException(
+              e.getMessage()
+                  + "; declare it with the property watukuy.budgets."
+                  + budget
+                  + ".requests (tokens per period; optional: watukuy.budgets."
+                  + budget
+                  + ".per, default 1s, and .burst) or in Java with a WatukuyCustomizer"
+                  + " calling Watukuy.Builder.budget(\""
+                  + budget
+                  + "\", ..)");
+      }
+      throw e;
+    }
   }
 
   private static void budget(Watukuy.Builder b, String name, WatukuyProperties.Budget p) {
@@ -158,6 +187,28 @@ public class WatukuyAutoConfiguration {
       WatukuyEndpoint watukuyEndpoint(Watukuy watukuy) {
         return new WatukuyEndpoint(watukuy);
       }
+
+      /** A misspelt body field is a 400 naming it, not an operation on every partition. */
+      @Bean
+      org.springframework.boot.actuate.endpoint.invoke.OperationInvokerAdvisor
+          watukuyEndpointFields() {
+        return new WatukuyEndpointFields();
+      }
+    }
+
+    /** On Spring MVC, a JSON array in the body reaches the write operation. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnAvailableEndpoint(WatukuyEndpoint.class)
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+    @ConditionalOnClass(
+        name = "org.springframework.web.servlet.mvc.method.annotation.RequestBodyAdviceAdapter")
+    static class ServletBody {
+      @Bean
+      WatukuyEndpointBody watukuyEndpointBody(
+          ObjectProvider<org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints>
+              endpoints) {
+        return new WatukuyEndpointBody(endpoints);
+      }
     }
   }
 
@@ -195,10 +246,13 @@ public class WatukuyAutoConfiguration {
     }
 
     @Bean
-    WatukuyCustomizer watukuyMetricsGauges(WatukuyMetrics metrics) {
+    WatukuyCustomizer watukuyMetricsGauges(
+        WatukuyMetrics metrics, ObjectProvider<Poller<?>> pollers) {
       return new WatukuyCustomizer() {
         @Override
         public void built(Watukuy engine) {
+          // The lease and budget series exist at 0 from the start, as with run --admin.
+          metrics.declare(pollers.orderedStream().toList());
           metrics.watch(engine);
         }
       };

@@ -1,6 +1,7 @@
 package io.watukuy.spring.boot;
 
 import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.watukuy.ConfigException;
 import io.watukuy.Inspection;
@@ -15,14 +16,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
-import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
-import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
 
 /**
- * The {@code watukuy} Actuator endpoint (docs/spring-boot.md, "Endpoint"): {@code GET
+ * The {@code watukuy} Actuator web endpoint (docs/spring-boot.md, "Endpoint"): {@code GET
  * /actuator/watukuy} is the {@code inspect --json} document, {@code GET /actuator/watukuy/{poller}}
  * one poller's keys and parked events, and {@code POST /actuator/watukuy/{poller}/{action}} an
  * operation: {@code pause}, {@code resume}, {@code trigger}, {@code retry} or {@code discard}
@@ -30,12 +31,22 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  *
  * <p>Responses are plain maps and lists, so whichever Jackson Boot's Actuator uses writes them; the
  * inspection is turned into one by the core's own Jackson 2 mapping, so its fields are those of the
- * command line's {@code inspect --json}. Parked events are listed without their bodies.
+ * command line's {@code inspect --json}. Parked events are listed without their bodies. A request
+ * the endpoint refuses is answered with a 400 or 404 whose body is {@code {"error": "..."}}, naming
+ * the action, poller, partition or field that was wrong.
  */
-@Endpoint(id = "watukuy")
+@WebEndpoint(id = WatukuyEndpoint.ID)
 public final class WatukuyEndpoint {
+  /** The endpoint id, {@code watukuy}: its path is {@code /actuator/watukuy}. */
+  public static final String ID = "watukuy";
+
+  /** The fields a POST body may have; anything else is refused before the operation runs. */
+  static final List<String> BODY_FIELDS = List.of("partition", "ids");
+
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final TypeReference<Map<String, Object>> MAP = new TypeReference<>() {};
+  private static final List<String> ACTIONS =
+      List.of("pause", "resume", "trigger", "retry", "discard");
 
   private final Watukuy engine;
 
@@ -62,19 +73,21 @@ public final class WatukuyEndpoint {
    * One poller: its keys' inspection and its parked events (without bodies).
    *
    * @param poller a poller name
-   * @return {@code poller}, {@code keys} and {@code parked}; null (404) for an unknown poller
+   * @return 200 with {@code poller}, {@code keys} and {@code parked}; 404 with {@code error} naming
+   *     the unknown poller and the known ones
    */
   @ReadOperation
-  public @Nullable Map<String, Object> poller(@Selector String poller) {
+  public WebEndpointResponse<Map<String, Object>> poller(@Selector String poller) {
     Inspection all = engine.inspect();
     List<KeyInspection> keys =
         all.pollers().stream().filter(k -> k.key().poller().equals(poller)).toList();
-    if (keys.isEmpty()) return null;
+    if (keys.isEmpty())
+      return error(WebEndpointResponse.STATUS_NOT_FOUND, unknownPoller(poller, all));
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("poller", poller);
     out.put("keys", document(new Inspection(all.at(), keys)).get("pollers"));
     out.put("parked", parked(engine.parked().list(poller)));
-    return out;
+    return new WebEndpointResponse<>(out);
   }
 
   /**
@@ -83,17 +96,41 @@ public final class WatukuyEndpoint {
    * @param poller a poller name
    * @param action {@code pause}, {@code resume}, {@code trigger}, {@code retry} or {@code discard}
    * @param partition the partition; null for every key of the poller
-   * @param ids parked event ids for {@code retry} and {@code discard}; null for all of the key's
-   * @return {@code poller}, {@code action} and, for parked events, {@code count}
-   * @throws InvalidEndpointRequestException (400) for an unknown action, poller or partition,
-   *     naming it
+   * @param ids for {@code retry} and {@code discard}: a JSON array of parked event ids (as the
+   *     body's {@code ids} array arrives here, see {@link WatukuyEndpointBody}) or one id; null for
+   *     all of the chosen keys' parked events
+   * @return 200 with {@code poller}, {@code action} and, for parked events, {@code count}; 400 with
+   *     {@code error} naming the unknown action, poller or partition, or the malformed {@code ids}
    */
   @WriteOperation
-  public Map<String, Object> operate(
+  public WebEndpointResponse<Map<String, Object>> operate(
       @Selector String poller,
       @Selector String action,
       @Nullable String partition,
-      @Nullable List<String> ids) {
+      @Nullable String ids) {
+    if (!ACTIONS.contains(action))
+      return badRequest(
+          "unknown action '"
+              + action
+              + "' on poller '"
+              + poller
+              + "': "
+              + String.join(", ", ACTIONS));
+    Inspection all = engine.inspect();
+    List<String> partitions = new ArrayList<>();
+    for (KeyInspection k : all.pollers())
+      if (k.key().poller().equals(poller)) partitions.add(k.key().partition());
+    if (partitions.isEmpty()) return badRequest(unknownPoller(poller, all));
+    if (partition != null && !partitions.contains(partition))
+      return badRequest(
+          partitions.equals(List.of(""))
+              ? "poller '" + poller + "' has no partitions, so no partition '" + partition + "'"
+              : "poller '"
+                  + poller
+                  + "' has no partition '"
+                  + partition
+                  + "'; its partitions: "
+                  + String.join(", ", partitions));
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("poller", poller);
     if (partition != null) out.put("partition", partition);
@@ -114,23 +151,39 @@ public final class WatukuyEndpoint {
           if (key == null) engine.trigger(poller);
           else engine.trigger(key);
         }
-        case "retry", "discard" -> out.put("count", parkedOp(poller, partition, ids, action));
-        default ->
-            throw new InvalidEndpointRequestException(
-                "unknown action '" + action + "': pause, resume, trigger, retry or discard",
-                "unknown action");
+        default -> out.put("count", parkedOp(poller, partition, idList(ids), action));
       }
     } catch (ConfigException | IllegalArgumentException e) {
-      throw new InvalidEndpointRequestException(
-          poller + " " + action + ": " + e.getMessage(), "rejected");
+      return badRequest(action + " on poller '" + poller + "': " + e.getMessage());
+    }
+    return new WebEndpointResponse<>(out);
+  }
+
+  /**
+   * The ids of a request: a JSON array of strings, or one id.
+   *
+   * @throws IllegalArgumentException naming {@code ids} when the array is not one of strings
+   */
+  private static @Nullable List<String> idList(@Nullable String ids) {
+    if (ids == null || !ids.startsWith("[")) return ids == null ? null : List.of(ids);
+    JsonNode array;
+    try {
+      array = JSON.readTree(ids);
+    } catch (java.io.IOException e) {
+      throw new IllegalArgumentException("ids is not a JSON array: " + ids, e);
+    }
+    List<String> out = new ArrayList<>();
+    for (JsonNode id : array) {
+      if (!id.isTextual())
+        throw new IllegalArgumentException(
+            "ids must be an array of strings such as [\"12\"], but held " + id);
+      out.add(id.asText());
     }
     return out;
   }
 
   private int parkedOp(
       String poller, @Nullable String partition, @Nullable List<String> ids, String action) {
-    if (engine.inspect().pollers().stream().noneMatch(k -> k.key().poller().equals(poller)))
-      throw new ConfigException("unknown poller '" + poller + "'");
     Map<PollerKey, List<String>> chosen = new LinkedHashMap<>();
     for (ParkedEvent p : engine.parked().list(poller)) {
       if (partition != null && !p.key().partition().equals(partition)) continue;
@@ -144,6 +197,28 @@ public final class WatukuyEndpoint {
               ? engine.parked().retry(e.getKey(), e.getValue())
               : engine.parked().discard(e.getKey(), e.getValue());
     return n;
+  }
+
+  private static String unknownPoller(String poller, Inspection all) {
+    List<String> known =
+        all.pollers().stream().map(k -> k.key().poller()).distinct().sorted().toList();
+    return "unknown poller '" + poller + "'; the pollers: " + String.join(", ", known);
+  }
+
+  /**
+   * A refusal with a body naming what was wrong.
+   *
+   * @param message what was wrong, naming the action, poller, partition or field
+   * @return a 400 whose body is {@code {"error": message}}
+   */
+  static WebEndpointResponse<Map<String, Object>> badRequest(String message) {
+    return error(WebEndpointResponse.STATUS_BAD_REQUEST, message);
+  }
+
+  private static WebEndpointResponse<Map<String, Object>> error(int status, String message) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("error", message);
+    return new WebEndpointResponse<>(body, status);
   }
 
   private static Map<String, Object> document(Inspection inspection) {

@@ -20,8 +20,8 @@ public class WatukuyProperties {
   private boolean enabled = true;
 
   /**
-   * Whether the engine starts with the application context; when false, call {@code
-   * Watukuy.start()} or drive it with {@code tick()} yourself.
+   * Whether the engine starts with the application context; when false, call Watukuy.start() or
+   * drive it with tick() yourself.
    */
   private boolean autoStartup = true;
 
@@ -29,7 +29,9 @@ public class WatukuyProperties {
   private @Nullable String instanceId;
 
   /** Lease time to live: an instance that dies holds its keys for up to this long. */
-  private Duration leaseTtl = Watukuy.DEFAULT_LEASE_TTL;
+  // A literal, not Watukuy.DEFAULT_LEASE_TTL: the metadata processor reads only literal defaults
+  // (WatukuyAutoConfigurationTest checks the two agree).
+  private Duration leaseTtl = Duration.ofSeconds(30);
 
   /** Where cursors, outbox and leases live. */
   private final Store store = new Store();
@@ -38,8 +40,8 @@ public class WatukuyProperties {
   private final Delivery delivery = new Delivery();
 
   /**
-   * Rate budgets by name, each shared by the pollers that name it with {@code
-   * Poller.Builder.budget(name)}.
+   * Rate budgets by name, each shared by the pollers that name it with Poller.Builder.budget(name):
+   * watukuy.budgets.NAME.requests (required), .per (default 1s) and .burst (default: requests).
    */
   private final Map<String, Budget> budgets = new LinkedHashMap<>();
 
@@ -301,13 +303,15 @@ public class WatukuyProperties {
   /** {@code watukuy.delivery.*}: the fields of {@link DeliveryOptions}. */
   public static class Delivery {
     /** Handler calls running at once, engine-wide. */
-    private int concurrency = DeliveryOptions.DEFAULT_CONCURRENCY;
+    // Literals, not DeliveryOptions' constants: the metadata processor reads only literal defaults
+    // (WatukuyAutoConfigurationTest checks they agree with the engine's).
+    private int concurrency = 8;
 
     /** Outbox rows read per dispatch round. */
-    private int dispatchBatchSize = DeliveryOptions.DEFAULT_DISPATCH_BATCH_SIZE;
+    private int dispatchBatchSize = 100;
 
     /** Most events handed to a batch handler or sink in one call. */
-    private int batchSize = DeliveryOptions.DEFAULT_BATCH_SIZE;
+    private int batchSize = 100;
 
     /**
      * Handler calls at once.

@@ -4,23 +4,38 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.watukuy.Cursors;
 import io.watukuy.DeliveryOptions;
 import io.watukuy.Handler;
+import io.watukuy.Poller;
 import io.watukuy.PollerKey;
 import io.watukuy.Watukuy;
 import io.watukuy.spi.StateStore;
 import io.watukuy.store.memory.MemoryStore;
+import io.watukuy.testing.FakeApi;
 import io.watukuy.testing.VirtualClock;
 import java.io.InputStream;
+import java.net.URL;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.UrlResource;
+import org.springframework.core.io.support.PropertiesLoaderUtils;
+import org.springframework.util.StringUtils;
 
 /**
  * The auto-configuration in a plain application context: the {@code watukuy.*} keys bind and are
@@ -114,6 +129,123 @@ class WatukuyAutoConfigurationTest {
             "watukuy.budgets",
             "watukuy.health.show-keys",
             "watukuy.tracing.enabled");
+
+    // The defaults an IDE shows are the engine's (docs/spring-boot.md, "Properties").
+    Map<String, String> defaults = new LinkedHashMap<>();
+    List<String> descriptions = new ArrayList<>();
+    for (JsonNode p : metadata.get("properties")) {
+      if (p.has("defaultValue"))
+        defaults.put(p.get("name").asText(), p.get("defaultValue").asText());
+      descriptions.add(p.path("description").asText());
+    }
+    assertThat(defaults)
+        .containsEntry(
+            "watukuy.delivery.concurrency", String.valueOf(DeliveryOptions.DEFAULT_CONCURRENCY))
+        .containsEntry(
+            "watukuy.delivery.dispatch-batch-size",
+            String.valueOf(DeliveryOptions.DEFAULT_DISPATCH_BATCH_SIZE))
+        .containsEntry(
+            "watukuy.delivery.batch-size", String.valueOf(DeliveryOptions.DEFAULT_BATCH_SIZE))
+        .containsEntry("watukuy.lease-ttl", "30s")
+        .containsEntry("watukuy.enabled", "true")
+        .containsEntry("watukuy.auto-startup", "true")
+        .containsEntry("watukuy.store.table-prefix", "watukuy_")
+        .containsEntry("watukuy.store.schema", "public")
+        .containsEntry("watukuy.store.migrate", "true");
+    assertThat(Watukuy.DEFAULT_LEASE_TTL).isEqualTo(Duration.ofSeconds(30));
+    // an IDE shows descriptions as plain text: no Javadoc tags
+    assertThat(descriptions).noneMatch(d -> d.contains("{@"));
+  }
+
+  @Test
+  void aBudgetNoOneDeclaresSaysWhichPropertyDeclaresIt() {
+    runner
+        .withUserConfiguration(BudgetedPoller.class)
+        .run(
+            ctx ->
+                assertThat(ctx)
+                    .getFailure()
+                    .rootCause()
+                    .hasMessage(
+                        "poller vendorOrders: budget 'vendor' is not declared (the engine declares"
+                            + " no budget); declare it with the property"
+                            + " watukuy.budgets.vendor.requests (tokens per period; optional:"
+                            + " watukuy.budgets.vendor.per, default 1s, and .burst) or in Java"
+                            + " with a WatukuyCustomizer calling"
+                            + " Watukuy.Builder.budget(\"vendor\", ..)"));
+    runner
+        .withUserConfiguration(BudgetedPoller.class)
+        .withPropertyValues("watukuy.budgets.vendor.requests=5")
+        .run(ctx -> assertThat(ctx).hasNotFailed());
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class BudgetedPoller {
+    @Bean
+    Poller<JsonNode> vendorOrders(FakeApi api) {
+      return Poller.builder("vendorOrders", JsonNode.class)
+          .identity(n -> n.get("id").asText())
+          .cursor(Cursors.snapshotDiff())
+          .fetch(api.snapshotFetcher(10))
+          .schedule(Fixtures.FIXED)
+          .budget("vendor")
+          .build();
+    }
+
+    @Bean
+    @WatukuyHandler("vendorOrders")
+    Handler<JsonNode> vendorOrdersHandler() {
+      return e -> {};
+    }
+  }
+
+  @Test
+  void aStartFailureIsAnalysedIntoADescriptionAndAnAction() throws Exception {
+    // Boot finds failure analyzers under this key of META-INF/spring.factories.
+    List<String> registered = new ArrayList<>();
+    for (URL url :
+        Collections.list(getClass().getClassLoader().getResources("META-INF/spring.factories")))
+      registered.addAll(
+          StringUtils.commaDelimitedListToSet(
+              PropertiesLoaderUtils.loadProperties(new UrlResource(url))
+                  .getProperty(FailureAnalyzer.class.getName(), "")));
+    assertThat(registered).contains(WatukuyFailureAnalyzer.class.getName());
+    WatukuyFailureAnalyzer analyzer = new WatukuyFailureAnalyzer();
+    runner
+        .withPropertyValues("watukuy.budgets.vendor.requests=0")
+        .run(
+            ctx -> {
+              FailureAnalysis a = analyzer.analyze(ctx.getStartupFailure());
+              assertThat(a.getDescription())
+                  .isEqualTo(
+                      "watukuy could not start: watukuy.budgets.vendor: budget requests must be"
+                          + " >= 1, but was 0");
+              assertThat(a.getAction())
+                  .isEqualTo(
+                      "Correct the property watukuy.budgets.vendor"
+                          + " (docs/spring-boot.md, \"Properties\" lists every watukuy.* key),"
+                          + " or set watukuy.enabled=false to leave the engine out.");
+            });
+    runner
+        .withUserConfiguration(MisspeltHandler.class)
+        .run(
+            ctx -> {
+              FailureAnalysis a = analyzer.analyze(ctx.getStartupFailure());
+              assertThat(a.getDescription())
+                  .startsWith("watukuy could not start: bean 'misspelt': @WatukuyHandler names");
+              assertThat(a.getAction()).startsWith("Fix the handler bean named above");
+            });
+    runner
+        .withUserConfiguration(BudgetedPoller.class)
+        .run(
+            ctx ->
+                assertThat(analyzer.analyze(ctx.getStartupFailure()).getAction())
+                    .isEqualTo(
+                        "Correct the poller or property named above"
+                            + " (docs/spring-boot.md, \"Properties\" and \"Wiring\"),"
+                            + " or set watukuy.enabled=false to leave the engine out."));
+    // not watukuy's failure: left to Boot's other analyzers
+    assertThat(analyzer.analyze(new IllegalStateException("other"))).isNull();
   }
 
   @Test
@@ -138,6 +270,28 @@ class WatukuyAutoConfigurationTest {
     runner
         .withPropertyValues("watukuy.enabled=false")
         .run(ctx -> assertThat(ctx).hasNotFailed().doesNotHaveBean(Watukuy.class));
+  }
+
+  @Test
+  @ExtendWith(OutputCaptureExtension.class)
+  void enabledFalseWithPollerBeansSaysOnceThatTheEngineIsDisabled(CapturedOutput output) {
+    String line =
+        "watukuy: the engine is disabled by the property watukuy.enabled=false; poller(s) orders"
+            + " will not run";
+    runner
+        .withConfiguration(AutoConfigurations.of(WatukuyDisabledAutoConfiguration.class))
+        .withPropertyValues("watukuy.enabled=false")
+        .run(ctx -> assertThat(ctx).hasNotFailed().doesNotHaveBean(Watukuy.class));
+    assertThat(output.getOut() + output.getErr()).containsOnlyOnce(line).contains("INFO");
+    // enabled (the default) or no poller: not a word
+    runner
+        .withConfiguration(AutoConfigurations.of(WatukuyDisabledAutoConfiguration.class))
+        .run(ctx -> assertThat(ctx).hasSingleBean(Watukuy.class));
+    new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(WatukuyDisabledAutoConfiguration.class))
+        .withPropertyValues("watukuy.enabled=false")
+        .run(ctx -> assertThat(ctx).hasNotFailed());
+    assertThat(output.getOut() + output.getErr()).containsOnlyOnce("engine is disabled");
   }
 
   @Configuration(proxyBeanMethods = false)

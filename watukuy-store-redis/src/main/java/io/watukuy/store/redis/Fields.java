@@ -1,6 +1,8 @@
 package io.watukuy.store.redis;
 
 import io.watukuy.StoreException;
+import java.util.ArrayList;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -39,14 +41,25 @@ final class Fields {
    * @throws StoreException when {@code text} does not hold exactly {@code count} fields
    */
   static @Nullable String[] decode(String text, int count, String what) {
-    @Nullable String[] out = new String[count];
+    List<@Nullable String> fields = decodeAll(text, what);
+    if (fields.size() != count) {
+      throw malformed(what, text);
+    }
+    return fields.toArray(new String[0]);
+  }
+
+  /**
+   * Splits what {@link #encode} wrote when the number of fields is not known in advance (a map's
+   * pairs): every field up to the end of {@code text}.
+   *
+   * @throws StoreException when {@code text} is not a sequence of fields
+   */
+  static List<@Nullable String> decodeAll(String text, String what) {
+    List<@Nullable String> out = new ArrayList<>();
     int at = 0;
-    for (int i = 0; i < count; i++) {
-      if (at >= text.length()) {
-        throw malformed(what, text);
-      }
+    while (at < text.length()) {
       if (text.charAt(at) == '~') {
-        out[i] = null;
+        out.add(null);
         at++;
         continue;
       }
@@ -64,11 +77,8 @@ final class Fields {
       if (length < 0 || end > text.length()) {
         throw malformed(what, text);
       }
-      out[i] = text.substring(colon + 1, end);
+      out.add(text.substring(colon + 1, end));
       at = end;
-    }
-    if (at != text.length()) {
-      throw malformed(what, text);
     }
     return out;
   }

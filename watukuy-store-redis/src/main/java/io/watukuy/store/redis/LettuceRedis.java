@@ -40,7 +40,10 @@ import org.jspecify.annotations.Nullable;
  * refused because its sequences are taken (the caller sees a {@link io.watukuy.StoreException} and
  * reloads, as after any failed commit), acks, state patches, validators and parking are idempotent,
  * a repeated {@code recordAttempt} counts one attempt more, and a repeated {@code acquireLease}
- * finds the key leased (the lease expires after its TTL).
+ * finds the key leased (the lease expires after its TTL). Of the effect tables' scripts, cursor and
+ * invocation writes, skip requests, quarantine and rewind are idempotent, a repeated effect lease
+ * acquisition by its owner keeps the epoch, a repeated journal append answers false and keeps the
+ * entry, and a repeated {@code addCounts} adds its counts twice.
  *
  * <p>Thread-safe, as the connection is. Never closes the connection.
  *

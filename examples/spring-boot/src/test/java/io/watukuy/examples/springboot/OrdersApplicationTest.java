@@ -35,7 +35,8 @@ import org.springframework.test.context.DynamicPropertySource;
  * The example application, booted whole on a random port against the local PostgreSQL (its own
  * table prefix, dropped afterwards) and a vendor on 127.0.0.1: the orders reach the handler, a
  * changed order arrives as an update, and {@code /actuator/health} and {@code /actuator/watukuy}
- * answer over HTTP. The health readiness group leaves watukuy out.
+ * answer over HTTP: ids as a JSON array, and refusals whose {@code error} names the unknown poller,
+ * action or body field. The health readiness group leaves watukuy out.
  */
 @SpringBootTest(
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -118,16 +119,46 @@ class OrdersApplicationTest {
     JsonNode poller = get("/actuator/watukuy/orders", 200);
     assertThat(poller.get("parked")).isEmpty();
 
-    HttpResponse<String> paused =
-        client.send(
-            HttpRequest.newBuilder(uri("/actuator/watukuy/orders/pause"))
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString("{}"))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
+    // Refusals name what was wrong; a misspelt field pauses nothing.
+    assertThat(get("/actuator/watukuy/nope", 404).get("error").asText())
+        .isEqualTo("unknown poller 'nope'; the pollers: orders");
+    assertThat(post("/actuator/watukuy/orders/pause", "{\"partiton\":\"eu\"}", 400))
+        .isEqualTo("unknown field 'partiton'; the fields are partition and ids");
+    assertThat(post("/actuator/watukuy/orders/jump", "{}", 400))
+        .isEqualTo(
+            "unknown action 'jump' on poller 'orders': pause, resume, trigger, retry, discard");
+    assertThat(post("/actuator/watukuy/orders/retry", "{\"ids\":[1]}", 400))
+        .isEqualTo(
+            "retry on poller 'orders': ids must be an array of strings such as [\"12\"], but held"
+                + " 1");
+    assertThat(get("/actuator/watukuy", 200).at("/pollers/0/paused").isNull()).isTrue();
+
+    // ids as a JSON array (nothing is parked here, so nothing matches)
+    HttpResponse<String> discarded =
+        send("/actuator/watukuy/orders/discard", "{\"ids\":[\"1\",\"2\"]}");
+    assertThat(discarded.statusCode()).as(discarded.body()).isEqualTo(200);
+    assertThat(json.readTree(discarded.body()).get("count").asInt()).isZero();
+
+    HttpResponse<String> paused = send("/actuator/watukuy/orders/pause", "{}");
     assertThat(paused.statusCode()).isEqualTo(200);
     assertThat(json.readTree(paused.body()).get("action").asText()).isEqualTo("pause");
     assertThat(get("/actuator/watukuy", 200).at("/pollers/0/paused").isNull()).isFalse();
+  }
+
+  private HttpResponse<String> send(String path, String body) throws Exception {
+    return client.send(
+        HttpRequest.newBuilder(uri(path))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** The {@code error} of a refused POST. */
+  private String post(String path, String body, int status) throws Exception {
+    HttpResponse<String> r = send(path, body);
+    assertThat(r.statusCode()).as(path + " " + body + ": " + r.body()).isEqualTo(status);
+    return json.readTree(r.body()).get("error").asText();
   }
 
   private void awaitBook(Map<String, String> expected) throws InterruptedException {

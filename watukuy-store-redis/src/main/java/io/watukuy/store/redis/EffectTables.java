@@ -1,0 +1,591 @@
+package io.watukuy.store.redis;
+
+import static io.watukuy.store.redis.ScriptReplies.status;
+import static io.watukuy.store.redis.ScriptReplies.text;
+
+import io.watukuy.PollerKey;
+import io.watukuy.StoreException;
+import io.watukuy.spi.EffectCursor;
+import io.watukuy.spi.EffectRecord;
+import io.watukuy.spi.EffectStore;
+import io.watukuy.spi.InvocationRow;
+import io.watukuy.spi.InvocationStatus;
+import io.watukuy.spi.JournalEntry;
+import io.watukuy.spi.Lease;
+import io.watukuy.spi.SubjectKey;
+import io.watukuy.store.redis.Scripts.Script;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The effect tables of a {@link RedisStore} ({@link EffectStore}; docs/stores.md, "RedisStore and
+ * RedisBudgetStore"), laid out by {@link EffectLayout} and written by {@link EffectScripts}: every
+ * method is one script on the effect's slot, plus these calls to keys in other slots.
+ *
+ * <ul>
+ *   <li>{@code <prefix>{<source>}:effects} names the effects with a cursor on a source, so {@link
+ *       #lowestWatermark} reads their cursors without a {@code SCAN}. It must name an effect before
+ *       the effect's first cursor there exists, or the log could be pruned above that cursor: a
+ *       cursor write that finds the source unmarked in the effect's {@code sources} set writes
+ *       nothing and answers {@code INDEX}; the effect is added to the source's set, then the write
+ *       runs again and marks the source. An effect is never taken out, and one without a cursor
+ *       there is passed over.
+ *   <li>{@code <prefix>effects} names the effects for {@link #listEffects}; an effect is added
+ *       after the write that first gives it a lease, a record or a cursor (then its lease hash is
+ *       marked {@code listed}), as {@link KeyIndex} lists poller keys. Listing checks each name
+ *       still has one of the three.
+ *   <li>{@code <prefix>subjects} holds the subject keys, one field per subject.
+ * </ul>
+ */
+final class EffectTables {
+  private static final Logger log = LoggerFactory.getLogger(RedisStore.class);
+
+  /** Statuses whose rows are complete in their lane (swept once old and under the watermark). */
+  static final Set<InvocationStatus> COMPLETED =
+      EnumSet.of(InvocationStatus.DONE, InvocationStatus.TERMINAL, InvocationStatus.SKIPPED);
+
+  private final ScriptRunner scripts;
+  private final EffectLayout layout;
+
+  EffectTables(ScriptRunner scripts) {
+    this.scripts = scripts;
+    this.layout = new EffectLayout(scripts.layout().prefix());
+  }
+
+  EffectLayout layout() {
+    return layout;
+  }
+
+  // ---- lease
+
+  Optional<Lease> acquire(String effect, String owner, Duration ttl, Instant now) {
+    Objects.requireNonNull(owner, "owner");
+    requirePositive(ttl);
+    long nowMs = now.toEpochMilli();
+    long expiresMs = now.plus(ttl).toEpochMilli();
+    List<Object> reply =
+        run(
+            EffectScripts.ACQUIRE,
+            effect,
+            null,
+            List.of(owner, Long.toString(nowMs), Long.toString(expiresMs)));
+    if ("HELD".equals(status(reply))) {
+      return Optional.empty();
+    }
+    expectOk(reply, EffectScripts.ACQUIRE, effect);
+    long epoch = number(text(reply, 1), "lease epoch", effect);
+    listIfNeeded(effect, reply, 2);
+    return Optional.of(new Lease(owner, epoch, Instant.ofEpochMilli(expiresMs)));
+  }
+
+  Optional<Lease> renew(String effect, Lease lease, Duration ttl, Instant now) {
+    Objects.requireNonNull(lease, "lease");
+    requirePositive(ttl);
+    long expiresMs = now.plus(ttl).toEpochMilli();
+    List<Object> reply =
+        run(
+            EffectScripts.RENEW,
+            effect,
+            null,
+            List.of(lease.owner(), Long.toString(lease.epoch()), Long.toString(expiresMs)));
+    if ("LOST".equals(status(reply))) {
+      return Optional.empty();
+    }
+    expectOk(reply, EffectScripts.RENEW, effect);
+    return Optional.of(new Lease(lease.owner(), lease.epoch(), Instant.ofEpochMilli(expiresMs)));
+  }
+
+  void release(String effect, Lease lease) {
+    Objects.requireNonNull(lease, "lease");
+    expectOk(
+        run(EffectScripts.RELEASE, effect, null, ScriptArgs.lease(lease)),
+        EffectScripts.RELEASE,
+        effect);
+  }
+
+  Optional<Lease> lease(String effect) {
+    List<Object> reply = run(EffectScripts.GET_LEASE, effect, null, List.of());
+    if (reply.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new Lease(
+            text(reply, 0),
+            number(text(reply, 1), "lease epoch", effect),
+            Instant.ofEpochMilli(number(text(reply, 2), "lease expiry", effect))));
+  }
+
+  // ---- effect-wide state
+
+  List<String> listEffects() {
+    List<String> names =
+        ScriptReplies.texts(
+            scripts.run(
+                EffectScripts.SET_MEMBERS,
+                "listEffects",
+                null,
+                List.of(layout.effects()),
+                List.of()));
+    List<String> out = new ArrayList<>();
+    for (String name : names) {
+      if (number(run(EffectScripts.EXISTS, name, null, List.of()), 0, name) == 1) {
+        out.add(name);
+      }
+    }
+    out.sort(Comparator.naturalOrder());
+    return List.copyOf(out);
+  }
+
+  Optional<EffectRecord> loadEffect(String effect) {
+    List<Object> reply = run(EffectScripts.LOAD_RECORD, effect, null, List.of());
+    if (reply.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(EffectRows.decodeRecord(effect, ScriptReplies.fieldMap(reply)));
+  }
+
+  void setQuarantine(String effect, @Nullable String reason, Instant now) {
+    Objects.requireNonNull(now, "now");
+    List<Object> reply =
+        run(
+            EffectScripts.SET_QUARANTINE,
+            effect,
+            null,
+            List.of(
+                reason == null ? "0" : "1",
+                Long.toString(now.toEpochMilli()),
+                reason == null ? "" : reason));
+    expectOk(reply, EffectScripts.SET_QUARANTINE, effect);
+    listIfNeeded(effect, reply, 1);
+  }
+
+  void addCounts(
+      String effect,
+      long terminalSkips,
+      @Nullable String lastTerminalError,
+      long latestCollapsed,
+      Instant now) {
+    Objects.requireNonNull(effect, "effect");
+    Objects.requireNonNull(now, "now");
+    if (terminalSkips < 0 || latestCollapsed < 0) {
+      throw new IllegalArgumentException(
+          "counts for effect "
+              + effect
+              + " must be >= 0: terminalSkips "
+              + terminalSkips
+              + ", latestCollapsed "
+              + latestCollapsed);
+    }
+    List<String> args = new ArrayList<>();
+    args.add(Long.toString(terminalSkips));
+    args.add(Long.toString(latestCollapsed));
+    args.add(Long.toString(now.toEpochMilli()));
+    args.add(lastTerminalError == null ? "0" : "1");
+    args.add(lastTerminalError == null ? "" : lastTerminalError);
+    List<Object> reply = run(EffectScripts.ADD_COUNTS, effect, null, args);
+    expectOk(reply, EffectScripts.ADD_COUNTS, effect);
+    listIfNeeded(effect, reply, 1);
+  }
+
+  // ---- cursors
+
+  List<EffectCursor> loadCursors(String effect) {
+    List<Object> reply = run(EffectScripts.LOAD_CURSORS, effect, null, List.of());
+    List<EffectCursor> cursors = new ArrayList<>();
+    for (int i = 0; i + 1 < reply.size(); i += 2) {
+      PollerKey source = KeyLayout.parseTag(text(reply, i));
+      cursors.add(EffectRows.decodeCursor(effect, source, text(reply, i + 1)));
+    }
+    cursors.sort(Comparator.comparing(EffectCursor::source));
+    return List.copyOf(cursors);
+  }
+
+  void saveCursor(EffectCursor cursor, Lease lease) {
+    Objects.requireNonNull(cursor, "cursor");
+    Objects.requireNonNull(lease, "lease");
+    String effect = cursor.effect();
+    PollerKey source = cursor.source();
+    String value = EffectRows.encodeCursor(cursor);
+    List<Object> reply =
+        indexedWrite(
+            EffectScripts.SAVE_CURSOR,
+            effect,
+            source,
+            lease,
+            flag -> List.of(KeyLayout.tag(source), value, flag));
+    listIfNeeded(effect, reply, 1);
+  }
+
+  OptionalLong lowestWatermark(PollerKey source) {
+    Objects.requireNonNull(source, "source");
+    List<String> effects =
+        ScriptReplies.texts(
+            scripts.run(
+                EffectScripts.SET_MEMBERS,
+                "lowestWatermark " + source,
+                source,
+                List.of(layout.sourceEffects(source)),
+                List.of()));
+    OptionalLong lowest = OptionalLong.empty();
+    for (String effect : effects) {
+      List<Object> reply =
+          run(EffectScripts.WATERMARK, effect, null, List.of(KeyLayout.tag(source)));
+      if (!reply.isEmpty()) {
+        long watermark = number(text(reply, 0), "watermark", effect);
+        if (lowest.isEmpty() || watermark < lowest.getAsLong()) {
+          lowest = OptionalLong.of(watermark);
+        }
+      }
+    }
+    return lowest;
+  }
+
+  // ---- invocations
+
+  void saveInvocation(InvocationRow row, Lease lease) {
+    Objects.requireNonNull(row, "row");
+    Objects.requireNonNull(lease, "lease");
+    List<String> args = new ArrayList<>(ScriptArgs.lease(lease));
+    args.add(RowCodec.member(row.position()));
+    args.add(row.status().name());
+    args.add(row.skipRequested() ? "1" : "0");
+    args.add(Long.toString(row.updatedAt().toEpochMilli()));
+    args.add(EffectRows.invocationRest(row));
+    fenced(
+        run(EffectScripts.SAVE_INVOCATION, row.effect(), row.source(), args),
+        EffectScripts.SAVE_INVOCATION,
+        row.effect(),
+        lease);
+  }
+
+  Optional<InvocationRow> loadInvocation(String effect, PollerKey source, long position) {
+    if (position < 1) {
+      return Optional.empty();
+    }
+    List<Object> reply =
+        run(EffectScripts.LOAD_INVOCATION, effect, source, List.of(RowCodec.member(position)));
+    if (reply.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(EffectRows.decodeInvocation(effect, source, position, text(reply, 0)));
+  }
+
+  List<InvocationRow> listInvocations(
+      String effect,
+      PollerKey source,
+      long afterPosition,
+      Set<InvocationStatus> statuses,
+      int limit) {
+    Objects.requireNonNull(statuses, "statuses");
+    requireLimit(limit);
+    List<Object> reply =
+        run(
+            EffectScripts.LIST_INVOCATIONS,
+            effect,
+            source,
+            List.of(
+                ScriptArgs.after(afterPosition),
+                Integer.toString(limit),
+                EffectRows.statusFilter(statuses)));
+    List<InvocationRow> rows = new ArrayList<>(reply.size() / 2);
+    for (int i = 0; i + 1 < reply.size(); i += 2) {
+      long position = number(text(reply, i), "invocation position", effect);
+      rows.add(EffectRows.decodeInvocation(effect, source, position, text(reply, i + 1)));
+    }
+    return List.copyOf(rows);
+  }
+
+  long countInvocations(String effect, PollerKey source, long afterPosition) {
+    return number(
+        run(
+            EffectScripts.COUNT_INVOCATIONS,
+            effect,
+            source,
+            List.of(ScriptArgs.after(afterPosition))),
+        0,
+        effect);
+  }
+
+  boolean requestSkip(String effect, PollerKey source, long position, Instant now) {
+    Objects.requireNonNull(now, "now");
+    if (position < 1) {
+      return false;
+    }
+    List<Object> reply =
+        run(
+            EffectScripts.REQUEST_SKIP,
+            effect,
+            source,
+            List.of(RowCodec.member(position), Long.toString(now.toEpochMilli())));
+    return number(reply, 0, effect) == 1;
+  }
+
+  // ---- journal
+
+  Optional<JournalEntry> loadJournalEntry(
+      String effect, PollerKey source, long position, String callKey) {
+    Objects.requireNonNull(callKey, "callKey");
+    if (position < 1) {
+      return Optional.empty();
+    }
+    List<Object> reply =
+        run(
+            EffectScripts.LOAD_JOURNAL_ENTRY,
+            effect,
+            source,
+            List.of(EffectRows.journalField(position, callKey)));
+    if (reply.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(EffectRows.decodeEntry(effect, source, position, callKey, text(reply, 0)));
+  }
+
+  boolean appendJournalEntry(JournalEntry entry) {
+    Objects.requireNonNull(entry, "entry");
+    List<Object> reply =
+        run(
+            EffectScripts.APPEND_JOURNAL,
+            entry.effect(),
+            entry.source(),
+            List.of(
+                EffectRows.journalField(entry.position(), entry.callKey()),
+                EffectRows.callMember(entry),
+                EffectRows.encodeEntry(entry)));
+    return number(reply, 0, entry.effect()) == 1;
+  }
+
+  List<JournalEntry> listJournal(
+      String effect, PollerKey source, long position, int offset, int limit) {
+    if (offset < 0) {
+      throw new IllegalArgumentException("offset must be >= 0, was " + offset);
+    }
+    requireLimit(limit);
+    if (position < 1) {
+      return List.of();
+    }
+    List<Object> reply =
+        run(
+            EffectScripts.LIST_JOURNAL,
+            effect,
+            source,
+            List.of(RowCodec.member(position), Integer.toString(offset), Integer.toString(limit)));
+    List<JournalEntry> entries = new ArrayList<>(reply.size() / 2);
+    for (int i = 0; i + 1 < reply.size(); i += 2) {
+      entries.add(
+          EffectRows.decodeEntry(effect, source, position, text(reply, i), text(reply, i + 1)));
+    }
+    return List.copyOf(entries);
+  }
+
+  // ---- maintenance
+
+  long rewind(
+      String effect,
+      PollerKey source,
+      long position,
+      boolean lowerLiveBoundary,
+      Lease lease,
+      Instant now) {
+    Objects.requireNonNull(lease, "lease");
+    Objects.requireNonNull(now, "now");
+    if (position < 0) {
+      throw new IllegalArgumentException(
+          "rewind of effect " + effect + " on " + source + ": position must be >= 0: " + position);
+    }
+    String tail = EffectRows.cursorTail(Map.of(), now);
+    List<Object> reply =
+        indexedWrite(
+            EffectScripts.REWIND,
+            effect,
+            source,
+            lease,
+            flag ->
+                List.of(
+                    KeyLayout.tag(source),
+                    RowCodec.member(position),
+                    Long.toString(position),
+                    lowerLiveBoundary ? "1" : "0",
+                    tail,
+                    flag));
+    listIfNeeded(effect, reply, 2);
+    return number(reply, 1, effect);
+  }
+
+  int sweepInvocations(String effect, PollerKey source, Instant completedBefore, int limit) {
+    Objects.requireNonNull(completedBefore, "completedBefore");
+    requireLimit(limit);
+    List<Object> reply =
+        run(
+            EffectScripts.SWEEP,
+            effect,
+            source,
+            List.of(
+                KeyLayout.tag(source),
+                Long.toString(completedBefore.toEpochMilli()),
+                Integer.toString(limit)));
+    return (int) number(reply, 0, effect);
+  }
+
+  // ---- subject keys
+
+  Optional<SubjectKey> loadSubjectKey(String subject) {
+    Objects.requireNonNull(subject, "subject");
+    String value = text(subjects(EffectScripts.LOAD_SUBJECT, subject, List.of(subject)), 0);
+    return value.isEmpty()
+        ? Optional.empty()
+        : Optional.of(EffectRows.decodeSubject(subject, value));
+  }
+
+  SubjectKey putSubjectKeyIfAbsent(SubjectKey candidate) {
+    Objects.requireNonNull(candidate, "candidate");
+    String subject = candidate.subject();
+    List<Object> reply =
+        subjects(
+            EffectScripts.PUT_SUBJECT,
+            subject,
+            List.of(subject, EffectRows.encodeSubject(candidate)));
+    return EffectRows.decodeSubject(subject, text(reply, 0));
+  }
+
+  boolean eraseSubject(String subject) {
+    Objects.requireNonNull(subject, "subject");
+    List<Object> reply = subjects(EffectScripts.ERASE_SUBJECT, subject, List.of(subject));
+    return "1".equals(text(reply, 0));
+  }
+
+  // ---- running scripts
+
+  /** Builds a fenced cursor write's arguments after the lease, given the source-indexed flag. */
+  @FunctionalInterface
+  private interface IndexedArgs {
+    List<String> after(String indexedFlag);
+  }
+
+  /**
+   * Runs a fenced write that creates a cursor: when the script answers {@code INDEX}, adds the
+   * effect to the source's set of effects first, then runs it again saying so.
+   */
+  private List<Object> indexedWrite(
+      Script script, String effect, PollerKey source, Lease lease, IndexedArgs args) {
+    List<String> first = new ArrayList<>(ScriptArgs.lease(lease));
+    first.addAll(args.after("0"));
+    List<Object> reply = run(script, effect, source, first);
+    if ("INDEX".equals(status(reply))) {
+      scripts.run(
+          EffectScripts.SET_ADD,
+          op(script, effect, source),
+          source,
+          List.of(layout.sourceEffects(source)),
+          List.of(effect));
+      List<String> again = new ArrayList<>(ScriptArgs.lease(lease));
+      again.addAll(args.after("1"));
+      reply = run(script, effect, source, again);
+    }
+    fenced(reply, script, effect, lease);
+    return reply;
+  }
+
+  /**
+   * Adds the effect to the set of effects when a write reported it unlisted, then marks it. A
+   * failure is logged, not thrown: the write itself succeeded, and the next write tries again.
+   */
+  private void listIfNeeded(String effect, List<Object> reply, int index) {
+    if (reply.size() <= index || !"1".equals(reply.get(index))) {
+      return;
+    }
+    try {
+      scripts.run(
+          EffectScripts.SET_ADD, "listEffects", null, List.of(layout.effects()), List.of(effect));
+      run(EffectScripts.MARK_LISTED, effect, null, List.of());
+    } catch (StoreException e) {
+      log.warn(
+          "{}: effect {} was written but not yet listed; its next write lists it",
+          scripts.storeName(),
+          effect,
+          e);
+    }
+  }
+
+  private List<Object> run(
+      Script script, String effect, @Nullable PollerKey source, List<String> args) {
+    Objects.requireNonNull(effect, "effect");
+    List<String> keys;
+    if (source == null) {
+      keys = layout.keys(effect);
+    } else {
+      keys = layout.keys(effect, source);
+    }
+    return scripts.run(script, op(script, effect, source), null, keys, args);
+  }
+
+  private List<Object> subjects(Script script, String subject, List<String> args) {
+    return scripts.run(
+        script, script.name() + " subject " + subject, null, List.of(layout.subjects()), args);
+  }
+
+  private static String op(Script script, String effect, @Nullable PollerKey source) {
+    return script.name() + " effect " + effect + (source == null ? "" : " on " + source);
+  }
+
+  private void fenced(List<Object> reply, Script script, String effect, Lease lease) {
+    if ("LEASE_LOST".equals(status(reply))) {
+      String current = text(reply, 1);
+      throw EffectStore.effectLeaseLost(
+          effect, lease.epoch(), current.isEmpty() ? null : number(current, "lease epoch", effect));
+    }
+    expectOk(reply, script, effect);
+  }
+
+  private void expectOk(List<Object> reply, Script script, String effect) {
+    if (!"OK".equals(status(reply))) {
+      throw new StoreException(
+          scripts.describe(op(script, effect, null), null) + " failed: unexpected reply " + reply,
+          null);
+    }
+  }
+
+  private long number(List<Object> reply, int index, String what) {
+    return number(text(reply, index), "reply", what);
+  }
+
+  private long number(String text, String what, String effect) {
+    try {
+      return Long.parseLong(text);
+    } catch (NumberFormatException e) {
+      throw new StoreException(
+          "redis store: stored "
+              + what
+              + " of effect "
+              + effect
+              + " is not a number: '"
+              + text
+              + "'",
+          e);
+    }
+  }
+
+  private static void requirePositive(Duration ttl) {
+    Objects.requireNonNull(ttl, "ttl");
+    if (ttl.isNegative() || ttl.isZero()) {
+      throw new IllegalArgumentException("ttl must be positive, was " + ttl);
+    }
+  }
+
+  private static void requireLimit(int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be positive, was " + limit);
+    }
+  }
+}
