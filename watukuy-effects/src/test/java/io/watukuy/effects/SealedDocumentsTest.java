@@ -208,4 +208,31 @@ class SealedDocumentsTest {
     assertThat(row(1).status()).isEqualTo(InvocationStatus.FAILED);
     assertThat(row(1).error()).contains("secretKey").contains(EFFECT);
   }
+
+  @Test
+  void aCallWhoseResultCannotBeSealedNeverRuns() {
+    AtomicInteger lookups = new AtomicInteger();
+    fixture.created("alice");
+    fixture.created("bob");
+    Effects effects =
+        effects(
+            (ctx, e) ->
+                ctx.call(
+                    "lookup",
+                    e.data().customer(),
+                    Profile.class,
+                    ctx.position() == 1 ? "alice" : " ",
+                    () -> {
+                      lookups.incrementAndGet();
+                      return new Profile("a@b");
+                    }),
+            null);
+    drain(effects);
+
+    // Had it run, its result could not be recorded, and every retry would make the call again.
+    assertThat(lookups).hasValue(0);
+    assertThat(row(1).error()).contains("secretKey");
+    assertThat(row(2).error()).contains("subject is blank");
+    assertThat(fixture.store.listJournal(EFFECT, ORDERS, 1, 0, 10)).isEmpty();
+  }
 }

@@ -194,6 +194,7 @@ final class InvocationContext implements EffectContext {
     Objects.requireNonNull(resultType, "resultType");
     Objects.requireNonNull(subject, "subject");
     Objects.requireNonNull(call, "call");
+    services().seals().canSeal(effect, subject);
     String canonical = CallKeys.canonicalArgs(effect, name, args);
     return journaled(name, name, canonical, resultType, subject, key -> call.call());
   }

@@ -80,10 +80,7 @@ public final class SubjectSeals {
    * @throws IllegalArgumentException if the subject is blank
    */
   public String seal(String effect, String subject, String typeName, String json) {
-    Objects.requireNonNull(subject, "subject");
-    if (subject.isBlank())
-      throw new IllegalArgumentException("effect " + effect + ": a seal's subject is blank");
-    SealingKeys wrap = secretKey(effect);
+    SealingKeys wrap = canSeal(effect, subject);
     SubjectKey row = store.loadSubjectKey(subject).orElseGet(() -> newKey(wrap, subject));
     byte[] key = unwrap(effect, wrap, row);
     byte[] nonce = bytes(NONCE_BYTES);
@@ -208,6 +205,21 @@ public final class SubjectSeals {
               + ": the data key of a subject cannot be unwrapped: "
               + e.getMessage());
     }
+  }
+
+  /**
+   * Checks that a seal for {@code subject} can be made, before the call whose result it seals runs:
+   * a call that fired and then could not be recorded would fire again on every retry.
+   *
+   * @return the secretKey
+   * @throws IllegalStateException if no secretKey is configured, naming the effect
+   * @throws IllegalArgumentException if the subject is blank
+   */
+  public SealingKeys canSeal(String effect, String subject) {
+    Objects.requireNonNull(subject, "subject");
+    if (subject.isBlank())
+      throw new IllegalArgumentException("effect " + effect + ": a seal's subject is blank");
+    return secretKey(effect);
   }
 
   private SealingKeys secretKey(String effect) {
