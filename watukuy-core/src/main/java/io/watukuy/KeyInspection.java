@@ -50,6 +50,10 @@ import org.jspecify.annotations.Nullable;
  * @param stale whether the last success lies more than {@code staleAfterMs} before the inspection
  *     (false before the first success: a key that never succeeded shows its failures instead)
  * @param maxParked the poller's {@link Poller#maxParked()}, or null
+ * @param logHeldAbove the lowest watermark of the effects reading this key's event log: the log
+ *     keeps every event above it past its retention until those effects have read it
+ *     (docs/effects.md, "Retention"); null when no effect reads the key, the poller keeps no log,
+ *     or the store keeps no effect tables
  * @since 0.1
  */
 @JsonInclude(JsonInclude.Include.ALWAYS)
@@ -80,6 +84,7 @@ import org.jspecify.annotations.Nullable;
   "staleAfterMs",
   "stale",
   "maxParked",
+  "logHeldAbove",
   "health"
 })
 public record KeyInspection(
@@ -108,7 +113,8 @@ public record KeyInspection(
     @Nullable Instant lastSuccessAt,
     long staleAfterMs,
     boolean stale,
-    @Nullable Long maxParked) {
+    @Nullable Long maxParked,
+    @Nullable Long logHeldAbove) {
 
   /** Copies the maps. */
   public KeyInspection {

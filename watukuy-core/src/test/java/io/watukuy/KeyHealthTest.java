@@ -61,7 +61,8 @@ class KeyHealthTest {
         NOW.minusSeconds(60),
         STALE_AFTER_MS,
         stale,
-        maxParked);
+        maxParked,
+        null);
   }
 
   static KeyInspection healthy() {
@@ -231,7 +232,9 @@ class KeyHealthTest {
                 + " no successful poll since 2026-03-01T09:59:00Z, longer than staleAfter"
                 + " (30m)\"}]}");
     assertThat(new Inspection(NOW, List.of(stale)).toJson())
-        .contains("\"staleAfterMs\":1800000,\"stale\":true,\"maxParked\":null,\"health\":{");
+        .contains(
+            "\"staleAfterMs\":1800000,\"stale\":true,\"maxParked\":null,\"logHeldAbove\":null,"
+                + "\"health\":{");
     assertThat(Health.of(new Inspection(NOW, List.of(healthy()))).healthy()).isTrue();
   }
 }

@@ -6,6 +6,7 @@ import io.watukuy.Poller;
 import io.watukuy.PollerKey;
 import io.watukuy.ScheduleState;
 import io.watukuy.internal.cursor.LaneCursor;
+import io.watukuy.spi.EffectStore;
 import io.watukuy.spi.Lease;
 import io.watukuy.spi.ParkedKind;
 import io.watukuy.spi.PollerState;
@@ -14,6 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.OptionalLong;
 import org.jspecify.annotations.Nullable;
 
 /** Builds the inspection of one key from the store. */
@@ -80,7 +82,18 @@ final class Inspect {
         s.lastSuccessAt(),
         poller.staleAfter().toMillis(),
         stale(s.lastSuccessAt(), poller.staleAfter(), now),
-        poller.maxParked());
+        poller.maxParked(),
+        logHeldAbove(store, poller, key));
+  }
+
+  /**
+   * The lowest effect watermark on the key's log, read only for a poller that keeps a log (no
+   * effect can read one that does not) from a store that keeps effect tables.
+   */
+  private static @Nullable Long logHeldAbove(StateStore store, Poller<?> poller, PollerKey key) {
+    if (!poller.log().enabled() || !(store instanceof EffectStore effects)) return null;
+    OptionalLong floor = effects.lowestWatermark(key);
+    return floor.isPresent() ? floor.getAsLong() : null;
   }
 
   /**

@@ -233,7 +233,8 @@ class ReconcileBackfillAndReplayTest {
 
   /**
    * The log is never pruned above an effect's watermark (docs/effects.md, "Retention"): past the
-   * retention, a commit prunes only what the slowest effect has read, and the rest once it has.
+   * retention, a commit prunes only what the slowest effect has read, and the rest once it has;
+   * {@code inspect} shows the watermark that holds the log.
    */
   @Test
   void theLogKeepsEventsAboveAnEffectsWatermarkPastItsRetention() {
@@ -242,6 +243,7 @@ class ReconcileBackfillAndReplayTest {
     Watukuy w = f.engine("a").poller(orders).build().on(orders, r);
     f.seed(3);
     w.tick();
+    assertThat(w.inspect().pollers().get(0).logHeldAbove()).isNull();
     EffectStore effects = (EffectStore) f.store;
     Lease lease =
         effects
@@ -254,6 +256,7 @@ class ReconcileBackfillAndReplayTest {
     f.api.put("o004", Map.of("n", 4));
     w.tick();
     assertThat(logged()).containsExactly(2L, 3L, 4L);
+    assertThat(w.inspect().pollers().get(0).logHeldAbove()).isEqualTo(1L);
 
     effects.saveCursor(
         new EffectCursor("NotifyCustomer", ORDERS, 4, null, Map.of(), f.clock.now()), lease);

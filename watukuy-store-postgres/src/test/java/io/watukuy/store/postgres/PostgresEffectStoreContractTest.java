@@ -9,15 +9,17 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * PostgresStore against the effect store contract, on the local PostgreSQL: one schema per run of
- * this class (dropped after), a fresh table prefix per test. The pool holds more connections than
- * the contract's racing threads, so the race happens in the database, not in the pool.
+ * this class (dropped after), one set of tables emptied before each test. The pool holds more
+ * connections than the contract's racing threads, so the race happens in the database, not in the
+ * pool.
  */
 class PostgresEffectStoreContractTest extends EffectStoreContractTest {
   @RegisterExtension static final TestPostgres postgres = TestPostgres.local();
 
   private static HikariDataSource pool;
   private static String schema;
-  private static int stores;
+
+  private static final String PREFIX = "e_";
 
   @BeforeAll
   static void openPool() {
@@ -25,8 +27,13 @@ class PostgresEffectStoreContractTest extends EffectStoreContractTest {
     schema = postgres.newSchema("wk_effects");
   }
 
+  /**
+   * The class's one set of tables, emptied ({@link PgTest#emptyTables}): the first test's {@code
+   * migrate()} creates them, every later one finds them current.
+   */
   @Override
   protected StateStore newStore() {
-    return PostgresStore.builder(pool).schema(schema).tablePrefix("e" + ++stores + "_").build();
+    PgTest.emptyTables(pool, schema, PREFIX);
+    return PostgresStore.builder(pool).schema(schema).tablePrefix(PREFIX).build();
   }
 }

@@ -1,0 +1,15 @@
+package io.watukuy.testing;
+
+import io.watukuy.spi.StateStore;
+import io.watukuy.store.memory.MemoryStore;
+
+/**
+ * The effect store contract through the wrappers other code uses in place of a store: a {@link
+ * FaultyStore} (nothing armed) around a {@link CountingStore} around the reference store.
+ */
+class ForwardedEffectStoreContractTest extends EffectStoreContractTest {
+  @Override
+  protected StateStore newStore() {
+    return new FaultyStore(new CountingStore(new MemoryStore()));
+  }
+}
