@@ -4,9 +4,12 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.watukuy.testing.TestPostgres;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
 
@@ -62,6 +65,37 @@ final class PgTest {
       s.execute(sql);
     } catch (SQLException e) {
       throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Empties every table of {@code schema} whose name starts with {@code prefix}, except its meta
+   * table (which keeps the schema version, so the next {@code migrate()} finds the tables current
+   * and creates nothing), with one {@code DELETE} each in one batch (a {@code TRUNCATE} of small
+   * tables costs more). A contract suite migrates one set of tables per class and empties it before
+   * each test: creating the tables anew costs more than most tests, and an emptied table holds no
+   * row of an earlier test, as a fresh one would not. Nothing happens before the first test's
+   * {@code migrate()} created them.
+   *
+   * @throws IllegalStateException if a statement fails
+   */
+  static void emptyTables(DataSource ds, String schema, String prefix) {
+    try (Connection c = ds.getConnection();
+        Statement s = c.createStatement()) {
+      List<String> tables = new ArrayList<>();
+      try (ResultSet rs =
+          c.getMetaData().getTables(null, schema, prefix.replace("_", "\\_") + "%", null)) {
+        while (rs.next()) {
+          String table = rs.getString("TABLE_NAME");
+          if ("TABLE".equals(rs.getString("TABLE_TYPE")) && !table.equals(prefix + "meta"))
+            tables.add("\"" + schema + "\".\"" + table + "\"");
+        }
+      }
+      for (String table : tables) s.addBatch("DELETE FROM " + table);
+      s.executeBatch();
+    } catch (SQLException e) {
+      throw new IllegalStateException(
+          "emptying the tables of prefix " + prefix + " in " + schema + ": " + e, e);
     }
   }
 
