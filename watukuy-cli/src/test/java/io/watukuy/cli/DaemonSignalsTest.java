@@ -30,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DaemonSignalsTest {
   static final int PAGES = 30;
+  private static final List<String> JVM = List.of("-XX:TieredStopAtLevel=1");
 
   @TempDir Path dir;
 
@@ -86,15 +87,12 @@ class DaemonSignalsTest {
     server.stop(0);
   }
 
+  /**
+   * The daemon in a JVM of its own, compiled by C1 only: it serves a few slow pages and exits, so
+   * the optimizing compiler would only take CPU from a loaded machine's other processes.
+   */
   private Process daemon() throws IOException {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    return new ProcessBuilder(
-            java,
-            "-cp",
-            System.getProperty("java.class.path"),
-            Main.class.getName(),
-            "run",
-            dir.resolve("watukuy.yaml").toString())
+    return CliProcess.of(JVM, "run", dir.resolve("watukuy.yaml").toString())
         .redirectOutput(dir.resolve("stdout").toFile())
         .redirectError(dir.resolve("stderr").toFile())
         .start();
@@ -193,17 +191,13 @@ class DaemonSignalsTest {
   void aDaemonStartedUnderNohupSaysThatSighupWillNotReopenItsOutput() throws Exception {
     Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/nohup")), "no /usr/bin/nohup");
     pageMillis = 10;
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     Path stderr = dir.resolve("stderr");
+    List<String> command =
+        new ArrayList<>(
+            CliProcess.of(JVM, "run", dir.resolve("watukuy.yaml").toString()).command());
+    command.add(0, "/usr/bin/nohup");
     Process p =
-        new ProcessBuilder(
-                "/usr/bin/nohup",
-                java,
-                "-cp",
-                System.getProperty("java.class.path"),
-                Main.class.getName(),
-                "run",
-                dir.resolve("watukuy.yaml").toString())
+        new ProcessBuilder(command)
             .redirectOutput(dir.resolve("stdout").toFile())
             .redirectError(stderr.toFile())
             .start();

@@ -35,17 +35,23 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Guarantees G3 and G5 against a frozen process (issue 16, finding 1): two {@code watukuy run}
  * daemons, two JVMs, on one store (a SQLite file, then a PostgreSQL schema) and one output file, a
- * local vendor changing 20 items a second. Twelve times the lease holder is frozen with SIGSTOP for
+ * local vendor changing 20 items a second. Six times the lease holder is frozen with SIGSTOP for
  * longer than the 2 s lease TTL (the other daemon takes the key and delivers on), then resumed with
  * SIGCONT. In the output, the events of each item must keep their sequence order (a resumed daemon
  * must not write what it had loaded before the freeze after newer events), and none may be missing.
- * Bounded: 12 rounds of about 3 s, 30 s to settle, 3 minutes in all.
+ * Bounded: 6 rounds of about 3 s, 30 s to settle, 3 minutes in all.
  */
 @ReadsWallClock("freezes and resumes real processes; the lease TTL runs on their system clocks")
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class FrozenDaemonTest {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final int ROUNDS = 12;
+  // Each round freezes the holder past its TTL: the other daemon takes the key over meanwhile, and
+  // the resumed one must give its lease up without writing what it had loaded. Twelve rounds gave
+  // 12 (SQLite) and 9 (PostgreSQL) such resumes and nothing stale; six still give several per store
+  // (at least one is asserted), and the exact windows a freeze can hit (after loading the outbox,
+  // after a commit, before a handler's write) are each held deterministically by
+  // FrozenLeaseHolderTest and, on every CI seed, by ChaosPausedProcessTest (watukuy-testing).
+  private static final int ROUNDS = 6;
   private static final int IDENTITIES = 40;
   private static final long TTL_MS = 2000;
 
@@ -160,6 +166,7 @@ class FrozenDaemonTest {
         f.duplicates,
         leaseLostLines());
     assertThat(frozen).as("rounds that froze the lease holder").isGreaterThanOrEqualTo(ROUNDS / 2);
+    assertThat(leaseLostLines()).as("resumes that found their lease taken over").isPositive();
     assertThat(f.outOfOrder).as("events written after a newer one of their item").isEmpty();
     assertThat(f.lost).as("sequences committed but never written").isEmpty();
     assertThat(f.lastPerIdentity).as("last event per item").isEqualTo(finalState());

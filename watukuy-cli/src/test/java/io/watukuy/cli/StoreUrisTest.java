@@ -17,6 +17,7 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -242,6 +243,18 @@ class StoreUrisTest {
 
   @Test
   void aStoreServerThatIsDownFailsTheRunWithOneLineNamingItAndNoPassword() throws IOException {
+    // A refused port fails each attempt at once, but the pool tries again until its connection
+    // timeout (10 s by default): a short one keeps the failure and its line the same.
+    Duration timeout = Stores.poolConnectionTimeout;
+    Stores.poolConnectionTimeout = Duration.ofMillis(500);
+    try {
+      storeServerDown();
+    } finally {
+      Stores.poolConnectionTimeout = timeout;
+    }
+  }
+
+  private void storeServerDown() throws IOException {
     int closed;
     try (java.net.ServerSocket s =
         new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {

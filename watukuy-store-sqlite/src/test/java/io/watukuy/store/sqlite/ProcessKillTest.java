@@ -48,7 +48,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ProcessKillTest {
   static final long DEFAULT_SEED = 20260101L;
-  static final int DEFAULT_KILLS = 24;
+  // The issue's number, which docs/guarantees.md states: 24 asked for four more kills than that,
+  // and the kill phase's time bound, not the count, is what a slow run meets first.
+  static final int DEFAULT_KILLS = 20;
 
   /** The issue asks for at least this many kills in every run. */
   static final int MIN_KILLS = 20;
