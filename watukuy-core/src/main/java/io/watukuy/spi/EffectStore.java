@@ -58,6 +58,7 @@ public interface EffectStore {
    * @return the lease, expiring at {@code now + ttl}: the stored epoch when the stored lease is
    *     {@code owner}'s (expired or not), otherwise a higher epoch than any issued before for the
    *     effect (after a release too); or empty when another owner holds an unexpired lease
+   * @throws IllegalArgumentException if {@code ttl} is not positive
    * @throws StoreException when the store cannot be reached
    */
   Optional<Lease> acquireEffectLease(String effect, String owner, Duration ttl, Instant now);
@@ -206,6 +207,7 @@ public interface EffectStore {
    * @param statuses only rows in one of these statuses; empty for every status
    * @param limit at most this many; positive
    * @return the rows, unmodifiable
+   * @throws IllegalArgumentException if {@code limit} is not positive
    * @throws StoreException when the store cannot be reached
    */
   List<InvocationRow> listInvocations(
@@ -233,7 +235,8 @@ public interface EffectStore {
    * @param source the source key
    * @param position the log position
    * @param now the current time
-   * @return true when the row exists and is {@link InvocationStatus#FAILED}; false (and nothing
+   * @return true when the row exists and is {@link InvocationStatus#FAILED} (its {@code
+   *     skipRequested} is then set and its {@code updatedAt} is {@code now}); false (and nothing
    *     written) otherwise — a position that has not failed is never skipped
    * @throws StoreException when the store cannot be reached
    */
@@ -274,6 +277,7 @@ public interface EffectStore {
    * @param offset entries to pass over; {@code >= 0}
    * @param limit at most this many; positive
    * @return the entries, unmodifiable
+   * @throws IllegalArgumentException if {@code offset} is negative or {@code limit} is not positive
    * @throws StoreException when the store cannot be reached
    */
   List<JournalEntry> listJournal(
@@ -289,10 +293,13 @@ public interface EffectStore {
    * @param effect the effect's name
    * @param source the source key
    * @param position the new watermark; {@code >= 0}
-   * @param lowerLiveBoundary also lower the {@code on live} boundary to {@code position}
+   * @param lowerLiveBoundary also lower the {@code on live} boundary to {@code position} (a
+   *     boundary already at or below it stays; one not yet set becomes {@code position}); otherwise
+   *     the boundary stays as stored
    * @param lease the effect's lease (a rewind holds it so no engine runs the effect meanwhile)
    * @param now the current time
    * @return the invocation rows deleted
+   * @throws IllegalArgumentException if {@code position} is negative
    * @throws LeaseLostException if {@code lease}'s epoch is not the stored one
    * @throws StoreException when the store cannot be reached
    */
@@ -314,6 +321,7 @@ public interface EffectStore {
    * @param completedBefore the age bound
    * @param limit at most this many invocations per call; positive
    * @return the invocation rows deleted
+   * @throws IllegalArgumentException if {@code limit} is not positive
    * @throws StoreException when the store cannot be reached
    */
   int sweepInvocations(String effect, PollerKey source, Instant completedBefore, int limit);

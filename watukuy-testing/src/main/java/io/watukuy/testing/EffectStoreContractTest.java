@@ -85,6 +85,16 @@ public abstract class EffectStoreContractTest extends EffectContractSupport {
   }
 
   @Test
+  void ofOwnersRacingForAFreeLeaseExactlyOneWins() throws Exception {
+    List<Boolean> won =
+        race(t -> effects().acquireEffectLease(EFFECT, "instance-" + t, TTL, T0).isPresent());
+
+    assertThat(won).filteredOn(b -> b).hasSize(1);
+    assertThat(effects().effectLease(EFFECT).orElseThrow().owner())
+        .isEqualTo("instance-" + won.indexOf(true));
+  }
+
+  @Test
   void theSameOwnerTakesItsLeaseAgainWithTheSameEpoch() {
     Lease first = lease();
 
@@ -295,6 +305,7 @@ public abstract class EffectStoreContractTest extends EffectContractSupport {
     InvocationRow skipped = effects().loadInvocation(EFFECT, SOURCE, 3).orElseThrow();
     assertThat(skipped.skipRequested()).isTrue();
     assertThat(skipped.status()).isEqualTo(FAILED);
+    assertThat(skipped.updatedAt()).isEqualTo(T0.plusSeconds(1));
 
     // The engine writes the row again (its copy from before the request says false).
     InvocationRow retried = row(3, FAILED, T0.plusSeconds(2));
@@ -515,34 +526,17 @@ public abstract class EffectStoreContractTest extends EffectContractSupport {
 
   @Test
   void concurrentAddsLoseNoCount() throws Exception {
-    int threads = 8;
     int adds = 25;
-    CountDownLatch start = new CountDownLatch(1);
-    ExecutorService pool = Executors.newFixedThreadPool(threads);
-    try {
-      List<Future<?>> futures = new ArrayList<>();
-      for (int t = 0; t < threads; t++) {
-        futures.add(
-            pool.submit(
-                () -> {
-                  assertThat(start.await(60, TimeUnit.SECONDS)).isTrue();
-                  for (int i = 0; i < adds; i++) {
-                    effects().addCounts(EFFECT, 1, null, 2, T0);
-                  }
-                  return null;
-                }));
-      }
-      start.countDown();
-      for (Future<?> f : futures) {
-        f.get(60, TimeUnit.SECONDS);
-      }
-    } finally {
-      pool.shutdownNow();
-      assertThat(pool.awaitTermination(60, TimeUnit.SECONDS)).isTrue();
-    }
+    race(
+        t -> {
+          for (int i = 0; i < adds; i++) {
+            effects().addCounts(EFFECT, 1, null, 2, T0);
+          }
+          return true;
+        });
     EffectRecord r = effects().loadEffect(EFFECT).orElseThrow();
-    assertThat(r.terminalSkips()).isEqualTo((long) threads * adds);
-    assertThat(r.latestCollapsed()).isEqualTo(2L * threads * adds);
+    assertThat(r.terminalSkips()).isEqualTo((long) RACERS * adds);
+    assertThat(r.latestCollapsed()).isEqualTo(2L * RACERS * adds);
   }
 
   @Test
@@ -623,6 +617,42 @@ public abstract class EffectStoreContractTest extends EffectContractSupport {
   }
 
   // ------------------------------------------------------------------ helpers
+
+  /** Threads of {@link #race}. */
+  private static final int RACERS = 8;
+
+  /** A task of one racer, given its index. */
+  @FunctionalInterface
+  private interface Racer {
+    boolean run(int index) throws Exception;
+  }
+
+  /** Runs {@code racer} on {@link #RACERS} threads released at once; bounded by 60 s. */
+  private static List<Boolean> race(Racer racer) throws Exception {
+    CountDownLatch start = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(RACERS);
+    try {
+      List<Future<Boolean>> futures = new ArrayList<>();
+      for (int t = 0; t < RACERS; t++) {
+        int index = t;
+        futures.add(
+            pool.submit(
+                () -> {
+                  assertThat(start.await(60, TimeUnit.SECONDS)).isTrue();
+                  return racer.run(index);
+                }));
+      }
+      start.countDown();
+      List<Boolean> results = new ArrayList<>();
+      for (Future<Boolean> f : futures) {
+        results.add(f.get(60, TimeUnit.SECONDS));
+      }
+      return results;
+    } finally {
+      pool.shutdownNow();
+      assertThat(pool.awaitTermination(60, TimeUnit.SECONDS)).isTrue();
+    }
+  }
 
   private static List<Long> positions(List<InvocationRow> rows) {
     return rows.stream().map(InvocationRow::position).toList();

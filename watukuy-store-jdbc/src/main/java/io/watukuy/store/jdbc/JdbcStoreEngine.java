@@ -84,6 +84,13 @@ import org.jspecify.annotations.Nullable;
  * {@code UPDATE ... WHERE version = ?} (or, for version 0, an {@code INSERT} whose primary-key
  * conflict means false).
  *
+ * <p><b>Effects.</b> The engine is also the store's {@link EffectStore}, in the tables {@link
+ * StoreTable#EFFECTS}, {@link StoreTable#EFFECT_CURSORS}, {@link StoreTable#INVOCATIONS}, {@link
+ * StoreTable#JOURNAL} and {@link StoreTable#SUBJECTS}. Its fenced writes lock the effect's row (not
+ * a key's) and compare its lease; a journal append is one insert-if-absent in auto-commit ({@link
+ * SqlDialect#insertIfAbsent}). {@link #pruneLog} never deletes a log row above an effect cursor's
+ * watermark on its key: the delete reads the cursors itself (docs/stores.md, "EffectStore").
+ *
  * <p>Instants are kept to the millisecond. Acknowledged outbox rows are deleted. Instances are safe
  * for use from several threads. Building one performs no I/O.
  *
