@@ -3,8 +3,14 @@ package io.watukuy.testing;
 import io.watukuy.PollerKey;
 import io.watukuy.spi.CommitBatch;
 import io.watukuy.spi.CredentialStore;
+import io.watukuy.spi.EffectCursor;
+import io.watukuy.spi.EffectRecord;
+import io.watukuy.spi.EffectStore;
 import io.watukuy.spi.HttpValidator;
+import io.watukuy.spi.InvocationRow;
+import io.watukuy.spi.InvocationStatus;
 import io.watukuy.spi.ItemRow;
+import io.watukuy.spi.JournalEntry;
 import io.watukuy.spi.Lease;
 import io.watukuy.spi.LogRange;
 import io.watukuy.spi.LoggedEvent;
@@ -16,6 +22,7 @@ import io.watukuy.spi.StatePatch;
 import io.watukuy.spi.StateStore;
 import io.watukuy.spi.StoreCapabilities;
 import io.watukuy.spi.StoredCredential;
+import io.watukuy.spi.SubjectKey;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
@@ -23,6 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
@@ -46,9 +54,14 @@ import org.jspecify.annotations.Nullable;
  * CredentialStore} names. Over a delegate that is not a {@link CredentialStore} (every built-in
  * store is one), they throw {@link UnsupportedOperationException}.
  *
+ * <p>Likewise it is an {@link EffectStore} that forwards to the delegate's effect tables, each call
+ * through {@link #beforeCall} by its {@link EffectStore} name, so a fault or a count reaches the
+ * effects runtime and the {@code watukuy effects} commands too. Over a delegate that keeps no
+ * effects they throw {@link UnsupportedOperationException} naming the call and the delegate.
+ *
  * @since 0.1
  */
-public class ForwardingStore implements StateStore, CredentialStore {
+public class ForwardingStore implements StateStore, CredentialStore, EffectStore {
   /** The store every call is forwarded to. */
   protected final StateStore delegate;
 
@@ -303,5 +316,165 @@ public class ForwardingStore implements StateStore, CredentialStore {
   public List<String> listCredentials() {
     beforeCall("listCredentials");
     return credentialDelegate("listCredentials").listCredentials();
+  }
+
+  // ---- effects
+
+  /**
+   * The delegate as an effect store.
+   *
+   * @param method the {@link EffectStore} method about to be forwarded, for the message
+   * @return the delegate
+   * @throws UnsupportedOperationException when the delegate keeps no effects
+   */
+  private EffectStore effectDelegate(String method) {
+    beforeCall(method);
+    if (delegate instanceof EffectStore effects) {
+      return effects;
+    }
+    throw new UnsupportedOperationException(
+        method + ": the wrapped store " + delegate + " is not an EffectStore");
+  }
+
+  @Override
+  public Optional<Lease> acquireEffectLease(
+      String effect, String owner, Duration ttl, Instant now) {
+    return effectDelegate("acquireEffectLease").acquireEffectLease(effect, owner, ttl, now);
+  }
+
+  @Override
+  public Optional<Lease> renewEffectLease(String effect, Lease lease, Duration ttl, Instant now) {
+    return effectDelegate("renewEffectLease").renewEffectLease(effect, lease, ttl, now);
+  }
+
+  @Override
+  public void releaseEffectLease(String effect, Lease lease) {
+    effectDelegate("releaseEffectLease").releaseEffectLease(effect, lease);
+  }
+
+  @Override
+  public Optional<Lease> effectLease(String effect) {
+    return effectDelegate("effectLease").effectLease(effect);
+  }
+
+  @Override
+  public List<String> listEffects() {
+    return effectDelegate("listEffects").listEffects();
+  }
+
+  @Override
+  public Optional<EffectRecord> loadEffect(String effect) {
+    return effectDelegate("loadEffect").loadEffect(effect);
+  }
+
+  @Override
+  public void setQuarantine(String effect, @Nullable String reason, Instant now) {
+    effectDelegate("setQuarantine").setQuarantine(effect, reason, now);
+  }
+
+  @Override
+  public void addCounts(
+      String effect,
+      long terminalSkips,
+      @Nullable String lastTerminalError,
+      long latestCollapsed,
+      Instant now) {
+    effectDelegate("addCounts")
+        .addCounts(effect, terminalSkips, lastTerminalError, latestCollapsed, now);
+  }
+
+  @Override
+  public List<EffectCursor> loadCursors(String effect) {
+    return effectDelegate("loadCursors").loadCursors(effect);
+  }
+
+  @Override
+  public void saveCursor(EffectCursor cursor, Lease lease) {
+    effectDelegate("saveCursor").saveCursor(cursor, lease);
+  }
+
+  @Override
+  public OptionalLong lowestWatermark(PollerKey source) {
+    return effectDelegate("lowestWatermark").lowestWatermark(source);
+  }
+
+  @Override
+  public void saveInvocation(InvocationRow row, Lease lease) {
+    effectDelegate("saveInvocation").saveInvocation(row, lease);
+  }
+
+  @Override
+  public Optional<InvocationRow> loadInvocation(String effect, PollerKey source, long position) {
+    return effectDelegate("loadInvocation").loadInvocation(effect, source, position);
+  }
+
+  @Override
+  public List<InvocationRow> listInvocations(
+      String effect,
+      PollerKey source,
+      long afterPosition,
+      Set<InvocationStatus> statuses,
+      int limit) {
+    return effectDelegate("listInvocations")
+        .listInvocations(effect, source, afterPosition, statuses, limit);
+  }
+
+  @Override
+  public long countInvocations(String effect, PollerKey source, long afterPosition) {
+    return effectDelegate("countInvocations").countInvocations(effect, source, afterPosition);
+  }
+
+  @Override
+  public boolean requestSkip(String effect, PollerKey source, long position, Instant now) {
+    return effectDelegate("requestSkip").requestSkip(effect, source, position, now);
+  }
+
+  @Override
+  public Optional<JournalEntry> loadJournalEntry(
+      String effect, PollerKey source, long position, String callKey) {
+    return effectDelegate("loadJournalEntry").loadJournalEntry(effect, source, position, callKey);
+  }
+
+  @Override
+  public boolean appendJournalEntry(JournalEntry entry) {
+    return effectDelegate("appendJournalEntry").appendJournalEntry(entry);
+  }
+
+  @Override
+  public List<JournalEntry> listJournal(
+      String effect, PollerKey source, long position, int offset, int limit) {
+    return effectDelegate("listJournal").listJournal(effect, source, position, offset, limit);
+  }
+
+  @Override
+  public long rewind(
+      String effect,
+      PollerKey source,
+      long position,
+      boolean lowerLiveBoundary,
+      Lease lease,
+      Instant now) {
+    return effectDelegate("rewind").rewind(effect, source, position, lowerLiveBoundary, lease, now);
+  }
+
+  @Override
+  public int sweepInvocations(String effect, PollerKey source, Instant completedBefore, int limit) {
+    return effectDelegate("sweepInvocations")
+        .sweepInvocations(effect, source, completedBefore, limit);
+  }
+
+  @Override
+  public Optional<SubjectKey> loadSubjectKey(String subject) {
+    return effectDelegate("loadSubjectKey").loadSubjectKey(subject);
+  }
+
+  @Override
+  public SubjectKey putSubjectKeyIfAbsent(SubjectKey candidate) {
+    return effectDelegate("putSubjectKeyIfAbsent").putSubjectKeyIfAbsent(candidate);
+  }
+
+  @Override
+  public boolean eraseSubject(String subject) {
+    return effectDelegate("eraseSubject").eraseSubject(subject);
   }
 }
