@@ -667,13 +667,25 @@ final class EffectCommands {
         Instant now = cli.clock.instant();
         Optional<Lease> holder = o.effects().effectLease(name).filter(l -> held(l, now));
         if (holder.isPresent()) return refuseHeld(name, holder.get());
-        summary(o, cursor, position);
+        long discards = summary(o, cursor, position);
         if (!confirmed(name, source, position)) return Main.FAILED;
         Optional<Lease> lease =
             o.effects().acquireEffectLease(name, owner(), REWIND_LEASE, cli.clock.instant());
-        if (lease.isEmpty()) return refuseHeld(name, o.effects().effectLease(name).orElseThrow());
+        if (lease.isEmpty()) return refuseHeld(name, o.effects().effectLease(name).orElse(null));
         long deleted;
         try {
+          // An engine may have run while the operator was asked: what was agreed to is no longer
+          // what would be discarded.
+          if (o.cursor(name, partition).watermark() != cursor.watermark()
+              || o.effects().countInvocations(name, source, position) != discards) {
+            cli.err.println(
+                "watukuy: effect "
+                    + name
+                    + " moved on "
+                    + source
+                    + " since the summary; nothing rewound (run the command again)");
+            return Main.FAILED;
+          }
           deleted =
               o.effects().rewind(name, source, position, live, lease.get(), cli.clock.instant());
         } finally {
@@ -695,20 +707,24 @@ final class EffectCommands {
       return Main.OK;
     }
 
-    private int refuseHeld(String name, Lease lease) {
+    private int refuseHeld(String name, @Nullable Lease lease) {
       cli.err.println(
           "watukuy: effect "
               + name
               + " is running: "
-              + lease.owner()
-              + " holds its lease until "
-              + lease.expiresAt()
+              + (lease == null
+                  ? "an engine took its lease"
+                  : lease.owner() + " holds its lease until " + lease.expiresAt())
               + "; stop that engine first (nothing rewound)");
       return Main.FAILED;
     }
 
-    /** What the rewind discards, on stdout: printed with --yes too. */
-    private void summary(Opened o, EffectCursor cursor, long position) {
+    /**
+     * Prints what the rewind discards on stdout, with --yes too.
+     *
+     * @return the invocation rows it discards
+     */
+    private long summary(Opened o, EffectCursor cursor, long position) {
       long rows = o.effects().countInvocations(cursor.effect(), cursor.source(), position);
       long calls = journaledCalls(o, cursor, position);
       cli.out.println(
@@ -741,6 +757,7 @@ final class EffectCommands {
       else
         cli.out.println(
             "on live boundary: stays " + (boundary == null ? "unset" : boundary.toString()));
+      return rows;
     }
 
     private boolean confirmed(String name, PollerKey source, long position) {

@@ -56,6 +56,7 @@ class EffectsCommandsTest {
 
   private @Nullable String answer;
   private boolean tty;
+  private Runnable onAsk = () -> {};
 
   @BeforeEach
   void seed() {
@@ -132,6 +133,7 @@ class EffectsCommandsTest {
         tty
             ? question -> {
               asked.add(question);
+              onAsk.run();
               return answer;
             }
             : null;
@@ -327,11 +329,15 @@ class EffectsCommandsTest {
 
     Result r = cli("effects", "rewind", "--store", uri(), NOTIFY, "2", "--yes");
 
+    assertThat(cli("effects", "show", "--store", uri(), NOTIFY).out())
+        .contains("  lease: held by engine-2 until 2026-01-05T11:00:25Z\n");
     assertThat(r.code()).isEqualTo(Main.FAILED);
     assertThat(r.err())
         .isEqualTo(
             "watukuy: effect NotifyCustomer is running: engine-2 holds its lease until"
                 + " 2026-01-05T11:00:25Z; stop that engine first (nothing rewound)\n");
+    // Refused before the summary: nothing is offered that cannot be done.
+    assertThat(r.out()).isEmpty();
     assertThat(store.countInvocations(NOTIFY, ORDERS, 2)).isEqualTo(3);
   }
 
@@ -376,6 +382,34 @@ class EffectsCommandsTest {
     assertThat(store.listJournal(NOTIFY, ORDERS, 4, 0, 10)).isEmpty();
     assertThat(store.loadCursors(NOTIFY).get(0).watermark()).isEqualTo(2);
     // The rewind's lease is given back: an engine may start at once.
+    assertThat(store.acquireEffectLease(NOTIFY, "engine-3", Duration.ofSeconds(30), NOW))
+        .isPresent();
+  }
+
+  @Test
+  void aRewindThatNoLongerMatchesItsSummaryIsNotMade() {
+    tty = true;
+    answer = "y";
+    onAsk =
+        () -> {
+          // An engine runs position 6 while the operator reads the summary, then stops.
+          Lease engine =
+              store
+                  .acquireEffectLease(
+                      NOTIFY, "engine-2", Duration.ofSeconds(1), NOW.minusSeconds(5))
+                  .get();
+          store.saveInvocation(row(NOTIFY, 6, "customer:7", InvocationStatus.DONE, null), engine);
+        };
+
+    Result r = cli("effects", "rewind", "--store", uri(), NOTIFY, "2");
+
+    assertThat(r.code()).isEqualTo(Main.FAILED);
+    assertThat(r.out()).contains("discards 3 invocation row(s) above 2");
+    assertThat(r.err())
+        .isEqualTo(
+            "watukuy: effect NotifyCustomer moved on orders since the summary; nothing rewound"
+                + " (run the command again)\n");
+    assertThat(store.countInvocations(NOTIFY, ORDERS, 2)).isEqualTo(4);
     assertThat(store.acquireEffectLease(NOTIFY, "engine-3", Duration.ofSeconds(30), NOW))
         .isPresent();
   }
