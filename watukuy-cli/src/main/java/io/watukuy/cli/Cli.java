@@ -24,6 +24,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -56,11 +57,46 @@ final class Cli {
   // "Secrets"); known once the config is read, even when it turns out invalid.
   private volatile Function<@Nullable String, String> redaction = Watukuy.redaction(Set.of());
 
+  /** The time the effects commands stamp writes and compare leases with. */
+  final Clock clock;
+
+  /** Where a command asks the operator; null when standard input is not a terminal. */
+  final @Nullable Terminal terminal;
+
   Cli(PrintStream out, PrintStream err, Function<String, @Nullable String> env, boolean verbose) {
+    this(out, err, env, verbose, Clock.systemUTC(), Terminal.system());
+  }
+
+  Cli(
+      PrintStream out,
+      PrintStream err,
+      Function<String, @Nullable String> env,
+      boolean verbose,
+      Clock clock,
+      @Nullable Terminal terminal) {
     this.out = out;
     this.err = err;
     this.env = env;
     this.verbose = verbose;
+    this.clock = clock;
+    this.terminal = terminal;
+  }
+
+  /** The operator at a terminal, asked a question that takes one line. */
+  interface Terminal {
+    /**
+     * Shows {@code question} and reads the answer.
+     *
+     * @return the line typed, or null at the end of input
+     */
+    @Nullable String ask(String question);
+
+    /** The process's terminal, or null when standard input or output is not one. */
+    static @Nullable Terminal system() {
+      if (!DemoCommand.onTerminal()) return null;
+      java.io.Console console = System.console();
+      return console == null ? null : question -> console.readLine("%s", question);
+    }
   }
 
   CommandLine commandLine() {
@@ -107,6 +143,7 @@ final class Cli {
     root.addSubcommand("backfill", new CommandLine(ops.new Backfill()));
     root.addSubcommand("replay", new CommandLine(ops.new Replay()));
     root.addSubcommand("parked", ops.parked());
+    root.addSubcommand("effects", new EffectCommands(this).effects());
     return root;
   }
 

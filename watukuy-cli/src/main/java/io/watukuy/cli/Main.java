@@ -8,6 +8,7 @@ import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.util.Arrays;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicReference;
@@ -18,8 +19,8 @@ import picocli.CommandLine;
 /**
  * The {@code watukuy} command line: {@code run}, {@code validate}, {@code migrate}, {@code
  * inspect}, {@code pause}, {@code resume}, {@code trigger}, {@code reset-cursor}, {@code backfill},
- * {@code replay}, {@code parked}. Events go to standard output (or the config's {@code output}),
- * everything else to standard error.
+ * {@code replay}, {@code parked}, {@code effects}. Events go to standard output (or the config's
+ * {@code output}), everything else to standard error.
  *
  * <p>Exit codes: 0 when every selected key polled or was skipped, 1 for any fetch, page, store or
  * output error, 2 for a usage or config error before any key ran.
@@ -64,6 +65,17 @@ public final class Main {
 
   static int run(
       String[] args, PrintStream out, PrintStream err, Function<String, @Nullable String> env) {
+    return run(args, out, err, env, Clock.systemUTC(), Cli.Terminal.system());
+  }
+
+  /** The same, on {@code clock}, asking {@code terminal} (null: standard input is no terminal). */
+  static int run(
+      String[] args,
+      PrintStream out,
+      PrintStream err,
+      Function<String, @Nullable String> env,
+      Clock clock,
+      Cli.@Nullable Terminal terminal) {
     boolean verbose = Arrays.asList(args).contains("--verbose");
     // One redaction point for standard error: the command's lines, the engine's log lines and
     // the --verbose stack traces all pass through it (docs/operations.md, "Secrets").
@@ -78,7 +90,7 @@ public final class Main {
     // slf4j-simple looks System.err up at each line: the process's own stream gets redacted too,
     // and stays so after run returns, for the lines shutdown hooks may still log.
     if (err == System.err) System.setErr(shown);
-    Cli cli = new Cli(out, shown, env, verbose);
+    Cli cli = new Cli(out, shown, env, verbose, clock, terminal);
     self.set(cli);
     try {
       return run(cli, args, out, shown, verbose);

@@ -10,6 +10,7 @@ import io.watukuy.ConfigException;
 import io.watukuy.StoreException;
 import io.watukuy.cli.CliConfig.StoreSpec;
 import io.watukuy.spi.CredentialStore;
+import io.watukuy.spi.EffectStore;
 import io.watukuy.spi.RateBudgetStore;
 import io.watukuy.spi.StateStore;
 import io.watukuy.store.mariadb.MariaDbStore;
@@ -26,6 +27,7 @@ import java.lang.reflect.Proxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -215,14 +217,14 @@ final class Stores {
 
   /**
    * {@code store}, whose {@link StateStore#close()} then closes {@code client} as well. It is a
-   * {@link CredentialStore} exactly when {@code store} is one, so the credentials table stays
-   * reachable through it.
+   * {@link CredentialStore} and an {@link EffectStore} exactly when {@code store} is, so the
+   * credentials and effect tables stay reachable through it ({@code watukuy effects} on Redis).
    */
   static StateStore closingAlso(StateStore store, AutoCloseable client) {
-    Class<?>[] interfaces =
-        store instanceof CredentialStore
-            ? new Class<?>[] {StateStore.class, CredentialStore.class}
-            : new Class<?>[] {StateStore.class};
+    List<Class<?>> kinds = new ArrayList<>(List.of(StateStore.class));
+    if (store instanceof CredentialStore) kinds.add(CredentialStore.class);
+    if (store instanceof EffectStore) kinds.add(EffectStore.class);
+    Class<?>[] interfaces = kinds.toArray(Class<?>[]::new);
     return (StateStore)
         Proxy.newProxyInstance(
             StateStore.class.getClassLoader(),

@@ -99,7 +99,7 @@ class HelpTest {
       else entries.set(entries.size() - 1, entries.get(entries.size() - 1) + " " + line.strip());
     }
 
-    assertThat(entries).hasSize(14).allSatisfy(e -> assertThat(e).endsWith("."));
+    assertThat(entries).hasSize(15).allSatisfy(e -> assertThat(e).endsWith("."));
     assertThat(entries)
         .contains(
             "pause Pauses every key (every partition) of poller NAME until resume.",

@@ -9,8 +9,10 @@ import io.watukuy.EventType;
 import io.watukuy.Page;
 import io.watukuy.Poller;
 import io.watukuy.effects.EffectFixture.Order;
+import io.watukuy.spi.StateStore;
 import io.watukuy.store.memory.MemoryStore;
 import io.watukuy.testing.ForwardingStore;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -90,9 +92,18 @@ class EffectBuilderTest {
     assertThatThrownBy(() -> Effects.builder(f.store).add(e).add(e))
         .isInstanceOf(ConfigException.class)
         .hasMessage("effect E is added twice");
-    assertThatThrownBy(() -> Effects.builder(new ForwardingStore(f.store)))
+    StateStore stateOnly =
+        (StateStore)
+            Proxy.newProxyInstance(
+                StateStore.class.getClassLoader(),
+                new Class<?>[] {StateStore.class},
+                (proxy, method, args) -> method.invoke(f.store, args));
+    assertThatThrownBy(() -> Effects.builder(stateOnly))
         .isInstanceOf(ConfigException.class)
-        .hasMessageContaining("store io.watukuy.testing.ForwardingStore keeps no effects");
+        .hasMessageContaining(
+            "keeps no effects (it does not implement io.watukuy.spi.EffectStore)");
+    // A wrapper keeps its delegate's effect tables: it is no store without them.
+    assertThat(Effects.builder(new ForwardingStore(f.store))).isNotNull();
     assertThatThrownBy(() -> Effects.builder(f.store).poolSize(0))
         .isInstanceOf(ConfigException.class)
         .hasMessage("effects poolSize must be 1..1024, but was 0");

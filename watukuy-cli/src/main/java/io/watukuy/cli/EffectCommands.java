@@ -1,0 +1,803 @@
+package io.watukuy.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.watukuy.ConfigException;
+import io.watukuy.PollerKey;
+import io.watukuy.cli.CliConfig.StoreSpec;
+import io.watukuy.spi.EffectCursor;
+import io.watukuy.spi.EffectRecord;
+import io.watukuy.spi.EffectStore;
+import io.watukuy.spi.InvocationRow;
+import io.watukuy.spi.InvocationStatus;
+import io.watukuy.spi.Lease;
+import io.watukuy.spi.StateStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code watukuy effects list|show|skip|quarantine|release|rewind} (docs/config.md, "Effects
+ * commands"; docs/effects.md): the operator's view and levers on the effect tables of a store. YAML
+ * has no {@code effects:} yet, so {@code CONFIG} only names the store ({@code store:}), as {@code
+ * --store URI} does, and the commands read what the effects runtime persisted there (quarantine,
+ * counters, cursors, invocation rows, the effect lease) through {@link EffectStore}.
+ */
+final class EffectCommands {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** The stuck lanes and terminal rows {@code show} lists per source key, as the admin view. */
+  static final int SHOW_LIMIT = 100;
+
+  /** How long a rewind holds the effect's lease: as long as an engine's (EffectRun.LEASE_TTL). */
+  static final Duration REWIND_LEASE = Duration.ofSeconds(30);
+
+  private static final int PAGE = 500;
+
+  private final Cli cli;
+
+  EffectCommands(Cli cli) {
+    this.cli = cli;
+  }
+
+  CommandLine effects() {
+    CommandLine effects = new CommandLine(new Effects());
+    effects.addSubcommand("list", new CommandLine(new ListEffects()));
+    effects.addSubcommand("show", new CommandLine(new Show()));
+    effects.addSubcommand("skip", new CommandLine(new Skip()));
+    effects.addSubcommand("quarantine", new CommandLine(new Quarantine()));
+    effects.addSubcommand("release", new CommandLine(new Release()));
+    effects.addSubcommand("rewind", new CommandLine(new Rewind()));
+    return effects;
+  }
+
+  /**
+   * The store the arguments name, opened, and the arguments after {@code CONFIG}.
+   *
+   * @param display how messages name the store ({@code sqlite:/srv/watukuy.db})
+   */
+  private record Opened(EffectStore effects, StateStore store, String display, List<String> rest)
+      implements AutoCloseable {
+    @Override
+    public void close() {
+      store.close();
+    }
+
+    /**
+     * Checks that the store holds effect {@code name}.
+     *
+     * @throws ConfigException naming the effect and the ones the store holds
+     */
+    void checkEffect(String name) {
+      List<String> known = effects.listEffects();
+      if (known.contains(name)) return;
+      throw new ConfigException(
+          display
+              + ": no effect "
+              + name
+              + (known.isEmpty()
+                  ? " (the store holds no effects)"
+                  : " (it holds: " + String.join(", ", known) + ")"));
+    }
+
+    /**
+     * The source keys of {@code effect} a command acts on: P's with {@code --partition P}, else the
+     * only one; an effect over several partitions needs P, as its positions are per key.
+     *
+     * @throws ConfigException for a partition the effect has no cursor on, or a missing P
+     */
+    EffectCursor cursor(String effect, @Nullable String partition) {
+      List<EffectCursor> cursors = effects.loadCursors(effect);
+      if (cursors.isEmpty())
+        throw new ConfigException(
+            "effect " + effect + ": no position stored yet (it has not read its source)");
+      if (partition == null) {
+        if (cursors.size() == 1) return cursors.get(0);
+        throw new ConfigException(
+            "effect "
+                + effect
+                + " reads "
+                + cursors.size()
+                + " keys ("
+                + keys(cursors)
+                + ") and positions are per key: give --partition P");
+      }
+      for (EffectCursor c : cursors) if (c.source().partition().equals(partition)) return c;
+      throw new ConfigException(
+          "effect "
+              + effect
+              + ": no partition '"
+              + partition
+              + "' (known: "
+              + cursors.stream()
+                  .map(c -> c.source().partition().isEmpty() ? "\"\"" : c.source().partition())
+                  .collect(Collectors.joining(", "))
+              + ")");
+    }
+  }
+
+  private static String keys(List<EffectCursor> cursors) {
+    return cursors.stream().map(c -> c.source().toString()).collect(Collectors.joining(", "));
+  }
+
+  /**
+   * Opens the store {@code CONFIG} (the first argument) or {@code --store URI} names.
+   *
+   * @throws CommandLine.ParameterException when neither is given
+   * @throws ConfigException for a config that does not load, a SQLite file that does not exist
+   *     (these commands never create a store), or a store without effect tables
+   */
+  private Opened open(CommandSpec spec, OperationCommands.Target target, List<String> args) {
+    StoreSpec store;
+    List<String> rest;
+    if (target.store == null) {
+      if (args.isEmpty()) throw OperationCommands.usage(spec, "give CONFIG, or --store URI");
+      store = cli.loadWithoutSinks(Path.of(args.get(0))).store();
+      rest = List.copyOf(args.subList(1, args.size()));
+    } else {
+      store = StoreUris.parse(target.store);
+      rest = List.copyOf(args);
+    }
+    if (store.sqlitePath() != null && !Files.isRegularFile(store.sqlitePath()))
+      throw new ConfigException(store.display() + ": no such file " + store.sqlitePath());
+    StateStore opened = Stores.open(store);
+    if (!(opened instanceof EffectStore effects)) {
+      opened.close();
+      throw new ConfigException(store.display() + " keeps no effects");
+    }
+    return new Opened(effects, opened, store.display(), rest);
+  }
+
+  /** {@code NAME} (and {@code POSITION} when {@code withPosition}), nothing else. */
+  private static void expect(CommandSpec spec, List<String> rest, boolean withPosition) {
+    String what = withPosition ? "NAME POSITION" : "NAME";
+    int n = withPosition ? 2 : 1;
+    if (rest.size() < n) throw OperationCommands.usage(spec, "give the effect's " + what);
+    if (rest.size() > n)
+      throw OperationCommands.usage(spec, "unexpected argument '" + rest.get(n) + "'");
+  }
+
+  private static long position(CommandSpec spec, String text) {
+    if (!text.matches("[0-9]{1,18}"))
+      throw OperationCommands.usage(
+          spec, "POSITION '" + text + "' is not a log position (a whole number)");
+    return Long.parseLong(text);
+  }
+
+  /** One line: a message or reason cut of its line breaks. */
+  private String flat(@Nullable String text) {
+    return cli.redact(text).replaceAll("\\s*\\R\\s*", " ");
+  }
+
+  @Command(
+      name = "effects",
+      mixinStandardHelpOptions = true,
+      versionProvider = Main.Version.class,
+      synopsisSubcommandLabel = "(list | show | skip | quarantine | release | rewind)",
+      description = {
+        "Shows and operates the effects a store holds: positions, stuck lanes, skips, quarantine and rewind.",
+        "Takes CONFIG (its store:) or --store URI, and reads what the effects runtime stored there."
+      })
+  static final class Effects implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      throw OperationCommands.usage(spec, "give list, show, skip, quarantine, release or rewind");
+    }
+  }
+
+  @Command(
+      name = "list",
+      mixinStandardHelpOptions = true,
+      versionProvider = Main.Version.class,
+      customSynopsis = "watukuy effects list (CONFIG | --store URI) [--json]",
+      description = {
+        "Lists the effects of the store with their positions, counters and quarantine.",
+        "One tab-separated line per effect: NAME POSITIONS TERMINAL-SKIPS LATEST-COLLAPSED QUARANTINE,"
+            + " where POSITIONS is KEY=POSITION per source key, comma-separated, and QUARANTINE is - or"
+            + " the time and reason. No effects: no output."
+      })
+  final class ListEffects implements Callable<Integer> {
+    @CommandLine.Mixin OperationCommands.Target target;
+
+    @Parameters(
+        paramLabel = "CONFIG",
+        arity = "0..*",
+        description = "The YAML config file whose store to read (unless --store).")
+    List<String> args = new ArrayList<>();
+
+    @Option(names = "--json", description = "One JSON object per line instead.")
+    boolean json;
+
+    @Spec CommandSpec spec;
+    @CommandLine.Mixin Cli.Verbose v;
+
+    @Override
+    public Integer call() {
+      try (Opened o = open(spec, target, args)) {
+        if (!o.rest().isEmpty())
+          throw OperationCommands.usage(spec, "unexpected argument '" + o.rest().get(0) + "'");
+        for (String name : o.effects().listEffects()) {
+          Optional<EffectRecord> rec = o.effects().loadEffect(name);
+          List<EffectCursor> cursors = o.effects().loadCursors(name);
+          cli.out.println(json ? summary(name, rec, cursors).toString() : line(name, rec, cursors));
+        }
+      }
+      return Main.OK;
+    }
+
+    private String line(String name, Optional<EffectRecord> rec, List<EffectCursor> cursors) {
+      String positions =
+          cursors.isEmpty()
+              ? "-"
+              : cursors.stream()
+                  .map(c -> c.source() + "=" + c.watermark())
+                  .collect(Collectors.joining(","));
+      return String.join(
+          "\t",
+          name,
+          positions,
+          Long.toString(rec.map(EffectRecord::terminalSkips).orElse(0L)),
+          Long.toString(rec.map(EffectRecord::latestCollapsed).orElse(0L)),
+          rec.filter(EffectRecord::quarantined)
+              .map(r -> r.quarantinedAt() + " " + flat(r.quarantineReason()))
+              .orElse("-"));
+    }
+  }
+
+  /** The listing's object of one effect; {@code show --json} adds to it. */
+  private ObjectNode summary(String name, Optional<EffectRecord> rec, List<EffectCursor> cursors) {
+    ObjectNode n = JSON.createObjectNode();
+    n.put("effect", name);
+    EffectRecord r = rec.orElse(null);
+    n.put("quarantined", r != null && r.quarantined());
+    n.put("quarantinedAt", r == null || r.quarantinedAt() == null ? null : r.quarantinedAt() + "");
+    n.put("quarantineReason", r == null ? null : cli.redact(r.quarantineReason()));
+    n.put("terminalSkips", r == null ? 0 : r.terminalSkips());
+    n.put(
+        "lastTerminalError",
+        r == null || r.lastTerminalError() == null ? null : cli.redact(r.lastTerminalError()));
+    n.put("latestCollapsed", r == null ? 0 : r.latestCollapsed());
+    ArrayNode sources = n.putArray("sources");
+    for (EffectCursor c : cursors) {
+      ObjectNode s = sources.addObject();
+      s.put("poller", c.source().poller());
+      s.put("partition", c.source().partition());
+      s.put("position", c.watermark());
+      s.put("liveBoundary", c.liveBoundary());
+    }
+    return n;
+  }
+
+  @Command(
+      name = "show",
+      mixinStandardHelpOptions = true,
+      versionProvider = Main.Version.class,
+      customSynopsis = "watukuy effects show (CONFIG | --store URI) NAME [--json]",
+      description = {
+        "Shows one effect: what list shows, its lease, and per source key its stuck lanes and terminal rows.",
+        "A stuck lane is a failed invocation above the position: lane, position, attempt, retry in, error."
+            + " At most 100 stuck lanes and 100 terminal rows per key, lowest position first."
+      })
+  final class Show implements Callable<Integer> {
+    @CommandLine.Mixin OperationCommands.Target target;
+
+    @Parameters(
+        paramLabel = "[CONFIG] NAME",
+        arity = "1..*",
+        description = "The YAML config file (unless --store), then the effect's name.")
+    List<String> args = new ArrayList<>();
+
+    @Option(names = "--json", description = "One JSON object instead.")
+    boolean json;
+
+    @Spec CommandSpec spec;
+    @CommandLine.Mixin Cli.Verbose v;
+
+    @Override
+    public Integer call() {
+      try (Opened o = open(spec, target, args)) {
+        expect(spec, o.rest(), false);
+        String name = o.rest().get(0);
+        o.checkEffect(name);
+        Instant now = cli.clock.instant();
+        Optional<EffectRecord> rec = o.effects().loadEffect(name);
+        List<EffectCursor> cursors = o.effects().loadCursors(name);
+        Optional<Lease> lease = o.effects().effectLease(name).filter(l -> held(l, now));
+        if (json) {
+          ObjectNode n = summary(name, rec, cursors);
+          n.put("leaseOwner", lease.map(Lease::owner).orElse(null));
+          n.put("leaseExpiresAt", lease.map(l -> l.expiresAt().toString()).orElse(null));
+          ArrayNode sources = (ArrayNode) n.get("sources");
+          for (int i = 0; i < cursors.size(); i++)
+            details(o, cursors.get(i), now, (ObjectNode) sources.get(i));
+          cli.out.println(n);
+        } else {
+          text(o, name, rec.orElse(null), cursors, lease.orElse(null), now);
+        }
+      }
+      return Main.OK;
+    }
+
+    private void text(
+        Opened o,
+        String name,
+        @Nullable EffectRecord r,
+        List<EffectCursor> cursors,
+        @Nullable Lease lease,
+        Instant now) {
+      cli.out.println("effect " + name);
+      cli.out.println(
+          "  quarantine: "
+              + (r == null || !r.quarantined()
+                  ? "none"
+                  : "since " + r.quarantinedAt() + ": " + flat(r.quarantineReason())));
+      cli.out.println(
+          "  terminal skips: "
+              + (r == null ? 0 : r.terminalSkips())
+              + (r == null || r.lastTerminalError() == null
+                  ? ""
+                  : " (last: " + flat(r.lastTerminalError()) + ")"));
+      cli.out.println("  latest collapsed: " + (r == null ? 0 : r.latestCollapsed()));
+      cli.out.println(
+          "  lease: "
+              + (lease == null
+                  ? "free (no engine runs it)"
+                  : "held by " + lease.owner() + " until " + lease.expiresAt()));
+      for (EffectCursor c : cursors) {
+        List<InvocationRow> stuck = stuck(o, c);
+        cli.out.println(
+            "  source "
+                + c.source()
+                + ": position "
+                + c.watermark()
+                + ", live boundary "
+                + (c.liveBoundary() == null ? "-" : c.liveBoundary())
+                + ", "
+                + stuck.size()
+                + " stuck lane(s)");
+        for (InvocationRow row : stuck)
+          cli.out.println(
+              "    stuck lane "
+                  + row.lane()
+                  + " at "
+                  + row.position()
+                  + ": attempt "
+                  + row.attempt()
+                  + ", retry in "
+                  + retryIn(row, now).toMillis()
+                  + "ms"
+                  + (row.skipRequested() ? ", skip requested" : "")
+                  + ": "
+                  + flat(row.error()));
+        for (InvocationRow row : terminal(o, c))
+          cli.out.println(
+              "    terminal at "
+                  + row.position()
+                  + " (lane "
+                  + row.lane()
+                  + ", "
+                  + row.updatedAt()
+                  + "): "
+                  + flat(row.error()));
+      }
+    }
+
+    private void details(Opened o, EffectCursor c, Instant now, ObjectNode s) {
+      ArrayNode stuck = s.putArray("stuckLanes");
+      for (InvocationRow row : stuck(o, c)) {
+        ObjectNode l = stuck.addObject();
+        l.put("lane", row.lane());
+        l.put("position", row.position());
+        l.put("attempt", row.attempt());
+        l.put("error", row.error() == null ? null : cli.redact(row.error()));
+        l.put("retryInMs", retryIn(row, now).toMillis());
+        l.put("skipRequested", row.skipRequested());
+      }
+      ArrayNode terminal = s.putArray("terminal");
+      for (InvocationRow row : terminal(o, c)) {
+        ObjectNode t = terminal.addObject();
+        t.put("lane", row.lane());
+        t.put("position", row.position());
+        t.put("error", row.error() == null ? null : cli.redact(row.error()));
+        t.put("at", row.updatedAt().toString());
+      }
+    }
+  }
+
+  private static List<InvocationRow> stuck(Opened o, EffectCursor c) {
+    return o.effects()
+        .listInvocations(
+            c.effect(), c.source(), c.watermark(), Set.of(InvocationStatus.FAILED), SHOW_LIMIT);
+  }
+
+  private static List<InvocationRow> terminal(Opened o, EffectCursor c) {
+    return o.effects()
+        .listInvocations(c.effect(), c.source(), 0, Set.of(InvocationStatus.TERMINAL), SHOW_LIMIT);
+  }
+
+  private static Duration retryIn(InvocationRow row, Instant now) {
+    if (row.retryAt() == null || !row.retryAt().isAfter(now)) return Duration.ZERO;
+    return Duration.between(now, row.retryAt());
+  }
+
+  /** Whether {@code lease} is unexpired: an engine runs the effect (docs/effects.md, "Rewind"). */
+  private static boolean held(Lease lease, Instant now) {
+    return lease.expiresAt().isAfter(now);
+  }
+
+  @Command(
+      name = "skip",
+      mixinStandardHelpOptions = true,
+      versionProvider = Main.Version.class,
+      customSynopsis = "watukuy effects skip (CONFIG | --store URI) NAME POSITION [--partition P]",
+      description = {
+        "Asks the running engine to skip a failed position of effect NAME.",
+        "Its lane completes the position as skipped at its next look, without running the arm again."
+            + " Refused (exit 1) for a position that has not failed: done, running, or never read."
+      })
+  final class Skip implements Callable<Integer> {
+    @CommandLine.Mixin OperationCommands.Target target;
+
+    @Parameters(
+        paramLabel = "[CONFIG] NAME POSITION",
+        arity = "1..*",
+        description =
+            "The YAML config file (unless --store), the effect's name, then the failed log position.")
+    List<String> args = new ArrayList<>();
+
+    @Option(
+        names = "--partition",
+        paramLabel = "P",
+        description =
+            "The source partition the position is on (needed when the effect reads several).")
+    @Nullable String partition;
+
+    @Spec CommandSpec spec;
+    @CommandLine.Mixin Cli.Verbose v;
+
+    @Override
+    public Integer call() {
+      try (Opened o = open(spec, target, args)) {
+        expect(spec, o.rest(), true);
+        String name = o.rest().get(0);
+        long position = position(spec, o.rest().get(1));
+        o.checkEffect(name);
+        PollerKey source = o.cursor(name, partition).source();
+        if (!o.effects().requestSkip(name, source, position, cli.clock.instant())) {
+          String why =
+              o.effects()
+                  .loadInvocation(name, source, position)
+                  .map(r -> "it is " + r.status().name().toLowerCase(java.util.Locale.ROOT))
+                  .orElse("it has no invocation");
+          cli.err.println(
+              "watukuy: effect "
+                  + name
+                  + ": position "
+                  + position
+                  + " on "
+                  + source
+                  + " has not failed ("
+                  + why
+                  + "); nothing skipped");
+          return Main.FAILED;
+        }
+        cli.err.println(
+            "watukuy: effect "
+                + name
+                + ": skip of position "
+                + position
+                + " on "
+                + source
+                + " requested; the running engine completes it as skipped at its next look");
+      }
+      return Main.OK;
+    }
+  }
+
+  @Command(
+      name = "quarantine",
+      mixinStandardHelpOptions = true,
+      versionProvider = Main.Version.class,
+      customSynopsis = "watukuy effects quarantine (CONFIG | --store URI) NAME [--reason TEXT]",
+      description = {
+        "Quarantines effect NAME: an engine stops dispatching it until release.",
+        "Kept in the store, so a restart keeps it; an effect already quarantined keeps its time and reason."
+      })
+  final class Quarantine implements Callable<Integer> {
+    @CommandLine.Mixin OperationCommands.Target target;
+
+    @Parameters(
+        paramLabel = "[CONFIG] NAME",
+        arity = "1..*",
+        description = "The YAML config file (unless --store), then the effect's name.")
+    List<String> args = new ArrayList<>();
+
+    @Option(
+        names = "--reason",
+        paramLabel = "TEXT",
+        description = "Why, shown by list and show (default: quarantined by an operator).")
+    @Nullable String reason;
+
+    @Spec CommandSpec spec;
+    @CommandLine.Mixin Cli.Verbose v;
+
+    @Override
+    public Integer call() {
+      if (reason != null && reason.isBlank())
+        throw OperationCommands.usage(spec, "--reason must not be blank");
+      try (Opened o = open(spec, target, args)) {
+        expect(spec, o.rest(), false);
+        String name = o.rest().get(0);
+        o.checkEffect(name);
+        Optional<EffectRecord> before = o.effects().loadEffect(name);
+        if (before.isPresent() && before.get().quarantined()) {
+          cli.err.println(
+              "watukuy: effect "
+                  + name
+                  + ": already quarantined since "
+                  + before.get().quarantinedAt()
+                  + ": "
+                  + flat(before.get().quarantineReason()));
+          return Main.OK;
+        }
+        o.effects()
+            .setQuarantine(
+                name, reason == null ? "quarantined by an operator" : reason, cli.clock.instant());
+        cli.err.println("watukuy: effect " + name + ": quarantined; release to resume it");
+      }
+      return Main.OK;
+    }
+  }
+
+  @Command(
+      name = "release",
+      mixinStandardHelpOptions = true,
+      versionProvider = Main.Version.class,
+      customSynopsis = "watukuy effects release (CONFIG | --store URI) NAME",
+      description = {
+        "Releases the quarantine of effect NAME.",
+        "An engine running it dispatches again at its next look; one not quarantined is left as it is."
+      })
+  final class Release implements Callable<Integer> {
+    @CommandLine.Mixin OperationCommands.Target target;
+
+    @Parameters(
+        paramLabel = "[CONFIG] NAME",
+        arity = "1..*",
+        description = "The YAML config file (unless --store), then the effect's name.")
+    List<String> args = new ArrayList<>();
+
+    @Spec CommandSpec spec;
+    @CommandLine.Mixin Cli.Verbose v;
+
+    @Override
+    public Integer call() {
+      try (Opened o = open(spec, target, args)) {
+        expect(spec, o.rest(), false);
+        String name = o.rest().get(0);
+        o.checkEffect(name);
+        if (o.effects().loadEffect(name).filter(EffectRecord::quarantined).isEmpty()) {
+          cli.err.println("watukuy: effect " + name + ": not quarantined; nothing to release");
+          return Main.OK;
+        }
+        o.effects().setQuarantine(name, null, cli.clock.instant());
+        cli.err.println("watukuy: effect " + name + ": released");
+      }
+      return Main.OK;
+    }
+  }
+
+  @Command(
+      name = "rewind",
+      mixinStandardHelpOptions = true,
+      versionProvider = Main.Version.class,
+      customSynopsis =
+          "watukuy effects rewind (CONFIG | --store URI) NAME POSITION [--partition P] [--live] [--yes]",
+      description = {
+        "Moves effect NAME back to POSITION on one source key, so the positions above it run again.",
+        "Deletes the invocation rows above POSITION and their journals, so their calls fire again."
+            + " Prints what it discards, then asks; --yes answers without a terminal."
+            + " Refused (exit 1) while an engine holds the effect's lease; POSITION may be the current"
+            + " position (the way out of blocked), never above it."
+      })
+  final class Rewind implements Callable<Integer> {
+    @CommandLine.Mixin OperationCommands.Target target;
+
+    @Parameters(
+        paramLabel = "[CONFIG] NAME POSITION",
+        arity = "1..*",
+        description =
+            "The YAML config file (unless --store), the effect's name, then the new position.")
+    List<String> args = new ArrayList<>();
+
+    @Option(
+        names = "--partition",
+        paramLabel = "P",
+        description = "The source partition to rewind (needed when the effect reads several).")
+    @Nullable String partition;
+
+    @Option(
+        names = "--live",
+        description = "Also lower the on live boundary to POSITION, for good (default: it stays).")
+    boolean live;
+
+    @Option(names = "--yes", description = "Rewind without asking (the summary is still printed).")
+    boolean yes;
+
+    @Spec CommandSpec spec;
+    @CommandLine.Mixin Cli.Verbose v;
+
+    @Override
+    public Integer call() {
+      try (Opened o = open(spec, target, args)) {
+        expect(spec, o.rest(), true);
+        String name = o.rest().get(0);
+        long position = position(spec, o.rest().get(1));
+        o.checkEffect(name);
+        EffectCursor cursor = o.cursor(name, partition);
+        PollerKey source = cursor.source();
+        if (position > cursor.watermark())
+          throw new ConfigException(
+              "effect "
+                  + name
+                  + ": POSITION "
+                  + position
+                  + " is above the position "
+                  + cursor.watermark()
+                  + " on "
+                  + source
+                  + "; rewind moves back only (skip passes a failed position)");
+        Instant now = cli.clock.instant();
+        Optional<Lease> holder = o.effects().effectLease(name).filter(l -> held(l, now));
+        if (holder.isPresent()) return refuseHeld(name, holder.get());
+        long discards = summary(o, cursor, position);
+        if (!confirmed(name, source, position)) return Main.FAILED;
+        Optional<Lease> lease =
+            o.effects().acquireEffectLease(name, owner(), REWIND_LEASE, cli.clock.instant());
+        if (lease.isEmpty()) return refuseHeld(name, o.effects().effectLease(name).orElse(null));
+        long deleted;
+        try {
+          // An engine may have run while the operator was asked: what was agreed to is no longer
+          // what would be discarded.
+          if (o.cursor(name, partition).watermark() != cursor.watermark()
+              || o.effects().countInvocations(name, source, position) != discards) {
+            cli.err.println(
+                "watukuy: effect "
+                    + name
+                    + " moved on "
+                    + source
+                    + " since the summary; nothing rewound (run the command again)");
+            return Main.FAILED;
+          }
+          deleted =
+              o.effects().rewind(name, source, position, live, lease.get(), cli.clock.instant());
+        } finally {
+          o.effects().releaseEffectLease(name, lease.get());
+        }
+        cli.err.println(
+            "watukuy: effect "
+                + name
+                + ": rewound to "
+                + position
+                + " on "
+                + source
+                + ", "
+                + deleted
+                + " invocation row(s) discarded; the next engine start runs the positions above "
+                + position
+                + " again");
+      }
+      return Main.OK;
+    }
+
+    private int refuseHeld(String name, @Nullable Lease lease) {
+      cli.err.println(
+          "watukuy: effect "
+              + name
+              + " is running: "
+              + (lease == null
+                  ? "an engine took its lease"
+                  : lease.owner() + " holds its lease until " + lease.expiresAt())
+              + "; stop that engine first (nothing rewound)");
+      return Main.FAILED;
+    }
+
+    /**
+     * Prints what the rewind discards on stdout, with --yes too.
+     *
+     * @return the invocation rows it discards
+     */
+    private long summary(Opened o, EffectCursor cursor, long position) {
+      long rows = o.effects().countInvocations(cursor.effect(), cursor.source(), position);
+      long calls = journaledCalls(o, cursor, position);
+      cli.out.println(
+          "effect "
+              + cursor.effect()
+              + " on "
+              + cursor.source()
+              + ": position "
+              + cursor.watermark()
+              + " -> "
+              + position);
+      cli.out.println(
+          "discards "
+              + rows
+              + " invocation row(s) above "
+              + position
+              + " and their "
+              + calls
+              + " journaled call(s): the positions above "
+              + position
+              + " run again and their calls fire again");
+      Long boundary = cursor.liveBoundary();
+      if (live)
+        cli.out.println(
+            "on live boundary: "
+                + (boundary == null ? "not set" : boundary)
+                + " -> "
+                + (boundary != null && boundary <= position ? boundary : position)
+                + " (for good: on live arms treat the events above it as news)");
+      else
+        cli.out.println(
+            "on live boundary: stays " + (boundary == null ? "unset" : boundary.toString()));
+      return rows;
+    }
+
+    private boolean confirmed(String name, PollerKey source, long position) {
+      if (yes) return true;
+      if (cli.terminal == null)
+        throw OperationCommands.usage(
+            spec, "standard input is not a terminal: give --yes to rewind (nothing rewound)");
+      String answer =
+          cli.terminal.ask(
+              "Rewind effect " + name + " on " + source + " to " + position + "? [y/N] ");
+      if (answer != null && answer.strip().matches("(?i)y|yes")) return true;
+      cli.err.println("watukuy: effect " + name + ": not rewound");
+      return false;
+    }
+  }
+
+  /** The journal entries of the invocations above {@code position}, counted page by page. */
+  private static long journaledCalls(Opened o, EffectCursor c, long position) {
+    long calls = 0;
+    long after = position;
+    while (true) {
+      List<InvocationRow> rows =
+          o.effects().listInvocations(c.effect(), c.source(), after, Set.of(), PAGE);
+      for (InvocationRow row : rows) {
+        int offset = 0;
+        int got;
+        do {
+          got =
+              o.effects().listJournal(c.effect(), c.source(), row.position(), offset, PAGE).size();
+          calls += got;
+          offset += got;
+        } while (got == PAGE);
+      }
+      if (rows.size() < PAGE) return calls;
+      after = rows.get(rows.size() - 1).position();
+    }
+  }
+
+  /** The rewind's lease owner, as {@code show} and a refused engine name it. */
+  private static String owner() {
+    return "watukuy effects rewind (pid " + ProcessHandle.current().pid() + ")";
+  }
+}
