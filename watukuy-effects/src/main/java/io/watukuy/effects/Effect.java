@@ -47,14 +47,35 @@ public final class Effect<T> {
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,99}");
 
   /**
-   * One arm: the code and the key of its lane.
+   * Which events of its type an arm runs for (docs/effects.md, "Latest and live arms").
+   *
+   * @since 0.1
+   */
+  public enum Mode {
+    /** Every event, in log order within its lane: the default. */
+    EACH,
+    /**
+     * Once per lane per reader batch, for the newest event of the arm's type in it; the older ones
+     * are folded into it and counted in {@code latestCollapsed}.
+     */
+    LATEST,
+    /**
+     * Only events after the live boundary (the log head at the effect's first start on the key);
+     * the history before it is passed without running.
+     */
+    LIVE
+  }
+
+  /**
+   * One arm: the code, the key of its lane and which events it runs for.
    *
    * @param arm the code
    * @param key the lane's key scheme
+   * @param mode which events of its type it runs for
    * @param <T> the item type
    * @since 0.1
    */
-  public record On<T>(Arm<T> arm, Key<T> key) {
+  public record On<T>(Arm<T> arm, Key<T> key, Mode mode) {
     /**
      * Creates an arm entry.
      *
@@ -63,6 +84,18 @@ public final class Effect<T> {
     public On {
       Objects.requireNonNull(arm, "arm");
       Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(mode, "mode");
+    }
+
+    /**
+     * Creates an arm that runs for every event ({@link Mode#EACH}).
+     *
+     * @param arm the code
+     * @param key the lane's key scheme
+     * @throws NullPointerException if an argument is null
+     */
+    public On(Arm<T> arm, Key<T> key) {
+      this(arm, key, Mode.EACH);
     }
   }
 
@@ -241,6 +274,43 @@ public final class Effect<T> {
      * @throws ConfigException if the source is not set yet, or {@code type} already has an arm
      */
     public Builder<T> on(EventType type, Arm<T> arm, Key<T> key) {
+      return arm(type, new On<>(arm, key, Mode.EACH));
+    }
+
+    /**
+     * Declares an {@code on latest} arm for one event type (docs/effects.md, "Latest and live
+     * arms"): per lane and reader batch it runs once, for the newest event of {@code type}, and the
+     * older ones in that batch complete without running (counted in {@code latestCollapsed}). For
+     * work where only the current state matters: syncing a profile, not sending a receipt.
+     *
+     * @param type the event type
+     * @param arm the code to run
+     * @param key the key naming each event's lane
+     * @return this builder
+     * @throws NullPointerException if an argument is null
+     * @throws ConfigException if the source is not set yet, or {@code type} already has an arm
+     */
+    public Builder<T> onLatest(EventType type, Arm<T> arm, Key<T> key) {
+      return arm(type, new On<>(arm, key, Mode.LATEST));
+    }
+
+    /**
+     * Declares an {@code on live} arm for one event type (docs/effects.md, "Latest and live arms"):
+     * events at or below the live boundary (the log head when the effect first started on the key,
+     * persisted) are history and complete without running; later ones run as usual.
+     *
+     * @param type the event type
+     * @param arm the code to run
+     * @param key the key naming each event's lane
+     * @return this builder
+     * @throws NullPointerException if an argument is null
+     * @throws ConfigException if the source is not set yet, or {@code type} already has an arm
+     */
+    public Builder<T> onLive(EventType type, Arm<T> arm, Key<T> key) {
+      return arm(type, new On<>(arm, key, Mode.LIVE));
+    }
+
+    private Builder<T> arm(EventType type, On<T> on) {
       Objects.requireNonNull(type, "type");
       if (source == null)
         throw new ConfigException(
@@ -248,7 +318,7 @@ public final class Effect<T> {
       if (arms.containsKey(type))
         throw new ConfigException(
             "effect " + name + ": " + type.wire() + " already has an arm; one arm per event type");
-      arms.put(type, new On<>(arm, key));
+      arms.put(type, on);
       return this;
     }
 

@@ -25,7 +25,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -59,6 +58,15 @@ public final class Effects implements AutoCloseable {
   /** How long {@link #close()} waits for invocations in flight: 30 s. */
   public static final Duration SHUTDOWN_WAIT = Duration.ofSeconds(30);
 
+  /** How long a completed invocation and its journal are kept (docs/effects.md, "Retention"). */
+  public static final Duration DEFAULT_JOURNAL_RETENTION = Duration.ofDays(7);
+
+  /**
+   * Failed attempts in a row, across every lane of an effect with no success between, that
+   * quarantine it (docs/effects.md, "Automatic quarantine"): 50.
+   */
+  public static final int DEFAULT_QUARANTINE_AFTER = 50;
+
   private static final Logger LOG = LoggerFactory.getLogger("io.watukuy.effects");
 
   private final EffectStore store;
@@ -67,6 +75,7 @@ public final class Effects implements AutoCloseable {
   private final @Nullable ExecutorService ownedWorkers;
   private final @Nullable Executor readerExecutor;
   private final Map<String, Reader> readers = new LinkedHashMap<>();
+  private final Object finished = new Object();
   private volatile boolean started;
   private volatile boolean closed;
 
@@ -82,9 +91,11 @@ public final class Effects implements AutoCloseable {
       ownedWorkers = null;
     }
     this.readerExecutor = b.readers;
+    EffectRun.Settings settings = new EffectRun.Settings(b.journalRetention, b.quarantineAfter);
     for (Effect<?> e : b.effects)
       readers.put(
-          e.name(), new Reader(e, b.store, workers, b.instanceId, Watukuy.redaction(b.secrets)));
+          e.name(),
+          new Reader(e, b.store, workers, b.instanceId, Watukuy.redaction(b.secrets), settings));
   }
 
   /**
@@ -251,9 +262,25 @@ public final class Effects implements AutoCloseable {
   }
 
   /**
-   * Stops the readers, waits up to {@link #SHUTDOWN_WAIT} for invocations in flight on the pool
-   * this runtime made (an invocation abandoned by the wait stays recorded as running and replays at
-   * the next start) and gives the leases up. Idempotent.
+   * What a deploy of these effects would find in the store (docs/effects.md, "Plan"), read without
+   * starting or taking anything: per effect and source key, whether an arm's key scheme differs
+   * from the one recorded with the watermark and how many lanes have rows above it. A key with both
+   * would start {@code blocked}.
+   *
+   * @return one entry per effect and source key, effects in the order added, keys in key order
+   * @throws io.watukuy.StoreException when the store cannot be reached
+   */
+  public List<EffectPlan> plan() {
+    List<EffectPlan> out = new ArrayList<>();
+    for (Reader r : readers.values()) out.addAll(EffectPlan.of(store, r.run.effect()));
+    return out;
+  }
+
+  /**
+   * Shuts down (docs/effects.md, "Shutdown"): stops dispatching, waits up to {@link #SHUTDOWN_WAIT}
+   * on this runtime's clock for invocations in flight, then gives the leases up. An invocation
+   * abandoned by the wait stays recorded as running, its late outcome is refused by the lease, and
+   * it replays at the next start. Idempotent.
    */
   @Override
   public void close() {
@@ -262,19 +289,50 @@ public final class Effects implements AutoCloseable {
       closed = true;
     }
     for (Reader r : readers.values()) r.stop();
+    for (Reader r : readers.values()) r.run.stopDispatching();
+    int left = awaitInFlight();
+    if (left > 0)
+      LOG.warn(
+          "effects: {} invocations still in flight after {}; they replay at the next start",
+          left,
+          SHUTDOWN_WAIT);
     if (ownedWorkers != null) {
-      ownedWorkers.shutdown();
-      try {
-        if (!ownedWorkers.awaitTermination(SHUTDOWN_WAIT.toMillis(), TimeUnit.MILLISECONDS))
-          LOG.warn(
-              "effects: invocations still in flight after {}; they replay at the next start",
-              SHUTDOWN_WAIT);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      ownedWorkers.shutdownNow();
+      if (left > 0) ownedWorkers.shutdownNow();
+      else ownedWorkers.shutdown();
     }
     for (Reader r : readers.values()) r.run.stop();
+  }
+
+  /**
+   * Waits until no invocation is in flight or {@link #SHUTDOWN_WAIT} passed; returns those left.
+   */
+  private int awaitInFlight() {
+    boolean[] timedOut = {false};
+    var timer =
+        time.schedule(
+            SHUTDOWN_WAIT,
+            () -> {
+              synchronized (finished) {
+                timedOut[0] = true;
+                finished.notifyAll();
+              }
+            });
+    try {
+      synchronized (finished) {
+        while (inFlight() > 0 && !timedOut[0]) finished.wait();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      timer.cancel();
+    }
+    return inFlight();
+  }
+
+  private int inFlight() {
+    int n = 0;
+    for (Reader r : readers.values()) n += r.run.inFlight();
+    return n;
   }
 
   private Reader reader(String effect) {
@@ -311,13 +369,18 @@ public final class Effects implements AutoCloseable {
         StateStore store,
         Executor workers,
         String owner,
-        Function<@Nullable String, String> redaction) {
-      this.run = new EffectRun<>(effect, store, time, workers, owner, this::signal, redaction);
+        Function<@Nullable String, String> redaction,
+        EffectRun.Settings settings) {
+      this.run =
+          new EffectRun<>(effect, store, time, workers, owner, this::signal, redaction, settings);
       this.redaction = redaction;
     }
 
     void signal() {
       wake.release();
+      synchronized (finished) {
+        finished.notifyAll();
+      }
     }
 
     void stop() {
@@ -368,6 +431,8 @@ public final class Effects implements AutoCloseable {
     private Duration pollInterval = DEFAULT_POLL_INTERVAL;
     private String instanceId = UUID.randomUUID().toString();
     private List<String> secrets = List.of();
+    private Duration journalRetention = DEFAULT_JOURNAL_RETENTION;
+    private int quarantineAfter = DEFAULT_QUARANTINE_AFTER;
 
     private Builder(StateStore store) {
       this.store = store;
@@ -467,6 +532,42 @@ public final class Effects implements AutoCloseable {
      */
     public Builder secrets(Collection<String> values) {
       this.secrets = List.copyOf(values);
+      return this;
+    }
+
+    /**
+     * How long a completed invocation and its journal are kept before the hourly sweep deletes them
+     * (docs/effects.md, "Retention"); never above an effect's persisted watermark. Default {@link
+     * #DEFAULT_JOURNAL_RETENTION}.
+     *
+     * @param retention from 1 hour to 3650 days
+     * @return this builder
+     * @throws ConfigException if out of range, naming the value
+     */
+    public Builder journalRetention(Duration retention) {
+      Objects.requireNonNull(retention, "retention");
+      if (retention.compareTo(Duration.ofHours(1)) < 0
+          || retention.compareTo(Duration.ofDays(3650)) > 0)
+        throw new ConfigException(
+            "effects journalRetention must be 1h..3650d, but was " + retention);
+      this.journalRetention = retention;
+      return this;
+    }
+
+    /**
+     * Failed attempts in a row, across every lane of one effect with no success between, after
+     * which the effect is quarantined (docs/effects.md, "Automatic quarantine"). Default {@link
+     * #DEFAULT_QUARANTINE_AFTER}.
+     *
+     * @param failedAttempts from 1 to 1 000 000, or 0 to never quarantine automatically
+     * @return this builder
+     * @throws ConfigException if out of range, naming the value
+     */
+    public Builder quarantineAfter(int failedAttempts) {
+      if (failedAttempts < 0 || failedAttempts > 1_000_000)
+        throw new ConfigException(
+            "effects quarantineAfter must be 0..1000000 (0: never), but was " + failedAttempts);
+      this.quarantineAfter = failedAttempts;
       return this;
     }
 

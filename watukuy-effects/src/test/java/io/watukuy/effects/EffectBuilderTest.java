@@ -11,6 +11,7 @@ import io.watukuy.Poller;
 import io.watukuy.effects.EffectFixture.Order;
 import io.watukuy.store.memory.MemoryStore;
 import io.watukuy.testing.ForwardingStore;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -95,5 +96,32 @@ class EffectBuilderTest {
     assertThatThrownBy(() -> Effects.builder(f.store).poolSize(0))
         .isInstanceOf(ConfigException.class)
         .hasMessage("effects poolSize must be 1..1024, but was 0");
+  }
+
+  @Test
+  void theEngineDefaultsAndRangesOfRetentionAndTheAutomaticQuarantine() {
+    assertThat(Effects.DEFAULT_JOURNAL_RETENTION).isEqualTo(Duration.ofDays(7));
+    assertThat(Effects.DEFAULT_QUARANTINE_AFTER).isEqualTo(50);
+    assertThatThrownBy(() -> f.builder("e").journalRetention(Duration.ofMinutes(59)))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage("effects journalRetention must be 1h..3650d, but was PT59M");
+    assertThatThrownBy(() -> f.builder("e").quarantineAfter(-1))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage("effects quarantineAfter must be 0..1000000 (0: never), but was -1");
+  }
+
+  @Test
+  void latestAndLiveArmsKeepTheirModeAndAPlainArmRunsForEachEvent() {
+    Arm<Order> nothing = (ctx, e) -> {};
+    Effect<Order> e =
+        f.effect("Modes")
+            .on(EventType.CREATED, nothing, Key.identity())
+            .onLatest(EventType.UPDATED, nothing, Key.identity())
+            .onLive(EventType.DELETED, nothing, Key.identity())
+            .build();
+    assertThat(e.arms().get(EventType.CREATED).mode()).isEqualTo(Effect.Mode.EACH);
+    assertThat(e.arms().get(EventType.UPDATED).mode()).isEqualTo(Effect.Mode.LATEST);
+    assertThat(e.arms().get(EventType.DELETED).mode()).isEqualTo(Effect.Mode.LIVE);
+    assertThat(new Effect.On<>(nothing, Key.identity()).mode()).isEqualTo(Effect.Mode.EACH);
   }
 }

@@ -99,6 +99,26 @@ class SqliteEffectsTest {
     assertThat(f.row("Notify", 1).orElseThrow().status()).isEqualTo(InvocationStatus.DONE);
   }
 
+  @Test
+  void theLiveBoundaryIsKeptInTheCursorTableForTheNextEngine() {
+    f.created("a", "b");
+    Arm<Order> arm = (ctx, e) -> fired.merge("run" + e.sequence(), 1, Integer::sum);
+    Effects first =
+        f.effects(f.effect("Welcome").onLive(EventType.CREATED, arm, byCustomer()).build());
+    drain(first, "Welcome");
+    first.close();
+    assertThat(fired).isEmpty(); // history at the first start
+
+    f.created("c", "d"); // while no engine runs: news
+    Effects second =
+        f.effects(
+            "engine-2", f.effect("Welcome").onLive(EventType.CREATED, arm, byCustomer()).build());
+    drain(second, "Welcome");
+    assertThat(fired).isEqualTo(Map.of("run3", 1, "run4", 1));
+    assertThat(f.store.loadCursors("Welcome").get(0).liveBoundary()).isEqualTo(2);
+    second.close();
+  }
+
   private String fire(String call) {
     return call + "#" + fired.merge(call, 1, Integer::sum);
   }

@@ -25,6 +25,7 @@ import io.watukuy.spi.StateStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -34,6 +35,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -53,8 +55,21 @@ public final class EffectRun<T> {
   /** How long the effect's lease lasts; renewed after a third of it. */
   public static final Duration LEASE_TTL = Duration.ofSeconds(30);
 
+  /** How often completed invocations older than the journal retention are swept: hourly. */
+  public static final Duration SWEEP_INTERVAL = Duration.ofHours(1);
+
+  /**
+   * What an engine sets for each effect it runs.
+   *
+   * @param journalRetention how long a completed invocation and its journal are kept
+   * @param quarantineAfter failed attempts in a row, across every lane with no success between,
+   *     that quarantine the effect; 0 never does
+   */
+  public record Settings(Duration journalRetention, int quarantineAfter) {}
+
   private static final Logger LOG = LoggerFactory.getLogger("io.watukuy.effects");
   private static final int ROW_PAGE = 1000;
+  private static final int LOG_PAGE = 10_000;
 
   private record Outcome(
       long generation,
@@ -74,12 +89,17 @@ public final class EffectRun<T> {
   private final String owner;
   private final Runnable wake;
   private final Function<@Nullable String, String> redaction;
+  private final Settings settings;
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private final FailureRun failureRun = new FailureRun();
   private final ConcurrentLinkedQueue<Outcome> outcomes = new ConcurrentLinkedQueue<>();
   private final Map<PollerKey, SourceLanes> sources = new TreeMap<>();
   private @Nullable Lease lease;
   private @Nullable Instant renewAt;
   private long generation;
   private boolean stopped;
+  private boolean dispatching = true;
+  private @Nullable Instant nextSweep;
 
   /**
    * Creates the runtime of one effect; nothing runs until {@link #pass()}.
@@ -91,6 +111,7 @@ public final class EffectRun<T> {
    * @param owner this engine's instance id, the lease's owner
    * @param wake called when an invocation finished, so the reader passes again
    * @param redaction hides the engine's secrets in every error kept or logged
+   * @param settings the engine's journal retention and quarantine threshold
    */
   public EffectRun(
       Effect<T> effect,
@@ -99,7 +120,8 @@ public final class EffectRun<T> {
       Executor workers,
       String owner,
       Runnable wake,
-      Function<@Nullable String, String> redaction) {
+      Function<@Nullable String, String> redaction,
+      Settings settings) {
     this.effect = effect;
     this.log = store;
     this.store = (EffectStore) store;
@@ -108,6 +130,7 @@ public final class EffectRun<T> {
     this.owner = owner;
     this.wake = wake;
     this.redaction = redaction;
+    this.settings = settings;
   }
 
   /** The effect run. */
@@ -122,7 +145,7 @@ public final class EffectRun<T> {
    * @return whether anything changed (another pass may find more to do)
    */
   public synchronized boolean pass() {
-    if (stopped) return false;
+    if (stopped || !dispatching) return false;
     Instant now = time.now();
     if (!holdLease(now)) return false;
     boolean changed = applyOutcomes();
@@ -139,7 +162,7 @@ public final class EffectRun<T> {
         }
         if (s.blocked != null) continue;
         changed |= honourSkips(s, now);
-        changed |= read(s);
+        changed |= read(s, now);
         if (!quarantined) changed |= dispatch(s, now);
         changed |= saveWatermark(s, now);
         s.lastError = null;
@@ -153,7 +176,60 @@ public final class EffectRun<T> {
         LOG.warn("effect {} on {}: {}", effect.name(), key, msg);
       }
     }
+    if (nextSweep == null || !now.isBefore(nextSweep)) {
+      nextSweep = now.plus(SWEEP_INTERVAL);
+      try {
+        sweep(now);
+      } catch (RuntimeException e) {
+        LOG.warn(
+            "effect {}: sweeping old invocations failed: {}",
+            effect.name(),
+            Errors.describe(e, redaction));
+      }
+    }
     return changed;
+  }
+
+  /**
+   * Deletes the completed invocations, and their journals, last updated more than the journal
+   * retention before {@code now} (docs/effects.md, "Retention"): only at or below each source key's
+   * persisted watermark, and nothing on a key where the effect has persisted no watermark yet (no
+   * cursor, or a cursor still at 0).
+   *
+   * @param now the current time
+   * @return the invocations deleted
+   */
+  public synchronized int sweep(Instant now) {
+    Instant before = now.minus(settings.journalRetention());
+    int total = 0;
+    for (EffectCursor c : store.loadCursors(effect.name())) {
+      if (c.watermark() == 0) continue;
+      int n;
+      do {
+        n = store.sweepInvocations(effect.name(), c.source(), before, ROW_PAGE);
+        total += n;
+      } while (n == ROW_PAGE);
+    }
+    if (total > 0)
+      LOG.info(
+          "effect {}: swept {} completed invocations older than {}",
+          effect.name(),
+          total,
+          settings.journalRetention());
+    return total;
+  }
+
+  /**
+   * Stops dispatching for good (a shutdown): no further pass runs anything; invocations in flight
+   * go on. The lease is kept until {@link #stop()}.
+   */
+  public synchronized void stopDispatching() {
+    dispatching = false;
+  }
+
+  /** Invocations handed to the workers and not finished yet. */
+  public int inFlight() {
+    return inFlight.get();
   }
 
   /** Passes until nothing changes: with workers that run on the calling thread, until idle. */
@@ -245,6 +321,7 @@ public final class EffectRun<T> {
       lease = got.get();
       generation++;
       sources.clear();
+      failureRun.reset();
       renewAt = now.plus(LEASE_TTL.dividedBy(3));
       return true;
     }
@@ -283,7 +360,9 @@ public final class EffectRun<T> {
             .findFirst()
             .orElse(null);
     long watermark = cursor == null ? 0 : cursor.watermark();
-    SourceLanes s = new SourceLanes(key, watermark, cursor == null ? null : cursor.liveBoundary());
+    Long boundary = cursor == null ? null : cursor.liveBoundary();
+    if (boundary == null) boundary = logHead(key, watermark);
+    SourceLanes s = new SourceLanes(key, watermark, boundary);
     Set<String> lanesAbove = new TreeSet<>();
     long after = watermark;
     while (true) {
@@ -307,25 +386,53 @@ public final class EffectRun<T> {
     }
     if (cursor == null) {
       store.saveCursor(
-          new EffectCursor(effect.name(), key, 0, null, effect.schemes(), now), lease());
-    } else if (!lanesAbove.isEmpty()) {
+          new EffectCursor(effect.name(), key, 0, boundary, effect.schemes(), now), lease());
+    } else if (cursor.liveBoundary() == null) {
+      // the first start since the boundary was introduced or lowered away: it is set now, once
+      store.saveCursor(
+          new EffectCursor(effect.name(), key, watermark, boundary, cursor.schemes(), now),
+          lease());
+    }
+    if (cursor != null && !lanesAbove.isEmpty()) {
       s.blocked = blockedBy(cursor, lanesAbove.size());
       if (s.blocked != null) LOG.warn("effect {} on {}: {}", effect.name(), key, s.blocked);
     }
     return s;
   }
 
-  /** Why a key scheme change blocks the key, or null when every scheme is as recorded. */
-  private @Nullable String blockedBy(EffectCursor cursor, int lanesAbove) {
-    Map<String, String> now = effect.schemes();
+  /** The highest position in the log of {@code key}, reading on from {@code from}. */
+  private long logHead(PollerKey key, long from) {
+    long head = from;
+    while (true) {
+      List<LoggedEvent> page = log.readLog(key, LogRange.after(head), LOG_PAGE);
+      if (!page.isEmpty()) head = page.get(page.size() - 1).sequence();
+      if (page.size() < LOG_PAGE) return head;
+    }
+  }
+
+  /**
+   * The event types whose key scheme differs between what was recorded and what is declared, as
+   * {@code type (was → is)}; a type only one side has is no change.
+   *
+   * @param recorded the schemes persisted with the watermark
+   * @param declared the effect's schemes now
+   * @return the changes, in the recorded map's order
+   */
+  public static List<String> movedSchemes(
+      Map<String, String> recorded, Map<String, String> declared) {
     List<String> moved = new ArrayList<>();
-    cursor
-        .schemes()
+    new TreeMap<>(recorded)
         .forEach(
             (type, was) -> {
-              String is = now.get(type);
+              String is = declared.get(type);
               if (is != null && !is.equals(was)) moved.add(type + " (" + was + " → " + is + ")");
             });
+    return moved;
+  }
+
+  /** Why a key scheme change blocks the key, or null when every scheme is as recorded. */
+  private @Nullable String blockedBy(EffectCursor cursor, int lanesAbove) {
+    List<String> moved = movedSchemes(cursor.schemes(), effect.schemes());
     if (moved.isEmpty()) return null;
     return "blocked: the key scheme of "
         + String.join(", ", moved)
@@ -339,26 +446,64 @@ public final class EffectRun<T> {
         + " (docs/effects.md, \"States\")";
   }
 
-  private boolean read(SourceLanes s) {
+  private boolean read(SourceLanes s, Instant now) {
     boolean changed = false;
     while (s.held() < effect.readAhead()) {
       int limit = Math.min(effect.batchSize(), effect.readAhead() - s.held());
       List<LoggedEvent> batch = log.readLog(s.source, LogRange.after(s.head), limit);
-      for (LoggedEvent e : batch) accept(s, e);
+      accept(s, batch, now);
       changed |= !batch.isEmpty();
       if (batch.size() < limit) break;
     }
     return changed;
   }
 
-  private void accept(SourceLanes s, LoggedEvent e) {
-    if (s.completedBefore(e.sequence())) return;
-    EventType type = EventType.fromWire(Json.tree(e.event()).get("type").asText());
-    Effect.On<T> on = effect.arms().get(type);
-    if (on == null) {
-      s.pass(e.sequence());
-      return;
+  /**
+   * Queues one reader batch in its lanes (docs/effects.md, "Latest and live arms"): an {@code on
+   * live} arm passes the events at or below the live boundary, and an {@code on latest} arm queues
+   * only the newest event of its type per lane in the batch and passes the older ones, counting
+   * them. An event an earlier run left unfinished is never folded: its row goes on where it was.
+   */
+  private void accept(SourceLanes s, List<LoggedEvent> batch, Instant now) {
+    List<SourceLanes.Pending> queued = new ArrayList<>();
+    Map<String, Long> newest = new HashMap<>();
+    for (LoggedEvent e : batch) {
+      if (s.completedBefore(e.sequence())) continue;
+      EventType type = EventType.fromWire(Json.tree(e.event()).get("type").asText());
+      Effect.On<T> on = effect.arms().get(type);
+      if (on == null || (on.mode() == Effect.Mode.LIVE && isHistory(s, e.sequence()))) {
+        s.pass(e.sequence());
+        continue;
+      }
+      SourceLanes.Pending p = pending(e, type, on);
+      queued.add(p);
+      if (foldable(s, on, p)) newest.put(foldKey(p), p.position);
     }
+    long folded = 0;
+    for (SourceLanes.Pending p : queued) {
+      if (foldable(s, effect.arms().get(p.type), p) && newest.get(foldKey(p)) != p.position) {
+        s.pass(p.position);
+        folded++;
+      } else {
+        s.accept(p);
+      }
+    }
+    if (folded > 0) store.addCounts(effect.name(), 0, null, folded, now);
+  }
+
+  private static boolean isHistory(SourceLanes s, long position) {
+    return s.liveBoundary != null && position <= s.liveBoundary;
+  }
+
+  private static boolean foldable(SourceLanes s, Effect.On<?> on, SourceLanes.Pending p) {
+    return on.mode() == Effect.Mode.LATEST && p.lane != null && !s.leftUnfinished(p.position);
+  }
+
+  private static String foldKey(SourceLanes.Pending p) {
+    return p.type.wire() + " " + p.lane;
+  }
+
+  private SourceLanes.Pending pending(LoggedEvent e, EventType type, Effect.On<T> on) {
     String lane = null;
     String keyError = null;
     try {
@@ -372,7 +517,7 @@ public final class EffectRun<T> {
               + " arm failed, so the event belongs to no lane: "
               + Errors.describe(ex, redaction);
     }
-    s.accept(new SourceLanes.Pending(e, type, lane, keyError));
+    return new SourceLanes.Pending(e, type, lane, keyError);
   }
 
   // ---- skips ----------------------------------------------------------------------------------
@@ -419,9 +564,19 @@ public final class EffectRun<T> {
     for (SourceLanes.Pending p : due) {
       int attempt = p.attempt + 1;
       String lastError = p.error;
+      inFlight.incrementAndGet();
       try {
-        workers.execute(() -> invoke(gen, held, s.source, p, attempt, lastError));
+        workers.execute(
+            () -> {
+              try {
+                invoke(gen, held, s.source, p, attempt, lastError);
+              } finally {
+                inFlight.decrementAndGet();
+                wake.run();
+              }
+            });
       } catch (RejectedExecutionException e) {
+        inFlight.decrementAndGet();
         s.untake(p);
       }
     }
@@ -545,10 +700,46 @@ public final class EffectRun<T> {
       SourceLanes s = sources.get(o.source());
       if (s == null) continue;
       changed = true;
-      if (o.status().completed()) s.complete(o.pending());
-      else s.fail(o.pending(), o.attempt(), String.valueOf(o.error()), o.retryAt());
+      if (o.status().completed()) {
+        s.complete(o.pending());
+        failureRun.reset();
+      } else {
+        s.fail(o.pending(), o.attempt(), String.valueOf(o.error()), o.retryAt());
+        countFailure(o);
+      }
     }
     return changed;
+  }
+
+  /**
+   * Counts a failed attempt in the run of failures with no success between; at the engine's
+   * threshold the effect is quarantined (docs/effects.md, "Automatic quarantine").
+   */
+  private void countFailure(Outcome o) {
+    int limit = settings.quarantineAfter();
+    if (limit <= 0) return;
+    Instant now = time.now();
+    int n = failureRun.add(o.pending().laneKey(), o.pending().position, now);
+    if (n < limit) return;
+    String reason =
+        "automatic: "
+            + n
+            + " failed attempts in a row across "
+            + failureRun.lanes()
+            + (failureRun.lanes() == 1 ? " lane" : " lanes")
+            + " with no success between, from position "
+            + failureRun.firstPosition()
+            + " at "
+            + failureRun.since()
+            + " to position "
+            + o.pending().position
+            + " at "
+            + now
+            + "; the last: "
+            + o.error();
+    failureRun.reset();
+    store.setQuarantine(effect.name(), reason, now);
+    LOG.warn("effect {} quarantined: {}", effect.name(), reason);
   }
 
   private boolean saveWatermark(SourceLanes s, Instant now) {

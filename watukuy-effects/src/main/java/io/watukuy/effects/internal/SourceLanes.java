@@ -97,6 +97,11 @@ final class SourceLanes {
     else unfinishedAbove.put(row.position(), row);
   }
 
+  /** Whether an earlier run left an unfinished row (running or failed) at {@code position}. */
+  boolean leftUnfinished(long position) {
+    return unfinishedAbove.containsKey(position);
+  }
+
   /** Whether an earlier run completed {@code position} in its lane; forgets it. */
   boolean completedBefore(long position) {
     head = Math.max(head, position);

@@ -1,0 +1,157 @@
+package io.watukuy.effects;
+
+import static io.watukuy.effects.EffectFixture.ORDERS;
+import static io.watukuy.effects.EffectFixture.byCustomer;
+import static io.watukuy.effects.EffectFixture.drain;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.watukuy.EventType;
+import io.watukuy.effects.EffectFixture.Order;
+import io.watukuy.spi.InvocationRow;
+import io.watukuy.spi.InvocationStatus;
+import io.watukuy.spi.Lease;
+import io.watukuy.store.memory.MemoryStore;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The hourly retention sweep and the automatic quarantine (docs/effects.md, "Retention", "Automatic
+ * quarantine"), on a memory store and a virtual clock.
+ */
+class RetentionAndQuarantineTest {
+  private final EffectFixture<MemoryStore> f = EffectFixture.memory();
+  private final Set<Long> failing = ConcurrentHashMap.newKeySet();
+  private final List<Long> ran = new CopyOnWriteArrayList<>();
+
+  private final Arm<Order> arm =
+      (ctx, e) -> {
+        ran.add(e.sequence());
+        if (failing.contains(e.sequence()))
+          throw new IllegalStateException("down at " + e.sequence());
+      };
+
+  private Effect<Order> notifyEffect() {
+    return f.effect("Notify").on(EventType.CREATED, arm, byCustomer()).build();
+  }
+
+  private boolean kept(long position) {
+    return f.row("Notify", position).isPresent();
+  }
+
+  @Test
+  void theHourlySweepDeletesOldCompletedInvocationsButNeverAboveThePersistedWatermark() {
+    f.created("a", "b", "c", "d", "e");
+    failing.add(3L);
+    Effects effects = f.effects(notifyEffect()); // the first pass sweeps, the next an hour later
+    drain(effects, "Notify");
+    assertThat(f.store.loadCursors("Notify").get(0).watermark()).isEqualTo(2);
+
+    f.clock.advance(Duration.ofDays(7).minusMinutes(30));
+    drain(effects, "Notify"); // sweeps: nothing is 7 days old yet
+    f.clock.advance(Duration.ofMinutes(31));
+    drain(effects, "Notify"); // 7 days and a minute: old enough, but the hour is not up
+    assertThat(kept(1)).isTrue();
+
+    f.clock.advance(Duration.ofMinutes(29));
+    drain(effects, "Notify");
+    assertThat(kept(1)).isFalse();
+    assertThat(kept(2)).isFalse();
+    // above the watermark 2: done, but still what tells the lanes apart
+    assertThat(kept(3)).isTrue();
+    assertThat(kept(4)).isTrue();
+    assertThat(kept(5)).isTrue();
+  }
+
+  @Test
+  void nothingIsSweptForAnEffectWithoutAPersistedWatermark() {
+    // rows an engine wrote before any cursor of the effect was kept
+    Lease lease =
+        f.store.acquireEffectLease("Notify", "old", Duration.ofMinutes(1), f.clock.now()).get();
+    for (long p = 1; p <= 2; p++)
+      f.store.saveInvocation(
+          new InvocationRow(
+              "Notify",
+              ORDERS,
+              p,
+              "customer:a",
+              "created",
+              InvocationStatus.DONE,
+              1,
+              null,
+              null,
+              false,
+              "v1",
+              f.clock.now(),
+              f.clock.now()),
+          lease);
+    f.store.releaseEffectLease("Notify", lease);
+    f.clock.advance(Duration.ofDays(30));
+
+    Effects effects = f.effects(notifyEffect());
+    assertThat(effects.run("Notify").sweep(f.clock.now())).isZero();
+    assertThat(kept(1)).isTrue();
+    assertThat(kept(2)).isTrue();
+  }
+
+  @Test
+  void nothingIsSweptWhileTheWatermarkIsStillAtZero() {
+    f.created("a", "b");
+    failing.add(1L);
+    Effects effects = f.builder("engine-1").add(notifyEffect()).quarantineAfter(0).build();
+    drain(effects, "Notify");
+    assertThat(f.row("Notify", 2).orElseThrow().status()).isEqualTo(InvocationStatus.DONE);
+
+    f.clock.advance(Duration.ofDays(8));
+    drain(effects, "Notify"); // a sweep is due, and lane a fails once more
+    assertThat(f.store.loadCursors("Notify").get(0).watermark()).isZero();
+    assertThat(kept(2)).isTrue();
+  }
+
+  @Test
+  void aRunOfFailuresAcrossLanesQuarantinesTheEffectAndANewEngineKeepsItUntilReleased() {
+    f.created("a", "b", "c");
+    failing.addAll(List.of(1L, 2L, 3L));
+    Effects effects = f.builder("engine-1").add(notifyEffect()).quarantineAfter(5).build();
+    drain(effects, "Notify"); // 3 failures
+    assertThat(effects.status("Notify").state()).isEqualTo(EffectState.WEDGED);
+    f.clock.advance(Duration.ofMillis(200));
+    drain(effects, "Notify"); // 3 more: the fifth trips it
+
+    EffectStatus st = effects.status("Notify");
+    assertThat(st.state()).isEqualTo(EffectState.QUARANTINED);
+    assertThat(st.quarantineReason())
+        .startsWith("automatic: 5 failed attempts in a row across 3 lanes with no success between")
+        .contains("from position 1")
+        .contains("IllegalStateException: down at");
+    int attempts = ran.size();
+    f.clock.advance(Duration.ofMinutes(10));
+    drain(effects, "Notify");
+    assertThat(ran).hasSize(attempts); // nothing dispatched
+    effects.close();
+
+    failing.clear();
+    Effects next = f.builder("engine-2").add(notifyEffect()).quarantineAfter(5).build();
+    drain(next, "Notify");
+    assertThat(next.status("Notify").state()).isEqualTo(EffectState.QUARANTINED);
+    assertThat(ran).hasSize(attempts);
+
+    next.release("Notify");
+    drain(next, "Notify");
+    assertThat(next.status("Notify").state()).isEqualTo(EffectState.OK);
+    assertThat(next.status("Notify").position()).isEqualTo(3);
+    next.close();
+  }
+
+  @Test
+  void aSuccessStartsTheRunOfFailuresOver() {
+    f.created("a", "b", "c");
+    failing.addAll(List.of(1L, 3L));
+    Effects effects = f.builder("engine-1").add(notifyEffect()).quarantineAfter(2).build();
+    drain(effects, "Notify"); // failed, done, failed: a run of one, not two
+    assertThat(effects.status("Notify").state()).isEqualTo(EffectState.WEDGED);
+  }
+}

@@ -1,0 +1,224 @@
+package io.watukuy.effects;
+
+import static io.watukuy.effects.EffectFixture.ORDERS;
+import static io.watukuy.effects.EffectFixture.byCustomer;
+import static io.watukuy.effects.EffectFixture.drain;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.watukuy.EventType;
+import io.watukuy.effects.EffectFixture.Order;
+import io.watukuy.spi.InvocationRow;
+import io.watukuy.spi.InvocationStatus;
+import io.watukuy.spi.Lease;
+import io.watukuy.store.memory.MemoryStore;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Shutdown, the in-flight version warning and the repartition plan (docs/effects.md, "Shutdown",
+ * "Plan"). The shutdown tests run the arm on a real worker thread held by a latch; the 30 s wait
+ * runs on the virtual clock.
+ */
+class ShutdownAndPlanTest {
+  private final EffectFixture<MemoryStore> f = EffectFixture.memory();
+  private final List<Long> ran = new CopyOnWriteArrayList<>();
+  private final Set<Long> failing = ConcurrentHashMap.newKeySet();
+  private final CountDownLatch started = new CountDownLatch(1);
+  private final CountDownLatch proceed = new CountDownLatch(1);
+  private final ExecutorService worker = Executors.newSingleThreadExecutor();
+
+  private final Arm<Order> held =
+      (ctx, e) -> {
+        ran.add(e.sequence());
+        started.countDown();
+        proceed.await();
+      };
+
+  private final Arm<Order> plain =
+      (ctx, e) -> {
+        ran.add(e.sequence());
+        if (failing.contains(e.sequence())) throw new IllegalStateException("no");
+      };
+
+  @AfterEach
+  void stopWorker() {
+    proceed.countDown();
+    worker.shutdownNow();
+  }
+
+  private Effects heldEngine() {
+    Effect<Order> e = f.effect("Notify").on(EventType.CREATED, held, byCustomer()).build();
+    return f.builder("engine-1").workers(worker).add(e).build();
+  }
+
+  /** Closes on another thread; returns once close waits on the clock for the invocation. */
+  private Thread closeWhileInFlight(Effects effects) throws InterruptedException {
+    effects.run("Notify").pass();
+    assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+    Thread closer = new Thread(effects::close, "closer");
+    closer.start();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (f.clock.pendingTimers() == 0 && System.nanoTime() < deadline) Thread.onSpinWait();
+    assertThat(f.clock.pendingTimers()).isEqualTo(1); // the 30 s wait
+    return closer;
+  }
+
+  private InvocationStatus status(long position) {
+    return f.row("Notify", position).map(InvocationRow::status).orElse(null);
+  }
+
+  @Test
+  void closeWaitsForAnInvocationInFlightThatFinishes() throws Exception {
+    f.created("a");
+    Effects effects = heldEngine();
+    Instant start = f.clock.now();
+    Thread closer = closeWhileInFlight(effects);
+
+    proceed.countDown();
+    closer.join(10_000);
+    assertThat(closer.isAlive()).isFalse();
+    assertThat(f.clock.now()).isEqualTo(start); // no timeout was needed
+    assertThat(status(1)).isEqualTo(InvocationStatus.DONE);
+    assertThat(f.store.effectLease("Notify")).isEmpty(); // given up after the wait
+  }
+
+  @Test
+  void anInvocationAbandonedAfterThirtySecondsReplaysAtTheNextStart() throws Exception {
+    f.created("a");
+    Effects effects = heldEngine();
+    Thread closer = closeWhileInFlight(effects);
+
+    f.clock.advance(Duration.ofSeconds(29));
+    assertThat(closer.isAlive()).isTrue();
+    f.clock.advance(Duration.ofSeconds(1));
+    closer.join(10_000);
+    assertThat(closer.isAlive()).isFalse();
+    assertThat(status(1)).isEqualTo(InvocationStatus.RUNNING);
+
+    // the abandoned arm finishes late: its outcome is refused by the lease it no longer holds
+    proceed.countDown();
+    worker.shutdown();
+    assertThat(worker.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(status(1)).isEqualTo(InvocationStatus.RUNNING);
+
+    Effect<Order> again = f.effect("Notify").on(EventType.CREATED, plain, byCustomer()).build();
+    Effects next = f.effects("engine-2", again);
+    drain(next, "Notify");
+    assertThat(ran).containsExactly(1L, 1L);
+    assertThat(f.row("Notify", 1).orElseThrow().attempt()).isEqualTo(2);
+    assertThat(status(1)).isEqualTo(InvocationStatus.DONE);
+    next.close();
+  }
+
+  @Test
+  void anInvocationLeftRunningByAnotherVersionIsLoggedByNameAtStart() {
+    f.created("a");
+    Lease lease =
+        f.store.acquireEffectLease("Notify", "old", Duration.ofSeconds(30), f.clock.now()).get();
+    f.store.saveInvocation(
+        new InvocationRow(
+            "Notify",
+            ORDERS,
+            1,
+            "customer:a",
+            "created",
+            InvocationStatus.RUNNING,
+            1,
+            null,
+            null,
+            false,
+            "2026.11.2",
+            f.clock.now(),
+            f.clock.now()),
+        lease);
+    f.store.releaseEffectLease("Notify", lease);
+
+    Effect<Order> e =
+        f.effect("Notify").on(EventType.CREATED, plain, byCustomer()).version("2026.12.1").build();
+    Effects effects = f.effects(e);
+    List<String> lines = logged(() -> drain(effects, "Notify"));
+
+    assertThat(lines)
+        .anySatisfy(
+            line ->
+                assertThat(line)
+                    .contains("WARN")
+                    .contains("effect Notify")
+                    .contains("position 1")
+                    .contains("version 2026.11.2")
+                    .contains("version 2026.12.1"));
+    assertThat(f.row("Notify", 1).orElseThrow().version()).isEqualTo("2026.12.1");
+  }
+
+  @Test
+  void planReportsAChangedKeySchemeAndTheOutstandingLanesWithoutStartingAnything() {
+    f.created("a", "b", "c", "a");
+    failing.add(1L);
+    Effects before =
+        f.effects(f.effect("Notify").on(EventType.CREATED, plain, byCustomer()).build());
+    drain(before, "Notify");
+    before.close(); // 1 failed (lane a, with 4 behind it), 2 and 3 done: 3 lanes above 0
+
+    Effect<Order> byAccount =
+        f.effect("Notify")
+            .on(EventType.CREATED, plain, Key.of("account", e -> e.data().id()))
+            .build();
+    Effect<Order> fresh = f.effect("Other").on(EventType.CREATED, plain, byCustomer()).build();
+    Effects deploy = f.effects("engine-2", byAccount, fresh);
+    List<EffectPlan> plan = deploy.plan();
+
+    assertThat(plan).hasSize(2);
+    EffectPlan moved = plan.get(0);
+    assertThat(moved.effect()).isEqualTo("Notify");
+    assertThat(moved.source()).isEqualTo(ORDERS);
+    assertThat(moved.watermark()).isZero();
+    assertThat(moved.movedSchemes()).containsExactly("created (customer → account)");
+    assertThat(moved.outstandingLanes()).isEqualTo(3);
+    assertThat(moved.blocked()).isTrue();
+
+    EffectPlan other = plan.get(1);
+    assertThat(other.effect()).isEqualTo("Other");
+    assertThat(other.schemeChanged()).isFalse();
+    assertThat(other.outstandingLanes()).isZero();
+    assertThat(other.blocked()).isFalse();
+
+    // nothing started: no lease taken, no cursor written
+    assertThat(f.store.effectLease("Notify")).isEmpty();
+    assertThat(f.store.loadCursors("Other")).isEmpty();
+    assertThat(ran).containsExactly(1L, 2L, 3L);
+
+    Effects same =
+        f.effects(
+            "engine-3", f.effect("Notify").on(EventType.CREATED, plain, byCustomer()).build());
+    EffectPlan unchanged = same.plan().get(0);
+    assertThat(unchanged.schemeChanged()).isFalse();
+    assertThat(unchanged.outstandingLanes()).isEqualTo(3);
+    assertThat(unchanged.blocked()).isFalse();
+  }
+
+  /** What the runtime logs (slf4j-simple writes to System.err) while {@code body} runs. */
+  private static List<String> logged(Runnable body) {
+    PrintStream before = System.err;
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+    try {
+      body.run();
+    } finally {
+      System.setErr(before);
+    }
+    return captured.toString(StandardCharsets.UTF_8).lines().toList();
+  }
+}
