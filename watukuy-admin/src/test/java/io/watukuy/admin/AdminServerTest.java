@@ -820,9 +820,10 @@ class AdminServerTest {
   // ---- effects (docs/effects.md, "Admin HTTP")
 
   /**
-   * Effect Notify over orders, one lane per item: two journaled calls whose results hold a person's
-   * data, then item b fails (retrying) and item t fails for good. Its reader runs on its own thread
-   * on the virtual clock, invocations inline; started once a, b, t are in the log.
+   * Effect Notify over orders, one lane per item: on created, two journaled calls whose results
+   * hold a person's data, then item b fails (retrying) and item t fails for good; on updated, the
+   * latest only. Its reader runs on its own thread on the virtual clock, invocations inline;
+   * started once the log holds a, b, t created (1 to 3) and a updated three times (4 to 6).
    */
   void startEffects(java.util.function.UnaryOperator<AdminServer.Builder> server) throws Exception {
     Effect<JsonNode> notify =
@@ -838,12 +839,18 @@ class AdminServerTest {
                   if (id.equals("t")) throw ctx.fail("no customer for t");
                 },
                 Key.identity())
+            .onLatest(EventType.UPDATED, (ctx, e) -> {}, Key.identity())
             .build();
     engine(Watukuy.builder());
     api.put("a", Map.of());
     api.put("b", Map.of());
     api.put("t", Map.of());
     engine.tick(); // positions 1, 2, 3 in the log: a, b, t
+    for (int n = 1; n <= 3; n++) {
+      clock.advance(Duration.ofSeconds(30));
+      api.put("a", Map.of("n", n));
+      engine.tick(); // positions 4, 5, 6: a updated
+    }
     effects =
         Effects.builder(store)
             .time(clock)
@@ -853,9 +860,14 @@ class AdminServerTest {
             .add(notify)
             .build();
     effects.start();
-    // a done, b wedged, t terminal: the watermark at 1 (docs/effects.md, "Position")
+    // a done, b wedged, t terminal, 4 and 5 folded into 6: the watermark at 1 (docs/effects.md,
+    // "Position")
     awaitEffect(
-        st -> st.state() == EffectState.WEDGED && st.position() == 1 && st.terminalSkips() == 1);
+        st ->
+            st.state() == EffectState.WEDGED
+                && st.position() == 1
+                && st.lag() == 5
+                && st.terminalSkips() == 1);
     start(server.apply(AdminServer.builder(engine).store(store)).effects(effects));
   }
 
@@ -889,18 +901,24 @@ class AdminServerTest {
     JsonNode e = json(r).path("effects").get(0);
     assertThat(e.path("name").asText()).isEqualTo("Notify");
     assertThat(e.path("state").asText()).isEqualTo("wedged");
-    // wedged at 2 with 3 done: position 1, lag 2 (docs/effects.md, "Position")
+    // wedged at 2 with 3 to 6 done: position 1, lag 5 (docs/effects.md, "Position")
     assertThat(e.path("position").asLong()).isEqualTo(1);
-    assertThat(e.path("lag").asLong()).isEqualTo(2);
+    assertThat(e.path("lag").asLong()).isEqualTo(5);
     JsonNode source = e.path("sources").get(0);
     assertThat(source.path("poller").asText()).isEqualTo("orders");
     assertThat(source.path("partition").asText()).isEmpty();
-    assertThat(source.path("head").asLong()).isEqualTo(3);
+    assertThat(source.path("head").asLong()).isEqualTo(6);
     assertThat(e.path("terminal_skips").asLong()).isEqualTo(1);
     assertThat(e.path("last_terminal_error").asText()).isEqualTo("no customer for t");
-    assertThat(e.path("latest_collapsed").asLong()).isZero();
+    assertThat(e.path("latest_collapsed").asLong()).isEqualTo(2); // 4 and 5 folded into 6
     assertThat(e.has("stuck_lanes")).isFalse();
+    assertThat(e.has("wedged_lanes")).isFalse();
     assertThat(r.body()).doesNotContain("crm down");
+
+    effects.quarantine("Notify", "CRM migration tonight");
+    JsonNode q = json(get("/admin/effects")).path("effects").get(0);
+    assertThat(q.path("state").asText()).isEqualTo("quarantined");
+    assertThat(q.path("quarantine_reason").asText()).isEqualTo("CRM migration tonight");
   }
 
   @Test
@@ -1002,9 +1020,9 @@ class AdminServerTest {
     HttpResponse<String> skipped = adminPost("/admin/effects/Notify/skip/2", "");
     assertThat(skipped.statusCode()).as(skipped.body()).isEqualTo(200);
     assertThat(json(skipped).path("requested").asBoolean()).isTrue();
-    awaitEffect(st -> st.state() == EffectState.OK && st.position() == 3);
+    awaitEffect(st -> st.state() == EffectState.OK && st.position() == 6);
     JsonNode e = json(get("/admin/effects/Notify"));
-    assertThat(e.path("position").asLong()).isEqualTo(3);
+    assertThat(e.path("position").asLong()).isEqualTo(6);
     assertThat(e.path("stuck_lanes")).isEmpty();
     assertThat(e.path("pinning_key").isNull()).isTrue();
     assertThat(json(get("/admin/effects/Notify/invocations/2")).path("status").asText())
