@@ -871,12 +871,17 @@ class AdminServerTest {
     start(server.apply(AdminServer.builder(engine).store(store)).effects(effects));
   }
 
-  /** Waits in real time (the reader has a thread of its own) until the status says so. */
   void awaitEffect(java.util.function.Predicate<EffectStatus> done) throws InterruptedException {
+    awaitEffect("Notify", done);
+  }
+
+  /** Waits in real time (the reader has a thread of its own) until the status says so. */
+  void awaitEffect(String name, java.util.function.Predicate<EffectStatus> done)
+      throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!done.test(effects.status("Notify"))) {
+    while (!done.test(effects.status(name))) {
       assertThat(System.nanoTime())
-          .as("effect Notify: " + effects.status("Notify"))
+          .as("effect " + name + ": " + effects.status(name))
           .isLessThan(deadline);
       Thread.sleep(2);
     }
@@ -1037,5 +1042,58 @@ class AdminServerTest {
     assertThat(adminPost("/admin/effects/Notify/skip/2", "").statusCode()).isEqualTo(401);
     assertThat(get("/admin/effects", "Authorization", "Bearer " + token).statusCode())
         .isEqualTo(200);
+  }
+
+  @Test
+  void overAPartitionedPollerAPositionNeedsItsPartitionAndASkipReleasesOnlyThatOne()
+      throws Exception {
+    Poller<JsonNode> regions =
+        Poller.builder("regions", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .cursor(Cursors.timestamp("updatedAt").tieBreak("id").build())
+            .fetch(api.partitionedTimestampFetcher(100))
+            .partitions(List.of("eu", "us"))
+            .log(EventLog.keep(Duration.ofDays(7)))
+            .build();
+    engine(Watukuy.builder().poller(regions)).on(regions, e -> {});
+    for (String region : List.of("eu", "us")) {
+      api.put(region + "-1", Map.of("partition", region));
+      api.put(region + "-2", Map.of("partition", region)); // position 2 of its key fails
+    }
+    engine.tick();
+    Effect<JsonNode> regional =
+        Effect.builder("Regional")
+            .source(regions)
+            .on(
+                EventType.CREATED,
+                (ctx, e) -> {
+                  if (e.identity().endsWith("-2")) throw new IllegalStateException("no route");
+                },
+                Key.identity())
+            .build();
+    effects = Effects.builder(store).time(clock).workers(Runnable::run).add(regional).build();
+    effects.start();
+    awaitEffect("Regional", st -> st.sources().size() == 2 && st.position() == 1 && st.lag() == 2);
+    start(AdminServer.builder(engine).store(store).effects(effects));
+
+    JsonNode e = json(get("/admin/effects/Regional"));
+    assertThat(e.path("wedged_lanes").asInt()).isEqualTo(2);
+    assertThat(e.path("stuck_lanes").findValuesAsText("partition")).containsExactly("eu", "us");
+    assertThat(e.path("sources").findValuesAsText("partition")).containsExactly("eu", "us");
+
+    HttpResponse<String> which = adminPost("/admin/effects/Regional/skip/2", "");
+    assertThat(which.statusCode()).isEqualTo(400);
+    assertThat(json(which).path("error").asText())
+        .isEqualTo(
+            "effect Regional reads 2 partitions; name one with ?partition= (known: ['eu', 'us'])");
+    assertThat(adminPost("/admin/effects/Regional/skip/2?partition=eu", "").statusCode())
+        .isEqualTo(200);
+    awaitEffect("Regional", st -> st.sources().get(0).lag() == 0);
+    JsonNode after = json(get("/admin/effects/Regional"));
+    assertThat(after.path("stuck_lanes").findValuesAsText("partition")).containsExactly("us");
+    assertThat(after.path("state").asText()).isEqualTo("wedged");
+    assertThat(
+            json(get("/admin/effects/Regional/invocations/2?partition=us")).path("status").asText())
+        .isEqualTo("failed");
   }
 }
