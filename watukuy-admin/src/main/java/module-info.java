@@ -9,6 +9,8 @@ module io.watukuy.admin {
   requires com.fasterxml.jackson.databind;
   requires org.slf4j;
   requires static org.jspecify;
+  // Optional: only a server given effects(Effects) loads a class of it.
+  requires static io.watukuy.effects;
 
   exports io.watukuy.admin;
 }

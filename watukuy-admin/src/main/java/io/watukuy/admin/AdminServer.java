@@ -279,6 +279,8 @@ public final class AdminServer implements AutoCloseable {
     private @Nullable PrometheusMeterRegistry metrics;
     private @Nullable StateStore store;
     private Duration readyTimeout = DEFAULT_READY_TIMEOUT;
+    // Object, not Effects: the builder must load where the effects module is absent.
+    private @Nullable Object effects;
     private final Set<String> hosts = new LinkedHashSet<>();
     private final Set<String> secrets = new LinkedHashSet<>();
 
@@ -378,6 +380,23 @@ public final class AdminServer implements AutoCloseable {
     }
 
     /**
+     * Serves the effects of this runtime (docs/effects.md, "Admin HTTP"): {@code GET
+     * /admin/effects}, {@code GET /admin/effects/{name}}, {@code GET
+     * /admin/effects/{name}/invocations/{position}}, {@code POST
+     * /admin/effects/{name}/skip/{position}}, and the dashboard's Effects table. Without it those
+     * paths answer 404. The effects module ({@code io.watukuy.effects}) is an optional dependency
+     * of this one: add it to use this method.
+     *
+     * @param effects the runtime the engine's process runs; not closed by the server
+     * @return this builder
+     * @throws NullPointerException if {@code effects} is null
+     */
+    public Builder effects(io.watukuy.effects.Effects effects) {
+      this.effects = Objects.requireNonNull(effects, "effects");
+      return this;
+    }
+
+    /**
      * How long {@code /health/ready} waits for the store before answering 503.
      *
      * @param timeout positive; default {@link #DEFAULT_READY_TIMEOUT}
@@ -443,7 +462,8 @@ public final class AdminServer implements AutoCloseable {
               guard,
               metrics,
               new Readiness(engine, store, readyTimeout),
-              Watukuy.redaction(secrets));
+              Watukuy.redaction(secrets),
+              effects == null ? null : new EffectRoutes((io.watukuy.effects.Effects) effects));
       return new AdminServer(new InetSocketAddress(address, port), host, routes);
     }
   }

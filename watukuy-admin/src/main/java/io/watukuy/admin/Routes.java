@@ -31,6 +31,8 @@ final class Routes implements HttpHandler, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AdminServer.class);
   private static final Pattern POLLER_ACTION =
       Pattern.compile("/admin/pollers/([^/]+)/(pause|resume|trigger)");
+  private static final Pattern EFFECT =
+      Pattern.compile("/admin/effects/([^/]+)(?:/(invocations|skip)/([^/]+))?");
   private static final String PROMETHEUS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
   private final Watukuy engine;
@@ -39,19 +41,23 @@ final class Routes implements HttpHandler, AutoCloseable {
   private final Readiness readiness;
   private final Function<@Nullable String, String> redact;
   private final ParkedRoutes parked;
+  // Null without an effects runtime: then no class of the effects module is ever loaded.
+  private final @Nullable EffectRoutes effects;
 
   Routes(
       Watukuy engine,
       RequestGuard guard,
       @Nullable PrometheusMeterRegistry metrics,
       Readiness readiness,
-      Function<@Nullable String, String> redact) {
+      Function<@Nullable String, String> redact,
+      @Nullable EffectRoutes effects) {
     this.engine = engine;
     this.guard = guard;
     this.metrics = metrics;
     this.readiness = readiness;
     this.redact = redact;
     this.parked = new ParkedRoutes(engine);
+    this.effects = effects;
   }
 
   void bound(int port) {
@@ -117,6 +123,10 @@ final class Routes implements HttpHandler, AutoCloseable {
       if (allow(ex, method, "POST")) pollerAction(ex, action.group(1), action.group(2));
       return;
     }
+    if (path.equals("/admin/effects") || path.startsWith("/admin/effects/")) {
+      effectRoute(ex, path, method);
+      return;
+    }
     switch (path) {
       case "/health/live" -> {
         if (allow(ex, method, "GET")) json(ex, 200, "{\"status\":\"up\"}");
@@ -164,6 +174,28 @@ final class Routes implements HttpHandler, AutoCloseable {
         method + " is not allowed on " + ex.getRequestURI().getPath() + "; use " + allowed,
         redact);
     return false;
+  }
+
+  /** The effects endpoints, or 404 saying how to get them when the server has no effects. */
+  private void effectRoute(HttpExchange ex, String path, String method) throws IOException {
+    Matcher m = EFFECT.matcher(path);
+    if (!path.equals("/admin/effects") && !m.matches()) {
+      Exchanges.error(ex, 404, "no such endpoint: " + path, redact);
+      return;
+    }
+    boolean skip = m.matches() && "skip".equals(m.group(2));
+    if (!allow(ex, method, skip ? "POST" : "GET")) return;
+    if (effects == null) {
+      Exchanges.error(
+          ex, 404, "no effects here: this server was built without effects(Effects)", redact);
+      return;
+    }
+    EffectRoutes.Reply reply;
+    if (!m.matches()) reply = effects.list();
+    else if (m.group(2) == null) reply = effects.show(m.group(1));
+    else if (skip) reply = effects.skip(m.group(1), m.group(3), Exchanges.query(ex));
+    else reply = effects.invocation(m.group(1), m.group(3), Exchanges.query(ex));
+    json(ex, reply.status(), reply.body());
   }
 
   private void json(HttpExchange ex, int status, String body) throws IOException {

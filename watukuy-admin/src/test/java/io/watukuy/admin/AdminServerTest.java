@@ -11,6 +11,8 @@ import io.watukuy.ConfigException;
 import io.watukuy.Cursors;
 import io.watukuy.DeliveryOptions;
 import io.watukuy.DeliveryPolicy;
+import io.watukuy.EventLog;
+import io.watukuy.EventType;
 import io.watukuy.PoisonPolicy;
 import io.watukuy.Poller;
 import io.watukuy.RetryAfterException;
@@ -18,6 +20,11 @@ import io.watukuy.RetryPolicy;
 import io.watukuy.Schedule;
 import io.watukuy.StoreException;
 import io.watukuy.Watukuy;
+import io.watukuy.effects.Effect;
+import io.watukuy.effects.EffectState;
+import io.watukuy.effects.EffectStatus;
+import io.watukuy.effects.Effects;
+import io.watukuy.effects.Key;
 import io.watukuy.micrometer.WatukuyMetrics;
 import io.watukuy.store.memory.MemoryStore;
 import io.watukuy.testing.FakeApi;
@@ -72,12 +79,15 @@ class AdminServerTest {
           .fetch(api.timestampFetcher(100))
           .schedule(Schedule.every(Duration.ofSeconds(30)).withAdaptive(false).withJitter(0))
           .staleAfter(STALE_AFTER)
+          // the event log the effects of the effects tests read
+          .log(EventLog.keep(Duration.ofDays(7)))
           .delivery(
               new DeliveryPolicy(
                   RetryPolicy.attempts(1), new PoisonPolicy(PoisonPolicy.Action.PARK, false)))
           .build();
   Watukuy engine;
   AdminServer admin;
+  Effects effects;
 
   Watukuy engine(Watukuy.Builder b) {
     engine =
@@ -114,6 +124,7 @@ class AdminServerTest {
   @AfterEach
   void close() {
     if (admin != null) admin.close();
+    if (effects != null) effects.close();
     if (engine != null) engine.close();
   }
 
@@ -804,5 +815,285 @@ class AdminServerTest {
         adminPost("/admin/parked/discard", "{\"poller\":\"orders\",\"all\":true} trailing");
     assertThat(trailing.statusCode()).isEqualTo(400);
     assertThat(json(trailing).path("error").asText()).startsWith("the body is not JSON");
+  }
+
+  // ---- effects (docs/effects.md, "Admin HTTP")
+
+  /**
+   * Effect Notify over orders, one lane per item: on created, two journaled calls whose results
+   * hold a person's data, then item b fails (retrying) and item t fails for good; on updated, the
+   * latest only. Its reader runs on its own thread on the virtual clock, invocations inline;
+   * started once the log holds a, b, t created (1 to 3) and a updated three times (4 to 6).
+   */
+  void startEffects(java.util.function.UnaryOperator<AdminServer.Builder> server) throws Exception {
+    Effect<JsonNode> notify =
+        Effect.builder("Notify")
+            .source(orders)
+            .on(
+                EventType.CREATED,
+                (ctx, e) -> {
+                  String id = e.data().get("id").asText();
+                  ctx.call("find-customer", id, String.class, () -> "Ada Lovelace ada@example.com");
+                  ctx.call("send-welcome", id, String.class, () -> "sent to ada@example.com");
+                  if (id.equals("b")) throw new IllegalStateException("crm down, key " + SECRET);
+                  if (id.equals("t")) throw ctx.fail("no customer for t");
+                },
+                Key.identity())
+            .onLatest(EventType.UPDATED, (ctx, e) -> {}, Key.identity())
+            .build();
+    engine(Watukuy.builder());
+    api.put("a", Map.of());
+    api.put("b", Map.of());
+    api.put("t", Map.of());
+    engine.tick(); // positions 1, 2, 3 in the log: a, b, t
+    for (int n = 1; n <= 3; n++) {
+      clock.advance(Duration.ofSeconds(30));
+      api.put("a", Map.of("n", n));
+      engine.tick(); // positions 4, 5, 6: a updated
+    }
+    effects =
+        Effects.builder(store)
+            .time(clock)
+            .workers(Runnable::run)
+            .instanceId("a")
+            .secrets(List.of(SECRET))
+            .add(notify)
+            .build();
+    effects.start();
+    // a done, b wedged, t terminal, 4 and 5 folded into 6: the watermark at 1 (docs/effects.md,
+    // "Position")
+    awaitEffect(
+        st ->
+            st.state() == EffectState.WEDGED
+                && st.position() == 1
+                && st.lag() == 5
+                && st.terminalSkips() == 1);
+    start(server.apply(AdminServer.builder(engine).store(store)).effects(effects));
+  }
+
+  void awaitEffect(java.util.function.Predicate<EffectStatus> done) throws InterruptedException {
+    awaitEffect("Notify", done);
+  }
+
+  /** Waits in real time (the reader has a thread of its own) until the status says so. */
+  void awaitEffect(String name, java.util.function.Predicate<EffectStatus> done)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!done.test(effects.status(name))) {
+      assertThat(System.nanoTime())
+          .as("effect " + name + ": " + effects.status(name))
+          .isLessThan(deadline);
+      Thread.sleep(2);
+    }
+  }
+
+  @Test
+  void withoutEffectsTheEffectPathsAre404SayingHowToServeThem() throws Exception {
+    start();
+    for (String path : List.of("/admin/effects", "/admin/effects/Notify")) {
+      HttpResponse<String> r = get(path);
+      assertThat(r.statusCode()).as(path).isEqualTo(404);
+      assertThat(json(r).path("error").asText())
+          .isEqualTo("no effects here: this server was built without effects(Effects)");
+    }
+  }
+
+  @Test
+  void theEffectsListingShowsStatePositionLagAndCountersAndNeverTheStuckLanes() throws Exception {
+    startEffects(b -> b);
+    HttpResponse<String> r = get("/admin/effects");
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    JsonNode e = json(r).path("effects").get(0);
+    assertThat(e.path("name").asText()).isEqualTo("Notify");
+    assertThat(e.path("state").asText()).isEqualTo("wedged");
+    // wedged at 2 with 3 to 6 done: position 1, lag 5 (docs/effects.md, "Position")
+    assertThat(e.path("position").asLong()).isEqualTo(1);
+    assertThat(e.path("lag").asLong()).isEqualTo(5);
+    JsonNode source = e.path("sources").get(0);
+    assertThat(source.path("poller").asText()).isEqualTo("orders");
+    assertThat(source.path("partition").asText()).isEmpty();
+    assertThat(source.path("head").asLong()).isEqualTo(6);
+    assertThat(e.path("terminal_skips").asLong()).isEqualTo(1);
+    assertThat(e.path("last_terminal_error").asText()).isEqualTo("no customer for t");
+    assertThat(e.path("latest_collapsed").asLong()).isEqualTo(2); // 4 and 5 folded into 6
+    assertThat(e.has("stuck_lanes")).isFalse();
+    assertThat(e.has("wedged_lanes")).isFalse();
+    assertThat(r.body()).doesNotContain("crm down");
+
+    effects.quarantine("Notify", "CRM migration tonight");
+    JsonNode q = json(get("/admin/effects")).path("effects").get(0);
+    assertThat(q.path("state").asText()).isEqualTo("quarantined");
+    assertThat(q.path("quarantine_reason").asText()).isEqualTo("CRM migration tonight");
+  }
+
+  @Test
+  void oneEffectAddsItsStuckLanesPinningKeyAndLastErrorWithTheSecretsRedacted() throws Exception {
+    startEffects(b -> b);
+    HttpResponse<String> r = get("/admin/effects/Notify");
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    JsonNode e = json(r);
+    assertThat(e.path("state").asText()).isEqualTo("wedged");
+    assertThat(e.path("wedged_lanes").asInt()).isEqualTo(1);
+    assertThat(e.path("pinning_key").asText()).isEqualTo("identity:b");
+    assertThat(e.path("pinning_position").asLong()).isEqualTo(2);
+    String error = "IllegalStateException: crm down, key [redacted]";
+    assertThat(e.path("last_error").asText()).isEqualTo(error);
+    assertThat(e.path("stuck_lanes")).hasSize(1);
+    JsonNode lane = e.path("stuck_lanes").get(0);
+    assertThat(lane.path("lane").asText()).isEqualTo("identity:b");
+    assertThat(lane.path("position").asLong()).isEqualTo(2);
+    assertThat(lane.path("attempt").asInt()).isEqualTo(1);
+    assertThat(lane.path("error").asText()).isEqualTo(error);
+    assertThat(lane.path("retry_in_ms").asLong()).isEqualTo(200); // the first backoff
+    assertThat(r.body()).doesNotContain(SECRET);
+
+    HttpResponse<String> unknown = get("/admin/effects/Nope");
+    assertThat(unknown.statusCode()).isEqualTo(404);
+    assertThat(json(unknown).path("error").asText())
+        .isEqualTo("no effect named 'Nope'; effects here: [Notify]");
+  }
+
+  @Test
+  void anInvocationListsItsJournaledCallsByLabelPagedAndNeverTheirResults() throws Exception {
+    startEffects(b -> b);
+    HttpResponse<String> r = get("/admin/effects/Notify/invocations/2");
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    JsonNode inv = json(r);
+    assertThat(inv.path("status").asText()).isEqualTo("failed");
+    assertThat(inv.path("lane").asText()).isEqualTo("identity:b");
+    assertThat(inv.path("event_type").asText()).isEqualTo("created");
+    assertThat(inv.path("attempt").asInt()).isEqualTo(1);
+    assertThat(inv.path("calls")).hasSize(2);
+    assertThat(inv.path("calls").get(0).path("label").asText()).isEqualTo("find-customer");
+    assertThat(inv.path("calls").get(1).path("label").asText()).isEqualTo("send-welcome");
+    assertThat(inv.path("calls").get(1).path("ordinal").asInt()).isEqualTo(1);
+    assertThat(inv.path("calls").get(0).path("created_at").asText())
+        .isEqualTo(clock.now().toString());
+    assertThat(inv.path("more").asBoolean()).isFalse();
+    assertThat(r.body()).doesNotContain("Ada").doesNotContain("ada@example.com");
+
+    JsonNode first = json(get("/admin/effects/Notify/invocations/2?limit=1"));
+    assertThat(first.path("calls")).hasSize(1);
+    assertThat(first.path("more").asBoolean()).isTrue();
+    JsonNode second = json(get("/admin/effects/Notify/invocations/2?partition=&offset=1&limit=1"));
+    assertThat(second.path("calls").get(0).path("label").asText()).isEqualTo("send-welcome");
+    assertThat(second.path("more").asBoolean()).isFalse();
+
+    HttpResponse<String> none = get("/admin/effects/Notify/invocations/9");
+    assertThat(none.statusCode()).isEqualTo(404);
+    assertThat(json(none).path("error").asText())
+        .isEqualTo(
+            "effect Notify has no invocation at position 9 of orders (never read, or removed by"
+                + " the journal retention)");
+    assertThat(json(get("/admin/effects/Notify/invocations/x")).path("error").asText())
+        .isEqualTo("position 'x' is not a log position (a whole number >= 1)");
+    assertThat(get("/admin/effects/Notify/invocations/2?limit=0").statusCode()).isEqualTo(400);
+    HttpResponse<String> partition = get("/admin/effects/Notify/invocations/2?partition=eu");
+    assertThat(partition.statusCode()).isEqualTo(400);
+    assertThat(json(partition).path("error").asText())
+        .isEqualTo("effect Notify has no partition 'eu' (known: [''])");
+  }
+
+  @Test
+  void aSkipIsRefusedForAPositionThatHasNotFailedAndReleasesTheWedgeForOneThatHas()
+      throws Exception {
+    startEffects(b -> b);
+    HttpResponse<String> done = adminPost("/admin/effects/Notify/skip/1", "");
+    assertThat(done.statusCode()).isEqualTo(409);
+    assertThat(json(done).path("error").asText())
+        .isEqualTo(
+            "effect Notify: position 1 of orders is done; only a failed position can be skipped");
+    HttpResponse<String> terminal = adminPost("/admin/effects/Notify/skip/3", "");
+    assertThat(json(terminal).path("error").asText())
+        .isEqualTo(
+            "effect Notify: position 3 of orders is completed by a terminal failure; only a failed"
+                + " position can be skipped");
+    HttpResponse<String> never = adminPost("/admin/effects/Notify/skip/9", "");
+    assertThat(never.statusCode()).isEqualTo(409);
+    assertThat(json(never).path("error").asText())
+        .contains("position 9 of orders has no invocation");
+    assertThat(adminPost("/admin/effects/Nope/skip/2", "").statusCode()).isEqualTo(404);
+    assertThat(get("/admin/effects/Notify/skip/2").statusCode()).isEqualTo(405);
+    // The admin server's rules for a POST hold: no header, a foreign Origin.
+    assertThat(post("/admin/effects/Notify/skip/2", "").statusCode()).isEqualTo(403);
+    assertThat(
+            post("/admin/effects/Notify/skip/2", "", "X-Watukuy-Admin", "1", "Origin", "null")
+                .statusCode())
+        .isEqualTo(403);
+    assertThat(effects.status("Notify").state()).isEqualTo(EffectState.WEDGED);
+
+    HttpResponse<String> skipped = adminPost("/admin/effects/Notify/skip/2", "");
+    assertThat(skipped.statusCode()).as(skipped.body()).isEqualTo(200);
+    assertThat(json(skipped).path("requested").asBoolean()).isTrue();
+    awaitEffect(st -> st.state() == EffectState.OK && st.position() == 6);
+    JsonNode e = json(get("/admin/effects/Notify"));
+    assertThat(e.path("position").asLong()).isEqualTo(6);
+    assertThat(e.path("stuck_lanes")).isEmpty();
+    assertThat(e.path("pinning_key").isNull()).isTrue();
+    assertThat(json(get("/admin/effects/Notify/invocations/2")).path("status").asText())
+        .isEqualTo("skipped");
+  }
+
+  @Test
+  void withATokenTheEffectPathsNeedIt() throws Exception {
+    String token = "0123456789abcdef0123456789abcdef";
+    startEffects(b -> b.token(token));
+    assertThat(get("/admin/effects").statusCode()).isEqualTo(401);
+    assertThat(adminPost("/admin/effects/Notify/skip/2", "").statusCode()).isEqualTo(401);
+    assertThat(get("/admin/effects", "Authorization", "Bearer " + token).statusCode())
+        .isEqualTo(200);
+  }
+
+  @Test
+  void overAPartitionedPollerAPositionNeedsItsPartitionAndASkipReleasesOnlyThatOne()
+      throws Exception {
+    Poller<JsonNode> regions =
+        Poller.builder("regions", JsonNode.class)
+            .identity(n -> n.get("id"))
+            .cursor(Cursors.timestamp("updatedAt").tieBreak("id").build())
+            .fetch(api.partitionedTimestampFetcher(100))
+            .partitions(List.of("eu", "us"))
+            .log(EventLog.keep(Duration.ofDays(7)))
+            .build();
+    engine(Watukuy.builder().poller(regions)).on(regions, e -> {});
+    for (String region : List.of("eu", "us")) {
+      api.put(region + "-1", Map.of("partition", region));
+      api.put(region + "-2", Map.of("partition", region)); // position 2 of its key fails
+    }
+    engine.tick();
+    Effect<JsonNode> regional =
+        Effect.builder("Regional")
+            .source(regions)
+            .on(
+                EventType.CREATED,
+                (ctx, e) -> {
+                  if (e.identity().endsWith("-2")) throw new IllegalStateException("no route");
+                },
+                Key.identity())
+            .build();
+    effects = Effects.builder(store).time(clock).workers(Runnable::run).add(regional).build();
+    effects.start();
+    awaitEffect("Regional", st -> st.sources().size() == 2 && st.position() == 1 && st.lag() == 2);
+    start(AdminServer.builder(engine).store(store).effects(effects));
+
+    JsonNode e = json(get("/admin/effects/Regional"));
+    assertThat(e.path("wedged_lanes").asInt()).isEqualTo(2);
+    assertThat(e.path("stuck_lanes").findValuesAsText("partition")).containsExactly("eu", "us");
+    assertThat(e.path("sources").findValuesAsText("partition")).containsExactly("eu", "us");
+
+    HttpResponse<String> which = adminPost("/admin/effects/Regional/skip/2", "");
+    assertThat(which.statusCode()).isEqualTo(400);
+    assertThat(json(which).path("error").asText())
+        .isEqualTo(
+            "effect Regional reads 2 partitions; name one with ?partition= (known: ['eu', 'us'])");
+    assertThat(adminPost("/admin/effects/Regional/skip/2?partition=eu", "").statusCode())
+        .isEqualTo(200);
+    awaitEffect("Regional", st -> st.sources().get(0).lag() == 0);
+    JsonNode after = json(get("/admin/effects/Regional"));
+    assertThat(after.path("stuck_lanes").findValuesAsText("partition")).containsExactly("us");
+    assertThat(after.path("state").asText()).isEqualTo("wedged");
+    assertThat(
+            json(get("/admin/effects/Regional/invocations/2?partition=us")).path("status").asText())
+        .isEqualTo("failed");
   }
 }

@@ -9,12 +9,18 @@ import io.watukuy.ChangeEvent;
 import io.watukuy.Cursors;
 import io.watukuy.DeliveryOptions;
 import io.watukuy.DeliveryPolicy;
+import io.watukuy.EventLog;
+import io.watukuy.EventType;
 import io.watukuy.KeyInspection;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
 import io.watukuy.RetryPolicy;
 import io.watukuy.Schedule;
 import io.watukuy.Watukuy;
+import io.watukuy.effects.Effect;
+import io.watukuy.effects.EffectState;
+import io.watukuy.effects.Effects;
+import io.watukuy.effects.Key;
 import io.watukuy.store.memory.MemoryStore;
 import io.watukuy.testing.FakeApi;
 import io.watukuy.testing.SeededRandom;
@@ -45,6 +51,7 @@ import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.logging.LogEntry;
 import org.openqa.selenium.logging.LogType;
 import org.openqa.selenium.logging.LoggingPreferences;
+import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -86,8 +93,11 @@ class DashboardBrowserTest {
   final FakeApi ticketsApi = new FakeApi(clock);
   final AtomicBoolean failing = new AtomicBoolean(true);
   final List<String> delivered = new CopyOnWriteArrayList<>();
+  final MemoryStore store = new MemoryStore();
+  Poller<JsonNode> orders;
   Watukuy engine;
   AdminServer admin;
+  Effects effects;
 
   @BeforeAll
   static void startBrowser() throws IOException {
@@ -142,13 +152,15 @@ class DashboardBrowserTest {
   void startEngine() {
     assumeTrue(skipped == null, skipped);
     Schedule every30s = Schedule.every(Duration.ofSeconds(30)).withAdaptive(false).withJitter(0);
-    Poller<JsonNode> orders =
+    orders =
         Poller.builder("orders", JsonNode.class)
             .identity(n -> n.get("id"))
             .version(n -> n.get("updatedAt").asText() + "#" + n.get("rev").asText())
             .cursor(Cursors.timestamp("updatedAt").tieBreak("id").build())
             .fetch(ordersApi.timestampFetcher(10))
             .schedule(every30s)
+            // the event log the effect of the effects case reads
+            .log(EventLog.keep(Duration.ofDays(7)))
             // one attempt, then parked: one tick parks the event
             .delivery(DeliveryPolicy.DEFAULT.withRetry(RetryPolicy.attempts(1)))
             .build();
@@ -162,7 +174,7 @@ class DashboardBrowserTest {
             .build();
     engine =
         Watukuy.builder()
-            .store(new MemoryStore())
+            .store(store)
             .time(clock)
             .random(SeededRandom.of(7))
             .instanceId("dashboard")
@@ -191,6 +203,7 @@ class DashboardBrowserTest {
   @AfterEach
   void stopEngine() {
     if (admin != null) admin.close();
+    if (effects != null) effects.close();
     if (engine != null) engine.close();
   }
 
@@ -268,6 +281,51 @@ class DashboardBrowserTest {
     click("#keys tr[data-key='orders'] button[aria-label='Pause orders']");
     wait.until(d -> text("#keys tr[data-key='orders'] td.state").equals("paused (manual)"));
     assertThat(engine.inspect().poller("orders").orElseThrow().paused()).isNotNull();
+  }
+
+  @Test
+  void aStuckLaneOfAnEffectIsSkippedFromThePage() throws InterruptedException {
+    failing.set(false);
+    ordersApi.put("o001", Map.of("total", 12));
+    ordersApi.put("o002", Map.of("total", 40));
+    engine.tick(); // positions 1 and 2 in the orders log
+    Effect<JsonNode> notify =
+        Effect.builder("NotifyCustomer")
+            .source(orders)
+            .on(
+                EventType.CREATED,
+                (ctx, e) -> {
+                  if (e.identity().equals("o002")) throw new IllegalStateException(HOSTILE);
+                },
+                Key.identity())
+            .build();
+    // the reader on its own thread, on the virtual clock: the failed lane waits for a skip
+    effects = Effects.builder(store).time(clock).workers(Runnable::run).add(notify).build();
+    effects.start();
+    browser.get(serve(AdminServer.builder(engine).effects(effects)));
+    WebDriverWait wait = new WebDriverWait(browser, WAIT);
+    String row = "#effects tr[data-effect='NotifyCustomer'] ";
+    wait.until(d -> text(row + "td.state").equals("wedged"));
+    assertThat(text(row + "td.position")).isEqualTo("1");
+    assertThat(text(row + "td.lag")).isEqualTo("1");
+    assertThat(text(row + "td.wedged")).isEqualTo("1");
+    assertThat(text(row + "td.effect-error")).isEqualTo("IllegalStateException: " + HOSTILE);
+    String stuck = "#stuck tr[data-position='2'] ";
+    assertThat(text(stuck + "td.lane")).isEqualTo("identity:o002");
+    assertThat(text(stuck + "td.retry-in")).isEqualTo("200 ms"); // the first backoff
+    assertThat(browser.findElements(By.cssSelector("img, b, #injected"))).isEmpty();
+
+    click(stuck + "button[aria-label='Skip position 2 of NotifyCustomer']");
+    wait.until(ExpectedConditions.alertIsPresent()).accept();
+    wait.until(d -> text("#notice").equals("Skip position 2 of NotifyCustomer: done"));
+    // the engine's side, without waiting for the page's next refresh
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (effects.status("NotifyCustomer").state() != EffectState.OK) {
+      assertThat(System.nanoTime()).as("the skip releases the lane").isLessThan(deadline);
+      Thread.sleep(2);
+    }
+    assertThat(effects.status("NotifyCustomer").position()).isEqualTo(2);
+    assertThat(cspViolations()).isEmpty();
   }
 
   /** The text of the one element the selector finds, or "" while there is none. */

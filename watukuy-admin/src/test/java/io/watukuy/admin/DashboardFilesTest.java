@@ -58,6 +58,7 @@ class DashboardFilesTest {
       }
       assertThat(get(http, base + "/admin/pollers").statusCode()).isEqualTo(401);
       assertThat(get(http, base + "/admin/parked").statusCode()).isEqualTo(401);
+      assertThat(get(http, base + "/admin/effects").statusCode()).isEqualTo(401);
     }
   }
 
@@ -98,6 +99,34 @@ class DashboardFilesTest {
     // the token stays in memory: nothing is written to the browser's storage
     assertThat(js).doesNotContain("localStorage").doesNotContain("sessionStorage");
     assertThat(js).doesNotContain("document.cookie");
+  }
+
+  @Test
+  void theEffectsTableSitsBesidePollersHiddenUntilTheServerServesEffects() throws IOException {
+    String html = file("index.html");
+    // hidden in the markup: a server without effects answers 404 and the section stays hidden
+    assertThat(html)
+        .contains("<section id=\"effects-section\" aria-labelledby=\"effects-title\" hidden>");
+    assertThat(html.indexOf("id=\"keys\"")).isLessThan(html.indexOf("id=\"effects\""));
+    for (String column :
+        new String[] {
+          "Effect",
+          "State",
+          "Position",
+          "Lag",
+          "Wedged lanes",
+          "Last error",
+          "Lane",
+          "Attempt",
+          "Retry in"
+        }) assertThat(html).as(column).contains("<th scope=\"col\">" + column + "</th>");
+    String js = file("dashboard.js");
+    // the listing, then one read per effect for its stuck lanes; a skip per stuck lane, confirmed
+    assertThat(js).contains("const EFFECTS = 'admin/effects';");
+    assertThat(js).contains("if (e.status === 404) return null;");
+    assertThat(js).contains("`${EFFECTS}/${encodeURIComponent(effect)}/skip/${position}");
+    assertThat(js).contains("button('Skip', `Skip ${where}`");
+    assertThat(js).contains("confirmed(`Skip ${where}");
   }
 
   private static HttpResponse<String> get(HttpClient http, String url) throws Exception {

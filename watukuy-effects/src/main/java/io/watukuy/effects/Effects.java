@@ -7,7 +7,10 @@ import io.watukuy.TimeSource;
 import io.watukuy.Watukuy;
 import io.watukuy.effects.internal.EffectRun;
 import io.watukuy.effects.internal.EffectServices;
+import io.watukuy.spi.EffectRecord;
 import io.watukuy.spi.EffectStore;
+import io.watukuy.spi.InvocationRow;
+import io.watukuy.spi.JournalEntry;
 import io.watukuy.spi.StateStore;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -18,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.Executor;
@@ -182,6 +186,59 @@ public final class Effects implements AutoCloseable {
     boolean recorded = store.requestSkip(effect, source, position, time.now());
     if (recorded) r.signal();
     return recorded;
+  }
+
+  /**
+   * Reads one invocation row: what ran (or is running, or failed) at a position, for an operator's
+   * look at a stuck lane (docs/effects.md, "Runbook: a wedge").
+   *
+   * @param effect the effect's name
+   * @param source the source key
+   * @param position the log position
+   * @return the row, or empty when the position was never run here or its row was swept
+   * @throws IllegalArgumentException if this runtime has no such effect, naming it
+   * @throws io.watukuy.StoreException when the store cannot be reached
+   */
+  public Optional<InvocationRow> invocation(String effect, PollerKey source, long position) {
+    reader(effect);
+    return store.loadInvocation(effect, source, position);
+  }
+
+  /**
+   * Lists the journaled calls of one invocation, in order. Each entry holds the recorded result: a
+   * caller that shows them to people decides what of it to show (the admin server shows only the
+   * label and times).
+   *
+   * @param effect the effect's name
+   * @param source the source key
+   * @param position the invocation's position
+   * @param offset entries to pass over; {@code >= 0}
+   * @param limit at most this many; positive
+   * @return the entries in ordinal order
+   * @throws IllegalArgumentException if this runtime has no such effect, or {@code offset} is
+   *     negative or {@code limit} not positive
+   * @throws io.watukuy.StoreException when the store cannot be reached
+   */
+  public List<JournalEntry> journal(
+      String effect, PollerKey source, long position, int offset, int limit) {
+    reader(effect);
+    if (offset < 0) throw new IllegalArgumentException("offset must be >= 0, but was " + offset);
+    if (limit < 1) throw new IllegalArgumentException("limit must be positive, but was " + limit);
+    return store.listJournal(effect, source, position, offset, limit);
+  }
+
+  /**
+   * Events an {@code on latest} arm of the effect folded into a later invocation, ever
+   * (docs/effects.md, "States": {@code latest_collapsed}).
+   *
+   * @param effect the effect's name
+   * @return the count; 0 before anything was folded
+   * @throws IllegalArgumentException if this runtime has no such effect, naming it
+   * @throws io.watukuy.StoreException when the store cannot be reached
+   */
+  public long latestCollapsed(String effect) {
+    reader(effect);
+    return store.loadEffect(effect).map(EffectRecord::latestCollapsed).orElse(0L);
   }
 
   /**

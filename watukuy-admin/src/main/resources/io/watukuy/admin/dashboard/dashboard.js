@@ -18,6 +18,7 @@
   /** Paths relative to the page, so the dashboard also works behind a reverse proxy's prefix. */
   const POLLERS = 'admin/pollers';
   const PARKED = 'admin/parked';
+  const EFFECTS = 'admin/effects';
 
   /**
    * The bearer token, when the admin server asks for one (it answers 401): typed into the page's
@@ -51,7 +52,9 @@
     if (response.status === 401) askForToken();
     if (!response.ok) {
       const why = json && typeof json.error === 'string' ? json.error : text.trim();
-      throw new Error(`${method} ${path}: ${response.status} ${why || response.statusText}`);
+      const error = new Error(`${method} ${path}: ${response.status} ${why || response.statusText}`);
+      error.status = response.status;
+      throw error;
     }
     return json;
   }
@@ -78,6 +81,31 @@
     if (ids === null) body.all = true;
     else body.ids = ids;
     return request('POST', `${PARKED}/${action}`, body);
+  }
+
+  /**
+   * Every effect with its stuck lanes, or null when the server serves none (it answers the listing
+   * 404 when it was built without effects). One read per effect: the listing never holds the
+   * stuck lanes (docs/effects.md, "Admin HTTP").
+   */
+  async function readEffects() {
+    let listing;
+    try {
+      listing = await request('GET', EFFECTS);
+    } catch (e) {
+      if (e.status === 404) return null;
+      throw e;
+    }
+    return Promise.all(
+      listing.effects.map((e) => request('GET', `${EFFECTS}/${encodeURIComponent(e.name)}`))
+    );
+  }
+
+  function skip(effect, position, partition) {
+    return request(
+      'POST',
+      `${EFFECTS}/${encodeURIComponent(effect)}/skip/${position}${keyQuery(partition)}`
+    );
   }
 
   /** Shows the token form; a token that was refused is forgotten. */
@@ -282,6 +310,70 @@
     return tr;
   }
 
+  /** When a stuck lane is tried again: the first backoffs are under a second. */
+  function retryIn(ms) {
+    if (ms <= 0) return 'due';
+    return ms < 1000 ? `${ms} ms` : duration(ms);
+  }
+
+  function effectRow(e) {
+    const tr = element('tr');
+    tr.dataset.effect = e.name;
+    if (e.state !== 'ok' && e.state !== 'lagging') tr.className = 'unhealthy';
+    const state = e.quarantine_reason ? `${e.state} (${e.quarantine_reason})` : e.state;
+    tr.append(
+      element('th', e.name, 'effect'),
+      cell(state, 'state'),
+      cell(e.position, 'position num'),
+      cell(e.lag, 'lag num'),
+      cell(e.wedged_lanes, 'wedged num'),
+      cell(e.terminal_skips, 'terminal-skips num'),
+      cell(e.last_error || '—', 'effect-error')
+    );
+    tr.firstChild.scope = 'row';
+    if (e.last_terminal_error) tr.lastChild.title = `last terminal failure: ${e.last_terminal_error}`;
+    return tr;
+  }
+
+  function stuckRow(e, l) {
+    const tr = element('tr');
+    tr.dataset.effect = e.name;
+    tr.dataset.position = l.position;
+    const lane = l.lane === null ? '(no key)' : l.lane;
+    const where = `position ${l.position} of ${keyName(e.name, l.partition)}`;
+    tr.append(
+      element('th', e.name, 'effect'),
+      cell(l.partition || '—', 'partition'),
+      cell(lane, 'lane'),
+      cell(l.position, 'position num'),
+      cell(l.attempt, 'attempt num'),
+      cell(retryIn(l.retry_in_ms), 'retry-in num'),
+      cell(l.error, 'stuck-error')
+    );
+    tr.firstChild.scope = 'row';
+    const actions = cell(null, 'actions');
+    actions.append(
+      button('Skip', `Skip ${where}`,
+        () => confirmed(`Skip ${where} (lane ${lane}) for good? Its arm will not run again.`,
+          () => skip(e.name, l.position, l.partition)), 'danger')
+    );
+    tr.append(actions);
+    return tr;
+  }
+
+  /** The effects tables, hidden on a server without effects; returns the summary's part. */
+  function renderEffects(effects) {
+    document.getElementById('effects-section').hidden = effects === null;
+    if (effects === null) return '';
+    document.querySelector('#effects tbody').replaceChildren(...effects.map(effectRow));
+    const stuck = effects.flatMap((e) => e.stuck_lanes.map((l) => stuckRow(e, l)));
+    document.querySelector('#stuck tbody').replaceChildren(...stuck);
+    document.getElementById('stuck').hidden = stuck.length === 0;
+    document.getElementById('stuck-empty').hidden = stuck.length !== 0;
+    const notOk = effects.filter((e) => e.state !== 'ok').length;
+    return `, ${effects.length} effect(s), ${notOk} not ok`;
+  }
+
   /** Runs a destructive action only once the operator has confirmed it. */
   function confirmed(question, action) {
     return window.confirm(question) ? action() : Promise.resolve({ cancelled: true });
@@ -325,8 +417,9 @@
       timer = setTimeout(refresh, REFRESH_MS);
       return;
     }
-    inFlight = Promise.all([request('GET', POLLERS), request('GET', PARKED)])
-      .then(([pollers, parked]) => summary(render(pollers, parked), false))
+    inFlight = Promise.all([request('GET', POLLERS), request('GET', PARKED), readEffects()])
+      .then(([pollers, parked, effects]) =>
+        summary(render(pollers, parked) + renderEffects(effects), false))
       .catch((e) => summary(`Could not read the admin API: ${e.message}`, true))
       .finally(() => {
         inFlight = null;
