@@ -74,8 +74,10 @@ public final class WatukuyEndpoint {
    * One poller: its keys' inspection and its parked events (without bodies).
    *
    * @param poller a poller name
-   * @return 200 with {@code poller}, {@code keys} and {@code parked}; 404 with {@code error} naming
-   *     the unknown poller and the known ones
+   * @return 200 with {@code poller}, {@code keys} and {@code parked}, each parked event with its
+   *     {@code reason} ({@link ParkedRow#errorMessage()}, such as {@code "IllegalStateException:
+   *     refused"}) and {@code error}, the stored error's JSON text as a string; 404 with {@code
+   *     error} naming the unknown poller and the known ones
    */
   @ReadOperation
   public WebEndpointResponse<Map<String, Object>> poller(@Selector String poller) {
@@ -249,6 +251,8 @@ public final class WatukuyEndpoint {
       m.put("sequence", r.sequence());
       m.put("eventId", r.eventId());
       m.put("orderingKey", r.orderingKey());
+      // The stored error is JSON text; "reason" is its one-line reading, "error" the text itself.
+      m.put("reason", r.errorMessage());
       m.put("error", r.error());
       m.put("attempts", r.attempts());
       m.put("parkedAt", r.parkedAt().toString());

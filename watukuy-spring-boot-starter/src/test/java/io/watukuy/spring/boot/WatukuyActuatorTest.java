@@ -115,7 +115,13 @@ class WatukuyActuatorTest {
           List<Map<String, Object>> parked =
               (List<Map<String, Object>>) orders.getBody().get("parked");
           assertThat(parked).singleElement();
-          assertThat((String) parked.get(0).get("error")).contains("refused p");
+          // reason: the stored error read as one line; error: the stored JSON text itself
+          assertThat(parked.get(0).get("reason")).isEqualTo("IllegalStateException: refused p");
+          Map<String, Object> error =
+              new ObjectMapper().readValue((String) parked.get(0).get("error"), Map.class);
+          assertThat(error)
+              .containsEntry("name", "IllegalStateException")
+              .containsEntry("message", "refused p");
 
           assertThat(ok(endpoint.operate("orders", "pause", null, null)))
               .isEqualTo(Map.of("poller", "orders", "action", "pause"));
