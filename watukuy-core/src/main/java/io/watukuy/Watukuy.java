@@ -47,7 +47,9 @@ public interface Watukuy extends AutoCloseable {
    * logged once at WARN (message only, no stack trace) on this logger, and is also the {@link
    * KeyReport#error()} of the key's run and reaches {@link WatukuyListener#onCycle} (and, for a
    * failed cycle, {@link WatukuyListener#onError}). An application that reports these errors itself
-   * may turn this logger off without losing the engine's other warnings.
+   * may turn this logger off without losing the engine's other warnings. A throttle (a 429, or a
+   * 503 with Retry-After) is not a failed cycle: it is an INFO line elsewhere (docs/operations.md,
+   * "Health").
    */
   String ERROR_LOGGER = "io.watukuy.errors";
 

@@ -10,6 +10,7 @@ import io.watukuy.KeyReport;
 import io.watukuy.ParkedEvents;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
+import io.watukuy.ScheduleState;
 import io.watukuy.Subscription;
 import io.watukuy.TickOptions;
 import io.watukuy.TickReport;
@@ -58,6 +59,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class Engine implements Watukuy {
   private static final Logger errors = LoggerFactory.getLogger(Watukuy.ERROR_LOGGER);
+  private static final Logger log = LoggerFactory.getLogger(Engine.class);
 
   /**
    * Threads of the engine's own cycle pool: cycles mostly wait on HTTP and the store, so more than
@@ -355,7 +357,35 @@ public final class Engine implements Watukuy {
   public void start() {
     synchronized (lock) {
       if (closed) throw new IllegalStateException("engine is closed");
+      logPausedKeys();
       daemon.start();
+    }
+  }
+
+  /**
+   * One INFO line per key that an earlier run (or another instance) left paused, so that a poller
+   * that never polls after a restart is explained in the log. "since" is the key's last stored
+   * change, which for a paused key is its pause unless an operation wrote it later. A store that
+   * cannot be read here is left to the daemon, which reports its outage.
+   */
+  private void logPausedKeys() {
+    try {
+      for (Poller<Object> p : pollers.values())
+        for (PollerKey key : operations.keysOf(p))
+          store
+              .loadState(key)
+              .ifPresent(
+                  state -> {
+                    ScheduleState.@Nullable PauseReason why = state.schedule().paused();
+                    if (why != null)
+                      log.info(
+                          "{}: paused ({}) since {}; not polled until resumed",
+                          Who.key(key),
+                          why.wire(),
+                          state.updatedAt());
+                  });
+    } catch (RuntimeException e) {
+      log.debug("paused keys not listed at start: {}", e.getClass().getName());
     }
   }
 

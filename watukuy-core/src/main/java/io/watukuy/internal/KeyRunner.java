@@ -483,17 +483,26 @@ final class KeyRunner {
     // The daemon logs a store outage once per change (Outages), not at every attempt.
     String message = redactor.message(e.getMessage());
     if (run.watermarkKept != null) message += "; " + run.watermarkKept;
-    if (run.limits.daemon() && Outages.kind(e) != null)
+    @Nullable ScheduleState after =
+        laneDue || run.pages > 0
+            ? redacted(
+                keptNote(
+                    run,
+                    ScheduleMachine.afterCycle(
+                        poller, schedule, run.outcome(e), cx.time().now(), cx.random())))
+            : null;
+    // A 429 (or a 503 with Retry-After) is the vendor saying when to come back, not a failure
+    // (docs/operations.md, "Health"): an INFO line on the engine's logger, as a budget deferral.
+    if (after != null
+        && after.dueReason() == ScheduleState.DueReason.THROTTLE
+        && after.throttledUntil() != null)
+      log.info("{}: throttled until {}: {}", Who.key(key), after.throttledUntil(), message);
+    else if (run.limits.daemon() && Outages.kind(e) != null)
       errors.debug("{}: cycle failed: {}", Who.key(key), message);
     else errors.warn("{}: cycle failed: {}", Who.key(key), message);
     cx.listener().onError(key, e);
-    if (laneDue || run.pages > 0) {
-      ScheduleState next =
-          redacted(
-              keptNote(
-                  run,
-                  ScheduleMachine.afterCycle(
-                      poller, schedule, run.outcome(e), cx.time().now(), cx.random())));
+    if (after != null) {
+      ScheduleState next = after;
       try {
         next =
             Operations.mergeConcurrent(

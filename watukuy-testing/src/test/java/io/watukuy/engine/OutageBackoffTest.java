@@ -78,7 +78,7 @@ class OutageBackoffTest {
   }
 
   /** What the engine logs (slf4j-simple writes to System.err) while {@code body} runs. */
-  private static List<String> logged(Runnable body) {
+  static List<String> logged(Runnable body) {
     PrintStream before = System.err;
     ByteArrayOutputStream captured = new ByteArrayOutputStream();
     System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));

@@ -72,13 +72,13 @@ final class HandlerBindings {
       Binding before = byPoller.putIfAbsent(poller, new Binding(name, target));
       if (before != null)
         throw new ConfigException(
-            "poller '"
-                + poller
-                + "' has two handlers, beans '"
-                + before.bean()
-                + "' and '"
+            "bean '"
                 + name
-                + "'; a poller takes one handler, batch handler or sink");
+                + "': @WatukuyHandler names poller '"
+                + poller
+                + "', which bean '"
+                + before.bean()
+                + "' already handles; a poller takes one handler, batch handler or sink");
     }
   }
 

@@ -47,6 +47,7 @@ public final class WatukuyEndpoint {
   private static final TypeReference<Map<String, Object>> MAP = new TypeReference<>() {};
   private static final List<String> ACTIONS =
       List.of("pause", "resume", "trigger", "retry", "discard");
+  private static final List<String> PARKED_ACTIONS = List.of("retry", "discard");
 
   private final Watukuy engine;
 
@@ -73,8 +74,10 @@ public final class WatukuyEndpoint {
    * One poller: its keys' inspection and its parked events (without bodies).
    *
    * @param poller a poller name
-   * @return 200 with {@code poller}, {@code keys} and {@code parked}; 404 with {@code error} naming
-   *     the unknown poller and the known ones
+   * @return 200 with {@code poller}, {@code keys} and {@code parked}, each parked event with its
+   *     {@code reason} ({@link ParkedRow#errorMessage()}, such as {@code "IllegalStateException:
+   *     refused"}) and {@code error}, the stored error's JSON text as a string; 404 with {@code
+   *     error} naming the unknown poller and the known ones
    */
   @ReadOperation
   public WebEndpointResponse<Map<String, Object>> poller(@Selector String poller) {
@@ -96,11 +99,13 @@ public final class WatukuyEndpoint {
    * @param poller a poller name
    * @param action {@code pause}, {@code resume}, {@code trigger}, {@code retry} or {@code discard}
    * @param partition the partition; null for every key of the poller
-   * @param ids for {@code retry} and {@code discard}: a JSON array of parked event ids (as the
-   *     body's {@code ids} array arrives here, see {@link WatukuyEndpointBody}) or one id; null for
-   *     all of the chosen keys' parked events
+   * @param ids for {@code retry} and {@code discard} only: a JSON array of parked event ids (as the
+   *     body's {@code ids} array arrives here, see {@link WatukuyEndpointBody}) or one id; null
+   *     (the field absent) for all of the chosen keys' parked events. A body's JSON {@code null}
+   *     never reaches here as "all": {@link WatukuyEndpointFields} refuses it first
    * @return 200 with {@code poller}, {@code action} and, for parked events, {@code count}; 400 with
-   *     {@code error} naming the unknown action, poller or partition, or the malformed {@code ids}
+   *     {@code error} naming the unknown action, poller or partition, the malformed {@code ids}, or
+   *     the action that takes no {@code ids}
    */
   @WriteOperation
   public WebEndpointResponse<Map<String, Object>> operate(
@@ -116,6 +121,13 @@ public final class WatukuyEndpoint {
               + poller
               + "': "
               + String.join(", ", ACTIONS));
+    if (ids != null && !PARKED_ACTIONS.contains(action))
+      return badRequest(
+          action
+              + " on poller '"
+              + poller
+              + "' takes no ids; ids choose parked events, for "
+              + String.join(" and ", PARKED_ACTIONS));
     Inspection all = engine.inspect();
     List<String> partitions = new ArrayList<>();
     for (KeyInspection k : all.pollers())
@@ -170,13 +182,12 @@ public final class WatukuyEndpoint {
     try {
       array = JSON.readTree(ids);
     } catch (java.io.IOException e) {
-      throw new IllegalArgumentException("ids is not a JSON array: " + ids, e);
+      throw new IllegalArgumentException(WatukuyEndpointFields.IDS_SHAPE + ", but was " + ids, e);
     }
     List<String> out = new ArrayList<>();
     for (JsonNode id : array) {
       if (!id.isTextual())
-        throw new IllegalArgumentException(
-            "ids must be an array of strings such as [\"12\"], but held " + id);
+        throw new IllegalArgumentException(WatukuyEndpointFields.IDS_SHAPE + ", but held " + id);
       out.add(id.asText());
     }
     return out;
@@ -240,6 +251,8 @@ public final class WatukuyEndpoint {
       m.put("sequence", r.sequence());
       m.put("eventId", r.eventId());
       m.put("orderingKey", r.orderingKey());
+      // The stored error is JSON text; "reason" is its one-line reading, "error" the text itself.
+      m.put("reason", r.errorMessage());
       m.put("error", r.error());
       m.put("attempts", r.attempts());
       m.put("parkedAt", r.parkedAt().toString());

@@ -23,6 +23,7 @@ import org.springframework.http.converter.HttpMessageConverter;
 import org.springframework.web.bind.annotation.ControllerAdvice;
 import org.springframework.web.context.request.RequestAttributes;
 import org.springframework.web.context.request.RequestContextHolder;
+import org.springframework.web.context.request.ServletRequestAttributes;
 import org.springframework.web.servlet.HandlerMapping;
 import org.springframework.web.servlet.mvc.method.annotation.RequestBodyAdviceAdapter;
 
@@ -30,10 +31,9 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestBodyAdviceAd
  * Lets a JSON array through to {@link WatukuyEndpoint#operate} on Spring MVC (docs/spring-boot.md,
  * "Endpoint"). Boot's MVC adapter reads every Actuator POST body as a map of strings to strings, so
  * {@code {"ids": ["12"]}} would be refused with an empty 400 before the operation runs. For the
- * watukuy operation's requests only, this advice checks the body and writes each top-level value
- * that is not a string or null as its JSON text ({@code ["12"]}), which the operation parses back;
- * a body it refuses reaches {@link WatukuyEndpointFields} as a reason, answered with a 400 naming
- * the field or the problem.
+ * watukuy operation's requests only, this advice checks the body and writes an {@code ids} array as
+ * its JSON text ({@code ["12"]}), which the operation parses back; a body it refuses reaches {@link
+ * WatukuyEndpointFields} as a reason, answered with a 400 naming the field or the problem.
  */
 @ControllerAdvice
 final class WatukuyEndpointBody extends RequestBodyAdviceAdapter {
@@ -72,7 +72,11 @@ final class WatukuyEndpointBody extends RequestBodyAdviceAdapter {
       Type targetType,
       Class<? extends HttpMessageConverter<?>> converterType)
       throws IOException {
-    byte[] body = rewrite(input.getBody().readAllBytes());
+    @Nullable String query = queryParameter();
+    byte[] body =
+        query != null
+            ? refused(WatukuyEndpointFields.queryParameter(query))
+            : rewrite(input.getBody().readAllBytes());
     HttpHeaders headers = input.getHeaders();
     return new HttpInputMessage() {
       @Override
@@ -88,12 +92,38 @@ final class WatukuyEndpointBody extends RequestBodyAdviceAdapter {
   }
 
   /**
-   * The body with every top-level value a string or null, or the reason it is refused.
+   * A request without a body still has its query parameters refused: Boot would take them as the
+   * operation's fields ({@code ?ids=6}), which the endpoint's documentation does not offer.
+   */
+  @Override
+  public @Nullable Object handleEmptyBody(
+      @Nullable Object body,
+      HttpInputMessage input,
+      MethodParameter parameter,
+      Type targetType,
+      Class<? extends HttpMessageConverter<?>> converterType) {
+    @Nullable String query = queryParameter();
+    return query == null
+        ? body
+        : Map.of(WatukuyEndpointFields.REFUSED, WatukuyEndpointFields.queryParameter(query));
+  }
+
+  /** The first query parameter of the current request, or null when it has none. */
+  private static @Nullable String queryParameter() {
+    if (!(RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes request))
+      return null;
+    Iterator<String> names = request.getRequest().getParameterMap().keySet().iterator();
+    return names.hasNext() ? names.next() : null;
+  }
+
+  /**
+   * The body with every top-level value a string, or the reason it is refused.
    *
    * <p>Refused: text that is not JSON or has more after the value, a value that is not an object, a
    * field other than {@code partition} and {@code ids} (also {@code poller} and {@code action},
-   * which Boot would otherwise let override the path), and a {@code partition} that is not a
-   * string.
+   * which Boot would otherwise let override the path), a field that is JSON {@code null} (an absent
+   * field means "all"; a null one is a mistake, never taken as "all"), a {@code partition} that is
+   * not a string, and {@code ids} that are neither an array of strings nor one string.
    *
    * @param raw the request body
    * @return the rewritten body, or one naming the reason under {@link
@@ -117,11 +147,20 @@ final class WatukuyEndpointBody extends RequestBodyAdviceAdapter {
       JsonNode v = e.getValue();
       if (!WatukuyEndpoint.BODY_FIELDS.contains(name))
         return refused(WatukuyEndpointFields.unknownField(name));
-      if (name.equals("partition") && !v.isTextual() && !v.isNull())
+      if (v.isNull()) return refused(WatukuyEndpointFields.nullField(name));
+      if (name.equals("partition") && !v.isTextual())
         return refused("partition must be a string, but was " + v);
-      out.set(name, v.isTextual() || v.isNull() ? v : TextNode.valueOf(v.toString()));
+      if (name.equals("ids") && !v.isTextual() && !isArrayOfStrings(v))
+        return refused(WatukuyEndpointFields.IDS_SHAPE + ", but was " + v);
+      out.set(name, v.isTextual() ? v : TextNode.valueOf(v.toString()));
     }
     return JSON.writeValueAsBytes(out);
+  }
+
+  private static boolean isArrayOfStrings(JsonNode v) {
+    if (!v.isArray()) return false;
+    for (JsonNode id : v) if (!id.isTextual()) return false;
+    return true;
   }
 
   private static byte[] refused(String reason) throws IOException {

@@ -11,9 +11,10 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 /**
  * The {@code watukuy.*} keys (docs/spring-boot.md, "Properties"). Every key has a default, so an
  * application with a {@code DataSource} needs none of them. Durations take Spring's forms ({@code
- * 30s}, {@code 5m}, {@code PT1M}).
+ * 30s}, {@code 5m}, {@code PT1M}). A {@code watukuy.*} key that is none of these (a misspelling
+ * such as {@code watukuy.stor.uri}) stops the start, named by {@link WatukuyFailureAnalyzer}.
  */
-@ConfigurationProperties("watukuy")
+@ConfigurationProperties(prefix = "watukuy", ignoreUnknownFields = false)
 public class WatukuyProperties {
 
   /** Whether the auto-configuration builds and runs an engine at all. */
@@ -370,11 +371,23 @@ public class WatukuyProperties {
     /**
      * The engine's delivery options.
      *
-     * @return checked by {@link DeliveryOptions}'s constructor
-     * @throws io.watukuy.ConfigException naming the value out of range
+     * @return the options, each at least 1
+     * @throws io.watukuy.ConfigException naming the {@code watukuy.delivery.*} property out of
+     *     range
      */
     DeliveryOptions toOptions() {
+      // Checked here too, so the message names the property as it is written in
+      // application.properties, not DeliveryOptions' field.
+      atLeastOne("concurrency", concurrency);
+      atLeastOne("dispatch-batch-size", dispatchBatchSize);
+      atLeastOne("batch-size", batchSize);
       return new DeliveryOptions(concurrency, dispatchBatchSize, batchSize);
+    }
+
+    private static void atLeastOne(String key, int value) {
+      if (value < 1)
+        throw new io.watukuy.ConfigException(
+            "watukuy.delivery." + key + ": must be >= 1, but was " + value);
     }
   }
 

@@ -115,7 +115,13 @@ class WatukuyActuatorTest {
           List<Map<String, Object>> parked =
               (List<Map<String, Object>>) orders.getBody().get("parked");
           assertThat(parked).singleElement();
-          assertThat((String) parked.get(0).get("error")).contains("refused p");
+          // reason: the stored error read as one line; error: the stored JSON text itself
+          assertThat(parked.get(0).get("reason")).isEqualTo("IllegalStateException: refused p");
+          Map<String, Object> error =
+              new ObjectMapper().readValue((String) parked.get(0).get("error"), Map.class);
+          assertThat(error)
+              .containsEntry("name", "IllegalStateException")
+              .containsEntry("message", "refused p");
 
           assertThat(ok(endpoint.operate("orders", "pause", null, null)))
               .isEqualTo(Map.of("poller", "orders", "action", "pause"));
@@ -168,8 +174,16 @@ class WatukuyActuatorTest {
           assertError(
               endpoint.operate("orders", "retry", null, "[1]"),
               400,
-              "retry on poller 'orders': ids must be an array of strings such as [\"12\"], but"
-                  + " held 1");
+              "retry on poller 'orders': ids must be an array of strings such as [\"12\"] or one"
+                  + " string such as \"12\", but held 1");
+          // ids choose parked events; on pause, resume or trigger they are a mistake, not ignored
+          for (String action : List.of("pause", "resume", "trigger"))
+            assertError(
+                endpoint.operate("orders", action, null, "[\"1\"]"),
+                400,
+                action
+                    + " on poller 'orders' takes no ids; ids choose parked events, for retry"
+                    + " and discard");
           assertThat(ctx.getBean(Watukuy.class).inspect().poller("orders").orElseThrow().paused())
               .isNull();
         });
@@ -190,6 +204,26 @@ class WatukuyActuatorTest {
             write.invoke(context(Map.of("poller", "orders", "action", "pause", "partiton", "eu"))),
         400,
         "unknown field 'partiton'; the fields are partition and ids");
+    // A JSON null is not an absent field: Boot passes it on as a null argument, which the
+    // operation would read as "every partition" or "every parked event".
+    Map<String, Object> nullPartition = new java.util.HashMap<>();
+    nullPartition.put("poller", "orders");
+    nullPartition.put("action", "pause");
+    nullPartition.put("partition", null);
+    assertError(
+        (WebEndpointResponse<?>) write.invoke(context(nullPartition)),
+        400,
+        "partition is null; leave the field out to mean every partition, or give a value");
+    Map<String, Object> nullIds = new java.util.HashMap<>();
+    nullIds.put("poller", "orders");
+    nullIds.put("action", "discard");
+    nullIds.put("ids", null);
+    assertError(
+        (WebEndpointResponse<?>) write.invoke(context(nullIds)),
+        400,
+        "ids is null; leave the field out to mean every parked event, or give a value");
+    assertThat(write.invoke(context(Map.of("poller", "orders", "action", "discard"))))
+        .isEqualTo("ran");
     assertError(
         (WebEndpointResponse<?>)
             write.invoke(context(Map.of(WatukuyEndpointFields.REFUSED, "the body is not JSON"))),
@@ -206,8 +240,20 @@ class WatukuyActuatorTest {
   void onSpringMvcTheBodyIsCheckedAndItsArraysReachTheOperationAsJsonText() throws Exception {
     assertThat(rewrite("{\"ids\":[\"1\",\"2\"],\"partition\":\"eu\"}"))
         .isEqualTo("{\"ids\":\"[\\\"1\\\",\\\"2\\\"]\",\"partition\":\"eu\"}");
-    assertThat(rewrite("{\"ids\":\"7\",\"partition\":null}"))
-        .isEqualTo("{\"ids\":\"7\",\"partition\":null}");
+    assertThat(rewrite("{\"ids\":\"7\"}")).isEqualTo("{\"ids\":\"7\"}");
+    // null is not absent: refused, never "all"
+    assertThat(refusal("{\"ids\":\"7\",\"partition\":null}"))
+        .isEqualTo(
+            "partition is null; leave the field out to mean every partition, or give a value");
+    assertThat(refusal("{\"ids\":null}"))
+        .isEqualTo("ids is null; leave the field out to mean every parked event, or give a value");
+    // ids: an array of strings or one string, nothing else
+    String idsShape =
+        "ids must be an array of strings such as [\"12\"] or one string such as \"12\"";
+    assertThat(refusal("{\"ids\":7}")).isEqualTo(idsShape + ", but was 7");
+    assertThat(refusal("{\"ids\":true}")).isEqualTo(idsShape + ", but was true");
+    assertThat(refusal("{\"ids\":{\"x\":\"6\"}}")).isEqualTo(idsShape + ", but was {\"x\":\"6\"}");
+    assertThat(refusal("{\"ids\":[\"1\",2]}")).isEqualTo(idsShape + ", but was [\"1\",2]");
     assertThat(rewrite("{}")).isEqualTo("{}");
     assertThat(refusal("{\"partiton\":\"eu\"}"))
         .isEqualTo("unknown field 'partiton'; the fields are partition and ids");

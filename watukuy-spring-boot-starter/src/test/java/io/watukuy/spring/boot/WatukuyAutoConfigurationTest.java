@@ -9,6 +9,7 @@ import io.watukuy.DeliveryOptions;
 import io.watukuy.Handler;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
+import io.watukuy.StoreException;
 import io.watukuy.Watukuy;
 import io.watukuy.spi.StateStore;
 import io.watukuy.store.memory.MemoryStore;
@@ -246,6 +247,121 @@ class WatukuyAutoConfigurationTest {
                             + " or set watukuy.enabled=false to leave the engine out."));
     // not watukuy's failure: left to Boot's other analyzers
     assertThat(analyzer.analyze(new IllegalStateException("other"))).isNull();
+  }
+
+  @Test
+  void aMisspeltKeyStopsTheStartAndTheReportNamesItWithoutItsValue() {
+    WatukuyFailureAnalyzer analyzer = new WatukuyFailureAnalyzer();
+    for (String misspelt :
+        List.of(
+            "watukuy.enable=false",
+            "watukuy.stor.uri=memory:",
+            "watukuy.delivery.concurency=4",
+            "watukuy.budgets.vendor.reqests=5",
+            "watukuy.store.pasword=SECRET")) {
+      String key = misspelt.substring(0, misspelt.indexOf('='));
+      runner
+          .withPropertyValues(misspelt)
+          .run(
+              ctx -> {
+                assertThat(ctx).as(misspelt).hasFailed();
+                FailureAnalysis a = analyzer.analyze(ctx.getStartupFailure());
+                assertThat(a).as(misspelt).isNotNull();
+                assertThat(a.getDescription())
+                    .startsWith("watukuy could not start: unknown property " + key)
+                    .doesNotContain("SECRET");
+                assertThat(a.getAction())
+                    .isEqualTo(
+                        "Correct or remove it: docs/spring-boot.md, \"Properties\" lists every"
+                            + " watukuy.* key (a misspelt key is refused rather than ignored).");
+              });
+    }
+    // the keys spelt right, a budget's nested ones included, still bind
+    runner
+        .withUserConfiguration(BudgetedPoller.class)
+        .withPropertyValues(
+            "watukuy.enabled=true",
+            "watukuy.budgets.vendor.requests=5",
+            "watukuy.budgets.vendor.per=2s",
+            "watukuy.budgets.vendor.burst=7",
+            "watukuy.delivery.concurrency=4")
+        .run(
+            ctx -> {
+              assertThat(ctx).hasNotFailed();
+              WatukuyProperties p = ctx.getBean(WatukuyProperties.class);
+              assertThat(p.getBudgets().get("vendor").getBurst()).isEqualTo(7);
+              assertThat(p.getDelivery().getConcurrency()).isEqualTo(4);
+            });
+  }
+
+  @Test
+  void aDeliveryValueOutOfRangeNamesThePropertyAsWritten() {
+    WatukuyFailureAnalyzer analyzer = new WatukuyFailureAnalyzer();
+    runner
+        .withPropertyValues("watukuy.delivery.concurrency=0")
+        .run(
+            ctx -> {
+              FailureAnalysis a = analyzer.analyze(ctx.getStartupFailure());
+              assertThat(a.getDescription())
+                  .isEqualTo(
+                      "watukuy could not start: watukuy.delivery.concurrency: must be >= 1, but"
+                          + " was 0");
+              assertThat(a.getAction())
+                  .startsWith("Correct the property watukuy.delivery.concurrency (");
+            });
+    runner
+        .withPropertyValues("watukuy.delivery.dispatch-batch-size=-1")
+        .run(
+            ctx ->
+                assertThat(ctx)
+                    .getFailure()
+                    .rootCause()
+                    .hasMessage("watukuy.delivery.dispatch-batch-size: must be >= 1, but was -1"));
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class SecondHandler {
+    @Bean
+    @WatukuyHandler("orders")
+    Handler<JsonNode> secondHandler() {
+      return e -> {};
+    }
+  }
+
+  @Test
+  void twoHandlersForOnePollerGetTheWatukuyHandlerAction() {
+    runner
+        .withUserConfiguration(SecondHandler.class)
+        .run(
+            ctx -> {
+              FailureAnalysis a = new WatukuyFailureAnalyzer().analyze(ctx.getStartupFailure());
+              assertThat(a.getDescription())
+                  .matches(
+                      "watukuy could not start: bean '\\w+': @WatukuyHandler names poller"
+                          + " 'orders', which bean '\\w+' already handles; a poller takes one"
+                          + " handler, batch handler or sink");
+              assertThat(a.getAction()).startsWith("Fix the handler bean named above");
+            });
+  }
+
+  @Test
+  void aStoreFailureIsReportedWithItsSecretsHidden() {
+    // The driver's and the pool's messages may quote the JDBC URL, password included.
+    StoreException failure =
+        new StoreException(
+            "postgres store: migrate failed",
+            new java.sql.SQLException(
+                "cannot connect to jdbc:postgresql://admin:hunter2@127.0.0.1:5999/x"
+                    + "?user=admin&password=SECRET&ssl=true"));
+    FailureAnalysis a =
+        new WatukuyFailureAnalyzer()
+            .analyze(new IllegalStateException("Failed to start bean 'watukuyLifecycle'", failure));
+    assertThat(a.getDescription())
+        .isEqualTo(
+            "watukuy could not start: the store failed: postgres store: migrate failed; caused by"
+                + " cannot connect to jdbc:postgresql://admin:***@127.0.0.1:5999/x"
+                + "?user=admin&password=***&ssl=true");
+    assertThat(a.getAction()).startsWith("Check watukuy.store.uri (host, port, database,");
   }
 
   @Test

@@ -39,10 +39,12 @@ public class OrdersApplication {
   }
 
   /**
-   * The vendor's orders, read whole every few seconds and diffed against the last listing.
+   * The vendor's orders, read whole and diffed against the last listing. The schedule is adaptive:
+   * {@code every} after a change, stretched by 1.5 per quiet cycle up to the default maximum of 10
+   * minutes (README, "How often it polls").
    *
    * @param url the vendor's {@code GET} endpoint, a JSON array of orders with an {@code id}
-   * @param every the polling interval ({@code orders.every}, default 5 s)
+   * @param every the shortest polling interval ({@code orders.every}, default 5 s)
    * @return the {@code orders} poller
    */
   @Bean

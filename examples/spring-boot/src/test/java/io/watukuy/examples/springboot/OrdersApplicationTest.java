@@ -127,10 +127,27 @@ class OrdersApplicationTest {
     assertThat(post("/actuator/watukuy/orders/jump", "{}", 400))
         .isEqualTo(
             "unknown action 'jump' on poller 'orders': pause, resume, trigger, retry, discard");
+    String idsShape =
+        "ids must be an array of strings such as [\"12\"] or one string such as \"12\"";
     assertThat(post("/actuator/watukuy/orders/retry", "{\"ids\":[1]}", 400))
+        .isEqualTo(idsShape + ", but was [1]");
+    assertThat(post("/actuator/watukuy/orders/retry", "{\"ids\":7}", 400))
+        .isEqualTo(idsShape + ", but was 7");
+    // A JSON null is not an absent field: it never means "all".
+    assertThat(post("/actuator/watukuy/orders/discard", "{\"ids\":null}", 400))
+        .isEqualTo("ids is null; leave the field out to mean every parked event, or give a value");
+    assertThat(post("/actuator/watukuy/orders/pause", "{\"partition\":null}", 400))
         .isEqualTo(
-            "retry on poller 'orders': ids must be an array of strings such as [\"12\"], but held"
-                + " 1");
+            "partition is null; leave the field out to mean every partition, or give a value");
+    assertThat(post("/actuator/watukuy/orders/pause", "{\"ids\":[\"1\"]}", 400))
+        .isEqualTo(
+            "pause on poller 'orders' takes no ids; ids choose parked events, for retry and discard");
+    // Fields come from the JSON body only, with or without one.
+    assertThat(post("/actuator/watukuy/orders/retry?ids=6", "{}", 400))
+        .isEqualTo("query parameter 'ids' is not taken; send partition and ids in the JSON body");
+    assertThat(post("/actuator/watukuy/orders/pause?partition=eu", "", 400))
+        .isEqualTo(
+            "query parameter 'partition' is not taken; send partition and ids in the JSON body");
     assertThat(get("/actuator/watukuy", 200).at("/pollers/0/paused").isNull()).isTrue();
 
     // ids as a JSON array (nothing is parked here, so nothing matches)
