@@ -3,6 +3,9 @@ package io.watukuy.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
+import io.watukuy.PollerKey;
+import io.watukuy.spi.InvocationStatus;
+import io.watukuy.store.sqlite.SqliteStore;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -46,7 +49,10 @@ class EffectsYamlTest {
         "/items",
         ex -> {
           byte[] body =
-              "{\"items\":[{\"id\":1,\"customer\":\"c 1\",\"total\":12.5},{\"id\":2,\"customer\":\"c-2\",\"total\":3}]}"
+              ("{\"items\":[{\"id\":1,\"customer\":\"c 1\",\"total\":12.5},"
+                      + "{\"id\":2,\"customer\":\"c-2\",\"total\":3},"
+                      + "{\"id\":3,\"customer\":\"gone\",\"total\":1},"
+                      + "{\"id\":4,\"customer\":\"c-4\"}]}")
                   .getBytes(StandardCharsets.UTF_8);
           ex.getResponseHeaders().set("Content-Type", "application/json");
           ex.sendResponseHeaders(200, body.length);
@@ -62,7 +68,8 @@ class EffectsYamlTest {
                   new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8),
                   ex.getRequestHeaders().getFirst("Idempotency-Key"),
                   ex.getRequestHeaders().getFirst("Authorization")));
-          ex.sendResponseHeaders(204, -1);
+          // A customer the receiver does not know: a real answer, which no retry changes.
+          ex.sendResponseHeaders(ex.getRequestURI().getPath().endsWith("/gone") ? 404 : 204, -1);
           ex.close();
         });
     server.start();
@@ -122,7 +129,8 @@ class EffectsYamlTest {
     Process p = pb.start();
     try {
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (received.size() < 2 && System.nanoTime() < deadline) Thread.sleep(20);
+      while (terminal(dir.resolve("watukuy.db")).size() < 2 && System.nanoTime() < deadline)
+        Thread.sleep(50);
       p.destroy(); // SIGTERM
       assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
       assertThat(p.exitValue()).as(Files.readString(dir.resolve("stderr"))).isZero();
@@ -131,9 +139,18 @@ class EffectsYamlTest {
     }
     String stderr = Files.readString(dir.resolve("stderr"));
     assertThat(stderr).contains("watukuy: running 1 effect (welcome)").doesNotContain(TOKEN);
-    assertThat(received).hasSize(2);
-    Map<String, Received> byPath =
-        Map.of(received.get(0).path(), received.get(0), received.get(1).path(), received.get(1));
+    // Order 3's request was answered 404 and order 4 has no total: both terminal, each sent at
+    // most once, neither retried.
+    assertThat(terminal(dir.resolve("watukuy.db")))
+        .containsExactlyInAnyOrder(
+            "effect welcome: POST http://127.0.0.1:"
+                + server.getAddress().getPort()
+                + "/notify/gone answered 404",
+            "effect welcome: the created event has no value at /item/total");
+    assertThat(received.stream().map(Received::path))
+        .containsExactlyInAnyOrder("/notify/c%201", "/notify/c-2", "/notify/gone");
+    Map<String, Received> byPath = new java.util.HashMap<>();
+    for (Received r : received) byPath.put(r.path(), r);
     // A URL placeholder is percent-encoded; a body string that is only a placeholder keeps the
     // value's JSON type.
     assertThat(byPath.get("/notify/c%201").body())
@@ -189,6 +206,22 @@ class EffectsYamlTest {
     assertThat(run.exit()).isEqualTo(2);
     assertThat(run.stderr())
         .contains("effects[0].source: effect welcome: no poller 'ordrs' is declared in pollers:");
+  }
+
+  /** The errors of the effect's terminal invocations, read from the store the daemon writes. */
+  private static List<String> terminal(Path db) {
+    if (!Files.exists(db)) return List.of();
+    List<String> errors = new java.util.ArrayList<>();
+    try (SqliteStore store = SqliteStore.open(db)) {
+      for (long position = 1; position <= 4; position++)
+        store
+            .loadInvocation("welcome", PollerKey.of("orders"), position)
+            .filter(r -> r.status() == InvocationStatus.TERMINAL)
+            .ifPresent(r -> errors.add(String.valueOf(r.error())));
+    } catch (RuntimeException e) {
+      return List.of(); // the daemon has not made the tables yet
+    }
+    return errors;
   }
 
   private void assertError(String effect, String expected) throws IOException {
