@@ -79,13 +79,13 @@ final class YamlEffects {
   private static EffectSpec effect(At e, List<PollerSpec> pollers) {
     e.object("name", "source", "on", "key", "request", "version");
     At nameAt = e.child("name");
-    String name = nameAt.string(null);
+    String name = text(nameAt, "");
     if (name == null) throw e.error("name: missing (the effect's name)");
     if (!NAME.matcher(name).matches())
       throw nameAt.error("'" + name + "' is not a valid effect name (letters, digits, _ . -)");
     String who = "effect " + name + ": ";
     At sourceAt = e.child("source");
-    String source = sourceAt.string(null);
+    String source = text(sourceAt, who);
     if (source == null) throw e.error(who + "source: missing (the poller whose events it reads)");
     PollerSpec poller =
         pollers.stream().filter(p -> p.name().equals(source)).findFirst().orElse(null);
@@ -103,7 +103,7 @@ final class YamlEffects {
     At key = e.child("key");
     if (!key.missing()) {
       key.object("scheme", "value");
-      scheme = key.child("scheme").string(null);
+      scheme = text(key.child("scheme"), who);
       if (scheme == null) throw key.error(who + "scheme: missing (the key scheme's name)");
       try {
         Key.of(scheme, ev -> ev);
@@ -116,7 +116,7 @@ final class YamlEffects {
     if (request.missing()) throw e.error(who + "request: missing (the HTTP request per event)");
     request.object("method", "url", "headers", "body");
     At methodAt = request.child("method");
-    String method = methodAt.string("POST");
+    String method = methodAt.missing() ? "POST" : text(methodAt, who);
     if (!METHODS.contains(method))
       throw methodAt.error(who + "'" + method + "' is not one of GET, POST, PUT, PATCH, DELETE");
     At urlAt = request.child("url");
@@ -146,9 +146,16 @@ final class YamlEffects {
       body = bodyAt.substituted();
       checkStrings(bodyAt, body, who);
     }
-    String version = e.child("version").string(null);
+    String version = text(e.child("version"), who);
     return new EffectSpec(
         name, source, on, scheme, keyValue, method, url, Map.copyOf(headers), body, version);
+  }
+
+  /** A string, or null when absent; anything else is an error naming the effect and the value. */
+  private static @Nullable String text(At at, String who) {
+    if (at.missing()) return null;
+    if (!at.node.isTextual()) throw at.error(who + "must be a string, but was " + at.node);
+    return at.node.textValue();
   }
 
   private static Set<EventType> on(At at, String who) {
@@ -159,7 +166,7 @@ final class YamlEffects {
     Set<EventType> out = new LinkedHashSet<>();
     for (int i = 0; i < at.node.size(); i++) {
       At t = at.item(i);
-      String text = t.string(null);
+      String text = text(t, who);
       EventType type;
       try {
         type = EventType.fromWire(String.valueOf(text));
@@ -172,7 +179,7 @@ final class YamlEffects {
   }
 
   private static JsonPointer pointer(At at, String who) {
-    String text = at.string(null);
+    String text = text(at, who);
     if (text == null)
       throw at.error(who + "missing (a JSON Pointer into the event, e.g. /item/id)");
     try {

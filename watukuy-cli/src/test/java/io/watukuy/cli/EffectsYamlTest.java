@@ -187,6 +187,9 @@ class EffectsYamlTest {
         "effects[0].key.value: effect welcome: 'item.customer' is not a JSON Pointer into the"
             + " event");
     assertError(
+        WELCOME + "version: 3\n",
+        "effects[0].version: effect welcome: must be a string, but was 3");
+    assertError(
         WELCOME.replace("method: POST", "method: SEND"),
         "effects[0].request.method: effect welcome: 'SEND' is not one of GET, POST, PUT, PATCH,"
             + " DELETE");
