@@ -598,6 +598,16 @@ final class ConfigReader {
     }
 
     /**
+     * A string of an {@code effects:} request: {@code ${NAME}} read from the environment as {@link
+     * #envString()} does, except that a command that never runs effects (as it never makes a sink)
+     * leaves an unset variable as written.
+     */
+    String effectString() {
+      if (!node.isValueNode() || node.isNull()) throw error("must be a string");
+      return substitute(node.asText(), sinkSecretsOptional);
+    }
+
+    /**
      * {@code text} with {@code ${NAME}} replaced; with {@code optional}, an unset variable stays as
      * written.
      */

@@ -192,7 +192,7 @@ final class YamlEffects {
   private static EventTemplate template(At at, String who) {
     if (!at.node.isTextual()) throw at.error(who + "must be a string, but was " + at.node);
     try {
-      return EventTemplate.parse(at.envString());
+      return EventTemplate.parse(at.effectString());
     } catch (IllegalArgumentException x) {
       throw at.error(who + x.getMessage());
     }

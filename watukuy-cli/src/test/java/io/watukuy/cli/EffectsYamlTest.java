@@ -202,6 +202,16 @@ class EffectsYamlTest {
   }
 
   @Test
+  void aCommandThatRunsNoEffectsReadsThemWithoutTheirSecrets() throws Exception {
+    Path yaml = config("{ enabled: true }", WELCOME);
+    CliConfig cfg = ConfigReader.readWithoutSinkSecrets(yaml, name -> null, found -> {});
+    assertThat(cfg.effects()).extracting(YamlEffects.EffectSpec::name).containsExactly("welcome");
+    CliRun run = CliRun.of("validate", yaml.toString()); // run's checks: the variable is needed
+    assertThat(run.exit()).isEqualTo(2);
+    assertThat(run.stderr()).contains("environment variable CRM_TOKEN is not set");
+  }
+
+  @Test
   void anUnknownSourceIsNamed() throws Exception {
     Path yaml = config("{ enabled: true }", WELCOME);
     Files.writeString(yaml, Files.readString(yaml).replace("source: orders", "source: ordrs"));
