@@ -8,6 +8,7 @@ module io.watukuy.cli {
   requires io.watukuy.formats;
   requires io.watukuy.micrometer;
   requires io.watukuy.admin;
+  requires io.watukuy.effects;
   requires io.watukuy.store.sqlite;
   requires io.watukuy.store.postgres;
   requires io.watukuy.store.mariadb;

@@ -4,6 +4,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.watukuy.ConfigException;
 import io.watukuy.admin.AdminServer;
+import io.watukuy.effects.Effects;
 import io.watukuy.micrometer.WatukuyMetrics;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -127,7 +128,7 @@ final class AdminOption {
    * @return the running server; close it after the engine stopped
    * @throws java.io.UncheckedIOException when the address cannot be bound (in use)
    */
-  AdminServer start(Session s, Set<String> secrets) {
+  AdminServer start(Session s, Set<String> secrets, @Nullable Effects effects) {
     metrics.declare(s.pollers).watch(s.engine);
     AdminServer.Builder b =
         AdminServer.builder(s.engine)
@@ -136,6 +137,8 @@ final class AdminOption {
             .metrics(registry)
             .secrets(secrets);
     if (token != null) b.token(token);
+    // The config's effects on /admin/effects and the dashboard (docs/effects.md, "Admin HTTP").
+    if (effects != null) b.effects(effects);
     AdminServer server = b.build();
     server.start();
     return server;

@@ -17,6 +17,7 @@ import io.watukuy.Watukuy;
 import io.watukuy.WatukuyListener;
 import io.watukuy.admin.AdminServer;
 import io.watukuy.cli.CliConfig.StoreSpec;
+import io.watukuy.effects.Effects;
 import io.watukuy.sink.SinkConfig;
 import io.watukuy.spi.CredentialStore;
 import io.watukuy.spi.StateStore;
@@ -274,6 +275,10 @@ final class Cli {
 
     private @Nullable AdminOption adminOption;
 
+    // Every poller of the config: an effect reads its source's log even when --poller leaves the
+    // source itself out of this run.
+    private List<Poller<JsonNode>> allPollers = List.of();
+
     @CommandLine.Mixin Verbose v;
 
     @Override
@@ -294,8 +299,14 @@ final class Cli {
       // Only the selected pollers are registered, and only their sinks made and opened: the
       // others are not run at all (docs/config.md, "Commands"), so a sink of theirs that
       // is down or refused cannot stop this run.
+      allPollers = YamlPollers.build(cfg);
       List<Poller<JsonNode>> pollers =
-          YamlPollers.build(cfg).stream().filter(p -> selected.contains(p.name())).toList();
+          allPollers.stream().filter(p -> selected.contains(p.name())).toList();
+      // Effects need a runtime that outlives a cycle: never silently not run.
+      if (once && !cfg.effects().isEmpty())
+        err.println(
+            "watukuy: effects run in the daemon only; run --once does not run "
+                + String.join(", ", cfg.effects().stream().map(e -> e.name()).toList()));
       boolean newStore = Stores.isNew(cfg.store());
       OutageLines outages = new OutageLines();
       ProgressLines progress = new ProgressLines(err, PROGRESS_EVERY);
@@ -687,13 +698,30 @@ final class Cli {
               + ", store "
               + redact(storeText(cfg.store()))
               + "; Ctrl-C to stop");
-      AdminServer adminServer = adminOption == null ? null : adminOption.start(s, cfg.secrets());
+      // The same store as the pollers (docs/effects.md, "The model"); closed after the engine
+      // stopped, so a SIGTERM drains both. Built before the admin server, which serves them.
+      Effects effects =
+          cfg.effects().isEmpty()
+              ? null
+              : YamlEffects.runtime(
+                  cfg.effects(), s.store, allPollers, cfg.secrets(), cfg.secretKey());
+      AdminServer adminServer =
+          adminOption == null ? null : adminOption.start(s, cfg.secrets(), effects);
       if (adminServer != null)
         err.println(
             "watukuy: admin HTTP on "
                 + adminServer.url()
                 + (adminOption.hasToken() ? " (bearer token required)" : ""));
       s.engine.start();
+      if (effects != null) {
+        effects.start();
+        err.println(
+            "watukuy: running "
+                + count(cfg.effects().size(), "effect")
+                + " ("
+                + String.join(", ", effects.names())
+                + ")");
+      }
       int code = Main.OK;
       try {
         while (!awaitStop(stop)) {
@@ -716,6 +744,7 @@ final class Cli {
         }
         if (code == Main.OK) s.engine.stop(true); // drains: what was fetched is delivered first
       } finally {
+        if (effects != null) effects.close(); // waits up to 30 s for invocations in flight
         if (adminServer != null) adminServer.close();
         try {
           Runtime.getRuntime().removeShutdownHook(hook);

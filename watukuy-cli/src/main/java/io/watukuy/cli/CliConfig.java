@@ -27,7 +27,8 @@ import org.jspecify.annotations.Nullable;
  * the file has neither (standard output). {@code leaseTtl} is {@code lease.ttl}, by default {@link
  * io.watukuy.Watukuy#DEFAULT_LEASE_TTL}. {@code tree} is the file as it was parsed (values as
  * written, {@code ${NAME}} not expanded), for the checks that look at how a value is written
- * ({@link AuthWarnings}).
+ * ({@link AuthWarnings}). {@code effects} are the {@code effects:} ({@link YamlEffects}), empty
+ * when the file has none.
  */
 record CliConfig(
     String file,
@@ -46,6 +47,7 @@ record CliConfig(
     io.watukuy.@Nullable SealingKeys secretKey,
     StoredCredentials credentials,
     Map<String, io.watukuy.RequestSigner> auths,
+    List<YamlEffects.EffectSpec> effects,
     YamlTree tree) {
 
   /**

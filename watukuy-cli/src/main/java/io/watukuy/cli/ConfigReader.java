@@ -173,7 +173,8 @@ final class ConfigReader {
         "lease",
         "auths",
         "secretKey",
-        "pollers");
+        "pollers",
+        "effects");
     StoreSpec store = store(root.child("store"), dir);
     Path output = output(root.child("output"), dir);
     At sinkAt = root.child("sink");
@@ -218,6 +219,7 @@ final class ConfigReader {
       specs.add(spec);
       poller = null;
     }
+    List<YamlEffects.EffectSpec> effects = YamlEffects.read(root.child("effects"), specs);
     return new CliConfig(
         file,
         dir,
@@ -235,6 +237,7 @@ final class ConfigReader {
         secretKey,
         java.util.Objects.requireNonNull(credentials),
         Map.copyOf(auths),
+        effects,
         tree);
   }
 
@@ -592,6 +595,16 @@ final class ConfigReader {
     String envString() {
       if (!node.isValueNode() || node.isNull()) throw error("must be a string");
       return substitute(node.asText(), false);
+    }
+
+    /**
+     * A string of an {@code effects:} request: {@code ${NAME}} read from the environment as {@link
+     * #envString()} does, except that a command that never runs effects (as it never makes a sink)
+     * leaves an unset variable as written.
+     */
+    String effectString() {
+      if (!node.isValueNode() || node.isNull()) throw error("must be a string");
+      return substitute(node.asText(), sinkSecretsOptional);
     }
 
     /**

@@ -119,7 +119,7 @@ class ConfigErrorsTest {
     assertThat(r[0]).isEqualTo("2");
     assertThat(r[2])
         .isEqualTo(
-            "watukuy: watukuy.yaml:1: outptu: unknown key (expected one of store, output, sink, delivery, budgets, budgetStore, lease, auths, secretKey, pollers)\n");
+            "watukuy: watukuy.yaml:1: outptu: unknown key (expected one of store, output, sink, delivery, budgets, budgetStore, lease, auths, secretKey, pollers, effects)\n");
   }
 
   @Test

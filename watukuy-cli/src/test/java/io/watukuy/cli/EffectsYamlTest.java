@@ -1,0 +1,264 @@
+package io.watukuy.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import io.watukuy.PollerKey;
+import io.watukuy.spi.InvocationStatus;
+import io.watukuy.store.sqlite.SqliteStore;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code effects:} in YAML (docs/config.md, "Effects"): {@code watukuy run} sends one templated,
+ * journaled request per event of the source's log, with its {@code Idempotency-Key}, and a SIGTERM
+ * stops pollers and effects cleanly; mistakes are config errors naming effect, field and value,
+ * with the store left as it was.
+ */
+class EffectsYamlTest {
+  private static final String TOKEN = "crm-token-5f1c9a7e2b";
+
+  @TempDir Path dir;
+  private HttpServer server;
+  private ExecutorService threads;
+
+  record Received(String path, String body, String key, String auth) {}
+
+  private final List<Received> received = new CopyOnWriteArrayList<>();
+
+  @BeforeEach
+  void start() throws IOException {
+    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    threads = Executors.newCachedThreadPool();
+    server.setExecutor(threads);
+    server.createContext(
+        "/items",
+        ex -> {
+          byte[] body =
+              ("{\"items\":[{\"id\":1,\"customer\":\"c 1\",\"total\":12.5},"
+                      + "{\"id\":2,\"customer\":\"c-2\",\"total\":3},"
+                      + "{\"id\":3,\"customer\":\"gone\",\"total\":1},"
+                      + "{\"id\":4,\"customer\":\"c-4\"}]}")
+                  .getBytes(StandardCharsets.UTF_8);
+          ex.getResponseHeaders().set("Content-Type", "application/json");
+          ex.sendResponseHeaders(200, body.length);
+          ex.getResponseBody().write(body);
+          ex.close();
+        });
+    server.createContext(
+        "/notify",
+        ex -> {
+          received.add(
+              new Received(
+                  ex.getRequestURI().getRawPath(),
+                  new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8),
+                  ex.getRequestHeaders().getFirst("Idempotency-Key"),
+                  ex.getRequestHeaders().getFirst("Authorization")));
+          // A customer the receiver does not know: a real answer, which no retry changes.
+          ex.sendResponseHeaders(ex.getRequestURI().getPath().endsWith("/gone") ? 404 : 204, -1);
+          ex.close();
+        });
+    server.start();
+  }
+
+  @AfterEach
+  void stop() {
+    server.stop(0);
+    threads.shutdownNow();
+  }
+
+  private Path config(String log, String effect) throws IOException {
+    int port = server.getAddress().getPort();
+    Path file = dir.resolve("watukuy.yaml");
+    Files.writeString(
+        file,
+        """
+        store: sqlite:watukuy.db
+        output: file:events.jsonl
+        pollers:
+          - name: orders
+            request: { url: "http://127.0.0.1:%d/items" }
+            response: { items: /items }
+            identity: /id
+            cursor: { strategy: snapshotDiff }
+            log: %s
+        effects:
+          - name: welcome
+            source: orders
+        %s
+        """
+            .formatted(port, log, effect.indent(4))
+            .replace("PORT", String.valueOf(port)));
+    return file;
+  }
+
+  private static final String WELCOME =
+      """
+      on: [created]
+      key: { scheme: customer, value: /item/customer }
+      request:
+        method: POST
+        url: "http://127.0.0.1:PORT/notify/{{/item/customer}}"
+        headers: { Authorization: "Bearer ${CRM_TOKEN}" }
+        body: { order: "{{/identity}}", total: "{{/item/total}}", note: "welcome {{/item/customer}}" }
+      """;
+
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void theDaemonSendsOneJournaledRequestPerEventAndStopsCleanlyOnSigterm() throws Exception {
+    Path yaml = config("{ enabled: true }", WELCOME);
+    ProcessBuilder pb =
+        CliProcess.of(List.of(), "run", yaml.toString(), "--admin", "127.0.0.1:0")
+            .redirectOutput(dir.resolve("stdout").toFile())
+            .redirectError(dir.resolve("stderr").toFile());
+    pb.environment().put("CRM_TOKEN", TOKEN);
+    Process p = pb.start();
+    try {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (terminal(dir.resolve("watukuy.db")).size() < 2 && System.nanoTime() < deadline)
+        Thread.sleep(50);
+      // The daemon's admin server serves the config's effects (docs/effects.md, "Admin HTTP").
+      java.util.regex.Matcher port =
+          java.util.regex.Pattern.compile("watukuy: admin HTTP on http://127\\.0\\.0\\.1:(\\d+)")
+              .matcher(Files.readString(dir.resolve("stderr")));
+      assertThat(port.find()).isTrue();
+      java.net.http.HttpResponse<String> listing =
+          java.net.http.HttpClient.newHttpClient()
+              .send(
+                  java.net.http.HttpRequest.newBuilder(
+                          java.net.URI.create(
+                              "http://127.0.0.1:" + port.group(1) + "/admin/effects"))
+                      .build(),
+                  java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertThat(listing.statusCode()).isEqualTo(200);
+      assertThat(listing.body())
+          .contains("\"name\":\"welcome\"")
+          .contains("\"terminal_skips\":2")
+          .doesNotContain(TOKEN);
+      p.destroy(); // SIGTERM
+      assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
+      assertThat(p.exitValue()).as(Files.readString(dir.resolve("stderr"))).isZero();
+    } finally {
+      p.destroyForcibly();
+    }
+    String stderr = Files.readString(dir.resolve("stderr"));
+    assertThat(stderr).contains("watukuy: running 1 effect (welcome)").doesNotContain(TOKEN);
+    // Order 3's request was answered 404 and order 4 has no total: both terminal, each sent at
+    // most once, neither retried.
+    assertThat(terminal(dir.resolve("watukuy.db")))
+        .containsExactlyInAnyOrder(
+            "effect welcome: POST http://127.0.0.1:"
+                + server.getAddress().getPort()
+                + "/notify/gone answered 404",
+            "effect welcome: the created event has no value at /item/total");
+    assertThat(received.stream().map(Received::path))
+        .containsExactlyInAnyOrder("/notify/c%201", "/notify/c-2", "/notify/gone");
+    Map<String, Received> byPath = new java.util.HashMap<>();
+    for (Received r : received) byPath.put(r.path(), r);
+    // A URL placeholder is percent-encoded; a body string that is only a placeholder keeps the
+    // value's JSON type.
+    assertThat(byPath.get("/notify/c%201").body())
+        .isEqualTo("{\"order\":\"1\",\"total\":12.5,\"note\":\"welcome c 1\"}");
+    assertThat(byPath.get("/notify/c-2").body())
+        .isEqualTo("{\"order\":\"2\",\"total\":3,\"note\":\"welcome c-2\"}");
+    assertThat(received).allSatisfy(r -> assertThat(r.auth()).isEqualTo("Bearer " + TOKEN));
+    assertThat(received.get(0).key()).isNotBlank().isNotEqualTo(received.get(1).key());
+    for (String f : List.of("watukuy.db", "watukuy.db-wal"))
+      if (Files.exists(dir.resolve(f)))
+        assertThat(new String(Files.readAllBytes(dir.resolve(f)), StandardCharsets.ISO_8859_1))
+            .as(f)
+            .doesNotContain(TOKEN);
+  }
+
+  @Test
+  void anEffectOverAPollerWithoutALogIsAConfigErrorAndTheStoreIsNotCreated() throws Exception {
+    Path yaml = config("{ enabled: false }", WELCOME);
+    CliRun run = CliRun.withEnv(Map.of("CRM_TOKEN", TOKEN), "run", yaml.toString(), "--once");
+    assertThat(run.exit()).isEqualTo(2);
+    assertThat(run.stderr())
+        .contains("effects[0].source: effect welcome: poller orders keeps no event log")
+        .contains("log: {enabled: true}");
+    assertThat(dir.resolve("watukuy.db")).doesNotExist();
+  }
+
+  @Test
+  void mistakesNameTheEffectTheFieldAndTheValue() throws Exception {
+    assertError(
+        WELCOME.replace("on: [created]", "on: [created, removed]"),
+        "effects[0].on[1]: effect welcome: 'removed' is not created, updated or deleted");
+    assertError(
+        WELCOME.replace("value: /item/customer", "value: item.customer"),
+        "effects[0].key.value: effect welcome: 'item.customer' is not a JSON Pointer into the"
+            + " event");
+    assertError(
+        WELCOME + "version: 3\n",
+        "effects[0].version: effect welcome: must be a string, but was 3");
+    assertError(
+        WELCOME.replace("method: POST", "method: SEND"),
+        "effects[0].request.method: effect welcome: 'SEND' is not one of GET, POST, PUT, PATCH,"
+            + " DELETE");
+    assertError(
+        WELCOME.replace("{{/item/customer}}\"", "{{customer}}\""),
+        "effects[0].request.url: effect welcome: 'customer' is not a JSON Pointer");
+    assertError(
+        WELCOME.replace("Authorization:", "Idempotency-Key:"),
+        "effects[0].request.headers.Idempotency-Key: effect welcome: is set by the journal");
+  }
+
+  @Test
+  void aCommandThatRunsNoEffectsReadsThemWithoutTheirSecrets() throws Exception {
+    Path yaml = config("{ enabled: true }", WELCOME);
+    CliConfig cfg = ConfigReader.readWithoutSinkSecrets(yaml, name -> null, found -> {});
+    assertThat(cfg.effects()).extracting(YamlEffects.EffectSpec::name).containsExactly("welcome");
+    CliRun run = CliRun.of("validate", yaml.toString()); // run's checks: the variable is needed
+    assertThat(run.exit()).isEqualTo(2);
+    assertThat(run.stderr()).contains("environment variable CRM_TOKEN is not set");
+  }
+
+  @Test
+  void anUnknownSourceIsNamed() throws Exception {
+    Path yaml = config("{ enabled: true }", WELCOME);
+    Files.writeString(yaml, Files.readString(yaml).replace("source: orders", "source: ordrs"));
+    CliRun run = CliRun.withEnv(Map.of("CRM_TOKEN", TOKEN), "validate", yaml.toString());
+    assertThat(run.exit()).isEqualTo(2);
+    assertThat(run.stderr())
+        .contains("effects[0].source: effect welcome: no poller 'ordrs' is declared in pollers:");
+  }
+
+  /** The errors of the effect's terminal invocations, read from the store the daemon writes. */
+  private static List<String> terminal(Path db) {
+    if (!Files.exists(db)) return List.of();
+    List<String> errors = new java.util.ArrayList<>();
+    try (SqliteStore store = SqliteStore.open(db)) {
+      for (long position = 1; position <= 4; position++)
+        store
+            .loadInvocation("welcome", PollerKey.of("orders"), position)
+            .filter(r -> r.status() == InvocationStatus.TERMINAL)
+            .ifPresent(r -> errors.add(String.valueOf(r.error())));
+    } catch (RuntimeException e) {
+      return List.of(); // the daemon has not made the tables yet
+    }
+    return errors;
+  }
+
+  private void assertError(String effect, String expected) throws IOException {
+    Path yaml = config("{ enabled: true }", effect);
+    CliRun run = CliRun.withEnv(Map.of("CRM_TOKEN", TOKEN), "validate", yaml.toString());
+    assertThat(run.exit()).as(run.stderr()).isEqualTo(2);
+    assertThat(run.stderr()).contains(expected);
+  }
+}
