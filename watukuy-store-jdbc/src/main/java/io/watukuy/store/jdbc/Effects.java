@@ -3,6 +3,7 @@ package io.watukuy.store.jdbc;
 import static io.watukuy.store.jdbc.Sql.ms;
 
 import io.watukuy.spi.EffectRecord;
+import io.watukuy.spi.EffectStore;
 import io.watukuy.spi.Lease;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -296,15 +297,7 @@ final class Effects {
       long latestCollapsed,
       Instant now) {
     Objects.requireNonNull(effect, "effect");
-    if (terminalSkips < 0 || latestCollapsed < 0) {
-      throw new IllegalArgumentException(
-          "counts for effect "
-              + effect
-              + " must be >= 0: terminalSkips "
-              + terminalSkips
-              + ", latestCollapsed "
-              + latestCollapsed);
-    }
+    EffectStore.checkCounts(effect, terminalSkips, latestCollapsed);
     Instant at = ms(Objects.requireNonNull(now, "now"));
     runner.autoCommit(
         "addCounts of effect " + effect,
