@@ -129,11 +129,7 @@ final class EffectRoutes {
     InvocationRow row = found.get();
     // One entry more than the page tells whether another page follows.
     List<JournalEntry> calls = effects.journal(name, row.source(), position, offset, limit + 1);
-    ObjectNode n = JSON.createObjectNode();
-    n.put("effect", name);
-    n.put("poller", row.source().poller());
-    n.put("partition", row.source().partition());
-    n.put("position", position);
+    ObjectNode n = positionNode(name, row.source(), position);
     n.put("lane", row.lane());
     n.put("event_type", row.eventType());
     n.put("status", row.status().name().toLowerCase(java.util.Locale.ROOT));
@@ -169,11 +165,7 @@ final class EffectRoutes {
     long position = position(positionText);
     PollerKey source = source(name, query.get("partition"));
     if (source != null && effects.skip(name, source, position)) {
-      ObjectNode n = JSON.createObjectNode();
-      n.put("effect", name);
-      n.put("poller", source.poller());
-      n.put("partition", source.partition());
-      n.put("position", position);
+      ObjectNode n = positionNode(name, source, position);
       n.put("action", "skip");
       n.put("requested", true);
       return new Reply(200, n.toString());
@@ -194,6 +186,20 @@ final class EffectRoutes {
             + " "
             + why
             + "; only a failed position can be skipped");
+  }
+
+  /**
+   * The object that names one position of an effect, {@code effect}, {@code poller}, {@code
+   * partition} and {@code position} in that order, which the invocation and skip replies start
+   * with.
+   */
+  private static ObjectNode positionNode(String name, PollerKey source, long position) {
+    ObjectNode n = JSON.createObjectNode();
+    n.put("effect", name);
+    n.put("poller", source.poller());
+    n.put("partition", source.partition());
+    n.put("position", position);
+    return n;
   }
 
   private static String describe(InvocationStatus status) {

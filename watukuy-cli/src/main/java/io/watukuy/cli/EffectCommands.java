@@ -13,7 +13,6 @@ import io.watukuy.spi.InvocationRow;
 import io.watukuy.spi.InvocationStatus;
 import io.watukuy.spi.Lease;
 import io.watukuy.spi.StateStore;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -79,6 +78,26 @@ final class EffectCommands {
     }
 
     /**
+     * NAME, once the arguments after {@code CONFIG} are checked to be NAME (and POSITION when
+     * {@code withPosition}) and nothing else, POSITION to be a log position, and NAME to be an
+     * effect of the store, in that order: the prologue of every command on one effect.
+     *
+     * @throws CommandLine.ParameterException for missing or extra arguments, or a bad POSITION
+     * @throws ConfigException for an effect the store does not hold
+     */
+    String effect(CommandSpec spec, boolean withPosition) {
+      expect(spec, rest, withPosition);
+      if (withPosition) position(spec);
+      checkEffect(rest.get(0));
+      return rest.get(0);
+    }
+
+    /** POSITION, the argument after NAME, as {@link #effect} checked it with a position. */
+    long position(CommandSpec spec) {
+      return EffectCommands.position(spec, rest.get(1));
+    }
+
+    /**
      * Checks that the store holds effect {@code name}.
      *
      * @throws ConfigException naming the effect and the ones the store holds
@@ -136,6 +155,25 @@ final class EffectCommands {
   }
 
   /**
+   * {@code (CONFIG | --store URI) NAME}: the store and the effect show, quarantine and release act
+   * on, shared as {@link OperationCommands} shares {@code ConfigAndName}.
+   */
+  static final class StoreAndName {
+    @CommandLine.Mixin OperationCommands.Target target;
+
+    @Parameters(
+        paramLabel = "[CONFIG] NAME",
+        arity = "1..*",
+        description = "The YAML config file (unless --store), then the effect's name.")
+    List<String> args = new ArrayList<>();
+  }
+
+  /** {@link #open(CommandSpec, OperationCommands.Target, List)} on what {@code named} read. */
+  private Opened open(CommandSpec spec, StoreAndName named) {
+    return open(spec, named.target, named.args);
+  }
+
+  /**
    * Opens the store {@code CONFIG} (the first argument) or {@code --store URI} names.
    *
    * @throws CommandLine.ParameterException when neither is given
@@ -153,8 +191,7 @@ final class EffectCommands {
       store = StoreUris.parse(target.store);
       rest = List.copyOf(args);
     }
-    if (store.sqlitePath() != null && !Files.isRegularFile(store.sqlitePath()))
-      throw new ConfigException(store.display() + ": no such file " + store.sqlitePath());
+    OperationCommands.requireSqliteFile(store, store.display());
     StateStore opened = Stores.open(store);
     if (!(opened instanceof EffectStore effects)) {
       opened.close();
@@ -296,13 +333,7 @@ final class EffectCommands {
             + " At most 100 stuck lanes and 100 terminal rows per key, lowest position first."
       })
   final class Show implements Callable<Integer> {
-    @CommandLine.Mixin OperationCommands.Target target;
-
-    @Parameters(
-        paramLabel = "[CONFIG] NAME",
-        arity = "1..*",
-        description = "The YAML config file (unless --store), then the effect's name.")
-    List<String> args = new ArrayList<>();
+    @CommandLine.Mixin StoreAndName target;
 
     @Option(names = "--json", description = "One JSON object instead.")
     boolean json;
@@ -312,10 +343,8 @@ final class EffectCommands {
 
     @Override
     public Integer call() {
-      try (Opened o = open(spec, target, args)) {
-        expect(spec, o.rest(), false);
-        String name = o.rest().get(0);
-        o.checkEffect(name);
+      try (Opened o = open(spec, target)) {
+        String name = o.effect(spec, false);
         Instant now = cli.clock.instant();
         Optional<EffectRecord> rec = o.effects().loadEffect(name);
         List<EffectCursor> cursors = o.effects().loadCursors(name);
@@ -475,10 +504,8 @@ final class EffectCommands {
     @Override
     public Integer call() {
       try (Opened o = open(spec, target, args)) {
-        expect(spec, o.rest(), true);
-        String name = o.rest().get(0);
-        long position = position(spec, o.rest().get(1));
-        o.checkEffect(name);
+        String name = o.effect(spec, true);
+        long position = o.position(spec);
         PollerKey source = o.cursor(name, partition).source();
         if (!o.effects().requestSkip(name, source, position, cli.clock.instant())) {
           String why =
@@ -521,13 +548,7 @@ final class EffectCommands {
         "Kept in the store, so a restart keeps it; an effect already quarantined keeps its time and reason."
       })
   final class Quarantine implements Callable<Integer> {
-    @CommandLine.Mixin OperationCommands.Target target;
-
-    @Parameters(
-        paramLabel = "[CONFIG] NAME",
-        arity = "1..*",
-        description = "The YAML config file (unless --store), then the effect's name.")
-    List<String> args = new ArrayList<>();
+    @CommandLine.Mixin StoreAndName target;
 
     @Option(
         names = "--reason",
@@ -542,10 +563,8 @@ final class EffectCommands {
     public Integer call() {
       if (reason != null && reason.isBlank())
         throw OperationCommands.usage(spec, "--reason must not be blank");
-      try (Opened o = open(spec, target, args)) {
-        expect(spec, o.rest(), false);
-        String name = o.rest().get(0);
-        o.checkEffect(name);
+      try (Opened o = open(spec, target)) {
+        String name = o.effect(spec, false);
         Optional<EffectRecord> before = o.effects().loadEffect(name);
         if (before.isPresent() && before.get().quarantined()) {
           cli.err.println(
@@ -576,23 +595,15 @@ final class EffectCommands {
         "An engine running it dispatches again at its next look; one not quarantined is left as it is."
       })
   final class Release implements Callable<Integer> {
-    @CommandLine.Mixin OperationCommands.Target target;
-
-    @Parameters(
-        paramLabel = "[CONFIG] NAME",
-        arity = "1..*",
-        description = "The YAML config file (unless --store), then the effect's name.")
-    List<String> args = new ArrayList<>();
+    @CommandLine.Mixin StoreAndName target;
 
     @Spec CommandSpec spec;
     @CommandLine.Mixin Cli.Verbose v;
 
     @Override
     public Integer call() {
-      try (Opened o = open(spec, target, args)) {
-        expect(spec, o.rest(), false);
-        String name = o.rest().get(0);
-        o.checkEffect(name);
+      try (Opened o = open(spec, target)) {
+        String name = o.effect(spec, false);
         if (o.effects().loadEffect(name).filter(EffectRecord::quarantined).isEmpty()) {
           cli.err.println("watukuy: effect " + name + ": not quarantined; nothing to release");
           return Main.OK;
@@ -647,10 +658,8 @@ final class EffectCommands {
     @Override
     public Integer call() {
       try (Opened o = open(spec, target, args)) {
-        expect(spec, o.rest(), true);
-        String name = o.rest().get(0);
-        long position = position(spec, o.rest().get(1));
-        o.checkEffect(name);
+        String name = o.effect(spec, true);
+        long position = o.position(spec);
         EffectCursor cursor = o.cursor(name, partition);
         PollerKey source = cursor.source();
         if (position > cursor.watermark())

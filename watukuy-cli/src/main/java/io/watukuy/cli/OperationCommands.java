@@ -228,9 +228,7 @@ final class OperationCommands {
     if (args.isEmpty()) throw usage(spec, "give NAME after --store URI");
     if (!rest && args.size() > 1) throw usage(spec, "give CONFIG or --store URI, not both");
     StoreSpec store = StoreUris.parse(target.store);
-    if (store.sqlitePath() != null && !Files.isRegularFile(store.sqlitePath())) {
-      throw new ConfigException("--store " + target.store + ": no such file " + store.sqlitePath());
-    }
+    requireSqliteFile(store, "--store " + target.store);
     String name = args.get(0);
     String problem = nameProblem(name);
     if (problem != null) throw usage(spec, problem);
@@ -251,14 +249,24 @@ final class OperationCommands {
    */
   static Session storeSession(String uri) {
     StoreSpec store = StoreUris.parse(uri);
-    if (store.sqlitePath() != null && !Files.isRegularFile(store.sqlitePath()))
-      throw new ConfigException("--store " + uri + ": no such file " + store.sqlitePath());
+    requireSqliteFile(store, "--store " + uri);
     TreeSet<String> names = new TreeSet<>();
     try (StateStore s = Stores.open(store)) {
       s.listKeys(null).forEach(k -> names.add(k.poller()));
     }
     return new Session(
         store, names.stream().map(OperationCommands::standIn).toList(), DeliveryOptions.DEFAULT);
+  }
+
+  /**
+   * Refuses a SQLite store whose file does not exist: the operation commands never create a store.
+   *
+   * @param named how the message names the store ({@code --store sqlite:x.db})
+   * @throws ConfigException naming the store and the missing file
+   */
+  static void requireSqliteFile(StoreSpec store, String named) {
+    if (store.sqlitePath() != null && !Files.isRegularFile(store.sqlitePath()))
+      throw new ConfigException(named + ": no such file " + store.sqlitePath());
   }
 
   static ParameterException usage(CommandSpec spec, String message) {

@@ -46,6 +46,27 @@ public interface EffectStore {
     return new LeaseLostException(PollerKey.of("effect " + effect), heldEpoch, currentEpoch);
   }
 
+  /**
+   * Refuses negative counts to {@link #addCounts}, with the message every implementation gives, so
+   * callers see the same text whatever the store.
+   *
+   * @param effect the effect's name, named in the message
+   * @param terminalSkips the terminal skips to add
+   * @param latestCollapsed the collapsed events to add
+   * @throws IllegalArgumentException naming the effect and both counts when either is negative
+   */
+  static void checkCounts(String effect, long terminalSkips, long latestCollapsed) {
+    if (terminalSkips < 0 || latestCollapsed < 0) {
+      throw new IllegalArgumentException(
+          "counts for effect "
+              + effect
+              + " must be >= 0: terminalSkips "
+              + terminalSkips
+              + ", latestCollapsed "
+              + latestCollapsed);
+    }
+  }
+
   // ---- lease -------------------------------------------------------------------------------
 
   /**

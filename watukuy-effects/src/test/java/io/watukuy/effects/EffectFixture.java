@@ -1,6 +1,7 @@
 package io.watukuy.effects;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.watukuy.ChangeEvent;
 import io.watukuy.Cursors;
 import io.watukuy.EventLog;
 import io.watukuy.EventType;
@@ -8,6 +9,7 @@ import io.watukuy.Lane;
 import io.watukuy.Page;
 import io.watukuy.Poller;
 import io.watukuy.PollerKey;
+import io.watukuy.SealingKeys;
 import io.watukuy.effects.internal.EffectRun;
 import io.watukuy.internal.Envelope;
 import io.watukuy.internal.Json;
@@ -24,6 +26,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A store (memory unless given), a virtual clock and a poller with its log on, events appended to
@@ -143,5 +150,41 @@ final class EffectFixture<S extends StateStore & EffectStore> {
 
   static Map<String, Integer> counts() {
     return new java.util.concurrent.ConcurrentHashMap<>();
+  }
+
+  /**
+   * An engine running effect {@code name} with {@code arm} on created orders, keyed by customer,
+   * with a seeded random (42) and {@code secretKey} when given: the engine of the HTTP and sealed
+   * document tests.
+   */
+  Effects createdByCustomer(String name, Arm<Order> arm, @Nullable SealingKeys secretKey) {
+    Effects.Builder b =
+        builder("engine-1")
+            .random(new Random(42))
+            .add(effect(name).on(EventType.CREATED, arm, byCustomer()).build());
+    if (secretKey != null) b.secretKey(secretKey);
+    return b.build();
+  }
+
+  /**
+   * An arm on orders that records each position it runs in {@link #ran} and fails the positions in
+   * {@link #failing} with {@code IllegalStateException("<word> at <position>")}, the message the
+   * lane and quarantine tests assert on.
+   */
+  static final class FailingArm implements Arm<Order> {
+    final Set<Long> failing = ConcurrentHashMap.newKeySet();
+    final List<Long> ran = new CopyOnWriteArrayList<>();
+    private final String word;
+
+    FailingArm(String word) {
+      this.word = word;
+    }
+
+    @Override
+    public void run(EffectContext ctx, ChangeEvent<Order> e) {
+      ran.add(e.sequence());
+      if (failing.contains(e.sequence()))
+        throw new IllegalStateException(word + " at " + e.sequence());
+    }
   }
 }

@@ -18,8 +18,6 @@ import io.watukuy.store.memory.MemoryStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,15 +26,9 @@ import org.junit.jupiter.api.Test;
  */
 class EffectLanesTest {
   private final EffectFixture<MemoryStore> f = EffectFixture.memory();
-  private final Set<Long> failing = ConcurrentHashMap.newKeySet();
-  private final List<Long> ran = new CopyOnWriteArrayList<>();
-
-  private final Arm<Order> arm =
-      (ctx, e) -> {
-        ran.add(e.sequence());
-        if (failing.contains(e.sequence()))
-          throw new IllegalStateException("boom at " + e.sequence());
-      };
+  private final EffectFixture.FailingArm arm = new EffectFixture.FailingArm("boom");
+  private final Set<Long> failing = arm.failing;
+  private final List<Long> ran = arm.ran;
 
   private Effects notify(Key<Order> key) {
     return f.effects(f.effect("Notify").on(EventType.CREATED, arm, key).build());

@@ -1,13 +1,11 @@
 package io.watukuy.effects;
 
 import static io.watukuy.effects.EffectFixture.ORDERS;
-import static io.watukuy.effects.EffectFixture.byCustomer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import io.watukuy.EventType;
 import io.watukuy.SealingKeys;
 import io.watukuy.effects.EffectFixture.Order;
 import io.watukuy.spi.InvocationRow;
@@ -25,7 +23,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
@@ -47,13 +44,7 @@ class JournaledHttpTest {
 
   /** An engine running {@link #EFFECT} with {@code arm} on created orders, keyed by customer. */
   private Effects effects(Arm<Order> arm, @Nullable SealingKeys secretKey) {
-    Effects.Builder b =
-        fixture
-            .builder("engine-1")
-            .random(new Random(42))
-            .add(fixture.effect(EFFECT).on(EventType.CREATED, arm, byCustomer()).build());
-    if (secretKey != null) b.secretKey(secretKey);
-    return b.build();
+    return fixture.createdByCustomer(EFFECT, arm, secretKey);
   }
 
   private static void drain(Effects effects) {

@@ -14,8 +14,6 @@ import io.watukuy.store.memory.MemoryStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,15 +22,9 @@ import org.junit.jupiter.api.Test;
  */
 class RetentionAndQuarantineTest {
   private final EffectFixture<MemoryStore> f = EffectFixture.memory();
-  private final Set<Long> failing = ConcurrentHashMap.newKeySet();
-  private final List<Long> ran = new CopyOnWriteArrayList<>();
-
-  private final Arm<Order> arm =
-      (ctx, e) -> {
-        ran.add(e.sequence());
-        if (failing.contains(e.sequence()))
-          throw new IllegalStateException("down at " + e.sequence());
-      };
+  private final EffectFixture.FailingArm arm = new EffectFixture.FailingArm("down");
+  private final Set<Long> failing = arm.failing;
+  private final List<Long> ran = arm.ran;
 
   private Effect<Order> notifyEffect() {
     return f.effect("Notify").on(EventType.CREATED, arm, byCustomer()).build();

@@ -1,10 +1,8 @@
 package io.watukuy.effects;
 
 import static io.watukuy.effects.EffectFixture.ORDERS;
-import static io.watukuy.effects.EffectFixture.byCustomer;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.watukuy.EventType;
 import io.watukuy.SealingKeys;
 import io.watukuy.effects.EffectFixture.Order;
 import io.watukuy.effects.internal.EffectRun;
@@ -46,13 +44,7 @@ class SealedDocumentsTest {
 
   /** An engine running {@link #EFFECT} with {@code arm} on created orders, keyed by customer. */
   private Effects effects(Arm<Order> arm, @Nullable SealingKeys secretKey) {
-    Effects.Builder b =
-        fixture
-            .builder("engine-1")
-            .random(new Random(42))
-            .add(fixture.effect(EFFECT).on(EventType.CREATED, arm, byCustomer()).build());
-    if (secretKey != null) b.secretKey(secretKey);
-    return b.build();
+    return fixture.createdByCustomer(EFFECT, arm, secretKey);
   }
 
   private static void drain(Effects effects) {

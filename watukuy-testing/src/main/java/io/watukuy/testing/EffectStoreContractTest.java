@@ -516,10 +516,14 @@ public abstract class EffectStoreContractTest extends EffectContractSupport {
 
     assertThat(effects().loadEffect(EFFECT))
         .contains(new EffectRecord(EFFECT, null, null, 3, "second", 100, T0.plusSeconds(3)));
+    // Every store refuses with the one message of EffectStore.checkCounts: the effect and both
+    // counts.
     assertThatThrownBy(() -> effects().addCounts(EFFECT, -1, "x", 0, T0.plusSeconds(4)))
-        .isInstanceOf(IllegalArgumentException.class);
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContainingAll(EFFECT, "terminalSkips -1", "latestCollapsed 0");
     assertThatThrownBy(() -> effects().addCounts(EFFECT, 0, "x", -1, T0.plusSeconds(4)))
-        .isInstanceOf(IllegalArgumentException.class);
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContainingAll(EFFECT, "terminalSkips 0", "latestCollapsed -1");
     assertThat(effects().loadEffect(EFFECT).orElseThrow().terminalSkips()).isEqualTo(3);
     assertThat(effects().loadEffect(EFFECT).orElseThrow().lastTerminalError()).isEqualTo("second");
   }

@@ -169,15 +169,7 @@ final class MemoryEffects implements EffectStore {
       @Nullable String lastTerminalError,
       long latestCollapsed,
       Instant now) {
-    if (terminalSkips < 0 || latestCollapsed < 0) {
-      throw new IllegalArgumentException(
-          "counts for effect "
-              + effect
-              + " must be >= 0: terminalSkips "
-              + terminalSkips
-              + ", latestCollapsed "
-              + latestCollapsed);
-    }
+    EffectStore.checkCounts(effect, terminalSkips, latestCollapsed);
     Instant at = ms(now);
     synchronized (lock) {
       EffectData d = data(effect);

@@ -3,9 +3,11 @@ package io.watukuy.store.jdbc;
 import static io.watukuy.store.jdbc.Sql.ms;
 
 import io.watukuy.spi.EffectRecord;
+import io.watukuy.spi.EffectStore;
 import io.watukuy.spi.Lease;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -155,25 +157,16 @@ final class Effects {
 
   Optional<Lease> get(String effect) {
     Objects.requireNonNull(effect, "effect");
-    return runner.autoCommit(
+    return selectRow(
         "effectLease of effect " + effect,
-        null,
-        c -> {
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "SELECT lease_owner, lease_epoch, lease_expires_at FROM "
-                      + sql.effects
-                      + " WHERE name = ? AND lease_owner IS NOT NULL")) {
-            ps.setString(1, effect);
-            try (ResultSet rs = ps.executeQuery()) {
-              if (!rs.next()) {
-                return Optional.<Lease>empty();
-              }
-              Instant expires = Objects.requireNonNull(dialect.getInstant(rs, 3), "expires");
-              return Optional.of(new Lease(rs.getString(1), rs.getLong(2), expires));
-            }
-          }
-        });
+        effect,
+        "lease_owner, lease_epoch, lease_expires_at",
+        "lease_owner IS NOT NULL",
+        rs ->
+            new Lease(
+                rs.getString(1),
+                rs.getLong(2),
+                Objects.requireNonNull(dialect.getInstant(rs, 3), "expires")));
   }
 
   // ---- effect-wide state
@@ -205,31 +198,51 @@ final class Effects {
 
   Optional<EffectRecord> load(String effect) {
     Objects.requireNonNull(effect, "effect");
-    return runner.autoCommit(
+    return selectRow(
         "loadEffect " + effect,
+        effect,
+        RECORD_COLUMNS,
+        "updated_at IS NOT NULL",
+        rs ->
+            new EffectRecord(
+                effect,
+                dialect.getInstant(rs, 1),
+                rs.getString(2),
+                rs.getLong(3),
+                rs.getString(4),
+                rs.getLong(5),
+                Objects.requireNonNull(dialect.getInstant(rs, 6), "updated_at")));
+  }
+
+  /** Reads one row a query on the effects table found. */
+  private interface RowReader<T> {
+    T read(ResultSet rs) throws SQLException;
+  }
+
+  /**
+   * The {@code columns} of {@code effect}'s row when it also meets {@code condition}, as {@code
+   * reader} reads them, in one auto-commit query; empty when there is no such row. The one place
+   * the effect-wide reads (lease, record) query a single row.
+   *
+   * @param op the operation's name in error messages
+   */
+  private <T> Optional<T> selectRow(
+      String op, String effect, String columns, String condition, RowReader<T> reader) {
+    return runner.autoCommit(
+        op,
         null,
         c -> {
           try (PreparedStatement ps =
               c.prepareStatement(
                   "SELECT "
-                      + RECORD_COLUMNS
+                      + columns
                       + " FROM "
                       + sql.effects
-                      + " WHERE name = ? AND updated_at IS NOT NULL")) {
+                      + " WHERE name = ? AND "
+                      + condition)) {
             ps.setString(1, effect);
             try (ResultSet rs = ps.executeQuery()) {
-              if (!rs.next()) {
-                return Optional.<EffectRecord>empty();
-              }
-              return Optional.of(
-                  new EffectRecord(
-                      effect,
-                      dialect.getInstant(rs, 1),
-                      rs.getString(2),
-                      rs.getLong(3),
-                      rs.getString(4),
-                      rs.getLong(5),
-                      Objects.requireNonNull(dialect.getInstant(rs, 6), "updated_at")));
+              return rs.next() ? Optional.of(reader.read(rs)) : Optional.<T>empty();
             }
           }
         });
@@ -284,15 +297,7 @@ final class Effects {
       long latestCollapsed,
       Instant now) {
     Objects.requireNonNull(effect, "effect");
-    if (terminalSkips < 0 || latestCollapsed < 0) {
-      throw new IllegalArgumentException(
-          "counts for effect "
-              + effect
-              + " must be >= 0: terminalSkips "
-              + terminalSkips
-              + ", latestCollapsed "
-              + latestCollapsed);
-    }
+    EffectStore.checkCounts(effect, terminalSkips, latestCollapsed);
     Instant at = ms(Objects.requireNonNull(now, "now"));
     runner.autoCommit(
         "addCounts of effect " + effect,

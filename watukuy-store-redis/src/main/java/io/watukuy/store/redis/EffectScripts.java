@@ -1,5 +1,6 @@
 package io.watukuy.store.redis;
 
+import io.watukuy.store.redis.Scripts.LeaseBodies;
 import io.watukuy.store.redis.Scripts.Script;
 
 /**
@@ -80,37 +81,13 @@ final class EffectScripts {
           """);
 
   /** ARGV: owner, epoch, expires (ms). Reply: OK or LOST. */
-  static final Script RENEW =
-      of(
-          "renewEffectLease",
-          """
-          local cur = redis.call('HMGET', LEASE, 'owner', 'epoch')
-          if cur[1] ~= ARGV[1] or cur[2] ~= ARGV[2] then return {'LOST'} end
-          redis.call('HSET', LEASE, 'expires', ARGV[3])
-          return {'OK'}
-          """);
+  static final Script RENEW = of("renewEffectLease", LeaseBodies.renew("LEASE"));
 
   /** ARGV: owner, epoch. The epoch counter stays. */
-  static final Script RELEASE =
-      of(
-          "releaseEffectLease",
-          """
-          local cur = redis.call('HMGET', LEASE, 'owner', 'epoch')
-          if cur[1] == ARGV[1] and cur[2] == ARGV[2] then
-            redis.call('HDEL', LEASE, 'owner', 'epoch', 'expires')
-          end
-          return {'OK'}
-          """);
+  static final Script RELEASE = of("releaseEffectLease", LeaseBodies.release("LEASE"));
 
   /** Reply: empty, or owner, epoch, expires (ms). */
-  static final Script GET_LEASE =
-      of(
-          "effectLease",
-          """
-          local cur = redis.call('HMGET', LEASE, 'owner', 'epoch', 'expires')
-          if not cur[1] then return {} end
-          return {cur[1], cur[2], cur[3]}
-          """);
+  static final Script GET_LEASE = of("effectLease", LeaseBodies.get("LEASE"));
 
   // ---- effect-wide state (KEYS[1..4])
 

@@ -179,15 +179,7 @@ final class EffectTables {
       Instant now) {
     Objects.requireNonNull(effect, "effect");
     Objects.requireNonNull(now, "now");
-    if (terminalSkips < 0 || latestCollapsed < 0) {
-      throw new IllegalArgumentException(
-          "counts for effect "
-              + effect
-              + " must be >= 0: terminalSkips "
-              + terminalSkips
-              + ", latestCollapsed "
-              + latestCollapsed);
-    }
+    EffectStore.checkCounts(effect, terminalSkips, latestCollapsed);
     List<String> args = new ArrayList<>();
     args.add(Long.toString(terminalSkips));
     args.add(Long.toString(latestCollapsed));

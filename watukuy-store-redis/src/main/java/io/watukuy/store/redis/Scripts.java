@@ -27,6 +27,50 @@ final class Scripts {
     }
   }
 
+  /**
+   * The bodies of the renew, release and read scripts of a lease hash ({@code owner}, {@code
+   * epoch}, {@code expires}), given the Lua name of the hash: a poller key's {@code META} and an
+   * effect's {@code LEASE} ({@link EffectScripts}) keep their leases the same way, so the scripts
+   * are written once. Acquisition differs (an effect's owner takes its own lease back with its
+   * epoch) and stays with each.
+   */
+  static final class LeaseBodies {
+    private LeaseBodies() {}
+
+    /** ARGV: owner, epoch, expires (ms). Reply: OK, or LOST when the lease is another's. */
+    static String renew(String hash) {
+      return """
+          local cur = redis.call('HMGET', %1$s, 'owner', 'epoch')
+          if cur[1] ~= ARGV[1] or cur[2] ~= ARGV[2] then return {'LOST'} end
+          redis.call('HSET', %1$s, 'expires', ARGV[3])
+          return {'OK'}
+          """
+          .formatted(hash);
+    }
+
+    /** ARGV: owner, epoch. Clears the lease when it is still theirs; the epoch counter stays. */
+    static String release(String hash) {
+      return """
+          local cur = redis.call('HMGET', %1$s, 'owner', 'epoch')
+          if cur[1] == ARGV[1] and cur[2] == ARGV[2] then
+            redis.call('HDEL', %1$s, 'owner', 'epoch', 'expires')
+          end
+          return {'OK'}
+          """
+          .formatted(hash);
+    }
+
+    /** Reply: empty, or owner, epoch, expires (ms). */
+    static String get(String hash) {
+      return """
+          local cur = redis.call('HMGET', %1$s, 'owner', 'epoch', 'expires')
+          if not cur[1] then return {} end
+          return {cur[1], cur[2], cur[3]}
+          """
+          .formatted(hash);
+    }
+  }
+
   static final String PRELUDE =
       """
       local META, STATE, ITEMS, ITEM_IDS, OUTBOX, ROWS, ATTEMPTS, ERRORS =
@@ -109,37 +153,13 @@ final class Scripts {
           """);
 
   /** ARGV: owner, epoch, expires (ms). */
-  static final Script RENEW =
-      Script.keyed(
-          "renewLease",
-          """
-          local cur = redis.call('HMGET', META, 'owner', 'epoch')
-          if cur[1] ~= ARGV[1] or cur[2] ~= ARGV[2] then return {'LOST'} end
-          redis.call('HSET', META, 'expires', ARGV[3])
-          return {'OK'}
-          """);
+  static final Script RENEW = Script.keyed("renewLease", LeaseBodies.renew("META"));
 
   /** ARGV: owner, epoch. The epoch counter stays. */
-  static final Script RELEASE =
-      Script.keyed(
-          "releaseLease",
-          """
-          local cur = redis.call('HMGET', META, 'owner', 'epoch')
-          if cur[1] == ARGV[1] and cur[2] == ARGV[2] then
-            redis.call('HDEL', META, 'owner', 'epoch', 'expires')
-          end
-          return {'OK'}
-          """);
+  static final Script RELEASE = Script.keyed("releaseLease", LeaseBodies.release("META"));
 
   /** Reply: empty, or owner, epoch, expires (ms). */
-  static final Script GET_LEASE =
-      Script.keyed(
-          "getLease",
-          """
-          local cur = redis.call('HMGET', META, 'owner', 'epoch', 'expires')
-          if not cur[1] then return {} end
-          return {cur[1], cur[2], cur[3]}
-          """);
+  static final Script GET_LEASE = Script.keyed("getLease", LeaseBodies.get("META"));
 
   // ---- state
 
