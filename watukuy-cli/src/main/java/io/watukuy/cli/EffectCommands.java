@@ -156,11 +156,12 @@ final class EffectCommands {
     if (store.sqlitePath() != null && !Files.isRegularFile(store.sqlitePath()))
       throw new ConfigException(store.display() + ": no such file " + store.sqlitePath());
     StateStore opened = Stores.open(store);
-    if (!(opened instanceof EffectStore effects)) {
+    Optional<EffectStore> effects = opened.effects();
+    if (effects.isEmpty()) {
       opened.close();
       throw new ConfigException(store.display() + " keeps no effects");
     }
-    return new Opened(effects, opened, store.display(), rest);
+    return new Opened(effects.get(), opened, store.display(), rest);
   }
 
   /** {@code NAME} (and {@code POSITION} when {@code withPosition}), nothing else. */
