@@ -193,11 +193,12 @@ final class EffectCommands {
     }
     OperationCommands.requireSqliteFile(store, store.display());
     StateStore opened = Stores.open(store);
-    if (!(opened instanceof EffectStore effects)) {
+    Optional<EffectStore> effects = opened.effects();
+    if (effects.isEmpty()) {
       opened.close();
       throw new ConfigException(store.display() + " keeps no effects");
     }
-    return new Opened(effects, opened, store.display(), rest);
+    return new Opened(effects.get(), opened, store.display(), rest);
   }
 
   /** {@code NAME} (and {@code POSITION} when {@code withPosition}), nothing else. */

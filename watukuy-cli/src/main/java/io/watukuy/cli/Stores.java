@@ -10,7 +10,6 @@ import io.watukuy.ConfigException;
 import io.watukuy.StoreException;
 import io.watukuy.cli.CliConfig.StoreSpec;
 import io.watukuy.spi.CredentialStore;
-import io.watukuy.spi.EffectStore;
 import io.watukuy.spi.RateBudgetStore;
 import io.watukuy.spi.StateStore;
 import io.watukuy.store.mariadb.MariaDbStore;
@@ -217,13 +216,13 @@ final class Stores {
 
   /**
    * {@code store}, whose {@link StateStore#close()} then closes {@code client} as well. It is a
-   * {@link CredentialStore} and an {@link EffectStore} exactly when {@code store} is, so the
-   * credentials and effect tables stay reachable through it ({@code watukuy effects} on Redis).
+   * {@link CredentialStore} exactly when {@code store} is, so the credentials stay reachable
+   * through it; its {@link StateStore#effects()} are {@code store}'s ({@code watukuy effects} on
+   * Redis).
    */
   static StateStore closingAlso(StateStore store, AutoCloseable client) {
     List<Class<?>> kinds = new ArrayList<>(List.of(StateStore.class));
     if (store instanceof CredentialStore) kinds.add(CredentialStore.class);
-    if (store instanceof EffectStore) kinds.add(EffectStore.class);
     Class<?>[] interfaces = kinds.toArray(Class<?>[]::new);
     return (StateStore)
         Proxy.newProxyInstance(

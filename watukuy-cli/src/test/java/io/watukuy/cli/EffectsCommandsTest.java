@@ -50,6 +50,7 @@ class EffectsCommandsTest {
   @TempDir Path dir;
   private Path db;
   private SqliteStore store;
+  private EffectStore effects;
 
   /** What the terminal is asked, and its answer (null: no terminal). */
   private final List<String> asked = new CopyOnWriteArrayList<>();
@@ -63,14 +64,15 @@ class EffectsCommandsTest {
     db = dir.resolve("watukuy.db");
     store = SqliteStore.builder(db).build();
     store.migrate();
+    effects = store.effects().orElseThrow();
     // NotifyCustomer on orders: position 2; lane customer:7 failed at 3, lanes 8 and 9 went on to
     // 4 and 5 with three journaled calls; 1 ended terminal.
-    Lease engine = store.acquireEffectLease(NOTIFY, "engine-1", Duration.ofSeconds(30), T0).get();
-    store.saveCursor(
+    Lease engine = effects.acquireEffectLease(NOTIFY, "engine-1", Duration.ofSeconds(30), T0).get();
+    effects.saveCursor(
         new EffectCursor(NOTIFY, ORDERS, 2, 4L, Map.of("created", "customer"), T0), engine);
-    store.saveInvocation(
+    effects.saveInvocation(
         row(NOTIFY, 1, "customer:6", InvocationStatus.TERMINAL, "no customer"), engine);
-    store.saveInvocation(
+    effects.saveInvocation(
         new InvocationRow(
             NOTIFY,
             ORDERS,
@@ -86,17 +88,17 @@ class EffectsCommandsTest {
             T0,
             T0),
         engine);
-    store.saveInvocation(row(NOTIFY, 4, "customer:8", InvocationStatus.DONE, null), engine);
-    store.saveInvocation(row(NOTIFY, 5, "customer:9", InvocationStatus.DONE, null), engine);
+    effects.saveInvocation(row(NOTIFY, 4, "customer:8", InvocationStatus.DONE, null), engine);
+    effects.saveInvocation(row(NOTIFY, 5, "customer:9", InvocationStatus.DONE, null), engine);
     journal(4, 0);
     journal(4, 1);
     journal(5, 0);
-    store.addCounts(NOTIFY, 1, "no customer", 0, T0);
+    effects.addCounts(NOTIFY, 1, "no customer", 0, T0);
     // SyncCrm over two partitions, quarantined; its engine's lease expired long ago too.
-    Lease sync = store.acquireEffectLease(SYNC, "engine-1", Duration.ofSeconds(30), T0).get();
-    store.saveCursor(new EffectCursor(SYNC, EU, 5, null, Map.of(), T0), sync);
-    store.saveCursor(new EffectCursor(SYNC, US, 8, null, Map.of(), T0), sync);
-    store.setQuarantine(SYNC, "dead endpoint", T0);
+    Lease sync = effects.acquireEffectLease(SYNC, "engine-1", Duration.ofSeconds(30), T0).get();
+    effects.saveCursor(new EffectCursor(SYNC, EU, 5, null, Map.of(), T0), sync);
+    effects.saveCursor(new EffectCursor(SYNC, US, 8, null, Map.of(), T0), sync);
+    effects.setQuarantine(SYNC, "dead endpoint", T0);
   }
 
   @AfterEach
@@ -111,7 +113,7 @@ class EffectsCommandsTest {
   }
 
   private void journal(long position, int ordinal) {
-    store.appendJournalEntry(
+    effects.appendJournalEntry(
         new JournalEntry(
             NOTIFY,
             ORDERS,
@@ -264,18 +266,18 @@ class EffectsCommandsTest {
                 + " nothing skipped\n");
     assertThat(never.code()).isEqualTo(Main.FAILED);
     assertThat(never.err()).contains("(it has no invocation)");
-    assertThat(store.loadInvocation(NOTIFY, ORDERS, 4).get().skipRequested()).isFalse();
+    assertThat(effects.loadInvocation(NOTIFY, ORDERS, 4).get().skipRequested()).isFalse();
     assertThat(failed.code()).isZero();
     assertThat(failed.err()).contains("skip of position 3 on orders requested");
-    InvocationRow row = store.loadInvocation(NOTIFY, ORDERS, 3).get();
+    InvocationRow row = effects.loadInvocation(NOTIFY, ORDERS, 3).get();
     assertThat(row.skipRequested()).isTrue();
     assertThat(row.updatedAt()).isEqualTo(NOW);
   }
 
   @Test
   void skipWithAPartition() {
-    Lease lease = store.acquireEffectLease(SYNC, "engine-1", Duration.ofSeconds(30), T0).get();
-    store.saveInvocation(
+    Lease lease = effects.acquireEffectLease(SYNC, "engine-1", Duration.ofSeconds(30), T0).get();
+    effects.saveInvocation(
         new InvocationRow(
             SYNC,
             US,
@@ -295,7 +297,7 @@ class EffectsCommandsTest {
     Result r = cli("effects", "skip", "--store", uri(), SYNC, "9", "--partition", "us");
 
     assertThat(r.code()).isZero();
-    assertThat(store.loadInvocation(SYNC, US, 9).get().skipRequested()).isTrue();
+    assertThat(effects.loadInvocation(SYNC, US, 9).get().skipRequested()).isTrue();
   }
 
   @Test
@@ -303,8 +305,8 @@ class EffectsCommandsTest {
     Result q = cli("effects", "quarantine", "--store", uri(), NOTIFY, "--reason", "crm migration");
     Result again = cli("effects", "quarantine", "--store", uri(), NOTIFY);
     assertThat(q.code()).isZero();
-    assertThat(store.loadEffect(NOTIFY).get().quarantineReason()).isEqualTo("crm migration");
-    assertThat(store.loadEffect(NOTIFY).get().quarantinedAt()).isEqualTo(NOW);
+    assertThat(effects.loadEffect(NOTIFY).get().quarantineReason()).isEqualTo("crm migration");
+    assertThat(effects.loadEffect(NOTIFY).get().quarantinedAt()).isEqualTo(NOW);
     assertThat(again.code()).isZero();
     assertThat(again.err())
         .isEqualTo(
@@ -317,15 +319,15 @@ class EffectsCommandsTest {
 
     assertThat(released.code()).isZero();
     assertThat(released.err()).isEqualTo("watukuy: effect NotifyCustomer: released\n");
-    assertThat(store.loadEffect(NOTIFY).get().quarantined()).isFalse();
+    assertThat(effects.loadEffect(NOTIFY).get().quarantined()).isFalse();
     assertThat(twice.err()).contains("not quarantined; nothing to release");
     assertThat(blank.code()).isEqualTo(Main.USAGE);
-    assertThat(store.loadEffect(NOTIFY).get().quarantined()).isFalse();
+    assertThat(effects.loadEffect(NOTIFY).get().quarantined()).isFalse();
   }
 
   @Test
   void rewindIsRefusedWhileAnEngineHoldsTheEffect() {
-    store.acquireEffectLease(NOTIFY, "engine-2", Duration.ofSeconds(30), NOW.minusSeconds(5));
+    effects.acquireEffectLease(NOTIFY, "engine-2", Duration.ofSeconds(30), NOW.minusSeconds(5));
 
     Result r = cli("effects", "rewind", "--store", uri(), NOTIFY, "2", "--yes");
 
@@ -338,7 +340,7 @@ class EffectsCommandsTest {
                 + " 2026-01-05T11:00:25Z; stop that engine first (nothing rewound)\n");
     // Refused before the summary: nothing is offered that cannot be done.
     assertThat(r.out()).isEmpty();
-    assertThat(store.countInvocations(NOTIFY, ORDERS, 2)).isEqualTo(3);
+    assertThat(effects.countInvocations(NOTIFY, ORDERS, 2)).isEqualTo(3);
   }
 
   @Test
@@ -353,7 +355,7 @@ class EffectsCommandsTest {
                 + " above 2 run again and their calls fire again",
             "on live boundary: stays 4");
     assertThat(r.err()).contains("give --yes to rewind (nothing rewound)");
-    assertThat(store.countInvocations(NOTIFY, ORDERS, 2)).isEqualTo(3);
+    assertThat(effects.countInvocations(NOTIFY, ORDERS, 2)).isEqualTo(3);
   }
 
   @Test
@@ -363,7 +365,7 @@ class EffectsCommandsTest {
     Result no = cli("effects", "rewind", "--store", uri(), NOTIFY, "2");
     assertThat(no.code()).isEqualTo(Main.FAILED);
     assertThat(no.err()).isEqualTo("watukuy: effect NotifyCustomer: not rewound\n");
-    assertThat(store.countInvocations(NOTIFY, ORDERS, 2)).isEqualTo(3);
+    assertThat(effects.countInvocations(NOTIFY, ORDERS, 2)).isEqualTo(3);
 
     answer = "yes";
     Result yes = cli("effects", "rewind", "--store", uri(), NOTIFY, "2");
@@ -378,11 +380,11 @@ class EffectsCommandsTest {
             "watukuy: effect NotifyCustomer: rewound to 2 on orders, 3 invocation row(s)"
                 + " discarded; the next engine start runs the positions above 2 again\n");
     // Rewinding to the current position discards what a changed key scheme left behind.
-    assertThat(store.countInvocations(NOTIFY, ORDERS, 2)).isZero();
-    assertThat(store.listJournal(NOTIFY, ORDERS, 4, 0, 10)).isEmpty();
-    assertThat(store.loadCursors(NOTIFY).get(0).watermark()).isEqualTo(2);
+    assertThat(effects.countInvocations(NOTIFY, ORDERS, 2)).isZero();
+    assertThat(effects.listJournal(NOTIFY, ORDERS, 4, 0, 10)).isEmpty();
+    assertThat(effects.loadCursors(NOTIFY).get(0).watermark()).isEqualTo(2);
     // The rewind's lease is given back: an engine may start at once.
-    assertThat(store.acquireEffectLease(NOTIFY, "engine-3", Duration.ofSeconds(30), NOW))
+    assertThat(effects.acquireEffectLease(NOTIFY, "engine-3", Duration.ofSeconds(30), NOW))
         .isPresent();
   }
 
@@ -394,11 +396,11 @@ class EffectsCommandsTest {
         () -> {
           // An engine runs position 6 while the operator reads the summary, then stops.
           Lease engine =
-              store
+              effects
                   .acquireEffectLease(
                       NOTIFY, "engine-2", Duration.ofSeconds(1), NOW.minusSeconds(5))
                   .get();
-          store.saveInvocation(row(NOTIFY, 6, "customer:7", InvocationStatus.DONE, null), engine);
+          effects.saveInvocation(row(NOTIFY, 6, "customer:7", InvocationStatus.DONE, null), engine);
         };
 
     Result r = cli("effects", "rewind", "--store", uri(), NOTIFY, "2");
@@ -409,8 +411,8 @@ class EffectsCommandsTest {
         .isEqualTo(
             "watukuy: effect NotifyCustomer moved on orders since the summary; nothing rewound"
                 + " (run the command again)\n");
-    assertThat(store.countInvocations(NOTIFY, ORDERS, 2)).isEqualTo(4);
-    assertThat(store.acquireEffectLease(NOTIFY, "engine-3", Duration.ofSeconds(30), NOW))
+    assertThat(effects.countInvocations(NOTIFY, ORDERS, 2)).isEqualTo(4);
+    assertThat(effects.acquireEffectLease(NOTIFY, "engine-3", Duration.ofSeconds(30), NOW))
         .isPresent();
   }
 
@@ -425,10 +427,10 @@ class EffectsCommandsTest {
             "discards 3 invocation row(s) above 1 and their 3 journaled call(s): the positions"
                 + " above 1 run again and their calls fire again",
             "on live boundary: 4 -> 1 (for good: on live arms treat the events above it as news)");
-    EffectCursor cursor = store.loadCursors(NOTIFY).get(0);
+    EffectCursor cursor = effects.loadCursors(NOTIFY).get(0);
     assertThat(cursor.watermark()).isEqualTo(1);
     assertThat(cursor.liveBoundary()).isEqualTo(1L);
-    assertThat(store.loadInvocation(NOTIFY, ORDERS, 1)).isPresent();
+    assertThat(effects.loadInvocation(NOTIFY, ORDERS, 1)).isPresent();
   }
 
   @Test
@@ -438,7 +440,7 @@ class EffectsCommandsTest {
     assertThat(r.code()).isEqualTo(Main.USAGE);
     assertThat(r.err())
         .contains("POSITION 3 is above the position 2 on orders; rewind moves back only");
-    assertThat(store.loadCursors(NOTIFY).get(0).watermark()).isEqualTo(2);
+    assertThat(effects.loadCursors(NOTIFY).get(0).watermark()).isEqualTo(2);
   }
 
   @Test
@@ -451,8 +453,8 @@ class EffectsCommandsTest {
             new CliConfig.StoreSpec(
                 redis, CliConfig.StoreSpec.Kind.REDIS, null, redis, null, null, null, prefix));
     try {
-      assertThat(opened).isInstanceOf(EffectStore.class);
-      EffectStore effects = (EffectStore) opened;
+      assertThat(opened.effects()).as("effects() of %s", opened).isPresent();
+      EffectStore effects = opened.effects().orElseThrow();
       effects.setQuarantine("E", "test", T0);
       assertThat(effects.listEffects()).containsExactly("E");
       assertThat(effects.loadEffect("E").get().quarantined()).isTrue();

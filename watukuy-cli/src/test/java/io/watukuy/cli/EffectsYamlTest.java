@@ -246,6 +246,8 @@ class EffectsYamlTest {
     try (SqliteStore store = SqliteStore.open(db)) {
       for (long position = 1; position <= 4; position++)
         store
+            .effects()
+            .orElseThrow()
             .loadInvocation("welcome", PollerKey.of("orders"), position)
             .filter(r -> r.status() == InvocationStatus.TERMINAL)
             .ifPresent(r -> errors.add(String.valueOf(r.error())));

@@ -91,7 +91,8 @@ final class Inspect {
    * effect can read one that does not) from a store that keeps effect tables.
    */
   private static @Nullable Long logHeldAbove(StateStore store, Poller<?> poller, PollerKey key) {
-    if (!poller.log().enabled() || !(store instanceof EffectStore effects)) return null;
+    EffectStore effects = store.effects().orElse(null);
+    if (!poller.log().enabled() || effects == null) return null;
     OptionalLong floor = effects.lowestWatermark(key);
     return floor.isPresent() ? floor.getAsLong() : null;
   }

@@ -14,9 +14,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * The tables of effects (docs/effects.md; docs/stores.md, "EffectStore"): each effect's cursor per
  * source key, its invocations and their journal of calls, its quarantine and counters, a lease so
- * one engine runs an effect at a time, and the subjects' data keys for sealed documents. Every
- * store module's {@link StateStore} also implements it, in the same database as the event log the
- * effects read.
+ * one engine runs an effect at a time, and the subjects' data keys for sealed documents. It is
+ * obtained from {@link StateStore#effects()}: every store module's {@link StateStore} returns one,
+ * kept in the same database as the event log the effects read.
  *
  * <p>Writes that move an effect (cursor, invocation rows, rewind) are fenced by the effect's lease:
  * one made under a lease whose epoch is no longer the stored one throws {@link LeaseLostException}

@@ -456,11 +456,11 @@ public interface StateStore extends AutoCloseable {
   /**
    * Removes logged events created strictly before {@code olderThan}. Unfenced.
    *
-   * <p>A store that is also an {@link EffectStore} keeps every event above the lowest watermark of
-   * the effects reading this key ({@link EffectStore#lowestWatermark}), however old: an effect that
-   * has not read an event yet still needs it (docs/effects.md, "Retention"). It reads that floor in
-   * the same statement or under the same lock as the delete, so a cursor written meanwhile is
-   * honoured.
+   * <p>A store that keeps effect tables ({@link #effects()}) keeps every event above the lowest
+   * watermark of the effects reading this key ({@link EffectStore#lowestWatermark}), however old:
+   * an effect that has not read an event yet still needs it (docs/effects.md, "Retention"). It
+   * reads that floor in the same statement or under the same lock as the delete, so a cursor
+   * written meanwhile is honoured.
    *
    * @param key the key
    * @param olderThan the exclusive cut-off, computed by the caller (for example {@code now} minus
@@ -469,4 +469,19 @@ public interface StateStore extends AutoCloseable {
    * @throws StoreException on a driver failure
    */
   int pruneLog(PollerKey key, Instant olderThan);
+
+  // ---- effect tables
+
+  /**
+   * The store's effect tables (docs/stores.md, "EffectStore"): the cursors, invocations, journal,
+   * quarantine, counters, leases and subject keys of effects, kept in the same database as this
+   * store's event log, so that {@link #pruneLog} can honour the effects' watermarks in the same
+   * statement or lock as its delete.
+   *
+   * @return the store's {@link EffectStore}, over the same tables on every call; empty (the
+   *     default) for a store that keeps no effect tables, on which no effect can run
+   */
+  default Optional<EffectStore> effects() {
+    return Optional.empty();
+  }
 }

@@ -85,7 +85,7 @@ public final class Effects implements AutoCloseable {
   private volatile boolean closed;
 
   private Effects(Builder b) {
-    this.store = (EffectStore) b.store;
+    this.store = b.effectStore;
     this.time = b.time;
     this.pollInterval = b.pollInterval;
     Executor workers = b.workers;
@@ -107,20 +107,26 @@ public final class Effects implements AutoCloseable {
   /**
    * Starts a runtime over a store.
    *
-   * @param store the store holding the sources' event logs; it must also implement {@link
-   *     EffectStore} (every store module's does)
+   * @param store the store holding the sources' event logs; it must keep effect tables ({@link
+   *     StateStore#effects()}; every store module's does), where the effects' cursors, invocations
+   *     and journals are kept
    * @return a builder
    * @throws NullPointerException if {@code store} is null
-   * @throws ConfigException if the store does not implement {@link EffectStore}, naming its class
+   * @throws ConfigException if the store keeps no effect tables, naming its class
    */
   public static Builder builder(StateStore store) {
     Objects.requireNonNull(store, "store");
-    if (!(store instanceof EffectStore))
-      throw new ConfigException(
-          "store "
-              + store.getClass().getName()
-              + " keeps no effects (it does not implement io.watukuy.spi.EffectStore)");
-    return new Builder(store);
+    EffectStore effects =
+        store
+            .effects()
+            .orElseThrow(
+                () ->
+                    new ConfigException(
+                        "store "
+                            + store.getClass().getName()
+                            + " keeps no effect tables (its effects() is empty); use a store"
+                            + " module's StateStore"));
+    return new Builder(store, effects);
   }
 
   /**
@@ -447,6 +453,7 @@ public final class Effects implements AutoCloseable {
    */
   public static final class Builder {
     private final StateStore store;
+    private final EffectStore effectStore;
     private final List<Effect<?>> effects = new ArrayList<>();
     private TimeSource time = TimeSource.system();
     private int poolSize = DEFAULT_POOL_SIZE;
@@ -460,8 +467,9 @@ public final class Effects implements AutoCloseable {
     private Duration journalRetention = DEFAULT_JOURNAL_RETENTION;
     private int quarantineAfter = DEFAULT_QUARANTINE_AFTER;
 
-    private Builder(StateStore store) {
+    private Builder(StateStore store, EffectStore effectStore) {
       this.store = store;
+      this.effectStore = effectStore;
     }
 
     /**

@@ -9,12 +9,13 @@ import io.watukuy.EventType;
 import io.watukuy.Page;
 import io.watukuy.Poller;
 import io.watukuy.effects.EffectFixture.Order;
+import io.watukuy.spi.EffectStore;
 import io.watukuy.spi.StateStore;
 import io.watukuy.store.memory.MemoryStore;
 import io.watukuy.testing.ForwardingStore;
-import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** Declaring an effect (docs/effects.md, "The model"): every mistake is named. */
@@ -93,15 +94,19 @@ class EffectBuilderTest {
         .isInstanceOf(ConfigException.class)
         .hasMessage("effect E is added twice");
     StateStore stateOnly =
-        (StateStore)
-            Proxy.newProxyInstance(
-                StateStore.class.getClassLoader(),
-                new Class<?>[] {StateStore.class},
-                (proxy, method, args) -> method.invoke(f.store, args));
+        new ForwardingStore(f.store) {
+          @Override
+          public Optional<EffectStore> effects() {
+            return Optional.empty();
+          }
+        };
     assertThatThrownBy(() -> Effects.builder(stateOnly))
         .isInstanceOf(ConfigException.class)
-        .hasMessageContaining(
-            "keeps no effects (it does not implement io.watukuy.spi.EffectStore)");
+        .hasMessage(
+            "store "
+                + stateOnly.getClass().getName()
+                + " keeps no effect tables (its effects() is empty); use a store module's"
+                + " StateStore");
     // A wrapper keeps its delegate's effect tables: it is no store without them.
     assertThat(Effects.builder(new ForwardingStore(f.store))).isNotNull();
     assertThatThrownBy(() -> Effects.builder(f.store).poolSize(0))

@@ -36,13 +36,14 @@ import org.jspecify.annotations.Nullable;
  * A store (memory unless given), a virtual clock and a poller with its log on, events appended to
  * the log by hand, and effects whose invocations run on the calling thread, driven pass by pass.
  */
-final class EffectFixture<S extends StateStore & EffectStore> {
+final class EffectFixture<S extends StateStore> {
   record Order(String id, String customer) {}
 
   static final PollerKey ORDERS = PollerKey.of("orders");
 
   final VirtualClock clock = new VirtualClock();
   final S store;
+  final EffectStore effects;
   final Poller<Order> orders =
       Poller.builder("orders", Order.class)
           .identity(Order::id)
@@ -53,6 +54,7 @@ final class EffectFixture<S extends StateStore & EffectStore> {
 
   EffectFixture(S store) {
     this.store = store;
+    this.effects = store.effects().orElseThrow();
   }
 
   static EffectFixture<MemoryStore> memory() {
@@ -137,7 +139,7 @@ final class EffectFixture<S extends StateStore & EffectStore> {
   }
 
   Optional<InvocationRow> row(String effect, long position) {
-    return store.loadInvocation(effect, ORDERS, position);
+    return effects.loadInvocation(effect, ORDERS, position);
   }
 
   Effect.Builder<Order> effect(String name) {

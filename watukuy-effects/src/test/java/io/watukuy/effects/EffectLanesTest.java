@@ -61,7 +61,7 @@ class EffectLanesTest {
         .containsExactly(
             new StuckLane("customer:c", 3, 1, "IllegalStateException: boom at 3", 200));
     // the watermark is persisted: 2, not 5
-    assertThat(f.store.loadCursors("Notify").get(0).watermark()).isEqualTo(2);
+    assertThat(f.effects.loadCursors("Notify").get(0).watermark()).isEqualTo(2);
   }
 
   @Test
@@ -150,7 +150,7 @@ class EffectLanesTest {
     assertThat(s.position()).isEqualTo(5);
     assertThat(s.lag()).isZero();
     assertThat(effects.status("Notify").state()).isEqualTo(EffectState.OK);
-    assertThat(f.store.loadCursors("Notify").get(0).watermark()).isEqualTo(5);
+    assertThat(f.effects.loadCursors("Notify").get(0).watermark()).isEqualTo(5);
     // a skip completes: position 2's arm is not run again
     assertThat(ran.stream().filter(p -> p == 2L).count()).isEqualTo(1);
   }
@@ -299,7 +299,7 @@ class EffectLanesTest {
     drain(first, "Notify"); // its renewal fails: it stops without running anything
     assertThat(first.status("Notify").running()).isFalse();
     assertThat(ran).containsExactly(1L, 1L);
-    assertThat(f.store.effectLease("Notify").orElseThrow().owner()).isEqualTo("engine-2");
+    assertThat(f.effects.effectLease("Notify").orElseThrow().owner()).isEqualTo("engine-2");
   }
 
   @Test
@@ -334,15 +334,15 @@ class EffectLanesTest {
     assertThat(sources).extracting(SourceStatus::source).containsExactly(eu, us);
     assertThat(sources).extracting(SourceStatus::position).containsExactly(0L, 1L);
     assertThat(sources).extracting(SourceStatus::lag).containsExactly(2L, 0L);
-    assertThat(f.store.lowestWatermark(eu)).hasValue(0);
-    assertThat(f.store.lowestWatermark(us)).hasValue(1);
+    assertThat(f.effects.lowestWatermark(eu)).hasValue(0);
+    assertThat(f.effects.lowestWatermark(us)).hasValue(1);
   }
 
   @Test
   void withoutAnyEventTheEffectPersistsAWatermarkOfZeroSoTheLogIsHeldForIt() {
     Effects effects = notify(byCustomer());
     drain(effects, "Notify");
-    assertThat(f.store.lowestWatermark(ORDERS)).hasValue(0);
+    assertThat(f.effects.lowestWatermark(ORDERS)).hasValue(0);
     assertThat(effects.status("Notify").state()).isEqualTo(EffectState.OK);
   }
 }

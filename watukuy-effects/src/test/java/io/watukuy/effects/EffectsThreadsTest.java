@@ -48,7 +48,7 @@ class EffectsThreadsTest {
     effects.start();
     assertThat(ran.poll(10, TimeUnit.SECONDS)).isEqualTo(1L);
     assertThat(threads).containsExactly("watukuy-effect-worker-1");
-    assertThat(f.store.effectLease("Notify"))
+    assertThat(f.effects.effectLease("Notify"))
         .hasValueSatisfying(l -> assertThat(l.owner()).isEqualTo("engine-1"));
 
     // a new event is seen when the poll timer fires on the virtual clock
@@ -61,7 +61,7 @@ class EffectsThreadsTest {
     assertThat(next).isEqualTo(2L);
 
     effects.close();
-    assertThat(f.store.effectLease("Notify")).isEmpty();
+    assertThat(f.effects.effectLease("Notify")).isEmpty();
     assertThat(effects.status("Notify").running()).isFalse();
     assertThatThrownBy(effects::start)
         .isInstanceOf(IllegalStateException.class)

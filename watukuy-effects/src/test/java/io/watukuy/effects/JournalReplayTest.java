@@ -79,7 +79,7 @@ class JournalReplayTest {
     assertThat(fired).isEqualTo(Map.of("charge", 1, "email", 1, "crm", 1));
     assertThat(f.row("Notify", 1).orElseThrow().status()).isEqualTo(InvocationStatus.DONE);
     assertThat(f.row("Notify", 1).orElseThrow().attempt()).isEqualTo(2);
-    assertThat(f.store.listJournal("Notify", ORDERS, 1, 0, 10))
+    assertThat(f.effects.listJournal("Notify", ORDERS, 1, 0, 10))
         .extracting(JournalEntry::label, JournalEntry::result)
         .containsExactly(
             org.assertj.core.groups.Tuple.tuple("charge", "\"charge#1\""),
@@ -178,7 +178,7 @@ class JournalReplayTest {
                 () -> keys.put("charge", ctx.idempotencyKey()));
     Effects effects = f.effects(effect(arm));
     drain(effects, "Notify");
-    List<JournalEntry> journal = f.store.listJournal("Notify", ORDERS, 1, 0, 10);
+    List<JournalEntry> journal = f.effects.listJournal("Notify", ORDERS, 1, 0, 10);
     assertThat(journal).hasSize(1);
     assertThat(journal.get(0).callKey()).isEqualTo(keys.get("charge")).hasSize(64);
     assertThat(journal.get(0).toString()).doesNotContain("4111-secret");

@@ -99,7 +99,7 @@ class JournaledHttpTest {
   }
 
   private List<JournalEntry> journal() {
-    return fixture.store.listJournal(EFFECT, ORDERS, 1, 0, 10);
+    return fixture.effects.listJournal(EFFECT, ORDERS, 1, 0, 10);
   }
 
   /** Runs one invocation whose arm POSTs a charge with a secret header and a query token. */

@@ -19,11 +19,11 @@ class LatestAndLiveArmsTest {
   private final Arm<Order> arm = (ctx, e) -> ran.add(e.sequence());
 
   private long collapsed(String effect) {
-    return f.store.loadEffect(effect).map(EffectRecord::latestCollapsed).orElse(0L);
+    return f.effects.loadEffect(effect).map(EffectRecord::latestCollapsed).orElse(0L);
   }
 
   private long watermark(String effect) {
-    return f.store.loadCursors(effect).get(0).watermark();
+    return f.effects.loadCursors(effect).get(0).watermark();
   }
 
   @Test
@@ -64,7 +64,7 @@ class LatestAndLiveArmsTest {
     drain(first, "Welcome");
     assertThat(ran).isEmpty();
     assertThat(watermark("Welcome")).isEqualTo(3);
-    assertThat(f.store.loadCursors("Welcome").get(0).liveBoundary()).isEqualTo(3);
+    assertThat(f.effects.loadCursors("Welcome").get(0).liveBoundary()).isEqualTo(3);
 
     f.created("d");
     drain(first, "Welcome");
@@ -76,7 +76,7 @@ class LatestAndLiveArmsTest {
     Effects second = f.effects("engine-2", welcome);
     drain(second, "Welcome");
     assertThat(ran).containsExactly(4L, 5L, 6L);
-    assertThat(f.store.loadCursors("Welcome").get(0).liveBoundary()).isEqualTo(3);
+    assertThat(f.effects.loadCursors("Welcome").get(0).liveBoundary()).isEqualTo(3);
     second.close();
   }
 }

@@ -40,7 +40,7 @@ class RetentionAndQuarantineTest {
     failing.add(3L);
     Effects effects = f.effects(notifyEffect()); // the first pass sweeps, the next an hour later
     drain(effects, "Notify");
-    assertThat(f.store.loadCursors("Notify").get(0).watermark()).isEqualTo(2);
+    assertThat(f.effects.loadCursors("Notify").get(0).watermark()).isEqualTo(2);
 
     f.clock.advance(Duration.ofDays(7).minusMinutes(30));
     drain(effects, "Notify"); // sweeps: nothing is 7 days old yet
@@ -62,9 +62,9 @@ class RetentionAndQuarantineTest {
   void nothingIsSweptForAnEffectWithoutAPersistedWatermark() {
     // rows an engine wrote before any cursor of the effect was kept
     Lease lease =
-        f.store.acquireEffectLease("Notify", "old", Duration.ofMinutes(1), f.clock.now()).get();
+        f.effects.acquireEffectLease("Notify", "old", Duration.ofMinutes(1), f.clock.now()).get();
     for (long p = 1; p <= 2; p++)
-      f.store.saveInvocation(
+      f.effects.saveInvocation(
           new InvocationRow(
               "Notify",
               ORDERS,
@@ -80,7 +80,7 @@ class RetentionAndQuarantineTest {
               f.clock.now(),
               f.clock.now()),
           lease);
-    f.store.releaseEffectLease("Notify", lease);
+    f.effects.releaseEffectLease("Notify", lease);
     f.clock.advance(Duration.ofDays(30));
 
     Effects effects = f.effects(notifyEffect());
@@ -99,7 +99,7 @@ class RetentionAndQuarantineTest {
 
     f.clock.advance(Duration.ofDays(8));
     drain(effects, "Notify"); // a sweep is due, and lane a fails once more
-    assertThat(f.store.loadCursors("Notify").get(0).watermark()).isZero();
+    assertThat(f.effects.loadCursors("Notify").get(0).watermark()).isZero();
     assertThat(kept(2)).isTrue();
   }
 

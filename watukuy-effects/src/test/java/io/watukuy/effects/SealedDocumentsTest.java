@@ -97,7 +97,7 @@ class SealedDocumentsTest {
             SECRET_KEY);
     drain(effects);
 
-    JournalEntry row = fixture.store.listJournal(EFFECT, ORDERS, 1, 0, 10).get(0);
+    JournalEntry row = fixture.effects.listJournal(EFFECT, ORDERS, 1, 0, 10).get(0);
     assertThat(row.subject()).isEqualTo("alice");
     assertThat(row.result()).startsWith("v1:").doesNotContain("alice@example.com");
     assertThat(row(1).status()).isEqualTo(InvocationStatus.FAILED);
@@ -177,7 +177,7 @@ class SealedDocumentsTest {
   void aDocumentThatNoLongerReadsAsItsTypeNamesThePathNeverAValue() {
     // Sealed as a Counter whose field no longer reads (the class changed since, say).
     String sealed =
-        new SubjectSeals(fixture.store, fixture.clock, SECRET_KEY, new Random(3))
+        new SubjectSeals(fixture.effects, fixture.clock, SECRET_KEY, new Random(3))
             .seal(EFFECT, "alice", Counter.class.getName(), "{\"count\":\"alice@example.com\"}");
     fixture.created("alice");
     Effects effects = effects((ctx, e) -> ctx.reveal(sealed, Counter.class), SECRET_KEY);
@@ -225,6 +225,6 @@ class SealedDocumentsTest {
     assertThat(lookups).hasValue(0);
     assertThat(row(1).error()).contains("secretKey");
     assertThat(row(2).error()).contains("subject is blank");
-    assertThat(fixture.store.listJournal(EFFECT, ORDERS, 1, 0, 10)).isEmpty();
+    assertThat(fixture.effects.listJournal(EFFECT, ORDERS, 1, 0, 10)).isEmpty();
   }
 }

@@ -92,7 +92,7 @@ class ShutdownAndPlanTest {
     assertThat(closer.isAlive()).isFalse();
     assertThat(f.clock.now()).isEqualTo(start); // no timeout was needed
     assertThat(status(1)).isEqualTo(InvocationStatus.DONE);
-    assertThat(f.store.effectLease("Notify")).isEmpty(); // given up after the wait
+    assertThat(f.effects.effectLease("Notify")).isEmpty(); // given up after the wait
   }
 
   @Test
@@ -127,8 +127,8 @@ class ShutdownAndPlanTest {
   void anInvocationLeftRunningByAnotherVersionIsLoggedByNameAtStart() {
     f.created("a");
     Lease lease =
-        f.store.acquireEffectLease("Notify", "old", Duration.ofSeconds(30), f.clock.now()).get();
-    f.store.saveInvocation(
+        f.effects.acquireEffectLease("Notify", "old", Duration.ofSeconds(30), f.clock.now()).get();
+    f.effects.saveInvocation(
         new InvocationRow(
             "Notify",
             ORDERS,
@@ -144,7 +144,7 @@ class ShutdownAndPlanTest {
             f.clock.now(),
             f.clock.now()),
         lease);
-    f.store.releaseEffectLease("Notify", lease);
+    f.effects.releaseEffectLease("Notify", lease);
 
     Effect<Order> e =
         f.effect("Notify").on(EventType.CREATED, plain, byCustomer()).version("2026.12.1").build();
@@ -196,8 +196,8 @@ class ShutdownAndPlanTest {
     assertThat(other.blocked()).isFalse();
 
     // nothing started: no lease taken, no cursor written
-    assertThat(f.store.effectLease("Notify")).isEmpty();
-    assertThat(f.store.loadCursors("Other")).isEmpty();
+    assertThat(f.effects.effectLease("Notify")).isEmpty();
+    assertThat(f.effects.loadCursors("Other")).isEmpty();
     assertThat(ran).containsExactly(1L, 2L, 3L);
 
     Effects same =

@@ -52,13 +52,13 @@ class SqliteEffectsTest {
     SourceStatus s = first.status("Notify").sources().get(0);
     assertThat(s.position()).isEqualTo(2);
     assertThat(s.lag()).isEqualTo(3);
-    assertThat(f.store.loadCursors("Notify").get(0).watermark()).isEqualTo(2);
+    assertThat(f.effects.loadCursors("Notify").get(0).watermark()).isEqualTo(2);
 
     assertThat(first.skip("Notify", ORDERS, 4)).isFalse(); // done, not failed
     assertThat(first.skip("Notify", ORDERS, 3)).isTrue();
     drain(first, "Notify");
     assertThat(f.row("Notify", 3).orElseThrow().status()).isEqualTo(InvocationStatus.SKIPPED);
-    assertThat(f.store.loadCursors("Notify").get(0).watermark()).isEqualTo(5);
+    assertThat(f.effects.loadCursors("Notify").get(0).watermark()).isEqualTo(5);
     first.run("Notify").stop();
 
     f.created("f");
@@ -115,7 +115,7 @@ class SqliteEffectsTest {
             "engine-2", f.effect("Welcome").onLive(EventType.CREATED, arm, byCustomer()).build());
     drain(second, "Welcome");
     assertThat(fired).isEqualTo(Map.of("run3", 1, "run4", 1));
-    assertThat(f.store.loadCursors("Welcome").get(0).liveBoundary()).isEqualTo(2);
+    assertThat(f.effects.loadCursors("Welcome").get(0).liveBoundary()).isEqualTo(2);
     second.close();
   }
 

@@ -24,9 +24,9 @@ import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What {@link EffectStoreContractTest} stands on: the store of the running test as an {@link
- * EffectStore}, and the rows its tests write. Every instant is {@link #T0} plus whole milliseconds
- * unless a test checks truncation.
+ * What {@link EffectStoreContractTest} stands on: the effect tables ({@link EffectStore}) of the
+ * running test's store, and the rows its tests write. Every instant is {@link #T0} plus whole
+ * milliseconds unless a test checks truncation.
  */
 abstract class EffectContractSupport extends StoreUnderTest {
 
@@ -53,12 +53,15 @@ abstract class EffectContractSupport extends StoreUnderTest {
   }
 
   /**
-   * The store of the running test, as an effect store.
+   * The effect tables of the running test's store.
    *
-   * @return the store {@link #newStore()} returned for this test
+   * @return {@link StateStore#effects()} of the store {@link #newStore()} returned for this test
+   * @throws AssertionError when that store keeps no effect tables
    */
   protected final EffectStore effects() {
-    return (EffectStore) stateStore();
+    return stateStore()
+        .effects()
+        .orElseThrow(() -> new AssertionError(stateStore() + " keeps no effect tables"));
   }
 
   // ================================================================== rows

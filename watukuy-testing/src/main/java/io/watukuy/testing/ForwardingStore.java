@@ -3,14 +3,9 @@ package io.watukuy.testing;
 import io.watukuy.PollerKey;
 import io.watukuy.spi.CommitBatch;
 import io.watukuy.spi.CredentialStore;
-import io.watukuy.spi.EffectCursor;
-import io.watukuy.spi.EffectRecord;
 import io.watukuy.spi.EffectStore;
 import io.watukuy.spi.HttpValidator;
-import io.watukuy.spi.InvocationRow;
-import io.watukuy.spi.InvocationStatus;
 import io.watukuy.spi.ItemRow;
-import io.watukuy.spi.JournalEntry;
 import io.watukuy.spi.Lease;
 import io.watukuy.spi.LogRange;
 import io.watukuy.spi.LoggedEvent;
@@ -22,7 +17,6 @@ import io.watukuy.spi.StatePatch;
 import io.watukuy.spi.StateStore;
 import io.watukuy.spi.StoreCapabilities;
 import io.watukuy.spi.StoredCredential;
-import io.watukuy.spi.SubjectKey;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
@@ -30,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
@@ -52,14 +45,12 @@ import org.jspecify.annotations.Nullable;
  * wrapped store stays one ({@code store instanceof CredentialStore} holds through a wrapper, as the
  * engine and the CLI test it); the credential calls reach {@link #beforeCall} too, by their {@link
  * CredentialStore} names. Over a delegate that is not a {@link CredentialStore} (every built-in
- * store is one), they throw {@link UnsupportedOperationException}. It is an {@link EffectStore} the
- * same way: the effect calls reach {@link #beforeCall} by their {@link EffectStore} names and the
- * delegate's effect tables, and throw {@link UnsupportedOperationException} over a delegate that
- * keeps none ({@code RedisStore}, for now).
+ * store is one), they throw {@link UnsupportedOperationException}. Its {@link #effects()} are the
+ * delegate's, and the effect calls reach {@link #beforeCall} by their {@link EffectStore} names.
  *
  * @since 0.1
  */
-public class ForwardingStore implements StateStore, CredentialStore, EffectStore {
+public class ForwardingStore implements StateStore, CredentialStore {
   /** The store every call is forwarded to. */
   protected final StateStore delegate;
 
@@ -319,183 +310,12 @@ public class ForwardingStore implements StateStore, CredentialStore, EffectStore
   // ---- effects
 
   /**
-   * The delegate as an effect store.
-   *
-   * @param method the {@link EffectStore} method about to be forwarded, for the message
-   * @return the delegate
-   * @throws UnsupportedOperationException when the delegate keeps no effect tables
+   * {@inheritDoc} The delegate's effect tables, forwarded so that each effect call first reaches
+   * {@link #beforeCall} by its {@link EffectStore} name ({@code "saveCursor"}); empty when the
+   * delegate keeps none.
    */
-  private EffectStore effectDelegate(String method) {
-    if (delegate instanceof EffectStore effects) {
-      return effects;
-    }
-    throw new UnsupportedOperationException(
-        method + ": the wrapped store " + delegate + " is not an EffectStore");
-  }
-
   @Override
-  public Optional<Lease> acquireEffectLease(
-      String effect, String owner, Duration ttl, Instant now) {
-    beforeCall("acquireEffectLease");
-    return effectDelegate("acquireEffectLease").acquireEffectLease(effect, owner, ttl, now);
-  }
-
-  @Override
-  public Optional<Lease> renewEffectLease(String effect, Lease lease, Duration ttl, Instant now) {
-    beforeCall("renewEffectLease");
-    return effectDelegate("renewEffectLease").renewEffectLease(effect, lease, ttl, now);
-  }
-
-  @Override
-  public void releaseEffectLease(String effect, Lease lease) {
-    beforeCall("releaseEffectLease");
-    effectDelegate("releaseEffectLease").releaseEffectLease(effect, lease);
-  }
-
-  @Override
-  public Optional<Lease> effectLease(String effect) {
-    beforeCall("effectLease");
-    return effectDelegate("effectLease").effectLease(effect);
-  }
-
-  @Override
-  public List<String> listEffects() {
-    beforeCall("listEffects");
-    return effectDelegate("listEffects").listEffects();
-  }
-
-  @Override
-  public Optional<EffectRecord> loadEffect(String effect) {
-    beforeCall("loadEffect");
-    return effectDelegate("loadEffect").loadEffect(effect);
-  }
-
-  @Override
-  public void setQuarantine(String effect, @Nullable String reason, Instant now) {
-    beforeCall("setQuarantine");
-    effectDelegate("setQuarantine").setQuarantine(effect, reason, now);
-  }
-
-  @Override
-  public void addCounts(
-      String effect,
-      long terminalSkips,
-      @Nullable String lastTerminalError,
-      long latestCollapsed,
-      Instant now) {
-    beforeCall("addCounts");
-    effectDelegate("addCounts")
-        .addCounts(effect, terminalSkips, lastTerminalError, latestCollapsed, now);
-  }
-
-  @Override
-  public List<EffectCursor> loadCursors(String effect) {
-    beforeCall("loadCursors");
-    return effectDelegate("loadCursors").loadCursors(effect);
-  }
-
-  @Override
-  public void saveCursor(EffectCursor cursor, Lease lease) {
-    beforeCall("saveCursor");
-    effectDelegate("saveCursor").saveCursor(cursor, lease);
-  }
-
-  @Override
-  public OptionalLong lowestWatermark(PollerKey source) {
-    beforeCall("lowestWatermark");
-    return effectDelegate("lowestWatermark").lowestWatermark(source);
-  }
-
-  @Override
-  public void saveInvocation(InvocationRow row, Lease lease) {
-    beforeCall("saveInvocation");
-    effectDelegate("saveInvocation").saveInvocation(row, lease);
-  }
-
-  @Override
-  public Optional<InvocationRow> loadInvocation(String effect, PollerKey source, long position) {
-    beforeCall("loadInvocation");
-    return effectDelegate("loadInvocation").loadInvocation(effect, source, position);
-  }
-
-  @Override
-  public List<InvocationRow> listInvocations(
-      String effect,
-      PollerKey source,
-      long afterPosition,
-      Set<InvocationStatus> statuses,
-      int limit) {
-    beforeCall("listInvocations");
-    return effectDelegate("listInvocations")
-        .listInvocations(effect, source, afterPosition, statuses, limit);
-  }
-
-  @Override
-  public long countInvocations(String effect, PollerKey source, long afterPosition) {
-    beforeCall("countInvocations");
-    return effectDelegate("countInvocations").countInvocations(effect, source, afterPosition);
-  }
-
-  @Override
-  public boolean requestSkip(String effect, PollerKey source, long position, Instant now) {
-    beforeCall("requestSkip");
-    return effectDelegate("requestSkip").requestSkip(effect, source, position, now);
-  }
-
-  @Override
-  public Optional<JournalEntry> loadJournalEntry(
-      String effect, PollerKey source, long position, String callKey) {
-    beforeCall("loadJournalEntry");
-    return effectDelegate("loadJournalEntry").loadJournalEntry(effect, source, position, callKey);
-  }
-
-  @Override
-  public boolean appendJournalEntry(JournalEntry entry) {
-    beforeCall("appendJournalEntry");
-    return effectDelegate("appendJournalEntry").appendJournalEntry(entry);
-  }
-
-  @Override
-  public List<JournalEntry> listJournal(
-      String effect, PollerKey source, long position, int offset, int limit) {
-    beforeCall("listJournal");
-    return effectDelegate("listJournal").listJournal(effect, source, position, offset, limit);
-  }
-
-  @Override
-  public long rewind(
-      String effect,
-      PollerKey source,
-      long position,
-      boolean lowerLiveBoundary,
-      Lease lease,
-      Instant now) {
-    beforeCall("rewind");
-    return effectDelegate("rewind").rewind(effect, source, position, lowerLiveBoundary, lease, now);
-  }
-
-  @Override
-  public int sweepInvocations(String effect, PollerKey source, Instant completedBefore, int limit) {
-    beforeCall("sweepInvocations");
-    return effectDelegate("sweepInvocations")
-        .sweepInvocations(effect, source, completedBefore, limit);
-  }
-
-  @Override
-  public Optional<SubjectKey> loadSubjectKey(String subject) {
-    beforeCall("loadSubjectKey");
-    return effectDelegate("loadSubjectKey").loadSubjectKey(subject);
-  }
-
-  @Override
-  public SubjectKey putSubjectKeyIfAbsent(SubjectKey candidate) {
-    beforeCall("putSubjectKeyIfAbsent");
-    return effectDelegate("putSubjectKeyIfAbsent").putSubjectKeyIfAbsent(candidate);
-  }
-
-  @Override
-  public boolean eraseSubject(String subject) {
-    beforeCall("eraseSubject");
-    return effectDelegate("eraseSubject").eraseSubject(subject);
+  public Optional<EffectStore> effects() {
+    return delegate.effects().map(effects -> new ForwardingEffects(effects, this::beforeCall));
   }
 }

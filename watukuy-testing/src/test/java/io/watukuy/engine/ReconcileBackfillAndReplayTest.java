@@ -244,7 +244,7 @@ class ReconcileBackfillAndReplayTest {
     f.seed(3);
     w.tick();
     assertThat(w.inspect().pollers().get(0).logHeldAbove()).isNull();
-    EffectStore effects = (EffectStore) f.store;
+    EffectStore effects = f.store.effects().orElseThrow();
     Lease lease =
         effects
             .acquireEffectLease("NotifyCustomer", "effects-1", Duration.ofDays(7), f.clock.now())

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.watukuy.PollerKey;
 import io.watukuy.spi.CredentialStore;
+import io.watukuy.spi.EffectStore;
 import io.watukuy.spi.Lease;
 import io.watukuy.spi.StateStore;
 import io.watukuy.spi.StoredCredential;
@@ -13,6 +14,7 @@ import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -122,5 +124,43 @@ class ForwardingStoreHookTest {
         .isInstanceOf(UnsupportedOperationException.class)
         .hasMessageContaining("listCredentials")
         .hasMessageContaining("is not a CredentialStore");
+  }
+
+  @Test
+  void effectCallsReachTheHookByTheirEffectStoreNamesAndAThrowSkipsTheDelegate() {
+    MemoryStore memory = new MemoryStore();
+    CountingStore counting = new CountingStore(memory);
+    EffectStore effects = counting.effects().orElseThrow();
+
+    Lease lease = effects.acquireEffectLease("Notify", "a", TTL, T0).orElseThrow();
+    effects.lowestWatermark(KEY);
+    assertThat(counting.calls()).containsExactly("acquireEffectLease", "lowestWatermark");
+
+    ForwardingStore failing =
+        new ForwardingStore(memory) {
+          @Override
+          protected void beforeCall(String method) {
+            if (method.equals("setQuarantine")) throw new IllegalStateException(method);
+          }
+        };
+    EffectStore failingEffects = failing.effects().orElseThrow();
+    assertThatThrownBy(() -> failingEffects.setQuarantine("Notify", "test", T0))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("setQuarantine");
+    assertThat(memory.effects().orElseThrow().loadEffect("Notify")).isEmpty();
+    assertThat(failingEffects.effectLease("Notify")).contains(lease);
+  }
+
+  @Test
+  void aDelegateWithoutEffectTablesGivesAWrapperWithoutThem() {
+    StateStore stateOnly =
+        new ForwardingStore(new MemoryStore()) {
+          @Override
+          public Optional<EffectStore> effects() {
+            return Optional.empty();
+          }
+        };
+
+    assertThat(new CountingStore(stateOnly).effects()).isEmpty();
   }
 }

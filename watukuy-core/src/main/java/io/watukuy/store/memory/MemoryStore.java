@@ -6,14 +6,9 @@ import io.watukuy.ScheduleState;
 import io.watukuy.StoreException;
 import io.watukuy.spi.CommitBatch;
 import io.watukuy.spi.CredentialStore;
-import io.watukuy.spi.EffectCursor;
-import io.watukuy.spi.EffectRecord;
 import io.watukuy.spi.EffectStore;
 import io.watukuy.spi.HttpValidator;
-import io.watukuy.spi.InvocationRow;
-import io.watukuy.spi.InvocationStatus;
 import io.watukuy.spi.ItemRow;
-import io.watukuy.spi.JournalEntry;
 import io.watukuy.spi.Lease;
 import io.watukuy.spi.LeasedState;
 import io.watukuy.spi.LogRange;
@@ -26,7 +21,6 @@ import io.watukuy.spi.StatePatch;
 import io.watukuy.spi.StateStore;
 import io.watukuy.spi.StoreCapabilities;
 import io.watukuy.spi.StoredCredential;
-import io.watukuy.spi.SubjectKey;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -41,7 +35,6 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.Spliterator;
 import java.util.Spliterators;
@@ -61,14 +54,14 @@ import org.jspecify.annotations.Nullable;
  * is an unmodifiable copy, so a caller cannot change what the store holds.
  *
  * <p>Thread-safe: one lock serializes every operation, which also makes each {@link #commitPoll}
- * atomic. It keeps the effect tables too ({@link EffectStore}), under the same lock; their instants
+ * atomic. It keeps the effect tables too ({@link #effects()}), under the same lock; their instants
  * are truncated to the millisecond as a SQL store keeps them. No operation blocks on anything but
  * that lock. {@link #migrate()} and {@link #close()} do nothing; the store stays usable after
  * {@code close()}. Declares {@link StoreCapabilities#ALL}.
  *
  * @since 0.1
  */
-public final class MemoryStore implements StateStore, CredentialStore, EffectStore {
+public final class MemoryStore implements StateStore, CredentialStore {
 
   private final Object lock = new Object();
 
@@ -705,8 +698,8 @@ public final class MemoryStore implements StateStore, CredentialStore, EffectSto
     }
   }
 
-  // CPD-OFF: what follows forwards the CredentialStore and EffectStore methods, one line each, to
-  // the classes that keep those tables; every store has the interfaces' shape, which is no copy.
+  // CPD-OFF: what follows forwards the CredentialStore methods, one line each, to the class that
+  // keeps the credentials table; every store has the interface's shape, which is no copy.
   // ---- credentials (CredentialStore)
 
   /** {@inheritDoc} Under the store's one lock, like every call. */
@@ -748,145 +741,13 @@ public final class MemoryStore implements StateStore, CredentialStore, EffectSto
     }
   }
 
-  // ---- effects (EffectStore), kept by MemoryEffects under the same lock
-
-  @Override
-  public Optional<Lease> acquireEffectLease(
-      String effect, String owner, Duration ttl, Instant now) {
-    return effects.acquireEffectLease(effect, owner, ttl, now);
-  }
-
-  @Override
-  public Optional<Lease> renewEffectLease(String effect, Lease lease, Duration ttl, Instant now) {
-    return effects.renewEffectLease(effect, lease, ttl, now);
-  }
-
-  @Override
-  public void releaseEffectLease(String effect, Lease lease) {
-    effects.releaseEffectLease(effect, lease);
-  }
-
-  @Override
-  public Optional<Lease> effectLease(String effect) {
-    return effects.effectLease(effect);
-  }
-
-  @Override
-  public List<String> listEffects() {
-    return effects.listEffects();
-  }
-
-  @Override
-  public Optional<EffectRecord> loadEffect(String effect) {
-    return effects.loadEffect(effect);
-  }
-
-  @Override
-  public void setQuarantine(String effect, @Nullable String reason, Instant now) {
-    effects.setQuarantine(effect, reason, now);
-  }
-
-  @Override
-  public void addCounts(
-      String effect,
-      long terminalSkips,
-      @Nullable String lastTerminalError,
-      long latestCollapsed,
-      Instant now) {
-    effects.addCounts(effect, terminalSkips, lastTerminalError, latestCollapsed, now);
-  }
-
-  @Override
-  public List<EffectCursor> loadCursors(String effect) {
-    return effects.loadCursors(effect);
-  }
-
-  @Override
-  public void saveCursor(EffectCursor cursor, Lease lease) {
-    effects.saveCursor(cursor, lease);
-  }
-
-  @Override
-  public OptionalLong lowestWatermark(PollerKey source) {
-    return effects.lowestWatermark(source);
-  }
-
-  @Override
-  public void saveInvocation(InvocationRow row, Lease lease) {
-    effects.saveInvocation(row, lease);
-  }
-
-  @Override
-  public Optional<InvocationRow> loadInvocation(String effect, PollerKey source, long position) {
-    return effects.loadInvocation(effect, source, position);
-  }
-
-  @Override
-  public List<InvocationRow> listInvocations(
-      String effect,
-      PollerKey source,
-      long afterPosition,
-      Set<InvocationStatus> statuses,
-      int limit) {
-    return effects.listInvocations(effect, source, afterPosition, statuses, limit);
-  }
-
-  @Override
-  public long countInvocations(String effect, PollerKey source, long afterPosition) {
-    return effects.countInvocations(effect, source, afterPosition);
-  }
-
-  @Override
-  public boolean requestSkip(String effect, PollerKey source, long position, Instant now) {
-    return effects.requestSkip(effect, source, position, now);
-  }
-
-  @Override
-  public Optional<JournalEntry> loadJournalEntry(
-      String effect, PollerKey source, long position, String callKey) {
-    return effects.loadJournalEntry(effect, source, position, callKey);
-  }
-
-  @Override
-  public boolean appendJournalEntry(JournalEntry entry) {
-    return effects.appendJournalEntry(entry);
-  }
-
-  @Override
-  public List<JournalEntry> listJournal(
-      String effect, PollerKey source, long position, int offset, int limit) {
-    return effects.listJournal(effect, source, position, offset, limit);
-  }
-
-  @Override
-  public long rewind(
-      String effect,
-      PollerKey source,
-      long position,
-      boolean lowerLiveBoundary,
-      Lease lease,
-      Instant now) {
-    return effects.rewind(effect, source, position, lowerLiveBoundary, lease, now);
-  }
-
-  @Override
-  public int sweepInvocations(String effect, PollerKey source, Instant completedBefore, int limit) {
-    return effects.sweepInvocations(effect, source, completedBefore, limit);
-  }
-
-  @Override
-  public Optional<SubjectKey> loadSubjectKey(String subject) {
-    return effects.loadSubjectKey(subject);
-  }
-
-  @Override
-  public SubjectKey putSubjectKeyIfAbsent(SubjectKey candidate) {
-    return effects.putSubjectKeyIfAbsent(candidate);
-  }
-
-  @Override
-  public boolean eraseSubject(String subject) {
-    return effects.eraseSubject(subject);
-  }
   // CPD-ON
+
+  // ---- effects
+
+  /** {@inheritDoc} Kept under the store's one lock, like every call. */
+  @Override
+  public Optional<EffectStore> effects() {
+    return Optional.of(effects);
+  }
 }

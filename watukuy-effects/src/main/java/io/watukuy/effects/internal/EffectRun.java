@@ -112,6 +112,8 @@ public final class EffectRun<T> {
    * @param wake called when an invocation finished, so the reader passes again
    * @param redaction hides the engine's secrets in every error kept or logged
    * @param settings the engine's journal retention and quarantine threshold
+   * @throws IllegalArgumentException if {@code store} keeps no effect tables ({@link
+   *     StateStore#effects()} is empty)
    */
   public EffectRun(
       Effect<T> effect,
@@ -124,7 +126,13 @@ public final class EffectRun<T> {
       Settings settings) {
     this.effect = effect;
     this.log = store;
-    this.store = (EffectStore) store;
+    this.store =
+        store
+            .effects()
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "store " + store.getClass().getName() + " keeps no effect tables"));
     this.time = time;
     this.workers = workers;
     this.owner = owner;

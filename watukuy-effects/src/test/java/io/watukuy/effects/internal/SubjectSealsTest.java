@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.watukuy.SealingKeys;
+import io.watukuy.spi.EffectStore;
 import io.watukuy.spi.SubjectKey;
 import io.watukuy.store.memory.MemoryStore;
 import io.watukuy.testing.VirtualClock;
@@ -20,7 +21,7 @@ class SubjectSealsTest {
   private static final long SEED = 7;
   private static final String DOCUMENT = "{\"email\":\"alice@example.com\"}";
 
-  private final MemoryStore store = new MemoryStore();
+  private final EffectStore store = new MemoryStore().effects().orElseThrow();
   private final VirtualClock clock = new VirtualClock();
   private final SealingKeys secretKey =
       SealingKeys.builder()

@@ -5,14 +5,9 @@ import io.watukuy.ScheduleState;
 import io.watukuy.StoreException;
 import io.watukuy.spi.CommitBatch;
 import io.watukuy.spi.CredentialStore;
-import io.watukuy.spi.EffectCursor;
-import io.watukuy.spi.EffectRecord;
 import io.watukuy.spi.EffectStore;
 import io.watukuy.spi.HttpValidator;
-import io.watukuy.spi.InvocationRow;
-import io.watukuy.spi.InvocationStatus;
 import io.watukuy.spi.ItemRow;
-import io.watukuy.spi.JournalEntry;
 import io.watukuy.spi.Lease;
 import io.watukuy.spi.LeasedState;
 import io.watukuy.spi.LogRange;
@@ -25,14 +20,12 @@ import io.watukuy.spi.StatePatch;
 import io.watukuy.spi.StateStore;
 import io.watukuy.spi.StoreCapabilities;
 import io.watukuy.spi.StoredCredential;
-import io.watukuy.spi.SubjectKey;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
@@ -44,10 +37,13 @@ import org.jspecify.annotations.Nullable;
  * builder, options and DDL; the contract each operation keeps is the SPI's (docs/stores.md),
  * certified by {@code StoreContractTest}. It is also the store's {@link CredentialStore} (the
  * credentials table in the same database), certified by {@code CredentialStoreContractTest}, and
- * its {@link EffectStore} (the effect tables), certified by {@code EffectStoreContractTest}; an
+ * keeps the effect tables ({@link #effects()}), certified by {@code EffectStoreContractTest}; an
  * effect call that names a source key checks it with {@link #key} first.
  */
-public abstract class JdbcStore implements StateStore, CredentialStore, EffectStore {
+public abstract class JdbcStore implements StateStore, CredentialStore {
+  // The engine's effect tables checking keys with key(); two threads may both build it, alike.
+  private volatile @Nullable JdbcEffectStore effects;
+
   /** For subclasses. */
   protected JdbcStore() {}
 
@@ -318,8 +314,8 @@ public abstract class JdbcStore implements StateStore, CredentialStore, EffectSt
     return engine().pruneLog(key("pruneLog", key), olderThan);
   }
 
-  // CPD-OFF: what follows forwards the CredentialStore and EffectStore methods, one line each, to
-  // the classes that keep those tables; every store has the interfaces' shape, which is no copy.
+  // CPD-OFF: what follows forwards the CredentialStore methods, one line each, to the class that
+  // keeps the credentials table; every store has the interface's shape, which is no copy.
   // ---- credentials
 
   @Override
@@ -342,150 +338,21 @@ public abstract class JdbcStore implements StateStore, CredentialStore, EffectSt
     return engine().listCredentials();
   }
 
-  // ---- effects (EffectStore)
-
-  @Override
-  public Optional<Lease> acquireEffectLease(
-      String effect, String owner, Duration ttl, Instant now) {
-    return engine().acquireEffectLease(effect, owner, ttl, now);
-  }
-
-  @Override
-  public Optional<Lease> renewEffectLease(String effect, Lease lease, Duration ttl, Instant now) {
-    return engine().renewEffectLease(effect, lease, ttl, now);
-  }
-
-  @Override
-  public void releaseEffectLease(String effect, Lease lease) {
-    engine().releaseEffectLease(effect, lease);
-  }
-
-  @Override
-  public Optional<Lease> effectLease(String effect) {
-    return engine().effectLease(effect);
-  }
-
-  @Override
-  public List<String> listEffects() {
-    return engine().listEffects();
-  }
-
-  @Override
-  public Optional<EffectRecord> loadEffect(String effect) {
-    return engine().loadEffect(effect);
-  }
-
-  @Override
-  public void setQuarantine(String effect, @Nullable String reason, Instant now) {
-    engine().setQuarantine(effect, reason, now);
-  }
-
-  @Override
-  public void addCounts(
-      String effect,
-      long terminalSkips,
-      @Nullable String lastTerminalError,
-      long latestCollapsed,
-      Instant now) {
-    engine().addCounts(effect, terminalSkips, lastTerminalError, latestCollapsed, now);
-  }
-
-  @Override
-  public List<EffectCursor> loadCursors(String effect) {
-    return engine().loadCursors(effect);
-  }
-
-  @Override
-  public void saveCursor(EffectCursor cursor, Lease lease) {
-    key("saveCursor", cursor.source());
-    engine().saveCursor(cursor, lease);
-  }
-
-  @Override
-  public OptionalLong lowestWatermark(PollerKey source) {
-    return engine().lowestWatermark(key("lowestWatermark", source));
-  }
-
-  @Override
-  public void saveInvocation(InvocationRow row, Lease lease) {
-    key("saveInvocation", row.source());
-    engine().saveInvocation(row, lease);
-  }
-
-  @Override
-  public Optional<InvocationRow> loadInvocation(String effect, PollerKey source, long position) {
-    return engine().loadInvocation(effect, key("loadInvocation", source), position);
-  }
-
-  @Override
-  public List<InvocationRow> listInvocations(
-      String effect,
-      PollerKey source,
-      long afterPosition,
-      Set<InvocationStatus> statuses,
-      int limit) {
-    return engine()
-        .listInvocations(effect, key("listInvocations", source), afterPosition, statuses, limit);
-  }
-
-  @Override
-  public long countInvocations(String effect, PollerKey source, long afterPosition) {
-    return engine().countInvocations(effect, key("countInvocations", source), afterPosition);
-  }
-
-  @Override
-  public boolean requestSkip(String effect, PollerKey source, long position, Instant now) {
-    return engine().requestSkip(effect, key("requestSkip", source), position, now);
-  }
-
-  @Override
-  public Optional<JournalEntry> loadJournalEntry(
-      String effect, PollerKey source, long position, String callKey) {
-    return engine().loadJournalEntry(effect, key("loadJournalEntry", source), position, callKey);
-  }
-
-  @Override
-  public boolean appendJournalEntry(JournalEntry entry) {
-    key("appendJournalEntry", entry.source());
-    return engine().appendJournalEntry(entry);
-  }
-
-  @Override
-  public List<JournalEntry> listJournal(
-      String effect, PollerKey source, long position, int offset, int limit) {
-    return engine().listJournal(effect, key("listJournal", source), position, offset, limit);
-  }
-
-  @Override
-  public long rewind(
-      String effect,
-      PollerKey source,
-      long position,
-      boolean lowerLiveBoundary,
-      Lease lease,
-      Instant now) {
-    return engine().rewind(effect, key("rewind", source), position, lowerLiveBoundary, lease, now);
-  }
-
-  @Override
-  public int sweepInvocations(String effect, PollerKey source, Instant completedBefore, int limit) {
-    return engine()
-        .sweepInvocations(effect, key("sweepInvocations", source), completedBefore, limit);
-  }
-
-  @Override
-  public Optional<SubjectKey> loadSubjectKey(String subject) {
-    return engine().loadSubjectKey(subject);
-  }
-
-  @Override
-  public SubjectKey putSubjectKeyIfAbsent(SubjectKey candidate) {
-    return engine().putSubjectKeyIfAbsent(candidate);
-  }
-
-  @Override
-  public boolean eraseSubject(String subject) {
-    return engine().eraseSubject(subject);
-  }
   // CPD-ON
+
+  // ---- effects
+
+  /**
+   * {@inheritDoc} The engine's effect tables, with every source key checked by {@link #key} first.
+   */
+  @Override
+  public Optional<EffectStore> effects() {
+    JdbcEffectStore checked = effects;
+    if (checked == null) {
+      // Built on first use: engine() is a subclass's, not ready while this constructor runs.
+      checked = engine().effectsCheckingKeys(this::key);
+      effects = checked;
+    }
+    return Optional.of(checked);
+  }
 }

@@ -6,14 +6,9 @@ import io.watukuy.ScheduleState;
 import io.watukuy.StoreException;
 import io.watukuy.spi.CommitBatch;
 import io.watukuy.spi.CredentialStore;
-import io.watukuy.spi.EffectCursor;
-import io.watukuy.spi.EffectRecord;
 import io.watukuy.spi.EffectStore;
 import io.watukuy.spi.HttpValidator;
-import io.watukuy.spi.InvocationRow;
-import io.watukuy.spi.InvocationStatus;
 import io.watukuy.spi.ItemRow;
-import io.watukuy.spi.JournalEntry;
 import io.watukuy.spi.Lease;
 import io.watukuy.spi.LeasedState;
 import io.watukuy.spi.LogRange;
@@ -26,7 +21,6 @@ import io.watukuy.spi.StatePatch;
 import io.watukuy.spi.StateStore;
 import io.watukuy.spi.StoreCapabilities;
 import io.watukuy.spi.StoredCredential;
-import io.watukuy.spi.SubjectKey;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -36,7 +30,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
@@ -84,7 +77,7 @@ import org.jspecify.annotations.Nullable;
  * {@code UPDATE ... WHERE version = ?} (or, for version 0, an {@code INSERT} whose primary-key
  * conflict means false).
  *
- * <p><b>Effects.</b> The engine is also the store's {@link EffectStore}, in the tables {@link
+ * <p><b>Effects.</b> {@link #effects()} is the store's {@link EffectStore}, in the tables {@link
  * StoreTable#EFFECTS}, {@link StoreTable#EFFECT_CURSORS}, {@link StoreTable#INVOCATIONS}, {@link
  * StoreTable#JOURNAL} and {@link StoreTable#SUBJECTS}. Its fenced writes lock the effect's row (not
  * a key's) and compare its lease; a journal append is one insert-if-absent in auto-commit ({@link
@@ -96,7 +89,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @since 0.1
  */
-public final class JdbcStoreEngine implements StateStore, CredentialStore, EffectStore {
+public final class JdbcStoreEngine implements StateStore, CredentialStore {
 
   /** Attempts of a call that meets a failure the dialect calls retryable. */
   public static final int MAX_ATTEMPTS = 3;
@@ -123,11 +116,7 @@ public final class JdbcStoreEngine implements StateStore, CredentialStore, Effec
   private final ReplayLog log;
   private final Cycles cycles;
   private final Credentials credentials;
-  private final Effects effects;
-  private final EffectCursors effectCursors;
-  private final Invocations invocations;
-  private final Journal journal;
-  private final SubjectKeys subjectKeys;
+  private final JdbcEffectStore effects;
 
   private JdbcStoreEngine(SqlDialect dialect, ConnectionSource source, Supplier<String> name) {
     Sql sql = new Sql(dialect);
@@ -144,12 +133,7 @@ public final class JdbcStoreEngine implements StateStore, CredentialStore, Effec
     this.log = new ReplayLog(runner, dialect, sql, rows, fencing);
     this.cycles = new Cycles(runner, dialect, sql, fencing, leases, texts);
     this.credentials = new Credentials(runner, dialect, sql);
-    EffectTables effectTables = new EffectTables(runner, dialect, sql);
-    this.effects = new Effects(effectTables);
-    this.effectCursors = new EffectCursors(effectTables);
-    this.invocations = new Invocations(effectTables, effectCursors);
-    this.journal = new Journal(effectTables);
-    this.subjectKeys = new SubjectKeys(effectTables);
+    this.effects = JdbcEffectStore.over(new EffectTables(runner, dialect, sql));
   }
 
   /**
@@ -510,8 +494,8 @@ public final class JdbcStoreEngine implements StateStore, CredentialStore, Effec
     return log.prune(key, olderThan);
   }
 
-  // CPD-OFF: what follows forwards the CredentialStore and EffectStore methods, one line each, to
-  // the classes that keep those tables; every store has the interfaces' shape, which is no copy.
+  // CPD-OFF: what follows forwards the CredentialStore methods, one line each, to the class that
+  // keeps the credentials table; every store has the interface's shape, which is no copy.
   // ---- credentials
 
   /** {@inheritDoc} One {@code SELECT} of the row. */
@@ -540,170 +524,20 @@ public final class JdbcStoreEngine implements StateStore, CredentialStore, Effec
     return credentials.list();
   }
 
-  // ---- effects (EffectStore)
-
-  /**
-   * {@inheritDoc} Makes sure the effect's row exists, then reads and takes it under its row lock in
-   * one transaction.
-   */
-  @Override
-  public Optional<Lease> acquireEffectLease(
-      String effect, String owner, Duration ttl, Instant now) {
-    return effects.acquire(effect, owner, ttl, now);
-  }
-
-  /** {@inheritDoc} One {@code UPDATE ... WHERE lease_owner = ? AND lease_epoch = ?}. */
-  @Override
-  public Optional<Lease> renewEffectLease(String effect, Lease lease, Duration ttl, Instant now) {
-    return effects.renew(effect, lease, ttl, now);
-  }
-
-  @Override
-  public void releaseEffectLease(String effect, Lease lease) {
-    effects.release(effect, lease);
-  }
-
-  @Override
-  public Optional<Lease> effectLease(String effect) {
-    return effects.get(effect);
-  }
-
-  /** {@inheritDoc} Sorted in Java ({@link String#compareTo}), whatever the column's collation. */
-  @Override
-  public List<String> listEffects() {
-    return effects.list();
-  }
-
-  @Override
-  public Optional<EffectRecord> loadEffect(String effect) {
-    return effects.load(effect);
-  }
-
-  @Override
-  public void setQuarantine(String effect, @Nullable String reason, Instant now) {
-    effects.setQuarantine(effect, reason, now);
-  }
-
-  /** {@inheritDoc} One {@code UPDATE} that adds to the stored values. */
-  @Override
-  public void addCounts(
-      String effect,
-      long terminalSkips,
-      @Nullable String lastTerminalError,
-      long latestCollapsed,
-      Instant now) {
-    effects.addCounts(effect, terminalSkips, lastTerminalError, latestCollapsed, now);
-  }
-
-  @Override
-  public List<EffectCursor> loadCursors(String effect) {
-    return effectCursors.load(effect);
-  }
-
-  /**
-   * {@inheritDoc} One fenced transaction: the effect's row locked and its lease compared, then an
-   * upsert.
-   */
-  @Override
-  public void saveCursor(EffectCursor cursor, Lease lease) {
-    effectCursors.save(cursor, lease);
-  }
-
-  @Override
-  public OptionalLong lowestWatermark(PollerKey source) {
-    return effectCursors.lowestWatermark(source);
-  }
-
-  /**
-   * {@inheritDoc} One fenced transaction: an {@code UPDATE} that keeps a stored skip request, or an
-   * {@code INSERT}.
-   */
-  @Override
-  public void saveInvocation(InvocationRow row, Lease lease) {
-    invocations.save(row, lease);
-  }
-
-  @Override
-  public Optional<InvocationRow> loadInvocation(String effect, PollerKey source, long position) {
-    return invocations.load(effect, source, position);
-  }
-
-  @Override
-  public List<InvocationRow> listInvocations(
-      String effect,
-      PollerKey source,
-      long afterPosition,
-      Set<InvocationStatus> statuses,
-      int limit) {
-    return invocations.list(effect, source, afterPosition, statuses, limit);
-  }
-
-  @Override
-  public long countInvocations(String effect, PollerKey source, long afterPosition) {
-    return invocations.count(effect, source, afterPosition);
-  }
-
-  /** {@inheritDoc} One {@code UPDATE ... WHERE status = 'FAILED'}. */
-  @Override
-  public boolean requestSkip(String effect, PollerKey source, long position, Instant now) {
-    return invocations.requestSkip(effect, source, position, now);
-  }
-
-  @Override
-  public Optional<JournalEntry> loadJournalEntry(
-      String effect, PollerKey source, long position, String callKey) {
-    return journal.load(effect, source, position, callKey);
-  }
-
-  /**
-   * {@inheritDoc} One insert-if-absent statement in auto-commit ({@link
-   * SqlDialect#insertIfAbsent}).
-   */
-  @Override
-  public boolean appendJournalEntry(JournalEntry entry) {
-    return journal.append(entry);
-  }
-
-  @Override
-  public List<JournalEntry> listJournal(
-      String effect, PollerKey source, long position, int offset, int limit) {
-    return journal.list(effect, source, position, offset, limit);
-  }
-
-  /** {@inheritDoc} One fenced transaction. */
-  @Override
-  public long rewind(
-      String effect,
-      PollerKey source,
-      long position,
-      boolean lowerLiveBoundary,
-      Lease lease,
-      Instant now) {
-    return invocations.rewind(effect, source, position, lowerLiveBoundary, lease, now);
-  }
-
-  /** {@inheritDoc} One transaction. */
-  @Override
-  public int sweepInvocations(String effect, PollerKey source, Instant completedBefore, int limit) {
-    return invocations.sweep(effect, source, completedBefore, limit);
-  }
-
-  @Override
-  public Optional<SubjectKey> loadSubjectKey(String subject) {
-    return subjectKeys.load(subject);
-  }
-
-  @Override
-  public SubjectKey putSubjectKeyIfAbsent(SubjectKey candidate) {
-    return subjectKeys.putIfAbsent(candidate);
-  }
-
-  @Override
-  public boolean eraseSubject(String subject) {
-    return subjectKeys.erase(subject);
-  }
-
   // CPD-ON
+
+  // ---- effects
+
+  /** {@inheritDoc} The tables of {@link JdbcEffectStore}, in this engine's database. */
+  @Override
+  public Optional<EffectStore> effects() {
+    return Optional.of(effects);
+  }
+
+  /** The effect tables with every source key handed to {@code check} first (for a store front). */
+  JdbcEffectStore effectsCheckingKeys(JdbcEffectStore.KeyCheck check) {
+    return effects.checkingKeys(check);
+  }
 
   @Override
   public String toString() {

@@ -10,6 +10,7 @@ import io.watukuy.LeaseLostException;
 import io.watukuy.PollerKey;
 import io.watukuy.StoreException;
 import io.watukuy.spi.CommitBatch;
+import io.watukuy.spi.EffectStore;
 import io.watukuy.spi.ItemRow;
 import io.watukuy.spi.Lease;
 import io.watukuy.spi.LogRange;
@@ -303,6 +304,12 @@ class MariaDbStoreTest {
         .hasMessageContaining("poller name '")
         .hasMessageContaining("has 101 characters, more than the 100");
     assertThat(store.loadVersions(longest, List.of(tooLong))).isEmpty();
+    // The effect tables check a source key the same way, before any statement.
+    EffectStore effects = store.effects().orElseThrow();
+    assertThatThrownBy(() -> effects.lowestWatermark(longPoller))
+        .isInstanceOf(StoreException.class)
+        .hasMessageContaining("lowestWatermark")
+        .hasMessageContaining("has 101 characters, more than the 100");
   }
 
   // ---- leases and isolation

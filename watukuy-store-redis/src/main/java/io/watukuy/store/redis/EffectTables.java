@@ -30,9 +30,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The effect tables of a {@link RedisStore} ({@link EffectStore}; docs/stores.md, "RedisStore and
- * RedisBudgetStore"), laid out by {@link EffectLayout} and written by {@link EffectScripts}: every
- * method is one script on the effect's slot, plus these calls to keys in other slots.
+ * The effect tables of a {@link RedisStore}, its {@link EffectStore} (docs/stores.md, "RedisStore
+ * and RedisBudgetStore"), laid out by {@link EffectLayout} and written by {@link EffectScripts}:
+ * every method is one script on the effect's slot, plus these calls to keys in other slots.
  *
  * <ul>
  *   <li>{@code <prefix>{<source>}:effects} names the effects with a cursor on a source, so {@link
@@ -49,7 +49,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code <prefix>subjects} holds the subject keys, one field per subject.
  * </ul>
  */
-final class EffectTables {
+final class EffectTables implements EffectStore {
   private static final Logger log = LoggerFactory.getLogger(RedisStore.class);
 
   /** Statuses whose rows are complete in their lane (swept once old and under the watermark). */
@@ -70,7 +70,9 @@ final class EffectTables {
 
   // ---- lease
 
-  Optional<Lease> acquire(String effect, String owner, Duration ttl, Instant now) {
+  @Override
+  public Optional<Lease> acquireEffectLease(
+      String effect, String owner, Duration ttl, Instant now) {
     Objects.requireNonNull(owner, "owner");
     requirePositive(ttl);
     long nowMs = now.toEpochMilli();
@@ -90,7 +92,8 @@ final class EffectTables {
     return Optional.of(new Lease(owner, epoch, Instant.ofEpochMilli(expiresMs)));
   }
 
-  Optional<Lease> renew(String effect, Lease lease, Duration ttl, Instant now) {
+  @Override
+  public Optional<Lease> renewEffectLease(String effect, Lease lease, Duration ttl, Instant now) {
     Objects.requireNonNull(lease, "lease");
     requirePositive(ttl);
     long expiresMs = now.plus(ttl).toEpochMilli();
@@ -107,7 +110,8 @@ final class EffectTables {
     return Optional.of(new Lease(lease.owner(), lease.epoch(), Instant.ofEpochMilli(expiresMs)));
   }
 
-  void release(String effect, Lease lease) {
+  @Override
+  public void releaseEffectLease(String effect, Lease lease) {
     Objects.requireNonNull(lease, "lease");
     expectOk(
         run(EffectScripts.RELEASE, effect, null, ScriptArgs.lease(lease)),
@@ -115,7 +119,8 @@ final class EffectTables {
         effect);
   }
 
-  Optional<Lease> lease(String effect) {
+  @Override
+  public Optional<Lease> effectLease(String effect) {
     List<Object> reply = run(EffectScripts.GET_LEASE, effect, null, List.of());
     if (reply.isEmpty()) {
       return Optional.empty();
@@ -129,7 +134,14 @@ final class EffectTables {
 
   // ---- effect-wide state
 
-  List<String> listEffects() {
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Reads the set {@code <prefix>effects}, then checks for each name that the effect still has a
+   * lease, a record or a cursor (one short script per effect, routed to its slot).
+   */
+  @Override
+  public List<String> listEffects() {
     List<String> names =
         ScriptReplies.texts(
             scripts.run(
@@ -148,7 +160,8 @@ final class EffectTables {
     return List.copyOf(out);
   }
 
-  Optional<EffectRecord> loadEffect(String effect) {
+  @Override
+  public Optional<EffectRecord> loadEffect(String effect) {
     List<Object> reply = run(EffectScripts.LOAD_RECORD, effect, null, List.of());
     if (reply.isEmpty()) {
       return Optional.empty();
@@ -156,7 +169,8 @@ final class EffectTables {
     return Optional.of(EffectRows.decodeRecord(effect, ScriptReplies.fieldMap(reply)));
   }
 
-  void setQuarantine(String effect, @Nullable String reason, Instant now) {
+  @Override
+  public void setQuarantine(String effect, @Nullable String reason, Instant now) {
     Objects.requireNonNull(now, "now");
     List<Object> reply =
         run(
@@ -171,7 +185,9 @@ final class EffectTables {
     listIfNeeded(effect, reply, 1);
   }
 
-  void addCounts(
+  /** {@inheritDoc} One script of {@code HINCRBY}s, so concurrent adds lose nothing. */
+  @Override
+  public void addCounts(
       String effect,
       long terminalSkips,
       @Nullable String lastTerminalError,
@@ -193,7 +209,8 @@ final class EffectTables {
 
   // ---- cursors
 
-  List<EffectCursor> loadCursors(String effect) {
+  @Override
+  public List<EffectCursor> loadCursors(String effect) {
     List<Object> reply = run(EffectScripts.LOAD_CURSORS, effect, null, List.of());
     List<EffectCursor> cursors = new ArrayList<>();
     for (int i = 0; i + 1 < reply.size(); i += 2) {
@@ -204,7 +221,14 @@ final class EffectTables {
     return List.copyOf(cursors);
   }
 
-  void saveCursor(EffectCursor cursor, Lease lease) {
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The first cursor of an effect on a source takes two more calls: the effect is added to the
+   * source's set of effects ({@link #lowestWatermark}) before the cursor is written.
+   */
+  @Override
+  public void saveCursor(EffectCursor cursor, Lease lease) {
     Objects.requireNonNull(cursor, "cursor");
     Objects.requireNonNull(lease, "lease");
     String effect = cursor.effect();
@@ -220,7 +244,14 @@ final class EffectTables {
     listIfNeeded(effect, reply, 1);
   }
 
-  OptionalLong lowestWatermark(PollerKey source) {
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Reads the set {@code <prefix>{<source>}:effects} of the effects with a cursor on {@code
+   * source}, then each one's cursor (one short script per effect): never a {@code SCAN}.
+   */
+  @Override
+  public OptionalLong lowestWatermark(PollerKey source) {
     Objects.requireNonNull(source, "source");
     List<String> effects =
         ScriptReplies.texts(
@@ -246,7 +277,8 @@ final class EffectTables {
 
   // ---- invocations
 
-  void saveInvocation(InvocationRow row, Lease lease) {
+  @Override
+  public void saveInvocation(InvocationRow row, Lease lease) {
     Objects.requireNonNull(row, "row");
     Objects.requireNonNull(lease, "lease");
     List<String> args = new ArrayList<>(ScriptArgs.lease(lease));
@@ -262,7 +294,8 @@ final class EffectTables {
         lease);
   }
 
-  Optional<InvocationRow> loadInvocation(String effect, PollerKey source, long position) {
+  @Override
+  public Optional<InvocationRow> loadInvocation(String effect, PollerKey source, long position) {
     if (position < 1) {
       return Optional.empty();
     }
@@ -274,7 +307,16 @@ final class EffectTables {
     return Optional.of(EffectRows.decodeInvocation(effect, source, position, text(reply, 0)));
   }
 
-  List<InvocationRow> listInvocations(
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Walks the positions above {@code afterPosition} in order inside one script and filters by
+   * status there; a narrow filter over a long history reads that history inside Redis.
+   *
+   * @throws IllegalArgumentException if {@code limit} is not positive
+   */
+  @Override
+  public List<InvocationRow> listInvocations(
       String effect,
       PollerKey source,
       long afterPosition,
@@ -299,7 +341,8 @@ final class EffectTables {
     return List.copyOf(rows);
   }
 
-  long countInvocations(String effect, PollerKey source, long afterPosition) {
+  @Override
+  public long countInvocations(String effect, PollerKey source, long afterPosition) {
     return number(
         run(
             EffectScripts.COUNT_INVOCATIONS,
@@ -310,7 +353,8 @@ final class EffectTables {
         effect);
   }
 
-  boolean requestSkip(String effect, PollerKey source, long position, Instant now) {
+  @Override
+  public boolean requestSkip(String effect, PollerKey source, long position, Instant now) {
     Objects.requireNonNull(now, "now");
     if (position < 1) {
       return false;
@@ -326,7 +370,8 @@ final class EffectTables {
 
   // ---- journal
 
-  Optional<JournalEntry> loadJournalEntry(
+  @Override
+  public Optional<JournalEntry> loadJournalEntry(
       String effect, PollerKey source, long position, String callKey) {
     Objects.requireNonNull(callKey, "callKey");
     if (position < 1) {
@@ -344,7 +389,9 @@ final class EffectTables {
     return Optional.of(EffectRows.decodeEntry(effect, source, position, callKey, text(reply, 0)));
   }
 
-  boolean appendJournalEntry(JournalEntry entry) {
+  /** {@inheritDoc} One script: {@code HSETNX} of the entry, then its place in ordinal order. */
+  @Override
+  public boolean appendJournalEntry(JournalEntry entry) {
     Objects.requireNonNull(entry, "entry");
     List<Object> reply =
         run(
@@ -358,7 +405,13 @@ final class EffectTables {
     return number(reply, 0, entry.effect()) == 1;
   }
 
-  List<JournalEntry> listJournal(
+  /**
+   * {@inheritDoc}
+   *
+   * @throws IllegalArgumentException if {@code offset} is negative or {@code limit} not positive
+   */
+  @Override
+  public List<JournalEntry> listJournal(
       String effect, PollerKey source, long position, int offset, int limit) {
     if (offset < 0) {
       throw new IllegalArgumentException("offset must be >= 0, was " + offset);
@@ -383,7 +436,17 @@ final class EffectTables {
 
   // ---- maintenance
 
-  long rewind(
+  /**
+   * {@inheritDoc}
+   *
+   * <p>One script deletes the rows and every journal entry above {@code position} (an entry
+   * appended without a row too) and writes the cursor; the first cursor of the effect on {@code
+   * source} takes two more calls, as {@link #saveCursor} does.
+   *
+   * @throws IllegalArgumentException if {@code position} is negative
+   */
+  @Override
+  public long rewind(
       String effect,
       PollerKey source,
       long position,
@@ -415,7 +478,16 @@ final class EffectTables {
     return number(reply, 1, effect);
   }
 
-  int sweepInvocations(String effect, PollerKey source, Instant completedBefore, int limit) {
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Walks the completed rows by update time, oldest first, so rows too young to sweep are not
+   * read; only completed rows above the watermark (the lanes that went ahead) are passed over.
+   *
+   * @throws IllegalArgumentException if {@code limit} is not positive
+   */
+  @Override
+  public int sweepInvocations(String effect, PollerKey source, Instant completedBefore, int limit) {
     Objects.requireNonNull(completedBefore, "completedBefore");
     requireLimit(limit);
     List<Object> reply =
@@ -432,7 +504,8 @@ final class EffectTables {
 
   // ---- subject keys
 
-  Optional<SubjectKey> loadSubjectKey(String subject) {
+  @Override
+  public Optional<SubjectKey> loadSubjectKey(String subject) {
     Objects.requireNonNull(subject, "subject");
     String value = text(subjects(EffectScripts.LOAD_SUBJECT, subject, List.of(subject)), 0);
     return value.isEmpty()
@@ -440,7 +513,9 @@ final class EffectTables {
         : Optional.of(EffectRows.decodeSubject(subject, value));
   }
 
-  SubjectKey putSubjectKeyIfAbsent(SubjectKey candidate) {
+  /** {@inheritDoc} One script: {@code HSETNX}, then the stored key. */
+  @Override
+  public SubjectKey putSubjectKeyIfAbsent(SubjectKey candidate) {
     Objects.requireNonNull(candidate, "candidate");
     String subject = candidate.subject();
     List<Object> reply =
@@ -451,7 +526,8 @@ final class EffectTables {
     return EffectRows.decodeSubject(subject, text(reply, 0));
   }
 
-  boolean eraseSubject(String subject) {
+  @Override
+  public boolean eraseSubject(String subject) {
     Objects.requireNonNull(subject, "subject");
     List<Object> reply = subjects(EffectScripts.ERASE_SUBJECT, subject, List.of(subject));
     return "1".equals(text(reply, 0));

@@ -12,14 +12,9 @@ import io.watukuy.ScheduleState;
 import io.watukuy.StoreException;
 import io.watukuy.spi.CommitBatch;
 import io.watukuy.spi.CredentialStore;
-import io.watukuy.spi.EffectCursor;
-import io.watukuy.spi.EffectRecord;
 import io.watukuy.spi.EffectStore;
 import io.watukuy.spi.HttpValidator;
-import io.watukuy.spi.InvocationRow;
-import io.watukuy.spi.InvocationStatus;
 import io.watukuy.spi.ItemRow;
-import io.watukuy.spi.JournalEntry;
 import io.watukuy.spi.Lease;
 import io.watukuy.spi.LeasedState;
 import io.watukuy.spi.LogRange;
@@ -32,7 +27,6 @@ import io.watukuy.spi.StatePatch;
 import io.watukuy.spi.StateStore;
 import io.watukuy.spi.StoreCapabilities;
 import io.watukuy.spi.StoredCredential;
-import io.watukuy.spi.SubjectKey;
 import io.watukuy.store.redis.RowCodec.Parked;
 import java.time.Duration;
 import java.time.Instant;
@@ -47,7 +41,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.Spliterator;
 import java.util.Spliterators;
@@ -93,16 +86,16 @@ import org.jspecify.annotations.Nullable;
  * the expected ones and writes the whole value, so racing writers of one version have exactly one
  * winner and a reader sees one version whole. Instants are kept to the millisecond.
  *
- * <p><b>Effects.</b> The store is also an {@link EffectStore}. Every key of one effect is {@code
- * <prefix>{effect:<name>}:<part>} (the name escaped as inside a poller key's tag, which always
- * holds a {@code |} where an effect's never does): the lease, the record (quarantine and counters),
- * the cursors per source key, and per source key the invocation rows, their positions in order, the
- * completed ones by update time, the journal and its calls in ordinal order. One hash tag per
- * effect lets every fenced write check the lease and write its rows in one script. {@code
+ * <p><b>Effects.</b> The store keeps effect tables ({@link #effects()}). Every key of one effect is
+ * {@code <prefix>{effect:<name>}:<part>} (the name escaped as inside a poller key's tag, which
+ * always holds a {@code |} where an effect's never does): the lease, the record (quarantine and
+ * counters), the cursors per source key, and per source key the invocation rows, their positions in
+ * order, the completed ones by update time, the journal and its calls in ordinal order. One hash
+ * tag per effect lets every fenced write check the lease and write its rows in one script. {@code
  * <prefix>{<poller>|<partition>}:effects} names the effects with a cursor on that key, in the key's
- * own slot, for {@link #lowestWatermark}; {@code <prefix>effects} names every effect and {@code
- * <prefix>subjects} holds the subjects' wrapped data keys, one field per subject. docs/stores.md,
- * "RedisStore and RedisBudgetStore", has the whole layout.
+ * own slot, for {@link EffectStore#lowestWatermark}; {@code <prefix>effects} names every effect and
+ * {@code <prefix>subjects} holds the subjects' wrapped data keys, one field per subject.
+ * docs/stores.md, "RedisStore and RedisBudgetStore", has the whole layout.
  *
  * <p><b>Ordering.</b> Sequences are stored as sorted-set members of 19 zero-padded decimal digits
  * with score 0 and read with {@code ZRANGEBYLEX}, so order is exact for every non-negative {@code
@@ -137,7 +130,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @since 0.1
  */
-public final class RedisStore implements StateStore, CredentialStore, EffectStore {
+public final class RedisStore implements StateStore, CredentialStore {
 
   /** Default of {@link Builder#prefix(String)}. */
   public static final String DEFAULT_PREFIX = "watukuy:";
@@ -715,8 +708,8 @@ public final class RedisStore implements StateStore, CredentialStore, EffectStor
     return (int) scripts.count(Scripts.PRUNE_LOG, key, ScriptArgs.pruneLog(olderThan));
   }
 
-  // CPD-OFF: what follows forwards the CredentialStore and EffectStore methods, one line each, to
-  // the classes that keep those tables; every store has the interfaces' shape, which is no copy.
+  // CPD-OFF: what follows forwards the CredentialStore methods, one line each, to the class that
+  // keeps the credentials table; every store has the interface's shape, which is no copy.
   // ---- credentials
 
   /** {@inheritDoc} One {@code HGET} in a script. */
@@ -745,199 +738,15 @@ public final class RedisStore implements StateStore, CredentialStore, EffectStor
     return credentials.list();
   }
 
-  // ---- effects (EffectTables)
-
-  @Override
-  public Optional<Lease> acquireEffectLease(
-      String effect, String owner, Duration ttl, Instant now) {
-    return effects.acquire(effect, owner, ttl, now);
-  }
-
-  @Override
-  public Optional<Lease> renewEffectLease(String effect, Lease lease, Duration ttl, Instant now) {
-    return effects.renew(effect, lease, ttl, now);
-  }
-
-  @Override
-  public void releaseEffectLease(String effect, Lease lease) {
-    effects.release(effect, lease);
-  }
-
-  @Override
-  public Optional<Lease> effectLease(String effect) {
-    return effects.lease(effect);
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>Reads the set {@code <prefix>effects}, then checks for each name that the effect still has a
-   * lease, a record or a cursor (one short script per effect, routed to its slot).
-   */
-  @Override
-  public List<String> listEffects() {
-    return effects.listEffects();
-  }
-
-  @Override
-  public Optional<EffectRecord> loadEffect(String effect) {
-    return effects.loadEffect(effect);
-  }
-
-  @Override
-  public void setQuarantine(String effect, @Nullable String reason, Instant now) {
-    effects.setQuarantine(effect, reason, now);
-  }
-
-  /** {@inheritDoc} One script of {@code HINCRBY}s, so concurrent adds lose nothing. */
-  @Override
-  public void addCounts(
-      String effect,
-      long terminalSkips,
-      @Nullable String lastTerminalError,
-      long latestCollapsed,
-      Instant now) {
-    effects.addCounts(effect, terminalSkips, lastTerminalError, latestCollapsed, now);
-  }
-
-  @Override
-  public List<EffectCursor> loadCursors(String effect) {
-    return effects.loadCursors(effect);
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>The first cursor of an effect on a source takes two more calls: the effect is added to the
-   * source's set of effects ({@link #lowestWatermark}) before the cursor is written.
-   */
-  @Override
-  public void saveCursor(EffectCursor cursor, Lease lease) {
-    effects.saveCursor(cursor, lease);
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>Reads the set {@code <prefix>{<source>}:effects} of the effects with a cursor on {@code
-   * source}, then each one's cursor (one short script per effect): never a {@code SCAN}.
-   */
-  @Override
-  public OptionalLong lowestWatermark(PollerKey source) {
-    return effects.lowestWatermark(source);
-  }
-
-  @Override
-  public void saveInvocation(InvocationRow row, Lease lease) {
-    effects.saveInvocation(row, lease);
-  }
-
-  @Override
-  public Optional<InvocationRow> loadInvocation(String effect, PollerKey source, long position) {
-    return effects.loadInvocation(effect, source, position);
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>Walks the positions above {@code afterPosition} in order inside one script and filters by
-   * status there; a narrow filter over a long history reads that history inside Redis.
-   *
-   * @throws IllegalArgumentException if {@code limit} is not positive
-   */
-  @Override
-  public List<InvocationRow> listInvocations(
-      String effect,
-      PollerKey source,
-      long afterPosition,
-      Set<InvocationStatus> statuses,
-      int limit) {
-    return effects.listInvocations(effect, source, afterPosition, statuses, limit);
-  }
-
-  @Override
-  public long countInvocations(String effect, PollerKey source, long afterPosition) {
-    return effects.countInvocations(effect, source, afterPosition);
-  }
-
-  @Override
-  public boolean requestSkip(String effect, PollerKey source, long position, Instant now) {
-    return effects.requestSkip(effect, source, position, now);
-  }
-
-  @Override
-  public Optional<JournalEntry> loadJournalEntry(
-      String effect, PollerKey source, long position, String callKey) {
-    return effects.loadJournalEntry(effect, source, position, callKey);
-  }
-
-  /** {@inheritDoc} One script: {@code HSETNX} of the entry, then its place in ordinal order. */
-  @Override
-  public boolean appendJournalEntry(JournalEntry entry) {
-    return effects.appendJournalEntry(entry);
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * @throws IllegalArgumentException if {@code offset} is negative or {@code limit} not positive
-   */
-  @Override
-  public List<JournalEntry> listJournal(
-      String effect, PollerKey source, long position, int offset, int limit) {
-    return effects.listJournal(effect, source, position, offset, limit);
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>One script deletes the rows and every journal entry above {@code position} (an entry
-   * appended without a row too) and writes the cursor; the first cursor of the effect on {@code
-   * source} takes two more calls, as {@link #saveCursor} does.
-   *
-   * @throws IllegalArgumentException if {@code position} is negative
-   */
-  @Override
-  public long rewind(
-      String effect,
-      PollerKey source,
-      long position,
-      boolean lowerLiveBoundary,
-      Lease lease,
-      Instant now) {
-    return effects.rewind(effect, source, position, lowerLiveBoundary, lease, now);
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>Walks the completed rows by update time, oldest first, so rows too young to sweep are not
-   * read; only completed rows above the watermark (the lanes that went ahead) are passed over.
-   *
-   * @throws IllegalArgumentException if {@code limit} is not positive
-   */
-  @Override
-  public int sweepInvocations(String effect, PollerKey source, Instant completedBefore, int limit) {
-    return effects.sweepInvocations(effect, source, completedBefore, limit);
-  }
-
-  @Override
-  public Optional<SubjectKey> loadSubjectKey(String subject) {
-    return effects.loadSubjectKey(subject);
-  }
-
-  /** {@inheritDoc} One script: {@code HSETNX}, then the stored key. */
-  @Override
-  public SubjectKey putSubjectKeyIfAbsent(SubjectKey candidate) {
-    return effects.putSubjectKeyIfAbsent(candidate);
-  }
-
-  @Override
-  public boolean eraseSubject(String subject) {
-    return effects.eraseSubject(subject);
-  }
-
   // CPD-ON
+
+  // ---- effects
+
+  /** {@inheritDoc} Kept in the same Redis as the log, under the same prefix. */
+  @Override
+  public Optional<EffectStore> effects() {
+    return Optional.of(effects);
+  }
 
   private static void requireLimit(int limit) {
     if (limit < 0) {

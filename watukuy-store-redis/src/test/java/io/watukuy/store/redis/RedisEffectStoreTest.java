@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.watukuy.PollerKey;
 import io.watukuy.StoreException;
 import io.watukuy.spi.EffectCursor;
+import io.watukuy.spi.EffectStore;
 import io.watukuy.spi.InvocationRow;
 import io.watukuy.spi.InvocationStatus;
 import io.watukuy.spi.JournalEntry;
@@ -51,7 +52,8 @@ class RedisEffectStoreTest {
   void everyCallNamesKeysOfOneClusterSlotAndEveryKeyIsWhereTheDocsSay() {
     String prefix = redis.newPrefix("effect-layout");
     Recording recording = new Recording(redis.client());
-    RedisStore store = RedisStore.builder(recording).prefix(prefix).build();
+    RedisStore redisStore = RedisStore.builder(recording).prefix(prefix).build();
+    EffectStore store = effects(redisStore);
     String effect = "Notify{x}|%";
     PollerKey source = PollerKey.of("or|ders", "{eu}");
 
@@ -99,7 +101,7 @@ class RedisEffectStoreTest {
     assertThat(store.countInvocations(effect, source, 0)).isEqualTo(2);
     assertThat(redis.commands().smembers(prefix + "{" + tag + "}:effects")).containsExactly(effect);
     assertThat(slot(prefix + "{" + tag + "}:effects"))
-        .isEqualTo(slot(store.keyNames(source).get(0)));
+        .isEqualTo(slot(redisStore.keyNames(source).get(0)));
   }
 
   // ---- the source's set of effects comes before the cursor
@@ -108,7 +110,8 @@ class RedisEffectStoreTest {
   void theSourceNamesTheEffectBeforeItsFirstCursorIsWritten() {
     String prefix = redis.newPrefix("effect-index");
     Recording recording = new Recording(redis.client());
-    RedisStore store = RedisStore.builder(recording).prefix(prefix).build();
+    RedisStore redisStore = RedisStore.builder(recording).prefix(prefix).build();
+    EffectStore store = effects(redisStore);
     Lease lease = store.acquireEffectLease(EFFECT, "a", TTL, T0).orElseThrow();
     String sourceSet = prefix + "{orders|eu}:effects";
     // The cursor write that follows the source's set fails, as a connection lost there would.
@@ -131,7 +134,7 @@ class RedisEffectStoreTest {
     assertThat(recording.calls.size() - before).as("calls of a later cursor write").isEqualTo(1);
     assertThat(store.lowestWatermark(SOURCE)).hasValue(9);
     // Deleting the poller key's data (a partition change) leaves the effects reading it named.
-    store.deleteKey(SOURCE);
+    redisStore.deleteKey(SOURCE);
     assertThat(store.lowestWatermark(SOURCE)).hasValue(9);
   }
 
@@ -140,8 +143,8 @@ class RedisEffectStoreTest {
   @Test
   void aSkipRequestSurvivesRowWritesRacingItFromAnotherConnection() throws Exception {
     String prefix = redis.newPrefix("effect-skip");
-    RedisStore writer = redis.connect().store(prefix);
-    RedisStore operator = redis.store(prefix);
+    EffectStore writer = effects(redis.connect().store(prefix));
+    EffectStore operator = effects(redis.store(prefix));
     Lease lease = writer.acquireEffectLease(EFFECT, "engine", TTL, T0).orElseThrow();
     writer.saveInvocation(row(EFFECT, SOURCE, 5, FAILED), lease);
     AtomicInteger writes = new AtomicInteger();
@@ -171,7 +174,8 @@ class RedisEffectStoreTest {
   @Test
   void racingAppendsOfOneCallKeepExactlyTheFirst() throws Exception {
     String prefix = redis.newPrefix("effect-journal");
-    List<RedisStore> stores = List.of(redis.store(prefix), redis.connect().store(prefix));
+    List<EffectStore> stores =
+        List.of(effects(redis.store(prefix)), effects(redis.connect().store(prefix)));
     int threads = 8;
     CountDownLatch start = new CountDownLatch(1);
     List<Integer> winners = Collections.synchronizedList(new ArrayList<>());
@@ -208,7 +212,8 @@ class RedisEffectStoreTest {
 
   @Test
   void positionsAboveTwoToTheFiftyThreeKeepExactOrder() {
-    RedisStore store = redis.store(redis.newPrefix("effect-order"));
+    RedisStore redisStore = redis.store(redis.newPrefix("effect-order"));
+    EffectStore store = effects(redisStore);
     Lease lease = store.acquireEffectLease(EFFECT, "a", TTL, T0).orElseThrow();
     long p = 1L << 53;
     for (long position : List.of(Long.MAX_VALUE, p + 1, Long.MAX_VALUE - 1, p)) {
@@ -231,12 +236,17 @@ class RedisEffectStoreTest {
     assertThat(store.listJournal(EFFECT, SOURCE, p, 0, 10)).isEmpty();
   }
 
+  private static EffectStore effects(RedisStore store) {
+    return store.effects().orElseThrow();
+  }
+
   // ---- messages
 
   @Test
   void anUnreadableStoredValueNamesWhatAndWhoseButNeverTheValue() {
     String prefix = redis.newPrefix("effect-corrupt");
-    RedisStore store = redis.store(prefix);
+    RedisStore redisStore = redis.store(prefix);
+    EffectStore store = effects(redisStore);
     redis.commands().hset(prefix + "subjects", "c-1", "5:k-1~wrapped-SECRET-key");
     store.appendJournalEntry(entryWithResult(3, "ok"));
     String journal = prefix + "{effect:" + EFFECT + "}:journal:orders|eu";
