@@ -710,9 +710,7 @@ public final class RedisStore implements StateStore, CredentialStore, EffectStor
 
   @Override
   public int pruneLog(PollerKey key, Instant olderThan) {
-    Objects.requireNonNull(key, "key");
-    Objects.requireNonNull(olderThan, "olderThan");
-    return (int) scripts.count(Scripts.PRUNE_LOG, key, ScriptArgs.pruneLog(olderThan));
+    return effects.pruneLog(key, olderThan);
   }
 
   // CPD-OFF: what follows forwards the CredentialStore and EffectStore methods, one line each, to
