@@ -191,6 +191,39 @@ class RedisEffectStoreTest {
   }
 
   @Test
+  void aStaleHoldersLateRaiseCannotLiftTheMirrorAboveANewerHoldersRewind() {
+    String prefix = redis.newPrefix("effect-mirror-stale");
+    Recording recording = new Recording(redis.client());
+    RedisStore stale = RedisStore.builder(recording).prefix(prefix).build();
+    RedisStore newer = redis.store(prefix);
+    Lease a = stale.acquireEffectLease(EFFECT, "a", TTL, T0).orElseThrow();
+    stale.saveCursor(cursor(4), a);
+    logEvents(stale, 10);
+    String mirror = prefix + "{orders|eu}:effects";
+    // Between a's cursor write to 8 and its raise of the mirror, its lease expires and b rewinds.
+    AtomicInteger rewinds = new AtomicInteger();
+    int seen = recording.calls.size();
+    recording.failWhen =
+        keys -> {
+          if (keys.contains(mirror)
+              && recording.sawKeyAfter(seen, prefix + "{effect:NotifyCustomer}:lease")
+              && rewinds.getAndIncrement() == 0) {
+            Instant later = T0.plus(TTL).plusSeconds(1);
+            Lease b = newer.acquireEffectLease(EFFECT, "b", TTL, later).orElseThrow();
+            newer.rewind(EFFECT, SOURCE, 2, false, b, later);
+          }
+          return false;
+        };
+
+    stale.saveCursor(cursor(8), a);
+
+    assertThat(rewinds).hasValue(1);
+    assertThat(newer.loadCursors(EFFECT)).singleElement().returns(2L, EffectCursor::watermark);
+    assertThat(redis.commands().hget(mirror, EFFECT)).startsWith("0000000000000000002 ");
+    assertThat(newer.pruneLog(SOURCE, T0.plusSeconds(3600))).isEqualTo(2);
+  }
+
+  @Test
   void aMirrorWrittenAsASetOfEffectsHoldsTheWholeLogUntilTheCursorAdvances() {
     String prefix = redis.newPrefix("effect-mirror-set");
     RedisStore store = redis.store(prefix);
