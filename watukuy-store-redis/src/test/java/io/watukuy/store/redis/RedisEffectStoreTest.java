@@ -38,9 +38,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * RedisStore's effect tables beyond the contract: the key layout and its cluster slots, the
- * source's set of effects written before a first cursor, atomic skip requests and journal appends
- * under races, exact order past 2<sup>53</sup>, and messages that name the effect but never a
- * stored value.
+ * source's mirror of watermarks, written before a first cursor and never above one, atomic skip
+ * requests and journal appends under races, exact order past 2<sup>53</sup>, and messages that name
+ * the effect but never a stored value.
  */
 class RedisEffectStoreTest {
   static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");
