@@ -25,7 +25,7 @@ final class EffectLayout {
           "record", // hash: quarantinedAt, quarantineReason, terminalSkips, lastTerminalError,
           //           latestCollapsed, updatedAt
           "cursors", // hash: source tag -> cursor
-          "sources"); // set: source tags whose <prefix>{<source>}:effects names the effect
+          "sources"); // set: source tags whose <prefix>{<source>}:effects mirror names the effect
 
   /** The parts of one source of an effect, {@code KEYS[5..9]}, each followed by the source. */
   static final List<String> SOURCE_PARTS =
@@ -65,7 +65,10 @@ final class EffectLayout {
     return List.copyOf(keys);
   }
 
-  /** The set of effects that have a cursor on {@code source}, in the source's own slot. */
+  /**
+   * The hash mirroring the watermark of each effect with a cursor on {@code source} (effect →
+   * watermark member, a space, the lease epoch), in the source's own slot.
+   */
   String sourceEffects(PollerKey source) {
     return prefix + "{" + KeyLayout.tag(source) + "}:effects";
   }

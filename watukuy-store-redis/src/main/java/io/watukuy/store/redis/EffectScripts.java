@@ -32,13 +32,24 @@ final class EffectScripts {
         if redis.call('HEXISTS', LEASE, 'listed') == 1 then return '0' end
         return '1'
       end
-      -- Whether the source's set of effects (lowestWatermark) names this effect; when not, adds
-      -- it to SOURCES only if the caller says it has just added the effect there.
-      local function sourceIndexed(source, added)
-        if redis.call('SISMEMBER', SOURCES, source) == 1 then return true end
-        if added ~= '1' then return false end
-        redis.call('SADD', SOURCES, source)
-        return true
+      -- Whether the source's mirror (lowestWatermark, pruneLog) is known to sit at or below
+      -- watermark member wm, so the cursor may be written: lowered is '1' when the caller has just
+      -- set it there (then the source is marked in SOURCES); else it holds when the cursor exists
+      -- and does not go down, since the mirror never sits above the cursor.
+      local function mirrorBelow(source, wm, lowered)
+        if lowered == '1' then
+          redis.call('SADD', SOURCES, source)
+          return true
+        end
+        if redis.call('SISMEMBER', SOURCES, source) == 0 then return false end
+        local old = redis.call('HGET', CURSORS, source)
+        return old ~= nil and old ~= false and wm >= string.sub(old, 1, 19)
+      end
+      -- '1' when a cursor at wm lies above the stored one (so the mirror may rise), else '0'.
+      local function rises(source, wm)
+        local old = redis.call('HGET', CURSORS, source)
+        if old and wm <= string.sub(old, 1, 19) then return '0' end
+        return '1'
       end
       -- Deletes the journal of the positions whose call members lie in [from, to].
       local function dropCalls(from, to)
@@ -153,9 +164,9 @@ final class EffectScripts {
   static final Script LOAD_CURSORS = of("loadCursors", "return redis.call('HGETALL', CURSORS)\n");
 
   /**
-   * ARGV: owner, epoch, source tag, cursor, '1' when the source's set of effects names the effect.
-   * Reply: LEASE_LOST, INDEX (the source's set must name the effect first; nothing written), or OK,
-   * unlisted.
+   * ARGV: owner, epoch, source tag, cursor, '1' when the source's mirror was just set at or below
+   * the cursor's watermark. Reply: LEASE_LOST, INDEX (the mirror must be lowered or registered
+   * first; nothing written), or OK, unlisted, '1' when the watermark rose (the mirror follows).
    */
   static final Script SAVE_CURSOR =
       of(
@@ -163,9 +174,11 @@ final class EffectScripts {
           """
           local lost = fence(ARGV[1], ARGV[2])
           if lost then return lost end
-          if not sourceIndexed(ARGV[3], ARGV[5]) then return {'INDEX'} end
+          local wm = string.sub(ARGV[4], 1, 19)
+          if not mirrorBelow(ARGV[3], wm, ARGV[5]) then return {'INDEX'} end
+          local up = rises(ARGV[3], wm)
           redis.call('HSET', CURSORS, ARGV[3], ARGV[4])
-          return {'OK', unlisted()}
+          return {'OK', unlisted(), up}
           """);
 
   /** ARGV: source tag. Reply: the cursor's watermark member, or empty. */
@@ -306,10 +319,10 @@ final class EffectScripts {
 
   /**
    * ARGV: owner, epoch, source tag, position member, position as decimal, '1' to lower the live
-   * boundary, the cursor's tail (update time and no schemes), '1' when the source's set of effects
-   * names the effect. Deletes the rows above the position and the journal of every position above
-   * it, then writes the cursor. Reply: LEASE_LOST, INDEX (nothing written), or OK, rows deleted,
-   * unlisted.
+   * boundary, the cursor's tail (update time and no schemes), '1' when the source's mirror was just
+   * set at or below the position. Deletes the rows above the position and the journal of every
+   * position above it, then writes the cursor. Reply: LEASE_LOST, INDEX (the mirror must be lowered
+   * first; nothing written), or OK, rows deleted, unlisted, '1' when the watermark rose.
    */
   static final Script REWIND =
       of(
@@ -317,8 +330,9 @@ final class EffectScripts {
           """
           local lost = fence(ARGV[1], ARGV[2])
           if lost then return lost end
-          if not sourceIndexed(ARGV[3], ARGV[8]) then return {'INDEX'} end
           local pm = ARGV[4]
+          if not mirrorBelow(ARGV[3], pm, ARGV[8]) then return {'INDEX'} end
+          local up = rises(ARGV[3], pm)
           local rows = redis.call('ZRANGEBYLEX', POSITIONS, '(' .. pm, '+')
           for _, m in ipairs(rows) do
             redis.call('HDEL', INVOCATIONS, m)
@@ -336,7 +350,7 @@ final class EffectScripts {
             end
           end
           redis.call('HSET', CURSORS, ARGV[3], pm .. '|' .. boundary .. '|' .. ARGV[7])
-          return {'OK', #rows, unlisted()}
+          return {'OK', #rows, unlisted(), up}
           """);
 
   /**
@@ -376,6 +390,77 @@ final class EffectScripts {
 
   static final Script SET_MEMBERS =
       Script.of("members", "return redis.call('SMEMBERS', KEYS[1])\n");
+
+  // ---- a source's mirror of its effects' watermarks (KEYS[1], in the source's slot)
+
+  /**
+   * Lua that defines {@code mirrorOf(key)}: upgrades a source's mirror written as a set of effect
+   * names (before the mirror held watermarks) to the hash, each effect at watermark 0, which keeps
+   * the whole log until that effect's next cursor raises it; then returns the key. A mirror value
+   * is the 19-digit watermark member, a space and the lease epoch that wrote it.
+   */
+  static final String MIRROR_OF =
+      """
+      local function mirrorOf(key)
+        if redis.call('TYPE', key).ok == 'set' then
+          local names = redis.call('SMEMBERS', key)
+          redis.call('DEL', key)
+          for _, n in ipairs(names) do
+            redis.call('HSET', key, n, '0000000000000000000 0')
+          end
+        end
+        return key
+      end
+      -- Whether decimal epoch a is above b.
+      local function above(a, b)
+        return #a > #b or (#a == #b and a > b)
+      end
+      """;
+
+  /** Reply: the names of the effects mirrored on the source. */
+  static final Script MIRRORED =
+      Script.of("lowestWatermark", MIRROR_OF + "return redis.call('HKEYS', mirrorOf(KEYS[1]))\n");
+
+  /**
+   * ARGV: effect, watermark member, lease epoch. Registers the effect at the watermark, or lowers
+   * its mirror to it; the mirror keeps the higher epoch. Lowering is always safe (the log keeps
+   * more), so it is not fenced. Reply: OK.
+   */
+  static final Script MIRROR_LOWER =
+      Script.of(
+          "mirrorWatermark",
+          MIRROR_OF
+              + """
+              local mirror = mirrorOf(KEYS[1])
+              local wm, epoch = ARGV[2], ARGV[3]
+              local cur = redis.call('HGET', mirror, ARGV[1])
+              if cur then
+                local m, e = string.match(cur, '^(%d+) (%d+)$')
+                if m < wm then wm = m end
+                if above(e, epoch) then epoch = e end
+              end
+              redis.call('HSET', mirror, ARGV[1], wm .. ' ' .. epoch)
+              return {'OK'}
+              """);
+
+  /**
+   * ARGV: effect, watermark member, lease epoch. Raises the effect's mirror to the watermark after
+   * its cursor got there, unless the mirror is already as high or a later lease wrote it (a stale
+   * holder must not raise it above a newer holder's rewind). Reply: 1 raised, 0 not.
+   */
+  static final Script MIRROR_RAISE =
+      Script.of(
+          "mirrorWatermark",
+          MIRROR_OF
+              + """
+              local mirror = mirrorOf(KEYS[1])
+              local cur = redis.call('HGET', mirror, ARGV[1])
+              if not cur then return {0} end
+              local m, e = string.match(cur, '^(%d+) (%d+)$')
+              if m >= ARGV[2] or above(e, ARGV[3]) then return {0} end
+              redis.call('HSET', mirror, ARGV[1], ARGV[2] .. ' ' .. ARGV[3])
+              return {1}
+              """);
 
   /** ARGV: subject. Reply: the stored key or ''. */
   static final Script LOAD_SUBJECT =

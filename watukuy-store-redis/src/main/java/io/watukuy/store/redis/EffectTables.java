@@ -35,13 +35,13 @@ import org.slf4j.LoggerFactory;
  * every method is one script on the effect's slot, plus these calls to keys in other slots.
  *
  * <ul>
- *   <li>{@code <prefix>{<source>}:effects} names the effects with a cursor on a source, so {@link
- *       #lowestWatermark} reads their cursors without a {@code SCAN}. It must name an effect before
- *       the effect's first cursor there exists, or the log could be pruned above that cursor: a
- *       cursor write that finds the source unmarked in the effect's {@code sources} set writes
- *       nothing and answers {@code INDEX}; the effect is added to the source's set, then the write
- *       runs again and marks the source. An effect is never taken out, and one without a cursor
- *       there is passed over.
+ *   <li>{@code <prefix>{<source>}:effects} mirrors the watermark of each effect with a cursor on a
+ *       source, in the source's slot: {@link #pruneLog} reads it to keep every event above the
+ *       lowest, and {@link #lowestWatermark} reads its names, then their cursors, without a {@code
+ *       SCAN}. It never sits above a cursor: a first cursor on the source, or one going down, finds
+ *       the mirror not lowered, writes nothing and answers {@code INDEX}; the mirror is registered
+ *       or lowered, then the write runs again. A cursor going up is written first and the mirror
+ *       raised after ({@link EffectScripts#MIRROR_RAISE}). An effect is never taken out.
  *   <li>{@code <prefix>effects} names the effects for {@link #listEffects}; an effect is added
  *       after the write that first gives it a lease, a record or a cursor (then its lease hash is
  *       marked {@code listed}), as {@link KeyIndex} lists poller keys. Listing checks each name
@@ -240,8 +240,10 @@ final class EffectTables implements EffectStore {
             effect,
             source,
             lease,
+            cursor.watermark(),
             flag -> List.of(KeyLayout.tag(source), value, flag));
     listIfNeeded(effect, reply, 1);
+    raiseMirror(effect, source, cursor.watermark(), lease, reply, 2);
   }
 
   /**
@@ -256,7 +258,7 @@ final class EffectTables implements EffectStore {
     List<String> effects =
         ScriptReplies.texts(
             scripts.run(
-                EffectScripts.SET_MEMBERS,
+                EffectScripts.MIRRORED,
                 "lowestWatermark " + source,
                 source,
                 List.of(layout.sourceEffects(source)),
@@ -466,6 +468,7 @@ final class EffectTables implements EffectStore {
             effect,
             source,
             lease,
+            position,
             flag ->
                 List.of(
                     KeyLayout.tag(source),
@@ -475,6 +478,7 @@ final class EffectTables implements EffectStore {
                     tail,
                     flag));
     listIfNeeded(effect, reply, 2);
+    raiseMirror(effect, source, position, lease, reply, 3);
     return number(reply, 1, effect);
   }
 
@@ -542,27 +546,81 @@ final class EffectTables implements EffectStore {
   }
 
   /**
-   * Runs a fenced write that creates a cursor: when the script answers {@code INDEX}, adds the
-   * effect to the source's set of effects first, then runs it again saying so.
+   * Runs a fenced cursor write at {@code watermark}. When the script answers {@code INDEX} (a first
+   * cursor on the source, or one going down), the source's mirror is registered at or lowered to
+   * the watermark first, then the write runs again saying so: the mirror never sits above the
+   * cursor, even when the cursor write then fails.
    */
   private List<Object> indexedWrite(
-      Script script, String effect, PollerKey source, Lease lease, IndexedArgs args) {
+      Script script,
+      String effect,
+      PollerKey source,
+      Lease lease,
+      long watermark,
+      IndexedArgs args) {
     List<String> first = new ArrayList<>(ScriptArgs.lease(lease));
     first.addAll(args.after("0"));
     List<Object> reply = run(script, effect, source, first);
     if ("INDEX".equals(status(reply))) {
       scripts.run(
-          EffectScripts.SET_ADD,
+          EffectScripts.MIRROR_LOWER,
           op(script, effect, source),
           source,
           List.of(layout.sourceEffects(source)),
-          List.of(effect));
+          mirrorArgs(effect, watermark, lease));
       List<String> again = new ArrayList<>(ScriptArgs.lease(lease));
       again.addAll(args.after("1"));
       reply = run(script, effect, source, again);
     }
     fenced(reply, script, effect, lease);
     return reply;
+  }
+
+  /**
+   * Raises the source's mirror to {@code watermark} once the cursor write that moved it up
+   * succeeded (the reply says so at {@code index}). A failure is logged, not thrown: the cursor is
+   * written, and a mirror below it only keeps more of the log until the next advance raises it.
+   */
+  private void raiseMirror(
+      String effect, PollerKey source, long watermark, Lease lease, List<Object> reply, int index) {
+    if (reply.size() <= index || !"1".equals(reply.get(index))) {
+      return;
+    }
+    try {
+      scripts.run(
+          EffectScripts.MIRROR_RAISE,
+          "saveCursor effect " + effect + " on " + source,
+          source,
+          List.of(layout.sourceEffects(source)),
+          mirrorArgs(effect, watermark, lease));
+    } catch (StoreException e) {
+      log.warn(
+          "{}: the cursor of effect {} on {} was written but the log's floor was not raised; the"
+              + " log keeps those events until its next cursor advance",
+          scripts.storeName(),
+          effect,
+          source,
+          e);
+    }
+  }
+
+  private static List<String> mirrorArgs(String effect, long watermark, Lease lease) {
+    return List.of(effect, RowCodec.member(watermark), Long.toString(lease.epoch()));
+  }
+
+  /**
+   * Prunes the log of {@code key} ({@link io.watukuy.spi.StateStore#pruneLog}): one script on the
+   * key's slot that also reads the key's mirror of its effects' watermarks, so no event above the
+   * lowest of them goes.
+   */
+  int pruneLog(PollerKey key, Instant olderThan) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(olderThan, "olderThan");
+    List<String> keys = new ArrayList<>(scripts.layout().keys(key));
+    keys.add(layout.sourceEffects(key));
+    List<Object> reply =
+        scripts.run(Scripts.PRUNE_LOG, "pruneLog", key, keys, ScriptArgs.pruneLog(olderThan));
+    return (int) scripts.number(reply, 0, Scripts.PRUNE_LOG, key);
   }
 
   /**

@@ -703,9 +703,7 @@ public final class RedisStore implements StateStore, CredentialStore {
 
   @Override
   public int pruneLog(PollerKey key, Instant olderThan) {
-    Objects.requireNonNull(key, "key");
-    Objects.requireNonNull(olderThan, "olderThan");
-    return (int) scripts.count(Scripts.PRUNE_LOG, key, ScriptArgs.pruneLog(olderThan));
+    return effects.pruneLog(key, olderThan);
   }
 
   // CPD-OFF: what follows forwards the CredentialStore methods, one line each, to the class that

@@ -481,18 +481,34 @@ final class Scripts {
           """);
 
   /** ARGV: cut-off (ms), exclusive. Reply: the number removed. */
+  /**
+   * ARGV: cut-off (ms, exclusive). KEYS[16]: the source's mirror of its effects' watermarks ({@link
+   * EffectScripts#MIRROR_OF}). Deletes the logged events older than the cut-off whose sequence is
+   * at or below the lowest mirrored watermark, so an effect still reads every event above its
+   * cursor (docs/stores.md, "EffectStore"). Reply: the number deleted.
+   */
   static final Script PRUNE_LOG =
       Script.keyed(
           "pruneLog",
-          """
-          local ms = redis.call('ZRANGEBYSCORE', LOG_TIME, '-inf', '(' .. ARGV[1])
-          for _, m in ipairs(ms) do
-            redis.call('ZREM', LOG, m)
-            redis.call('HDEL', LOG_ROWS, m)
-          end
-          if #ms > 0 then redis.call('ZREMRANGEBYSCORE', LOG_TIME, '-inf', '(' .. ARGV[1]) end
-          return {#ms}
-          """);
+          EffectScripts.MIRROR_OF
+              + """
+              local floor = nil
+              for _, v in ipairs(redis.call('HVALS', mirrorOf(KEYS[16]))) do
+                local m = string.sub(v, 1, 19)
+                if not floor or m < floor then floor = m end
+              end
+              local ms = redis.call('ZRANGEBYSCORE', LOG_TIME, '-inf', '(' .. ARGV[1])
+              local n = 0
+              for _, m in ipairs(ms) do
+                if not floor or m <= floor then
+                  redis.call('ZREM', LOG, m)
+                  redis.call('ZREM', LOG_TIME, m)
+                  redis.call('HDEL', LOG_ROWS, m)
+                  n = n + 1
+                end
+              end
+              return {n}
+              """);
 
   // ---- the index of keys with state (KEYS[1] is the index set)
 

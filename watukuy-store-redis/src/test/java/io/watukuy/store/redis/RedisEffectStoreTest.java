@@ -8,12 +8,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.watukuy.PollerKey;
 import io.watukuy.StoreException;
+import io.watukuy.spi.CommitBatch;
 import io.watukuy.spi.EffectCursor;
 import io.watukuy.spi.EffectStore;
 import io.watukuy.spi.InvocationRow;
 import io.watukuy.spi.InvocationStatus;
 import io.watukuy.spi.JournalEntry;
 import io.watukuy.spi.Lease;
+import io.watukuy.spi.LogRange;
+import io.watukuy.spi.LoggedEvent;
+import io.watukuy.spi.OutboxRow;
+import io.watukuy.spi.StatePatch;
 import io.watukuy.spi.SubjectKey;
 import java.time.Duration;
 import java.time.Instant;
@@ -34,9 +39,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * RedisStore's effect tables beyond the contract: the key layout and its cluster slots, the
- * source's set of effects written before a first cursor, atomic skip requests and journal appends
- * under races, exact order past 2<sup>53</sup>, and messages that name the effect but never a
- * stored value.
+ * source's mirror of watermarks, written before a first cursor and never above one, atomic skip
+ * requests and journal appends under races, exact order past 2<sup>53</sup>, and messages that name
+ * the effect but never a stored value.
  */
 class RedisEffectStoreTest {
   static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");
@@ -99,12 +104,14 @@ class RedisEffectStoreTest {
             prefix + "subjects");
     // Position 3 is done and old, but above the watermark: the sweep kept it.
     assertThat(store.countInvocations(effect, source, 0)).isEqualTo(2);
-    assertThat(redis.commands().smembers(prefix + "{" + tag + "}:effects")).containsExactly(effect);
+    // The rewind to 2 left the source's mirror at watermark 2, written by the lease's epoch.
+    assertThat(redis.commands().hgetall(prefix + "{" + tag + "}:effects"))
+        .containsExactlyEntriesOf(Map.of(effect, "0000000000000000002 " + lease.epoch()));
     assertThat(slot(prefix + "{" + tag + "}:effects"))
         .isEqualTo(slot(redisStore.keyNames(source).get(0)));
   }
 
-  // ---- the source's set of effects comes before the cursor
+  // ---- the source's mirror of watermarks comes before the cursor and never above it
 
   @Test
   void theSourceNamesTheEffectBeforeItsFirstCursorIsWritten() {
@@ -123,7 +130,7 @@ class RedisEffectStoreTest {
         .hasMessageContaining(prefix);
     recording.failWhen = keys -> false;
 
-    assertThat(redis.commands().smembers(sourceSet)).containsExactly(EFFECT);
+    assertThat(redis.commands().hkeys(sourceSet)).containsExactly(EFFECT);
     assertThat(store.loadCursors(EFFECT)).isEmpty();
     assertThat(store.lowestWatermark(SOURCE)).isEmpty();
 
@@ -131,11 +138,109 @@ class RedisEffectStoreTest {
     assertThat(store.lowestWatermark(SOURCE)).hasValue(7);
     int before = recording.calls.size();
     store.saveCursor(cursor(9), lease);
-    assertThat(recording.calls.size() - before).as("calls of a later cursor write").isEqualTo(1);
+    // An advance writes the cursor, then raises the mirror after it.
+    assertThat(recording.calls.size() - before).as("calls of a cursor advance").isEqualTo(2);
+    before = recording.calls.size();
+    store.saveCursor(cursor(9), lease);
+    assertThat(recording.calls.size() - before).as("calls of a cursor that stays").isEqualTo(1);
     assertThat(store.lowestWatermark(SOURCE)).hasValue(9);
     // Deleting the poller key's data (a partition change) leaves the effects reading it named.
     redisStore.deleteKey(SOURCE);
     assertThat(store.lowestWatermark(SOURCE)).hasValue(9);
+  }
+
+  @Test
+  void aRewindLowersTheMirrorEvenWhenItsCursorWriteThenFails() {
+    String prefix = redis.newPrefix("effect-mirror");
+    Recording recording = new Recording(redis.client());
+    RedisStore store = RedisStore.builder(recording).prefix(prefix).build();
+    Lease lease = store.acquireEffectLease(EFFECT, "a", TTL, T0).orElseThrow();
+    store.saveCursor(cursor(4), lease);
+    logEvents(store, 5);
+    String mirror = prefix + "{orders|eu}:effects";
+    // Every effect-slot call after the mirror's is lost, as a connection dropped there would.
+    int seen = recording.calls.size();
+    recording.failWhen =
+        keys -> keys.get(0).endsWith(":lease") && recording.sawKeyAfter(seen, mirror);
+
+    assertThatThrownBy(() -> store.rewind(EFFECT, SOURCE, 1, false, lease, T0))
+        .isInstanceOf(StoreException.class)
+        .hasMessageContaining("rewind effect NotifyCustomer on orders[eu]");
+    recording.failWhen = keys -> false;
+
+    assertThat(store.loadCursors(EFFECT)).singleElement().returns(4L, EffectCursor::watermark);
+    // The log's floor went down first: events 2..4, which the rewind re-delivers, stay.
+    assertThat(store.pruneLog(SOURCE, T0.plusSeconds(3600))).isEqualTo(1);
+    assertThat(store.readLog(SOURCE, LogRange.after(0), 10))
+        .extracting(LoggedEvent::sequence)
+        .containsExactly(2L, 3L, 4L, 5L);
+    assertThat(redis.commands().hget(mirror, EFFECT))
+        .isEqualTo("0000000000000000001 " + lease.epoch());
+  }
+
+  /** Logs events 1..count on SOURCE, all created at T0. */
+  private static void logEvents(RedisStore store, int count) {
+    Lease poller = store.acquireLease(SOURCE, "poller", TTL, T0).orElseThrow();
+    List<OutboxRow> events = new ArrayList<>();
+    for (long seq = 1; seq <= count; seq++) {
+      events.add(RedisStoreTest.event(seq, "{\"s\":" + seq + "}"));
+    }
+    store.commitPoll(
+        SOURCE,
+        poller,
+        new CommitBatch(
+            StatePatch.NONE.withLastSequence(count), List.of(), List.of(), events, true, List.of()),
+        T0);
+  }
+
+  @Test
+  void aStaleHoldersLateRaiseCannotLiftTheMirrorAboveANewerHoldersRewind() {
+    String prefix = redis.newPrefix("effect-mirror-stale");
+    Recording recording = new Recording(redis.client());
+    RedisStore stale = RedisStore.builder(recording).prefix(prefix).build();
+    RedisStore newer = redis.store(prefix);
+    Lease a = stale.acquireEffectLease(EFFECT, "a", TTL, T0).orElseThrow();
+    stale.saveCursor(cursor(4), a);
+    logEvents(stale, 10);
+    String mirror = prefix + "{orders|eu}:effects";
+    // Between a's cursor write to 8 and its raise of the mirror, its lease expires and b rewinds.
+    AtomicInteger rewinds = new AtomicInteger();
+    int seen = recording.calls.size();
+    recording.failWhen =
+        keys -> {
+          if (keys.contains(mirror)
+              && recording.sawKeyAfter(seen, prefix + "{effect:NotifyCustomer}:lease")
+              && rewinds.getAndIncrement() == 0) {
+            Instant later = T0.plus(TTL).plusSeconds(1);
+            Lease b = newer.acquireEffectLease(EFFECT, "b", TTL, later).orElseThrow();
+            newer.rewind(EFFECT, SOURCE, 2, false, b, later);
+          }
+          return false;
+        };
+
+    stale.saveCursor(cursor(8), a);
+
+    assertThat(rewinds).hasValue(1);
+    assertThat(newer.loadCursors(EFFECT)).singleElement().returns(2L, EffectCursor::watermark);
+    assertThat(redis.commands().hget(mirror, EFFECT)).startsWith("0000000000000000002 ");
+    assertThat(newer.pruneLog(SOURCE, T0.plusSeconds(3600))).isEqualTo(2);
+  }
+
+  @Test
+  void aMirrorWrittenAsASetOfEffectsHoldsTheWholeLogUntilTheCursorAdvances() {
+    String prefix = redis.newPrefix("effect-mirror-set");
+    RedisStore store = redis.store(prefix);
+    Lease lease = store.acquireEffectLease(EFFECT, "a", TTL, T0).orElseThrow();
+    store.saveCursor(cursor(3), lease);
+    logEvents(store, 5);
+    String mirror = prefix + "{orders|eu}:effects";
+    redis.commands().del(mirror);
+    redis.commands().sadd(mirror, EFFECT);
+
+    assertThat(store.pruneLog(SOURCE, T0.plusSeconds(3600))).isZero();
+    assertThat(store.lowestWatermark(SOURCE)).hasValue(3);
+    store.saveCursor(cursor(4), lease);
+    assertThat(store.pruneLog(SOURCE, T0.plusSeconds(3600))).isEqualTo(4);
   }
 
   // ---- atomicity under races
@@ -308,6 +413,13 @@ class RedisEffectStoreTest {
 
     Recording(RedisLike delegate) {
       this.delegate = delegate;
+    }
+
+    /** Whether a call after the first {@code from} calls named {@code key}. */
+    boolean sawKeyAfter(int from, String key) {
+      synchronized (calls) {
+        return calls.stream().skip(from).anyMatch(keys -> keys.contains(key));
+      }
     }
 
     boolean sawKey(String key) {
