@@ -249,8 +249,9 @@ final class EffectTables implements EffectStore {
   /**
    * {@inheritDoc}
    *
-   * <p>Reads the set {@code <prefix>{<source>}:effects} of the effects with a cursor on {@code
-   * source}, then each one's cursor (one short script per effect): never a {@code SCAN}.
+   * <p>Reads the effect names from the mirror {@code <prefix>{<source>}:effects} (a hash: effect →
+   * watermark), then each one's cursor (one short script per effect), so the answer is the cursors'
+   * own: never a {@code SCAN}.
    */
   @Override
   public OptionalLong lowestWatermark(PollerKey source) {

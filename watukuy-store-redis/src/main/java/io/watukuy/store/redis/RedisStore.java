@@ -92,9 +92,10 @@ import org.jspecify.annotations.Nullable;
  * counters), the cursors per source key, and per source key the invocation rows, their positions in
  * order, the completed ones by update time, the journal and its calls in ordinal order. One hash
  * tag per effect lets every fenced write check the lease and write its rows in one script. {@code
- * <prefix>{<poller>|<partition>}:effects} names the effects with a cursor on that key, in the key's
- * own slot, for {@link EffectStore#lowestWatermark}; {@code <prefix>effects} names every effect and
- * {@code <prefix>subjects} holds the subjects' wrapped data keys, one field per subject.
+ * <prefix>{<poller>|<partition>}:effects} mirrors the watermark of each effect with a cursor on
+ * that key, in the key's own slot, so {@link #pruneLog} keeps every event above the lowest in one
+ * script and {@link EffectStore#lowestWatermark} never scans; {@code <prefix>effects} names every
+ * effect and {@code <prefix>subjects} holds the subjects' wrapped data keys, one field per subject.
  * docs/stores.md, "RedisStore and RedisBudgetStore", has the whole layout.
  *
  * <p><b>Ordering.</b> Sequences are stored as sorted-set members of 19 zero-padded decimal digits
