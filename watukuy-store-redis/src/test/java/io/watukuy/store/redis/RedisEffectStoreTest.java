@@ -154,8 +154,8 @@ class RedisEffectStoreTest {
     String prefix = redis.newPrefix("effect-mirror");
     Recording recording = new Recording(redis.client());
     RedisStore store = RedisStore.builder(recording).prefix(prefix).build();
-    Lease lease = store.acquireEffectLease(EFFECT, "a", TTL, T0).orElseThrow();
-    store.saveCursor(cursor(4), lease);
+    Lease lease = effects(store).acquireEffectLease(EFFECT, "a", TTL, T0).orElseThrow();
+    effects(store).saveCursor(cursor(4), lease);
     logEvents(store, 5);
     String mirror = prefix + "{orders|eu}:effects";
     // Every effect-slot call after the mirror's is lost, as a connection dropped there would.
@@ -163,12 +163,14 @@ class RedisEffectStoreTest {
     recording.failWhen =
         keys -> keys.get(0).endsWith(":lease") && recording.sawKeyAfter(seen, mirror);
 
-    assertThatThrownBy(() -> store.rewind(EFFECT, SOURCE, 1, false, lease, T0))
+    assertThatThrownBy(() -> effects(store).rewind(EFFECT, SOURCE, 1, false, lease, T0))
         .isInstanceOf(StoreException.class)
         .hasMessageContaining("rewind effect NotifyCustomer on orders[eu]");
     recording.failWhen = keys -> false;
 
-    assertThat(store.loadCursors(EFFECT)).singleElement().returns(4L, EffectCursor::watermark);
+    assertThat(effects(store).loadCursors(EFFECT))
+        .singleElement()
+        .returns(4L, EffectCursor::watermark);
     // The log's floor went down first: events 2..4, which the rewind re-delivers, stay.
     assertThat(store.pruneLog(SOURCE, T0.plusSeconds(3600))).isEqualTo(1);
     assertThat(store.readLog(SOURCE, LogRange.after(0), 10))
@@ -199,8 +201,8 @@ class RedisEffectStoreTest {
     Recording recording = new Recording(redis.client());
     RedisStore stale = RedisStore.builder(recording).prefix(prefix).build();
     RedisStore newer = redis.store(prefix);
-    Lease a = stale.acquireEffectLease(EFFECT, "a", TTL, T0).orElseThrow();
-    stale.saveCursor(cursor(4), a);
+    Lease a = effects(stale).acquireEffectLease(EFFECT, "a", TTL, T0).orElseThrow();
+    effects(stale).saveCursor(cursor(4), a);
     logEvents(stale, 10);
     String mirror = prefix + "{orders|eu}:effects";
     // Between a's cursor write to 8 and its raise of the mirror, its lease expires and b rewinds.
@@ -212,16 +214,18 @@ class RedisEffectStoreTest {
               && recording.sawKeyAfter(seen, prefix + "{effect:NotifyCustomer}:lease")
               && rewinds.getAndIncrement() == 0) {
             Instant later = T0.plus(TTL).plusSeconds(1);
-            Lease b = newer.acquireEffectLease(EFFECT, "b", TTL, later).orElseThrow();
-            newer.rewind(EFFECT, SOURCE, 2, false, b, later);
+            Lease b = effects(newer).acquireEffectLease(EFFECT, "b", TTL, later).orElseThrow();
+            effects(newer).rewind(EFFECT, SOURCE, 2, false, b, later);
           }
           return false;
         };
 
-    stale.saveCursor(cursor(8), a);
+    effects(stale).saveCursor(cursor(8), a);
 
     assertThat(rewinds).hasValue(1);
-    assertThat(newer.loadCursors(EFFECT)).singleElement().returns(2L, EffectCursor::watermark);
+    assertThat(effects(newer).loadCursors(EFFECT))
+        .singleElement()
+        .returns(2L, EffectCursor::watermark);
     assertThat(redis.commands().hget(mirror, EFFECT)).startsWith("0000000000000000002 ");
     assertThat(newer.pruneLog(SOURCE, T0.plusSeconds(3600))).isEqualTo(2);
   }
@@ -230,16 +234,16 @@ class RedisEffectStoreTest {
   void aMirrorWrittenAsASetOfEffectsHoldsTheWholeLogUntilTheCursorAdvances() {
     String prefix = redis.newPrefix("effect-mirror-set");
     RedisStore store = redis.store(prefix);
-    Lease lease = store.acquireEffectLease(EFFECT, "a", TTL, T0).orElseThrow();
-    store.saveCursor(cursor(3), lease);
+    Lease lease = effects(store).acquireEffectLease(EFFECT, "a", TTL, T0).orElseThrow();
+    effects(store).saveCursor(cursor(3), lease);
     logEvents(store, 5);
     String mirror = prefix + "{orders|eu}:effects";
     redis.commands().del(mirror);
     redis.commands().sadd(mirror, EFFECT);
 
     assertThat(store.pruneLog(SOURCE, T0.plusSeconds(3600))).isZero();
-    assertThat(store.lowestWatermark(SOURCE)).hasValue(3);
-    store.saveCursor(cursor(4), lease);
+    assertThat(effects(store).lowestWatermark(SOURCE)).hasValue(3);
+    effects(store).saveCursor(cursor(4), lease);
     assertThat(store.pruneLog(SOURCE, T0.plusSeconds(3600))).isEqualTo(4);
   }
 
