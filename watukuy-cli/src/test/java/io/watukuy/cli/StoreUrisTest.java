@@ -130,7 +130,9 @@ class StoreUrisTest {
     Result second = watukuy("run", file.toString(), "--once");
     assertThat(second.exit).as(second.err).isZero();
     assertThat(second.out).isEmpty();
-    assertThat(mariaTables()).contains(mariaPrefix + "pollers").hasSize(8);
+    assertThat(mariaTables())
+        .contains(mariaPrefix + "pollers", mariaPrefix + "journal")
+        .hasSize(13);
     Result paused = watukuy("pause", file.toString(), "orders");
     assertThat(paused.exit).as(paused.err).isZero();
   }
@@ -181,7 +183,7 @@ class StoreUrisTest {
     Result m = watukuy("migrate", maria.toString());
     assertThat(m.exit).as(m.err).isZero();
     assertThat(m.err).isEqualTo("watukuy: mariadb:" + MARIA + "&password=***: migrated\n");
-    assertThat(mariaTables()).hasSize(8);
+    assertThat(mariaTables()).hasSize(13);
   }
 
   @Test
