@@ -12,6 +12,8 @@ import io.watukuy.spi.EffectStore;
 import io.watukuy.spi.InvocationRow;
 import io.watukuy.spi.InvocationStatus;
 import io.watukuy.spi.Lease;
+import io.watukuy.spi.LogRange;
+import io.watukuy.spi.LoggedEvent;
 import io.watukuy.spi.StateStore;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -627,7 +629,8 @@ final class EffectCommands {
         "Deletes the invocation rows above POSITION and their journals, so their calls fire again."
             + " Prints what it discards, then asks; --yes answers without a terminal."
             + " Refused (exit 1) while an engine holds the effect's lease; POSITION may be the current"
-            + " position (the way out of blocked), never above it."
+            + " position (the way out of blocked), never above it, nor below the oldest event the"
+            + " log still keeps (the events between are pruned)."
       })
   final class Rewind implements Callable<Integer> {
     @CommandLine.Mixin OperationCommands.Target target;
@@ -674,6 +677,7 @@ final class EffectCommands {
                   + " on "
                   + source
                   + "; rewind moves back only (skip passes a failed position)");
+        checkFloor(o, name, source, position, cursor.watermark());
         Instant now = cli.clock.instant();
         Optional<Lease> holder = o.effects().effectLease(name).filter(l -> held(l, now));
         if (holder.isPresent()) return refuseHeld(name, holder.get());
@@ -715,6 +719,35 @@ final class EffectCommands {
                 + " again");
       }
       return Main.OK;
+    }
+
+    /**
+     * Refuses a {@code position} below the log's oldest kept event less one: the events between
+     * were pruned (docs/effects.md, "Retention"), so a rewind there would pass them without running
+     * them. The current position itself is always allowed, as it reads nothing again.
+     *
+     * @throws ConfigException naming the effect, the position asked and the oldest kept position
+     */
+    private void checkFloor(Opened o, String name, PollerKey source, long position, long current) {
+      if (position >= current) return;
+      List<LoggedEvent> oldest = o.store().readLog(source, LogRange.ALL, 1);
+      long kept = oldest.isEmpty() ? -1 : oldest.get(0).sequence();
+      if (kept >= 0 && position >= Math.min(kept - 1, current)) return;
+      throw new ConfigException(
+          "effect "
+              + name
+              + ": POSITION "
+              + position
+              + " is below the oldest event the log of "
+              + source
+              + " still keeps ("
+              + (kept < 0
+                  ? "none: every event up to " + current + " is pruned"
+                  : "position " + kept)
+              + "); the events between were pruned and a rewind there would skip them without"
+              + " running them: give "
+              + (kept < 0 ? current : Math.min(kept - 1, current))
+              + " or more");
     }
 
     private int refuseHeld(String name, @Nullable Lease lease) {

@@ -7,12 +7,15 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.watukuy.PollerKey;
+import io.watukuy.spi.CommitBatch;
 import io.watukuy.spi.EffectCursor;
 import io.watukuy.spi.EffectStore;
 import io.watukuy.spi.InvocationRow;
 import io.watukuy.spi.InvocationStatus;
 import io.watukuy.spi.JournalEntry;
 import io.watukuy.spi.Lease;
+import io.watukuy.spi.OutboxRow;
+import io.watukuy.spi.StatePatch;
 import io.watukuy.spi.StateStore;
 import io.watukuy.store.sqlite.SqliteStore;
 import java.io.ByteArrayOutputStream;
@@ -65,6 +68,20 @@ class EffectsCommandsTest {
     store = SqliteStore.builder(db).build();
     store.migrate();
     effects = store.effects().orElseThrow();
+    // The log of orders: events 1 to 5, event n committed n seconds after T0.
+    Lease poller = store.acquireLease(ORDERS, "engine-1", Duration.ofSeconds(30), T0).orElseThrow();
+    for (long seq = 1; seq <= 5; seq++)
+      store.commitPoll(
+          ORDERS,
+          poller,
+          new CommitBatch(
+              StatePatch.NONE.withLastSequence(seq),
+              List.of(),
+              List.of(),
+              List.of(OutboxRow.pending(seq, "evt-" + seq, "k", "{}", T0)),
+              true,
+              List.of()),
+          T0.plusSeconds(seq));
     // NotifyCustomer on orders: position 2; lane customer:7 failed at 3, lanes 8 and 9 went on to
     // 4 and 5 with three journaled calls; 1 ended terminal.
     Lease engine = effects.acquireEffectLease(NOTIFY, "engine-1", Duration.ofSeconds(30), T0).get();
@@ -441,6 +458,40 @@ class EffectsCommandsTest {
     assertThat(r.err())
         .contains("POSITION 3 is above the position 2 on orders; rewind moves back only");
     assertThat(effects.loadCursors(NOTIFY).get(0).watermark()).isEqualTo(2);
+  }
+
+  @Test
+  void rewindNeverGoesBelowTheOldestEventTheLogKeeps() {
+    // Events 1 and 2 are pruned (at or below NotifyCustomer's position 2, so the log lets them go).
+    assertThat(store.pruneLog(ORDERS, T0.plusSeconds(3))).isEqualTo(2);
+
+    Result below = cli("effects", "rewind", "--store", uri(), NOTIFY, "1", "--yes");
+    Result atCurrent = cli("effects", "rewind", "--store", uri(), NOTIFY, "2", "--yes");
+
+    assertThat(below.code()).isEqualTo(Main.USAGE);
+    assertThat(below.err())
+        .isEqualTo(
+            "watukuy: effect NotifyCustomer: POSITION 1 is below the oldest event the log of"
+                + " orders still keeps (position 3); the events between were pruned and a rewind"
+                + " there would skip them without running them: give 2 or more\n");
+    assertThat(below.out()).isEmpty();
+    // Rewinding to 2 reads 3 next: nothing pruned is passed over.
+    assertThat(atCurrent.code()).isZero();
+    assertThat(effects.loadCursors(NOTIFY).get(0).watermark()).isEqualTo(2);
+  }
+
+  @Test
+  void aLogPrunedWholeOnlyLetsRewindStayWhereItIs() {
+    // accounts[us] has no logged event at all: everything up to SyncCrm's 8 is gone.
+    Result r = cli("effects", "rewind", "--store", uri(), SYNC, "7", "--partition", "us", "--yes");
+
+    assertThat(r.code()).isEqualTo(Main.USAGE);
+    assertThat(r.err())
+        .contains(
+            "effect SyncCrm: POSITION 7 is below the oldest event the log of accounts[us] still"
+                + " keeps (none: every event up to 8 is pruned)")
+        .contains("give 8 or more");
+    assertThat(effects.loadCursors(SYNC).get(1).watermark()).isEqualTo(8);
   }
 
   @Test
