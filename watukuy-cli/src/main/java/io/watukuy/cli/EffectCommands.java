@@ -33,11 +33,12 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code watukuy effects list|show|skip|quarantine|release|rewind} (docs/config.md, "Effects
- * commands"; docs/effects.md): the operator's view and levers on the effect tables of a store. YAML
- * has no {@code effects:} yet, so {@code CONFIG} only names the store ({@code store:}), as {@code
- * --store URI} does, and the commands read what the effects runtime persisted there (quarantine,
- * counters, cursors, invocation rows, the effect lease) through {@link EffectStore}.
+ * {@code watukuy effects list|show|skip|quarantine|release|rewind|plan} (docs/config.md, "Effects
+ * commands"; docs/effects.md): the operator's view and levers on the effect tables of a store.
+ * {@code CONFIG} only names the store ({@code store:}), as {@code --store URI} does, and the
+ * commands read what an effects runtime persisted there (quarantine, counters, cursors, invocation
+ * rows, the effect lease) through {@link EffectStore}; {@code plan} ({@link EffectPlanCommand})
+ * also reads the config's {@code effects:}.
  */
 final class EffectCommands {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -64,6 +65,7 @@ final class EffectCommands {
     effects.addSubcommand("quarantine", new CommandLine(new Quarantine()));
     effects.addSubcommand("release", new CommandLine(new Release()));
     effects.addSubcommand("rewind", new CommandLine(new Rewind()));
+    effects.addSubcommand("plan", new CommandLine(new EffectPlanCommand(cli)));
     return effects;
   }
 
@@ -228,7 +230,7 @@ final class EffectCommands {
       name = "effects",
       mixinStandardHelpOptions = true,
       versionProvider = Main.Version.class,
-      synopsisSubcommandLabel = "(list | show | skip | quarantine | release | rewind)",
+      synopsisSubcommandLabel = "(list | show | skip | quarantine | release | rewind | plan)",
       description = {
         "Shows and operates the effects a store holds: positions, stuck lanes, skips, quarantine and rewind.",
         "Takes CONFIG (its store:) or --store URI, and reads what the effects runtime stored there."
@@ -238,7 +240,8 @@ final class EffectCommands {
 
     @Override
     public Integer call() {
-      throw OperationCommands.usage(spec, "give list, show, skip, quarantine, release or rewind");
+      throw OperationCommands.usage(
+          spec, "give list, show, skip, quarantine, release, rewind or plan");
     }
   }
 

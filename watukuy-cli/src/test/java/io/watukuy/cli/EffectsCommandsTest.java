@@ -494,6 +494,104 @@ class EffectsCommandsTest {
     assertThat(effects.loadCursors(SYNC).get(1).watermark()).isEqualTo(8);
   }
 
+  /** A config over the seeded store: orders with its log, and {@code effects}. */
+  private Path config(String effects) throws IOException {
+    Path config = dir.resolve("plan.yaml");
+    Files.writeString(
+        config,
+        """
+        store: sqlite:watukuy.db
+        pollers:
+          - name: orders
+            request: { url: http://127.0.0.1:9/orders }
+            response: { items: /data }
+            identity: /id
+            cursor: { strategy: snapshotDiff }
+            log: { enabled: true }
+        effects:
+        """
+            + effects);
+    return config;
+  }
+
+  private static String effect(String name, String scheme) {
+    return """
+          - name: %s
+            source: orders
+            on: [created]
+            key: { scheme: %s, value: /item/customer }
+            request: { url: "http://127.0.0.1:9/hook" }
+        """
+        .formatted(name, scheme);
+  }
+
+  @Test
+  void planOfAKeySchemeChangeWithOutstandingRowsWouldBlockAndExits3() throws IOException {
+    Path config = config(effect(NOTIFY, "account") + effect("Welcome", "customer"));
+
+    Result r = cli("effects", "plan", config.toString());
+    Result json = cli("effects", "plan", config.toString(), "--json");
+
+    assertThat(r.code()).isEqualTo(EffectPlanCommand.BLOCKED).isEqualTo(3);
+    assertThat(r.out().lines())
+        .containsExactly(
+            "effect NotifyCustomer: blocked",
+            "  orders: blocked: the key scheme of created (customer → account) moved while 3"
+                + " lane(s) have 3 invocation row(s) above position 2; drain them under the"
+                + " previous key first, or rewind to 2",
+            "effect Welcome: new (nothing stored for it yet)",
+            "effect SyncCrm: retired (in the store, not in "
+                + config
+                + "); its positions (accounts[eu]=5, accounts[us]=8) hold the log's retention"
+                + " until: watukuy effects forget "
+                + config
+                + " SyncCrm");
+    assertThat(r.err())
+        .isEqualTo(
+            "watukuy: a deploy of " + config + " would start NotifyCustomer blocked (exit 3)\n");
+    JsonNode plan = new ObjectMapper().readTree(json.out());
+    assertThat(json.code()).isEqualTo(3);
+    assertThat(plan.get("blocked").asBoolean()).isTrue();
+    JsonNode orders = plan.get("effects").get(0).get("sources").get(0);
+    assertThat(orders.get("movedSchemes").get(0).asText())
+        .isEqualTo("created (customer → account)");
+    assertThat(orders.get("outstandingLanes").asInt()).isEqualTo(3);
+    assertThat(orders.get("outstandingRows").asLong()).isEqualTo(3);
+    assertThat(plan.get("effects").get(2).get("state").asText()).isEqualTo("retired");
+    // A plan reads only: no lease taken, nothing rewound.
+    assertThat(effects.effectLease("Welcome")).isEmpty();
+    assertThat(effects.countInvocations(NOTIFY, ORDERS, 2)).isEqualTo(3);
+  }
+
+  @Test
+  void aCleanPlanExitsZero() throws IOException {
+    Path config = config(effect(NOTIFY, "customer"));
+
+    Result r = cli("effects", "plan", config.toString());
+
+    assertThat(r.code()).isZero();
+    assertThat(r.out().lines())
+        .startsWith("effect NotifyCustomer: unchanged", "  orders: unchanged at position 2");
+    assertThat(r.err()).isEmpty();
+  }
+
+  @Test
+  void aSchemeChangeWithNothingOutstandingDoesNotBlock() throws IOException {
+    Lease lease = effects.acquireEffectLease(NOTIFY, "engine-1", Duration.ofSeconds(30), NOW).get();
+    effects.rewind(NOTIFY, ORDERS, 5, false, lease, NOW);
+    effects.saveCursor(
+        new EffectCursor(NOTIFY, ORDERS, 5, 4L, Map.of("created", "customer"), NOW), lease);
+    effects.releaseEffectLease(NOTIFY, lease);
+
+    Result r = cli("effects", "plan", config(effect(NOTIFY, "account")).toString());
+
+    assertThat(r.code()).isZero();
+    assertThat(r.out().lines())
+        .startsWith(
+            "effect NotifyCustomer: changed",
+            "  orders: key scheme moves: created (customer → account); no rows above position 5");
+  }
+
   @Test
   void theRedisStoreTheCommandLineOpensKeepsItsEffectTables() {
     // The temporary folder's name is unique: no other run shares these keys.

@@ -279,6 +279,11 @@ public final class Effects implements AutoCloseable {
    * from the one recorded with the watermark and how many lanes have rows above it. A key with both
    * would start {@code blocked}.
    *
+   * <p>This is the plan's Java API; there is no {@code Watukuy.effectsPlan()}, because
+   * watukuy-core, where {@link Watukuy} lives, cannot depend on watukuy-effects: the runtime that
+   * holds the effects' definitions answers. {@code watukuy effects plan CONFIG} prints the same
+   * report for the effects of a YAML config.
+   *
    * @return one entry per effect and source key, effects in the order added, keys in key order
    * @throws io.watukuy.StoreException when the store cannot be reached
    */
