@@ -347,6 +347,28 @@ public interface EffectStore {
    */
   int sweepInvocations(String effect, PollerKey source, Instant completedBefore, int limit);
 
+  /**
+   * Forgets an effect (docs/effects.md, "Forget"): deletes its cursor on every source key, with its
+   * invocation rows and their journal there, its quarantine and counters, and its lease. It then no
+   * longer holds any source's event log ({@link #lowestWatermark}, {@link StateStore#pruneLog}),
+   * and {@link #listEffects} no longer names it. For an effect no configuration declares any more,
+   * whose cursor would otherwise keep every log it read from being pruned, for good.
+   *
+   * <p>Not fenced: the caller makes sure no engine runs the effect (the command line takes its
+   * lease first, and this deletes that lease too). An engine still holding the deleted lease finds
+   * it lost at its next fenced write. Epochs issued afterwards are still higher than every epoch
+   * issued before. Subject keys are not touched: they belong to subjects, not to effects. A store
+   * may find an effect's rows on a source key through its cursor there, which the runtime writes
+   * before any row on the key.
+   *
+   * @param effect the effect's name
+   * @return true when the store held a lease, record, cursor, invocation row or journal entry of
+   *     the effect; false when there was nothing to forget
+   * @throws StoreException when the store cannot be reached; what was already deleted stays
+   *     deleted, and forgetting again completes it
+   */
+  boolean forgetEffect(String effect);
+
   // ---- subject keys -----------------------------------------------------------------------------
 
   /**

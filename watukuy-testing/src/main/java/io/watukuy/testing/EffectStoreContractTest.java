@@ -559,6 +559,81 @@ public abstract class EffectStoreContractTest extends EffectContractSupport {
     assertThat(effects().listEffects()).hasSize(4);
   }
 
+  // ------------------------------------------------------------------ forget
+
+  @Test
+  void forgetDeletesEveryRowOfTheEffectOnEverySourceAndNothingOfAnother() {
+    Lease a = lease();
+    effects().saveCursor(cursor(SOURCE, 2, 1L), a);
+    effects().saveCursor(cursor(SOURCE_EU, 1, null), a);
+    effects().saveInvocation(row(3, FAILED, T0), a);
+    effects().saveInvocation(row(4, DONE, T0), a);
+    effects().saveInvocation(row(EFFECT, SOURCE_EU, 2, DONE, T0), a);
+    append(entry(4, 1, 0, "{}"));
+    append(entry(EFFECT, SOURCE_EU, 2, 2, 0, "{}"));
+    effects().addCounts(EFFECT, 1, "no customer", 2, T0);
+    effects().setQuarantine(EFFECT, "operator", T0);
+    Lease other = lease(OTHER_EFFECT, OWNER_A, T0);
+    effects().saveCursor(new EffectCursor(OTHER_EFFECT, SOURCE, 5, null, Map.of(), T0), other);
+    effects().saveInvocation(row(OTHER_EFFECT, SOURCE, 6, FAILED, T0), other);
+    append(entry(OTHER_EFFECT, SOURCE, 6, 3, 0, "{}"));
+
+    assertThat(effects().forgetEffect(EFFECT)).isTrue();
+
+    assertThat(effects().listEffects()).containsExactly(OTHER_EFFECT);
+    assertThat(effects().loadCursors(EFFECT)).isEmpty();
+    assertThat(effects().loadEffect(EFFECT)).isEmpty();
+    assertThat(effects().effectLease(EFFECT)).isEmpty();
+    assertThat(effects().countInvocations(EFFECT, SOURCE, 0)).isZero();
+    assertThat(effects().countInvocations(EFFECT, SOURCE_EU, 0)).isZero();
+    assertThat(effects().loadInvocation(EFFECT, SOURCE, 3)).isEmpty();
+    assertThat(effects().listJournal(EFFECT, SOURCE, 4, 0, 10)).isEmpty();
+    assertThat(effects().listJournal(EFFECT, SOURCE_EU, 2, 0, 10)).isEmpty();
+    assertThat(effects().loadJournalEntry(EFFECT, SOURCE, 4, callKey(1))).isEmpty();
+    assertThat(effects().lowestWatermark(SOURCE)).hasValue(5);
+    assertThat(effects().lowestWatermark(SOURCE_EU)).isEmpty();
+    // The other effect keeps all of its own.
+    assertThat(effects().loadCursors(OTHER_EFFECT)).hasSize(1);
+    assertThat(effects().countInvocations(OTHER_EFFECT, SOURCE, 0)).isEqualTo(1);
+    assertThat(effects().listJournal(OTHER_EFFECT, SOURCE, 6, 0, 10)).hasSize(1);
+    assertThat(effects().effectLease(OTHER_EFFECT)).contains(other);
+    // Nothing is left to forget.
+    assertThat(effects().forgetEffect(EFFECT)).isFalse();
+    assertThat(effects().forgetEffect("NeverRan")).isFalse();
+  }
+
+  @Test
+  void aForgottenEffectsLeaseIsLostAndItStartsAfreshUnderAHigherEpoch() {
+    Lease a = lease();
+    effects().saveCursor(cursor(SOURCE, 7, null), a);
+
+    assertThat(effects().forgetEffect(EFFECT)).isTrue();
+
+    assertLeaseLost(EFFECT, () -> effects().saveCursor(cursor(SOURCE, 8, null), a));
+    assertThat(effects().loadCursors(EFFECT)).isEmpty();
+    Lease again = lease(EFFECT, OWNER_B, T0);
+    assertThat(again.epoch()).isGreaterThan(a.epoch());
+    effects().saveCursor(cursor(SOURCE, 0, null), again);
+    assertThat(effects().listEffects()).containsExactly(EFFECT);
+    assertThat(effects().lowestWatermark(SOURCE)).hasValue(0);
+    assertThat(effects().loadCursors(EFFECT).get(0).watermark()).isZero();
+  }
+
+  @Test
+  void aForgottenEffectNoLongerHoldsTheLog() {
+    logEvents(SOURCE, 5);
+    Lease a = lease();
+    effects().saveCursor(cursor(SOURCE, 1, null), a);
+    Instant pastRetention = T0.plusSeconds(3600);
+    assertThat(stateStore().pruneLog(SOURCE, pastRetention)).isEqualTo(1);
+    assertThat(logged(SOURCE)).containsExactly(2L, 3L, 4L, 5L);
+
+    effects().forgetEffect(EFFECT);
+
+    assertThat(stateStore().pruneLog(SOURCE, pastRetention)).isEqualTo(4);
+    assertThat(logged(SOURCE)).isEmpty();
+  }
+
   // ------------------------------------------------------------------ subject keys
 
   @Test

@@ -179,6 +179,12 @@ final class ForwardingEffects implements EffectStore {
   }
 
   @Override
+  public boolean forgetEffect(String effect) {
+    beforeCall.accept("forgetEffect");
+    return delegate.forgetEffect(effect);
+  }
+
+  @Override
   public Optional<SubjectKey> loadSubjectKey(String subject) {
     beforeCall.accept("loadSubjectKey");
     return delegate.loadSubjectKey(subject);

@@ -438,6 +438,27 @@ final class MemoryEffects implements EffectStore {
     }
   }
 
+  /** {@inheritDoc} The epoch counter stays, so later epochs are still higher. */
+  @Override
+  public boolean forgetEffect(String effect) {
+    synchronized (lock) {
+      EffectData d = effects.get(Objects.requireNonNull(effect, "effect"));
+      if (d == null) {
+        return false;
+      }
+      boolean held =
+          d.lease != null
+              || d.record != null
+              || d.sources.values().stream()
+                  .anyMatch(
+                      s -> s.cursor != null || !s.invocations.isEmpty() || !s.journal.isEmpty());
+      d.lease = null;
+      d.record = null;
+      d.sources.clear();
+      return held;
+    }
+  }
+
   // ---- subject keys
 
   @Override

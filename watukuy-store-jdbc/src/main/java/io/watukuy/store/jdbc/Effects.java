@@ -289,6 +289,40 @@ final class Effects {
         });
   }
 
+  /**
+   * Clears the effect's row (lease and record; the epoch counter stays, and the row with it), then
+   * deletes its journal, invocation and cursor rows, in one transaction; the {@code UPDATE} takes
+   * the row's lock first, as a fenced write does.
+   */
+  boolean forget(String effect) {
+    Objects.requireNonNull(effect, "effect");
+    return runner.transaction(
+        "forgetEffect of effect " + effect,
+        null,
+        c -> {
+          int changed;
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "UPDATE "
+                      + sql.effects
+                      + " SET lease_owner = NULL, lease_epoch = NULL, lease_expires_at = NULL,"
+                      + " quarantined_at = NULL, quarantine_reason = NULL, terminal_skips = 0,"
+                      + " last_terminal_error = NULL, latest_collapsed = 0, updated_at = NULL"
+                      + " WHERE name = ? AND (lease_owner IS NOT NULL OR updated_at IS NOT NULL)")) {
+            ps.setString(1, effect);
+            changed = ps.executeUpdate();
+          }
+          for (String table : List.of(sql.journal, sql.invocations, sql.effectCursors)) {
+            try (PreparedStatement ps =
+                c.prepareStatement("DELETE FROM " + table + " WHERE effect = ?")) {
+              ps.setString(1, effect);
+              changed += ps.executeUpdate();
+            }
+          }
+          return changed > 0;
+        });
+  }
+
   /** One {@code UPDATE} that adds to the stored counters, after making sure the row exists. */
   void addCounts(
       String effect,

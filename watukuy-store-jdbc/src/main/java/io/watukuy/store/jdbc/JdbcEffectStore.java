@@ -235,6 +235,15 @@ final class JdbcEffectStore implements EffectStore {
     return invocations.sweep(effect, key, completedBefore, limit);
   }
 
+  /**
+   * {@inheritDoc} One transaction: the effect's row locked and cleared (its epoch counter stays),
+   * then its journal, invocation and cursor rows deleted.
+   */
+  @Override
+  public boolean forgetEffect(String effect) {
+    return effects.forget(effect);
+  }
+
   @Override
   public Optional<SubjectKey> loadSubjectKey(String subject) {
     return subjectKeys.load(subject);

@@ -383,10 +383,60 @@ final class EffectScripts {
           return {deleted}
           """);
 
+  // ---- forget (forgetEffect)
+
+  /** Reply: the source tags the effect has a cursor on or a mirror in, each once. */
+  static final Script FORGET_SOURCES =
+      of(
+          "forgetEffect",
+          """
+          local out, seen = {}, {}
+          for _, t in ipairs(redis.call('HKEYS', CURSORS)) do
+            if not seen[t] then seen[t] = true; out[#out + 1] = t end
+          end
+          for _, t in ipairs(redis.call('SMEMBERS', SOURCES)) do
+            if not seen[t] then seen[t] = true; out[#out + 1] = t end
+          end
+          return out
+          """);
+
+  /**
+   * KEYS[1..9]. ARGV: source tag. Deletes the effect's rows and journal on the source and its
+   * cursor there; the source stays in SOURCES until {@link #FORGET} (its mirror goes first). Reply:
+   * the number of keys and cursors deleted.
+   */
+  static final Script FORGET_SOURCE =
+      of(
+          "forgetEffect",
+          """
+          local n = redis.call('DEL', INVOCATIONS, POSITIONS, COMPLETED, JOURNAL, CALLS)
+          return {n + redis.call('HDEL', CURSORS, ARGV[1])}
+          """);
+
+  /**
+   * Deletes the record, the cursors, the set of sources and the lease, keeping the epoch counter so
+   * later epochs stay higher, and the listed mark, so a later write lists the effect again. Reply:
+   * 1 when a lease, a record or a cursor was there, else 0.
+   */
+  static final Script FORGET =
+      of(
+          "forgetEffect",
+          """
+          local held = redis.call('HEXISTS', LEASE, 'owner') == 1
+            or redis.call('EXISTS', RECORD) == 1 or redis.call('HLEN', CURSORS) > 0
+          redis.call('DEL', RECORD, CURSORS, SOURCES)
+          redis.call('HDEL', LEASE, 'owner', 'epoch', 'expires', 'listed')
+          if held then return {1} end
+          return {0}
+          """);
+
   // ---- one-key sets and hashes without a hash tag (KEYS[1] only)
 
   static final Script SET_ADD =
       Script.of("index", "redis.call('SADD', KEYS[1], ARGV[1])\nreturn {'OK'}\n");
+
+  static final Script SET_REMOVE =
+      Script.of("unindex", "redis.call('SREM', KEYS[1], ARGV[1])\nreturn {'OK'}\n");
 
   static final Script SET_MEMBERS =
       Script.of("members", "return redis.call('SMEMBERS', KEYS[1])\n");
@@ -461,6 +511,12 @@ final class EffectScripts {
               redis.call('HSET', mirror, ARGV[1], ARGV[2] .. ' ' .. ARGV[3])
               return {1}
               """);
+
+  /** ARGV: effect. Takes the effect out of the source's mirror (forgetEffect). Reply: OK. */
+  static final Script MIRROR_FORGET =
+      Script.of(
+          "forgetEffect",
+          MIRROR_OF + "redis.call('HDEL', mirrorOf(KEYS[1]), ARGV[1])\nreturn {'OK'}\n");
 
   /** ARGV: subject. Reply: the stored key or ''. */
   static final Script LOAD_SUBJECT =

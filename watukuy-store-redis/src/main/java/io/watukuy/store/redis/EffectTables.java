@@ -41,7 +41,8 @@ import org.slf4j.LoggerFactory;
  *       SCAN}. It never sits above a cursor: a first cursor on the source, or one going down, finds
  *       the mirror not lowered, writes nothing and answers {@code INDEX}; the mirror is registered
  *       or lowered, then the write runs again. A cursor going up is written first and the mirror
- *       raised after ({@link EffectScripts#MIRROR_RAISE}). An effect is never taken out.
+ *       raised after ({@link EffectScripts#MIRROR_RAISE}). An effect is taken out only when it is
+ *       forgotten ({@link #forgetEffect}).
  *   <li>{@code <prefix>effects} names the effects for {@link #listEffects}; an effect is added
  *       after the write that first gives it a lease, a record or a cursor (then its lease hash is
  *       marked {@code listed}), as {@link KeyIndex} lists poller keys. Listing checks each name
@@ -505,6 +506,37 @@ final class EffectTables implements EffectStore {
                 Long.toString(completedBefore.toEpochMilli()),
                 Integer.toString(limit)));
     return (int) number(reply, 0, effect);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Finds the sources through the effect's cursors and the sources its mirrors name, then per
+   * source deletes the rows, journal and cursor (one script on the effect's slot) and takes the
+   * effect out of the source's mirror (the source's slot); then deletes the record, the lease (its
+   * epoch counter stays) and the set of sources, and unlists the effect. The set of sources goes
+   * last, so a forget cut short is found and completed by the next one; a mirror left behind keeps
+   * more of the log meanwhile, never less.
+   */
+  @Override
+  public boolean forgetEffect(String effect) {
+    List<String> sources =
+        ScriptReplies.texts(run(EffectScripts.FORGET_SOURCES, effect, null, List.of()));
+    boolean held = false;
+    for (String tag : sources) {
+      PollerKey source = KeyLayout.parseTag(tag);
+      held |= number(run(EffectScripts.FORGET_SOURCE, effect, source, List.of(tag)), 0, effect) > 0;
+      scripts.run(
+          EffectScripts.MIRROR_FORGET,
+          op(EffectScripts.MIRROR_FORGET, effect, source),
+          source,
+          List.of(layout.sourceEffects(source)),
+          List.of(effect));
+    }
+    held |= number(run(EffectScripts.FORGET, effect, null, List.of()), 0, effect) == 1;
+    scripts.run(
+        EffectScripts.SET_REMOVE, "forgetEffect", null, List.of(layout.effects()), List.of(effect));
+    return held;
   }
 
   // ---- subject keys
