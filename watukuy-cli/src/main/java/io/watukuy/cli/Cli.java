@@ -42,6 +42,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -950,6 +951,14 @@ final class Cli {
                 "  %s: stale, no successful poll for longer than %s; paused, so not unhealthy%n",
                 k.key(), SinkConfig.formatDuration(Duration.ofMillis(k.staleAfterMs())));
         }
+        // An effect the config no longer declares still holds the logs it read (docs/effects.md,
+        // "Forget"); with --store there is no config to tell which effects are retired.
+        if (cfg != null)
+          EffectForgetCommand.printRetired(
+              out,
+              s.store,
+              config,
+              cfg.effects().stream().map(YamlEffects.EffectSpec::name).collect(Collectors.toSet()));
         if (!sinkRows.isEmpty()) SinkLines.print(out, sinkRows, ins.at());
         CredentialLines.print(out, credentialRows, ins.at(), Cli.this::redact);
         return Main.OK;

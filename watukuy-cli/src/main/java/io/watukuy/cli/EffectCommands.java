@@ -33,9 +33,9 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code watukuy effects list|show|skip|quarantine|release|rewind|plan} (docs/config.md, "Effects
- * commands"; docs/effects.md): the operator's view and levers on the effect tables of a store.
- * {@code CONFIG} only names the store ({@code store:}), as {@code --store URI} does, and the
+ * {@code watukuy effects list|show|skip|quarantine|release|rewind|plan|forget} (docs/config.md,
+ * "Effects commands"; docs/effects.md): the operator's view and levers on the effect tables of a
+ * store. {@code CONFIG} only names the store ({@code store:}), as {@code --store URI} does, and the
  * commands read what an effects runtime persisted there (quarantine, counters, cursors, invocation
  * rows, the effect lease) through {@link EffectStore}; {@code plan} ({@link EffectPlanCommand})
  * also reads the config's {@code effects:}.
@@ -66,6 +66,7 @@ final class EffectCommands {
     effects.addSubcommand("release", new CommandLine(new Release()));
     effects.addSubcommand("rewind", new CommandLine(new Rewind()));
     effects.addSubcommand("plan", new CommandLine(new EffectPlanCommand(cli)));
+    effects.addSubcommand("forget", new CommandLine(new EffectForgetCommand(cli, this)));
     return effects;
   }
 
@@ -74,7 +75,7 @@ final class EffectCommands {
    *
    * @param display how messages name the store ({@code sqlite:/srv/watukuy.db})
    */
-  private record Opened(EffectStore effects, StateStore store, String display, List<String> rest)
+  record Opened(EffectStore effects, StateStore store, String display, List<String> rest)
       implements AutoCloseable {
     @Override
     public void close() {
@@ -184,7 +185,7 @@ final class EffectCommands {
    * @throws ConfigException for a config that does not load, a SQLite file that does not exist
    *     (these commands never create a store), or a store without effect tables
    */
-  private Opened open(CommandSpec spec, OperationCommands.Target target, List<String> args) {
+  Opened open(CommandSpec spec, OperationCommands.Target target, List<String> args) {
     StoreSpec store;
     List<String> rest;
     if (target.store == null) {
@@ -230,7 +231,8 @@ final class EffectCommands {
       name = "effects",
       mixinStandardHelpOptions = true,
       versionProvider = Main.Version.class,
-      synopsisSubcommandLabel = "(list | show | skip | quarantine | release | rewind | plan)",
+      synopsisSubcommandLabel =
+          "(list | show | skip | quarantine | release | rewind | plan | forget)",
       description = {
         "Shows and operates the effects a store holds: positions, stuck lanes, skips, quarantine and rewind.",
         "Takes CONFIG (its store:) or --store URI, and reads what the effects runtime stored there."
@@ -241,7 +243,7 @@ final class EffectCommands {
     @Override
     public Integer call() {
       throw OperationCommands.usage(
-          spec, "give list, show, skip, quarantine, release, rewind or plan");
+          spec, "give list, show, skip, quarantine, release, rewind, plan or forget");
     }
   }
 
@@ -473,8 +475,29 @@ final class EffectCommands {
   }
 
   /** Whether {@code lease} is unexpired: an engine runs the effect (docs/effects.md, "Rewind"). */
-  private static boolean held(Lease lease, Instant now) {
+  static boolean held(Lease lease, Instant now) {
     return lease.expiresAt().isAfter(now);
+  }
+
+  /**
+   * Refuses a command on an effect an engine runs (docs/effects.md, "Rewind"): one line naming the
+   * holder, exit 1.
+   *
+   * @param lease the holder's lease, or null when it was taken between a look and an acquisition
+   * @param done what the command would have done, as in "nothing rewound"
+   */
+  int refuseHeld(String name, @Nullable Lease lease, String done) {
+    cli.err.println(
+        "watukuy: effect "
+            + name
+            + " is running: "
+            + (lease == null
+                ? "an engine took its lease"
+                : lease.owner() + " holds its lease until " + lease.expiresAt())
+            + "; stop that engine first (nothing "
+            + done
+            + ")");
+    return Main.FAILED;
   }
 
   @Command(
@@ -683,12 +706,13 @@ final class EffectCommands {
         checkFloor(o, name, source, position, cursor.watermark());
         Instant now = cli.clock.instant();
         Optional<Lease> holder = o.effects().effectLease(name).filter(l -> held(l, now));
-        if (holder.isPresent()) return refuseHeld(name, holder.get());
+        if (holder.isPresent()) return refuseHeld(name, holder.get(), "rewound");
         long discards = summary(o, cursor, position);
         if (!confirmed(name, source, position)) return Main.FAILED;
         Optional<Lease> lease =
             o.effects().acquireEffectLease(name, owner(), REWIND_LEASE, cli.clock.instant());
-        if (lease.isEmpty()) return refuseHeld(name, o.effects().effectLease(name).orElse(null));
+        if (lease.isEmpty())
+          return refuseHeld(name, o.effects().effectLease(name).orElse(null), "rewound");
         long deleted;
         try {
           // An engine may have run while the operator was asked: what was agreed to is no longer
@@ -753,18 +777,6 @@ final class EffectCommands {
               + " or more");
     }
 
-    private int refuseHeld(String name, @Nullable Lease lease) {
-      cli.err.println(
-          "watukuy: effect "
-              + name
-              + " is running: "
-              + (lease == null
-                  ? "an engine took its lease"
-                  : lease.owner() + " holds its lease until " + lease.expiresAt())
-              + "; stop that engine first (nothing rewound)");
-      return Main.FAILED;
-    }
-
     /**
      * Prints what the rewind discards on stdout, with --yes too.
      *
@@ -821,7 +833,7 @@ final class EffectCommands {
   }
 
   /** The journal entries of the invocations above {@code position}, counted page by page. */
-  private static long journaledCalls(Opened o, EffectCursor c, long position) {
+  static long journaledCalls(Opened o, EffectCursor c, long position) {
     long calls = 0;
     long after = position;
     while (true) {

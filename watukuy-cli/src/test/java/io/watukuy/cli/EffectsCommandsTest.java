@@ -593,6 +593,145 @@ class EffectsCommandsTest {
   }
 
   @Test
+  void forgetIsRefusedWhileAnEngineHoldsTheEffect() {
+    effects.acquireEffectLease(SYNC, "engine-2", Duration.ofSeconds(30), NOW.minusSeconds(5));
+
+    Result r = cli("effects", "forget", "--store", uri(), SYNC, "--yes");
+
+    assertThat(r.code()).isEqualTo(Main.FAILED);
+    assertThat(r.err())
+        .isEqualTo(
+            "watukuy: effect SyncCrm is running: engine-2 holds its lease until"
+                + " 2026-01-05T11:00:25Z; stop that engine first (nothing forgotten)\n");
+    assertThat(r.out()).isEmpty();
+    assertThat(effects.loadCursors(SYNC)).hasSize(2);
+  }
+
+  @Test
+  void withoutATerminalAndWithoutYesForgetPrintsWhatItDeletesAndRefuses() {
+    Result r = cli("effects", "forget", "--store", uri(), NOTIFY);
+
+    assertThat(r.code()).isEqualTo(Main.USAGE);
+    assertThat(r.out().lines())
+        .containsExactly(
+            "effect NotifyCustomer: forget deletes",
+            "  cursors: orders at position 2",
+            "  invocations: 4 row(s), 1 of them pending (running or failed): they never run",
+            "  journal: 3 journaled call(s)",
+            "  quarantine: none");
+    assertThat(r.err()).contains("give --yes to forget (nothing forgotten)");
+    assertThat(effects.listEffects()).containsExactly(NOTIFY, SYNC);
+  }
+
+  @Test
+  void forgetDeletesEverythingOfTheEffectAndTheLogIsPrunedAgain() {
+    // Held by NotifyCustomer at 2, the log of orders keeps its events 3 to 5 however old.
+    assertThat(store.pruneLog(ORDERS, NOW)).isEqualTo(2);
+
+    Result r = cli("effects", "forget", "--store", uri(), NOTIFY, "--yes");
+
+    assertThat(r.code()).isZero();
+    assertThat(r.out()).contains("  invocations: 4 row(s), 1 of them pending");
+    assertThat(r.err())
+        .isEqualTo(
+            "watukuy: effect NotifyCustomer forgotten: 1 cursor(s), 4 invocation row(s) and 3"
+                + " journaled call(s) deleted; the logs it read are pruned by their retention"
+                + " again\n");
+    assertThat(effects.listEffects()).containsExactly(SYNC);
+    assertThat(effects.loadCursors(NOTIFY)).isEmpty();
+    assertThat(effects.loadInvocation(NOTIFY, ORDERS, 3)).isEmpty();
+    assertThat(effects.listJournal(NOTIFY, ORDERS, 4, 0, 10)).isEmpty();
+    assertThat(effects.effectLease(NOTIFY)).isEmpty();
+    assertThat(store.pruneLog(ORDERS, NOW)).isEqualTo(3);
+    // The other effect keeps its positions and quarantine.
+    assertThat(effects.loadCursors(SYNC)).hasSize(2);
+    assertThat(effects.loadEffect(SYNC).get().quarantined()).isTrue();
+  }
+
+  @Test
+  void onATerminalForgetAsksAndOnlyYesForgets() throws IOException {
+    Path config = config(effect(NOTIFY, "customer"));
+    tty = true;
+    answer = "no";
+    Result no = cli("effects", "forget", config.toString(), SYNC);
+    assertThat(no.code()).isEqualTo(Main.FAILED);
+    assertThat(no.err()).isEqualTo("watukuy: effect SyncCrm: not forgotten\n");
+    assertThat(no.out().lines())
+        .contains(
+            "  cursors: accounts[eu] at position 5, accounts[us] at position 8",
+            "  quarantine: since 2026-01-05T10:00:00Z: dead endpoint");
+    assertThat(effects.listEffects()).containsExactly(NOTIFY, SYNC);
+
+    answer = "y";
+    Result yes = cli("effects", "forget", config.toString(), SYNC);
+
+    assertThat(asked).containsOnly("Forget effect SyncCrm? [y/N] ").hasSize(2);
+    assertThat(yes.code()).isZero();
+    assertThat(effects.listEffects()).containsExactly(NOTIFY);
+    assertThat(effects.lowestWatermark(EU)).isEmpty();
+  }
+
+  @Test
+  void aForgetThatNoLongerMatchesItsSummaryIsNotMade() {
+    tty = true;
+    answer = "y";
+    onAsk =
+        () -> {
+          Lease engine =
+              effects
+                  .acquireEffectLease(
+                      NOTIFY, "engine-2", Duration.ofSeconds(1), NOW.minusSeconds(5))
+                  .get();
+          effects.saveInvocation(row(NOTIFY, 6, "customer:7", InvocationStatus.DONE, null), engine);
+        };
+
+    Result r = cli("effects", "forget", "--store", uri(), NOTIFY);
+
+    assertThat(r.code()).isEqualTo(Main.FAILED);
+    assertThat(r.err())
+        .isEqualTo(
+            "watukuy: effect NotifyCustomer moved since the summary; nothing forgotten (run the"
+                + " command again)\n");
+    assertThat(effects.countInvocations(NOTIFY, ORDERS, 0)).isEqualTo(5);
+    assertThat(effects.acquireEffectLease(NOTIFY, "engine-3", Duration.ofSeconds(30), NOW))
+        .isPresent();
+  }
+
+  @Test
+  void forgetRefusesAnEffectTheConfigStillDeclares() throws IOException {
+    Path config = config(effect(NOTIFY, "customer"));
+
+    Result r = cli("effects", "forget", config.toString(), NOTIFY, "--yes");
+
+    assertThat(r.code()).isEqualTo(Main.USAGE);
+    assertThat(r.err())
+        .isEqualTo(
+            "watukuy: effect NotifyCustomer is declared in "
+                + config
+                + ": forgetting it would make the next run start it afresh, from the oldest event"
+                + " the log keeps; remove it from effects: first (nothing forgotten)\n");
+    assertThat(effects.loadCursors(NOTIFY)).hasSize(1);
+  }
+
+  @Test
+  void inspectNamesTheEffectsTheConfigNoLongerDeclaresAndHowToForgetThem() throws IOException {
+    Path config = config(effect(NOTIFY, "customer"));
+
+    Result r = cli("inspect", config.toString());
+
+    assertThat(r.code()).isZero();
+    assertThat(r.out().lines())
+        .contains(
+            "  effect SyncCrm is not in "
+                + config
+                + " but holds the log of accounts[eu] above 5, accounts[us] above 8; watukuy"
+                + " effects forget "
+                + config
+                + " SyncCrm lets retention prune it")
+        .noneMatch(line -> line.contains("effect NotifyCustomer"));
+  }
+
+  @Test
   void theRedisStoreTheCommandLineOpensKeepsItsEffectTables() {
     // The temporary folder's name is unique: no other run shares these keys.
     String prefix = "watukuy-test:cli-effects:" + dir.getFileName() + ":";
