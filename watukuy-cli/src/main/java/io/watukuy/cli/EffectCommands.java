@@ -46,7 +46,10 @@ final class EffectCommands {
   /** The stuck lanes and terminal rows {@code show} lists per source key, as the admin view. */
   static final int SHOW_LIMIT = 100;
 
-  /** How long a rewind holds the effect's lease: as long as an engine's (EffectRun.LEASE_TTL). */
+  /**
+   * How long a rewind or a forget holds the effect's lease: as long as an engine's
+   * (EffectRun.LEASE_TTL).
+   */
   static final Duration REWIND_LEASE = Duration.ofSeconds(30);
 
   private static final int PAGE = 500;
