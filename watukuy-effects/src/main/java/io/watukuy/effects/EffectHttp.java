@@ -20,8 +20,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The journal key is the SHA-256 of the method, the URL and the body, with the request's ordinal
  * among identical requests of the attempt; headers are not part of it and are never stored. Every
- * request carries {@code Idempotency-Key: <journal key>}, so a receiver can drop the one repeat a
- * crash between a request and its record can cause.
+ * request carries an {@code Idempotency-Key} of 64 hex digits, the SHA-256 of the effect, the
+ * source poller and partition, the event's log position and the journal key: one per event and
+ * call, the same on every re-send, retry and replay, so a receiver can drop the one repeat a crash
+ * between a request and its record can cause, and two events making the same request send different
+ * keys.
  *
  * <p>Two retry loops: this client re-sends on a transport error and on 408, 425, 429 and any 5xx,
  * up to {@link #MAX_ATTEMPTS} attempts, waiting {@link #FIRST_RESEND_DELAY} doubling between them;
@@ -50,7 +53,10 @@ public interface EffectHttp {
   /** The most a {@code Retry-After} raises the invocation's backoff to: 5 minutes. */
   Duration MAX_RETRY_AFTER = Duration.ofMinutes(5);
 
-  /** The header every request carries with its journal key. */
+  /**
+   * The header every request carries with its idempotency key: per event and call, see {@link
+   * EffectContext#idempotencyKey()}.
+   */
   String IDEMPOTENCY_KEY = "Idempotency-Key";
 
   /**

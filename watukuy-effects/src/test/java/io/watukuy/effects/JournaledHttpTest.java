@@ -17,10 +17,12 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -99,7 +101,22 @@ class JournaledHttpTest {
   }
 
   private List<JournalEntry> journal() {
-    return fixture.effects.listJournal(EFFECT, ORDERS, 1, 0, 10);
+    return journal(1);
+  }
+
+  private List<JournalEntry> journal(long position) {
+    return fixture.effects.listJournal(EFFECT, ORDERS, position, 0, 10);
+  }
+
+  /**
+   * The Idempotency-Key docs/effects.md ("HTTP calls") promises for the call journaled as {@code
+   * journalKey} at {@code position} of the unpartitioned orders log: SHA-256 of {@code
+   * <len>:<effect>|<len>:<poller>|<len>:<partition>|<position>|<journal key>}.
+   */
+  static String idempotencyKey(long position, String journalKey) throws Exception {
+    byte[] preimage =
+        ("6:Notify|6:orders|0:|" + position + "|" + journalKey).getBytes(StandardCharsets.UTF_8);
+    return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(preimage));
   }
 
   /** Runs one invocation whose arm POSTs a charge with a secret header and a query token. */
@@ -121,7 +138,7 @@ class JournaledHttpTest {
   }
 
   @Test
-  void everyRequestCarriesItsJournalKeyAndTheJournalKeepsNoSecret() {
+  void everyRequestCarriesItsEventsIdempotencyKeyAndTheJournalKeepsNoSecret() throws Exception {
     List<EffectHttp.Response> got = charge();
 
     assertThat(got).extracting(EffectHttp.Response::status).containsExactly(200);
@@ -131,7 +148,10 @@ class JournaledHttpTest {
     assertThat(request.authorization()).isEqualTo("Bearer header-secret");
     assertThat(request.body()).isEqualTo("{\"amount\":5}");
     JournalEntry row = journal().get(0);
-    assertThat(request.key()).isEqualTo(row.callKey()).matches("[0-9a-f]{64}");
+    assertThat(request.key())
+        .matches("[0-9a-f]{64}")
+        .isEqualTo(idempotencyKey(1, row.callKey()))
+        .isNotEqualTo(row.callKey());
     assertThat(row.label()).isEqualTo("POST " + base + "/charges");
     assertThat(row.subject()).isNull();
     assertThat(row.result() + row.label())
@@ -140,6 +160,29 @@ class JournaledHttpTest {
         .doesNotContain("query-secret")
         .doesNotContain("cookie-secret")
         .doesNotContain("amount");
+  }
+
+  @Test
+  void twoEventsSendingTheSameRequestSendTwoIdempotencyKeys() throws Exception {
+    fixture.created("alice", "alice");
+    Effects effects =
+        effects(
+            (ctx, e) ->
+                ctx.http()
+                    .send(EffectHttp.Request.of("POST", base + "/charges").body("{\"amount\":5}")),
+            null);
+    drain(effects);
+
+    assertThat(row(1).status()).isEqualTo(InvocationStatus.DONE);
+    assertThat(row(2).status()).isEqualTo(InvocationStatus.DONE);
+    assertThat(seen).hasSize(2);
+    // One request, so one journal key; two events, so two keys at the receiver.
+    String journalKey = journal(1).get(0).callKey();
+    assertThat(journal(2).get(0).callKey()).isEqualTo(journalKey);
+    assertThat(seen)
+        .extracting(Seen::key)
+        .doesNotHaveDuplicates()
+        .containsExactly(idempotencyKey(1, journalKey), idempotencyKey(2, journalKey));
   }
 
   @Test
@@ -165,7 +208,7 @@ class JournaledHttpTest {
   }
 
   @Test
-  void twoServerErrorsThenSuccessAreOneJournalRowAndThreeRequests() {
+  void twoServerErrorsThenSuccessAreOneJournalRowAndThreeRequests() throws Exception {
     then(503, null);
     then(503, null);
     Instant before = fixture.clock.now();
@@ -173,7 +216,9 @@ class JournaledHttpTest {
 
     assertThat(got).extracting(EffectHttp.Response::status).containsExactly(200);
     assertThat(seen).hasSize(3);
-    assertThat(seen).extracting(Seen::key).containsOnly(journal().get(0).callKey());
+    assertThat(seen)
+        .extracting(Seen::key)
+        .containsOnly(idempotencyKey(1, journal().get(0).callKey()));
     assertThat(journal()).hasSize(1);
     assertThat(row(1).status()).isEqualTo(InvocationStatus.DONE);
     assertThat(row(1).attempt()).isEqualTo(1);
@@ -197,6 +242,25 @@ class JournaledHttpTest {
         .doesNotContain("query-secret");
     // Retry-After: 0 is shorter than the invocation's own 200 ms: it does not lower it.
     assertThat(Duration.between(row.updatedAt(), row.retryAt())).isEqualTo(Duration.ofMillis(200));
+  }
+
+  @Test
+  void theInvocationsRetrySendsTheSameIdempotencyKey() throws Exception {
+    for (int i = 0; i < EffectHttp.MAX_ATTEMPTS; i++) then(503, null);
+    fixture.created("alice");
+    Effects effects =
+        effects((ctx, e) -> ctx.http().send(EffectHttp.Request.of("PUT", base + "/a")), null);
+    drain(effects);
+    assertThat(row(1).status()).isEqualTo(InvocationStatus.FAILED);
+    fixture.clock.advance(Duration.ofMillis(200));
+    drain(effects);
+
+    assertThat(row(1).status()).isEqualTo(InvocationStatus.DONE);
+    assertThat(row(1).attempt()).isEqualTo(2);
+    assertThat(seen).hasSize(EffectHttp.MAX_ATTEMPTS + 1);
+    assertThat(seen)
+        .extracting(Seen::key)
+        .containsOnly(idempotencyKey(1, journal().get(0).callKey()));
   }
 
   @Test

@@ -119,7 +119,13 @@ final class InvocationContext implements EffectContext {
     if (key == null)
       throw new IllegalStateException(
           "effect " + effect + ": idempotencyKey() is only known inside a journaled call");
-    return key;
+    return idempotencyKey(key);
+  }
+
+  /** The idempotency key of the call journaled as {@code journalKey} in this invocation. */
+  String idempotencyKey(String journalKey) {
+    return CallKeys.idempotencyKey(
+        effect, source.poller(), source.partition(), position, journalKey);
   }
 
   @Override
@@ -161,7 +167,10 @@ final class InvocationContext implements EffectContext {
 
   // ---- sealed documents and HTTP calls (docs/effects.md, "Sealed documents", "HTTP calls") ----
 
-  /** A journaled call that is told its journal key (the HTTP client sends it as a header). */
+  /**
+   * A journaled call that is told its journal key (the HTTP client sends the idempotency key made
+   * from it).
+   */
   @FunctionalInterface
   interface KeyedCall<T> {
     T call(String key) throws Exception;

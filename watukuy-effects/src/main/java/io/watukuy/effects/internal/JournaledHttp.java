@@ -46,7 +46,7 @@ final class JournaledHttp implements EffectHttp {
                 + request.label()
                 + " sets "
                 + IDEMPOTENCY_KEY
-                + " itself; every journaled request carries its journal key there");
+                + " itself; every journaled request carries its own key there, per event and call");
     String keyName = "HTTP " + request.method();
     String canonical =
         CallKeys.canonicalArgs(
@@ -75,7 +75,7 @@ final class JournaledHttp implements EffectHttp {
                     ? HttpRequest.BodyPublishers.noBody()
                     : HttpRequest.BodyPublishers.ofString(request.body()));
     request.headers().forEach(b::header);
-    b.header(IDEMPOTENCY_KEY, key);
+    b.header(IDEMPOTENCY_KEY, ctx.idempotencyKey(key));
     HttpRequest http = b.build();
     Duration delay = FIRST_RESEND_DELAY;
     Duration longestWait = null;
