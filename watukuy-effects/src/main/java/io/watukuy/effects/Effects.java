@@ -252,13 +252,13 @@ public final class Effects implements AutoCloseable {
    * #release(String)}. Persisted, so a restart keeps it.
    *
    * @param effect the effect's name
-   * @param reason why, for operators
+   * @param reason why, for operators; stored with the {@link Builder#secrets} hidden
    * @throws IllegalArgumentException if this runtime has no such effect
    */
   public void quarantine(String effect, String reason) {
     Objects.requireNonNull(reason, "reason");
     reader(effect);
-    store.setQuarantine(effect, reason, time.now());
+    store.setQuarantine(effect, services.storedText(reason), time.now());
   }
 
   /**

@@ -46,11 +46,11 @@ public final class EffectServices implements AutoCloseable {
   }
 
   /**
-   * A journal row's label as stored: the engine's secrets hidden as {@code [redacted]}
-   * (docs/effects.md, "The journal").
+   * Text as stored (a journal row's label, a quarantine reason): the engine's secrets hidden as
+   * {@code [redacted]} (docs/effects.md, "The journal").
    */
-  String storedLabel(String label) {
-    return redactor.message(label);
+  public String storedText(String text) {
+    return redactor.message(text);
   }
 
   /**

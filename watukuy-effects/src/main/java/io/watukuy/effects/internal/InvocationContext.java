@@ -236,7 +236,7 @@ final class InvocationContext implements EffectContext {
             position,
             key,
             recorded - 1,
-            services.storedLabel(label),
+            services.storedText(label),
             stored,
             subject,
             time.now()));
