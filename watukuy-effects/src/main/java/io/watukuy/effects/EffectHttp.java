@@ -35,6 +35,13 @@ import org.jspecify.annotations.Nullable;
  * has {@link #CONNECT_TIMEOUT} to connect and {@link #REQUEST_TIMEOUT} overall; neither is
  * configurable.
  *
+ * <p>A response body is read up to {@link #MAX_RESPONSE_BYTES}; a larger one (declared by its
+ * {@code Content-Length} or found while reading) is not read further, nothing is recorded and the
+ * call throws an {@link IOException} naming the effect, the URL (secrets hidden) and the limit: the
+ * invocation fails and is retried under its backoff like any failure, sending the request again
+ * with the same {@code Idempotency-Key}. Redirects are never followed: a 3xx comes back to the arm
+ * as its status, with its {@code Location} header, and is journaled like any answer.
+ *
  * @since 0.1
  */
 public interface EffectHttp {
@@ -49,6 +56,12 @@ public interface EffectHttp {
 
   /** How long one attempt may take in all: 30 s. */
   Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
+
+  /**
+   * The largest response body a journaled call reads, in bytes as received: 1 MiB (1 048 576).
+   * Beyond it the call fails rather than hold or journal the body.
+   */
+  long MAX_RESPONSE_BYTES = 1L << 20;
 
   /** The most a {@code Retry-After} raises the invocation's backoff to: 5 minutes. */
   Duration MAX_RETRY_AFTER = Duration.ofMinutes(5);
@@ -66,6 +79,8 @@ public interface EffectHttp {
    * @return the response: fresh, or from the journal (then nothing was sent)
    * @throws HttpRetriesExhausted when every attempt met a transport error or a status that clears
    *     on its own (nothing recorded; the invocation fails and is retried)
+   * @throws IOException when the response body is larger than {@link #MAX_RESPONSE_BYTES} (nothing
+   *     recorded; the invocation fails and is retried)
    * @throws IllegalArgumentException if the request sets {@code Idempotency-Key} itself, or a
    *     header the JDK client refuses to set ({@code Host}, {@code Content-Length}, ...)
    * @throws IllegalStateException if a recorded response cannot be read back

@@ -30,6 +30,8 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * docs/effects.md, "HTTP calls": {@code ctx.http()} against a real server on 127.0.0.1. The server
@@ -66,6 +68,7 @@ class JournaledHttpTest {
   void start() throws IOException {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     server.createContext("/", this::answer);
+    server.createContext("/big/", this::big);
     server.start();
     base = "http://127.0.0.1:" + server.getAddress().getPort();
   }
@@ -94,6 +97,76 @@ class JournaledHttpTest {
     x.sendResponseHeaders(a.status(), out.length == 0 ? -1 : out.length);
     x.getResponseBody().write(out);
     x.close();
+  }
+
+  /**
+   * {@code /big/<bytes>/<fixed|chunked>}: a 200 with a body of that many bytes, with its
+   * Content-Length or chunked without one.
+   */
+  private void big(HttpExchange x) throws IOException {
+    x.getRequestBody().readAllBytes();
+    String[] parts = x.getRequestURI().getPath().split("/");
+    seen.add(new Seen(x.getRequestMethod(), x.getRequestURI().getPath(), null, null, ""));
+    int size = Integer.parseInt(parts[2]);
+    x.sendResponseHeaders(200, parts[3].equals("chunked") ? 0 : size);
+    byte[] chunk = new byte[8192];
+    java.util.Arrays.fill(chunk, (byte) 'x');
+    try (var out = x.getResponseBody()) {
+      for (int left = size; left > 0; left -= chunk.length)
+        out.write(chunk, 0, Math.min(left, chunk.length));
+    } catch (IOException gone) {
+      // the client stopped reading: what the limit is for
+    }
+  }
+
+  /** Runs one invocation that GETs {@code path} with a token in the query; returns the bodies. */
+  private List<String> get(String path) {
+    List<String> bodies = Collections.synchronizedList(new ArrayList<>());
+    fixture.created("alice");
+    Effects effects =
+        effects(
+            (ctx, e) ->
+                bodies.add(
+                    ctx.http()
+                        .send(EffectHttp.Request.of("GET", base + path + "?token=query-secret"))
+                        .body()),
+            null);
+    drain(effects);
+    fixture.clock.advance(Duration.ofMillis(200));
+    drain(effects);
+    return bodies;
+  }
+
+  @Test
+  void aBodyOfExactlyTheLimitIsJournaled() {
+    List<String> bodies = get("/big/" + EffectHttp.MAX_RESPONSE_BYTES + "/chunked");
+
+    assertThat(bodies).hasSize(1);
+    assertThat(bodies.get(0)).hasSize(1 << 20);
+    assertThat(row(1).status()).isEqualTo(InvocationStatus.DONE);
+    assertThat(journal()).hasSize(1);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"fixed", "chunked"})
+  void aBodyOverTheLimitFailsTheInvocationNamingEffectUrlAndLimitAndIsRetriedUnderBackoff(
+      String framing) {
+    List<String> bodies = get("/big/" + (EffectHttp.MAX_RESPONSE_BYTES + 1) + "/" + framing);
+
+    assertThat(bodies).as(framing).isEmpty();
+    assertThat(journal()).as(framing).isEmpty();
+    // Not re-sent inside the call; sent again by the invocation's retry after 200 ms.
+    assertThat(seen).as(framing).hasSize(2);
+    InvocationRow row = row(1);
+    assertThat(row.status()).isEqualTo(InvocationStatus.FAILED);
+    assertThat(row.attempt()).isEqualTo(2);
+    assertThat(row.error())
+        .as(framing)
+        .contains("effect Notify: the response to GET " + base + "/big/1048577/" + framing)
+        .contains("?token=[redacted]")
+        .contains("larger than 1048576 bytes")
+        .doesNotContain("query-secret");
+    assertThat(Duration.between(row.updatedAt(), row.retryAt())).isEqualTo(Duration.ofMillis(400));
   }
 
   private void then(int status, String retryAfter) {
@@ -294,6 +367,17 @@ class JournaledHttpTest {
     assertThat(seen).hasSize(1);
     assertThat(journal()).hasSize(1);
     assertThat(journal().get(0).result()).contains("400");
+    assertThat(row(1).status()).isEqualTo(InvocationStatus.DONE);
+  }
+
+  @Test
+  void aRedirectIsNotFollowedItReachesTheArmAsItsStatusAndIsJournaled() {
+    then(302, null);
+    List<EffectHttp.Response> got = charge();
+
+    assertThat(got).extracting(EffectHttp.Response::status).containsExactly(302);
+    assertThat(seen).hasSize(1);
+    assertThat(journal()).hasSize(1);
     assertThat(row(1).status()).isEqualTo(InvocationStatus.DONE);
   }
 

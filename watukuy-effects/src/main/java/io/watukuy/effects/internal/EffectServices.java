@@ -61,6 +61,11 @@ public final class EffectServices implements AutoCloseable {
     return redactor.json(json);
   }
 
+  /** A URL for a message: credential-like query parameters and the engine's secrets hidden. */
+  String url(String url) {
+    return redactor.url(url);
+  }
+
   public SubjectSeals seals() {
     return seals;
   }

@@ -316,7 +316,7 @@ final class InvocationContext implements EffectContext {
 
   @Override
   public EffectHttp http() {
-    if (http == null) http = new JournaledHttp(this, services().http(), services().time());
+    if (http == null) http = new JournaledHttp(this, services());
     return http;
   }
 
