@@ -3,7 +3,8 @@
  * io.watukuy.spi}) and the in-memory stores ({@code io.watukuy.store.memory}). The engine's own
  * packages ({@code io.watukuy.internal..}) are not exported; the bench's two hash benchmarks reach
  * the canonical hashing through a qualified export, and the effects runtime reaches it (journal
- * keys) and the event envelope (reading the log) the same way.
+ * keys), the event envelope (reading the log) and the redaction of secrets (journal rows) the same
+ * way.
  */
 module io.watukuy {
   requires transitive com.fasterxml.jackson.databind;
@@ -25,5 +26,7 @@ module io.watukuy {
       io.watukuy.bench,
       io.watukuy.effects;
   exports io.watukuy.internal to
+      io.watukuy.effects;
+  exports io.watukuy.internal.http to
       io.watukuy.effects;
 }

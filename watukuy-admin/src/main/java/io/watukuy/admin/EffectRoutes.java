@@ -231,7 +231,7 @@ final class EffectRoutes {
     }
     n.set("sources", sources);
     n.put("terminal_skips", st.terminalSkips());
-    n.put("latest_collapsed", effects.latestCollapsed(st.effect()));
+    n.put("latest_collapsed", st.latestCollapsed());
     n.put("last_terminal_error", st.lastTerminalError());
     n.put("quarantine_reason", st.quarantineReason());
     return n;

@@ -934,6 +934,7 @@ class AdminServerTest {
     JsonNode e = json(r);
     assertThat(e.path("state").asText()).isEqualTo("wedged");
     assertThat(e.path("wedged_lanes").asInt()).isEqualTo(1);
+    assertThat(e.path("latest_collapsed").asLong()).isEqualTo(2); // 4 and 5 folded into 6
     assertThat(e.path("pinning_key").asText()).isEqualTo("identity:b");
     assertThat(e.path("pinning_position").asLong()).isEqualTo(2);
     String error = "IllegalStateException: crm down, key [redacted]";

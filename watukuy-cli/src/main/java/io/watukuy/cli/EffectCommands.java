@@ -35,10 +35,11 @@ import picocli.CommandLine.Spec;
 /**
  * {@code watukuy effects list|show|skip|quarantine|release|rewind|plan|forget} (docs/config.md,
  * "Effects commands"; docs/effects.md): the operator's view and levers on the effect tables of a
- * store. {@code CONFIG} only names the store ({@code store:}), as {@code --store URI} does, and the
- * commands read what an effects runtime persisted there (quarantine, counters, cursors, invocation
- * rows, the effect lease) through {@link EffectStore}; {@code plan} ({@link EffectPlanCommand})
- * also reads the config's {@code effects:}.
+ * store, for effects declared in YAML ({@code effects:}) or in Java alike. {@code CONFIG} names the
+ * store ({@code store:}), as {@code --store URI} does, and the secrets hidden in what the commands
+ * print and in a quarantine reason they store; the commands read what an effects runtime persisted
+ * there (quarantine, counters, cursors, invocation rows, the effect lease) through {@link
+ * EffectStore}; {@code plan} ({@link EffectPlanCommand}) also reads the config's {@code effects:}.
  */
 final class EffectCommands {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -316,7 +317,9 @@ final class EffectCommands {
     EffectRecord r = rec.orElse(null);
     n.put("quarantined", r != null && r.quarantined());
     n.put("quarantinedAt", r == null || r.quarantinedAt() == null ? null : r.quarantinedAt() + "");
-    n.put("quarantineReason", r == null ? null : cli.redact(r.quarantineReason()));
+    n.put(
+        "quarantineReason",
+        r == null || r.quarantineReason() == null ? null : cli.redact(r.quarantineReason()));
     n.put("terminalSkips", r == null ? 0 : r.terminalSkips());
     n.put(
         "lastTerminalError",
@@ -610,7 +613,9 @@ final class EffectCommands {
         }
         o.effects()
             .setQuarantine(
-                name, reason == null ? "quarantined by an operator" : reason, cli.clock.instant());
+                name,
+                reason == null ? "quarantined by an operator" : cli.redact(reason),
+                cli.clock.instant());
         cli.err.println("watukuy: effect " + name + ": quarantined; release to resume it");
       }
       return Main.OK;

@@ -28,6 +28,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -146,6 +148,11 @@ class EffectsCommandsTest {
   private record Result(int code, String out, String err) {}
 
   private Result cli(String... args) {
+    return cli(Map.of(), args);
+  }
+
+  /** The command with {@code env} as its environment. */
+  private Result cli(Map<String, String> env, String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     Cli.Terminal terminal =
@@ -161,7 +168,7 @@ class EffectsCommandsTest {
             args,
             new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8),
-            Map.<String, String>of()::get,
+            env::get,
             Clock.fixed(NOW, ZoneOffset.UTC),
             terminal);
     return new Result(
@@ -218,6 +225,56 @@ class EffectsCommandsTest {
     JsonNode notify = new ObjectMapper().readTree(lines.get(0));
     assertThat(notify.get("terminalSkips").asLong()).isEqualTo(1);
     assertThat(notify.get("lastTerminalError").asText()).isEqualTo("no customer");
+    // Not quarantined: JSON null, not the string "null" and not left out.
+    assertThat(notify.get("quarantined").asBoolean()).isFalse();
+    assertThat(notify.has("quarantineReason")).isTrue();
+    assertThat(notify.get("quarantineReason").isNull()).isTrue();
+    assertThat(notify.get("quarantinedAt").isNull()).isTrue();
+    JsonNode shown =
+        new ObjectMapper()
+            .readTree(cli("effects", "show", "--store", uri(), NOTIFY, "--json").out());
+    assertThat(shown.has("quarantineReason")).isTrue();
+    assertThat(shown.get("quarantineReason").isNull()).isTrue();
+  }
+
+  @Test
+  void aQuarantineReasonIsStoredWithTheConfigsSecretsRedacted() throws IOException {
+    String token = "crm-T0ken-5f1c9a";
+    byte[] raw = new byte[32];
+    Arrays.fill(raw, (byte) 0x5a);
+    String key = Base64.getEncoder().encodeToString(raw);
+    Path config = dir.resolve("watukuy.yaml");
+    Files.writeString(
+        config,
+        """
+        store: sqlite:watukuy.db
+        secretKey: ${WATUKUY_SECRET_KEY}
+        pollers:
+          - name: orders
+            request:
+              url: http://127.0.0.1:9/orders
+              headers: { Authorization: "Bearer ${CRM_TOKEN}" }
+            response: { items: /data }
+            identity: /id
+            cursor: { strategy: snapshotDiff }
+        """);
+    Map<String, String> env = Map.of("CRM_TOKEN", token, "WATUKUY_SECRET_KEY", key);
+
+    Result q =
+        cli(
+            env,
+            "effects",
+            "quarantine",
+            config.toString(),
+            NOTIFY,
+            "--reason",
+            "curl -H 'Authorization: Bearer " + token + "' answered 401; key " + key);
+
+    assertThat(q.err())
+        .isEqualTo("watukuy: effect NotifyCustomer: quarantined; release to resume it\n");
+    assertThat(q.code()).isZero();
+    assertThat(effects.loadEffect(NOTIFY).get().quarantineReason())
+        .isEqualTo("curl -H 'Authorization: Bearer [redacted]' answered 401; key [redacted]");
   }
 
   @Test

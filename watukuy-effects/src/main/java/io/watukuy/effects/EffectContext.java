@@ -17,8 +17,8 @@ import org.jspecify.annotations.Nullable;
  * the journal keeps the name and the result.
  *
  * <p>A call that completed and was recorded never runs again. A crash between a call's effect and
- * its record can repeat that one call, once; pass {@link #idempotencyKey()} to a receiver that can
- * deduplicate by it.
+ * its record can repeat that one call, once; pass {@link #idempotencyKey()} (per event and call) to
+ * a receiver that can deduplicate by it.
  *
  * @since 0.1
  */
@@ -75,9 +75,12 @@ public interface EffectContext {
   void call(String name, @Nullable Object args, Action action) throws Exception;
 
   /**
-   * The journal key of the call running now: 64 lower-case hex digits, stable across retries and
-   * restarts. Send it as an idempotency key to a receiver that can deduplicate, so the one repeat a
-   * crash can cause is harmless.
+   * The idempotency key of the call running now: 64 lower-case hex digits, the SHA-256 of the
+   * effect's name, the source poller and partition, the event's log position and the call's journal
+   * key (docs/effects.md, "The journal"). It is one per event and call: stable across retries and
+   * restarts (a replay of the same position gives the same key), and different for two events that
+   * make the same call. Send it to a receiver that can deduplicate, so the one repeat a crash can
+   * cause is harmless; the journaled HTTP client sends it as {@code Idempotency-Key}.
    *
    * @return the key of the innermost journaled call in progress
    * @throws IllegalStateException if called outside a journaled call

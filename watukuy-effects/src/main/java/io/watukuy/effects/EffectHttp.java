@@ -20,8 +20,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The journal key is the SHA-256 of the method, the URL and the body, with the request's ordinal
  * among identical requests of the attempt; headers are not part of it and are never stored. Every
- * request carries {@code Idempotency-Key: <journal key>}, so a receiver can drop the one repeat a
- * crash between a request and its record can cause.
+ * request carries an {@code Idempotency-Key} of 64 hex digits, the SHA-256 of the effect, the
+ * source poller and partition, the event's log position and the journal key: one per event and
+ * call, the same on every re-send, retry and replay, so a receiver can drop the one repeat a crash
+ * between a request and its record can cause, and two events making the same request send different
+ * keys.
  *
  * <p>Two retry loops: this client re-sends on a transport error and on 408, 425, 429 and any 5xx,
  * up to {@link #MAX_ATTEMPTS} attempts, waiting {@link #FIRST_RESEND_DELAY} doubling between them;
@@ -31,6 +34,13 @@ import org.jspecify.annotations.Nullable;
  * status, 4xx included, comes back to the arm as a {@link Response} and is journaled. One attempt
  * has {@link #CONNECT_TIMEOUT} to connect and {@link #REQUEST_TIMEOUT} overall; neither is
  * configurable.
+ *
+ * <p>A response body is read up to {@link #MAX_RESPONSE_BYTES}; a larger one (declared by its
+ * {@code Content-Length} or found while reading) is not read further, nothing is recorded and the
+ * call throws an {@link IOException} naming the effect, the URL (secrets hidden) and the limit: the
+ * invocation fails and is retried under its backoff like any failure, sending the request again
+ * with the same {@code Idempotency-Key}. Redirects are never followed: a 3xx comes back to the arm
+ * as its status, with its {@code Location} header, and is journaled like any answer.
  *
  * @since 0.1
  */
@@ -47,10 +57,19 @@ public interface EffectHttp {
   /** How long one attempt may take in all: 30 s. */
   Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
 
+  /**
+   * The largest response body a journaled call reads, in bytes as received: 1 MiB (1 048 576).
+   * Beyond it the call fails rather than hold or journal the body.
+   */
+  long MAX_RESPONSE_BYTES = 1L << 20;
+
   /** The most a {@code Retry-After} raises the invocation's backoff to: 5 minutes. */
   Duration MAX_RETRY_AFTER = Duration.ofMinutes(5);
 
-  /** The header every request carries with its journal key. */
+  /**
+   * The header every request carries with its idempotency key: per event and call, see {@link
+   * EffectContext#idempotencyKey()}.
+   */
   String IDEMPOTENCY_KEY = "Idempotency-Key";
 
   /**
@@ -60,6 +79,8 @@ public interface EffectHttp {
    * @return the response: fresh, or from the journal (then nothing was sent)
    * @throws HttpRetriesExhausted when every attempt met a transport error or a status that clears
    *     on its own (nothing recorded; the invocation fails and is retried)
+   * @throws IOException when the response body is larger than {@link #MAX_RESPONSE_BYTES} (nothing
+   *     recorded; the invocation fails and is retried)
    * @throws IllegalArgumentException if the request sets {@code Idempotency-Key} itself, or a
    *     header the JDK client refuses to set ({@code Host}, {@code Content-Length}, ...)
    * @throws IllegalStateException if a recorded response cannot be read back

@@ -12,6 +12,8 @@ import org.jspecify.annotations.Nullable;
  * @param running whether this engine holds the effect's lease and runs it
  * @param sources one entry per source key, in key order
  * @param terminalSkips positions completed by a terminal failure, ever
+ * @param latestCollapsed events an {@code on latest} arm folded into a later invocation, ever
+ *     ({@code latest_collapsed} in the admin bodies; docs/effects.md, "Latest and live arms")
  * @param lastTerminalError the last terminal failure's message, or {@code null}
  * @param quarantineReason why it is quarantined, or {@code null}
  * @since 0.1
@@ -22,6 +24,7 @@ public record EffectStatus(
     boolean running,
     List<SourceStatus> sources,
     long terminalSkips,
+    long latestCollapsed,
     @Nullable String lastTerminalError,
     @Nullable String quarantineReason) {
   /**

@@ -96,7 +96,7 @@ public final class Effects implements AutoCloseable {
       ownedWorkers = null;
     }
     this.readerExecutor = b.readers;
-    this.services = new EffectServices(store, time, b.secretKey, b.random);
+    this.services = new EffectServices(store, time, b.secretKey, b.random, b.secrets);
     EffectRun.Settings settings = new EffectRun.Settings(b.journalRetention, b.quarantineAfter);
     for (Effect<?> e : b.effects)
       readers.put(
@@ -252,13 +252,13 @@ public final class Effects implements AutoCloseable {
    * #release(String)}. Persisted, so a restart keeps it.
    *
    * @param effect the effect's name
-   * @param reason why, for operators
+   * @param reason why, for operators; stored with the {@link Builder#secrets} hidden
    * @throws IllegalArgumentException if this runtime has no such effect
    */
   public void quarantine(String effect, String reason) {
     Objects.requireNonNull(reason, "reason");
     reader(effect);
-    store.setQuarantine(effect, reason, time.now());
+    store.setQuarantine(effect, services.storedText(reason), time.now());
   }
 
   /**
@@ -562,8 +562,9 @@ public final class Effects implements AutoCloseable {
 
     /**
      * Values hidden as {@code [redacted]}, in every form they take, in every error an invocation
-     * records or logs (docs/operations.md, "Secrets"): pass the same as the engine's {@code
-     * Watukuy.Builder#secrets}. Default none.
+     * records or logs (docs/operations.md, "Secrets") and in every journal row it stores: a call's
+     * label and its unsealed result, where a replay then reads {@code [redacted]} (docs/effects.md,
+     * "The journal"). Pass the same as the engine's {@code Watukuy.Builder#secrets}. Default none.
      *
      * @param values the secret strings; empty strings are ignored
      * @return this builder

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.watukuy.spi.InvocationStatus;
+import io.watukuy.spi.JournalEntry;
 import io.watukuy.store.sqlite.SqliteStore;
 import io.watukuy.testing.ChildJvm;
 import java.io.IOException;
@@ -122,6 +123,14 @@ class HttpKillTest {
     try (SqliteStore store = SqliteStore.open(db)) {
       assertThat(new EffectFixture<>(store).row("Notify", 1).orElseThrow().status())
           .isEqualTo(InvocationStatus.DONE);
+      // Both runs sent the key of this event's call, not the bare journal key.
+      JournalEntry call3 =
+          new EffectFixture<>(store)
+              .effects.listJournal("Notify", EffectFixture.ORDERS, 1, 0, 10).stream()
+                  .filter(e -> e.label().endsWith("/call3"))
+                  .findFirst()
+                  .orElseThrow();
+      assertThat(call3Keys.get(0)).isEqualTo(JournaledHttpTest.idempotencyKey(1, call3.callKey()));
     }
   }
 

@@ -17,10 +17,12 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -28,6 +30,8 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * docs/effects.md, "HTTP calls": {@code ctx.http()} against a real server on 127.0.0.1. The server
@@ -64,6 +68,7 @@ class JournaledHttpTest {
   void start() throws IOException {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     server.createContext("/", this::answer);
+    server.createContext("/big/", this::big);
     server.start();
     base = "http://127.0.0.1:" + server.getAddress().getPort();
   }
@@ -94,12 +99,97 @@ class JournaledHttpTest {
     x.close();
   }
 
+  /**
+   * {@code /big/<bytes>/<fixed|chunked>}: a 200 with a body of that many bytes, with its
+   * Content-Length or chunked without one.
+   */
+  private void big(HttpExchange x) throws IOException {
+    x.getRequestBody().readAllBytes();
+    String[] parts = x.getRequestURI().getPath().split("/");
+    seen.add(new Seen(x.getRequestMethod(), x.getRequestURI().getPath(), null, null, ""));
+    int size = Integer.parseInt(parts[2]);
+    x.sendResponseHeaders(200, parts[3].equals("chunked") ? 0 : size);
+    byte[] chunk = new byte[8192];
+    java.util.Arrays.fill(chunk, (byte) 'x');
+    try (var out = x.getResponseBody()) {
+      for (int left = size; left > 0; left -= chunk.length)
+        out.write(chunk, 0, Math.min(left, chunk.length));
+    } catch (IOException gone) {
+      // the client stopped reading: what the limit is for
+    }
+  }
+
+  /** Runs one invocation that GETs {@code path} with a token in the query; returns the bodies. */
+  private List<String> get(String path) {
+    List<String> bodies = Collections.synchronizedList(new ArrayList<>());
+    fixture.created("alice");
+    Effects effects =
+        effects(
+            (ctx, e) ->
+                bodies.add(
+                    ctx.http()
+                        .send(EffectHttp.Request.of("GET", base + path + "?token=query-secret"))
+                        .body()),
+            null);
+    drain(effects);
+    fixture.clock.advance(Duration.ofMillis(200));
+    drain(effects);
+    return bodies;
+  }
+
+  @Test
+  void aBodyOfExactlyTheLimitIsJournaled() {
+    List<String> bodies = get("/big/" + EffectHttp.MAX_RESPONSE_BYTES + "/chunked");
+
+    assertThat(bodies).hasSize(1);
+    assertThat(bodies.get(0)).hasSize(1 << 20);
+    assertThat(row(1).status()).isEqualTo(InvocationStatus.DONE);
+    assertThat(journal()).hasSize(1);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"fixed", "chunked"})
+  void aBodyOverTheLimitFailsTheInvocationNamingEffectUrlAndLimitAndIsRetriedUnderBackoff(
+      String framing) {
+    List<String> bodies = get("/big/" + (EffectHttp.MAX_RESPONSE_BYTES + 1) + "/" + framing);
+
+    assertThat(bodies).as(framing).isEmpty();
+    assertThat(journal()).as(framing).isEmpty();
+    // Not re-sent inside the call; sent again by the invocation's retry after 200 ms.
+    assertThat(seen).as(framing).hasSize(2);
+    InvocationRow row = row(1);
+    assertThat(row.status()).isEqualTo(InvocationStatus.FAILED);
+    assertThat(row.attempt()).isEqualTo(2);
+    assertThat(row.error())
+        .as(framing)
+        .contains("effect Notify: the response to GET " + base + "/big/1048577/" + framing)
+        .contains("?token=[redacted]")
+        .contains("larger than 1048576 bytes")
+        .doesNotContain("query-secret");
+    assertThat(Duration.between(row.updatedAt(), row.retryAt())).isEqualTo(Duration.ofMillis(400));
+  }
+
   private void then(int status, String retryAfter) {
     script.add(new Answer(status, retryAfter, "status " + status));
   }
 
   private List<JournalEntry> journal() {
-    return fixture.effects.listJournal(EFFECT, ORDERS, 1, 0, 10);
+    return journal(1);
+  }
+
+  private List<JournalEntry> journal(long position) {
+    return fixture.effects.listJournal(EFFECT, ORDERS, position, 0, 10);
+  }
+
+  /**
+   * The Idempotency-Key docs/effects.md ("HTTP calls") promises for the call journaled as {@code
+   * journalKey} at {@code position} of the unpartitioned orders log: SHA-256 of {@code
+   * <len>:<effect>|<len>:<poller>|<len>:<partition>|<position>|<journal key>}.
+   */
+  static String idempotencyKey(long position, String journalKey) throws Exception {
+    byte[] preimage =
+        ("6:Notify|6:orders|0:|" + position + "|" + journalKey).getBytes(StandardCharsets.UTF_8);
+    return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(preimage));
   }
 
   /** Runs one invocation whose arm POSTs a charge with a secret header and a query token. */
@@ -121,7 +211,7 @@ class JournaledHttpTest {
   }
 
   @Test
-  void everyRequestCarriesItsJournalKeyAndTheJournalKeepsNoSecret() {
+  void everyRequestCarriesItsEventsIdempotencyKeyAndTheJournalKeepsNoSecret() throws Exception {
     List<EffectHttp.Response> got = charge();
 
     assertThat(got).extracting(EffectHttp.Response::status).containsExactly(200);
@@ -131,7 +221,10 @@ class JournaledHttpTest {
     assertThat(request.authorization()).isEqualTo("Bearer header-secret");
     assertThat(request.body()).isEqualTo("{\"amount\":5}");
     JournalEntry row = journal().get(0);
-    assertThat(request.key()).isEqualTo(row.callKey()).matches("[0-9a-f]{64}");
+    assertThat(request.key())
+        .matches("[0-9a-f]{64}")
+        .isEqualTo(idempotencyKey(1, row.callKey()))
+        .isNotEqualTo(row.callKey());
     assertThat(row.label()).isEqualTo("POST " + base + "/charges");
     assertThat(row.subject()).isNull();
     assertThat(row.result() + row.label())
@@ -140,6 +233,29 @@ class JournaledHttpTest {
         .doesNotContain("query-secret")
         .doesNotContain("cookie-secret")
         .doesNotContain("amount");
+  }
+
+  @Test
+  void twoEventsSendingTheSameRequestSendTwoIdempotencyKeys() throws Exception {
+    fixture.created("alice", "alice");
+    Effects effects =
+        effects(
+            (ctx, e) ->
+                ctx.http()
+                    .send(EffectHttp.Request.of("POST", base + "/charges").body("{\"amount\":5}")),
+            null);
+    drain(effects);
+
+    assertThat(row(1).status()).isEqualTo(InvocationStatus.DONE);
+    assertThat(row(2).status()).isEqualTo(InvocationStatus.DONE);
+    assertThat(seen).hasSize(2);
+    // One request, so one journal key; two events, so two keys at the receiver.
+    String journalKey = journal(1).get(0).callKey();
+    assertThat(journal(2).get(0).callKey()).isEqualTo(journalKey);
+    assertThat(seen)
+        .extracting(Seen::key)
+        .doesNotHaveDuplicates()
+        .containsExactly(idempotencyKey(1, journalKey), idempotencyKey(2, journalKey));
   }
 
   @Test
@@ -165,7 +281,7 @@ class JournaledHttpTest {
   }
 
   @Test
-  void twoServerErrorsThenSuccessAreOneJournalRowAndThreeRequests() {
+  void twoServerErrorsThenSuccessAreOneJournalRowAndThreeRequests() throws Exception {
     then(503, null);
     then(503, null);
     Instant before = fixture.clock.now();
@@ -173,7 +289,9 @@ class JournaledHttpTest {
 
     assertThat(got).extracting(EffectHttp.Response::status).containsExactly(200);
     assertThat(seen).hasSize(3);
-    assertThat(seen).extracting(Seen::key).containsOnly(journal().get(0).callKey());
+    assertThat(seen)
+        .extracting(Seen::key)
+        .containsOnly(idempotencyKey(1, journal().get(0).callKey()));
     assertThat(journal()).hasSize(1);
     assertThat(row(1).status()).isEqualTo(InvocationStatus.DONE);
     assertThat(row(1).attempt()).isEqualTo(1);
@@ -197,6 +315,25 @@ class JournaledHttpTest {
         .doesNotContain("query-secret");
     // Retry-After: 0 is shorter than the invocation's own 200 ms: it does not lower it.
     assertThat(Duration.between(row.updatedAt(), row.retryAt())).isEqualTo(Duration.ofMillis(200));
+  }
+
+  @Test
+  void theInvocationsRetrySendsTheSameIdempotencyKey() throws Exception {
+    for (int i = 0; i < EffectHttp.MAX_ATTEMPTS; i++) then(503, null);
+    fixture.created("alice");
+    Effects effects =
+        effects((ctx, e) -> ctx.http().send(EffectHttp.Request.of("PUT", base + "/a")), null);
+    drain(effects);
+    assertThat(row(1).status()).isEqualTo(InvocationStatus.FAILED);
+    fixture.clock.advance(Duration.ofMillis(200));
+    drain(effects);
+
+    assertThat(row(1).status()).isEqualTo(InvocationStatus.DONE);
+    assertThat(row(1).attempt()).isEqualTo(2);
+    assertThat(seen).hasSize(EffectHttp.MAX_ATTEMPTS + 1);
+    assertThat(seen)
+        .extracting(Seen::key)
+        .containsOnly(idempotencyKey(1, journal().get(0).callKey()));
   }
 
   @Test
@@ -230,6 +367,17 @@ class JournaledHttpTest {
     assertThat(seen).hasSize(1);
     assertThat(journal()).hasSize(1);
     assertThat(journal().get(0).result()).contains("400");
+    assertThat(row(1).status()).isEqualTo(InvocationStatus.DONE);
+  }
+
+  @Test
+  void aRedirectIsNotFollowedItReachesTheArmAsItsStatusAndIsJournaled() {
+    then(302, null);
+    List<EffectHttp.Response> got = charge();
+
+    assertThat(got).extracting(EffectHttp.Response::status).containsExactly(302);
+    assertThat(seen).hasSize(1);
+    assertThat(journal()).hasSize(1);
     assertThat(row(1).status()).isEqualTo(InvocationStatus.DONE);
   }
 

@@ -37,6 +37,7 @@ class LatestAndLiveArmsTest {
     assertThat(collapsed("Sync")).isEqualTo(99);
     assertThat(watermark("Sync")).isEqualTo(100);
     assertThat(effects.status("Sync").state()).isEqualTo(EffectState.OK);
+    assertThat(effects.status("Sync").latestCollapsed()).isEqualTo(99);
     assertThat(f.row("Sync", 99)).isEmpty(); // a folded event leaves no row
   }
 

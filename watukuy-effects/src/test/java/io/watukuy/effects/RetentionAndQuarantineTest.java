@@ -139,6 +139,16 @@ class RetentionAndQuarantineTest {
   }
 
   @Test
+  void aQuarantineReasonIsStoredWithTheSecretsHidden() {
+    Effects effects =
+        f.builder("engine-1").secrets(List.of("crm-T0ken-5f1c9a")).add(notifyEffect()).build();
+    effects.quarantine("Notify", "the CRM refuses crm-T0ken-5f1c9a");
+
+    assertThat(f.effects.loadEffect("Notify").orElseThrow().quarantineReason())
+        .isEqualTo("the CRM refuses [redacted]");
+  }
+
+  @Test
   void aSuccessStartsTheRunOfFailuresOver() {
     f.created("a", "b", "c");
     failing.addAll(List.of(1L, 3L));

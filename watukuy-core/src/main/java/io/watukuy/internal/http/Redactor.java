@@ -1,5 +1,12 @@
 package io.watukuy.internal.http;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import io.watukuy.internal.Json;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.URLDecoder;
@@ -9,6 +16,7 @@ import java.util.Base64;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -44,11 +52,12 @@ import org.jspecify.annotations.Nullable;
  *
  * This is the one redaction point: exception messages, log lines, stack traces, stored errors,
  * parked rows and JSON output pass through {@link #message} before they are cut, escaped or written
- * (docs/operations.md, "Secrets"). Which values count as secrets (the minimum length rule) is the
- * caller's choice; this class hides every non-empty value it is given, one shorter than {@link
- * #SHORT_SECRET_LENGTH} only where it stands as a whole token. All secrets are replaced in one pass
- * and a {@value #REDACTED} marker is never scanned again, so a secret such as {@code e} or {@code
- * d} cannot garble a marker, even when text is redacted twice (the engine, then standard error).
+ * (docs/operations.md, "Secrets"); stored JSON documents (effects' journaled results) through
+ * {@link #json}. Which values count as secrets (the minimum length rule) is the caller's choice;
+ * this class hides every non-empty value it is given, one shorter than {@link #SHORT_SECRET_LENGTH}
+ * only where it stands as a whole token. All secrets are replaced in one pass and a {@value
+ * #REDACTED} marker is never scanned again, so a secret such as {@code e} or {@code d} cannot
+ * garble a marker, even when text is redacted twice (the engine, then standard error).
  *
  * <p>The name rule errs on the side of hiding: {@code author} and {@code monkey} match too.
  * Immutable and thread-safe.
@@ -293,6 +302,65 @@ public final class Redactor {
           }
           return Matcher.quoteReplacement(REDACTED);
         });
+  }
+
+  /**
+   * JSON text with every secret value hidden, still JSON, for a document that is stored (an
+   * effect's journaled result, docs/effects.md, "The journal"). Each string, member name and number
+   * is redacted as {@link #message} does it, unescaped, so a secret is found however deep it is
+   * escaped: in a string that itself holds JSON text (a response body echoing a token, where the
+   * token's quote is escaped twice in the stored text) as well as in plain text. A number or name
+   * that held a secret becomes the string or name {@value #REDACTED}. Text that is not JSON, and
+   * any form of a secret left across two tokens, is redacted as text by {@link #message}.
+   *
+   * @param json JSON text
+   * @return the same document when it holds no secret (the same text), otherwise the redacted one
+   */
+  public String json(String json) {
+    if (secrets == null) return json;
+    JsonNode tree;
+    try {
+      tree = Json.MAPPER.readTree(json);
+    } catch (JsonProcessingException e) {
+      return message(json);
+    }
+    if (tree == null) return message(json);
+    JsonNode redacted = redacted(tree);
+    if (redacted == tree) return message(json);
+    try {
+      return message(Json.MAPPER.writeValueAsString(redacted));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("a redacted JSON tree cannot be written: " + e, e);
+    }
+  }
+
+  /** {@code node} with its secrets hidden; {@code node} itself when it holds none. */
+  private JsonNode redacted(JsonNode node) {
+    if (node.isTextual() || node.isNumber()) {
+      String text = node.asText();
+      String hidden = message(text);
+      return hidden.equals(text) ? node : TextNode.valueOf(hidden);
+    }
+    if (!node.isContainerNode()) return node;
+    boolean changed = false;
+    if (node.isArray()) {
+      ArrayNode copy = JsonNodeFactory.instance.arrayNode(node.size());
+      for (JsonNode item : node) {
+        JsonNode r = redacted(item);
+        changed |= r != item;
+        copy.add(r);
+      }
+      return changed ? copy : node;
+    }
+    ObjectNode copy = JsonNodeFactory.instance.objectNode();
+    for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> field = it.next();
+      String name = message(field.getKey());
+      JsonNode r = redacted(field.getValue());
+      changed |= r != field.getValue() || !name.equals(field.getKey());
+      copy.set(name, r);
+    }
+    return changed ? copy : node;
   }
 
   /**

@@ -3,6 +3,7 @@ package io.watukuy.internal.http;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.watukuy.internal.Json;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -93,6 +94,35 @@ class RedactorTest {
     assertThat(redactor.message("?t=Tk%22q%5C%7E%2Az+y9&x")).isEqualTo("?t=[redacted]&x");
     assertThat(redactor.message("/Tk%22q%5c~%2az%20y9/")).isEqualTo("/[redacted]/");
     assertThat(redactor.message("/Tk%22q%5C~*z%20y9/")).isEqualTo("/[redacted]/");
+  }
+
+  @Test
+  void aStoredJsonDocumentHidesASecretEscapedTwiceAndStaysJson() throws Exception {
+    String secret = "Tk\"q\\~*z y9";
+    Redactor redactor = new Redactor(List.of(secret, "98765432"));
+    // A response body echoing the secret in JSON, kept as a string of a JSON document: the quote
+    // and the backslash are escaped twice in the stored text.
+    String body = Json.MAPPER.writeValueAsString(Map.of("echo", secret));
+    String stored = Json.MAPPER.writeValueAsString(Map.of("status", 200, "body", body));
+    assertThat(stored).contains("Tk\\\\\\\"q\\\\\\\\~*z y9");
+
+    String hidden = redactor.json(stored);
+
+    assertThat(Json.MAPPER.readTree(hidden).get("body").textValue())
+        .isEqualTo("{\"echo\":\"[redacted]\"}");
+    assertThat(Json.MAPPER.readTree(hidden).get("status").intValue()).isEqualTo(200);
+    assertThat(redactor.json("{\"98765432\":98765432,\"n\":[1,\"Tk\\\"q\\\\~*z y9\"]}"))
+        .isEqualTo("{\"[redacted]\":\"[redacted]\",\"n\":[1,\"[redacted]\"]}");
+  }
+
+  @Test
+  void aStoredJsonDocumentWithoutASecretIsKeptAsWrittenAndTextIsRedactedAsText() {
+    Redactor redactor = new Redactor(List.of("S3cret-value"));
+
+    assertThat(redactor.json("{ \"a\": 1.50, \"b\": [\"x\"] }"))
+        .isEqualTo("{ \"a\": 1.50, \"b\": [\"x\"] }");
+    assertThat(redactor.json("not json S3cret-value")).isEqualTo("not json [redacted]");
+    assertThat(Redactor.NONE.json("\"S3cret-value\"")).isEqualTo("\"S3cret-value\"");
   }
 
   @Test

@@ -53,4 +53,38 @@ public final class CallKeys {
             + "|"
             + ordinal);
   }
+
+  /**
+   * The idempotency key a journaled call sends (docs/effects.md, "HTTP calls"): SHA-256 of {@code
+   * <len>:<effect>|<len>:<poller>|<len>:<partition>|<position>|<journal key>}. The journal key
+   * names the call within its invocation; the effect, source key and position name the event, so
+   * two events making the same request send different keys, while every re-send, retry and replay
+   * of one event's call sends the same one.
+   *
+   * @param effect the effect's name
+   * @param poller the source poller
+   * @param partition the source partition, {@code ""} for an unpartitioned poller
+   * @param position the event's log position
+   * @param journalKey the call's journal key, {@link #key}
+   * @return 64 lower-case hex digits
+   */
+  public static String idempotencyKey(
+      String effect, String poller, String partition, long position, String journalKey) {
+    return Sha256.hex(
+        effect.length()
+            + ":"
+            + effect
+            + "|"
+            + poller.length()
+            + ":"
+            + poller
+            + "|"
+            + partition.length()
+            + ":"
+            + partition
+            + "|"
+            + position
+            + "|"
+            + journalKey);
+  }
 }

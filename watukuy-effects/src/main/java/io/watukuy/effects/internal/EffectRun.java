@@ -316,6 +316,7 @@ public final class EffectRun<T> {
         lease != null,
         list,
         r == null ? 0 : r.terminalSkips(),
+        r == null ? 0 : r.latestCollapsed(),
         r == null ? null : r.lastTerminalError(),
         r == null ? null : r.quarantineReason());
   }

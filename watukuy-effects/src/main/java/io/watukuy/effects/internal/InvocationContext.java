@@ -64,23 +64,7 @@ final class InvocationContext implements EffectContext {
     Objects.requireNonNull(resultType, "resultType");
     Objects.requireNonNull(call, "call");
     String canonical = CallKeys.canonicalArgs(effect, name, args);
-    int ordinal = repeats.merge(name + '\u0000' + canonical, 1, Integer::sum) - 1;
-    String key = CallKeys.key(name, canonical, ordinal);
-    Optional<JournalEntry> hit = store.loadJournalEntry(effect, source, position, key);
-    recorded++;
-    if (hit.isPresent()) return read(name, hit.get().result(), resultType);
-    running.push(key);
-    T result;
-    try {
-      result = call.call();
-    } finally {
-      running.pop();
-    }
-    String json = Json.MAPPER.writeValueAsString(result);
-    store.appendJournalEntry(
-        new JournalEntry(
-            effect, source, position, key, recorded - 1, name, json, null, time.now()));
-    return result;
+    return journaled(name, name, canonical, resultType, null, key -> call.call());
   }
 
   @Override
@@ -119,7 +103,13 @@ final class InvocationContext implements EffectContext {
     if (key == null)
       throw new IllegalStateException(
           "effect " + effect + ": idempotencyKey() is only known inside a journaled call");
-    return key;
+    return idempotencyKey(key);
+  }
+
+  /** The idempotency key of the call journaled as {@code journalKey} in this invocation. */
+  String idempotencyKey(String journalKey) {
+    return CallKeys.idempotencyKey(
+        effect, source.poller(), source.partition(), position, journalKey);
   }
 
   @Override
@@ -161,7 +151,10 @@ final class InvocationContext implements EffectContext {
 
   // ---- sealed documents and HTTP calls (docs/effects.md, "Sealed documents", "HTTP calls") ----
 
-  /** A journaled call that is told its journal key (the HTTP client sends it as a header). */
+  /**
+   * A journaled call that is told its journal key (the HTTP client sends the idempotency key made
+   * from it).
+   */
   @FunctionalInterface
   interface KeyedCall<T> {
     T call(String key) throws Exception;
@@ -202,7 +195,8 @@ final class InvocationContext implements EffectContext {
   /**
    * The journal's lookup-then-record for any call: {@code keyName} and {@code canonical} make the
    * key (with the ordinal among identical calls), {@code label} is what the row shows; with a
-   * subject the row holds the result sealed under it.
+   * subject the row holds the result sealed under it. The label and an unsealed result are stored
+   * with the engine's secrets redacted, so a replay reads {@code [redacted]} where a secret was.
    */
   <T> @Nullable T journaled(
       String keyName,
@@ -230,13 +224,22 @@ final class InvocationContext implements EffectContext {
       running.pop();
     }
     String json = Json.MAPPER.writeValueAsString(result);
+    EffectServices services = services();
     String stored =
         subject == null
-            ? json
-            : services().seals().seal(effect, subject, resultType.getName(), json);
+            ? services.storedResult(json)
+            : services.seals().seal(effect, subject, resultType.getName(), json);
     store.appendJournalEntry(
         new JournalEntry(
-            effect, source, position, key, recorded - 1, label, stored, subject, time.now()));
+            effect,
+            source,
+            position,
+            key,
+            recorded - 1,
+            services.storedText(label),
+            stored,
+            subject,
+            time.now()));
     return result;
   }
 
@@ -313,7 +316,7 @@ final class InvocationContext implements EffectContext {
 
   @Override
   public EffectHttp http() {
-    if (http == null) http = new JournaledHttp(this, services().http(), services().time());
+    if (http == null) http = new JournaledHttp(this, services());
     return http;
   }
 

@@ -3,10 +3,13 @@ package io.watukuy.effects.internal;
 import io.watukuy.TimeSource;
 import io.watukuy.effects.EffectHttp;
 import io.watukuy.effects.HttpRetriesExhausted;
+import io.watukuy.internal.http.BodyFormats;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -26,13 +29,15 @@ final class JournaledHttp implements EffectHttp {
       Set.of("authorization", "proxy-authorization", "cookie", "set-cookie", "set-cookie2");
 
   private final InvocationContext ctx;
+  private final EffectServices services;
   private final HttpClient client;
   private final TimeSource time;
 
-  JournaledHttp(InvocationContext ctx, HttpClient client, TimeSource time) {
+  JournaledHttp(InvocationContext ctx, EffectServices services) {
     this.ctx = ctx;
-    this.client = client;
-    this.time = time;
+    this.services = services;
+    this.client = services.http();
+    this.time = services.time();
   }
 
   @Override
@@ -46,7 +51,7 @@ final class JournaledHttp implements EffectHttp {
                 + request.label()
                 + " sets "
                 + IDEMPOTENCY_KEY
-                + " itself; every journaled request carries its journal key there");
+                + " itself; every journaled request carries its own key there, per event and call");
     String keyName = "HTTP " + request.method();
     String canonical =
         CallKeys.canonicalArgs(
@@ -75,7 +80,7 @@ final class JournaledHttp implements EffectHttp {
                     ? HttpRequest.BodyPublishers.noBody()
                     : HttpRequest.BodyPublishers.ofString(request.body()));
     request.headers().forEach(b::header);
-    b.header(IDEMPOTENCY_KEY, key);
+    b.header(IDEMPOTENCY_KEY, ctx.idempotencyKey(key));
     HttpRequest http = b.build();
     Duration delay = FIRST_RESEND_DELAY;
     Duration longestWait = null;
@@ -83,18 +88,21 @@ final class JournaledHttp implements EffectHttp {
     IOException lastError = null;
     for (int attempt = 1; ; attempt++) {
       Duration wait = null;
+      HttpResponse<LimitedBody.Body> r = null;
       try {
-        HttpResponse<String> r = client.send(http, HttpResponse.BodyHandlers.ofString());
-        if (!resend(r.statusCode())) return response(r);
+        r = client.send(http, LimitedBody.handler(MAX_RESPONSE_BYTES));
+      } catch (IOException e) {
+        lastStatus = 0;
+        lastError = e;
+      }
+      if (r != null) {
+        if (!resend(r.statusCode())) return response(request, r);
         lastStatus = r.statusCode();
         lastError = null;
         wait =
             RetryAfterHeader.parse(r.headers().firstValue("Retry-After").orElse(null), time.now());
         if (wait != null && (longestWait == null || wait.compareTo(longestWait) > 0))
           longestWait = wait;
-      } catch (IOException e) {
-        lastStatus = 0;
-        lastError = e;
       }
       // A server asking for longer than the next re-send is left alone: the invocation waits.
       boolean serverWantsLonger = wait != null && wait.compareTo(delay) > 0;
@@ -110,8 +118,35 @@ final class JournaledHttp implements EffectHttp {
     return status == 408 || status == 425 || status == 429 || (status >= 500 && status <= 599);
   }
 
-  /** The response as journaled: headers that carry credentials are left out. */
-  private static Response response(HttpResponse<String> r) {
+  /**
+   * The response as journaled: headers that carry credentials are left out, the body decoded by the
+   * {@code Content-Type}'s charset (UTF-8 when it names none, or one this runtime does not know).
+   *
+   * @throws IOException when the body was over {@link #MAX_RESPONSE_BYTES}: nothing is recorded and
+   *     the invocation fails, naming the effect, the URL (secrets hidden) and the limit
+   */
+  private Response response(Request request, HttpResponse<LimitedBody.Body> r) throws IOException {
+    byte[] bytes = r.body().bytes();
+    if (bytes == null)
+      throw new IOException(
+          "effect "
+              + ctx.effect()
+              + ": the response to "
+              + request.method()
+              + " "
+              + services.url(request.url().toString())
+              + " (status "
+              + r.statusCode()
+              + ") is larger than "
+              + MAX_RESPONSE_BYTES
+              + " bytes, the most a journaled response may hold; nothing was recorded");
+    Charset charset;
+    try {
+      charset = BodyFormats.charset(r.headers().firstValue("Content-Type").orElse(null));
+    } catch (IOException unknown) {
+      charset = null;
+    }
+    String body = new String(bytes, charset == null ? StandardCharsets.UTF_8 : charset);
     Map<String, List<String>> headers = new LinkedHashMap<>();
     r.headers()
         .map()
@@ -120,6 +155,6 @@ final class JournaledHttp implements EffectHttp {
               if (!name.startsWith(":") && !SECRET_HEADERS.contains(name.toLowerCase(Locale.ROOT)))
                 headers.put(name, values);
             });
-    return new Response(r.statusCode(), headers, r.body() == null ? "" : r.body());
+    return new Response(r.statusCode(), headers, body);
   }
 }

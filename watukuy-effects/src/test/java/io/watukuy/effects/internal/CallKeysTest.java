@@ -40,6 +40,21 @@ class CallKeysTest {
   }
 
   @Test
+  void theIdempotencyKeyIsTheHashOfTheEventAndTheJournalKeyLengthPrefixed() {
+    // sha256("6:Notify|6:orders|2:eu|7|abc"), computed with sha256sum
+    assertThat(CallKeys.idempotencyKey("Notify", "orders", "eu", 7, "abc"))
+        .isEqualTo("95238a4435e490d190f59fc4f8ee2f333d7b79ea2a729cf54868206bb5127c67");
+    assertThat(CallKeys.idempotencyKey("Notify", "orders", "", 7, "abc"))
+        .isEqualTo("792f5205ee9cf2c7fc526b5d5fb7e633dad50e040fe0a0487717c968163a49e1")
+        .isNotEqualTo(CallKeys.idempotencyKey("Notify", "orders", "", 8, "abc"))
+        .isNotEqualTo(CallKeys.idempotencyKey("Welcome", "orders", "", 7, "abc"))
+        .isNotEqualTo(CallKeys.idempotencyKey("Notify", "orders", "", 7, "abd"));
+    // moving text between poller and partition changes the key
+    assertThat(CallKeys.idempotencyKey("Notify", "orders|", "eu", 7, "abc"))
+        .isNotEqualTo(CallKeys.idempotencyKey("Notify", "orders", "|eu", 7, "abc"));
+  }
+
+  @Test
   void argumentsWithoutCanonicalJsonAreRefusedNamingEffectAndCall() {
     assertThatThrownBy(() -> CallKeys.canonicalArgs("Notify", "ratio", Double.NaN))
         .isInstanceOf(IllegalArgumentException.class)

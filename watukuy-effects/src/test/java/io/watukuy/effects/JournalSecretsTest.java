@@ -1,0 +1,146 @@
+package io.watukuy.effects;
+
+import static io.watukuy.effects.EffectFixture.ORDERS;
+import static io.watukuy.effects.EffectFixture.byCustomer;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import io.watukuy.EventType;
+import io.watukuy.effects.EffectFixture.Order;
+import io.watukuy.spi.InvocationStatus;
+import io.watukuy.spi.JournalEntry;
+import io.watukuy.spi.StateStore;
+import io.watukuy.store.sqlite.SqliteStore;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * docs/effects.md, "The journal": the engine's secrets never reach a journal row. A token in an
+ * HTTP call's path (its label) and a secret with a quote and a backslash echoed in a response body
+ * (escaped twice where the row keeps the body as a JSON string) or returned by a named call are
+ * stored as {@code [redacted]}, which is what a replay then reads. Checked on the rows of the
+ * memory store and on the bytes of a SQLite store's files.
+ */
+class JournalSecretsTest {
+  private static final String PATH_SECRET = "path-S3cret-0042";
+  private static final String BODY_SECRET = "b\"dy\\S3cret-77";
+
+  /** Every form of the secrets a stored row could hold them in: plain, escaped once and twice. */
+  private static final List<String> FORMS =
+      List.of(
+          PATH_SECRET,
+          BODY_SECRET,
+          "b\\\"dy\\\\S3cret-77",
+          "b\\\\\\\"dy\\\\\\\\S3cret-77",
+          "S3cret-77",
+          "S3cret-0042");
+
+  @TempDir Path dir;
+  private HttpServer server;
+  private String base;
+
+  @BeforeEach
+  void start() throws IOException {
+    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.createContext(
+        "/",
+        x -> {
+          x.getRequestBody().readAllBytes();
+          // An API echoing the token back, in the body's JSON and in a header.
+          byte[] out =
+              ("{\"echo\":\"b\\\"dy\\\\S3cret-77\",\"ok\":true}").getBytes(StandardCharsets.UTF_8);
+          x.getResponseHeaders().add("X-Echo", BODY_SECRET);
+          x.sendResponseHeaders(200, out.length);
+          x.getResponseBody().write(out);
+          x.close();
+        });
+    server.start();
+    base = "http://127.0.0.1:" + server.getAddress().getPort();
+  }
+
+  @AfterEach
+  void stop() {
+    server.stop(0);
+  }
+
+  /**
+   * Runs one invocation that makes both calls and fails once after them, so the second attempt
+   * reads them back from the journal; returns what each attempt got, the body and the named result.
+   */
+  private List<String> run(EffectFixture<? extends StateStore> f) {
+    List<String> got = new CopyOnWriteArrayList<>();
+    Arm<Order> arm =
+        (ctx, e) -> {
+          EffectHttp.Response r =
+              ctx.http().send(EffectHttp.Request.of("POST", base + "/hooks/" + PATH_SECRET));
+          got.add(r.body());
+          got.add(ctx.call("issue-token", e.data().customer(), String.class, () -> BODY_SECRET));
+          if (ctx.attempt() == 1) throw new IllegalStateException("the next step failed");
+        };
+    f.created("alice");
+    Effects effects =
+        f.builder("engine-1")
+            .secrets(List.of(PATH_SECRET, BODY_SECRET))
+            .add(f.effect("Notify").on(EventType.CREATED, arm, byCustomer()).build())
+            .build();
+    EffectFixture.drain(effects, "Notify");
+    f.clock.advance(Duration.ofMillis(200));
+    EffectFixture.drain(effects, "Notify");
+    assertThat(f.row("Notify", 1).orElseThrow().status()).isEqualTo(InvocationStatus.DONE);
+    return got;
+  }
+
+  @Test
+  void theMemoryStoresRowsHoldNoSecretAndAReplayReadsTheRedactedValues() {
+    EffectFixture<?> f = EffectFixture.memory();
+    List<String> got = run(f);
+
+    List<JournalEntry> rows = f.effects.listJournal("Notify", ORDERS, 1, 0, 10);
+    assertThat(rows).hasSize(2);
+    assertThat(rows.get(0).label()).isEqualTo("POST " + base + "/hooks/[redacted]");
+    assertThat(rows.get(1).result()).isEqualTo("\"[redacted]\"");
+    for (JournalEntry row : rows)
+      for (String form : FORMS)
+        assertThat(row.label() + row.result()).doesNotContain(form).contains("[redacted]");
+    // The first attempt had the fresh values; the replay reads what was stored.
+    assertThat(got)
+        .containsExactly(
+            "{\"echo\":\"b\\\"dy\\\\S3cret-77\",\"ok\":true}",
+            BODY_SECRET,
+            "{\"echo\":\"[redacted]\",\"ok\":true}",
+            "[redacted]");
+  }
+
+  @Test
+  void aSqliteStoreFileHoldsNoSecretInAnyForm() throws IOException {
+    Path db = dir.resolve("effects.db");
+    try (SqliteStore store = SqliteStore.open(db)) {
+      List<String> got = run(new EffectFixture<>(store));
+      assertThat(got).hasSize(4).endsWith("[redacted]");
+    }
+
+    List<Path> files;
+    try (Stream<Path> list = Files.list(dir)) {
+      files = list.toList();
+    }
+    assertThat(files).contains(db);
+    List<String> contents = new ArrayList<>();
+    for (Path file : files) contents.add(Files.readString(file, StandardCharsets.ISO_8859_1));
+    String all = String.join("\n", contents);
+    assertThat(all).contains("[redacted]").contains("issue-token");
+    for (String form : FORMS) assertThat(all).doesNotContain(form);
+  }
+}
