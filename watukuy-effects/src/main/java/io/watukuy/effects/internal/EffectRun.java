@@ -99,6 +99,7 @@ public final class EffectRun<T> {
   private long generation;
   private boolean stopped;
   private boolean dispatching = true;
+  private volatile boolean abandoned;
   private @Nullable Instant nextSweep;
 
   /**
@@ -233,6 +234,17 @@ public final class EffectRun<T> {
    */
   public synchronized void stopDispatching() {
     dispatching = false;
+  }
+
+  /**
+   * The shutdown gave up waiting for the invocations in flight and is about to interrupt them
+   * (docs/effects.md, "Shutdown"): a failure one of them ends in from here on, such as the {@code
+   * InterruptedException} of a call the interrupt cut short, is the shutdown's doing, not the
+   * invocation's, so it is not recorded (no attempt, no error, no backoff). Its row stays {@code
+   * RUNNING} and it replays at the next start. Call {@link #stopDispatching()} first.
+   */
+  public void abandon() {
+    abandoned = true;
   }
 
   /** Invocations handed to the workers and not finished yet. */
@@ -636,6 +648,17 @@ public final class EffectRun<T> {
     } catch (RuntimeException e) {
       status = InvocationStatus.FAILED;
       error = Errors.describe(e, redaction);
+    }
+    if (status == InvocationStatus.FAILED && abandoned) {
+      LOG.warn(
+          "effect {} on {}: position {} in lane {} was abandoned by the shutdown ({}); its row"
+              + " stays running and it replays at the next start",
+          effect.name(),
+          source,
+          p.position,
+          lane,
+          error);
+      return;
     }
     Instant now = time.now();
     Instant retryAt =
