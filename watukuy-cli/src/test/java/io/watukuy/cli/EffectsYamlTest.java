@@ -214,6 +214,18 @@ class EffectsYamlTest {
     assertError(
         WELCOME.replace("{{/item/customer}}\"", "{{customer}}\""),
         "effects[0].request.url: effect welcome: 'customer' is not a JSON Pointer");
+    // RFC 6901: a '~' is ~0 or ~1, and a pointer starts with '/'
+    assertError(
+        WELCOME.replace("{{/item/customer}}\"", "{{/item/~2}}\""),
+        "effects[0].request.url: effect welcome: '/item/~2' is not a JSON Pointer: '~' must be"
+            + " followed by 0 or 1");
+    assertError(
+        WELCOME.replace("value: /item/customer", "value: /item/customer~"),
+        "effects[0].key.value: effect welcome: '/item/customer~' is not a JSON Pointer: '~' must"
+            + " be followed by 0 or 1");
+    assertError(
+        WELCOME.replace("note: \"welcome {{/item/customer}}\"", "note: \"hi {{item/customer}}\""),
+        "effects[0].request.body.note: effect welcome: 'item/customer' is not a JSON Pointer");
     assertError(
         WELCOME.replace("Authorization:", "Idempotency-Key:"),
         "effects[0].request.headers.Idempotency-Key: effect welcome: is set by the journal");

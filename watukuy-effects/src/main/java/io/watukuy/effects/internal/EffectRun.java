@@ -62,8 +62,8 @@ public final class EffectRun<T> {
    * What an engine sets for each effect it runs.
    *
    * @param journalRetention how long a completed invocation and its journal are kept
-   * @param quarantineAfter failed attempts in a row, across every lane with no success between,
-   *     that quarantine the effect; 0 never does
+   * @param quarantineAfter failed attempts in a row (to be retried or terminal), across every lane
+   *     with no success between, that quarantine the effect; 0 never does
    */
   public record Settings(Duration journalRetention, int quarantineAfter) {}
 
@@ -737,9 +737,13 @@ public final class EffectRun<T> {
       SourceLanes s = sources.get(o.source());
       if (s == null) continue;
       changed = true;
-      if (o.status().completed()) {
+      if (o.status() == InvocationStatus.DONE) {
         s.complete(o.pending());
         failureRun.reset();
+      } else if (o.status().completed()) {
+        // a terminal failure completes its position, but nothing succeeded: it counts in the run
+        s.complete(o.pending());
+        countFailure(o);
       } else {
         s.fail(o.pending(), o.attempt(), String.valueOf(o.error()), o.retryAt());
         countFailure(o);
@@ -749,19 +753,24 @@ public final class EffectRun<T> {
   }
 
   /**
-   * Counts a failed attempt in the run of failures with no success between; at the engine's
-   * threshold the effect is quarantined (docs/effects.md, "Automatic quarantine").
+   * Counts a failed attempt, to be retried or terminal, in the run of failures with no success
+   * between; at the engine's threshold the effect is quarantined (docs/effects.md, "Automatic
+   * quarantine"), with a reason that ends with the last error (a terminal one's reason).
    */
   private void countFailure(Outcome o) {
     int limit = settings.quarantineAfter();
     if (limit <= 0) return;
     Instant now = time.now();
-    int n = failureRun.add(o.pending().laneKey(), o.pending().position, now);
+    boolean terminal = o.status() == InvocationStatus.TERMINAL;
+    int n = failureRun.add(o.pending().laneKey(), o.pending().position, terminal, now);
     if (n < limit) return;
+    int terminals = failureRun.terminal();
     String reason =
         "automatic: "
             + n
-            + " failed attempts in a row across "
+            + " failed attempts in a row"
+            + (terminals == 0 ? "" : " (" + terminals + " of them terminal)")
+            + " across "
             + failureRun.lanes()
             + (failureRun.lanes() == 1 ? " lane" : " lanes")
             + " with no success between, from position "
@@ -772,7 +781,8 @@ public final class EffectRun<T> {
             + o.pending().position
             + " at "
             + now
-            + "; the last: "
+            + "; the last"
+            + (terminal ? " (terminal): " : ": ")
             + o.error();
     failureRun.reset();
     store.setQuarantine(effect.name(), reason, now);
