@@ -242,6 +242,31 @@ class EffectsYamlTest {
   }
 
   @Test
+  void validateListsEachEffectWithItsSourceArmsAndKey() throws Exception {
+    Path yaml =
+        config("{ enabled: true }", WELCOME.replace("on: [created]", "on: [created, deleted]"));
+    Files.writeString(
+        yaml,
+        Files.readString(yaml)
+            + """
+              - name: audit
+                source: orders
+                on: [updated]
+                request: { url: "http://127.0.0.1:9/audit/{{/identity}}" }
+            """);
+    CliRun run = CliRun.withEnv(Map.of("CRM_TOKEN", TOKEN), "validate", yaml.toString());
+    assertThat(run.exit()).as(run.stderr()).isZero();
+    assertThat(run.stdout())
+        .isEqualTo(
+            yaml
+                + ": ok, 1 poller(s), 2 effect(s)\n"
+                + "effect welcome: source orders, on created, deleted, key customer"
+                + " (/item/customer)\n"
+                + "effect audit: source orders, on updated, key identity (one lane per item)\n")
+        .doesNotContain(TOKEN);
+  }
+
+  @Test
   void anUnknownSourceIsNamed() throws Exception {
     Path yaml = config("{ enabled: true }", WELCOME);
     Files.writeString(yaml, Files.readString(yaml).replace("source: orders", "source: ordrs"));
