@@ -782,7 +782,9 @@ final class Cli {
       versionProvider = Main.Version.class,
       description = {
         "Checks CONFIG as run does before it polls, without opening the store or the output.",
-        "Prints FILE: ok, N poller(s) and exits 0, or prints the first problem as FILE:LINE: ... and exits 2."
+        "Prints FILE: ok, N poller(s) and exits 0, or prints the first problem as FILE:LINE: ... and exits 2.",
+        "With effects: FILE: ok, N poller(s), M effect(s), then one line per effect: its name, source"
+            + " poller, event types and key."
       })
   final class Validate implements Callable<Integer> {
     @Parameters(paramLabel = "CONFIG", description = "The YAML config file.")
@@ -795,7 +797,9 @@ final class Cli {
       CliConfig cfg = load(config);
       RunChecks.check(cfg, SinkSections.every(cfg));
       for (String warning : ConfigWarnings.of(cfg)) err.println(warning);
-      out.println(cfg.file() + ": ok, " + cfg.pollers().size() + " poller(s)");
+      String effects = cfg.effects().isEmpty() ? "" : ", " + cfg.effects().size() + " effect(s)";
+      out.println(cfg.file() + ": ok, " + cfg.pollers().size() + " poller(s)" + effects);
+      for (YamlEffects.EffectSpec e : cfg.effects()) out.println(YamlEffects.describe(e));
       return Main.OK;
     }
   }

@@ -514,7 +514,8 @@ final class EffectCommands {
       description = {
         "Asks the running engine to skip a failed position of effect NAME.",
         "Its lane completes the position as skipped at its next look, without running the arm again."
-            + " Refused (exit 1) for a position that has not failed: done, running, or never read."
+            + " Refused (exit 1) for a position that has not failed: done, running, or never read;"
+            + " POSITION 0 is a usage error (exit 2): positions start at 1."
       })
   final class Skip implements Callable<Integer> {
     @CommandLine.Mixin OperationCommands.Target target;
@@ -541,6 +542,15 @@ final class EffectCommands {
       try (Opened o = open(spec, target, args)) {
         String name = o.effect(spec, true);
         long position = o.position(spec);
+        // The admin API answers this 400: a mistake in the request, not a refused skip.
+        if (position < 1)
+          throw OperationCommands.usage(
+              spec,
+              "effect "
+                  + name
+                  + ": POSITION "
+                  + position
+                  + " is not a log position (positions start at 1); nothing skipped");
         PollerKey source = o.cursor(name, partition).source();
         if (!o.effects().requestSkip(name, source, position, cli.clock.instant())) {
           String why =

@@ -48,7 +48,8 @@ final class EventTemplate {
   }
 
   /**
-   * A JSON Pointer into the event document.
+   * A JSON Pointer (RFC 6901) into the event document: it starts with {@code /}, and each {@code ~}
+   * is {@code ~0} (a {@code ~}) or {@code ~1} (a {@code /}).
    *
    * @throws IllegalArgumentException naming {@code text} when it is not one
    */
@@ -58,6 +59,15 @@ final class EventTemplate {
           "'"
               + text
               + "' is not a JSON Pointer into the event (such as /item/id, /identity, /type)");
+    for (int i = text.indexOf('~'); i >= 0; i = text.indexOf('~', i + 1)) {
+      char next = i + 1 < text.length() ? text.charAt(i + 1) : ' ';
+      if (next != '0' && next != '1')
+        throw new IllegalArgumentException(
+            "'"
+                + text
+                + "' is not a JSON Pointer: '~' must be followed by 0 or 1 (RFC 6901: ~0 is '~',"
+                + " ~1 is '/')");
+    }
     try {
       return JsonPointer.compile(text);
     } catch (IllegalArgumentException e) {

@@ -151,6 +151,21 @@ final class YamlEffects {
         name, source, on, scheme, keyValue, method, url, Map.copyOf(headers), body, version);
   }
 
+  /**
+   * What {@code validate} says of an effect it checked (docs/config.md, "Commands"): {@code effect
+   * welcome: source orders, on created, updated, key customer (/item/customer)}; without {@code
+   * key:}, {@code key identity (one lane per item)}. The request is left out: its URL and headers
+   * may hold secrets.
+   */
+  static String describe(EffectSpec spec) {
+    StringBuilder b = new StringBuilder("effect ").append(spec.name());
+    b.append(": source ").append(spec.source()).append(", on ");
+    b.append(String.join(", ", spec.on().stream().map(EventType::wire).toList()));
+    if (spec.scheme() == null) b.append(", key identity (one lane per item)");
+    else b.append(", key ").append(spec.scheme()).append(" (").append(spec.keyValue()).append(')');
+    return b.toString();
+  }
+
   /** A string, or null when absent; anything else is an error naming the effect and the value. */
   private static @Nullable String text(At at, String who) {
     if (at.missing()) return null;

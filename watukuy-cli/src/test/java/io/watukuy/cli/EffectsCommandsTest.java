@@ -349,6 +349,18 @@ class EffectsCommandsTest {
   }
 
   @Test
+  void skipOfPositionZeroIsAUsageErrorAsTheAdminApiAnswers400() {
+    Result zero = cli("effects", "skip", "--store", uri(), NOTIFY, "0");
+
+    assertThat(zero.code()).isEqualTo(Main.USAGE);
+    assertThat(zero.err())
+        .isEqualTo(
+            "watukuy effects skip: effect NotifyCustomer: POSITION 0 is not a log position"
+                + " (positions start at 1); nothing skipped (see watukuy effects skip --help)\n");
+    assertThat(effects.loadInvocation(NOTIFY, ORDERS, 0)).isEmpty();
+  }
+
+  @Test
   void skipWithAPartition() {
     Lease lease = effects.acquireEffectLease(SYNC, "engine-1", Duration.ofSeconds(30), T0).get();
     effects.saveInvocation(

@@ -214,6 +214,18 @@ class EffectsYamlTest {
     assertError(
         WELCOME.replace("{{/item/customer}}\"", "{{customer}}\""),
         "effects[0].request.url: effect welcome: 'customer' is not a JSON Pointer");
+    // RFC 6901: a '~' is ~0 or ~1, and a pointer starts with '/'
+    assertError(
+        WELCOME.replace("{{/item/customer}}\"", "{{/item/~2}}\""),
+        "effects[0].request.url: effect welcome: '/item/~2' is not a JSON Pointer: '~' must be"
+            + " followed by 0 or 1");
+    assertError(
+        WELCOME.replace("value: /item/customer", "value: /item/customer~"),
+        "effects[0].key.value: effect welcome: '/item/customer~' is not a JSON Pointer: '~' must"
+            + " be followed by 0 or 1");
+    assertError(
+        WELCOME.replace("note: \"welcome {{/item/customer}}\"", "note: \"hi {{item/customer}}\""),
+        "effects[0].request.body.note: effect welcome: 'item/customer' is not a JSON Pointer");
     assertError(
         WELCOME.replace("Authorization:", "Idempotency-Key:"),
         "effects[0].request.headers.Idempotency-Key: effect welcome: is set by the journal");
@@ -227,6 +239,31 @@ class EffectsYamlTest {
     CliRun run = CliRun.of("validate", yaml.toString()); // run's checks: the variable is needed
     assertThat(run.exit()).isEqualTo(2);
     assertThat(run.stderr()).contains("environment variable CRM_TOKEN is not set");
+  }
+
+  @Test
+  void validateListsEachEffectWithItsSourceArmsAndKey() throws Exception {
+    Path yaml =
+        config("{ enabled: true }", WELCOME.replace("on: [created]", "on: [created, deleted]"));
+    Files.writeString(
+        yaml,
+        Files.readString(yaml)
+            + """
+              - name: audit
+                source: orders
+                on: [updated]
+                request: { url: "http://127.0.0.1:9/audit/{{/identity}}" }
+            """);
+    CliRun run = CliRun.withEnv(Map.of("CRM_TOKEN", TOKEN), "validate", yaml.toString());
+    assertThat(run.exit()).as(run.stderr()).isZero();
+    assertThat(run.stdout())
+        .isEqualTo(
+            yaml
+                + ": ok, 1 poller(s), 2 effect(s)\n"
+                + "effect welcome: source orders, on created, deleted, key customer"
+                + " (/item/customer)\n"
+                + "effect audit: source orders, on updated, key identity (one lane per item)\n")
+        .doesNotContain(TOKEN);
   }
 
   @Test

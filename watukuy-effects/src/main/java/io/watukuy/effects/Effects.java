@@ -296,8 +296,10 @@ public final class Effects implements AutoCloseable {
   /**
    * Shuts down (docs/effects.md, "Shutdown"): stops dispatching, waits up to {@link #SHUTDOWN_WAIT}
    * on this runtime's clock for invocations in flight, then gives the leases up. An invocation
-   * abandoned by the wait stays recorded as running, its late outcome is refused by the lease, and
-   * it replays at the next start. Idempotent.
+   * abandoned by the wait stays recorded as running: the worker pool this runtime owns is
+   * interrupted, a failure that ends in (the interrupted call's {@code InterruptedException}) is
+   * not recorded, any other late outcome is refused by the lease, and it replays at the next start
+   * with its attempt count as it was. Idempotent.
    */
   @Override
   public void close() {
@@ -308,11 +310,14 @@ public final class Effects implements AutoCloseable {
     for (Reader r : readers.values()) r.stop();
     for (Reader r : readers.values()) r.run.stopDispatching();
     int left = awaitInFlight();
-    if (left > 0)
+    if (left > 0) {
       LOG.warn(
           "effects: {} invocations still in flight after {}; they replay at the next start",
           left,
           SHUTDOWN_WAIT);
+      // before the interrupt, so that what it cuts short is not recorded as a failure
+      for (Reader r : readers.values()) r.run.abandon();
+    }
     if (ownedWorkers != null) {
       if (left > 0) ownedWorkers.shutdownNow();
       else ownedWorkers.shutdown();
@@ -596,7 +601,9 @@ public final class Effects implements AutoCloseable {
 
     /**
      * Failed attempts in a row, across every lane of one effect with no success between, after
-     * which the effect is quarantined (docs/effects.md, "Automatic quarantine"). Default {@link
+     * which the effect is quarantined (docs/effects.md, "Automatic quarantine"). A terminal failure
+     * counts as one: it completes its position, but nothing succeeded, so a run of them (an arm
+     * that can never succeed) quarantines the effect instead of passing every event. Default {@link
      * #DEFAULT_QUARANTINE_AFTER}.
      *
      * @param failedAttempts from 1 to 1 000 000, or 0 to never quarantine automatically

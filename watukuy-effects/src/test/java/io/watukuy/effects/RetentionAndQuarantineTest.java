@@ -149,6 +149,63 @@ class RetentionAndQuarantineTest {
   }
 
   @Test
+  void aRunOfTerminalFailuresQuarantinesTheEffectNamingTheLastTerminalError() {
+    // an arm that can never succeed, as a template pointing at a field no event has
+    f.created("a", "b", "a", "b", "a", "b");
+    String typo = "effect Notify: the created event has no value at /item/custmer";
+    Arm<Order> broken =
+        (ctx, e) -> {
+          ran.add(e.sequence());
+          throw ctx.fail(typo);
+        };
+    Effect<Order> notify = f.effect("Notify").on(EventType.CREATED, broken, byCustomer()).build();
+    Effects effects = f.builder("engine-1").add(notify).quarantineAfter(3).build();
+    drain(effects, "Notify"); // 1 and 2, then 3 and 4: the third terminal failure trips it
+
+    EffectStatus st = effects.status("Notify");
+    assertThat(st.state()).isEqualTo(EffectState.QUARANTINED);
+    assertThat(st.quarantineReason())
+        .startsWith(
+            "automatic: 3 failed attempts in a row (3 of them terminal) across 2 lanes with no"
+                + " success between, from position 1 at ")
+        .contains("to position 3 at ")
+        .endsWith("; the last (terminal): " + typo);
+    assertThat(ran).containsExactly(1L, 2L, 3L, 4L);
+    assertThat(st.terminalSkips()).isEqualTo(4);
+    f.clock.advance(Duration.ofMinutes(10));
+    drain(effects, "Notify");
+    assertThat(ran).hasSize(4); // 5 and 6 wait for the fix
+    effects.close();
+
+    Effects fixed = f.builder("engine-2").add(notifyEffect()).quarantineAfter(3).build();
+    fixed.release("Notify");
+    drain(fixed, "Notify");
+    assertThat(ran).containsExactly(1L, 2L, 3L, 4L, 5L, 6L);
+    assertThat(fixed.status("Notify").state()).isEqualTo(EffectState.OK);
+    assertThat(fixed.status("Notify").position()).isEqualTo(6);
+    fixed.close();
+  }
+
+  @Test
+  void aSuccessBetweenTerminalFailuresStartsTheRunOver() {
+    f.created("a", "b", "c", "d", "e");
+    Arm<Order> odd =
+        (ctx, e) -> {
+          ran.add(e.sequence());
+          if (e.sequence() % 2 == 1) throw ctx.fail("odd " + e.sequence());
+        };
+    Effects effects =
+        f.builder("engine-1")
+            .add(f.effect("Notify").on(EventType.CREATED, odd, byCustomer()).build())
+            .quarantineAfter(2)
+            .build();
+    drain(effects, "Notify"); // terminal, done, terminal, done, terminal: never two in a row
+    assertThat(ran).containsExactly(1L, 2L, 3L, 4L, 5L);
+    assertThat(effects.status("Notify").state()).isEqualTo(EffectState.OK);
+    assertThat(effects.status("Notify").terminalSkips()).isEqualTo(3);
+  }
+
+  @Test
   void aSuccessStartsTheRunOfFailuresOver() {
     f.created("a", "b", "c");
     failing.addAll(List.of(1L, 3L));

@@ -5,6 +5,7 @@ import static io.watukuy.effects.EffectFixture.byCustomer;
 import static io.watukuy.effects.EffectFixture.drain;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.sun.net.httpserver.HttpServer;
 import io.watukuy.EventType;
 import io.watukuy.effects.EffectFixture.Order;
 import io.watukuy.spi.InvocationRow;
@@ -13,6 +14,8 @@ import io.watukuy.spi.Lease;
 import io.watukuy.store.memory.MemoryStore;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -66,6 +69,11 @@ class ShutdownAndPlanTest {
 
   /** Closes on another thread; returns once close waits on the clock for the invocation. */
   private Thread closeWhileInFlight(Effects effects) throws InterruptedException {
+    return closeWhileInFlight(effects, started);
+  }
+
+  private Thread closeWhileInFlight(Effects effects, CountDownLatch started)
+      throws InterruptedException {
     effects.run("Notify").pass();
     assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
     Thread closer = new Thread(effects::close, "closer");
@@ -121,6 +129,97 @@ class ShutdownAndPlanTest {
     assertThat(f.row("Notify", 1).orElseThrow().attempt()).isEqualTo(2);
     assertThat(status(1)).isEqualTo(InvocationStatus.DONE);
     next.close();
+  }
+
+  @Test
+  void aCallCutShortByTheShutdownIsNotRecordedAsAFailureAndReplaysAtTheNextStart()
+      throws Exception {
+    // A receiver that holds the first request until the test ends; later ones answer at once.
+    List<String> keys = new CopyOnWriteArrayList<>();
+    CountDownLatch arrived = new CountDownLatch(1);
+    HttpServer receiver =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    ExecutorService handlers = Executors.newCachedThreadPool();
+    receiver.setExecutor(handlers);
+    receiver.createContext(
+        "/",
+        x -> {
+          keys.add(x.getRequestHeaders().getFirst("Idempotency-Key"));
+          if (keys.size() == 1) {
+            arrived.countDown();
+            try {
+              proceed.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+          x.sendResponseHeaders(204, -1);
+          x.close();
+        });
+    receiver.start();
+    String url = "http://127.0.0.1:" + receiver.getAddress().getPort() + "/welcome";
+    Arm<Order> post =
+        (ctx, e) -> {
+          ran.add(e.sequence());
+          ctx.http().send(EffectHttp.Request.of("POST", url + "/" + e.data().customer()));
+        };
+    try {
+      f.created("a");
+      // the engine's own worker pool, which close interrupts after the 30 s wait
+      Effects effects =
+          Effects.builder(f.store)
+              .time(f.clock)
+              .instanceId("engine-1")
+              .add(f.effect("Notify").on(EventType.CREATED, post, byCustomer()).build())
+              .build();
+      List<String> lines =
+          logged(
+              () -> {
+                try {
+                  Thread closer = closeWhileInFlight(effects, arrived);
+                  f.clock.advance(Duration.ofSeconds(30));
+                  closer.join(10_000);
+                  assertThat(closer.isAlive()).isFalse();
+                  long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                  while (effects.run("Notify").inFlight() > 0 && System.nanoTime() < deadline)
+                    Thread.onSpinWait();
+                  assertThat(effects.run("Notify").inFlight()).isZero();
+                } catch (InterruptedException e) {
+                  throw new AssertionError(e);
+                }
+              });
+
+      // the interrupted call is the shutdown's doing: the row is as the attempt started it
+      InvocationRow row = f.row("Notify", 1).orElseThrow();
+      assertThat(row.status()).isEqualTo(InvocationStatus.RUNNING);
+      assertThat(row.attempt()).isEqualTo(1);
+      assertThat(row.error()).isNull();
+      assertThat(row.retryAt()).isNull();
+      assertThat(lines)
+          .anySatisfy(
+              line ->
+                  assertThat(line)
+                      .contains("effect Notify")
+                      .contains("position 1")
+                      .contains("abandoned by the shutdown"))
+          .noneSatisfy(line -> assertThat(line).contains("failed (attempt 1)"));
+
+      Effects next =
+          f.effects(
+              "engine-2", f.effect("Notify").on(EventType.CREATED, post, byCustomer()).build());
+      drain(next, "Notify");
+      assertThat(status(1)).isEqualTo(InvocationStatus.DONE);
+      assertThat(f.row("Notify", 1).orElseThrow().attempt()).isEqualTo(2);
+      assertThat(ran).containsExactly(1L, 1L);
+      // sent again with the same key: the receiver can tell it is the same request
+      assertThat(keys).hasSize(2);
+      assertThat(keys.get(1)).isNotBlank().isEqualTo(keys.get(0));
+      next.close();
+    } finally {
+      proceed.countDown();
+      receiver.stop(0);
+      handlers.shutdownNow();
+    }
   }
 
   @Test

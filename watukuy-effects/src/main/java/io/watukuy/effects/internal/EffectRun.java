@@ -62,8 +62,8 @@ public final class EffectRun<T> {
    * What an engine sets for each effect it runs.
    *
    * @param journalRetention how long a completed invocation and its journal are kept
-   * @param quarantineAfter failed attempts in a row, across every lane with no success between,
-   *     that quarantine the effect; 0 never does
+   * @param quarantineAfter failed attempts in a row (to be retried or terminal), across every lane
+   *     with no success between, that quarantine the effect; 0 never does
    */
   public record Settings(Duration journalRetention, int quarantineAfter) {}
 
@@ -99,6 +99,7 @@ public final class EffectRun<T> {
   private long generation;
   private boolean stopped;
   private boolean dispatching = true;
+  private volatile boolean abandoned;
   private @Nullable Instant nextSweep;
 
   /**
@@ -233,6 +234,17 @@ public final class EffectRun<T> {
    */
   public synchronized void stopDispatching() {
     dispatching = false;
+  }
+
+  /**
+   * The shutdown gave up waiting for the invocations in flight and is about to interrupt them
+   * (docs/effects.md, "Shutdown"): a failure one of them ends in from here on, such as the {@code
+   * InterruptedException} of a call the interrupt cut short, is the shutdown's doing, not the
+   * invocation's, so it is not recorded (no attempt, no error, no backoff). Its row stays {@code
+   * RUNNING} and it replays at the next start. Call {@link #stopDispatching()} first.
+   */
+  public void abandon() {
+    abandoned = true;
   }
 
   /** Invocations handed to the workers and not finished yet. */
@@ -638,6 +650,17 @@ public final class EffectRun<T> {
       status = InvocationStatus.FAILED;
       error = Errors.describe(e, redaction);
     }
+    if (status == InvocationStatus.FAILED && abandoned) {
+      LOG.warn(
+          "effect {} on {}: position {} in lane {} was abandoned by the shutdown ({}); its row"
+              + " stays running and it replays at the next start",
+          effect.name(),
+          source,
+          p.position,
+          lane,
+          error);
+      return;
+    }
     Instant now = time.now();
     Instant retryAt =
         status == InvocationStatus.FAILED
@@ -715,9 +738,13 @@ public final class EffectRun<T> {
       SourceLanes s = sources.get(o.source());
       if (s == null) continue;
       changed = true;
-      if (o.status().completed()) {
+      if (o.status() == InvocationStatus.DONE) {
         s.complete(o.pending());
         failureRun.reset();
+      } else if (o.status().completed()) {
+        // a terminal failure completes its position, but nothing succeeded: it counts in the run
+        s.complete(o.pending());
+        countFailure(o);
       } else {
         s.fail(o.pending(), o.attempt(), String.valueOf(o.error()), o.retryAt());
         countFailure(o);
@@ -727,19 +754,24 @@ public final class EffectRun<T> {
   }
 
   /**
-   * Counts a failed attempt in the run of failures with no success between; at the engine's
-   * threshold the effect is quarantined (docs/effects.md, "Automatic quarantine").
+   * Counts a failed attempt, to be retried or terminal, in the run of failures with no success
+   * between; at the engine's threshold the effect is quarantined (docs/effects.md, "Automatic
+   * quarantine"), with a reason that ends with the last error (a terminal one's reason).
    */
   private void countFailure(Outcome o) {
     int limit = settings.quarantineAfter();
     if (limit <= 0) return;
     Instant now = time.now();
-    int n = failureRun.add(o.pending().laneKey(), o.pending().position, now);
+    boolean terminal = o.status() == InvocationStatus.TERMINAL;
+    int n = failureRun.add(o.pending().laneKey(), o.pending().position, terminal, now);
     if (n < limit) return;
+    int terminals = failureRun.terminal();
     String reason =
         "automatic: "
             + n
-            + " failed attempts in a row across "
+            + " failed attempts in a row"
+            + (terminals == 0 ? "" : " (" + terminals + " of them terminal)")
+            + " across "
             + failureRun.lanes()
             + (failureRun.lanes() == 1 ? " lane" : " lanes")
             + " with no success between, from position "
@@ -750,7 +782,8 @@ public final class EffectRun<T> {
             + o.pending().position
             + " at "
             + now
-            + "; the last: "
+            + "; the last"
+            + (terminal ? " (terminal): " : ": ")
             + o.error();
     failureRun.reset();
     store.setQuarantine(effect.name(), reason, now);

@@ -60,6 +60,14 @@ class EffectsExampleTest {
             "POST /welcome/acme {\"order\":\"1\",\"total\":12.5}",
             "POST /welcome/globex {\"order\":\"2\",\"total\":80}",
             "POST /welcome/acme {\"order\":\"3\",\"total\":7}");
+    // the README's sample shows these requests (its keys were made on port 3997, these are not)
+    assertThat(
+            Files.readString(EXAMPLE.resolve("README.md"))
+                .lines()
+                .filter(l -> l.startsWith("POST /welcome/"))
+                .map(l -> l.replaceAll(" Idempotency-Key: [0-9a-f]{8}…$", "")))
+        .containsExactlyInAnyOrderElementsOf(
+            lines.stream().map(l -> l.replaceAll(" Idempotency-Key: [0-9a-f]{64}$", "")).toList());
     // acme's two orders share a lane: log order.
     assertThat(lines.stream().filter(l -> l.contains("/acme ")).toList().get(0))
         .contains("\"order\":\"1\"");
