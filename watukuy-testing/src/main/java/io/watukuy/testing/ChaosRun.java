@@ -28,6 +28,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /** One chaos run: see {@link Chaos}. */
 final class ChaosRun {
@@ -48,6 +52,10 @@ final class ChaosRun {
   private final Map<String, List<Map<String, Object>>> history = new TreeMap<>();
   private final Set<String> staged = new HashSet<>();
   private final Set<ChaosLedger.Slot> failedOnce = new HashSet<>();
+
+  /** The threads that fetch pages ahead ({@link #aheadAndJoined}); shut down when the run ends. */
+  private final ExecutorService ahead = Executors.newCachedThreadPool(ChaosRun::aheadThread);
+
   private StateStore store;
   private StateStore recorded;
   private FaultyStore process;
@@ -93,6 +101,7 @@ final class ChaosRun {
           ledger.violations,
           trace);
     } finally {
+      ahead.shutdownNow();
       store.close();
     }
   }
@@ -192,7 +201,7 @@ final class ChaosRun {
             .time(time)
             .random(seeded)
             .instanceId(instanceId)
-            .executor(ChaosRun::aheadAndJoined)
+            .executor(this::aheadAndJoined)
             .handlerExecutor(Runnable::run)
             .leaseTtl(o.leaseTtl())
             .delivery(new DeliveryOptions(concurrency, 2 + random.nextInt(10), batchSize));
@@ -229,23 +238,38 @@ final class ChaosRun {
   /**
    * The cycle executor of a chaos engine. Chaos runs every cycle on the test thread, so the only
    * tasks are pages fetched ahead (docs/architecture.md, "A page ahead"). Each runs to its end on a
-   * thread of its own before this returns: page n+1 is fetched before page n's commit starts,
-   * always, so that a seed replays the same store calls and a kill point during that commit, a lost
-   * lease or a frozen process meets a page fetched ahead, which must be dropped unseen.
+   * thread other than the test thread before this returns: page n+1 is fetched before page n's
+   * commit starts, always, so that a seed replays the same store calls and a kill point during that
+   * commit, a lost lease or a frozen process meets a page fetched ahead, which must be dropped
+   * unseen. The threads are the run's {@link #ahead} pool, reused from page to page as an engine's
+   * own pool would be: a run fetches thousands of pages ahead, and starting a thread for each cost
+   * a fifth of a run on a persistent store.
+   *
+   * @throws IllegalStateException if the task threw (a page fetched ahead never does)
    */
-  private static void aheadAndJoined(Runnable task) {
-    Thread ahead = new Thread(task, "chaos-ahead");
-    ahead.start();
+  private void aheadAndJoined(Runnable task) {
+    Future<?> done = ahead.submit(task);
     boolean interrupted = false;
-    while (true) {
-      try {
-        ahead.join();
-        break;
-      } catch (InterruptedException e) {
-        interrupted = true;
+    try {
+      while (true) {
+        try {
+          done.get();
+          break;
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
       }
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("chaos: a page fetched ahead threw " + e.getCause(), e);
+    } finally {
+      if (interrupted) Thread.currentThread().interrupt();
     }
-    if (interrupted) Thread.currentThread().interrupt();
+  }
+
+  private static Thread aheadThread(Runnable r) {
+    Thread t = new Thread(r, "chaos-ahead");
+    t.setDaemon(true);
+    return t;
   }
 
   private void handle(ChangeEvent<JsonNode> e) {
