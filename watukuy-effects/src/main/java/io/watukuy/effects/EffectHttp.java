@@ -103,9 +103,10 @@ public interface EffectHttp {
      * Creates a request.
      *
      * @throws NullPointerException if {@code method}, {@code url} or {@code headers} is null
-     * @throws IllegalArgumentException if the method is not an upper-case token, or the URL is not
-     *     an absolute http(s) URL with a host; the message names the method, or the URL's origin
-     *     and path (never its query)
+     * @throws IllegalArgumentException if the method is not an upper-case token
+     * @throws InvalidRequest if the URL is not an absolute http(s) URL with a host (the message
+     *     names its origin and path, never its query), or a header name or value is one the HTTP
+     *     client refuses (see {@link #header}): leaving an arm, a terminal failure
      */
     public Request {
       Objects.requireNonNull(method, "method");
@@ -116,12 +117,13 @@ public interface EffectHttp {
             "HTTP method must be an upper-case token like GET or POST, but was '" + method + "'");
       String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(Locale.ROOT);
       if (!(scheme.equals("http") || scheme.equals("https")) || url.getHost() == null)
-        throw new IllegalArgumentException(
+        throw new InvalidRequest(
             "HTTP URL must be absolute http(s) with a host, but was '"
                 + (url.getScheme() == null ? "" : url.getScheme() + "://")
                 + (url.getHost() == null ? "" : url.getHost())
                 + (url.getPath() == null ? "" : url.getPath())
                 + "'");
+      headers.forEach(Request::checkHeader);
       headers = Collections.unmodifiableMap(new LinkedHashMap<>(headers));
     }
 
@@ -131,8 +133,9 @@ public interface EffectHttp {
      * @param method the method
      * @param url the URL
      * @return the request
-     * @throws IllegalArgumentException if {@code url} is not a valid absolute http(s) URL; the
-     *     message gives the reason and the index, never the URL (its query may hold a secret)
+     * @throws InvalidRequest if {@code url} is not a valid absolute http(s) URL; the message gives
+     *     the reason and the index, never the URL (its query may hold a secret). Leaving an arm, a
+     *     terminal failure: a URL built from an event's values stays invalid on every retry
      */
     public static Request of(String method, String url) {
       Objects.requireNonNull(url, "url");
@@ -140,7 +143,7 @@ public interface EffectHttp {
       try {
         uri = new URI(url);
       } catch (URISyntaxException e) {
-        throw new IllegalArgumentException(
+        throw new InvalidRequest(
             "HTTP URL is not a valid URI: " + e.getReason() + " at index " + e.getIndex());
       }
       return new Request(method, uri, Map.of(), null);
@@ -152,11 +155,43 @@ public interface EffectHttp {
      * @param name the header's name
      * @param value its value
      * @return a new request
+     * @throws InvalidRequest if the name is not an HTTP token, or the value holds a character the
+     *     HTTP client cannot send: a control character other than tab (CR and LF included), which
+     *     it refuses, or a non-ASCII one, which it refuses beyond U+00FF and sends as {@code ?}
+     *     below (encode such a value first, as RFC 8187 or Base64); the message names the header
+     *     and the index, never the value. Leaving an arm, a terminal failure
      */
     public Request header(String name, String value) {
       Map<String, String> h = new LinkedHashMap<>(headers);
       h.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
       return new Request(method, url, h, body);
+    }
+
+    private static void checkHeader(String name, String value) {
+      Objects.requireNonNull(value, "value");
+      if (name.isEmpty() || !name.chars().allMatch(Request::isTokenChar))
+        throw new InvalidRequest("HTTP header name '" + name + "' is not a token");
+      for (int i = 0; i < value.length(); i++) {
+        char c = value.charAt(i);
+        if (c > 0x7F)
+          throw new InvalidRequest(
+              "HTTP header "
+                  + name
+                  + ": its value has a non-ASCII character at index "
+                  + i
+                  + ", which the HTTP client cannot send (encode the value first)");
+        if ((c < 0x20 && c != '\t') || c == 0x7F)
+          throw new InvalidRequest(
+              "HTTP header "
+                  + name
+                  + ": its value has a control character (CR, LF, ...) at index "
+                  + i
+                  + ", which the HTTP client refuses");
+      }
+    }
+
+    private static boolean isTokenChar(int c) {
+      return c > 0x20 && c < 0x7F && "\"(),/:;<=>?@[\\]{}".indexOf(c) < 0;
     }
 
     /**

@@ -603,7 +603,9 @@ public final class Effects implements AutoCloseable {
      * Failed attempts in a row, across every lane of one effect with no success between, after
      * which the effect is quarantined (docs/effects.md, "Automatic quarantine"). A terminal failure
      * counts as one: it completes its position, but nothing succeeded, so a run of them (an arm
-     * that can never succeed) quarantines the effect instead of passing every event. Default {@link
+     * that can never succeed) quarantines the effect instead of passing every event. At least that
+     * many: invocations already dispatched when it trips (one per lane that was due) finish and are
+     * recorded, so a few more may fail before dispatching stops. Default {@link
      * #DEFAULT_QUARANTINE_AFTER}.
      *
      * @param failedAttempts from 1 to 1 000 000, or 0 to never quarantine automatically

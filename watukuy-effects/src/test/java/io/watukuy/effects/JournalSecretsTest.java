@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.sun.net.httpserver.HttpServer;
 import io.watukuy.EventType;
 import io.watukuy.effects.EffectFixture.Order;
+import io.watukuy.internal.Json;
 import io.watukuy.spi.InvocationStatus;
 import io.watukuy.spi.JournalEntry;
 import io.watukuy.spi.StateStore;
@@ -20,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -30,9 +32,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * docs/effects.md, "The journal": the engine's secrets never reach a journal row. A token in an
  * HTTP call's path (its label) and a secret with a quote and a backslash echoed in a response body
- * (escaped twice where the row keeps the body as a JSON string) or returned by a named call are
- * stored as {@code [redacted]}, which is what a replay then reads. Checked on the rows of the
- * memory store and on the bytes of a SQLite store's files.
+ * (escaped twice where the row keeps the body as a JSON string, three times when the receiver
+ * echoes the request body inside a JSON string) or returned by a named call are stored as {@code
+ * [redacted]}, which is what a replay then reads. Checked on the rows of the memory store and on
+ * the bytes of a SQLite store's files.
  */
 class JournalSecretsTest {
   private static final String PATH_SECRET = "path-S3cret-0042";
@@ -63,6 +66,17 @@ class JournalSecretsTest {
           byte[] out =
               ("{\"echo\":\"b\\\"dy\\\\S3cret-77\",\"ok\":true}").getBytes(StandardCharsets.UTF_8);
           x.getResponseHeaders().add("X-Echo", BODY_SECRET);
+          x.sendResponseHeaders(200, out.length);
+          x.getResponseBody().write(out);
+          x.close();
+        });
+    server.createContext(
+        "/echo",
+        x -> {
+          // An API echoing the raw request body inside a JSON string, as httpbin's "data".
+          String sent = new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+          byte[] out =
+              Json.MAPPER.writeValueAsString(Map.of("data", sent)).getBytes(StandardCharsets.UTF_8);
           x.sendResponseHeaders(200, out.length);
           x.getResponseBody().write(out);
           x.close();
@@ -122,6 +136,64 @@ class JournalSecretsTest {
             BODY_SECRET,
             "{\"echo\":\"[redacted]\",\"ok\":true}",
             "[redacted]");
+  }
+
+  /** The SQLite store's files as text, one byte a character. */
+  private String files() throws IOException {
+    List<String> contents = new ArrayList<>();
+    try (Stream<Path> list = Files.list(dir)) {
+      for (Path file : list.toList())
+        contents.add(Files.readString(file, StandardCharsets.ISO_8859_1));
+    }
+    return String.join("\n", contents);
+  }
+
+  /** {@code text} JSON-escaped {@code depth} times, as string content. */
+  private static String escaped(String text, int depth) throws IOException {
+    String form = text;
+    for (int i = 0; i < depth; i++) {
+      String quoted = Json.MAPPER.writeValueAsString(form);
+      form = quoted.substring(1, quoted.length() - 1);
+    }
+    return form;
+  }
+
+  @Test
+  void aBodyEchoedInsideAJsonStringLeavesNoSecretInTheSqliteFile() throws IOException {
+    // The body {"password":"b\"dy\\S3cret-77"} comes back as the string "data" of the answer,
+    // which the row keeps as its body string: the secret is escaped three times in the file.
+    Path db = dir.resolve("effects.db");
+    List<String> got = new CopyOnWriteArrayList<>();
+    try (SqliteStore store = SqliteStore.open(db)) {
+      EffectFixture<SqliteStore> f = new EffectFixture<>(store);
+      Arm<Order> arm =
+          (ctx, e) -> {
+            String body = Json.MAPPER.writeValueAsString(Map.of("password", BODY_SECRET));
+            got.add(
+                ctx.http().send(EffectHttp.Request.of("POST", base + "/echo").body(body)).body());
+            if (ctx.attempt() == 1) throw new IllegalStateException("the next step failed");
+          };
+      f.created("alice");
+      Effects effects =
+          f.builder("engine-1")
+              .secrets(List.of(BODY_SECRET))
+              .add(f.effect("Notify").on(EventType.CREATED, arm, byCustomer()).build())
+              .build();
+      EffectFixture.drain(effects, "Notify");
+      f.clock.advance(Duration.ofMillis(200));
+      EffectFixture.drain(effects, "Notify");
+      assertThat(f.row("Notify", 1).orElseThrow().status()).isEqualTo(InvocationStatus.DONE);
+    }
+
+    // The first attempt read the echo; the replay reads the stored, redacted one.
+    assertThat(got).hasSize(2);
+    assertThat(got.get(0)).contains(escaped(BODY_SECRET, 2));
+    assertThat(got.get(1)).contains("[redacted]").doesNotContain("S3cret-77");
+    String all = files();
+    assertThat(all).contains("[redacted]");
+    for (int depth = 0; depth <= 4; depth++)
+      assertThat(all).doesNotContain(escaped(BODY_SECRET, depth));
+    assertThat(all).doesNotContain("S3cret-77");
   }
 
   @Test

@@ -43,11 +43,12 @@ import org.jspecify.annotations.Nullable;
  *       user:password@} part;
  *   <li>every secret value (those that came from a {@code ${ENV}} substitution) becomes {@value
  *       #REDACTED} wherever it appears, in every form it takes on the way: raw, JSON-escaped
- *       ({@code \"}, {@code \\}, {@code \/}, a four-digit {@code u} escape), percent-encoded in
- *       either style (hex in upper or lower case, any character encoded or kept, a space as {@code
- *       +} or {@code %20}), any mix of those character by character, and Base64 (standard and
- *       URL-safe, with or without padding) of the value alone and of {@code user:password} for
- *       every pair of secrets, as in a Basic {@code Authorization} header.
+ *       ({@code \"}, {@code \\}, {@code \/}, a four-digit {@code u} escape) and escaped again up to
+ *       {@link #MAX_ESCAPE_DEPTH} times in all (a JSON string holding JSON text holding the
+ *       secret), percent-encoded in either style (hex in upper or lower case, any character encoded
+ *       or kept, a space as {@code +} or {@code %20}), any mix of those character by character, and
+ *       Base64 (standard and URL-safe, with or without padding) of the value alone and of {@code
+ *       user:password} for every pair of secrets, as in a Basic {@code Authorization} header.
  * </ul>
  *
  * This is the one redaction point: exception messages, log lines, stack traces, stored errors,
@@ -195,8 +196,17 @@ public final class Redactor {
   }
 
   /**
+   * How many times over a secret's JSON escape is looked for: a response body echoing the request
+   * body inside a JSON string, kept as a string of a journaled JSON document, escapes it three
+   * times in the stored text; one more for a store that writes that text inside JSON again.
+   */
+  static final int MAX_ESCAPE_DEPTH = 6;
+
+  /**
    * A regex matching {@code secret} with each character in any of its forms: itself, its UTF-8
-   * bytes percent-encoded (hex in either case), {@code +} for a space, its JSON escape.
+   * bytes percent-encoded (hex in either case), {@code +} for a space, and its JSON escape (short
+   * or four-digit {@code u}, {@code /} escaped or not) escaped again up to {@link
+   * #MAX_ESCAPE_DEPTH} times in all, as a JSON string holding JSON text holding the secret has it.
    */
   private static String anyEncoding(String secret) {
     StringBuilder out = new StringBuilder();
@@ -205,23 +215,62 @@ public final class Redactor {
         .forEach(
             cp -> {
               String ch = new String(Character.toChars(cp));
-              out.append("(?:").append(Pattern.quote(ch));
+              out.append("(?:");
+              // Longest first, so that a secret ending in an escaped character is taken whole.
+              List<String> escaped = new ArrayList<>(escapes(ch));
+              escaped.sort(Comparator.comparingInt(String::length).reversed());
+              for (String e : escaped) out.append(Pattern.quote(e)).append('|');
+              for (int depth = MAX_ESCAPE_DEPTH; depth >= 1; depth--) {
+                // The four-digit escape, its backslash doubled at each further depth.
+                String backslashes = Pattern.quote("\\".repeat(1 << (depth - 1)));
+                for (char c : ch.toCharArray()) {
+                  out.append(backslashes).append('u');
+                  for (int shift = 12; shift >= 0; shift -= 4)
+                    out.append(hexAnyCase((c >> shift) & 0xf));
+                }
+                out.append('|');
+              }
               StringBuilder percent = new StringBuilder();
               for (byte b : ch.getBytes(StandardCharsets.UTF_8)) {
                 percent.append('%').append(hexAnyCase((b >> 4) & 0xf)).append(hexAnyCase(b & 0xf));
               }
-              out.append('|').append(percent);
+              out.append(percent);
               if (cp == ' ') out.append("|\\+");
-              StringBuilder unicode = new StringBuilder();
-              for (char c : ch.toCharArray()) {
-                unicode.append("\\\\u");
-                for (int shift = 12; shift >= 0; shift -= 4)
-                  unicode.append(hexAnyCase((c >> shift) & 0xf));
-              }
-              out.append('|').append(unicode);
-              String escape = jsonEscape(cp);
-              if (escape != null) out.append('|').append(Pattern.quote(escape));
               out.append(')');
+            });
+    return out.toString();
+  }
+
+  /**
+   * {@code ch} and its short JSON escapes at every depth up to {@link #MAX_ESCAPE_DEPTH}: each
+   * depth escapes the forms of the one before, with {@code /} kept or escaped; a character that
+   * needs no escape stays itself.
+   */
+  private static Set<String> escapes(String ch) {
+    Set<String> all = new LinkedHashSet<>(List.of(ch));
+    Set<String> previous = Set.of(ch);
+    for (int depth = 1; depth <= MAX_ESCAPE_DEPTH; depth++) {
+      Set<String> next = new LinkedHashSet<>();
+      for (String form : previous) {
+        next.add(jsonEscaped(form, false));
+        next.add(jsonEscaped(form, true));
+      }
+      if (all.containsAll(next)) break;
+      all.addAll(next);
+      previous = next;
+    }
+    return all;
+  }
+
+  /** {@code text} JSON-escaped as string content, {@code /} too when {@code slash} is set. */
+  private static String jsonEscaped(String text, boolean slash) {
+    StringBuilder out = new StringBuilder(text.length() + 4);
+    text.codePoints()
+        .forEach(
+            cp -> {
+              String escape = cp == '/' && !slash ? null : jsonEscape(cp);
+              if (escape != null) out.append(escape);
+              else out.appendCodePoint(cp);
             });
     return out.toString();
   }

@@ -115,6 +115,55 @@ class RedactorTest {
         .isEqualTo("{\"[redacted]\":\"[redacted]\",\"n\":[1,\"[redacted]\"]}");
   }
 
+  /** {@code text} JSON-escaped {@code depth} times, as string content (no quotes around it). */
+  private static String escaped(String text, int depth) throws Exception {
+    String form = text;
+    for (int i = 0; i < depth; i++) {
+      String quoted = Json.MAPPER.writeValueAsString(form);
+      form = quoted.substring(1, quoted.length() - 1);
+    }
+    return form;
+  }
+
+  @Test
+  void aSecretIsHiddenEscapedThreeAndFourTimesWithAQuoteAndABackslash() throws Exception {
+    String secret = "pa\"ss\\12/345";
+    Redactor redactor = new Redactor(List.of(secret));
+    // Three times: a receiver echoing the raw request body in a JSON string, kept as the body
+    // string of a journaled result and written as one column of JSON text.
+    assertThat(escaped(secret, 3))
+        .isEqualTo("pa" + "\\".repeat(7) + "\"ss" + "\\".repeat(8) + "12/345");
+
+    for (int depth = 3; depth <= 4; depth++) {
+      String form = escaped(secret, depth);
+      assertThat(redactor.message("a " + form + " b")).isEqualTo("a [redacted] b");
+      assertThat(redactor.message("a " + form.replace("/", "\\/") + "\""))
+          .isEqualTo("a [redacted]\"");
+    }
+    // A password ending in an escaped character is taken whole, leaving no backslash behind.
+    Redactor trailing = new Redactor(List.of("S3cret-end\""));
+    assertThat(trailing.message("<" + escaped("S3cret-end\"", 4) + ">")).isEqualTo("<[redacted]>");
+  }
+
+  @Test
+  void aStoredJsonDocumentHidesASecretEchoedInsideAStringOfJsonText() throws Exception {
+    // docs/effects.md, "The journal": the request body {"password":"pa\"ss12345"} echoed by the
+    // receiver as its "data" string, that answer kept as the journaled result's body string.
+    String secret = "pa\"ss12345";
+    Redactor redactor = new Redactor(List.of(secret));
+    String sent = Json.MAPPER.writeValueAsString(Map.of("password", secret));
+    String answer = Json.MAPPER.writeValueAsString(Map.of("data", sent));
+    String stored = Json.MAPPER.writeValueAsString(Map.of("status", 200, "body", answer));
+    assertThat(stored).contains(escaped(secret, 3));
+
+    String hidden = redactor.json(stored);
+
+    String body = Json.MAPPER.readTree(hidden).get("body").textValue();
+    String data = Json.MAPPER.readTree(body).get("data").textValue();
+    assertThat(Json.MAPPER.readTree(data).get("password").textValue()).isEqualTo("[redacted]");
+    assertThat(hidden).doesNotContain("ss12345");
+  }
+
   @Test
   void aStoredJsonDocumentWithoutASecretIsKeptAsWrittenAndTextIsRedactedAsText() {
     Redactor redactor = new Redactor(List.of("S3cret-value"));

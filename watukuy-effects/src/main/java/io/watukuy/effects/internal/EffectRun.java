@@ -9,6 +9,7 @@ import io.watukuy.TimeSource;
 import io.watukuy.effects.Effect;
 import io.watukuy.effects.EffectState;
 import io.watukuy.effects.EffectStatus;
+import io.watukuy.effects.InvalidRequest;
 import io.watukuy.effects.SourceStatus;
 import io.watukuy.effects.TerminalFailure;
 import io.watukuy.internal.Envelope;
@@ -632,6 +633,18 @@ public final class EffectRun<T> {
       } catch (TerminalFailure tf) {
         status = InvocationStatus.TERMINAL;
         error = Errors.redact(ctx.terminal() != null ? ctx.terminal() : tf.getMessage(), redaction);
+      } catch (InvalidRequest bad) {
+        // Built from the event's values, the request is as invalid on every retry.
+        status = InvocationStatus.TERMINAL;
+        error =
+            Errors.redact(
+                ctx.terminal() != null
+                    ? ctx.terminal()
+                    : "effect "
+                        + effect.name()
+                        + ": the request cannot be built: "
+                        + bad.getMessage(),
+                redaction);
       } catch (Exception ex) {
         if (ctx.terminal() != null) {
           status = InvocationStatus.TERMINAL;
