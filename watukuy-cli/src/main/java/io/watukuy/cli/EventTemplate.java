@@ -85,6 +85,16 @@ final class EventTemplate {
   }
 
   /**
+   * The text with {@code value} for every placeholder: what any event renders when each value is
+   * {@code value}, for checking at load what the template's literal text allows.
+   */
+  String sample(String value) {
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < parts.size(); i++) b.append(i % 2 == 0 ? (String) parts.get(i) : value);
+    return b.toString();
+  }
+
+  /**
    * Renders against {@code event}; each value (a string as it is, anything else as JSON) goes
    * through {@code encode}.
    *

@@ -20,6 +20,8 @@ import io.watukuy.effects.EffectHttp;
 import io.watukuy.effects.Effects;
 import io.watukuy.effects.Key;
 import io.watukuy.spi.StateStore;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -41,6 +43,8 @@ import org.jspecify.annotations.Nullable;
 final class YamlEffects {
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]*");
   private static final Set<String> METHODS = Set.of("GET", "POST", "PUT", "PATCH", "DELETE");
+  // ${NAME} or ${file:PATH} left as written by a command that runs no effects.
+  private static final Pattern UNSET = Pattern.compile("\\$\\{[^}]+}");
 
   private YamlEffects() {}
 
@@ -122,9 +126,7 @@ final class YamlEffects {
     At urlAt = request.child("url");
     if (urlAt.missing()) throw request.error(who + "url: missing");
     EventTemplate url = template(urlAt, who);
-    String start = url.toString().toLowerCase(Locale.ROOT);
-    if (!start.startsWith("http://") && !start.startsWith("https://"))
-      throw urlAt.error(who + "must be an absolute http:// or https:// URL");
+    checkUrl(urlAt, url, who);
     Map<String, EventTemplate> headers = new LinkedHashMap<>();
     At headersAt = request.child("headers");
     if (!headersAt.missing()) {
@@ -164,6 +166,27 @@ final class YamlEffects {
     if (spec.scheme() == null) b.append(", key identity (one lane per item)");
     else b.append(", key ").append(spec.scheme()).append(" (").append(spec.keyValue()).append(')');
     return b.toString();
+  }
+
+  /**
+   * Refuses a URL no event can make valid (docs/config.md, "Effects"): rendered with {@code x} for
+   * each placeholder, it must be an absolute http(s) URI with a host, or every event would fail
+   * when its request is built. A stray brace or a space is caught here, not at the first event.
+   */
+  private static void checkUrl(At at, EventTemplate url, String who) {
+    String sample = url.sample("x");
+    if (at.effectsLeftUnset()) sample = UNSET.matcher(sample).replaceAll("x");
+    URI uri;
+    try {
+      uri = new URI(sample);
+    } catch (URISyntaxException x) {
+      int i = x.getIndex();
+      String where = i >= 0 && i < sample.length() ? " ('" + sample.charAt(i) + "')" : "";
+      throw at.error(who + "'" + url + "' is not a valid URL: " + x.getReason() + where);
+    }
+    String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+    if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null)
+      throw at.error(who + "'" + url + "' is not an absolute http:// or https:// URL with a host");
   }
 
   /** A string, or null when absent; anything else is an error naming the effect and the value. */

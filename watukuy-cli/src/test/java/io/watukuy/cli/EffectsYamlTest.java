@@ -232,6 +232,44 @@ class EffectsYamlTest {
   }
 
   @Test
+  void aUrlNoEventCanMakeValidIsRefusedAtLoadWithItsSecretsHidden() throws Exception {
+    String url = "http://127.0.0.1:PORT/notify/{{/item/customer}}";
+    String port = String.valueOf(server.getAddress().getPort());
+    // One brace short of a placeholder: every event's request would fail to build.
+    assertError(
+        WELCOME.replace(url, "http://127.0.0.1:PORT/notify/{/item/customer}}"),
+        "effects[0].request.url: effect welcome: 'http://127.0.0.1:"
+            + port
+            + "/notify/{/item/customer}}' is not a valid URL: Illegal character in path ('{')");
+    assertError(
+        WELCOME.replace(url, url + "}?token=${CRM_TOKEN}"),
+        "effects[0].request.url: effect welcome: 'http://127.0.0.1:"
+            + port
+            + "/notify/{{/item/customer}}}?token=${CRM_TOKEN}' is not a valid URL: Illegal"
+            + " character in path ('}')");
+    assertError(
+        WELCOME.replace(url, "http://127.0.0.1:PORT/notify/ {{/item/customer}}"),
+        "is not a valid URL: Illegal character in path (' ')");
+    assertError(
+        WELCOME.replace(url, "http:///notify/{{/item/customer}}"),
+        "effects[0].request.url: effect welcome: 'http:///notify/{{/item/customer}}' is not an"
+            + " absolute http:// or https:// URL with a host");
+    assertError(
+        WELCOME.replace(url, "ftp://127.0.0.1/{{/item/customer}}"),
+        "is not an absolute http:// or https:// URL with a host");
+    Path yaml = config("{ enabled: true }", WELCOME.replace(url, url + "}?token=${CRM_TOKEN}"));
+    CliRun run = CliRun.withEnv(Map.of("CRM_TOKEN", TOKEN), "validate", yaml.toString());
+    assertThat(run.stderr()).doesNotContain(TOKEN);
+    // A command that runs no effects leaves an unset ${NAME} as written, and reads the URL.
+    Files.writeString(
+        yaml, Files.readString(yaml).replace("127.0.0.1:" + port + "/notify", "${CRM_HOST}/n"));
+    Files.writeString(yaml, Files.readString(yaml).replace("}}}?token", "}}?token"));
+    CliConfig cfg = ConfigReader.readWithoutSinkSecrets(yaml, name -> null, found -> {});
+    assertThat(cfg.effects().get(0).url())
+        .hasToString("http://${CRM_HOST}/n/{{/item/customer}}?token=${CRM_TOKEN}");
+  }
+
+  @Test
   void aCommandThatRunsNoEffectsReadsThemWithoutTheirSecrets() throws Exception {
     Path yaml = config("{ enabled: true }", WELCOME);
     CliConfig cfg = ConfigReader.readWithoutSinkSecrets(yaml, name -> null, found -> {});
