@@ -10,6 +10,7 @@ import io.watukuy.ChangeEvent;
 import io.watukuy.ConfigException;
 import io.watukuy.EventType;
 import io.watukuy.Poller;
+import io.watukuy.Retain;
 import io.watukuy.SealingKeys;
 import io.watukuy.cli.CliConfig.PollerSpec;
 import io.watukuy.cli.ConfigReader.At;
@@ -115,6 +116,9 @@ final class YamlEffects {
         throw key.child("scheme").error(who + x.getMessage());
       }
       keyValue = pointer(key.child("value"), who);
+      String never = never(keyValue, on, poller);
+      if (never != null)
+        throw key.child("value").error(who + "'" + keyValue + "' can never have a value: " + never);
     }
     At request = e.child("request");
     if (request.missing()) throw e.error(who + "request: missing (the HTTP request per event)");
@@ -125,8 +129,10 @@ final class YamlEffects {
       throw methodAt.error(who + "'" + method + "' is not one of GET, POST, PUT, PATCH, DELETE");
     At urlAt = request.child("url");
     if (urlAt.missing()) throw request.error(who + "url: missing");
+    Resolvable resolvable = (at, t) -> checkResolvable(at, t, who, on, poller);
     EventTemplate url = template(urlAt, who);
     checkUrl(urlAt, url, who);
+    resolvable.check(urlAt, url);
     Map<String, EventTemplate> headers = new LinkedHashMap<>();
     At headersAt = request.child("headers");
     if (!headersAt.missing()) {
@@ -138,6 +144,7 @@ final class YamlEffects {
               .child(h)
               .error(who + "is set by the journal on every request (its journal key)");
         headers.put(h, template(headersAt.child(h), who));
+        resolvable.check(headersAt.child(h), headers.get(h));
       }
     }
     At bodyAt = request.child("body");
@@ -146,7 +153,7 @@ final class YamlEffects {
       if (!bodyAt.node.isTextual() && !bodyAt.node.isContainerNode())
         throw bodyAt.error(who + "must be a string, or a map or list sent as JSON");
       body = bodyAt.substituted();
-      checkStrings(bodyAt, body, who);
+      checkStrings(bodyAt, body, who, resolvable);
     }
     String version = text(e.child("version"), who);
     return new EffectSpec(
@@ -236,20 +243,50 @@ final class YamlEffects {
     }
   }
 
-  private static void checkStrings(At at, JsonNode node, String who) {
+  private static void checkStrings(At at, JsonNode node, String who, Resolvable resolvable) {
     if (node.isTextual()) {
+      EventTemplate t;
       try {
-        EventTemplate.parse(node.textValue());
+        t = EventTemplate.parse(node.textValue());
       } catch (IllegalArgumentException x) {
         throw at.error(who + x.getMessage());
       }
+      resolvable.check(at, t);
     }
     for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> f = it.next();
-      checkStrings(at.child(f.getKey()), f.getValue(), who);
+      checkStrings(at.child(f.getKey()), f.getValue(), who, resolvable);
     }
     if (node.isArray())
-      for (int i = 0; i < node.size(); i++) checkStrings(at.item(i), node.get(i), who);
+      for (int i = 0; i < node.size(); i++) checkStrings(at.item(i), node.get(i), who, resolvable);
+  }
+
+  /** Refuses a template whose placeholder can never have a value: see {@link #never}. */
+  private interface Resolvable {
+    void check(At at, EventTemplate template);
+  }
+
+  private static void checkResolvable(
+      At at, EventTemplate t, String who, Set<EventType> on, PollerSpec poller) {
+    for (JsonPointer p : t.pointers()) {
+      String never = never(p, on, poller);
+      if (never != null) throw at.error(who + "{{" + p + "}} can never have a value: " + never);
+    }
+  }
+
+  /**
+   * Why {@code pointer} can never have a value in the events {@code on} of {@code poller}, or null.
+   * An event carries {@code previous} only when the poller keeps payloads ({@code retain: payload},
+   * the stored payload before the change); a placeholder or key that needs it is refused at load
+   * rather than fail every event (docs/config.md, "Effects").
+   */
+  private static @Nullable String never(JsonPointer pointer, Set<EventType> on, PollerSpec poller) {
+    boolean payloads = poller.retain() == Retain.PAYLOAD;
+    if (pointer.getMatchingProperty().equals("previous") && !payloads)
+      return "poller "
+          + poller.name()
+          + " keeps no payloads, so /previous is always null (set retain: payload on it)";
+    return null;
   }
 
   /**
@@ -317,8 +354,13 @@ final class YamlEffects {
     };
   }
 
-  /** A string body rendered as text; a map or list as JSON (see docs/config.md, "Effects"). */
-  private static String body(JsonNode body, JsonNode doc) throws MissingValue {
+  /**
+   * A string body rendered as text; a map or list as JSON (see docs/config.md, "Effects"): a string
+   * in it that is nothing but one placeholder takes the value with its JSON type, null included.
+   *
+   * @throws MissingValue naming the first pointer the event has no value at (for text, or null)
+   */
+  static String body(JsonNode body, JsonNode doc) throws MissingValue {
     if (body.isTextual()) return EventTemplate.parse(body.textValue()).render(doc, v -> v);
     return json(body, doc).toString();
   }
@@ -327,7 +369,7 @@ final class YamlEffects {
     if (node.isTextual()) {
       EventTemplate t = EventTemplate.parse(node.textValue());
       JsonPointer only = t.only();
-      if (only != null) return EventTemplate.value(doc, only).deepCopy();
+      if (only != null) return EventTemplate.present(doc, only).deepCopy();
       return TextNode.valueOf(t.render(doc, v -> v));
     }
     if (node.isObject()) {

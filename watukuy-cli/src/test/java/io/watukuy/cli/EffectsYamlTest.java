@@ -1,7 +1,10 @@
 package io.watukuy.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import io.watukuy.PollerKey;
 import io.watukuy.spi.InvocationStatus;
@@ -31,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class EffectsYamlTest {
   private static final String TOKEN = "crm-token-5f1c9a7e2b";
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   @TempDir Path dir;
   private HttpServer server;
@@ -267,6 +271,48 @@ class EffectsYamlTest {
     CliConfig cfg = ConfigReader.readWithoutSinkSecrets(yaml, name -> null, found -> {});
     assertThat(cfg.effects().get(0).url())
         .hasToString("http://${CRM_HOST}/n/{{/item/customer}}?token=${CRM_TOKEN}");
+  }
+
+  @Test
+  void previousWithoutRetainedPayloadsIsRefusedAtLoad() throws Exception {
+    String body = "note: \"welcome {{/item/customer}}\"";
+    String reason =
+        "can never have a value: poller orders keeps no payloads, so /previous is"
+            + " always null (set retain: payload on it)";
+    assertError(
+        WELCOME.replace(body, body + ", before: \"{{/previous/total}}\""),
+        "effects[0].request.body.before: effect welcome: {{/previous/total}} " + reason);
+    assertError(
+        WELCOME.replace("value: /item/customer", "value: /previous/customer"),
+        "effects[0].key.value: effect welcome: '/previous/customer' " + reason);
+    assertError(
+        WELCOME.replace("Authorization:", "X-Before: \"{{/previous}}\", Authorization:"),
+        "effects[0].request.headers.X-Before: effect welcome: {{/previous}} " + reason);
+    // With retain: payload an updated event carries the item before the change.
+    Path yaml =
+        config(
+            "{ enabled: true }\n    retain: payload",
+            WELCOME
+                .replace("on: [created]", "on: [updated]")
+                .replace(body, body + ", before: \"{{/previous/total}}\""));
+    CliRun run = CliRun.withEnv(Map.of("CRM_TOKEN", TOKEN), "validate", yaml.toString());
+    assertThat(run.exit()).as(run.stderr()).isZero();
+  }
+
+  @Test
+  void aPresentJsonNullIsSentAsNullByAWholeValueStringAndIsNoValueInText() throws Exception {
+    JsonNode doc = JSON.readTree("{\"item\":{\"total\":null,\"n\":2}}");
+    assertThat(
+            YamlEffects.body(
+                JSON.readTree("{\"t\":\"{{/item/total}}\",\"n\":\"{{/item/n}}\"}"), doc))
+        .isEqualTo("{\"t\":null,\"n\":2}");
+    assertThatThrownBy(
+            () -> YamlEffects.body(JSON.readTree("{\"t\":\"total {{/item/total}}\"}"), doc))
+        .isInstanceOf(EventTemplate.MissingValue.class)
+        .hasMessage("/item/total");
+    assertThatThrownBy(() -> YamlEffects.body(JSON.readTree("{\"t\":\"{{/item/gone}}\"}"), doc))
+        .isInstanceOf(EventTemplate.MissingValue.class)
+        .hasMessage("/item/gone");
   }
 
   @Test
