@@ -276,16 +276,23 @@ final class YamlEffects {
 
   /**
    * Why {@code pointer} can never have a value in the events {@code on} of {@code poller}, or null.
-   * An event carries {@code previous} only when the poller keeps payloads ({@code retain: payload},
-   * the stored payload before the change); a placeholder or key that needs it is refused at load
-   * rather than fail every event (docs/config.md, "Effects").
+   * An event carries {@code previous}, and a deleted event its {@code item}, only when the poller
+   * keeps payloads ({@code retain: payload}: the stored payload before the change, which the engine
+   * puts in a deleted event as its item); a placeholder or key that needs one is refused at load
+   * rather than fail every event or leave it in no lane (docs/config.md, "Effects").
    */
   private static @Nullable String never(JsonPointer pointer, Set<EventType> on, PollerSpec poller) {
-    boolean payloads = poller.retain() == Retain.PAYLOAD;
-    if (pointer.getMatchingProperty().equals("previous") && !payloads)
+    if (poller.retain() == Retain.PAYLOAD) return null;
+    String head = pointer.getMatchingProperty();
+    if (head.equals("previous"))
       return "poller "
           + poller.name()
           + " keeps no payloads, so /previous is always null (set retain: payload on it)";
+    if (head.equals("item") && on.contains(EventType.DELETED))
+      return "poller "
+          + poller.name()
+          + " keeps no payloads, so a deleted event carries no item (use /identity, which every"
+          + " event has, set retain: payload on the poller, or leave deleted out of on)";
     return null;
   }
 

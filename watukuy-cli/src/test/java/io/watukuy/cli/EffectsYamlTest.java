@@ -300,6 +300,28 @@ class EffectsYamlTest {
   }
 
   @Test
+  void anItemPointerInAnEffectOnDeletedIsRefusedUnlessThePollerKeepsPayloads() throws Exception {
+    String reason =
+        "can never have a value: poller orders keeps no payloads, so a deleted event carries no"
+            + " item (use /identity, which every event has, set retain: payload on the poller, or"
+            + " leave deleted out of on)";
+    String onDeleted = WELCOME.replace("on: [created]", "on: [created, deleted]");
+    // The key first: a deleted event without an item would belong to no lane.
+    assertError(onDeleted, "effects[0].key.value: effect welcome: '/item/customer' " + reason);
+    String identityKey = onDeleted.replace("value: /item/customer", "value: /identity");
+    assertError(
+        identityKey, "effects[0].request.url: effect welcome: {{/item/customer}} " + reason);
+    String url = "http://127.0.0.1:PORT/notify/{{/item/customer}}";
+    assertError(
+        identityKey.replace(url, "http://127.0.0.1:PORT/notify/{{/identity}}"),
+        "effects[0].request.body.total: effect welcome: {{/item/total}} " + reason);
+    // With retain: payload the engine puts the item's last payload in its deleted event.
+    Path yaml = config("{ enabled: true }\n    retain: payload", onDeleted);
+    CliRun run = CliRun.withEnv(Map.of("CRM_TOKEN", TOKEN), "validate", yaml.toString());
+    assertThat(run.exit()).as(run.stderr()).isZero();
+  }
+
+  @Test
   void aPresentJsonNullIsSentAsNullByAWholeValueStringAndIsNoValueInText() throws Exception {
     JsonNode doc = JSON.readTree("{\"item\":{\"total\":null,\"n\":2}}");
     assertThat(
@@ -328,7 +350,9 @@ class EffectsYamlTest {
   @Test
   void validateListsEachEffectWithItsSourceArmsAndKey() throws Exception {
     Path yaml =
-        config("{ enabled: true }", WELCOME.replace("on: [created]", "on: [created, deleted]"));
+        config(
+            "{ enabled: true }\n    retain: payload",
+            WELCOME.replace("on: [created]", "on: [created, deleted]"));
     Files.writeString(
         yaml,
         Files.readString(yaml)
