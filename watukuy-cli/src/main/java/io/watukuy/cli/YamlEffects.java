@@ -116,7 +116,7 @@ final class YamlEffects {
         throw key.child("scheme").error(who + x.getMessage());
       }
       keyValue = pointer(key.child("value"), who);
-      String never = never(keyValue, on, poller);
+      String never = never(keyValue, on, poller, false);
       if (never != null)
         throw key.child("value").error(who + "'" + keyValue + "' can never have a value: " + never);
     }
@@ -129,10 +129,10 @@ final class YamlEffects {
       throw methodAt.error(who + "'" + method + "' is not one of GET, POST, PUT, PATCH, DELETE");
     At urlAt = request.child("url");
     if (urlAt.missing()) throw request.error(who + "url: missing");
-    Resolvable resolvable = (at, t) -> checkResolvable(at, t, who, on, poller);
+    Resolvable resolvable = (at, t, json) -> checkResolvable(at, t, json, who, on, poller);
     EventTemplate url = template(urlAt, who);
     checkUrl(urlAt, url, who);
-    resolvable.check(urlAt, url);
+    resolvable.check(urlAt, url, false);
     Map<String, EventTemplate> headers = new LinkedHashMap<>();
     At headersAt = request.child("headers");
     if (!headersAt.missing()) {
@@ -144,7 +144,7 @@ final class YamlEffects {
               .child(h)
               .error(who + "is set by the journal on every request (its journal key)");
         headers.put(h, template(headersAt.child(h), who));
-        resolvable.check(headersAt.child(h), headers.get(h));
+        resolvable.check(headersAt.child(h), headers.get(h), false);
       }
     }
     At bodyAt = request.child("body");
@@ -153,7 +153,7 @@ final class YamlEffects {
       if (!bodyAt.node.isTextual() && !bodyAt.node.isContainerNode())
         throw bodyAt.error(who + "must be a string, or a map or list sent as JSON");
       body = bodyAt.substituted();
-      checkStrings(bodyAt, body, who, resolvable);
+      checkStrings(bodyAt, body, who, resolvable, false);
     }
     String version = text(e.child("version"), who);
     return new EffectSpec(
@@ -243,7 +243,8 @@ final class YamlEffects {
     }
   }
 
-  private static void checkStrings(At at, JsonNode node, String who, Resolvable resolvable) {
+  private static void checkStrings(
+      At at, JsonNode node, String who, Resolvable resolvable, boolean json) {
     if (node.isTextual()) {
       EventTemplate t;
       try {
@@ -251,25 +252,30 @@ final class YamlEffects {
       } catch (IllegalArgumentException x) {
         throw at.error(who + x.getMessage());
       }
-      resolvable.check(at, t);
+      resolvable.check(at, t, json);
     }
     for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> f = it.next();
-      checkStrings(at.child(f.getKey()), f.getValue(), who, resolvable);
+      checkStrings(at.child(f.getKey()), f.getValue(), who, resolvable, true);
     }
     if (node.isArray())
-      for (int i = 0; i < node.size(); i++) checkStrings(at.item(i), node.get(i), who, resolvable);
+      for (int i = 0; i < node.size(); i++)
+        checkStrings(at.item(i), node.get(i), who, resolvable, true);
   }
 
-  /** Refuses a template whose placeholder can never have a value: see {@link #never}. */
+  /**
+   * Refuses a template whose placeholder can never have a value: see {@link #never}. {@code json}:
+   * the template is a string in a map or list body, where one that is nothing but a placeholder
+   * sends a JSON null as {@code null}.
+   */
   private interface Resolvable {
-    void check(At at, EventTemplate template);
+    void check(At at, EventTemplate template, boolean json);
   }
 
   private static void checkResolvable(
-      At at, EventTemplate t, String who, Set<EventType> on, PollerSpec poller) {
+      At at, EventTemplate t, boolean json, String who, Set<EventType> on, PollerSpec poller) {
     for (JsonPointer p : t.pointers()) {
-      String never = never(p, on, poller);
+      String never = never(p, on, poller, json && t.only() != null);
       if (never != null) throw at.error(who + "{{" + p + "}} can never have a value: " + never);
     }
   }
@@ -279,16 +285,24 @@ final class YamlEffects {
    * An event carries {@code previous}, and a deleted event its {@code item}, only when the poller
    * keeps payloads ({@code retain: payload}: the stored payload before the change, which the engine
    * puts in a deleted event as its item); a placeholder or key that needs one is refused at load
-   * rather than fail every event or leave it in no lane (docs/config.md, "Effects").
+   * rather than fail every event or leave it in no lane (docs/config.md, "Effects"). A created
+   * event never has a previous item: {@code /previous} in it is null, which only {@code nullSent}
+   * (a whole-value string of a JSON body) takes as a value.
    */
-  private static @Nullable String never(JsonPointer pointer, Set<EventType> on, PollerSpec poller) {
-    if (poller.retain() == Retain.PAYLOAD) return null;
+  private static @Nullable String never(
+      JsonPointer pointer, Set<EventType> on, PollerSpec poller, boolean nullSent) {
+    boolean payloads = poller.retain() == Retain.PAYLOAD;
     String head = pointer.getMatchingProperty();
-    if (head.equals("previous"))
+    if (head.equals("previous") && !payloads)
       return "poller "
           + poller.name()
           + " keeps no payloads, so /previous is always null (set retain: payload on it)";
-    if (head.equals("item") && on.contains(EventType.DELETED))
+    if (head.equals("previous")
+        && on.contains(EventType.CREATED)
+        && !(nullSent && pointer.tail().matches()))
+      return "a created event has no previous item (/previous is null in it): handle created"
+          + " events in an effect of their own";
+    if (head.equals("item") && on.contains(EventType.DELETED) && !payloads)
       return "poller "
           + poller.name()
           + " keeps no payloads, so a deleted event carries no item (use /identity, which every"

@@ -300,6 +300,38 @@ class EffectsYamlTest {
   }
 
   @Test
+  void previousUnderAnEffectOnCreatedIsRefusedUnlessItIsSentAsAJsonValue() throws Exception {
+    String body = "note: \"welcome {{/item/customer}}\"";
+    String onBoth = WELCOME.replace("on: [created]", "on: [created, updated]");
+    String reason =
+        "can never have a value: a created event has no previous item (/previous is null in it):"
+            + " handle created events in an effect of their own";
+    Path yaml =
+        config(
+            "{ enabled: true }\n    retain: payload",
+            onBoth.replace(body, body + ", before: \"{{/previous/total}}\""));
+    CliRun run = CliRun.withEnv(Map.of("CRM_TOKEN", TOKEN), "validate", yaml.toString());
+    assertThat(run.exit()).isEqualTo(2);
+    assertThat(run.stderr())
+        .contains("effects[0].request.body.before: effect welcome: {{/previous/total}} " + reason);
+    yaml =
+        config(
+            "{ enabled: true }\n    retain: payload",
+            onBoth.replace("value: /item/customer", "value: /previous/customer"));
+    run = CliRun.withEnv(Map.of("CRM_TOKEN", TOKEN), "validate", yaml.toString());
+    assertThat(run.exit()).isEqualTo(2);
+    assertThat(run.stderr())
+        .contains("effects[0].key.value: effect welcome: '/previous/customer' " + reason);
+    // The whole previous item as a body value: null for a created event, sent as null.
+    yaml =
+        config(
+            "{ enabled: true }\n    retain: payload",
+            onBoth.replace(body, body + ", before: \"{{/previous}}\""));
+    run = CliRun.withEnv(Map.of("CRM_TOKEN", TOKEN), "validate", yaml.toString());
+    assertThat(run.exit()).as(run.stderr()).isZero();
+  }
+
+  @Test
   void anItemPointerInAnEffectOnDeletedIsRefusedUnlessThePollerKeepsPayloads() throws Exception {
     String reason =
         "can never have a value: poller orders keeps no payloads, so a deleted event carries no"
