@@ -632,6 +632,14 @@ final class ConfigReader {
     }
 
     /**
+     * Whether an unset {@code ${NAME}} or a missing {@code ${file:PATH}} in an effect's request was
+     * left as written: the command runs no effects (see {@link #effectString()}).
+     */
+    boolean effectsLeftUnset() {
+      return sinkSecretsOptional;
+    }
+
+    /**
      * A credential: {@code ${file:PATH}} and {@code ${NAME}} replaced, trimmed, and hidden wherever
      * it would be printed whatever it looks like (docs/operations.md, "Secrets").
      */

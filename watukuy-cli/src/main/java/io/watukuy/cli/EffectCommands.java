@@ -47,6 +47,9 @@ final class EffectCommands {
   /** The stuck lanes and terminal rows {@code show} lists per source key, as the admin view. */
   static final int SHOW_LIMIT = 100;
 
+  // How an invocation whose event belongs to no key is named in text; JSON says null.
+  private static final String NO_KEY = "(no key)";
+
   /**
    * How long a rewind or a forget holds the effect's lease: as long as an engine's
    * (EffectRun.LEASE_TTL).
@@ -418,7 +421,7 @@ final class EffectCommands {
         for (InvocationRow row : stuck)
           cli.out.println(
               "    stuck lane "
-                  + row.lane()
+                  + laneName(row)
                   + " at "
                   + row.position()
                   + ": attempt "
@@ -434,7 +437,7 @@ final class EffectCommands {
               "    terminal at "
                   + row.position()
                   + " (lane "
-                  + row.lane()
+                  + laneName(row)
                   + ", "
                   + row.updatedAt()
                   + "): "
@@ -446,7 +449,7 @@ final class EffectCommands {
       ArrayNode stuck = s.putArray("stuckLanes");
       for (InvocationRow row : stuck(o, c)) {
         ObjectNode l = stuck.addObject();
-        l.put("lane", row.lane());
+        l.put("lane", row.lane().isEmpty() ? null : row.lane());
         l.put("position", row.position());
         l.put("attempt", row.attempt());
         l.put("error", row.error() == null ? null : cli.redact(row.error()));
@@ -456,12 +459,20 @@ final class EffectCommands {
       ArrayNode terminal = s.putArray("terminal");
       for (InvocationRow row : terminal(o, c)) {
         ObjectNode t = terminal.addObject();
-        t.put("lane", row.lane());
+        t.put("lane", row.lane().isEmpty() ? null : row.lane());
         t.put("position", row.position());
         t.put("error", row.error() == null ? null : cli.redact(row.error()));
         t.put("at", row.updatedAt().toString());
       }
     }
+  }
+
+  /**
+   * The lane as {@code show} prints it: {@code (no key)} for an invocation whose event belongs to
+   * no key (docs/effects.md, "Invocations"), which the store keeps as an empty lane.
+   */
+  private static String laneName(InvocationRow row) {
+    return row.lane().isEmpty() ? NO_KEY : row.lane();
   }
 
   private static List<InvocationRow> stuck(Opened o, EffectCursor c) {

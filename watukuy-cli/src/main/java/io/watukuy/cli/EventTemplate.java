@@ -75,6 +75,13 @@ final class EventTemplate {
     }
   }
 
+  /** The placeholders' pointers, in order, repeats included. */
+  List<JsonPointer> pointers() {
+    List<JsonPointer> out = new ArrayList<>();
+    for (int i = 1; i < parts.size(); i += 2) out.add((JsonPointer) parts.get(i));
+    return out;
+  }
+
   /** The pointer when the template is nothing but one placeholder, else null. */
   @Nullable JsonPointer only() {
     return parts.size() == 3
@@ -82,6 +89,16 @@ final class EventTemplate {
             && ((String) parts.get(2)).isEmpty()
         ? (JsonPointer) parts.get(1)
         : null;
+  }
+
+  /**
+   * The text with {@code value} for every placeholder: what any event renders when each value is
+   * {@code value}, for checking at load what the template's literal text allows.
+   */
+  String sample(String value) {
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < parts.size(); i++) b.append(i % 2 == 0 ? (String) parts.get(i) : value);
+    return b.toString();
   }
 
   /**
@@ -103,13 +120,25 @@ final class EventTemplate {
   }
 
   /**
-   * The value at {@code pointer}.
+   * The value at {@code pointer}, for text: JSON null is no value there.
    *
    * @throws MissingValue when there is none, or it is null
    */
   static JsonNode value(JsonNode event, JsonPointer pointer) throws MissingValue {
     JsonNode v = event.at(pointer);
     if (v.isMissingNode() || v.isNull()) throw new MissingValue(pointer.toString());
+    return v;
+  }
+
+  /**
+   * The value at {@code pointer}, JSON null included: what a body string that is nothing but the
+   * placeholder sends (docs/config.md, "Effects").
+   *
+   * @throws MissingValue when there is none
+   */
+  static JsonNode present(JsonNode event, JsonPointer pointer) throws MissingValue {
+    JsonNode v = event.at(pointer);
+    if (v.isMissingNode()) throw new MissingValue(pointer.toString());
     return v;
   }
 

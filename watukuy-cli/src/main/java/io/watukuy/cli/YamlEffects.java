@@ -10,6 +10,7 @@ import io.watukuy.ChangeEvent;
 import io.watukuy.ConfigException;
 import io.watukuy.EventType;
 import io.watukuy.Poller;
+import io.watukuy.Retain;
 import io.watukuy.SealingKeys;
 import io.watukuy.cli.CliConfig.PollerSpec;
 import io.watukuy.cli.ConfigReader.At;
@@ -20,6 +21,8 @@ import io.watukuy.effects.EffectHttp;
 import io.watukuy.effects.Effects;
 import io.watukuy.effects.Key;
 import io.watukuy.spi.StateStore;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -41,6 +44,8 @@ import org.jspecify.annotations.Nullable;
 final class YamlEffects {
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]*");
   private static final Set<String> METHODS = Set.of("GET", "POST", "PUT", "PATCH", "DELETE");
+  // ${NAME} or ${file:PATH} left as written by a command that runs no effects.
+  private static final Pattern UNSET = Pattern.compile("\\$\\{[^}]+}");
 
   private YamlEffects() {}
 
@@ -111,6 +116,9 @@ final class YamlEffects {
         throw key.child("scheme").error(who + x.getMessage());
       }
       keyValue = pointer(key.child("value"), who);
+      String never = never(keyValue, on, poller, false);
+      if (never != null)
+        throw key.child("value").error(who + "'" + keyValue + "' can never have a value: " + never);
     }
     At request = e.child("request");
     if (request.missing()) throw e.error(who + "request: missing (the HTTP request per event)");
@@ -121,10 +129,10 @@ final class YamlEffects {
       throw methodAt.error(who + "'" + method + "' is not one of GET, POST, PUT, PATCH, DELETE");
     At urlAt = request.child("url");
     if (urlAt.missing()) throw request.error(who + "url: missing");
+    Resolvable resolvable = (at, t, json) -> checkResolvable(at, t, json, who, on, poller);
     EventTemplate url = template(urlAt, who);
-    String start = url.toString().toLowerCase(Locale.ROOT);
-    if (!start.startsWith("http://") && !start.startsWith("https://"))
-      throw urlAt.error(who + "must be an absolute http:// or https:// URL");
+    checkUrl(urlAt, url, who);
+    resolvable.check(urlAt, url, false);
     Map<String, EventTemplate> headers = new LinkedHashMap<>();
     At headersAt = request.child("headers");
     if (!headersAt.missing()) {
@@ -136,6 +144,7 @@ final class YamlEffects {
               .child(h)
               .error(who + "is set by the journal on every request (its journal key)");
         headers.put(h, template(headersAt.child(h), who));
+        resolvable.check(headersAt.child(h), headers.get(h), false);
       }
     }
     At bodyAt = request.child("body");
@@ -144,7 +153,7 @@ final class YamlEffects {
       if (!bodyAt.node.isTextual() && !bodyAt.node.isContainerNode())
         throw bodyAt.error(who + "must be a string, or a map or list sent as JSON");
       body = bodyAt.substituted();
-      checkStrings(bodyAt, body, who);
+      checkStrings(bodyAt, body, who, resolvable, false);
     }
     String version = text(e.child("version"), who);
     return new EffectSpec(
@@ -164,6 +173,27 @@ final class YamlEffects {
     if (spec.scheme() == null) b.append(", key identity (one lane per item)");
     else b.append(", key ").append(spec.scheme()).append(" (").append(spec.keyValue()).append(')');
     return b.toString();
+  }
+
+  /**
+   * Refuses a URL no event can make valid (docs/config.md, "Effects"): rendered with {@code x} for
+   * each placeholder, it must be an absolute http(s) URI with a host, or every event would fail
+   * when its request is built. A stray brace or a space is caught here, not at the first event.
+   */
+  private static void checkUrl(At at, EventTemplate url, String who) {
+    String sample = url.sample("x");
+    if (at.effectsLeftUnset()) sample = UNSET.matcher(sample).replaceAll("x");
+    URI uri;
+    try {
+      uri = new URI(sample);
+    } catch (URISyntaxException x) {
+      int i = x.getIndex();
+      String where = i >= 0 && i < sample.length() ? " ('" + sample.charAt(i) + "')" : "";
+      throw at.error(who + "'" + url + "' is not a valid URL: " + x.getReason() + where);
+    }
+    String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+    if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null)
+      throw at.error(who + "'" + url + "' is not an absolute http:// or https:// URL with a host");
   }
 
   /** A string, or null when absent; anything else is an error naming the effect and the value. */
@@ -213,20 +243,71 @@ final class YamlEffects {
     }
   }
 
-  private static void checkStrings(At at, JsonNode node, String who) {
+  private static void checkStrings(
+      At at, JsonNode node, String who, Resolvable resolvable, boolean json) {
     if (node.isTextual()) {
+      EventTemplate t;
       try {
-        EventTemplate.parse(node.textValue());
+        t = EventTemplate.parse(node.textValue());
       } catch (IllegalArgumentException x) {
         throw at.error(who + x.getMessage());
       }
+      resolvable.check(at, t, json);
     }
     for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> f = it.next();
-      checkStrings(at.child(f.getKey()), f.getValue(), who);
+      checkStrings(at.child(f.getKey()), f.getValue(), who, resolvable, true);
     }
     if (node.isArray())
-      for (int i = 0; i < node.size(); i++) checkStrings(at.item(i), node.get(i), who);
+      for (int i = 0; i < node.size(); i++)
+        checkStrings(at.item(i), node.get(i), who, resolvable, true);
+  }
+
+  /**
+   * Refuses a template whose placeholder can never have a value: see {@link #never}. {@code json}:
+   * the template is a string in a map or list body, where one that is nothing but a placeholder
+   * sends a JSON null as {@code null}.
+   */
+  private interface Resolvable {
+    void check(At at, EventTemplate template, boolean json);
+  }
+
+  private static void checkResolvable(
+      At at, EventTemplate t, boolean json, String who, Set<EventType> on, PollerSpec poller) {
+    for (JsonPointer p : t.pointers()) {
+      String never = never(p, on, poller, json && t.only() != null);
+      if (never != null) throw at.error(who + "{{" + p + "}} can never have a value: " + never);
+    }
+  }
+
+  /**
+   * Why {@code pointer} can never have a value in the events {@code on} of {@code poller}, or null.
+   * An event carries {@code previous}, and a deleted event its {@code item}, only when the poller
+   * keeps payloads ({@code retain: payload}: the stored payload before the change, which the engine
+   * puts in a deleted event as its item); a placeholder or key that needs one is refused at load
+   * rather than fail every event or leave it in no lane (docs/config.md, "Effects"). A created
+   * event never has a previous item: {@code /previous} in it is null, which only {@code nullSent}
+   * (a whole-value string of a JSON body) takes as a value.
+   */
+  private static @Nullable String never(
+      JsonPointer pointer, Set<EventType> on, PollerSpec poller, boolean nullSent) {
+    boolean payloads = poller.retain() == Retain.PAYLOAD;
+    String head = pointer.getMatchingProperty();
+    if (head.equals("previous") && !payloads)
+      return "poller "
+          + poller.name()
+          + " keeps no payloads, so /previous is always null (set retain: payload on it)";
+    if (head.equals("previous")
+        && on.contains(EventType.CREATED)
+        && !(nullSent && pointer.tail().matches()))
+      return "a created event has no previous item (/previous is null in it): handle created"
+          + " events in an effect of their own";
+    if (head.equals("item") && on.contains(EventType.DELETED) && !payloads)
+      return "poller "
+          + poller.name()
+          + " keeps no payloads, so a deleted event carries no item (use /identity, which every"
+          + " event has, set retain: payload on the poller, or leave deleted out of on)";
+    return null;
   }
 
   /**
@@ -294,8 +375,13 @@ final class YamlEffects {
     };
   }
 
-  /** A string body rendered as text; a map or list as JSON (see docs/config.md, "Effects"). */
-  private static String body(JsonNode body, JsonNode doc) throws MissingValue {
+  /**
+   * A string body rendered as text; a map or list as JSON (see docs/config.md, "Effects"): a string
+   * in it that is nothing but one placeholder takes the value with its JSON type, null included.
+   *
+   * @throws MissingValue naming the first pointer the event has no value at (for text, or null)
+   */
+  static String body(JsonNode body, JsonNode doc) throws MissingValue {
     if (body.isTextual()) return EventTemplate.parse(body.textValue()).render(doc, v -> v);
     return json(body, doc).toString();
   }
@@ -304,7 +390,7 @@ final class YamlEffects {
     if (node.isTextual()) {
       EventTemplate t = EventTemplate.parse(node.textValue());
       JsonPointer only = t.only();
-      if (only != null) return EventTemplate.value(doc, only).deepCopy();
+      if (only != null) return EventTemplate.present(doc, only).deepCopy();
       return TextNode.valueOf(t.render(doc, v -> v));
     }
     if (node.isObject()) {

@@ -301,6 +301,40 @@ class EffectsCommandsTest {
   }
 
   @Test
+  void anInvocationOfNoKeyIsShownAsNoKeyAndItsJsonLaneIsNull() throws IOException {
+    Lease engine = effects.acquireEffectLease(NOTIFY, "engine-1", Duration.ofSeconds(30), T0).get();
+    // Position 3 again, now of an event whose key gave no value: the store keeps an empty lane.
+    effects.saveInvocation(
+        new InvocationRow(
+            NOTIFY,
+            ORDERS,
+            3,
+            "",
+            "created",
+            InvocationStatus.FAILED,
+            4,
+            "HTTP 503 from crm",
+            NOW.plusSeconds(12),
+            false,
+            "1.0",
+            T0,
+            T0),
+        engine);
+    effects.saveInvocation(row(NOTIFY, 1, "", InvocationStatus.TERMINAL, "no customer"), engine);
+
+    Result text = cli("effects", "show", "--store", uri(), NOTIFY);
+    Result json = cli("effects", "show", "--store", uri(), NOTIFY, "--json");
+
+    assertThat(text.out().lines())
+        .contains(
+            "    stuck lane (no key) at 3: attempt 4, retry in 12000ms: HTTP 503 from crm",
+            "    terminal at 1 (lane (no key), 2026-01-05T10:00:00Z): no customer");
+    JsonNode source = new ObjectMapper().readTree(json.out()).get("sources").get(0);
+    assertThat(source.get("stuckLanes").get(0).get("lane").isNull()).isTrue();
+    assertThat(source.get("terminal").get(0).get("lane").isNull()).isTrue();
+  }
+
+  @Test
   void anUnknownEffectOrPartitionOrAMissingStoreIsAConfigError() {
     Result unknown = cli("effects", "show", "--store", uri(), "Notify");
     Result noPartition = cli("effects", "skip", "--store", uri(), SYNC, "6");

@@ -1,7 +1,10 @@
 package io.watukuy.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import io.watukuy.PollerKey;
 import io.watukuy.spi.InvocationStatus;
@@ -31,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class EffectsYamlTest {
   private static final String TOKEN = "crm-token-5f1c9a7e2b";
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   @TempDir Path dir;
   private HttpServer server;
@@ -232,6 +236,140 @@ class EffectsYamlTest {
   }
 
   @Test
+  void aUrlNoEventCanMakeValidIsRefusedAtLoadWithItsSecretsHidden() throws Exception {
+    String url = "http://127.0.0.1:PORT/notify/{{/item/customer}}";
+    String port = String.valueOf(server.getAddress().getPort());
+    // One brace short of a placeholder: every event's request would fail to build.
+    assertError(
+        WELCOME.replace(url, "http://127.0.0.1:PORT/notify/{/item/customer}}"),
+        "effects[0].request.url: effect welcome: 'http://127.0.0.1:"
+            + port
+            + "/notify/{/item/customer}}' is not a valid URL: Illegal character in path ('{')");
+    assertError(
+        WELCOME.replace(url, url + "}?token=${CRM_TOKEN}"),
+        "effects[0].request.url: effect welcome: 'http://127.0.0.1:"
+            + port
+            + "/notify/{{/item/customer}}}?token=${CRM_TOKEN}' is not a valid URL: Illegal"
+            + " character in path ('}')");
+    assertError(
+        WELCOME.replace(url, "http://127.0.0.1:PORT/notify/ {{/item/customer}}"),
+        "is not a valid URL: Illegal character in path (' ')");
+    assertError(
+        WELCOME.replace(url, "http:///notify/{{/item/customer}}"),
+        "effects[0].request.url: effect welcome: 'http:///notify/{{/item/customer}}' is not an"
+            + " absolute http:// or https:// URL with a host");
+    assertError(
+        WELCOME.replace(url, "ftp://127.0.0.1/{{/item/customer}}"),
+        "is not an absolute http:// or https:// URL with a host");
+    Path yaml = config("{ enabled: true }", WELCOME.replace(url, url + "}?token=${CRM_TOKEN}"));
+    CliRun run = CliRun.withEnv(Map.of("CRM_TOKEN", TOKEN), "validate", yaml.toString());
+    assertThat(run.stderr()).doesNotContain(TOKEN);
+    // A command that runs no effects leaves an unset ${NAME} as written, and reads the URL.
+    Files.writeString(
+        yaml, Files.readString(yaml).replace("127.0.0.1:" + port + "/notify", "${CRM_HOST}/n"));
+    Files.writeString(yaml, Files.readString(yaml).replace("}}}?token", "}}?token"));
+    CliConfig cfg = ConfigReader.readWithoutSinkSecrets(yaml, name -> null, found -> {});
+    assertThat(cfg.effects().get(0).url())
+        .hasToString("http://${CRM_HOST}/n/{{/item/customer}}?token=${CRM_TOKEN}");
+  }
+
+  @Test
+  void previousWithoutRetainedPayloadsIsRefusedAtLoad() throws Exception {
+    String body = "note: \"welcome {{/item/customer}}\"";
+    String reason =
+        "can never have a value: poller orders keeps no payloads, so /previous is"
+            + " always null (set retain: payload on it)";
+    assertError(
+        WELCOME.replace(body, body + ", before: \"{{/previous/total}}\""),
+        "effects[0].request.body.before: effect welcome: {{/previous/total}} " + reason);
+    assertError(
+        WELCOME.replace("value: /item/customer", "value: /previous/customer"),
+        "effects[0].key.value: effect welcome: '/previous/customer' " + reason);
+    assertError(
+        WELCOME.replace("Authorization:", "X-Before: \"{{/previous}}\", Authorization:"),
+        "effects[0].request.headers.X-Before: effect welcome: {{/previous}} " + reason);
+    // With retain: payload an updated event carries the item before the change.
+    Path yaml =
+        config(
+            "{ enabled: true }\n    retain: payload",
+            WELCOME
+                .replace("on: [created]", "on: [updated]")
+                .replace(body, body + ", before: \"{{/previous/total}}\""));
+    CliRun run = CliRun.withEnv(Map.of("CRM_TOKEN", TOKEN), "validate", yaml.toString());
+    assertThat(run.exit()).as(run.stderr()).isZero();
+  }
+
+  @Test
+  void previousUnderAnEffectOnCreatedIsRefusedUnlessItIsSentAsAJsonValue() throws Exception {
+    String body = "note: \"welcome {{/item/customer}}\"";
+    String onBoth = WELCOME.replace("on: [created]", "on: [created, updated]");
+    String reason =
+        "can never have a value: a created event has no previous item (/previous is null in it):"
+            + " handle created events in an effect of their own";
+    Path yaml =
+        config(
+            "{ enabled: true }\n    retain: payload",
+            onBoth.replace(body, body + ", before: \"{{/previous/total}}\""));
+    CliRun run = CliRun.withEnv(Map.of("CRM_TOKEN", TOKEN), "validate", yaml.toString());
+    assertThat(run.exit()).isEqualTo(2);
+    assertThat(run.stderr())
+        .contains("effects[0].request.body.before: effect welcome: {{/previous/total}} " + reason);
+    yaml =
+        config(
+            "{ enabled: true }\n    retain: payload",
+            onBoth.replace("value: /item/customer", "value: /previous/customer"));
+    run = CliRun.withEnv(Map.of("CRM_TOKEN", TOKEN), "validate", yaml.toString());
+    assertThat(run.exit()).isEqualTo(2);
+    assertThat(run.stderr())
+        .contains("effects[0].key.value: effect welcome: '/previous/customer' " + reason);
+    // The whole previous item as a body value: null for a created event, sent as null.
+    yaml =
+        config(
+            "{ enabled: true }\n    retain: payload",
+            onBoth.replace(body, body + ", before: \"{{/previous}}\""));
+    run = CliRun.withEnv(Map.of("CRM_TOKEN", TOKEN), "validate", yaml.toString());
+    assertThat(run.exit()).as(run.stderr()).isZero();
+  }
+
+  @Test
+  void anItemPointerInAnEffectOnDeletedIsRefusedUnlessThePollerKeepsPayloads() throws Exception {
+    String reason =
+        "can never have a value: poller orders keeps no payloads, so a deleted event carries no"
+            + " item (use /identity, which every event has, set retain: payload on the poller, or"
+            + " leave deleted out of on)";
+    String onDeleted = WELCOME.replace("on: [created]", "on: [created, deleted]");
+    // The key first: a deleted event without an item would belong to no lane.
+    assertError(onDeleted, "effects[0].key.value: effect welcome: '/item/customer' " + reason);
+    String identityKey = onDeleted.replace("value: /item/customer", "value: /identity");
+    assertError(
+        identityKey, "effects[0].request.url: effect welcome: {{/item/customer}} " + reason);
+    String url = "http://127.0.0.1:PORT/notify/{{/item/customer}}";
+    assertError(
+        identityKey.replace(url, "http://127.0.0.1:PORT/notify/{{/identity}}"),
+        "effects[0].request.body.total: effect welcome: {{/item/total}} " + reason);
+    // With retain: payload the engine puts the item's last payload in its deleted event.
+    Path yaml = config("{ enabled: true }\n    retain: payload", onDeleted);
+    CliRun run = CliRun.withEnv(Map.of("CRM_TOKEN", TOKEN), "validate", yaml.toString());
+    assertThat(run.exit()).as(run.stderr()).isZero();
+  }
+
+  @Test
+  void aPresentJsonNullIsSentAsNullByAWholeValueStringAndIsNoValueInText() throws Exception {
+    JsonNode doc = JSON.readTree("{\"item\":{\"total\":null,\"n\":2}}");
+    assertThat(
+            YamlEffects.body(
+                JSON.readTree("{\"t\":\"{{/item/total}}\",\"n\":\"{{/item/n}}\"}"), doc))
+        .isEqualTo("{\"t\":null,\"n\":2}");
+    assertThatThrownBy(
+            () -> YamlEffects.body(JSON.readTree("{\"t\":\"total {{/item/total}}\"}"), doc))
+        .isInstanceOf(EventTemplate.MissingValue.class)
+        .hasMessage("/item/total");
+    assertThatThrownBy(() -> YamlEffects.body(JSON.readTree("{\"t\":\"{{/item/gone}}\"}"), doc))
+        .isInstanceOf(EventTemplate.MissingValue.class)
+        .hasMessage("/item/gone");
+  }
+
+  @Test
   void aCommandThatRunsNoEffectsReadsThemWithoutTheirSecrets() throws Exception {
     Path yaml = config("{ enabled: true }", WELCOME);
     CliConfig cfg = ConfigReader.readWithoutSinkSecrets(yaml, name -> null, found -> {});
@@ -244,7 +382,9 @@ class EffectsYamlTest {
   @Test
   void validateListsEachEffectWithItsSourceArmsAndKey() throws Exception {
     Path yaml =
-        config("{ enabled: true }", WELCOME.replace("on: [created]", "on: [created, deleted]"));
+        config(
+            "{ enabled: true }\n    retain: payload",
+            WELCOME.replace("on: [created]", "on: [created, deleted]"));
     Files.writeString(
         yaml,
         Files.readString(yaml)

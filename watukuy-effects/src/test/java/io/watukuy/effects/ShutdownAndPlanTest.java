@@ -308,6 +308,28 @@ class ShutdownAndPlanTest {
     assertThat(unchanged.blocked()).isFalse();
   }
 
+  @Test
+  void aFailedEventThatBelongsToNoKeyIsLoggedAsNoKey() {
+    f.created("a");
+    Key<Order> broken =
+        Key.of(
+            "customer",
+            e -> {
+              throw new IllegalStateException("no customer");
+            });
+    Effects effects = f.effects(f.effect("Notify").on(EventType.CREATED, plain, broken).build());
+    List<String> lines = logged(() -> drain(effects, "Notify"));
+    assertThat(status(1)).isEqualTo(InvocationStatus.FAILED);
+    assertThat(f.row("Notify", 1).orElseThrow().lane()).isEmpty(); // as the store keeps it
+    assertThat(lines)
+        .anySatisfy(
+            line ->
+                assertThat(line)
+                    .contains("effect Notify on ")
+                    .contains("position 1 in lane (no key) failed (attempt 1)"))
+        .noneSatisfy(line -> assertThat(line).contains("in lane  "));
+  }
+
   /** What the runtime logs (slf4j-simple writes to System.err) while {@code body} runs. */
   private static List<String> logged(Runnable body) {
     PrintStream before = System.err;

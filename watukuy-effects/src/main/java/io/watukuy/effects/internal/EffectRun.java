@@ -521,6 +521,11 @@ public final class EffectRun<T> {
     return on.mode() == Effect.Mode.LATEST && p.lane != null && !s.leftUnfinished(p.position);
   }
 
+  /** A lane as the log names it: {@code (no key)} for an event that belongs to no key. */
+  private static String laneName(String lane) {
+    return lane.isEmpty() ? "(no key)" : lane;
+  }
+
   private static String foldKey(SourceLanes.Pending p) {
     return p.type.wire() + " " + p.lane;
   }
@@ -670,7 +675,7 @@ public final class EffectRun<T> {
           effect.name(),
           source,
           p.position,
-          lane,
+          laneName(lane),
           error);
       return;
     }
@@ -697,7 +702,7 @@ public final class EffectRun<T> {
           effect.name(),
           source,
           p.position,
-          lane,
+          laneName(lane),
           attempt,
           error);
     else if (status == InvocationStatus.TERMINAL)
