@@ -195,6 +195,51 @@ public final class Effects implements AutoCloseable {
   }
 
   /**
+   * Retries every parked lane of an effect now (docs/effects.md, "Retry now"): each lane whose head
+   * has failed and waits for its retry time (the backoff of 200 ms doubling to 60 s, or up to 5
+   * minutes after a {@code Retry-After}) becomes due at once, in memory and in its stored row's
+   * {@code retryAt}, and the reader is woken to dispatch it. For after an operator fixed the cause
+   * of a failure. The attempt count is not reset: a lane that fails again waits the backoff of its
+   * next attempt. A quarantined effect is not released: its lanes are due, and run once it is
+   * released ({@link #release(String)}).
+   *
+   * @param effect the effect's name
+   * @return the lanes made due, including any whose retry time had already come; 0 when none is
+   *     parked, or when this engine does not run the effect (another holds its lease)
+   * @throws IllegalArgumentException if this runtime has no such effect, naming it
+   * @throws io.watukuy.StoreException when the store cannot be reached
+   */
+  public int retryNow(String effect) {
+    Reader r = reader(effect);
+    int made = r.run.retryNow(null, 0);
+    if (made > 0) r.signal();
+    return made;
+  }
+
+  /**
+   * Retries one failed position now (docs/effects.md, "Retry now"), as {@link #retryNow(String)}
+   * does for every parked lane.
+   *
+   * @param effect the effect's name
+   * @param source the source key the position is on
+   * @param position the failed position
+   * @return 1 when its lane was made due; 0 when the position is not the failed head of a parked
+   *     lane here (never run, running, complete, or another engine runs the effect), and nothing
+   *     was written
+   * @throws IllegalArgumentException if this runtime has no such effect, naming it
+   * @throws NullPointerException if {@code source} is null
+   * @throws io.watukuy.StoreException when the store cannot be reached
+   */
+  public int retryNow(String effect, PollerKey source, long position) {
+    Objects.requireNonNull(source, "source");
+    Reader r = reader(effect);
+    if (position < 1) return 0;
+    int made = r.run.retryNow(source, position);
+    if (made > 0) r.signal();
+    return made;
+  }
+
+  /**
    * Reads one invocation row: what ran (or is running, or failed) at a position, for an operator's
    * look at a stuck lane (docs/effects.md, "Runbook: a wedge").
    *

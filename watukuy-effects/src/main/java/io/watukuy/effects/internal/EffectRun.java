@@ -582,6 +582,62 @@ public final class EffectRun<T> {
     return changed;
   }
 
+  // ---- retry now ------------------------------------------------------------------------------
+
+  /**
+   * Makes parked lanes due now (docs/effects.md, "Retry now"): each lane whose head has failed and
+   * waits for its retry time gets that time, in memory and in its stored row's {@code retryAt}, set
+   * to now, so the next {@link #pass()} dispatches it. The attempt count is kept, so the backoff
+   * after another failure goes on from it. A quarantined effect stays quarantined: its lanes are
+   * due, and run when it is released.
+   *
+   * @param source the source key to look at, or null for every key
+   * @param position the one position to make due, or 0 for every parked lane
+   * @return the lanes made due; 0 when this engine does not hold the effect's lease (the lanes live
+   *     on the engine that does), or when no parked lane matched
+   * @throws io.watukuy.StoreException when the store cannot be reached
+   */
+  public synchronized int retryNow(@Nullable PollerKey source, long position) {
+    if (stopped || lease == null) return 0;
+    Instant now = time.now();
+    int made = 0;
+    try {
+      for (SourceLanes s : sources.values()) {
+        if (source != null && !s.source.equals(source)) continue;
+        for (SourceLanes.Pending p : s.parkedHeads()) {
+          if (position > 0 && p.position != position) continue;
+          InvocationRow row =
+              store.loadInvocation(effect.name(), s.source, p.position).orElse(null);
+          // Only a row that says failed: a running one left by a crash replays at once anyway.
+          if (row == null || row.status() != InvocationStatus.FAILED) continue;
+          store.saveInvocation(
+              new InvocationRow(
+                  row.effect(),
+                  row.source(),
+                  row.position(),
+                  row.lane(),
+                  row.eventType(),
+                  row.status(),
+                  row.attempt(),
+                  row.error(),
+                  now,
+                  row.skipRequested(),
+                  row.version(),
+                  row.startedAt(),
+                  now),
+              lease());
+          p.retryAt = now;
+          made++;
+        }
+      }
+    } catch (LeaseLostException e) {
+      lose("its lease was taken: " + e.getMessage());
+    }
+    if (made > 0)
+      LOG.info("effect {}: {} parked lane(s) made due now by request", effect.name(), made);
+    return made;
+  }
+
   // ---- invocations ----------------------------------------------------------------------------
 
   private boolean dispatch(SourceLanes s, Instant now) {

@@ -173,6 +173,20 @@ final class SourceLanes {
     return lane != null && !lane.busy && lane.queue.peek() == p ? p : null;
   }
 
+  /**
+   * The failed heads of the lanes that are not running, lowest position first: the lanes a retry
+   * now can make due (docs/effects.md, "Retry now").
+   */
+  List<Pending> parkedHeads() {
+    List<Pending> out = new ArrayList<>();
+    for (Lane lane : lanes.values()) {
+      Pending p = lane.queue.peek();
+      if (!lane.busy && p != null && p.attempt > 0) out.add(p);
+    }
+    out.sort(Comparator.comparingLong(p -> p.position));
+    return out;
+  }
+
   boolean anyParked() {
     for (Lane lane : lanes.values()) {
       Pending p = lane.queue.peek();
