@@ -39,7 +39,7 @@ final class EffectRoutes {
   static final int DEFAULT_CALLS = 100;
   static final int MAX_CALLS = 1000;
 
-  private final Effects effects;
+  final Effects effects;
 
   EffectRoutes(Effects effects) {
     this.effects = effects;
@@ -193,7 +193,7 @@ final class EffectRoutes {
    * partition} and {@code position} in that order, which the invocation and skip replies start
    * with.
    */
-  private static ObjectNode positionNode(String name, PollerKey source, long position) {
+  static ObjectNode positionNode(String name, PollerKey source, long position) {
     ObjectNode n = JSON.createObjectNode();
     n.put("effect", name);
     n.put("poller", source.poller());
@@ -248,7 +248,7 @@ final class EffectRoutes {
    * The source key a position belongs to: the one with {@code partition}, or the only one the
    * effect reads. Null when the effect has read nothing yet (no position of it can have failed).
    */
-  private @Nullable PollerKey source(String name, @Nullable String partition) {
+  @Nullable PollerKey source(String name, @Nullable String partition) {
     List<PollerKey> keys = new ArrayList<>();
     for (SourceStatus s : effects.status(name).sources()) keys.add(s.source());
     if (keys.isEmpty()) return null;
@@ -269,18 +269,18 @@ final class EffectRoutes {
         "effect " + name + " has no partition '" + partition + "' (known: " + partitions + ")");
   }
 
-  private static String where(@Nullable PollerKey source) {
+  static String where(@Nullable PollerKey source) {
     if (source == null) return "";
     return " of "
         + source.poller()
         + (source.partition().isEmpty() ? "" : "/" + source.partition());
   }
 
-  private Reply unknown(String name) {
+  Reply unknown(String name) {
     return Reply.error(404, "no effect named '" + name + "'; effects here: " + effects.names());
   }
 
-  private static long position(String text) {
+  static long position(String text) {
     try {
       long p = Long.parseLong(text);
       if (p >= 1) return p;

@@ -33,6 +33,8 @@ final class Routes implements HttpHandler, AutoCloseable {
       Pattern.compile("/admin/pollers/([^/]+)/(pause|resume|trigger)");
   private static final Pattern EFFECT =
       Pattern.compile("/admin/effects/([^/]+)(?:/(invocations|skip)/([^/]+))?");
+  private static final Pattern EFFECT_RETRY =
+      Pattern.compile("/admin/effects/([^/]+)/retry(?:/([^/]+))?");
   private static final String PROMETHEUS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
   private final Watukuy engine;
@@ -43,6 +45,7 @@ final class Routes implements HttpHandler, AutoCloseable {
   private final ParkedRoutes parked;
   // Null without an effects runtime: then no class of the effects module is ever loaded.
   private final @Nullable EffectRoutes effects;
+  private final @Nullable EffectRetryRoutes retry;
 
   Routes(
       Watukuy engine,
@@ -58,6 +61,7 @@ final class Routes implements HttpHandler, AutoCloseable {
     this.redact = redact;
     this.parked = new ParkedRoutes(engine);
     this.effects = effects;
+    this.retry = effects == null ? null : new EffectRetryRoutes(effects);
   }
 
   void bound(int port) {
@@ -121,6 +125,11 @@ final class Routes implements HttpHandler, AutoCloseable {
     Matcher action = POLLER_ACTION.matcher(path);
     if (action.matches()) {
       if (allow(ex, method, "POST")) pollerAction(ex, action.group(1), action.group(2));
+      return;
+    }
+    Matcher retryPath = EFFECT_RETRY.matcher(path);
+    if (retryPath.matches()) {
+      effectRetry(ex, retryPath, method);
       return;
     }
     if (path.equals("/admin/effects") || path.startsWith("/admin/effects/")) {
@@ -195,6 +204,24 @@ final class Routes implements HttpHandler, AutoCloseable {
     else if (m.group(2) == null) reply = effects.show(m.group(1));
     else if (skip) reply = effects.skip(m.group(1), m.group(3), Exchanges.query(ex));
     else reply = effects.invocation(m.group(1), m.group(3), Exchanges.query(ex));
+    json(ex, reply.status(), reply.body());
+  }
+
+  /**
+   * {@code POST /admin/effects/{name}/retry[/{position}]} (docs/effects.md, "Retry now"), under the
+   * same guard as skip: the token when one is set, else the admin header, and no foreign host.
+   */
+  private void effectRetry(HttpExchange ex, Matcher m, String method) throws IOException {
+    if (!allow(ex, method, "POST")) return;
+    if (retry == null) {
+      Exchanges.error(
+          ex, 404, "no effects here: this server was built without effects(Effects)", redact);
+      return;
+    }
+    EffectRoutes.Reply reply =
+        m.group(2) == null
+            ? retry.all(m.group(1))
+            : retry.one(m.group(1), m.group(2), Exchanges.query(ex));
     json(ex, reply.status(), reply.body());
   }
 

@@ -1046,6 +1046,79 @@ class AdminServerTest {
   }
 
   @Test
+  void retryNowRunsAParkedLaneAgainAtOnceAndRefusesAPositionThatHasNotFailed() throws Exception {
+    startEffects(b -> b);
+    HttpResponse<String> done = adminPost("/admin/effects/Notify/retry/1", "");
+    assertThat(done.statusCode()).isEqualTo(409);
+    assertThat(json(done).path("error").asText())
+        .isEqualTo(
+            "effect Notify: position 1 of orders is done; only a failed position waiting for its"
+                + " retry can be retried now");
+    HttpResponse<String> terminal = adminPost("/admin/effects/Notify/retry/3", "");
+    assertThat(terminal.statusCode()).isEqualTo(409);
+    assertThat(json(terminal).path("error").asText())
+        .contains("position 3 of orders is completed by a terminal failure");
+    HttpResponse<String> never = adminPost("/admin/effects/Notify/retry/9", "");
+    assertThat(never.statusCode()).isEqualTo(409);
+    assertThat(json(never).path("error").asText())
+        .contains("position 9 of orders has no invocation");
+    for (String path : List.of("/admin/effects/Nope/retry", "/admin/effects/Nope/retry/2")) {
+      HttpResponse<String> unknown = adminPost(path, "");
+      assertThat(unknown.statusCode()).as(path).isEqualTo(404);
+      assertThat(json(unknown).path("error").asText())
+          .isEqualTo("no effect named 'Nope'; effects here: [Notify]");
+    }
+    assertThat(get("/admin/effects/Notify/retry").statusCode()).isEqualTo(405);
+    // The admin server's rules for a POST hold, as for skip: no header, a foreign Origin.
+    assertThat(post("/admin/effects/Notify/retry/2", "").statusCode()).isEqualTo(403);
+    assertThat(
+            post("/admin/effects/Notify/retry", "", "X-Watukuy-Admin", "1", "Origin", "null")
+                .statusCode())
+        .isEqualTo(403);
+
+    // b waits 200 ms after its first attempt; the clock never moves, so only a retry runs it
+    HttpResponse<String> one = adminPost("/admin/effects/Notify/retry/2", "");
+    assertThat(one.statusCode()).as(one.body()).isEqualTo(200);
+    assertThat(json(one))
+        .isEqualTo(
+            JSON.readTree(
+                "{\"action\":\"retry\",\"effect\":\"Notify\",\"poller\":\"orders\","
+                    + "\"partition\":\"\",\"position\":2,\"lanes\":1}"));
+    awaitEffect(st -> attempt(st) == 2);
+    // the attempt count goes on, so the backoff after the second failure is 400 ms, not 200
+    assertThat(
+            json(get("/admin/effects/Notify"))
+                .path("stuck_lanes")
+                .get(0)
+                .path("retry_in_ms")
+                .asLong())
+        .isEqualTo(400);
+
+    HttpResponse<String> all = adminPost("/admin/effects/Notify/retry", "");
+    assertThat(all.statusCode()).as(all.body()).isEqualTo(200);
+    assertThat(json(all))
+        .isEqualTo(JSON.readTree("{\"action\":\"retry\",\"effect\":\"Notify\",\"lanes\":1}"));
+    awaitEffect(st -> attempt(st) == 3);
+  }
+
+  /** The attempt of the one stuck lane, or 0 while it runs (or none is stuck). */
+  private static int attempt(EffectStatus st) {
+    var lanes = st.sources().get(0).stuckLanes();
+    return lanes.isEmpty() ? 0 : lanes.get(0).attempt();
+  }
+
+  @Test
+  void withATokenRetryNowNeedsIt() throws Exception {
+    String token = "0123456789abcdef0123456789abcdef";
+    startEffects(b -> b.token(token));
+    assertThat(adminPost("/admin/effects/Notify/retry", "").statusCode()).isEqualTo(401);
+    assertThat(adminPost("/admin/effects/Notify/retry/2", "").statusCode()).isEqualTo(401);
+    HttpResponse<String> with =
+        post("/admin/effects/Notify/retry/2", "", "Authorization", "Bearer " + token);
+    assertThat(with.statusCode()).as(with.body()).isEqualTo(200);
+  }
+
+  @Test
   void overAPartitionedPollerAPositionNeedsItsPartitionAndASkipReleasesOnlyThatOne()
       throws Exception {
     Poller<JsonNode> regions =
