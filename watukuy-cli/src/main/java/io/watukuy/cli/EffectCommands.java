@@ -33,13 +33,14 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code watukuy effects list|show|skip|quarantine|release|rewind|plan|forget} (docs/config.md,
- * "Effects commands"; docs/effects.md): the operator's view and levers on the effect tables of a
- * store, for effects declared in YAML ({@code effects:}) or in Java alike. {@code CONFIG} names the
- * store ({@code store:}), as {@code --store URI} does, and the secrets hidden in what the commands
- * print and in a quarantine reason they store; the commands read what an effects runtime persisted
- * there (quarantine, counters, cursors, invocation rows, the effect lease) through {@link
- * EffectStore}; {@code plan} ({@link EffectPlanCommand}) also reads the config's {@code effects:}.
+ * {@code watukuy effects list|show|skip|quarantine|release|rewind|plan|forget|retry}
+ * (docs/config.md, "Effects commands"; docs/effects.md): the operator's view and levers on the
+ * effect tables of a store, for effects declared in YAML ({@code effects:}) or in Java alike.
+ * {@code CONFIG} names the store ({@code store:}), as {@code --store URI} does, and the secrets
+ * hidden in what the commands print and in a quarantine reason they store; the commands read what
+ * an effects runtime persisted there (quarantine, counters, cursors, invocation rows, the effect
+ * lease) through {@link EffectStore}; {@code plan} ({@link EffectPlanCommand}) also reads the
+ * config's {@code effects:}.
  */
 final class EffectCommands {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -74,6 +75,7 @@ final class EffectCommands {
     effects.addSubcommand("rewind", new CommandLine(new Rewind()));
     effects.addSubcommand("plan", new CommandLine(new EffectPlanCommand(cli)));
     effects.addSubcommand("forget", new CommandLine(new EffectForgetCommand(cli, this)));
+    effects.addSubcommand("retry", new CommandLine(new EffectRetryCommand(cli, this)));
     return effects;
   }
 
@@ -239,7 +241,7 @@ final class EffectCommands {
       mixinStandardHelpOptions = true,
       versionProvider = Main.Version.class,
       synopsisSubcommandLabel =
-          "(list | show | skip | quarantine | release | rewind | plan | forget)",
+          "(list | show | skip | quarantine | release | rewind | plan | forget | retry)",
       description = {
         "Shows and operates the effects a store holds: positions, stuck lanes, skips, quarantine and rewind.",
         "Takes CONFIG (its store:) or --store URI, and reads what the effects runtime stored there."
@@ -250,7 +252,7 @@ final class EffectCommands {
     @Override
     public Integer call() {
       throw OperationCommands.usage(
-          spec, "give list, show, skip, quarantine, release, rewind, plan or forget");
+          spec, "give list, show, skip, quarantine, release, rewind, plan, forget or retry");
     }
   }
 

@@ -1,0 +1,185 @@
+package io.watukuy.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.watukuy.PollerKey;
+import io.watukuy.spi.EffectCursor;
+import io.watukuy.spi.EffectStore;
+import io.watukuy.spi.InvocationRow;
+import io.watukuy.spi.InvocationStatus;
+import io.watukuy.spi.Lease;
+import io.watukuy.store.sqlite.SqliteStore;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code watukuy effects retry} (docs/config.md, "Effects commands"; docs/effects.md, "Retry now")
+ * on a SQLite store whose effect tables are seeded through the EffectStore SPI as a stopped engine
+ * leaves them, on a fixed clock.
+ */
+class EffectRetryCommandTest {
+  private static final Instant T0 = Instant.parse("2026-01-05T10:00:00Z");
+  private static final Instant NOW = T0.plus(Duration.ofHours(1));
+  private static final PollerKey ORDERS = PollerKey.of("orders");
+  private static final String NOTIFY = "NotifyCustomer";
+
+  @TempDir Path dir;
+  private Path db;
+  private SqliteStore store;
+  private EffectStore effects;
+
+  private record Result(int code, String out, String err) {}
+
+  /**
+   * NotifyCustomer on orders at position 2: 3 (lane customer:7) and 5 (customer:9) failed and wait
+   * a minute, 4 done, 1 failed below the watermark (a row the watermark passed, as a skip or a
+   * rewind can leave); the engine's lease expired at T0 + 30 s.
+   */
+  @BeforeEach
+  void seed() {
+    db = dir.resolve("watukuy.db");
+    store = SqliteStore.builder(db).build();
+    store.migrate();
+    effects = store.effects().orElseThrow();
+    Lease engine = effects.acquireEffectLease(NOTIFY, "engine-1", Duration.ofSeconds(30), T0).get();
+    effects.saveCursor(new EffectCursor(NOTIFY, ORDERS, 2, null, Map.of(), T0), engine);
+    effects.saveInvocation(row(1, "customer:6", InvocationStatus.FAILED), engine);
+    effects.saveInvocation(row(3, "customer:7", InvocationStatus.FAILED), engine);
+    effects.saveInvocation(row(4, "customer:8", InvocationStatus.DONE), engine);
+    effects.saveInvocation(row(5, "customer:9", InvocationStatus.FAILED), engine);
+  }
+
+  @AfterEach
+  void close() {
+    store.close();
+  }
+
+  private static InvocationRow row(long position, String lane, InvocationStatus status) {
+    boolean failed = status == InvocationStatus.FAILED;
+    return new InvocationRow(
+        NOTIFY,
+        ORDERS,
+        position,
+        lane,
+        "created",
+        status,
+        7,
+        failed ? "HTTP 503 from crm" : null,
+        failed ? NOW.plusSeconds(60) : null,
+        false,
+        "1.0",
+        T0,
+        T0);
+  }
+
+  private InvocationRow stored(long position) {
+    return effects.loadInvocation(NOTIFY, ORDERS, position).orElseThrow();
+  }
+
+  private Result cli(String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code =
+        Main.run(
+            args,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            Map.<String, String>of()::get,
+            Clock.fixed(NOW, ZoneOffset.UTC),
+            null);
+    return new Result(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  private String uri() {
+    return "sqlite:" + db;
+  }
+
+  @Test
+  void everyFailedRowAboveThePositionIsDueNowWithItsAttemptKeptAndTheLeaseGivenBack() {
+    Result r = cli("effects", "retry", "--store", uri(), NOTIFY);
+
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out())
+        .isEqualTo(
+            "orders\t3\tcustomer:7\tattempt 7\tdue 2026-01-05T11:00:00Z\n"
+                + "orders\t5\tcustomer:9\tattempt 7\tdue 2026-01-05T11:00:00Z\n");
+    assertThat(r.err())
+        .isEqualTo(
+            "watukuy: effect NotifyCustomer: 2 failed position(s) due now; the next engine start"
+                + " runs them at once\n");
+    for (long p : new long[] {3, 5}) {
+      assertThat(stored(p).retryAt()).isEqualTo(NOW);
+      assertThat(stored(p).status()).isEqualTo(InvocationStatus.FAILED);
+      assertThat(stored(p).attempt()).isEqualTo(7);
+      assertThat(stored(p).error()).isEqualTo("HTTP 503 from crm");
+    }
+    // below the watermark nothing runs again, so nothing is touched there; a done row neither
+    assertThat(stored(1).retryAt()).isEqualTo(NOW.plusSeconds(60));
+    assertThat(stored(4)).isEqualTo(row(4, "customer:8", InvocationStatus.DONE));
+    // the lease is given back: an engine may start at once
+    assertThat(effects.acquireEffectLease(NOTIFY, "engine-2", Duration.ofSeconds(30), NOW))
+        .isPresent();
+  }
+
+  @Test
+  void onePositionIsDueNowAndTheOthersKeepTheirRetryTime() {
+    Result r = cli("effects", "retry", "--store", uri(), NOTIFY, "5");
+
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).isEqualTo("orders\t5\tcustomer:9\tattempt 7\tdue 2026-01-05T11:00:00Z\n");
+    assertThat(stored(5).retryAt()).isEqualTo(NOW);
+    assertThat(stored(3).retryAt()).isEqualTo(NOW.plusSeconds(60));
+  }
+
+  @Test
+  void aPositionThatHasNotFailedIsAUsageErrorAndNothingIsWritten() {
+    Result done = cli("effects", "retry", "--store", uri(), NOTIFY, "4");
+    Result never = cli("effects", "retry", "--store", uri(), NOTIFY, "9");
+
+    assertThat(done.code()).isEqualTo(Main.USAGE);
+    assertThat(done.err())
+        .isEqualTo(
+            "watukuy: effect NotifyCustomer: position 4 on orders has not failed (it is done);"
+                + " nothing retried\n");
+    assertThat(never.code()).isEqualTo(Main.USAGE);
+    assertThat(never.err()).contains("position 9 on orders has not failed (it has no invocation)");
+    assertThat(done.out()).isEmpty();
+    assertThat(stored(4)).isEqualTo(row(4, "customer:8", InvocationStatus.DONE));
+    assertThat(stored(3).retryAt()).isEqualTo(NOW.plusSeconds(60));
+  }
+
+  @Test
+  void refusedWhileAnEngineHoldsTheEffect() {
+    effects.acquireEffectLease(NOTIFY, "engine-2", Duration.ofSeconds(30), NOW.minusSeconds(5));
+
+    Result r = cli("effects", "retry", "--store", uri(), NOTIFY);
+
+    assertThat(r.code()).isEqualTo(Main.FAILED);
+    assertThat(r.err())
+        .isEqualTo(
+            "watukuy: effect NotifyCustomer is running: engine-2 holds its lease until"
+                + " 2026-01-05T11:00:25Z; stop that engine first (nothing retried)\n");
+    assertThat(r.out()).isEmpty();
+    assertThat(stored(3).retryAt()).isEqualTo(NOW.plusSeconds(60));
+    assertThat(stored(5).retryAt()).isEqualTo(NOW.plusSeconds(60));
+  }
+
+  @Test
+  void anUnknownEffectIsAUsageErrorNamingTheOnesTheStoreHolds() {
+    Result r = cli("effects", "retry", "--store", uri(), "Nope");
+    assertThat(r.code()).isEqualTo(Main.USAGE);
+    assertThat(r.err()).contains("no effect Nope (it holds: NotifyCustomer)");
+  }
+}
