@@ -315,6 +315,16 @@ class DashboardBrowserTest {
     assertThat(text(stuck + "td.retry-in")).isEqualTo("200 ms"); // the first backoff
     assertThat(browser.findElements(By.cssSelector("img, b, #injected"))).isEmpty();
 
+    // Retry now runs the lane again at once: the virtual clock never reaches its 200 ms
+    click(stuck + "button[aria-label='Retry position 2 of NotifyCustomer now']");
+    wait.until(d -> text("#notice").equals("Retry position 2 of NotifyCustomer now: done"));
+    long retried = System.nanoTime() + WAIT.toNanos();
+    while (effects.status("NotifyCustomer").sources().get(0).stuckLanes().stream()
+        .noneMatch(l -> l.attempt() == 2)) {
+      assertThat(System.nanoTime()).as("retry now runs the lane again").isLessThan(retried);
+      Thread.sleep(2);
+    }
+
     click(stuck + "button[aria-label='Skip position 2 of NotifyCustomer']");
     wait.until(ExpectedConditions.alertIsPresent()).accept();
     wait.until(d -> text("#notice").equals("Skip position 2 of NotifyCustomer: done"));

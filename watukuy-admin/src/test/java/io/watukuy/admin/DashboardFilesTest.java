@@ -127,6 +127,9 @@ class DashboardFilesTest {
     assertThat(js).contains("`${EFFECTS}/${encodeURIComponent(effect)}/skip/${position}");
     assertThat(js).contains("button('Skip', `Skip ${where}`");
     assertThat(js).contains("confirmed(`Skip ${where}");
+    // and a retry now beside it, unconfirmed: it runs the arm as its backoff would, only sooner
+    assertThat(js).contains("`${EFFECTS}/${encodeURIComponent(effect)}/retry/${position}");
+    assertThat(js).contains("button('Retry now', `Retry ${where} now`");
   }
 
   private static HttpResponse<String> get(HttpClient http, String url) throws Exception {

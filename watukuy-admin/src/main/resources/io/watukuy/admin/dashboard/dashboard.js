@@ -108,6 +108,17 @@
     );
   }
 
+  /**
+   * Makes the lane of a failed position due now (docs/effects.md, "Retry now"): after a fix, its
+   * invocation runs at once instead of at its stored retry time.
+   */
+  function retryNow(effect, position, partition) {
+    return request(
+      'POST',
+      `${EFFECTS}/${encodeURIComponent(effect)}/retry/${position}${keyQuery(partition)}`
+    );
+  }
+
   /** Shows the token form; a token that was refused is forgotten. */
   function askForToken() {
     token = null;
@@ -353,6 +364,7 @@
     tr.firstChild.scope = 'row';
     const actions = cell(null, 'actions');
     actions.append(
+      button('Retry now', `Retry ${where} now`, () => retryNow(e.name, l.position, l.partition)),
       button('Skip', `Skip ${where}`,
         () => confirmed(`Skip ${where} (lane ${lane}) for good? Its arm will not run again.`,
           () => skip(e.name, l.position, l.partition)), 'danger')
