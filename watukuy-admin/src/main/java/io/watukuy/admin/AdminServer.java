@@ -383,9 +383,10 @@ public final class AdminServer implements AutoCloseable {
      * Serves the effects of this runtime (docs/effects.md, "Admin HTTP"): {@code GET
      * /admin/effects}, {@code GET /admin/effects/{name}}, {@code GET
      * /admin/effects/{name}/invocations/{position}}, {@code POST
-     * /admin/effects/{name}/skip/{position}}, and the dashboard's Effects table. Without it those
-     * paths answer 404. The effects module ({@code io.watukuy.effects}) is an optional dependency
-     * of this one: add it to use this method.
+     * /admin/effects/{name}/skip/{position}}, {@code POST /admin/effects/{name}/retry[/{position}]}
+     * (docs/effects.md, "Retry now"), and the dashboard's Effects table. Without it those paths
+     * answer 404. The effects module ({@code io.watukuy.effects}) is an optional dependency of this
+     * one: add it to use this method.
      *
      * @param effects the runtime the engine's process runs; not closed by the server
      * @return this builder
