@@ -83,7 +83,8 @@ class InFlightLanesTest {
   }
 
   @Test
-  void aReSentHttpCallLeavesItsErrorOnTheRunningRow() throws IOException {
+  void aReSentHttpCallLeavesItsErrorOnTheRunningRowWithTheSecretsHidden() throws IOException {
+    String secret = "tok-5f1c9a";
     // The first request answers 503; the re-send reads the row as the store shows it meanwhile.
     List<InvocationRow> seenByResend = new CopyOnWriteArrayList<>();
     AtomicInteger requests = new AtomicInteger();
@@ -103,11 +104,20 @@ class InFlightLanesTest {
         });
     server.start();
     try {
-      String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/hook";
+      // A path that holds a secret: the row's label has the path, so the error hides it.
+      String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/hook/" + secret;
       f.created("a");
       Effects effects =
-          f.createdByCustomer(
-              "Notify", (ctx, ev) -> ctx.http().send(EffectHttp.Request.of("POST", url)), null);
+          f.builder("engine-1")
+              .secrets(List.of(secret))
+              .add(
+                  f.effect("Notify")
+                      .on(
+                          EventType.CREATED,
+                          (ctx, ev) -> ctx.http().send(EffectHttp.Request.of("POST", url)),
+                          byCustomer())
+                      .build())
+              .build();
       EffectFixture.drain(effects, "Notify");
 
       assertThat(seenByResend).hasSize(1);
@@ -115,7 +125,8 @@ class InFlightLanesTest {
       assertThat(during.status()).isEqualTo(InvocationStatus.RUNNING);
       assertThat(during.error())
           .startsWith("POST http://127.0.0.1:")
-          .endsWith("/hook: HTTP 503, re-sending (attempt 2 of 4)");
+          .endsWith("/hook/[redacted]: HTTP 503, re-sending (attempt 2 of 4)")
+          .doesNotContain(secret);
       assertThat(f.row("Notify", 1).orElseThrow().status()).isEqualTo(InvocationStatus.DONE);
       assertThat(f.row("Notify", 1).orElseThrow().error()).isNull();
       effects.close();
