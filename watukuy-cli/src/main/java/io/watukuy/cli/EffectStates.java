@@ -72,7 +72,10 @@ final class EffectStates {
   /**
    * The plans of the config's {@code effects:}, or none with {@code --store URI}.
    *
+   * @param cli the command line, which loads the config with its secrets
    * @param config the config file the command was given, or null for {@code --store}
+   * @param store the opened store the plans read, without a lease
+   * @throws io.watukuy.ConfigException when the config's effects or pollers cannot be built
    */
   static Map<String, List<EffectPlan>> declared(
       Cli cli, @Nullable String config, StateStore store) {
@@ -83,8 +86,14 @@ final class EffectStates {
   /**
    * Derives the state of {@code effect}.
    *
+   * @param store the store, for each source's log head
+   * @param effects its effect tables
+   * @param effect the effect's name
+   * @param rec the effect's record (quarantine), if it has one
+   * @param cursors the effect's cursors, one per source key
    * @param declared the plans of the effects a config declares ({@link #declared})
    * @param now the command's clock, for the in-flight age
+   * @throws io.watukuy.StoreException when the store cannot be reached
    */
   static View of(
       StateStore store,
