@@ -8,6 +8,7 @@ import io.watukuy.ConfigException;
 import io.watukuy.PollerKey;
 import io.watukuy.effects.EffectStatus;
 import io.watukuy.effects.Effects;
+import io.watukuy.effects.InFlightLane;
 import io.watukuy.effects.SourceStatus;
 import io.watukuy.effects.StuckLane;
 import io.watukuy.spi.InvocationRow;
@@ -97,11 +98,33 @@ final class EffectRoutes {
     }
     n.put("wedged_lanes", wedged);
     n.set("stuck_lanes", lanes);
+    n.set("in_flight_lanes", inFlightLanes(st));
     n.put("pinning_key", pinning == null ? null : pinning.pinningKey());
     putLong(n, "pinning_position", pinning == null ? null : pinning.pinningPosition());
     if (lastError == null && pinning != null) lastError = pinningError(pinning);
     n.put("last_error", lastError);
     return new Reply(200, n.toString());
+  }
+
+  /**
+   * The effect's {@code in_flight_lanes} (docs/effects.md, "Admin HTTP"): the invocations running
+   * for at least {@link InFlightLane#THRESHOLD}, at most {@link InFlightLane#MAX} over every
+   * source, each {@code lane, partition, position, attempt, running_ms, error}.
+   */
+  private static ArrayNode inFlightLanes(EffectStatus st) {
+    ArrayNode lanes = JSON.createArrayNode();
+    for (SourceStatus s : st.sources())
+      for (InFlightLane l : s.inFlightLanes()) {
+        if (lanes.size() >= InFlightLane.MAX) return lanes;
+        ObjectNode e = lanes.addObject();
+        e.put("lane", l.lane());
+        e.put("partition", s.source().partition());
+        e.put("position", l.position());
+        e.put("attempt", l.attempt());
+        e.put("running_ms", l.runningMs());
+        e.put("error", l.error());
+      }
+    return lanes;
   }
 
   /**

@@ -1170,4 +1170,58 @@ class AdminServerTest {
             json(get("/admin/effects/Regional/invocations/2?partition=us")).path("status").asText())
         .isEqualTo("failed");
   }
+
+  @Test
+  void anInvocationRunningForThirtySecondsIsAnInFlightLaneNotBefore() throws Exception {
+    java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch proceed = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.ExecutorService worker =
+        java.util.concurrent.Executors.newSingleThreadExecutor();
+    try {
+      Effect<JsonNode> held =
+          Effect.builder("Held")
+              .source(orders)
+              .on(
+                  EventType.CREATED,
+                  (ctx, e) ->
+                      ctx.call(
+                          "crm-note",
+                          e.identity(),
+                          () -> {
+                            started.countDown();
+                            proceed.await();
+                          }),
+                  Key.identity())
+              .build();
+      engine(Watukuy.builder());
+      api.put("a", Map.of());
+      engine.tick(); // position 1: a created
+      effects = Effects.builder(store).time(clock).workers(worker).add(held).build();
+      effects.start();
+      assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+      start(AdminServer.builder(engine).store(store).effects(effects));
+
+      clock.advance(Duration.ofSeconds(29));
+      JsonNode early = json(get("/admin/effects/Held"));
+      assertThat(early.path("in_flight_lanes")).isEmpty();
+      assertThat(early.path("stuck_lanes")).isEmpty();
+
+      clock.advance(Duration.ofSeconds(2));
+      JsonNode late = json(get("/admin/effects/Held"));
+      assertThat(late.path("in_flight_lanes")).hasSize(1);
+      JsonNode lane = late.path("in_flight_lanes").get(0);
+      assertThat(lane.path("lane").asText()).isEqualTo("identity:a");
+      assertThat(lane.path("partition").asText()).isEmpty();
+      assertThat(lane.path("position").asLong()).isEqualTo(1);
+      assertThat(lane.path("attempt").asInt()).isEqualTo(1);
+      assertThat(lane.path("running_ms").asLong()).isEqualTo(31_000);
+      assertThat(lane.path("error").isNull()).isTrue();
+      // Running is not wedged: the lane is no stuck lane, the effect lags behind it.
+      assertThat(late.path("stuck_lanes")).isEmpty();
+      assertThat(late.path("state").asText()).isEqualTo("lagging");
+    } finally {
+      proceed.countDown();
+      worker.shutdown();
+    }
+  }
 }

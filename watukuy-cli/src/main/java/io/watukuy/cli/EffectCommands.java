@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.watukuy.ConfigException;
 import io.watukuy.PollerKey;
 import io.watukuy.cli.CliConfig.StoreSpec;
+import io.watukuy.effects.EffectPlan;
 import io.watukuy.spi.EffectCursor;
 import io.watukuy.spi.EffectRecord;
 import io.watukuy.spi.EffectStore;
@@ -20,6 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -262,10 +264,12 @@ final class EffectCommands {
       versionProvider = Main.Version.class,
       customSynopsis = "watukuy effects list (CONFIG | --store URI) [--json]",
       description = {
-        "Lists the effects of the store with their positions, counters and quarantine.",
-        "One tab-separated line per effect: NAME POSITIONS TERMINAL-SKIPS LATEST-COLLAPSED QUARANTINE,"
-            + " where POSITIONS is KEY=POSITION per source key, comma-separated, and QUARANTINE is - or"
-            + " the time and reason. No effects: no output."
+        "Lists the effects of the store with their states, positions, counters and quarantine.",
+        "One tab-separated line per effect: NAME STATE POSITIONS TERMINAL-SKIPS LATEST-COLLAPSED"
+            + " QUARANTINE, where STATE is quarantined, blocked, wedged, lagging or ok, POSITIONS is"
+            + " KEY=POSITION per source key, comma-separated, and QUARANTINE is - or the time and"
+            + " reason. Blocked is judged only for the effects CONFIG declares; stderr names the others."
+            + " No effects: no output."
       })
   final class ListEffects implements Callable<Integer> {
     @CommandLine.Mixin OperationCommands.Target target;
@@ -287,16 +291,29 @@ final class EffectCommands {
       try (Opened o = open(spec, target, args)) {
         if (!o.rest().isEmpty())
           throw OperationCommands.usage(spec, "unexpected argument '" + o.rest().get(0) + "'");
+        Map<String, List<EffectPlan>> declared =
+            EffectStates.declared(cli, target.store == null ? args.get(0) : null, o.store());
         for (String name : o.effects().listEffects()) {
           Optional<EffectRecord> rec = o.effects().loadEffect(name);
           List<EffectCursor> cursors = o.effects().loadCursors(name);
-          cli.out.println(json ? summary(name, rec, cursors).toString() : line(name, rec, cursors));
+          EffectStates.View view =
+              EffectStates.of(
+                  o.store(), o.effects(), name, rec, cursors, declared, cli.clock.instant());
+          if (json) cli.out.println(withState(summary(name, rec, cursors), view));
+          else {
+            cli.out.println(line(name, rec, cursors, view));
+            if (!view.blockedJudged()) notJudged(name);
+          }
         }
       }
       return Main.OK;
     }
 
-    private String line(String name, Optional<EffectRecord> rec, List<EffectCursor> cursors) {
+    private String line(
+        String name,
+        Optional<EffectRecord> rec,
+        List<EffectCursor> cursors,
+        EffectStates.View view) {
       String positions =
           cursors.isEmpty()
               ? "-"
@@ -306,6 +323,7 @@ final class EffectCommands {
       return String.join(
           "\t",
           name,
+          view.state().wire(),
           positions,
           Long.toString(rec.map(EffectRecord::terminalSkips).orElse(0L)),
           Long.toString(rec.map(EffectRecord::latestCollapsed).orElse(0L)),
@@ -313,6 +331,66 @@ final class EffectCommands {
               .map(r -> r.quarantinedAt() + " " + flat(r.quarantineReason()))
               .orElse("-"));
     }
+  }
+
+  /**
+   * One stderr line for an effect whose blocked state the store alone cannot judge
+   * (docs/effects.md, "States"): its listed state may read ok while its declaring program would
+   * start it blocked.
+   */
+  private void notJudged(String name) {
+    cli.err.println(
+        "watukuy: effect "
+            + name
+            + ": no config at hand declares it, so its state leaves out blocked; "
+            + EffectStates.NOT_JUDGED
+            + name);
+  }
+
+  /**
+   * Adds the derived state to an effect's JSON object: {@code state}, {@code blockedJudged}, and
+   * per source (in {@code sources}, one per cursor in order) {@code head}, {@code lag}, {@code
+   * blocked} (the reason, or null) and {@code inFlight}.
+   */
+  private ObjectNode withState(ObjectNode n, EffectStates.View view) {
+    n.put("state", view.state().wire());
+    n.put("blockedJudged", view.blockedJudged());
+    ArrayNode sources = (ArrayNode) n.get("sources");
+    for (int i = 0; i < view.sources().size(); i++) {
+      EffectStates.Source src = view.sources().get(i);
+      ObjectNode s = (ObjectNode) sources.get(i);
+      s.put("head", src.head());
+      s.put("lag", src.lag());
+      s.put("blocked", src.blocked());
+      ArrayNode inFlight = s.putArray("inFlight");
+      Instant now = cli.clock.instant();
+      for (InvocationRow row : src.inFlight()) {
+        ObjectNode l = inFlight.addObject();
+        l.put("lane", row.lane().isEmpty() ? null : row.lane());
+        l.put("position", row.position());
+        l.put("attempt", row.attempt());
+        l.put("runningMs", EffectStates.runningFor(row, now).toMillis());
+        l.put("error", row.error() == null ? null : cli.redact(row.error()));
+      }
+    }
+    return n;
+  }
+
+  /** The show lines of one source key's state: its blocked reason and its in-flight lanes. */
+  private void stateLines(EffectStates.Source src, Instant now) {
+    if (src.blocked() != null) cli.out.println("    " + flat(src.blocked()));
+    for (InvocationRow row : src.inFlight())
+      cli.out.println(
+          "    in flight lane "
+              + laneName(row)
+              + " at "
+              + row.position()
+              + " for "
+              + EffectStates.runningFor(row, now).toSeconds()
+              + "s, attempt "
+              + row.attempt()
+              + ": "
+              + (row.error() == null ? "no error yet" : flat(row.error())));
   }
 
   /** The listing's object of one effect; {@code show --json} adds to it. */
@@ -347,9 +425,12 @@ final class EffectCommands {
       versionProvider = Main.Version.class,
       customSynopsis = "watukuy effects show (CONFIG | --store URI) NAME [--json]",
       description = {
-        "Shows one effect: what list shows, its lease, and per source key its stuck lanes and terminal rows.",
+        "Shows one effect: what list shows, its lease, and per source key its lag, why it is blocked,"
+            + " its in-flight and stuck lanes and its terminal rows.",
         "A stuck lane is a failed invocation above the position: lane, position, attempt, retry in, error."
-            + " At most 100 stuck lanes and 100 terminal rows per key, lowest position first."
+            + " An in-flight lane is an invocation running for 30 s or more: lane, position, running for,"
+            + " attempt, last error. At most 100 of each and 100 terminal rows per key, lowest position"
+            + " first."
       })
   final class Show implements Callable<Integer> {
     @CommandLine.Mixin StoreAndName target;
@@ -368,8 +449,18 @@ final class EffectCommands {
         Optional<EffectRecord> rec = o.effects().loadEffect(name);
         List<EffectCursor> cursors = o.effects().loadCursors(name);
         Optional<Lease> lease = o.effects().effectLease(name).filter(l -> held(l, now));
+        EffectStates.View view =
+            EffectStates.of(
+                o.store(),
+                o.effects(),
+                name,
+                rec,
+                cursors,
+                EffectStates.declared(
+                    cli, target.target.store == null ? target.args.get(0) : null, o.store()),
+                now);
         if (json) {
-          ObjectNode n = summary(name, rec, cursors);
+          ObjectNode n = withState(summary(name, rec, cursors), view);
           n.put("leaseOwner", lease.map(Lease::owner).orElse(null));
           n.put("leaseExpiresAt", lease.map(l -> l.expiresAt().toString()).orElse(null));
           ArrayNode sources = (ArrayNode) n.get("sources");
@@ -377,7 +468,7 @@ final class EffectCommands {
             details(o, cursors.get(i), now, (ObjectNode) sources.get(i));
           cli.out.println(n);
         } else {
-          text(o, name, rec.orElse(null), cursors, lease.orElse(null), now);
+          text(o, name, rec.orElse(null), view, lease.orElse(null), now);
         }
       }
       return Main.OK;
@@ -387,10 +478,14 @@ final class EffectCommands {
         Opened o,
         String name,
         @Nullable EffectRecord r,
-        List<EffectCursor> cursors,
+        EffectStates.View view,
         @Nullable Lease lease,
         Instant now) {
       cli.out.println("effect " + name);
+      cli.out.println(
+          "  state: "
+              + view.state().wire()
+              + (view.blockedJudged() ? "" : " (" + EffectStates.NOT_JUDGED + name + ")"));
       cli.out.println(
           "  quarantine: "
               + (r == null || !r.quarantined()
@@ -408,18 +503,24 @@ final class EffectCommands {
               + (lease == null
                   ? "free (no engine runs it)"
                   : "held by " + lease.owner() + " until " + lease.expiresAt()));
-      for (EffectCursor c : cursors) {
+      for (EffectStates.Source src : view.sources()) {
+        EffectCursor c = src.cursor();
         List<InvocationRow> stuck = stuck(o, c);
         cli.out.println(
             "  source "
                 + c.source()
                 + ": position "
                 + c.watermark()
-                + ", live boundary "
+                + ", lag "
+                + src.lag()
+                + " (head "
+                + src.head()
+                + "), live boundary "
                 + (c.liveBoundary() == null ? "-" : c.liveBoundary())
                 + ", "
                 + stuck.size()
                 + " stuck lane(s)");
+        stateLines(src, now);
         for (InvocationRow row : stuck)
           cli.out.println(
               "    stuck lane "

@@ -105,16 +105,14 @@ final class EffectPlanCommand implements Callable<Integer> {
   private List<Entry> entries(CliConfig cfg, StateStore store, EffectStore effects) {
     List<String> stored = effects.listEffects();
     Map<String, List<Keyed>> byEffect = new LinkedHashMap<>();
-    if (!cfg.effects().isEmpty()) {
-      try (Effects runtime =
-          YamlEffects.runtime(
-              cfg.effects(), store, YamlPollers.build(cfg), cfg.secrets(), cfg.secretKey())) {
-        for (EffectPlan p : runtime.plan())
-          byEffect
-              .computeIfAbsent(p.effect(), n -> new ArrayList<>())
-              .add(new Keyed(p, effects.countInvocations(p.effect(), p.source(), p.watermark())));
-      }
-    }
+    plans(cfg, store)
+        .forEach(
+            (name, plans) -> {
+              for (EffectPlan p : plans)
+                byEffect
+                    .computeIfAbsent(name, n -> new ArrayList<>())
+                    .add(new Keyed(p, effects.countInvocations(name, p.source(), p.watermark())));
+            });
     List<Entry> out = new ArrayList<>();
     for (YamlEffects.EffectSpec s : cfg.effects()) {
       List<Keyed> plans = byEffect.getOrDefault(s.name(), List.of());
@@ -125,6 +123,46 @@ final class EffectPlanCommand implements Callable<Integer> {
           && cfg.effects().stream().noneMatch(s -> s.name().equals(name)))
         out.add(new Entry(name, "retired", List.of(), effects.loadCursors(name)));
     return out;
+  }
+
+  /**
+   * {@link Effects#plan()} of the config's {@code effects:} over {@code store}, read without taking
+   * a lease or writing anything: the one judgement of a key scheme change that {@code plan}, {@code
+   * list} and {@code show} share (docs/effects.md, "Plan" and "States").
+   *
+   * @return the plans per effect name, in the config's order; empty without {@code effects:}
+   * @throws ConfigException when the config's effects or pollers cannot be built
+   */
+  static Map<String, List<EffectPlan>> plans(CliConfig cfg, StateStore store) {
+    Map<String, List<EffectPlan>> byEffect = new LinkedHashMap<>();
+    if (cfg.effects().isEmpty()) return byEffect;
+    try (Effects runtime =
+        YamlEffects.runtime(
+            cfg.effects(), store, YamlPollers.build(cfg), cfg.secrets(), cfg.secretKey())) {
+      for (EffectPlan p : runtime.plan())
+        byEffect.computeIfAbsent(p.effect(), n -> new ArrayList<>()).add(p);
+    }
+    return byEffect;
+  }
+
+  /**
+   * Why a deploy starts a source key blocked, as {@code plan} and {@code show} print it.
+   *
+   * @param p a plan whose {@link EffectPlan#blocked()} holds
+   * @param rows the invocation rows above its watermark
+   * @return one line naming the moved schemes, the outstanding lanes and rows, and the ways out
+   */
+  static String blockedReason(EffectPlan p, long rows) {
+    return "blocked: the key scheme of "
+        + String.join(", ", p.movedSchemes())
+        + " moved while "
+        + p.outstandingLanes()
+        + " lane(s) have "
+        + rows
+        + " invocation row(s) above position "
+        + p.watermark()
+        + "; drain them under the previous key first, or rewind to "
+        + p.watermark();
   }
 
   private static String state(boolean stored, List<Keyed> plans) {
@@ -169,17 +207,7 @@ final class EffectPlanCommand implements Callable<Integer> {
   private static String line(Keyed k) {
     EffectPlan p = k.plan();
     String moved = String.join(", ", p.movedSchemes());
-    if (p.blocked())
-      return "blocked: the key scheme of "
-          + moved
-          + " moved while "
-          + p.outstandingLanes()
-          + " lane(s) have "
-          + k.rows()
-          + " invocation row(s) above position "
-          + p.watermark()
-          + "; drain them under the previous key first, or rewind to "
-          + p.watermark();
+    if (p.blocked()) return blockedReason(p, k.rows());
     if (p.schemeChanged())
       return "key scheme moves: " + moved + "; no rows above position " + p.watermark();
     if (p.recordedSchemes().isEmpty())

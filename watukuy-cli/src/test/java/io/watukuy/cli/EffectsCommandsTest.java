@@ -203,9 +203,11 @@ class EffectsCommandsTest {
     assertThat(byStore.code()).isZero();
     assertThat(byStore.out().lines())
         .containsExactly(
-            "NotifyCustomer\torders=2\t1\t0\t-",
-            "SyncCrm\taccounts[eu]=5,accounts[us]=8\t0\t0\t2026-01-05T10:00:00Z dead endpoint");
-    assertThat(byConfig.err()).isEmpty();
+            "NotifyCustomer\twedged\torders=2\t1\t0\t-",
+            "SyncCrm\tquarantined\taccounts[eu]=5,accounts[us]=8\t0\t0\t2026-01-05T10:00:00Z"
+                + " dead endpoint");
+    // The config declares no effects: NotifyCustomer's blocked is judged by its own program.
+    assertThat(byConfig.err()).contains("effect NotifyCustomer: no config at hand declares it");
     assertThat(byConfig.code()).isZero();
     assertThat(byConfig.out()).isEqualTo(byStore.out());
   }
@@ -286,11 +288,13 @@ class EffectsCommandsTest {
     assertThat(text.out().lines())
         .containsExactly(
             "effect NotifyCustomer",
+            "  state: wedged (blocked is judged against the declaring program: Effects.plan() or"
+                + " GET /admin/effects/NotifyCustomer)",
             "  quarantine: none",
             "  terminal skips: 1 (last: no customer)",
             "  latest collapsed: 0",
             "  lease: free (no engine runs it)",
-            "  source orders: position 2, live boundary 4, 1 stuck lane(s)",
+            "  source orders: position 2, lag 3 (head 5), live boundary 4, 1 stuck lane(s)",
             "    stuck lane customer:7 at 3: attempt 4, retry in 12000ms: HTTP 503 from crm",
             "    terminal at 1 (lane customer:6, 2026-01-05T10:00:00Z): no customer");
     JsonNode lane = new ObjectMapper().readTree(json.out()).get("sources").get(0);

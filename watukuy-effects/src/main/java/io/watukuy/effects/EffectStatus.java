@@ -48,6 +48,16 @@ public record EffectStatus(
   }
 
   /**
+   * The invocations running for at least {@link InFlightLane#THRESHOLD} over every source key
+   * (docs/effects.md, "Position"), in key order then lowest position first.
+   *
+   * @return the in-flight lanes; empty when none runs that long, or this engine does not run it
+   */
+  public List<InFlightLane> inFlightLanes() {
+    return sources.stream().flatMap(s -> s.inFlightLanes().stream()).toList();
+  }
+
+  /**
    * The lag summed over the source keys.
    *
    * @return the lag

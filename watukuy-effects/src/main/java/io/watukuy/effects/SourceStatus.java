@@ -21,6 +21,9 @@ import org.jspecify.annotations.Nullable;
  * @param blocked whether a key scheme change stops this source key
  * @param lastError the last failure of the key as a whole (a blocked scheme, a store error), or
  *     {@code null}
+ * @param inFlightLanes the invocations running for at least {@link InFlightLane#THRESHOLD} (30 s):
+ *     an HTTP call a receiver holds or an arm blocked in a call, which no stuck lane shows; at most
+ *     {@link InFlightLane#MAX}, lowest position first
  * @since 0.1
  */
 public record SourceStatus(
@@ -33,17 +36,50 @@ public record SourceStatus(
     @Nullable String pinningKey,
     @Nullable Long pinningPosition,
     boolean blocked,
-    @Nullable String lastError) {
+    @Nullable String lastError,
+    List<InFlightLane> inFlightLanes) {
   /** Entries {@link #stuckLanes()} lists at most. */
   public static final int MAX_STUCK_LANES = 100;
 
   /**
-   * Creates a status; copies {@code stuckLanes}.
+   * Creates a status; copies {@code stuckLanes} and {@code inFlightLanes}.
    *
-   * @throws NullPointerException if {@code source} or {@code stuckLanes} is null
+   * @throws NullPointerException if {@code source}, {@code stuckLanes} or {@code inFlightLanes} is
+   *     null
    */
   public SourceStatus {
     Objects.requireNonNull(source, "source");
     stuckLanes = List.copyOf(stuckLanes);
+    inFlightLanes = List.copyOf(inFlightLanes);
+  }
+
+  /**
+   * Creates a status with no in-flight lane, as a status read from the store alone is.
+   *
+   * @throws NullPointerException if {@code source} or {@code stuckLanes} is null
+   */
+  public SourceStatus(
+      PollerKey source,
+      long position,
+      long head,
+      long lag,
+      int wedgedLanes,
+      List<StuckLane> stuckLanes,
+      @Nullable String pinningKey,
+      @Nullable Long pinningPosition,
+      boolean blocked,
+      @Nullable String lastError) {
+    this(
+        source,
+        position,
+        head,
+        lag,
+        wedgedLanes,
+        stuckLanes,
+        pinningKey,
+        pinningPosition,
+        blocked,
+        lastError,
+        List.of());
   }
 }

@@ -373,12 +373,33 @@
     return tr;
   }
 
+  /** An invocation running for 30 s or more, in the stuck lanes table; it cannot be skipped. */
+  function inFlightRow(e, l) {
+    const tr = element('tr');
+    tr.dataset.effect = e.name;
+    tr.dataset.position = l.position;
+    tr.className = 'in-flight';
+    tr.append(
+      element('th', e.name, 'effect'),
+      cell(l.partition || '—', 'partition'),
+      cell(l.lane === null ? '(no key)' : l.lane, 'lane'),
+      cell(l.position, 'position num'),
+      cell(l.attempt, 'attempt num'),
+      cell(`running ${Math.floor(l.running_ms / 1000)} s`, 'running num'),
+      cell(l.error || '—', 'stuck-error'),
+      cell(null, 'actions')
+    );
+    tr.firstChild.scope = 'row';
+    return tr;
+  }
+
   /** The effects tables, hidden on a server without effects; returns the summary's part. */
   function renderEffects(effects) {
     document.getElementById('effects-section').hidden = effects === null;
     if (effects === null) return '';
     document.querySelector('#effects tbody').replaceChildren(...effects.map(effectRow));
-    const stuck = effects.flatMap((e) => e.stuck_lanes.map((l) => stuckRow(e, l)));
+    const stuck = effects.flatMap((e) => e.stuck_lanes.map((l) => stuckRow(e, l)))
+      .concat(effects.flatMap((e) => (e.in_flight_lanes || []).map((l) => inFlightRow(e, l))));
     document.querySelector('#stuck tbody').replaceChildren(...stuck);
     document.getElementById('stuck').hidden = stuck.length === 0;
     document.getElementById('stuck-empty').hidden = stuck.length !== 0;

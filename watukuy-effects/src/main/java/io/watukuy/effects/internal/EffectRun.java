@@ -679,6 +679,9 @@ public final class EffectRun<T> {
     InvocationStatus status;
     String error = null;
     Duration serverWait = null;
+    p.runningAttempt = attempt;
+    p.runningError = null;
+    p.runningSince = started;
     try {
       save(held, source, p, InvocationStatus.RUNNING, attempt, lastError, null, started);
       if (p.keyError != null) throw new IllegalStateException(p.keyError);
@@ -686,7 +689,12 @@ public final class EffectRun<T> {
       ChangeEvent<T> event = Envelope.fromLog(p.logged, effect.source().type(), attempt);
       InvocationContext ctx =
           new InvocationContext(effect.name(), source, p.position, attempt, store, time, redaction)
-              .services(services());
+              .services(services())
+              .onResend(
+                  resent -> {
+                    p.runningError = resent;
+                    save(held, source, p, InvocationStatus.RUNNING, attempt, resent, null, started);
+                  });
       try {
         on.arm().run(ctx, event);
         status = ctx.terminal() == null ? InvocationStatus.DONE : InvocationStatus.TERMINAL;
@@ -717,6 +725,7 @@ public final class EffectRun<T> {
         }
       }
     } catch (LeaseLostException e) {
+      p.runningSince = null;
       outcomes.add(new Outcome(gen, source, p, InvocationStatus.FAILED, attempt, null, null, true));
       wake.run();
       return;
@@ -724,6 +733,7 @@ public final class EffectRun<T> {
       status = InvocationStatus.FAILED;
       error = Errors.describe(e, redaction);
     }
+    p.runningSince = null;
     if (status == InvocationStatus.FAILED && abandoned) {
       LOG.warn(
           "effect {} on {}: position {} in lane {} was abandoned by the shutdown ({}); its row"

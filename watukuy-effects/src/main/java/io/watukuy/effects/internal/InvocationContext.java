@@ -320,6 +320,31 @@ final class InvocationContext implements EffectContext {
     return http;
   }
 
+  private java.util.function.@Nullable Consumer<String> onResend;
+
+  /**
+   * Gives this context what to do when an HTTP call's inner loop is about to re-send: the engine
+   * records the error on the running invocation's row (docs/effects.md, "Position").
+   */
+  InvocationContext onResend(java.util.function.Consumer<String> onResend) {
+    this.onResend = onResend;
+    return this;
+  }
+
+  /**
+   * An HTTP call of this attempt is about to re-send after {@code error} (a transport error or a
+   * re-sent status), redacted here; a failure to record it never fails the call, which is what
+   * matters.
+   */
+  void resending(String error) {
+    if (onResend == null) return;
+    try {
+      onResend.accept(Errors.redact(error, redaction));
+    } catch (RuntimeException ignored) {
+      // Only a sign for operators: the call goes on, and its outcome is recorded as usual.
+    }
+  }
+
   /** Records a server's wait from an HTTP call that gave up: the longest of the attempt counts. */
   void serverAskedToWait(Duration wait) {
     if (retryAfter == null || wait.compareTo(retryAfter) > 0) retryAfter = wait;

@@ -109,6 +109,18 @@ final class JournaledHttp implements EffectHttp {
       if (attempt >= MAX_ATTEMPTS || serverWantsLonger)
         throw new HttpRetriesExhausted(
             request.label(), attempt, lastStatus, longestWait, lastError);
+      // The row shows why a call that hangs or re-sends has not come back (docs/effects.md).
+      ctx.resending(
+          request.label()
+              + ": "
+              + (lastError != null
+                  ? lastError.getClass().getSimpleName() + ": " + lastError.getMessage()
+                  : "HTTP " + lastStatus)
+              + ", re-sending (attempt "
+              + (attempt + 1)
+              + " of "
+              + MAX_ATTEMPTS
+              + ")");
       time.sleep(delay);
       delay = delay.multipliedBy(2);
     }

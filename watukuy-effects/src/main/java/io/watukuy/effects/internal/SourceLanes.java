@@ -2,6 +2,7 @@ package io.watukuy.effects.internal;
 
 import io.watukuy.EventType;
 import io.watukuy.PollerKey;
+import io.watukuy.effects.InFlightLane;
 import io.watukuy.effects.SourceStatus;
 import io.watukuy.effects.StuckLane;
 import io.watukuy.spi.InvocationRow;
@@ -39,6 +40,15 @@ final class SourceLanes {
     int attempt;
     @Nullable Instant retryAt;
     @Nullable String error;
+
+    /** When the running attempt started, or null while it does not run; set by its worker. */
+    volatile @Nullable Instant runningSince;
+
+    /** The running attempt's number. */
+    volatile int runningAttempt;
+
+    /** The running attempt's last re-send error (docs/effects.md, "HTTP calls"), or null. */
+    volatile @Nullable String runningError;
 
     Pending(LoggedEvent logged, EventType type, @Nullable String lane, @Nullable String keyError) {
       this.position = logged.sequence();
@@ -238,6 +248,26 @@ final class SourceLanes {
         pin == null ? null : pin.getValue().lane,
         pin == null ? null : pin.getKey(),
         blocked != null,
-        blocked != null ? blocked : lastError);
+        blocked != null ? blocked : lastError,
+        inFlight(now));
+  }
+
+  /**
+   * The busy lanes whose running attempt started at least {@link InFlightLane#THRESHOLD} before
+   * {@code now}, lowest position first, at most {@link InFlightLane#MAX}.
+   */
+  private List<InFlightLane> inFlight(Instant now) {
+    List<InFlightLane> out = new ArrayList<>();
+    for (Lane lane : lanes.values()) {
+      Pending p = lane.queue.peek();
+      Instant since = p == null ? null : p.runningSince;
+      if (!lane.busy || since == null) continue;
+      Duration running = Duration.between(since, now);
+      if (running.compareTo(InFlightLane.THRESHOLD) < 0) continue;
+      String error = p.runningError != null ? p.runningError : p.error;
+      out.add(new InFlightLane(p.lane, p.position, p.runningAttempt, running.toMillis(), error));
+    }
+    out.sort(Comparator.comparingLong(InFlightLane::position));
+    return out.size() > InFlightLane.MAX ? out.subList(0, InFlightLane.MAX) : out;
   }
 }
