@@ -332,6 +332,36 @@ class EffectsYamlTest {
   }
 
   @Test
+  void previousAsTextUnderAnEffectOnCreatedIsRefusedInTheUrlHeadersAndBody() throws Exception {
+    // Text can never be filled from a null /previous: every created event would fail terminally.
+    String reason =
+        "can never have a value: a created event has no previous item (/previous is null in it):"
+            + " handle created events in an effect of their own";
+    String body =
+        "body: { order: \"{{/identity}}\", total: \"{{/item/total}}\", note: \"welcome"
+            + " {{/item/customer}}\" }";
+    String onBoth = WELCOME.replace("on: [created]", "on: [created, updated]");
+    Map<String, String> cases =
+        Map.of(
+            onBoth.replace(
+                "{{/item/customer}}\"\n", "{{/item/customer}}?was={{/previous/customer}}\"\n"),
+            "effects[0].request.url: effect welcome: {{/previous/customer}} " + reason,
+            onBoth.replace("Authorization:", "X-Before: \"{{/previous}}\", Authorization:"),
+            "effects[0].request.headers.X-Before: effect welcome: {{/previous}} " + reason,
+            onBoth.replace("note: \"welcome {{/item/customer}}\"", "note: \"was {{/previous}}\""),
+            "effects[0].request.body.note: effect welcome: {{/previous}} " + reason,
+            onBoth.replace(body, "body: \"{{/previous}}\""),
+            "effects[0].request.body: effect welcome: {{/previous}} " + reason);
+    for (Map.Entry<String, String> c : cases.entrySet()) {
+      assertThat(c.getKey()).isNotEqualTo(onBoth);
+      Path yaml = config("{ enabled: true }\n    retain: payload", c.getKey());
+      CliRun run = CliRun.withEnv(Map.of("CRM_TOKEN", TOKEN), "validate", yaml.toString());
+      assertThat(run.exit()).as(run.stderr()).isEqualTo(2);
+      assertThat(run.stderr()).contains(c.getValue());
+    }
+  }
+
+  @Test
   void anItemPointerInAnEffectOnDeletedIsRefusedUnlessThePollerKeepsPayloads() throws Exception {
     String reason =
         "can never have a value: poller orders keeps no payloads, so a deleted event carries no"

@@ -196,7 +196,9 @@ public interface EffectContext {
   <T> T reveal(String sealed, Class<T> type);
 
   /**
-   * The invocation's journaled HTTP client (docs/effects.md, "HTTP calls").
+   * The invocation's journaled HTTP client (docs/effects.md, "HTTP calls"). Its requests share the
+   * journal rules of {@link #call}; one that names a subject ({@link EffectHttp.Request#subject})
+   * keeps its response sealed as a call with a subject does.
    *
    * @return the client; its requests are journaled in this invocation
    */

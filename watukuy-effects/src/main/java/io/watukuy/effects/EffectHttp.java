@@ -83,7 +83,10 @@ public interface EffectHttp {
    *     recorded; the invocation fails and is retried)
    * @throws IllegalArgumentException if the request sets {@code Idempotency-Key} itself, or a
    *     header the JDK client refuses to set ({@code Host}, {@code Content-Length}, ...)
-   * @throws IllegalStateException if a recorded response cannot be read back
+   * @throws IllegalStateException if a recorded response cannot be read back, or the request names
+   *     a subject and the engine has no {@code secretKey} (then nothing is sent)
+   * @throws TerminalFailure on replay of a request that named a subject erased since: its sealed
+   *     response cannot be opened; the position completes, nothing is sent
    * @throws InterruptedException if the thread is interrupted while waiting to re-send
    */
   Response send(Request request) throws IOException, InterruptedException;
@@ -96,9 +99,15 @@ public interface EffectHttp {
    * @param headers header names and values; never journaled, so an {@code Authorization} header is
    *     safe here
    * @param body the body as UTF-8 text, or {@code null} for none
+   * @param subject whose data the response holds, or {@code null}: see {@link #subject(String)}
    * @since 0.1
    */
-  record Request(String method, URI url, Map<String, String> headers, @Nullable String body) {
+  record Request(
+      String method,
+      URI url,
+      Map<String, String> headers,
+      @Nullable String body,
+      @Nullable String subject) {
     /**
      * Creates a request.
      *
@@ -125,6 +134,20 @@ public interface EffectHttp {
                 + "'");
       headers.forEach(Request::checkHeader);
       headers = Collections.unmodifiableMap(new LinkedHashMap<>(headers));
+      if (subject != null && subject.isBlank())
+        throw new IllegalArgumentException("a request's subject is blank");
+    }
+
+    /**
+     * Creates a request that names no subject: its response is journaled as it came, with the
+     * engine's secrets hidden.
+     *
+     * @throws NullPointerException if {@code method}, {@code url} or {@code headers} is null
+     * @throws IllegalArgumentException if the method is not an upper-case token
+     * @throws InvalidRequest as the canonical constructor
+     */
+    public Request(String method, URI url, Map<String, String> headers, @Nullable String body) {
+      this(method, url, headers, body, null);
     }
 
     /**
@@ -146,7 +169,7 @@ public interface EffectHttp {
         throw new InvalidRequest(
             "HTTP URL is not a valid URI: " + e.getReason() + " at index " + e.getIndex());
       }
-      return new Request(method, uri, Map.of(), null);
+      return new Request(method, uri, Map.of(), null, null);
     }
 
     /**
@@ -164,7 +187,7 @@ public interface EffectHttp {
     public Request header(String name, String value) {
       Map<String, String> h = new LinkedHashMap<>(headers);
       h.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
-      return new Request(method, url, h, body);
+      return new Request(method, url, h, body, subject);
     }
 
     private static void checkHeader(String name, String value) {
@@ -201,7 +224,26 @@ public interface EffectHttp {
      * @return a new request
      */
     public Request body(String text) {
-      return new Request(method, url, headers, Objects.requireNonNull(text, "text"));
+      return new Request(method, url, headers, Objects.requireNonNull(text, "text"), subject);
+    }
+
+    /**
+     * This request naming the subject whose data its response holds (docs/effects.md, "HTTP calls",
+     * "Sealed documents"), as {@link EffectContext#call(String, Object, Class, String,
+     * java.util.concurrent.Callable)} does for a named call: the journal keeps the response sealed
+     * under the subject's data key (AES-256-GCM) and names the subject, so {@code
+     * Effects.erase(subject)} reaches the journal too. A replay after the erasure cannot read the
+     * response back and is a terminal failure; nothing is sent. The subject is not part of the
+     * journal key nor of the {@code Idempotency-Key}. Sending it needs the engine's {@code
+     * secretKey}: without one, {@link EffectHttp#send} fails naming it before anything is sent.
+     *
+     * @param subject whose data the response holds (a customer id, say); non-blank
+     * @return a new request
+     * @throws NullPointerException if {@code subject} is null
+     * @throws IllegalArgumentException if {@code subject} is blank
+     */
+    public Request subject(String subject) {
+      return new Request(method, url, headers, body, Objects.requireNonNull(subject, "subject"));
     }
 
     /**

@@ -8,8 +8,10 @@ import io.watukuy.EventType;
 import io.watukuy.effects.EffectFixture.Order;
 import io.watukuy.spi.EffectRecord;
 import io.watukuy.store.memory.MemoryStore;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /** {@code on latest} and {@code on live} arms (docs/effects.md, "Latest and live arms"). */
@@ -54,6 +56,76 @@ class LatestAndLiveArmsTest {
     assertThat(ran).containsExactlyInAnyOrder(2L, 3L, 4L, 6L);
     assertThat(collapsed("Sync")).isEqualTo(2);
     assertThat(watermark("Sync")).isEqualTo(6);
+  }
+
+  @Test
+  void aRestartBelowTheWatermarkNeitherRerunsNorRecountsFoldedEvents() {
+    // 1 (b) fails and holds the watermark at 0; 2..4 (a) fold into 5, which completes.
+    f.created("b", "a", "a", "a", "a");
+    AtomicBoolean bFails = new AtomicBoolean(true);
+    Arm<Order> failingB =
+        (ctx, e) -> {
+          if (e.data().customer().equals("b") && bFails.get()) throw new IllegalStateException();
+          ran.add(e.sequence());
+        };
+    Effects first =
+        f.effects(
+            "engine-1",
+            f.effect("Sync").onLatest(EventType.CREATED, failingB, byCustomer()).build());
+    drain(first, "Sync");
+    assertThat(ran).containsExactly(5L);
+    assertThat(collapsed("Sync")).isEqualTo(3);
+    assertThat(watermark("Sync")).isZero();
+    first.close();
+
+    // The next engine reads 1..5 again, cut into other batches: [1, 2], [3, 4], [5]. Each older
+    // event of lane a is superseded by 5, which already ran: nothing runs again, nothing is
+    // counted again.
+    Effect<Order> sync =
+        f.effect("Sync").batchSize(2).onLatest(EventType.CREATED, failingB, byCustomer()).build();
+    Effects second = f.effects("engine-2", sync);
+    drain(second, "Sync");
+    assertThat(ran).containsExactly(5L);
+    assertThat(collapsed("Sync")).isEqualTo(3);
+
+    bFails.set(false);
+    f.clock.advance(Duration.ofMinutes(2));
+    drain(second, "Sync");
+    assertThat(ran).containsExactly(5L, 1L);
+    assertThat(collapsed("Sync")).isEqualTo(3);
+    assertThat(watermark("Sync")).isEqualTo(5);
+    second.close();
+  }
+
+  @Test
+  void aRestartResumesAFailedNewestWithoutRunningTheEventsItFolded() {
+    // 1 (b) fails and holds the watermark at 0; 2 and 3 (a) fold into 4, which fails too. The
+    // restart must resume 4, not run 3 before it, and count 2 and 3 once.
+    f.created("b", "a", "a", "a");
+    AtomicBoolean fails = new AtomicBoolean(true);
+    Arm<Order> failing =
+        (ctx, e) -> {
+          if ((e.sequence() == 1 || e.sequence() == 4) && fails.get())
+            throw new IllegalStateException();
+          ran.add(e.sequence());
+        };
+    Effect<Order> sync =
+        f.effect("Sync").onLatest(EventType.CREATED, failing, byCustomer()).build();
+    Effects first = f.effects("engine-1", sync);
+    drain(first, "Sync");
+    assertThat(ran).isEmpty();
+    assertThat(collapsed("Sync")).isEqualTo(2);
+    assertThat(watermark("Sync")).isZero();
+    first.close();
+
+    fails.set(false);
+    f.clock.advance(Duration.ofMinutes(2));
+    Effects second = f.effects("engine-2", sync);
+    drain(second, "Sync");
+    assertThat(ran).containsExactlyInAnyOrder(1L, 4L);
+    assertThat(collapsed("Sync")).isEqualTo(2);
+    assertThat(watermark("Sync")).isEqualTo(4);
+    second.close();
   }
 
   @Test

@@ -47,8 +47,9 @@ import org.jspecify.annotations.Nullable;
  *       {@link #MAX_ESCAPE_DEPTH} times in all (a JSON string holding JSON text holding the
  *       secret), percent-encoded in either style (hex in upper or lower case, any character encoded
  *       or kept, a space as {@code +} or {@code %20}), any mix of those character by character, and
- *       Base64 (standard and URL-safe, with or without padding) of the value alone and of {@code
- *       user:password} for every pair of secrets, as in a Basic {@code Authorization} header.
+ *       Base64 (standard and URL-safe, with or without padding, the standard one also with each
+ *       {@code /} JSON-escaped as {@code \/}) of the value alone and of {@code user:password} for
+ *       every pair of secrets, as in a Basic {@code Authorization} header.
  * </ul>
  *
  * This is the one redaction point: exception messages, log lines, stack traces, stored errors,
@@ -303,6 +304,12 @@ public final class Redactor {
     // Without padding too: the padded form is longer and is tried first.
     forms.add(standard.replace("=", ""));
     forms.add(urlSafe.replace("=", ""));
+    // A JSON writer that escapes '/' (PHP's json_encode, some Java and .NET writers) turns every
+    // '/' of the standard alphabet into '\/': a response echoing the header carries that form.
+    if (standard.indexOf('/') >= 0) {
+      forms.add(standard.replace("/", "\\/"));
+      forms.add(standard.replace("=", "").replace("/", "\\/"));
+    }
     return forms;
   }
 

@@ -187,6 +187,21 @@ class RedactorTest {
   }
 
   @Test
+  void base64WithItsSlashesJsonEscapedIsHiddenInText() {
+    // A JSON writer that escapes '/' echoes the Basic header's pair with each '/' as '\/'.
+    Redactor redactor = new Redactor(List.of("api-user", "tok-???>>>~~~"));
+    String pair = Base64.getEncoder().encodeToString("api-user:tok-???>>>~~~".getBytes(UTF_8));
+    String alone =
+        Base64.getEncoder().withoutPadding().encodeToString("tok-???>>>~~~".getBytes(UTF_8));
+    assertThat(pair).contains("/");
+    assertThat(alone).contains("/");
+    String echoed = "{\"authorization\":\"Basic " + pair.replace("/", "\\/") + "\"}";
+
+    assertThat(redactor.message(echoed)).isEqualTo("{\"authorization\":\"Basic [redacted]\"}");
+    assertThat(redactor.message("t=" + alone.replace("/", "\\/") + ";")).isEqualTo("t=[redacted];");
+  }
+
+  @Test
   void aStackTraceIsRedactedCausesIncluded() {
     Redactor redactor = new Redactor(List.of("S3cret-value"));
     RuntimeException e =

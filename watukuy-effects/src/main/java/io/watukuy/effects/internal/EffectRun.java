@@ -485,6 +485,9 @@ public final class EffectRun<T> {
    * live} arm passes the events at or below the live boundary, and an {@code on latest} arm queues
    * only the newest event of its type per lane in the batch and passes the older ones, counting
    * them. An event an earlier run left unfinished is never folded: its row goes on where it was.
+   * One an earlier run folded (a later event of its lane has a row, it has none) passes again
+   * uncounted, so a restart below the watermark neither runs an older event after a newer one nor
+   * counts a fold twice.
    */
   private void accept(SourceLanes s, List<LoggedEvent> batch, Instant now) {
     List<SourceLanes.Pending> queued = new ArrayList<>();
@@ -503,7 +506,10 @@ public final class EffectRun<T> {
     }
     long folded = 0;
     for (SourceLanes.Pending p : queued) {
-      if (foldable(s, effect.arms().get(p.type), p) && newest.get(foldKey(p)) != p.position) {
+      boolean foldable = foldable(s, effect.arms().get(p.type), p);
+      if (foldable && s.superseded(p)) {
+        s.pass(p.position);
+      } else if (foldable && newest.get(foldKey(p)) != p.position) {
         s.pass(p.position);
         folded++;
       } else {

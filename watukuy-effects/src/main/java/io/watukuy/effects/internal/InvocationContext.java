@@ -187,16 +187,19 @@ final class InvocationContext implements EffectContext {
     Objects.requireNonNull(resultType, "resultType");
     Objects.requireNonNull(subject, "subject");
     Objects.requireNonNull(call, "call");
-    services().seals().canSeal(effect, subject);
     String canonical = CallKeys.canonicalArgs(effect, name, args);
     return journaled(name, name, canonical, resultType, subject, key -> call.call());
   }
 
   /**
-   * The journal's lookup-then-record for any call: {@code keyName} and {@code canonical} make the
-   * key (with the ordinal among identical calls), {@code label} is what the row shows; with a
-   * subject the row holds the result sealed under it. The label and an unsealed result are stored
-   * with the engine's secrets redacted, so a replay reads {@code [redacted]} where a secret was.
+   * The journal's lookup-then-record for every journaled call, named or HTTP (docs/effects.md, "The
+   * journal"): {@code keyName} and {@code canonical} make the key (with the ordinal among identical
+   * calls), {@code label} is what the row shows; with a subject the row holds the result sealed
+   * under it. The subject and the secretKey are checked before anything else, since a call that
+   * fired and could not be sealed would fire again on every retry; a sealed row is read back by
+   * revealing it, which is terminal once the subject was erased. The label and an unsealed result
+   * are stored with the engine's secrets redacted, so a replay reads {@code [redacted]} where a
+   * secret was.
    */
   <T> @Nullable T journaled(
       String keyName,
@@ -206,6 +209,7 @@ final class InvocationContext implements EffectContext {
       @Nullable String subject,
       KeyedCall<? extends T> call)
       throws Exception {
+    if (subject != null) services().seals().canSeal(effect, subject);
     int ordinal = repeats.merge(keyName + '\u0000' + canonical, 1, Integer::sum) - 1;
     String key = CallKeys.key(keyName, canonical, ordinal);
     Optional<JournalEntry> hit = store.loadJournalEntry(effect, source, position, key);

@@ -58,7 +58,12 @@ final class JournaledHttp implements EffectHttp {
             ctx.effect(), request.label(), Arrays.asList(request.url().toString(), request.body()));
     try {
       return ctx.journaled(
-          keyName, request.label(), canonical, Response.class, null, key -> exchange(request, key));
+          keyName,
+          request.label(),
+          canonical,
+          Response.class,
+          request.subject(),
+          key -> exchange(request, key));
     } catch (HttpRetriesExhausted e) {
       e.retryAfter().ifPresent(ctx::serverAskedToWait);
       throw e;

@@ -94,6 +94,9 @@ final class SourceLanes {
   private final Set<Long> doneAbove = new HashSet<>();
   private final Map<Long, InvocationRow> unfinishedAbove = new HashMap<>();
 
+  // Per event type and lane, the highest position an earlier run left a row at: see superseded().
+  private final Map<String, Long> rowNewest = new HashMap<>();
+
   SourceLanes(PollerKey source, long watermark, @Nullable Long liveBoundary) {
     this.source = source;
     this.watermark = watermark;
@@ -105,6 +108,19 @@ final class SourceLanes {
   void restore(InvocationRow row) {
     if (row.status().completed()) doneAbove.add(row.position());
     else unfinishedAbove.put(row.position(), row);
+    rowNewest.merge(row.eventType() + " " + row.lane(), row.position(), Math::max);
+  }
+
+  /**
+   * Whether an earlier run started a later event of {@code p}'s type in {@code p}'s lane while
+   * leaving no row at {@code p} (docs/effects.md, "Latest and live arms"). A lane runs in order and
+   * a row is written when an invocation starts, so such an event was folded by that run, and
+   * counted then: re-read after a restart below the watermark, it passes again without running (the
+   * later event supersedes it) and without being counted twice.
+   */
+  boolean superseded(Pending p) {
+    Long newest = rowNewest.get(p.type.wire() + " " + p.laneKey());
+    return newest != null && newest > p.position && !unfinishedAbove.containsKey(p.position);
   }
 
   /** Whether an earlier run left an unfinished row (running or failed) at {@code position}. */
