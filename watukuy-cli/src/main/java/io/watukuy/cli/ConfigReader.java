@@ -598,13 +598,14 @@ final class ConfigReader {
     }
 
     /**
-     * A string of an {@code effects:} request: {@code ${NAME}} read from the environment as {@link
-     * #envString()} does, except that a command that never runs effects (as it never makes a sink)
-     * leaves an unset variable as written.
+     * A string of an {@code effects:} request: {@code ${file:PATH}} and {@code ${NAME}} replaced as
+     * in a sink section ({@link #substituted()}), a file's content hidden wherever it would be
+     * printed, except that a command that never runs effects (as it never makes a sink) leaves an
+     * unset variable or a missing file as written.
      */
     String effectString() {
       if (!node.isValueNode() || node.isNull()) throw error("must be a string");
-      return substitute(node.asText(), sinkSecretsOptional);
+      return substituteAll(node.asText());
     }
 
     /**

@@ -229,7 +229,7 @@ final class EffectCommands {
   private static long position(CommandSpec spec, String text) {
     if (!text.matches("[0-9]{1,18}"))
       throw OperationCommands.usage(
-          spec, "POSITION '" + text + "' is not a log position (a whole number)");
+          spec, "POSITION '" + text + "' is not a log position (a whole number, 0 or more)");
     return Long.parseLong(text);
   }
 

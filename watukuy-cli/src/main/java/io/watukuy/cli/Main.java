@@ -10,6 +10,7 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.Arrays;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
@@ -108,8 +109,7 @@ public final class Main {
     cmd.setParameterExceptionHandler(
         (e, given) -> {
           String command = e.getCommandLine().getCommandSpec().qualifiedName(" ");
-          err.println(
-              command + ": " + cli.redact(e.getMessage()) + " (see " + command + " --help)");
+          err.println(command + ": " + cli.redact(message(e)) + " (see " + command + " --help)");
           return USAGE;
         });
     cmd.setExecutionExceptionHandler(
@@ -124,6 +124,25 @@ public final class Main {
           return FAILED;
         });
     return cmd.execute(args);
+  }
+
+  /**
+   * What a usage error says: picocli's message, except that a word where a command with subcommands
+   * expects one is named as an unknown command with the ones there are, rather than as an unmatched
+   * argument at an index.
+   */
+  private static String message(CommandLine.ParameterException e) {
+    Map<String, CommandLine> commands = e.getCommandLine().getSubcommands();
+    if (e instanceof CommandLine.UnmatchedArgumentException u
+        && !commands.isEmpty()
+        && !u.getUnmatched().isEmpty()
+        && !u.getUnmatched().get(0).startsWith("-"))
+      return "unknown command '"
+          + u.getUnmatched().get(0)
+          + "' (one of: "
+          + String.join(", ", commands.keySet())
+          + ")";
+    return e.getMessage();
   }
 
   /** The trace as printStackTrace prints it, causes and suppressed included, to redact whole. */

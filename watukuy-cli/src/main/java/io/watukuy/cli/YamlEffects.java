@@ -19,6 +19,7 @@ import io.watukuy.effects.Arm;
 import io.watukuy.effects.Effect;
 import io.watukuy.effects.EffectHttp;
 import io.watukuy.effects.Effects;
+import io.watukuy.effects.InvalidRequest;
 import io.watukuy.effects.Key;
 import io.watukuy.spi.StateStore;
 import java.net.URI;
@@ -46,6 +47,10 @@ final class YamlEffects {
   private static final Set<String> METHODS = Set.of("GET", "POST", "PUT", "PATCH", "DELETE");
   // ${NAME} or ${file:PATH} left as written by a command that runs no effects.
   private static final Pattern UNSET = Pattern.compile("\\$\\{[^}]+}");
+
+  // Headers the JDK HTTP client sets itself and refuses from a caller (its restricted set).
+  private static final Set<String> CLIENT_HEADERS =
+      Set.of("connection", "content-length", "expect", "host", "upgrade");
 
   private YamlEffects() {}
 
@@ -144,6 +149,7 @@ final class YamlEffects {
               .child(h)
               .error(who + "is set by the journal on every request (its journal key)");
         headers.put(h, template(headersAt.child(h), who));
+        checkHeader(headersAt.child(h), h, headers.get(h), who);
         resolvable.check(headersAt.child(h), headers.get(h), false);
       }
     }
@@ -194,6 +200,25 @@ final class YamlEffects {
     String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
     if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null)
       throw at.error(who + "'" + url + "' is not an absolute http:// or https:// URL with a host");
+  }
+
+  /**
+   * Refuses a header no event can make sendable: a name that is no HTTP token, a value whose fixed
+   * text holds a control or non-ASCII character (checked with {@code x} for each placeholder, as
+   * {@link #checkUrl} does), or a header the JDK client sets itself. Sent, each would fail every
+   * event alike, as a terminal failure or a retry that never clears. The message names the header,
+   * never its value (it may hold a secret).
+   */
+  private static void checkHeader(At at, String name, EventTemplate value, String who) {
+    if (CLIENT_HEADERS.contains(name.toLowerCase(Locale.ROOT)))
+      throw at.error(who + "is set by the HTTP client itself and cannot be sent from a config");
+    String sample = value.sample("x");
+    if (at.effectsLeftUnset()) sample = UNSET.matcher(sample).replaceAll("x");
+    try {
+      EffectHttp.Request.of("GET", "http://x/").header(name, sample);
+    } catch (InvalidRequest x) {
+      throw at.error(who + x.getMessage());
+    }
   }
 
   /** A string, or null when absent; anything else is an error naming the effect and the value. */
@@ -346,9 +371,11 @@ final class YamlEffects {
   }
 
   /**
-   * The arm: the request rendered from the event and sent once through the journal. A 4xx answer,
-   * or an event without a value a placeholder needs, is a terminal failure: no retry can change
-   * either. Transport errors, 408, 425, 429 and 5xx are re-sent by the journaled client.
+   * The arm: the request rendered from the event and sent once through the journal. A 3xx or 4xx
+   * answer, or an event without a value a placeholder needs, is a terminal failure: the answer is
+   * journaled, so no retry can change it (a redirect is never followed: completing the event on it
+   * would report a delivery that did not happen). Transport errors, 408, 425, 429 and 5xx are
+   * re-sent by the journaled client.
    */
   private static Arm<JsonNode> arm(EffectSpec spec) {
     return (ctx, e) -> {
@@ -369,10 +396,38 @@ final class YamlEffects {
                 + m.getMessage());
       }
       EffectHttp.Response r = ctx.http().send(request);
+      if (r.status() >= 300 && r.status() < 400)
+        throw ctx.fail(
+            "effect "
+                + spec.name()
+                + ": "
+                + request.label()
+                + " answered "
+                + r.status()
+                + " (a redirect"
+                + location(r)
+                + ", not followed: point url at the address that answers)");
       if (r.status() >= 400)
         throw ctx.fail(
             "effect " + spec.name() + ": " + request.label() + " answered " + r.status());
     };
+  }
+
+  /**
+   * {@code " to ORIGIN/PATH"} of a redirect's {@code Location}, never its query nor user info (a
+   * secret may sit in either); or nothing without one.
+   */
+  private static String location(EffectHttp.Response r) {
+    String location = r.header("Location");
+    if (location == null) return "";
+    try {
+      URI uri = new URI(location);
+      if (uri.getScheme() == null || uri.getHost() == null) return " to a path of the same origin";
+      String port = uri.getPort() < 0 ? "" : ":" + uri.getPort();
+      return " to " + uri.getScheme() + "://" + uri.getHost() + port + uri.getRawPath();
+    } catch (URISyntaxException x) {
+      return " to an invalid Location";
+    }
   }
 
   /**

@@ -26,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * docs/config.md, "Effects", Outcomes: a request an event's values make impossible to build (here a
  * header value with a non-ASCII character, which the HTTP client cannot send) is a terminal failure
  * of the YAML effect, naming the effect and the header, never the value; the other event is sent as
- * usual. A real {@code watukuy run} against a server on 127.0.0.1.
+ * usual; so is a redirect, which is never followed. A real {@code watukuy run} against a server on
+ * 127.0.0.1.
  */
 class EffectsYamlRequestTest {
   @TempDir Path dir;
@@ -40,7 +41,8 @@ class EffectsYamlRequestTest {
         "/items",
         ex -> {
           byte[] body =
-              "{\"items\":[{\"id\":1,\"customer\":\"c-1\"},{\"id\":2,\"customer\":\"Jürgen\"}]}"
+              ("{\"items\":[{\"id\":1,\"customer\":\"c-1\"},{\"id\":2,\"customer\":\"Jürgen\"},"
+                      + "{\"id\":3,\"customer\":\"moved\"}]}")
                   .getBytes(StandardCharsets.UTF_8);
           ex.getResponseHeaders().set("Content-Type", "application/json; charset=utf-8");
           ex.sendResponseHeaders(200, body.length);
@@ -50,8 +52,12 @@ class EffectsYamlRequestTest {
     server.createContext(
         "/notify",
         ex -> {
-          received.add(ex.getRequestHeaders().getFirst("X-Customer"));
-          ex.sendResponseHeaders(204, -1);
+          String customer = ex.getRequestHeaders().getFirst("X-Customer");
+          received.add(customer);
+          if (customer.equals("moved")) // the receiver moved: a redirect to elsewhere
+          ex.getResponseHeaders()
+                .set("Location", "https://user:pw-9d1f@other.example:8443/hook?sig=q7w1");
+          ex.sendResponseHeaders(customer.equals("moved") ? 302 : 204, -1);
           ex.close();
         });
     server.start();
@@ -109,8 +115,8 @@ class EffectsYamlRequestTest {
             .start();
     try {
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while ((row(db, 1).isEmpty() || row(db, 2).isEmpty()) && System.nanoTime() < deadline)
-        Thread.sleep(50);
+      while ((row(db, 1).isEmpty() || row(db, 2).isEmpty() || row(db, 3).isEmpty())
+          && System.nanoTime() < deadline) Thread.sleep(50);
       p.destroy();
       assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
     } finally {
@@ -126,7 +132,18 @@ class EffectsYamlRequestTest {
             "effect welcome: the request cannot be built: HTTP header X-Customer: its value has a"
                 + " non-ASCII character at index 1, which the HTTP client cannot send (encode the"
                 + " value first)");
-    assertThat(received).containsExactly("c-1");
-    assertThat(Files.readString(dir.resolve("stderr"))).doesNotContain("J?rgen");
+    // A 3xx is not followed; completing the event on it would report a delivery that never
+    // happened, so it is terminal, naming where it points without its user info or query.
+    InvocationRow moved = row(db, 3).orElseThrow();
+    assertThat(moved.status()).isEqualTo(InvocationStatus.TERMINAL);
+    assertThat(moved.error())
+        .isEqualTo(
+            "effect welcome: POST http://127.0.0.1:"
+                + port
+                + "/notify answered 302 (a redirect to https://other.example:8443/hook, not"
+                + " followed: point url at the address that answers)");
+    assertThat(received).containsExactlyInAnyOrder("c-1", "moved");
+    String stderr = Files.readString(dir.resolve("stderr"));
+    assertThat(stderr).doesNotContain("J?rgen").doesNotContain("pw-9d1f").doesNotContain("q7w1");
   }
 }

@@ -236,6 +236,57 @@ class EffectsYamlTest {
   }
 
   @Test
+  void aHeaderNoEventCanMakeSendableIsRefusedAtLoadNamingItNeverItsValue() throws Exception {
+    String auth = "Authorization: \"Bearer ${CRM_TOKEN}\"";
+    // RFC 9110 5.1: a field name is a token, which has no space.
+    assertError(
+        WELCOME.replace(auth, auth + ", \"Bad Name\": v"),
+        "effects[0].request.headers.Bad Name: effect welcome: HTTP header name 'Bad Name' is not a"
+            + " token");
+    // RFC 9110 5.5: no CR or LF in a field value; the value (a secret here) is never quoted.
+    String crlf = "Authorization: \"Bearer ${CRM_TOKEN}\\r\\nX-Injected: 1\"";
+    assertError(
+        WELCOME.replace(auth, crlf),
+        "effects[0].request.headers.Authorization: effect welcome: HTTP header Authorization: its"
+            + " value has a control character (CR, LF, ...) at index 27");
+    Path yaml = config("{ enabled: true }", WELCOME.replace(auth, crlf));
+    assertThat(CliRun.withEnv(Map.of("CRM_TOKEN", TOKEN), "validate", yaml.toString()).stderr())
+        .doesNotContain(TOKEN);
+    // The JDK client sets these itself and refuses them from a caller.
+    assertError(
+        WELCOME.replace(auth, auth + ", host: example.com"),
+        "effects[0].request.headers.host: effect welcome: is set by the HTTP client itself");
+    assertError(
+        WELCOME.replace(auth, auth + ", Content-Length: \"12\""),
+        "effects[0].request.headers.Content-Length: effect welcome: is set by the HTTP client");
+  }
+
+  @Test
+  void aFileReferenceInAnEffectsRequestIsReplacedByTheFilesContentAndHidden() throws Exception {
+    Files.writeString(dir.resolve("crm-token"), TOKEN + "\n");
+    Path yaml =
+        config(
+            "{ enabled: true }",
+            WELCOME
+                .replace("Bearer ${CRM_TOKEN}", "Bearer ${file:crm-token}")
+                .replace("{{/item/customer}}\"\n", "{{/item/customer}}?t=${file:crm-token}\"\n"));
+    CliConfig cfg = ConfigReader.read(yaml, name -> null);
+    YamlEffects.EffectSpec spec = cfg.effects().get(0);
+    JsonNode event = JSON.readTree("{\"item\":{\"customer\":\"c-1\"}}");
+    assertThat(spec.headers().get("Authorization").render(event, v -> v))
+        .isEqualTo("Bearer " + TOKEN);
+    assertThat(spec.url().render(event, v -> v)).endsWith("/notify/c-1?t=" + TOKEN);
+    assertThat(cfg.secrets()).contains(TOKEN);
+    // A file that is not there is an error naming the path, for run as for validate's run checks.
+    Files.delete(dir.resolve("crm-token"));
+    CliRun run = CliRun.of("validate", yaml.toString());
+    assertThat(run.exit()).isEqualTo(2);
+    assertThat(run.stderr())
+        .contains("effects[0].request.")
+        .contains("${file:crm-token}: " + dir.resolve("crm-token") + " does not exist");
+  }
+
+  @Test
   void aUrlNoEventCanMakeValidIsRefusedAtLoadWithItsSecretsHidden() throws Exception {
     String url = "http://127.0.0.1:PORT/notify/{{/item/customer}}";
     String port = String.valueOf(server.getAddress().getPort());

@@ -426,6 +426,21 @@ class OperationsCommandsTest {
   }
 
   @Test
+  void anUnknownCommandIsNamedWithTheCommandsThereAre() {
+    Result top = cli("frob");
+    Result effects = cli("effects", "frob");
+
+    assertThat(top.code()).isEqualTo(Main.USAGE);
+    assertThat(top.err()).startsWith("watukuy: unknown command 'frob' (one of: run, ");
+    assertThat(effects.code()).isEqualTo(Main.USAGE);
+    assertThat(effects.err())
+        .isEqualTo(
+            "watukuy effects: unknown command 'frob' (one of: list, show, skip, quarantine,"
+                + " release, rewind, plan, forget, retry) (see watukuy effects --help)"
+                + System.lineSeparator());
+  }
+
+  @Test
   void aParkedIdThatIsNoIdIsAUsageErrorNamingIt() {
     once();
 
