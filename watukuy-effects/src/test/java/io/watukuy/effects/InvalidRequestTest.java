@@ -1,17 +1,12 @@
 package io.watukuy.effects;
 
-import static io.watukuy.effects.EffectFixture.byCustomer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.sun.net.httpserver.HttpServer;
-import io.watukuy.EventType;
 import io.watukuy.effects.EffectFixture.Order;
 import io.watukuy.spi.InvocationStatus;
 import io.watukuy.store.memory.MemoryStore;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -30,42 +25,31 @@ class InvalidRequestTest {
 
   private final EffectFixture<MemoryStore> fixture = EffectFixture.memory();
   private final AtomicInteger received = new AtomicInteger();
-  private HttpServer server;
+  private LocalReceiver receiver;
   private String base;
 
   @BeforeEach
   void start() throws IOException {
-    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    server.createContext(
-        "/",
-        x -> {
-          x.getRequestBody().readAllBytes();
-          received.incrementAndGet();
-          x.sendResponseHeaders(204, -1);
-          x.close();
-        });
-    server.start();
-    base = "http://127.0.0.1:" + server.getAddress().getPort();
+    receiver =
+        LocalReceiver.start()
+            .route(
+                "/",
+                x -> {
+                  x.getRequestBody().readAllBytes();
+                  received.incrementAndGet();
+                  LocalReceiver.reply(x, 204, new byte[0]);
+                });
+    base = receiver.base();
   }
 
   @AfterEach
   void stop() {
-    server.stop(0);
+    receiver.close();
   }
 
   /** Runs {@code arm} on one created order for {@code customer}, twice 10 minutes apart. */
   private Effects run(String customer, Arm<Order> arm) {
-    fixture.created(customer);
-    Effects effects =
-        fixture
-            .builder("engine-1")
-            .secrets(List.of(SECRET))
-            .add(fixture.effect("Notify").on(EventType.CREATED, arm, byCustomer()).build())
-            .build();
-    EffectFixture.drain(effects, "Notify");
-    fixture.clock.advance(Duration.ofMinutes(10));
-    EffectFixture.drain(effects, "Notify");
-    return effects;
+    return fixture.runTwice(customer, List.of(SECRET), arm, Duration.ofMinutes(10));
   }
 
   @Test

@@ -1,0 +1,51 @@
+package io.watukuy.effects;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+
+/**
+ * A real HTTP server on 127.0.0.1 (a free port) that the effect tests' calls reach, with a handler
+ * per path; {@link #close()} stops it at once.
+ */
+final class LocalReceiver implements AutoCloseable {
+  private final HttpServer server;
+
+  private LocalReceiver(HttpServer server) {
+    this.server = server;
+  }
+
+  /** Starts a server with no paths yet; {@link #route} adds them, before or after requests. */
+  static LocalReceiver start() throws IOException {
+    HttpServer server =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.start();
+    return new LocalReceiver(server);
+  }
+
+  /** Answers requests under {@code path} with {@code handler}; returns this receiver. */
+  LocalReceiver route(String path, HttpHandler handler) {
+    server.createContext(path, handler);
+    return this;
+  }
+
+  /** {@code http://127.0.0.1:PORT}, without a trailing slash. */
+  String base() {
+    return "http://127.0.0.1:" + server.getAddress().getPort();
+  }
+
+  /** Sends {@code status} with {@code body} (its length declared) and ends the exchange. */
+  static void reply(HttpExchange x, int status, byte[] body) throws IOException {
+    x.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
+    if (body.length > 0) x.getResponseBody().write(body);
+    x.close();
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+  }
+}
