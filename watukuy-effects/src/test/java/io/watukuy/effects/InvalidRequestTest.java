@@ -6,12 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.watukuy.effects.EffectFixture.Order;
 import io.watukuy.spi.InvocationStatus;
 import io.watukuy.store.memory.MemoryStore;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,31 +23,36 @@ class InvalidRequestTest {
 
   private final EffectFixture<MemoryStore> fixture = EffectFixture.memory();
   private final AtomicInteger received = new AtomicInteger();
-  private LocalReceiver receiver;
-  private String base;
 
-  @BeforeEach
-  void start() throws IOException {
-    receiver =
-        LocalReceiver.start()
-            .route(
-                "/",
-                x -> {
-                  x.getRequestBody().readAllBytes();
-                  received.incrementAndGet();
-                  LocalReceiver.reply(x, 204, new byte[0]);
-                });
-    base = receiver.base();
-  }
+  @AutoClose
+  private final LocalReceiver receiver =
+      LocalReceiver.start()
+          .route(
+              "/",
+              x -> {
+                x.getRequestBody().readAllBytes();
+                received.incrementAndGet();
+                LocalReceiver.reply(x, 204, new byte[0]);
+              });
 
-  @AfterEach
-  void stop() {
-    receiver.close();
-  }
+  private final String base = receiver.base();
 
   /** Runs {@code arm} on one created order for {@code customer}, twice 10 minutes apart. */
   private Effects run(String customer, Arm<Order> arm) {
     return fixture.runTwice(customer, List.of(SECRET), arm, Duration.ofMinutes(10));
+  }
+
+  /**
+   * Asserts that position 1 completed as a terminal failure, counted once, with nothing reaching
+   * the receiver; returns the effect's status for its error.
+   */
+  private EffectStatus assertTerminalAndNothingSent(Effects effects) {
+    assertThat(received).hasValue(0);
+    assertThat(fixture.row("Notify", 1).orElseThrow().status())
+        .isEqualTo(InvocationStatus.TERMINAL);
+    EffectStatus st = effects.status("Notify");
+    assertThat(st.terminalSkips()).isEqualTo(1);
+    return st;
   }
 
   @Test
@@ -67,11 +70,7 @@ class InvalidRequestTest {
             });
 
     assertThat(runs).hasValue(1);
-    assertThat(received).hasValue(0);
-    assertThat(fixture.row("Notify", 1).orElseThrow().status())
-        .isEqualTo(InvocationStatus.TERMINAL);
-    EffectStatus st = effects.status("Notify");
-    assertThat(st.terminalSkips()).isEqualTo(1);
+    EffectStatus st = assertTerminalAndNothingSent(effects);
     assertThat(st.lastTerminalError())
         .startsWith("effect Notify: the request cannot be built: HTTP URL is not a valid URI:")
         .contains("at index")
@@ -89,11 +88,7 @@ class InvalidRequestTest {
                         EffectHttp.Request.of("POST", base + "/x")
                             .header("X-Customer", e.data().customer())));
 
-    assertThat(received).hasValue(0);
-    assertThat(fixture.row("Notify", 1).orElseThrow().status())
-        .isEqualTo(InvocationStatus.TERMINAL);
-    EffectStatus st = effects.status("Notify");
-    assertThat(st.terminalSkips()).isEqualTo(1);
+    EffectStatus st = assertTerminalAndNothingSent(effects);
     assertThat(st.lastTerminalError())
         .isEqualTo(
             "effect Notify: the request cannot be built: HTTP header X-Customer: its value has a"

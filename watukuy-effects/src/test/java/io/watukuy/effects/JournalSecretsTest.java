@@ -21,8 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -49,45 +48,36 @@ class JournalSecretsTest {
           "S3cret-0042");
 
   @TempDir Path dir;
-  private LocalReceiver receiver;
-  private String base;
 
-  @BeforeEach
-  void start() throws IOException {
-    receiver =
-        LocalReceiver.start()
-            .route(
-                "/",
-                x -> {
-                  x.getRequestBody().readAllBytes();
-                  // An API echoing the token back, in the body's JSON and in a header.
-                  x.getResponseHeaders().add("X-Echo", BODY_SECRET);
-                  LocalReceiver.reply(
-                      x,
-                      200,
-                      "{\"echo\":\"b\\\"dy\\\\S3cret-77\",\"ok\":true}"
-                          .getBytes(StandardCharsets.UTF_8));
-                })
-            .route(
-                "/echo",
-                x -> {
-                  // An API echoing the raw request body inside a JSON string, as httpbin's "data".
-                  String sent =
-                      new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
-                  LocalReceiver.reply(
-                      x,
-                      200,
-                      Json.MAPPER
-                          .writeValueAsString(Map.of("data", sent))
-                          .getBytes(StandardCharsets.UTF_8));
-                });
-    base = receiver.base();
-  }
+  @AutoClose
+  private final LocalReceiver receiver =
+      LocalReceiver.start()
+          .route(
+              "/",
+              x -> {
+                x.getRequestBody().readAllBytes();
+                // An API echoing the token back, in the body's JSON and in a header.
+                x.getResponseHeaders().add("X-Echo", BODY_SECRET);
+                LocalReceiver.reply(
+                    x,
+                    200,
+                    "{\"echo\":\"b\\\"dy\\\\S3cret-77\",\"ok\":true}"
+                        .getBytes(StandardCharsets.UTF_8));
+              })
+          .route(
+              "/echo",
+              x -> {
+                // An API echoing the raw request body inside a JSON string, as httpbin's "data".
+                String sent = new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+                LocalReceiver.reply(
+                    x,
+                    200,
+                    Json.MAPPER
+                        .writeValueAsString(Map.of("data", sent))
+                        .getBytes(StandardCharsets.UTF_8));
+              });
 
-  @AfterEach
-  void stop() {
-    receiver.close();
-  }
+  private final String base = receiver.base();
 
   /**
    * Runs one invocation that makes both calls and fails once after them, so the second attempt

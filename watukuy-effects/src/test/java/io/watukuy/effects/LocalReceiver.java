@@ -4,6 +4,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 
@@ -18,12 +19,21 @@ final class LocalReceiver implements AutoCloseable {
     this.server = server;
   }
 
-  /** Starts a server with no paths yet; {@link #route} adds them, before or after requests. */
-  static LocalReceiver start() throws IOException {
-    HttpServer server =
-        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    server.start();
-    return new LocalReceiver(server);
+  /**
+   * Starts a server with no paths yet; {@link #route} adds them, before or after requests. A test
+   * keeps it in an {@code @AutoClose} field.
+   *
+   * @throws UncheckedIOException when no port on 127.0.0.1 can be bound
+   */
+  static LocalReceiver start() {
+    try {
+      HttpServer server =
+          HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+      server.start();
+      return new LocalReceiver(server);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /** Answers requests under {@code path} with {@code handler}; returns this receiver. */
