@@ -25,15 +25,7 @@ class InvalidRequestTest {
   private final AtomicInteger received = new AtomicInteger();
 
   @AutoClose
-  private final LocalReceiver receiver =
-      LocalReceiver.start()
-          .route(
-              "/",
-              x -> {
-                x.getRequestBody().readAllBytes();
-                received.incrementAndGet();
-                LocalReceiver.reply(x, 204, new byte[0]);
-              });
+  private final LocalReceiver receiver = LocalReceiver.noContent(received::incrementAndGet);
 
   private final String base = receiver.base();
 

@@ -52,10 +52,9 @@ class JournalSecretsTest {
   @AutoClose
   private final LocalReceiver receiver =
       LocalReceiver.start()
-          .route(
+          .reading(
               "/",
-              x -> {
-                x.getRequestBody().readAllBytes();
+              (x, body) -> {
                 // An API echoing the token back, in the body's JSON and in a header.
                 x.getResponseHeaders().add("X-Echo", BODY_SECRET);
                 LocalReceiver.reply(
@@ -64,11 +63,10 @@ class JournalSecretsTest {
                     "{\"echo\":\"b\\\"dy\\\\S3cret-77\",\"ok\":true}"
                         .getBytes(StandardCharsets.UTF_8));
               })
-          .route(
+          .reading(
               "/echo",
-              x -> {
+              (x, sent) -> {
                 // An API echoing the raw request body inside a JSON string, as httpbin's "data".
-                String sent = new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
                 LocalReceiver.reply(
                     x,
                     200,

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 
 /**
  * A real HTTP server on 127.0.0.1 (a free port) that the effect tests' calls reach, with a handler
@@ -36,10 +37,36 @@ final class LocalReceiver implements AutoCloseable {
     }
   }
 
+  /** A receiver answering every request 204 with no body, after {@code onRequest} runs. */
+  static LocalReceiver noContent(Runnable onRequest) {
+    return start()
+        .reading(
+            "/",
+            (x, body) -> {
+              onRequest.run();
+              reply(x, 204, new byte[0]);
+            });
+  }
+
   /** Answers requests under {@code path} with {@code handler}; returns this receiver. */
   LocalReceiver route(String path, HttpHandler handler) {
     server.createContext(path, handler);
     return this;
+  }
+
+  /** A handler given the request's body, read in full as UTF-8 before it runs. */
+  @FunctionalInterface
+  interface BodyHandler {
+    void handle(HttpExchange exchange, String body) throws IOException;
+  }
+
+  /** {@link #route} with the request's body read first and handed to {@code handler}. */
+  LocalReceiver reading(String path, BodyHandler handler) {
+    return route(
+        path,
+        x ->
+            handler.handle(
+                x, new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8)));
   }
 
   /** {@code http://127.0.0.1:PORT}, without a trailing slash. */
