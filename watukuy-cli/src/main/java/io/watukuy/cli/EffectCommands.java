@@ -951,16 +951,8 @@ final class EffectCommands {
     }
 
     private boolean confirmed(String name, PollerKey source, long position) {
-      if (yes) return true;
-      if (cli.terminal == null)
-        throw OperationCommands.usage(
-            spec, "standard input is not a terminal: give --yes to rewind (nothing rewound)");
-      String answer =
-          cli.terminal.ask(
-              "Rewind effect " + name + " on " + source + " to " + position + "? [y/N] ");
-      if (answer != null && answer.strip().matches("(?i)y|yes")) return true;
-      cli.err.println("watukuy: effect " + name + ": not rewound");
-      return false;
+      String question = "Rewind effect " + name + " on " + source + " to " + position + "? [y/N] ";
+      return Confirmation.confirmed(cli, spec, yes, name, "rewind", "rewound", question);
     }
   }
 

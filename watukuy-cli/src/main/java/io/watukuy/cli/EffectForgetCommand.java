@@ -192,14 +192,8 @@ final class EffectForgetCommand implements Callable<Integer> {
   }
 
   private boolean confirmed(String name) {
-    if (yes) return true;
-    if (cli.terminal == null)
-      throw OperationCommands.usage(
-          spec, "standard input is not a terminal: give --yes to forget (nothing forgotten)");
-    String answer = cli.terminal.ask("Forget effect " + name + "? [y/N] ");
-    if (answer != null && answer.strip().matches("(?i)y|yes")) return true;
-    cli.err.println("watukuy: effect " + name + ": not forgotten");
-    return false;
+    return Confirmation.confirmed(
+        cli, spec, yes, name, "forget", "forgotten", "Forget effect " + name + "? [y/N] ");
   }
 
   /** The forget's lease owner, as {@code show} and a refused engine name it. */

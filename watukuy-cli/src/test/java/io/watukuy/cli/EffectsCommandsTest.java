@@ -91,22 +91,7 @@ class EffectsCommandsTest {
         new EffectCursor(NOTIFY, ORDERS, 2, 4L, Map.of("created", "customer"), T0), engine);
     effects.saveInvocation(
         row(NOTIFY, 1, "customer:6", InvocationStatus.TERMINAL, "no customer"), engine);
-    effects.saveInvocation(
-        new InvocationRow(
-            NOTIFY,
-            ORDERS,
-            3,
-            "customer:7",
-            "created",
-            InvocationStatus.FAILED,
-            4,
-            "HTTP 503 from crm",
-            NOW.plusSeconds(12),
-            false,
-            "1.0",
-            T0,
-            T0),
-        engine);
+    effects.saveInvocation(failedAt3("customer:7"), engine);
     effects.saveInvocation(row(NOTIFY, 4, "customer:8", InvocationStatus.DONE, null), engine);
     effects.saveInvocation(row(NOTIFY, 5, "customer:9", InvocationStatus.DONE, null), engine);
     journal(4, 0);
@@ -308,22 +293,7 @@ class EffectsCommandsTest {
   void anInvocationOfNoKeyIsShownAsNoKeyAndItsJsonLaneIsNull() throws IOException {
     Lease engine = effects.acquireEffectLease(NOTIFY, "engine-1", Duration.ofSeconds(30), T0).get();
     // Position 3 again, now of an event whose key gave no value: the store keeps an empty lane.
-    effects.saveInvocation(
-        new InvocationRow(
-            NOTIFY,
-            ORDERS,
-            3,
-            "",
-            "created",
-            InvocationStatus.FAILED,
-            4,
-            "HTTP 503 from crm",
-            NOW.plusSeconds(12),
-            false,
-            "1.0",
-            T0,
-            T0),
-        engine);
+    effects.saveInvocation(failedAt3(""), engine);
     effects.saveInvocation(row(NOTIFY, 1, "", InvocationStatus.TERMINAL, "no customer"), engine);
 
     Result text = cli("effects", "show", "--store", uri(), NOTIFY);
@@ -514,18 +484,7 @@ class EffectsCommandsTest {
 
   @Test
   void aRewindThatNoLongerMatchesItsSummaryIsNotMade() {
-    tty = true;
-    answer = "y";
-    onAsk =
-        () -> {
-          // An engine runs position 6 while the operator reads the summary, then stops.
-          Lease engine =
-              effects
-                  .acquireEffectLease(
-                      NOTIFY, "engine-2", Duration.ofSeconds(1), NOW.minusSeconds(5))
-                  .get();
-          effects.saveInvocation(row(NOTIFY, 6, "customer:7", InvocationStatus.DONE, null), engine);
-        };
+    answerYesAfterAnEngineRunsPosition6();
 
     Result r = cli("effects", "rewind", "--store", uri(), NOTIFY, "2");
 
@@ -780,17 +739,7 @@ class EffectsCommandsTest {
 
   @Test
   void aForgetThatNoLongerMatchesItsSummaryIsNotMade() {
-    tty = true;
-    answer = "y";
-    onAsk =
-        () -> {
-          Lease engine =
-              effects
-                  .acquireEffectLease(
-                      NOTIFY, "engine-2", Duration.ofSeconds(1), NOW.minusSeconds(5))
-                  .get();
-          effects.saveInvocation(row(NOTIFY, 6, "customer:7", InvocationStatus.DONE, null), engine);
-        };
+    answerYesAfterAnEngineRunsPosition6();
 
     Result r = cli("effects", "forget", "--store", uri(), NOTIFY);
 
@@ -863,5 +812,43 @@ class EffectsCommandsTest {
         client.shutdown();
       }
     }
+  }
+
+  /**
+   * The operator answers {@code y}, but while they read the summary an engine takes the lease
+   * (already expired by {@link #NOW}), runs position 6 and stops.
+   */
+  private void answerYesAfterAnEngineRunsPosition6() {
+    tty = true;
+    answer = "y";
+    onAsk =
+        () -> {
+          Lease engine =
+              effects
+                  .acquireEffectLease(
+                      NOTIFY, "engine-2", Duration.ofSeconds(1), NOW.minusSeconds(5))
+                  .get();
+          effects.saveInvocation(row(NOTIFY, 6, "customer:7", InvocationStatus.DONE, null), engine);
+        };
+  }
+
+  /**
+   * Position 3 of lane {@code lane}, failed 4 times by the CRM, retried 12 s after {@link #NOW}.
+   */
+  private static InvocationRow failedAt3(String lane) {
+    return new InvocationRow(
+        NOTIFY,
+        ORDERS,
+        3,
+        lane,
+        "created",
+        InvocationStatus.FAILED,
+        4,
+        "HTTP 503 from crm",
+        NOW.plusSeconds(12),
+        false,
+        "1.0",
+        T0,
+        T0);
   }
 }

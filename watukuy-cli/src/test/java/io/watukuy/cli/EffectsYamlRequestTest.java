@@ -88,25 +88,16 @@ class EffectsYamlRequestTest {
     Path yaml = dir.resolve("watukuy.yaml");
     Files.writeString(
         yaml,
-        """
-        store: sqlite:watukuy.db
-        output: file:events.jsonl
-        pollers:
-          - name: orders
-            request: { url: "http://127.0.0.1:%d/items" }
-            response: { items: /items }
-            identity: /id
-            cursor: { strategy: snapshotDiff }
-            log: { enabled: true }
-        effects:
-          - name: welcome
-            source: orders
-            on: [created]
-            request:
-              url: "http://127.0.0.1:%d/notify"
-              headers: { X-Customer: "{{/item/customer}}" }
-        """
-            .formatted(port, port));
+        OrdersYaml.head(port, "{ enabled: true }")
+            + """
+                - name: welcome
+                  source: orders
+                  on: [created]
+                  request:
+                    url: "http://127.0.0.1:%d/notify"
+                    headers: { X-Customer: "{{/item/customer}}" }
+              """
+                .formatted(port));
     Path db = dir.resolve("watukuy.db");
     Process p =
         CliProcess.of(List.of(), "run", yaml.toString())

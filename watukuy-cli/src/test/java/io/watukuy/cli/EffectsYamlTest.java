@@ -90,22 +90,7 @@ class EffectsYamlTest {
     Path file = dir.resolve("watukuy.yaml");
     Files.writeString(
         file,
-        """
-        store: sqlite:watukuy.db
-        output: file:events.jsonl
-        pollers:
-          - name: orders
-            request: { url: "http://127.0.0.1:%d/items" }
-            response: { items: /items }
-            identity: /id
-            cursor: { strategy: snapshotDiff }
-            log: %s
-        effects:
-          - name: welcome
-            source: orders
-        %s
-        """
-            .formatted(port, log, effect.indent(4))
+        (OrdersYaml.head(port, log) + "  - name: welcome\n    source: orders\n" + effect.indent(4))
             .replace("PORT", String.valueOf(port)));
     return file;
   }
@@ -201,37 +186,45 @@ class EffectsYamlTest {
 
   @Test
   void mistakesNameTheEffectTheFieldAndTheValue() throws Exception {
-    assertError(
-        WELCOME.replace("on: [created]", "on: [created, removed]"),
+    assertEdited(
+        "on: [created]",
+        "on: [created, removed]",
         "effects[0].on[1]: effect welcome: 'removed' is not created, updated or deleted");
-    assertError(
-        WELCOME.replace("value: /item/customer", "value: item.customer"),
+    assertEdited(
+        "value: /item/customer",
+        "value: item.customer",
         "effects[0].key.value: effect welcome: 'item.customer' is not a JSON Pointer into the"
             + " event");
     assertError(
         WELCOME + "version: 3\n",
         "effects[0].version: effect welcome: must be a string, but was 3");
-    assertError(
-        WELCOME.replace("method: POST", "method: SEND"),
+    assertEdited(
+        "method: POST",
+        "method: SEND",
         "effects[0].request.method: effect welcome: 'SEND' is not one of GET, POST, PUT, PATCH,"
             + " DELETE");
-    assertError(
-        WELCOME.replace("{{/item/customer}}\"", "{{customer}}\""),
+    assertEdited(
+        "{{/item/customer}}\"",
+        "{{customer}}\"",
         "effects[0].request.url: effect welcome: 'customer' is not a JSON Pointer");
     // RFC 6901: a '~' is ~0 or ~1, and a pointer starts with '/'
-    assertError(
-        WELCOME.replace("{{/item/customer}}\"", "{{/item/~2}}\""),
+    assertEdited(
+        "{{/item/customer}}\"",
+        "{{/item/~2}}\"",
         "effects[0].request.url: effect welcome: '/item/~2' is not a JSON Pointer: '~' must be"
             + " followed by 0 or 1");
-    assertError(
-        WELCOME.replace("value: /item/customer", "value: /item/customer~"),
+    assertEdited(
+        "value: /item/customer",
+        "value: /item/customer~",
         "effects[0].key.value: effect welcome: '/item/customer~' is not a JSON Pointer: '~' must"
             + " be followed by 0 or 1");
-    assertError(
-        WELCOME.replace("note: \"welcome {{/item/customer}}\"", "note: \"hi {{item/customer}}\""),
+    assertEdited(
+        "note: \"welcome {{/item/customer}}\"",
+        "note: \"hi {{item/customer}}\"",
         "effects[0].request.body.note: effect welcome: 'item/customer' is not a JSON Pointer");
-    assertError(
-        WELCOME.replace("Authorization:", "Idempotency-Key:"),
+    assertEdited(
+        "Authorization:",
+        "Idempotency-Key:",
         "effects[0].request.headers.Idempotency-Key: effect welcome: is set by the journal");
   }
 
@@ -291,26 +284,31 @@ class EffectsYamlTest {
     String url = "http://127.0.0.1:PORT/notify/{{/item/customer}}";
     String port = String.valueOf(server.getAddress().getPort());
     // One brace short of a placeholder: every event's request would fail to build.
-    assertError(
-        WELCOME.replace(url, "http://127.0.0.1:PORT/notify/{/item/customer}}"),
+    assertEdited(
+        url,
+        "http://127.0.0.1:PORT/notify/{/item/customer}}",
         "effects[0].request.url: effect welcome: 'http://127.0.0.1:"
             + port
             + "/notify/{/item/customer}}' is not a valid URL: Illegal character in path ('{')");
-    assertError(
-        WELCOME.replace(url, url + "}?token=${CRM_TOKEN}"),
+    assertEdited(
+        url,
+        url + "}?token=${CRM_TOKEN}",
         "effects[0].request.url: effect welcome: 'http://127.0.0.1:"
             + port
             + "/notify/{{/item/customer}}}?token=${CRM_TOKEN}' is not a valid URL: Illegal"
             + " character in path ('}')");
-    assertError(
-        WELCOME.replace(url, "http://127.0.0.1:PORT/notify/ {{/item/customer}}"),
+    assertEdited(
+        url,
+        "http://127.0.0.1:PORT/notify/ {{/item/customer}}",
         "is not a valid URL: Illegal character in path (' ')");
-    assertError(
-        WELCOME.replace(url, "http:///notify/{{/item/customer}}"),
+    assertEdited(
+        url,
+        "http:///notify/{{/item/customer}}",
         "effects[0].request.url: effect welcome: 'http:///notify/{{/item/customer}}' is not an"
             + " absolute http:// or https:// URL with a host");
-    assertError(
-        WELCOME.replace(url, "ftp://127.0.0.1/{{/item/customer}}"),
+    assertEdited(
+        url,
+        "ftp://127.0.0.1/{{/item/customer}}",
         "is not an absolute http:// or https:// URL with a host");
     Path yaml = config("{ enabled: true }", WELCOME.replace(url, url + "}?token=${CRM_TOKEN}"));
     CliRun run = CliRun.withEnv(Map.of("CRM_TOKEN", TOKEN), "validate", yaml.toString());
@@ -330,14 +328,17 @@ class EffectsYamlTest {
     String reason =
         "can never have a value: poller orders keeps no payloads, so /previous is"
             + " always null (set retain: payload on it)";
-    assertError(
-        WELCOME.replace(body, body + ", before: \"{{/previous/total}}\""),
+    assertEdited(
+        body,
+        body + ", before: \"{{/previous/total}}\"",
         "effects[0].request.body.before: effect welcome: {{/previous/total}} " + reason);
-    assertError(
-        WELCOME.replace("value: /item/customer", "value: /previous/customer"),
+    assertEdited(
+        "value: /item/customer",
+        "value: /previous/customer",
         "effects[0].key.value: effect welcome: '/previous/customer' " + reason);
-    assertError(
-        WELCOME.replace("Authorization:", "X-Before: \"{{/previous}}\", Authorization:"),
+    assertEdited(
+        "Authorization:",
+        "X-Before: \"{{/previous}}\", Authorization:",
         "effects[0].request.headers.X-Before: effect welcome: {{/previous}} " + reason);
     // With retain: payload an updated event carries the item before the change.
     Path yaml =
@@ -513,6 +514,11 @@ class EffectsYamlTest {
       return List.of(); // the daemon has not made the tables yet
     }
     return errors;
+  }
+
+  /** {@link #assertError} on {@link #WELCOME} with {@code from} replaced by {@code to}. */
+  private void assertEdited(String from, String to, String expected) throws IOException {
+    assertError(WELCOME.replace(from, to), expected);
   }
 
   private void assertError(String effect, String expected) throws IOException {

@@ -10,9 +10,12 @@ import org.jspecify.annotations.Nullable;
  *
  * @param source the key (poller, partition) whose log is read
  * @param position the watermark: every position at or below it is complete in every lane
- * @param head the highest log position read
- * @param lag {@code head - position}; a wedge at 3 with 4 and 5 done reads position 2, lag 3.
- *     Counts up to the effect's read-ahead
+ * @param head the key's log head: the highest position in its log ({@code
+ *     PollerState.lastSequence}, read from the store when the status is asked for), or the highest
+ *     position read when that is higher
+ * @param lag {@code head - position}, the events of the log above the watermark; a wedge at 3 with
+ *     4 and 5 done reads position 2, lag 3. It counts the whole backlog, beyond the events the
+ *     reader holds ({@code readAhead})
  * @param wedgedLanes lanes whose head position failed and waits for a retry
  * @param stuckLanes at most 100 of them, lowest position first; with more, the rest are left out
  * @param pinningKey the lane holding the watermark down, or {@code null} when nothing does or the

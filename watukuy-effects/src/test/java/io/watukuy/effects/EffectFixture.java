@@ -169,6 +169,24 @@ final class EffectFixture<S extends StateStore> {
   }
 
   /**
+   * Runs effect {@code Notify} with {@code arm} on one created order for {@code customer}, keyed by
+   * customer, on an engine hiding {@code secrets}: a pass, then {@code apart} on the clock (a
+   * failed first attempt's backoff), then another pass. Returns the engine for its status.
+   */
+  Effects runTwice(String customer, List<String> secrets, Arm<Order> arm, Duration apart) {
+    created(customer);
+    Effects effects =
+        builder("engine-1")
+            .secrets(secrets)
+            .add(effect("Notify").on(EventType.CREATED, arm, byCustomer()).build())
+            .build();
+    drain(effects, "Notify");
+    clock.advance(apart);
+    drain(effects, "Notify");
+    return effects;
+  }
+
+  /**
    * An arm on orders that records each position it runs in {@link #ran} and fails the positions in
    * {@link #failing} with {@code IllegalStateException("<word> at <position>")}, the message the
    * lane and quarantine tests assert on.

@@ -14,6 +14,8 @@ import io.watukuy.PollerKey;
 import io.watukuy.effects.EffectFixture.Order;
 import io.watukuy.spi.InvocationRow;
 import io.watukuy.spi.InvocationStatus;
+import io.watukuy.spi.LogRange;
+import io.watukuy.spi.LoggedEvent;
 import io.watukuy.store.memory.MemoryStore;
 import java.time.Duration;
 import java.util.List;
@@ -62,6 +64,36 @@ class EffectLanesTest {
             new StuckLane("customer:c", 3, 1, "IllegalStateException: boom at 3", 200));
     // the watermark is persisted: 2, not 5
     assertThat(f.effects.loadCursors("Notify").get(0).watermark()).isEqualTo(2);
+  }
+
+  @Test
+  void theLagCountsTheWholeBacklogBeyondTheReadAhead() {
+    int readAhead = 4;
+    int backlog = 7;
+    for (int i = 0; i < readAhead + backlog; i++) f.created("c");
+    failing.add(1L);
+    Effects effects =
+        f.effects(
+            f.effect("Notify")
+                .on(EventType.CREATED, arm, byCustomer())
+                .batchSize(2)
+                .readAhead(readAhead)
+                .build());
+    drain(effects, "Notify");
+
+    // The reader holds only positions 1..4 (one lane, wedged at 1), but the log's head is 11:
+    // the store's lastSequence of the key is the sequence of its last logged event.
+    long logHead = readAhead + backlog;
+    assertThat(f.store.readLog(ORDERS, LogRange.after(logHead - 1), 10))
+        .extracting(LoggedEvent::sequence)
+        .containsExactly(logHead);
+    assertThat(f.store.loadState(ORDERS).orElseThrow().lastSequence()).isEqualTo(logHead);
+    assertThat(ran).containsOnly(1L);
+    SourceStatus s = effects.status("Notify").sources().get(0);
+    assertThat(s.position()).isZero();
+    assertThat(s.head()).isEqualTo(logHead);
+    assertThat(s.lag()).isEqualTo(logHead);
+    assertThat(effects.status("Notify").state()).isEqualTo(EffectState.WEDGED);
   }
 
   @Test

@@ -1,22 +1,15 @@
 package io.watukuy.effects;
 
-import static io.watukuy.effects.EffectFixture.byCustomer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.sun.net.httpserver.HttpServer;
-import io.watukuy.EventType;
 import io.watukuy.effects.EffectFixture.Order;
 import io.watukuy.spi.InvocationStatus;
 import io.watukuy.store.memory.MemoryStore;
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,42 +23,28 @@ class InvalidRequestTest {
 
   private final EffectFixture<MemoryStore> fixture = EffectFixture.memory();
   private final AtomicInteger received = new AtomicInteger();
-  private HttpServer server;
-  private String base;
 
-  @BeforeEach
-  void start() throws IOException {
-    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    server.createContext(
-        "/",
-        x -> {
-          x.getRequestBody().readAllBytes();
-          received.incrementAndGet();
-          x.sendResponseHeaders(204, -1);
-          x.close();
-        });
-    server.start();
-    base = "http://127.0.0.1:" + server.getAddress().getPort();
-  }
+  @AutoClose
+  private final LocalReceiver receiver = LocalReceiver.noContent(received::incrementAndGet);
 
-  @AfterEach
-  void stop() {
-    server.stop(0);
-  }
+  private final String base = receiver.base();
 
   /** Runs {@code arm} on one created order for {@code customer}, twice 10 minutes apart. */
   private Effects run(String customer, Arm<Order> arm) {
-    fixture.created(customer);
-    Effects effects =
-        fixture
-            .builder("engine-1")
-            .secrets(List.of(SECRET))
-            .add(fixture.effect("Notify").on(EventType.CREATED, arm, byCustomer()).build())
-            .build();
-    EffectFixture.drain(effects, "Notify");
-    fixture.clock.advance(Duration.ofMinutes(10));
-    EffectFixture.drain(effects, "Notify");
-    return effects;
+    return fixture.runTwice(customer, List.of(SECRET), arm, Duration.ofMinutes(10));
+  }
+
+  /**
+   * Asserts that position 1 completed as a terminal failure, counted once, with nothing reaching
+   * the receiver; returns the effect's status for its error.
+   */
+  private EffectStatus assertTerminalAndNothingSent(Effects effects) {
+    assertThat(received).hasValue(0);
+    assertThat(fixture.row("Notify", 1).orElseThrow().status())
+        .isEqualTo(InvocationStatus.TERMINAL);
+    EffectStatus st = effects.status("Notify");
+    assertThat(st.terminalSkips()).isEqualTo(1);
+    return st;
   }
 
   @Test
@@ -83,11 +62,7 @@ class InvalidRequestTest {
             });
 
     assertThat(runs).hasValue(1);
-    assertThat(received).hasValue(0);
-    assertThat(fixture.row("Notify", 1).orElseThrow().status())
-        .isEqualTo(InvocationStatus.TERMINAL);
-    EffectStatus st = effects.status("Notify");
-    assertThat(st.terminalSkips()).isEqualTo(1);
+    EffectStatus st = assertTerminalAndNothingSent(effects);
     assertThat(st.lastTerminalError())
         .startsWith("effect Notify: the request cannot be built: HTTP URL is not a valid URI:")
         .contains("at index")
@@ -105,11 +80,7 @@ class InvalidRequestTest {
                         EffectHttp.Request.of("POST", base + "/x")
                             .header("X-Customer", e.data().customer())));
 
-    assertThat(received).hasValue(0);
-    assertThat(fixture.row("Notify", 1).orElseThrow().status())
-        .isEqualTo(InvocationStatus.TERMINAL);
-    EffectStatus st = effects.status("Notify");
-    assertThat(st.terminalSkips()).isEqualTo(1);
+    EffectStatus st = assertTerminalAndNothingSent(effects);
     assertThat(st.lastTerminalError())
         .isEqualTo(
             "effect Notify: the request cannot be built: HTTP header X-Customer: its value has a"

@@ -4,7 +4,6 @@ import static io.watukuy.effects.EffectFixture.ORDERS;
 import static io.watukuy.effects.EffectFixture.byCustomer;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.sun.net.httpserver.HttpServer;
 import io.watukuy.EventType;
 import io.watukuy.effects.EffectFixture.Order;
 import io.watukuy.internal.Json;
@@ -13,8 +12,6 @@ import io.watukuy.spi.JournalEntry;
 import io.watukuy.spi.StateStore;
 import io.watukuy.store.sqlite.SqliteStore;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,8 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -52,43 +48,34 @@ class JournalSecretsTest {
           "S3cret-0042");
 
   @TempDir Path dir;
-  private HttpServer server;
-  private String base;
 
-  @BeforeEach
-  void start() throws IOException {
-    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    server.createContext(
-        "/",
-        x -> {
-          x.getRequestBody().readAllBytes();
-          // An API echoing the token back, in the body's JSON and in a header.
-          byte[] out =
-              ("{\"echo\":\"b\\\"dy\\\\S3cret-77\",\"ok\":true}").getBytes(StandardCharsets.UTF_8);
-          x.getResponseHeaders().add("X-Echo", BODY_SECRET);
-          x.sendResponseHeaders(200, out.length);
-          x.getResponseBody().write(out);
-          x.close();
-        });
-    server.createContext(
-        "/echo",
-        x -> {
-          // An API echoing the raw request body inside a JSON string, as httpbin's "data".
-          String sent = new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
-          byte[] out =
-              Json.MAPPER.writeValueAsString(Map.of("data", sent)).getBytes(StandardCharsets.UTF_8);
-          x.sendResponseHeaders(200, out.length);
-          x.getResponseBody().write(out);
-          x.close();
-        });
-    server.start();
-    base = "http://127.0.0.1:" + server.getAddress().getPort();
-  }
+  @AutoClose
+  private final LocalReceiver receiver =
+      LocalReceiver.start()
+          .reading(
+              "/",
+              (x, body) -> {
+                // An API echoing the token back, in the body's JSON and in a header.
+                x.getResponseHeaders().add("X-Echo", BODY_SECRET);
+                LocalReceiver.reply(
+                    x,
+                    200,
+                    "{\"echo\":\"b\\\"dy\\\\S3cret-77\",\"ok\":true}"
+                        .getBytes(StandardCharsets.UTF_8));
+              })
+          .reading(
+              "/echo",
+              (x, sent) -> {
+                // An API echoing the raw request body inside a JSON string, as httpbin's "data".
+                LocalReceiver.reply(
+                    x,
+                    200,
+                    Json.MAPPER
+                        .writeValueAsString(Map.of("data", sent))
+                        .getBytes(StandardCharsets.UTF_8));
+              });
 
-  @AfterEach
-  void stop() {
-    server.stop(0);
-  }
+  private final String base = receiver.base();
 
   /**
    * Runs one invocation that makes both calls and fails once after them, so the second attempt
@@ -104,15 +91,7 @@ class JournalSecretsTest {
           got.add(ctx.call("issue-token", e.data().customer(), String.class, () -> BODY_SECRET));
           if (ctx.attempt() == 1) throw new IllegalStateException("the next step failed");
         };
-    f.created("alice");
-    Effects effects =
-        f.builder("engine-1")
-            .secrets(List.of(PATH_SECRET, BODY_SECRET))
-            .add(f.effect("Notify").on(EventType.CREATED, arm, byCustomer()).build())
-            .build();
-    EffectFixture.drain(effects, "Notify");
-    f.clock.advance(Duration.ofMillis(200));
-    EffectFixture.drain(effects, "Notify");
+    f.runTwice("alice", List.of(PATH_SECRET, BODY_SECRET), arm, Duration.ofMillis(200));
     assertThat(f.row("Notify", 1).orElseThrow().status()).isEqualTo(InvocationStatus.DONE);
     return got;
   }

@@ -603,6 +603,44 @@ public abstract class EffectStoreContractTest extends EffectContractSupport {
   }
 
   @Test
+  void forgetDeletesRowsAndJournalOnASourceThatHasNoCursorYet() {
+    // An engine writes an invocation and its calls before the first cursor of a source key is
+    // saved; a store that finds an effect's sources through its cursors must still find these.
+    Lease a = lease();
+    effects().saveCursor(cursor(SOURCE, 1, null), a);
+    effects().saveInvocation(row(EFFECT, SOURCE_EU, 2, FAILED, T0), a);
+    append(entry(EFFECT, SOURCE_EU, 2, 1, 0, "{}"));
+    assertThat(effects().loadCursors(EFFECT)).extracting(EffectCursor::source).containsOnly(SOURCE);
+
+    assertThat(effects().forgetEffect(EFFECT)).isTrue();
+
+    assertThat(effects().countInvocations(EFFECT, SOURCE_EU, 0)).isZero();
+    assertThat(effects().loadInvocation(EFFECT, SOURCE_EU, 2)).isEmpty();
+    assertThat(effects().listJournal(EFFECT, SOURCE_EU, 2, 0, 10)).isEmpty();
+    assertThat(effects().loadJournalEntry(EFFECT, SOURCE_EU, 2, callKey(1))).isEmpty();
+    assertThat(effects().listEffects()).doesNotContain(EFFECT);
+    // An effect declared again under the name starts afresh there: the old row and call are gone,
+    // so the same call key appends anew.
+    Lease again = lease(EFFECT, OWNER_B, T0);
+    effects().saveInvocation(row(EFFECT, SOURCE_EU, 5, RUNNING, T0), again);
+    assertThat(positions(effects().listInvocations(EFFECT, SOURCE_EU, 0, Set.of(), 10)))
+        .containsExactly(5L);
+    assertThat(effects().appendJournalEntry(entry(EFFECT, SOURCE_EU, 2, 1, 0, "{}"))).isTrue();
+  }
+
+  @Test
+  void forgetDeletesAJournalWrittenOnASourceWithNoRowOrCursor() {
+    Lease a = lease();
+    append(entry(EFFECT, SOURCE_EU, 3, 4, 0, "{}"));
+
+    assertThat(effects().forgetEffect(EFFECT)).isTrue();
+
+    assertThat(effects().loadJournalEntry(EFFECT, SOURCE_EU, 3, callKey(4))).isEmpty();
+    assertThat(effects().listJournal(EFFECT, SOURCE_EU, 3, 0, 10)).isEmpty();
+    assertLeaseLost(EFFECT, () -> effects().saveCursor(cursor(SOURCE_EU, 3, null), a));
+  }
+
+  @Test
   void aForgottenEffectsLeaseIsLostAndItStartsAfreshUnderAHigherEpoch() {
     Lease a = lease();
     effects().saveCursor(cursor(SOURCE, 7, null), a);

@@ -22,6 +22,7 @@ import io.watukuy.spi.InvocationStatus;
 import io.watukuy.spi.Lease;
 import io.watukuy.spi.LogRange;
 import io.watukuy.spi.LoggedEvent;
+import io.watukuy.spi.PollerState;
 import io.watukuy.spi.StateStore;
 import java.time.Duration;
 import java.time.Instant;
@@ -303,7 +304,11 @@ public final class EffectRun<T> {
     EffectRecord r = store.loadEffect(effect.name()).orElse(null);
     List<SourceStatus> list = new ArrayList<>();
     if (lease != null) {
-      for (SourceLanes s : sources.values()) list.add(s.status(now));
+      for (SourceLanes s : sources.values()) {
+        // One state read per source key per status, not per event: the whole backlog counts.
+        s.logHead = log.loadState(s.source).map(PollerState::lastSequence).orElse(0L);
+        list.add(s.status(now));
+      }
     } else {
       for (EffectCursor c : store.loadCursors(effect.name()))
         list.add(

@@ -83,6 +83,12 @@ final class SourceLanes {
   /** The highest position read. */
   long head;
 
+  /**
+   * The key's log head as the store last reported it ({@code PollerState.lastSequence}), or 0: the
+   * reader holds at most {@code readAhead} events, so {@link #head} alone would cap the lag.
+   */
+  long logHead;
+
   final @Nullable Long liveBoundary;
 
   /** Why the key is blocked (a key scheme change), or {@code null}. */
@@ -254,11 +260,12 @@ final class SourceLanes {
       stuck = stuck.subList(0, SourceStatus.MAX_STUCK_LANES);
     Map.Entry<Long, Pending> pin = incomplete.firstEntry();
     long position = low();
+    long top = Math.max(head, logHead);
     return new SourceStatus(
         source,
         position,
-        head,
-        head - position,
+        top,
+        top - position,
         wedged,
         stuck,
         pin == null ? null : pin.getValue().lane,

@@ -18,16 +18,19 @@ import java.util.List;
  */
 final class EffectLayout {
 
-  /** The parts of an effect, in the order its scripts receive them as {@code KEYS[1..4]}. */
+  /** The parts of an effect, in the order its scripts receive them as {@code KEYS[1..5]}. */
   static final List<String> PARTS =
       List.of(
           "lease", // hash: owner, epoch, expires (epoch ms), counter, listed
           "record", // hash: quarantinedAt, quarantineReason, terminalSkips, lastTerminalError,
           //           latestCollapsed, updatedAt
           "cursors", // hash: source tag -> cursor
-          "sources"); // set: source tags whose <prefix>{<source>}:effects mirror names the effect
+          "sources", // set: source tags whose <prefix>{<source>}:effects mirror names the effect
+          // set: source tags where the effect wrote an invocation row or a journal entry, so a
+          // forget finds rows on a source that has no cursor yet
+          "written");
 
-  /** The parts of one source of an effect, {@code KEYS[5..9]}, each followed by the source. */
+  /** The parts of one source of an effect, {@code KEYS[6..10]}, each followed by the source. */
   static final List<String> SOURCE_PARTS =
       List.of(
           "invocations", // hash: position member -> invocation row

@@ -5,8 +5,8 @@ import io.watukuy.store.redis.Scripts.Script;
 
 /**
  * The Lua scripts of the effect tables ({@link EffectTables}). A script of one effect receives the
- * keys of {@link EffectLayout#keys(String)} as {@code KEYS[1..4]}, and one that is also about a
- * source key the five keys of that source after them ({@code KEYS[5..9]}), all with the effect's
+ * keys of {@link EffectLayout#keys(String)} as {@code KEYS[1..5]}, and one that is also about a
+ * source key the five keys of that source after them ({@code KEYS[6..10]}), all with the effect's
  * hash tag. Every fenced script first compares the stored lease owner and epoch with the caller's
  * (as strings), then checks what else can refuse the write, and only then writes. Positions are
  * 19-digit members ({@link RowCodec#member}) compared as text, so every {@code long} orders
@@ -17,9 +17,9 @@ final class EffectScripts {
 
   static final String PRELUDE =
       """
-      local LEASE, RECORD, CURSORS, SOURCES = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+      local LEASE, RECORD, CURSORS, SOURCES, WRITTEN = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
       local INVOCATIONS, POSITIONS, COMPLETED, JOURNAL, CALLS =
-        KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9]
+        KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10]
       -- A reply when the stored lease is not (owner, epoch), else nil.
       local function fence(owner, epoch)
         local cur = redis.call('HMGET', LEASE, 'owner', 'epoch')
@@ -71,7 +71,7 @@ final class EffectScripts {
     return Script.of(name, PRELUDE + body);
   }
 
-  // ---- lease (KEYS[1..4])
+  // ---- lease (KEYS[1..5])
 
   /** ARGV: owner, now (ms), expires (ms). Reply: HELD, or OK, epoch, unlisted. */
   static final Script ACQUIRE =
@@ -100,7 +100,7 @@ final class EffectScripts {
   /** Reply: empty, or owner, epoch, expires (ms). */
   static final Script GET_LEASE = of("effectLease", LeaseBodies.get("LEASE"));
 
-  // ---- effect-wide state (KEYS[1..4])
+  // ---- effect-wide state (KEYS[1..5])
 
   /** Reply: 1 when the effect has a lease, a record or a cursor, else 0. */
   static final Script EXISTS =
@@ -158,7 +158,7 @@ final class EffectScripts {
           return {'OK', unlisted()}
           """);
 
-  // ---- cursors (KEYS[1..4])
+  // ---- cursors (KEYS[1..5])
 
   /** Reply: source tag, cursor pairs. */
   static final Script LOAD_CURSORS = of("loadCursors", "return redis.call('HGETALL', CURSORS)\n");
@@ -191,12 +191,12 @@ final class EffectScripts {
           return {string.sub(c, 1, 19)}
           """);
 
-  // ---- invocations (KEYS[1..9])
+  // ---- invocations (KEYS[1..10])
 
   /**
    * ARGV: owner, epoch, position member, status, skip requested ('1' or '0'), updated at (ms), the
-   * rest of the row. A stored skip request stays. Completed rows are also scored by their update
-   * time in COMPLETED, which the sweep walks.
+   * rest of the row, source tag. A stored skip request stays. Completed rows are also scored by
+   * their update time in COMPLETED, which the sweep walks; the source is marked in WRITTEN.
    */
   static final Script SAVE_INVOCATION =
       of(
@@ -209,6 +209,7 @@ final class EffectScripts {
           if old and string.match(old, '^%u+ (%d) ') == '1' then skip = '1' end
           redis.call('HSET', INVOCATIONS, m, status .. ' ' .. skip .. ' ' .. updated .. ' ' .. ARGV[7])
           redis.call('ZADD', POSITIONS, 0, m)
+          redis.call('SADD', WRITTEN, ARGV[8])
           if status == 'DONE' or status == 'TERMINAL' or status == 'SKIPPED' then
             redis.call('ZADD', COMPLETED, updated, m)
           else
@@ -274,7 +275,7 @@ final class EffectScripts {
           return {1}
           """);
 
-  // ---- journal (KEYS[1..9])
+  // ---- journal (KEYS[1..10])
 
   /** ARGV: field (position member ':' call key). Reply: empty, or the entry. */
   static final Script LOAD_JOURNAL_ENTRY =
@@ -287,7 +288,8 @@ final class EffectScripts {
           """);
 
   /**
-   * ARGV: field, call member (position ':' ordinal ':' call key), entry. Reply: 1 written, 0 not.
+   * ARGV: field, call member (position ':' ordinal ':' call key), entry, source tag (marked in
+   * WRITTEN). Reply: 1 written, 0 not.
    */
   static final Script APPEND_JOURNAL =
       of(
@@ -295,6 +297,7 @@ final class EffectScripts {
           """
           if redis.call('HSETNX', JOURNAL, ARGV[1], ARGV[3]) == 0 then return {0} end
           redis.call('ZADD', CALLS, 0, ARGV[2])
+          redis.call('SADD', WRITTEN, ARGV[4])
           return {1}
           """);
 
@@ -315,7 +318,7 @@ final class EffectScripts {
           return out
           """);
 
-  // ---- maintenance (KEYS[1..9])
+  // ---- maintenance (KEYS[1..10])
 
   /**
    * ARGV: owner, epoch, source tag, position member, position as decimal, '1' to lower the live
@@ -385,7 +388,10 @@ final class EffectScripts {
 
   // ---- forget (forgetEffect)
 
-  /** Reply: the source tags the effect has a cursor on or a mirror in, each once. */
+  /**
+   * Reply: the source tags the effect has a cursor on, a mirror in, or wrote a row or a journal
+   * entry on, each once.
+   */
   static final Script FORGET_SOURCES =
       of(
           "forgetEffect",
@@ -397,13 +403,16 @@ final class EffectScripts {
           for _, t in ipairs(redis.call('SMEMBERS', SOURCES)) do
             if not seen[t] then seen[t] = true; out[#out + 1] = t end
           end
+          for _, t in ipairs(redis.call('SMEMBERS', WRITTEN)) do
+            if not seen[t] then seen[t] = true; out[#out + 1] = t end
+          end
           return out
           """);
 
   /**
-   * KEYS[1..9]. ARGV: source tag. Deletes the effect's rows and journal on the source and its
-   * cursor there; the source stays in SOURCES until {@link #FORGET} (its mirror goes first). Reply:
-   * the number of keys and cursors deleted.
+   * KEYS[1..10]. ARGV: source tag. Deletes the effect's rows and journal on the source and its
+   * cursor there; the source stays in SOURCES and WRITTEN until {@link #FORGET} (its mirror goes
+   * first). Reply: the number of keys and cursors deleted.
    */
   static final Script FORGET_SOURCE =
       of(
@@ -414,9 +423,9 @@ final class EffectScripts {
           """);
 
   /**
-   * Deletes the record, the cursors, the set of sources and the lease, keeping the epoch counter so
-   * later epochs stay higher, and the listed mark, so a later write lists the effect again. Reply:
-   * 1 when a lease, a record or a cursor was there, else 0.
+   * Deletes the record, the cursors, the sets of sources and the lease, keeping the epoch counter
+   * so later epochs stay higher, and the listed mark, so a later write lists the effect again.
+   * Reply: 1 when a lease, a record or a cursor was there, else 0.
    */
   static final Script FORGET =
       of(
@@ -424,7 +433,7 @@ final class EffectScripts {
           """
           local held = redis.call('HEXISTS', LEASE, 'owner') == 1
             or redis.call('EXISTS', RECORD) == 1 or redis.call('HLEN', CURSORS) > 0
-          redis.call('DEL', RECORD, CURSORS, SOURCES)
+          redis.call('DEL', RECORD, CURSORS, SOURCES, WRITTEN)
           redis.call('HDEL', LEASE, 'owner', 'epoch', 'expires', 'listed')
           if held then return {1} end
           return {0}

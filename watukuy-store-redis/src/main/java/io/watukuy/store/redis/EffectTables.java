@@ -291,6 +291,7 @@ final class EffectTables implements EffectStore {
     args.add(row.skipRequested() ? "1" : "0");
     args.add(Long.toString(row.updatedAt().toEpochMilli()));
     args.add(EffectRows.invocationRest(row));
+    args.add(KeyLayout.tag(row.source()));
     fenced(
         run(EffectScripts.SAVE_INVOCATION, row.effect(), row.source(), args),
         EffectScripts.SAVE_INVOCATION,
@@ -405,7 +406,8 @@ final class EffectTables implements EffectStore {
             List.of(
                 EffectRows.journalField(entry.position(), entry.callKey()),
                 EffectRows.callMember(entry),
-                EffectRows.encodeEntry(entry)));
+                EffectRows.encodeEntry(entry),
+                KeyLayout.tag(entry.source())));
     return number(reply, 0, entry.effect()) == 1;
   }
 
@@ -511,7 +513,8 @@ final class EffectTables implements EffectStore {
   /**
    * {@inheritDoc}
    *
-   * <p>Finds the sources through the effect's cursors and the sources its mirrors name, then per
+   * <p>Finds the sources through the effect's cursors, the sources its mirrors name and the sources
+   * it wrote a row or a journal entry on (a source may have rows before its first cursor), then per
    * source deletes the rows, journal and cursor (one script on the effect's slot) and takes the
    * effect out of the source's mirror (the source's slot); then deletes the record, the lease (its
    * epoch counter stays) and the set of sources, and unlists the effect. The set of sources goes

@@ -94,6 +94,7 @@ class RedisEffectStoreTest {
             base + "record",
             base + "cursors",
             base + "sources",
+            base + "written",
             base + "invocations:" + tag,
             base + "positions:" + tag,
             base + "completed:" + tag,
