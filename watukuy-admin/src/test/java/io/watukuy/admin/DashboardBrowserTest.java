@@ -79,6 +79,9 @@ class DashboardBrowserTest {
   /** Where the screenshot goes; scripts/dashboard-screenshot copies it into docs/. */
   static final Path SCREENSHOT = Path.of("target", "dashboard.png");
 
+  /** The page with a wedged effect and its stuck lane; copied into docs/ by the same script. */
+  static final Path EFFECTS_SCREENSHOT = Path.of("target", "dashboard-effects.png");
+
   /** A handler's error with markup in it: the page must show it as text, never as HTML. */
   static final String HOSTILE = "refused <img src=x id=injected> by the ledger";
 
@@ -235,7 +238,7 @@ class DashboardBrowserTest {
     assertThat(text("#parked tbody tr[data-key='orders'] td.parked-error")).contains(HOSTILE);
     // what the vendor and the handler wrote stayed text: no element was made of it
     assertThat(browser.findElements(By.cssSelector("img, b, #injected"))).isEmpty();
-    saveScreenshot();
+    saveScreenshot(SCREENSHOT);
 
     failing.set(false);
     click("#parked tbody tr[data-key='orders'] button[aria-label^='Retry parked']");
@@ -329,7 +332,7 @@ class DashboardBrowserTest {
   }
 
   @Test
-  void aStuckLaneOfAnEffectIsSkippedFromThePage() throws InterruptedException {
+  void aStuckLaneOfAnEffectIsSkippedFromThePage() throws InterruptedException, IOException {
     failing.set(false);
     ordersApi.put("o001", Map.of("total", 12));
     ordersApi.put("o002", Map.of("total", 40));
@@ -359,6 +362,7 @@ class DashboardBrowserTest {
     assertThat(text(stuck + "td.lane")).isEqualTo("identity:o002");
     assertThat(text(stuck + "td.retry-in")).isEqualTo("200 ms"); // the first backoff
     assertThat(browser.findElements(By.cssSelector("img, b, #injected"))).isEmpty();
+    saveScreenshot(EFFECTS_SCREENSHOT);
 
     // Retry now runs the lane again at once: the virtual clock never reaches its 200 ms
     click(stuck + "button[aria-label='Retry position 2 of NotifyCustomer now']");
@@ -416,8 +420,8 @@ class DashboardBrowserTest {
         .toList();
   }
 
-  private static void saveScreenshot() throws IOException {
+  private static void saveScreenshot(Path to) throws IOException {
     Path png = ((ChromeDriver) browser).getScreenshotAs(OutputType.FILE).toPath();
-    Files.copy(png, SCREENSHOT, StandardCopyOption.REPLACE_EXISTING);
+    Files.copy(png, to, StandardCopyOption.REPLACE_EXISTING);
   }
 }

@@ -376,8 +376,13 @@ final class EffectCommands {
     return n;
   }
 
-  /** The show lines of one source key's state: its blocked reason and its in-flight lanes. */
-  private void stateLines(EffectStates.Source src, Instant now) {
+  /**
+   * The show lines of one source key's state: its blocked reason and its in-flight lanes. With no
+   * engine holding the lease ({@code running} false) a running row is what a stopped engine left (a
+   * kill, or the shutdown's 30 s): it runs nowhere and replays at the next start, which the line
+   * says instead of a time it has been running.
+   */
+  private void stateLines(EffectStates.Source src, Instant now, boolean running) {
     if (src.blocked() != null) cli.out.println("    " + flat(src.blocked()));
     for (InvocationRow row : src.inFlight())
       cli.out.println(
@@ -385,9 +390,10 @@ final class EffectCommands {
               + laneName(row)
               + " at "
               + row.position()
-              + " for "
-              + EffectStates.runningFor(row, now).toSeconds()
-              + "s, attempt "
+              + (running
+                  ? " for " + EffectStates.runningFor(row, now).toSeconds() + "s"
+                  : " when its engine stopped (no engine runs it; it replays at the next start)")
+              + ", attempt "
               + row.attempt()
               + ": "
               + (row.error() == null ? "no error yet" : flat(row.error())));
@@ -520,7 +526,7 @@ final class EffectCommands {
                 + ", "
                 + stuck.size()
                 + " stuck lane(s)");
-        stateLines(src, now);
+        stateLines(src, now, lease != null);
         for (InvocationRow row : stuck)
           cli.out.println(
               "    stuck lane "

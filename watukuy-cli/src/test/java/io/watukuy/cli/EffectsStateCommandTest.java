@@ -258,9 +258,20 @@ class EffectsStateCommandTest {
         "HttpTimeoutException: request timed out",
         NOW.minusSeconds(40));
     invocation("Behind", 5, InvocationStatus.RUNNING, null, NOW.minusSeconds(29));
+    Result stopped = cli("effects", "show", "--store", uri(), "Behind");
+    // an engine runs the effect now: its lease is held past NOW
+    Lease engine =
+        effects.acquireEffectLease("Behind", "engine-2", Duration.ofSeconds(30), NOW).orElseThrow();
 
     Result text = cli("effects", "show", "--store", uri(), "Behind");
     Result json = cli("effects", "show", "--store", uri(), "Behind", "--json");
+    effects.releaseEffectLease("Behind", engine);
+
+    // with no engine, the row is what a stopped engine left: it runs nowhere
+    assertThat(stopped.out().lines())
+        .contains(
+            "    in flight lane customer:4 at 4 when its engine stopped (no engine runs it; it"
+                + " replays at the next start), attempt 2: HttpTimeoutException: request timed out");
 
     assertThat(text.out().lines())
         .contains(

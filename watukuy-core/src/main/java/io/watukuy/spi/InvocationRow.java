@@ -25,7 +25,8 @@ import org.jspecify.annotations.Nullable;
  * @param skipRequested whether an operator asked to skip this failed position (honoured by the
  *     running engine at its next look at the lane)
  * @param version the code version that last ran it (the effect's declared version)
- * @param startedAt when the first attempt started
+ * @param startedAt when the latest attempt started (each attempt records its own start, so a row
+ *     running for long is one attempt that hangs, not a lane retried for long)
  * @param updatedAt when the row last changed
  * @since 0.1
  */
