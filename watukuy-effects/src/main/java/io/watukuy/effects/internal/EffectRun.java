@@ -154,11 +154,11 @@ public final class EffectRun<T> {
   }
 
   /**
-   * Looks at the effect's persisted quarantine as the engine starts (docs/effects.md,
-   * "States"): a quarantined effect is logged at WARN with since when, its reason as stored
-   * (redacted) and how to release it, since nothing of it is dispatched until then. Later passes
-   * log each change from there once. A store that cannot be reached is not an error here: the first
-   * pass looks again and logs the same line.
+   * Looks at the effect's persisted quarantine as the engine starts (docs/effects.md, "States"): a
+   * quarantined effect is logged at WARN with since when, its reason as stored (redacted) and how
+   * to release it, since nothing of it is dispatched until then. Later passes log each change from
+   * there once. A store that cannot be reached is not an error here: the first pass looks again and
+   * logs the same line.
    */
   public synchronized void announce() {
     try {
