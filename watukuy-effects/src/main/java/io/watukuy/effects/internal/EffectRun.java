@@ -164,7 +164,10 @@ public final class EffectRun<T> {
     try {
       noteQuarantine(store.loadEffect(effect.name()));
     } catch (RuntimeException e) {
-      LOG.debug("effect {}: quarantine not read at start: {}", effect.name(), e.toString());
+      LOG.debug(
+          "effect {}: quarantine not read at start: {}",
+          effect.name(),
+          Errors.describe(e, redaction));
     }
   }
 
