@@ -432,11 +432,11 @@ final class EffectCommands {
       customSynopsis = "watukuy effects show (CONFIG | --store URI) NAME [--json]",
       description = {
         "Shows one effect: what list shows, its lease, and per source key its lag, why it is blocked,"
-            + " its in-flight and stuck lanes and its terminal rows.",
+            + " its in-flight and stuck lanes and its terminal and skipped rows.",
         "A stuck lane is a failed invocation above the position: lane, position, attempt, retry in, error."
             + " An in-flight lane is an invocation running for 30 s or more: lane, position, running for,"
-            + " attempt, last error. At most 100 of each and 100 terminal rows per key, lowest position"
-            + " first."
+            + " attempt, last error. At most 100 of each and 100 terminal and 100 skipped rows per"
+            + " key, lowest position first."
       })
   final class Show implements Callable<Integer> {
     @CommandLine.Mixin StoreAndName target;
@@ -551,6 +551,15 @@ final class EffectCommands {
                   + row.updatedAt()
                   + "): "
                   + flat(row.error()));
+        for (InvocationRow row : skipped(o, c))
+          cli.out.println(
+              "    skipped at "
+                  + row.position()
+                  + " (lane "
+                  + laneName(row)
+                  + ", at "
+                  + row.updatedAt()
+                  + ")");
       }
     }
 
@@ -570,6 +579,15 @@ final class EffectCommands {
         ObjectNode t = terminal.addObject();
         t.put("lane", row.lane().isEmpty() ? null : row.lane());
         t.put("position", row.position());
+        t.put("error", row.error() == null ? null : cli.redact(row.error()));
+        t.put("at", row.updatedAt().toString());
+      }
+      ArrayNode skipped = s.putArray("skipped");
+      for (InvocationRow row : skipped(o, c)) {
+        ObjectNode t = skipped.addObject();
+        t.put("lane", row.lane().isEmpty() ? null : row.lane());
+        t.put("position", row.position());
+        // the failure it was skipped over
         t.put("error", row.error() == null ? null : cli.redact(row.error()));
         t.put("at", row.updatedAt().toString());
       }
@@ -593,6 +611,12 @@ final class EffectCommands {
   private static List<InvocationRow> terminal(Opened o, EffectCursor c) {
     return o.effects()
         .listInvocations(c.effect(), c.source(), 0, Set.of(InvocationStatus.TERMINAL), SHOW_LIMIT);
+  }
+
+  /** The rows an operator skipped (docs/effects.md, "Skip"), kept until the retention sweep. */
+  private static List<InvocationRow> skipped(Opened o, EffectCursor c) {
+    return o.effects()
+        .listInvocations(c.effect(), c.source(), 0, Set.of(InvocationStatus.SKIPPED), SHOW_LIMIT);
   }
 
   private static Duration retryIn(InvocationRow row, Instant now) {

@@ -167,6 +167,9 @@ public final class Main {
     System.setProperty("org.slf4j.simpleLogger.showShortLogName", "false");
     System.setProperty("org.slf4j.simpleLogger.levelInBrackets", "false");
     System.setProperty("org.slf4j.simpleLogger.warnLevelString", "watukuy: warning:");
+    // An operator's action on an effect (a skip completed, a release, a retry now) is an INFO line
+    // of the effects runtime: a daemon says when it honoured one (docs/effects.md, "Skip").
+    System.setProperty("org.slf4j.simpleLogger.log.io.watukuy.effects", "info");
     // The store and sink clients log a lost connection (the Kafka client, every reconnect attempt)
     // with its stack trace, while the cycle that met it already prints one line naming the store
     // or the sink and the operation; --verbose shows them.

@@ -290,6 +290,45 @@ class EffectsCommandsTest {
   }
 
   @Test
+  void showListsTheSkippedRowsBesideTheTerminalOnes() throws IOException {
+    Lease engine = effects.acquireEffectLease(NOTIFY, "engine-1", Duration.ofSeconds(30), T0).get();
+    // Position 2 failed and an operator skipped it; the engine completed it at T0 + 90 s.
+    effects.saveInvocation(
+        new InvocationRow(
+            NOTIFY,
+            ORDERS,
+            2,
+            "customer:5",
+            "created",
+            InvocationStatus.SKIPPED,
+            3,
+            "HTTP 400 from crm",
+            null,
+            true,
+            "1.0",
+            T0,
+            T0.plusSeconds(90)),
+        engine);
+
+    Result text = cli("effects", "show", "--store", uri(), NOTIFY);
+    Result json = cli("effects", "show", "--store", uri(), NOTIFY, "--json");
+
+    assertThat(text.code()).isZero();
+    assertThat(text.out().lines())
+        .endsWith(
+            "    terminal at 1 (lane customer:6, 2026-01-05T10:00:00Z): no customer",
+            "    skipped at 2 (lane customer:5, at 2026-01-05T10:01:30Z)");
+    JsonNode source = new ObjectMapper().readTree(json.out()).get("sources").get(0);
+    assertThat(source.get("skipped")).hasSize(1);
+    JsonNode skipped = source.get("skipped").get(0);
+    assertThat(skipped.get("position").asLong()).isEqualTo(2);
+    assertThat(skipped.get("lane").asText()).isEqualTo("customer:5");
+    assertThat(skipped.get("at").asText()).isEqualTo("2026-01-05T10:01:30Z");
+    assertThat(skipped.get("error").asText()).isEqualTo("HTTP 400 from crm");
+    assertThat(source.get("terminal")).hasSize(1); // the terminal row is not listed as skipped
+  }
+
+  @Test
   void anInvocationOfNoKeyIsShownAsNoKeyAndItsJsonLaneIsNull() throws IOException {
     Lease engine = effects.acquireEffectLease(NOTIFY, "engine-1", Duration.ofSeconds(30), T0).get();
     // Position 3 again, now of an event whose key gave no value: the store keeps an empty lane.

@@ -174,6 +174,77 @@ class EffectsYamlTest {
   }
 
   @Test
+  @Timeout(value = 120, unit = TimeUnit.SECONDS)
+  void theDaemonLogsAQuarantineAndAReleaseMadeOnTheStoreAndAQuarantineItStartsWith()
+      throws Exception {
+    Path yaml = config("{ enabled: true }", WELCOME);
+    Map<String, String> env = Map.of("CRM_TOKEN", TOKEN);
+    Path first = dir.resolve("stderr-1");
+    Process p = daemon(yaml, first);
+    try {
+      // the three requests sent: the effect is in the store, its reader looks at every poll
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (received.size() < 3 && System.nanoTime() < deadline) Thread.sleep(50);
+      assertThat(received).hasSize(3);
+      CliRun quarantine =
+          CliRun.withEnv(
+              env, "effects", "quarantine", yaml.toString(), "welcome", "--reason", "crm is down");
+      assertThat(quarantine.exit()).as(quarantine.stderr()).isZero();
+      awaitLine(first, "watukuy: warning: effect welcome quarantined (since ");
+      assertThat(Files.readString(first)).contains("): crm is down; nothing more is dispatched");
+      stop(p);
+    } finally {
+      p.destroyForcibly();
+    }
+
+    Path second = dir.resolve("stderr-2");
+    p = daemon(yaml, second);
+    try {
+      awaitLine(second, "watukuy: running 1 effect (welcome)");
+      assertThat(Files.readString(second))
+          .contains("watukuy: warning: effect welcome starts quarantined (since ")
+          .contains("): crm is down; nothing of it is dispatched until it is released:")
+          .contains("watukuy effects release CONFIG welcome");
+      CliRun release = CliRun.withEnv(env, "effects", "release", yaml.toString(), "welcome");
+      assertThat(release.exit()).as(release.stderr()).isZero();
+      awaitLine(second, "effect welcome released (it was quarantined since ");
+      stop(p);
+    } finally {
+      p.destroyForcibly();
+    }
+    String stderr = Files.readString(first) + Files.readString(second);
+    // once each, however many passes the readers made
+    assertThat(stderr.split("effect welcome quarantined \\(since", -1)).hasSize(2);
+    assertThat(stderr.split("starts quarantined", -1)).hasSize(2);
+    assertThat(stderr.split("released \\(it was", -1)).hasSize(2);
+    assertThat(stderr).doesNotContain(TOKEN);
+  }
+
+  private static Process daemon(Path yaml, Path stderr) throws IOException {
+    ProcessBuilder pb =
+        CliProcess.of(List.of(), "run", yaml.toString())
+            .redirectOutput(yaml.resolveSibling("stdout").toFile())
+            .redirectError(stderr.toFile());
+    pb.environment().put("CRM_TOKEN", TOKEN);
+    return pb.start();
+  }
+
+  private static void stop(Process p) throws InterruptedException {
+    p.destroy(); // SIGTERM
+    assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
+  }
+
+  /** Waits (a real daemon, real time) until {@code file} holds {@code text}, up to 30 s. */
+  private static void awaitLine(Path file, String text) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (System.nanoTime() < deadline) {
+      if (Files.exists(file) && Files.readString(file).contains(text)) return;
+      Thread.sleep(50);
+    }
+    assertThat(Files.exists(file) ? Files.readString(file) : "").contains(text);
+  }
+
+  @Test
   void anEffectOverAPollerWithoutALogIsAConfigErrorAndTheStoreIsNotCreated() throws Exception {
     Path yaml = config("{ enabled: false }", WELCOME);
     CliRun run = CliRun.withEnv(Map.of("CRM_TOKEN", TOKEN), "run", yaml.toString(), "--once");

@@ -130,7 +130,9 @@ public final class Effects implements AutoCloseable {
   }
 
   /**
-   * Starts one reader per effect. Each takes its effect's lease when it can and runs it.
+   * Starts one reader per effect. Each takes its effect's lease when it can and runs it. An effect
+   * that is quarantined is logged first, at WARN, with since when, its reason and how to release it
+   * (docs/effects.md, "States").
    *
    * @throws IllegalStateException if already started or closed
    */
@@ -138,6 +140,8 @@ public final class Effects implements AutoCloseable {
     if (closed) throw new IllegalStateException("effects are closed");
     if (started) throw new IllegalStateException("effects are already started");
     started = true;
+    // before the readers run: a quarantined effect is said at start, not found later by its state
+    for (Reader r : readers.values()) r.run.announce();
     for (Reader r : readers.values()) {
       if (readerExecutor != null) readerExecutor.execute(r::loop);
       else daemons("watukuy-effect-" + r.run.effect().name()).newThread(r::loop).start();

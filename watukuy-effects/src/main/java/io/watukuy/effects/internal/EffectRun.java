@@ -30,6 +30,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
@@ -103,6 +104,10 @@ public final class EffectRun<T> {
   private boolean dispatching = true;
   private volatile boolean abandoned;
   private @Nullable Instant nextSweep;
+  // The persisted quarantine as last seen (its start time, null when none), so that a change made
+  // elsewhere (the CLI on the store, another engine) is logged once, not once per pass.
+  private boolean quarantineSeen;
+  private @Nullable Instant quarantinedAt;
 
   /**
    * Creates the runtime of one effect; nothing runs until {@link #pass()}.
@@ -150,6 +155,24 @@ public final class EffectRun<T> {
   }
 
   /**
+   * Looks at the effect's persisted quarantine as the engine starts (docs/effects.md, "States"): a
+   * quarantined effect is logged at WARN with since when, its reason as stored (redacted) and how
+   * to release it, since nothing of it is dispatched until then. Later passes log each change from
+   * there once. A store that cannot be reached is not an error here: the first pass looks again and
+   * logs the same line.
+   */
+  public synchronized void announce() {
+    try {
+      noteQuarantine(store.loadEffect(effect.name()));
+    } catch (RuntimeException e) {
+      LOG.debug(
+          "effect {}: quarantine not read at start: {}",
+          effect.name(),
+          Errors.describe(e, redaction));
+    }
+  }
+
+  /**
    * One look at everything: applies finished invocations, takes skips, reads the log, dispatches
    * due lanes and saves the watermark.
    *
@@ -161,8 +184,7 @@ public final class EffectRun<T> {
     if (!holdLease(now)) return false;
     boolean changed = applyOutcomes();
     if (lease == null) return false;
-    boolean quarantined =
-        store.loadEffect(effect.name()).map(EffectRecord::quarantined).orElse(false);
+    boolean quarantined = noteQuarantine(store.loadEffect(effect.name()));
     for (PollerKey key : sourceKeys()) {
       try {
         SourceLanes s = sources.get(key);
@@ -585,9 +607,30 @@ public final class EffectRun<T> {
               row.startedAt(),
               now),
           lease());
-      LOG.info(
-          "effect {} on {}: position {} skipped by request", effect.name(), s.source, p.position);
+      long before = s.low();
       s.complete(p);
+      long after = s.low();
+      // The watermark is saved at the end of this pass; the log says where it goes.
+      if (after > before)
+        LOG.info(
+            "effect {} on {}: position {} in lane {} skipped by request; the watermark moves from"
+                + " {} to {}",
+            effect.name(),
+            s.source,
+            p.position,
+            laneName(p.laneKey()),
+            s.watermark,
+            after);
+      else
+        LOG.info(
+            "effect {} on {}: position {} in lane {} skipped by request; only its lane was"
+                + " released, the watermark stays at {} (held by position {})",
+            effect.name(),
+            s.source,
+            p.position,
+            laneName(p.laneKey()),
+            after,
+            after + 1);
       changed = true;
     }
     return changed;
@@ -849,6 +892,49 @@ public final class EffectRun<T> {
   }
 
   /**
+   * Logs the persisted quarantine when it differs from the one last seen: at the first look, a
+   * quarantine the effect starts with (WARN); later, one set elsewhere (WARN, with its reason) or a
+   * release (INFO). A quarantine is told apart from an earlier one by its start time.
+   *
+   * @return whether the effect is quarantined
+   */
+  private boolean noteQuarantine(Optional<EffectRecord> record) {
+    EffectRecord r = record.filter(EffectRecord::quarantined).orElse(null);
+    Instant at = r == null ? null : r.quarantinedAt();
+    if (quarantineSeen && Objects.equals(at, quarantinedAt)) return r != null;
+    if (r != null) {
+      String reason = oneLine(Errors.redact(String.valueOf(r.quarantineReason()), redaction));
+      if (!quarantineSeen)
+        LOG.warn(
+            "effect {} starts quarantined (since {}): {}; nothing of it is dispatched until it is"
+                + " released: watukuy effects release CONFIG {} (or Effects.release)",
+            effect.name(),
+            at,
+            reason,
+            effect.name());
+      else
+        LOG.warn(
+            "effect {} quarantined (since {}): {}; nothing more is dispatched until it is released",
+            effect.name(),
+            at,
+            reason);
+    } else if (quarantineSeen) {
+      LOG.info(
+          "effect {} released (it was quarantined since {}): dispatching again",
+          effect.name(),
+          quarantinedAt);
+    }
+    quarantineSeen = true;
+    quarantinedAt = at;
+    return r != null;
+  }
+
+  /** Text kept to one log line: a reason may hold line breaks. */
+  private static String oneLine(String text) {
+    return text.replaceAll("\\R", " ");
+  }
+
+  /**
    * Counts a failed attempt, to be retried or terminal, in the run of failures with no success
    * between; at the engine's threshold the effect is quarantined (docs/effects.md, "Automatic
    * quarantine"), with a reason that ends with the last error (a terminal one's reason).
@@ -883,6 +969,14 @@ public final class EffectRun<T> {
     failureRun.reset();
     store.setQuarantine(effect.name(), reason, now);
     LOG.warn("effect {} quarantined: {}", effect.name(), reason);
+    // logged just above: read back (the store may keep the time coarser) so no pass logs it again
+    noteQuarantineQuietly();
+  }
+
+  private void noteQuarantineQuietly() {
+    Instant at = store.loadEffect(effect.name()).map(EffectRecord::quarantinedAt).orElse(null);
+    quarantineSeen = true;
+    quarantinedAt = at;
   }
 
   private boolean saveWatermark(SourceLanes s, Instant now) {
