@@ -396,7 +396,7 @@ final class YamlEffects {
                 + m.getMessage());
       }
       EffectHttp.Response r = ctx.http().send(request);
-      if (r.status() >= 300 && r.status() < 400)
+      if (r.status() >= 300 && r.status() < 400 && r.status() != 304)
         throw ctx.fail(
             "effect "
                 + spec.name()
@@ -407,7 +407,8 @@ final class YamlEffects {
                 + " (a redirect"
                 + location(r)
                 + ", not followed: point url at the address that answers)");
-      if (r.status() >= 400)
+      // 304 (not modified: only a conditional request the config's headers make gets it), 4xx
+      if (r.status() >= 300)
         throw ctx.fail(
             "effect " + spec.name() + ": " + request.label() + " answered " + r.status());
     };
@@ -417,12 +418,15 @@ final class YamlEffects {
    * {@code " to ORIGIN/PATH"} of a redirect's {@code Location}, never its query nor user info (a
    * secret may sit in either); or nothing without one.
    */
-  private static String location(EffectHttp.Response r) {
+  static String location(EffectHttp.Response r) {
     String location = r.header("Location");
     if (location == null) return "";
     try {
       URI uri = new URI(location);
-      if (uri.getScheme() == null || uri.getHost() == null) return " to a path of the same origin";
+      if (uri.getScheme() == null || uri.getHost() == null)
+        return uri.getRawPath() == null || uri.getRawPath().isEmpty()
+            ? " within the same origin"
+            : " to " + uri.getRawPath() + " of the same origin";
       String port = uri.getPort() < 0 ? "" : ":" + uri.getPort();
       return " to " + uri.getScheme() + "://" + uri.getHost() + port + uri.getRawPath();
     } catch (URISyntaxException x) {

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import io.watukuy.PollerKey;
+import io.watukuy.effects.EffectHttp;
 import io.watukuy.spi.InvocationStatus;
 import io.watukuy.store.sqlite.SqliteStore;
 import java.io.IOException;
@@ -323,6 +324,24 @@ class EffectsYamlTest {
     assertError(
         WELCOME.replace(auth, auth + ", Content-Length: \"12\""),
         "effects[0].request.headers.Content-Length: effect welcome: is set by the HTTP client");
+  }
+
+  @Test
+  void aRedirectIsNamedByItsOriginAndPathNeverItsUserInfoOrQuery() {
+    assertThat(
+            YamlEffects.location(
+                redirect("https://user:pw-9d1f@other.example:8443/hook?sig=q7w1#top")))
+        .isEqualTo(" to https://other.example:8443/hook");
+    // RFC 9110 10.2.2: a relative Location is resolved against the request's URL
+    assertThat(YamlEffects.location(redirect("/login?token=q7w1")))
+        .isEqualTo(" to /login of the same origin");
+    assertThat(YamlEffects.location(redirect("?page=2"))).isEqualTo(" within the same origin");
+    assertThat(YamlEffects.location(redirect("http://[bad"))).isEqualTo(" to an invalid Location");
+    assertThat(YamlEffects.location(new EffectHttp.Response(302, Map.of(), ""))).isEmpty();
+  }
+
+  private static EffectHttp.Response redirect(String location) {
+    return new EffectHttp.Response(302, Map.of("Location", List.of(location)), "");
   }
 
   @Test

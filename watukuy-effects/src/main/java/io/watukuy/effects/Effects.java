@@ -361,9 +361,10 @@ public final class Effects implements AutoCloseable {
     int left = awaitInFlight();
     if (left > 0) {
       LOG.warn(
-          "effects: {} invocations still in flight after {}; they replay at the next start",
-          left,
-          SHUTDOWN_WAIT);
+          "effects: {} still in flight after {}; {} at the next start",
+          left == 1 ? "1 invocation" : left + " invocations",
+          SHUTDOWN_WAIT,
+          left == 1 ? "it replays" : "they replay");
       // before the interrupt, so that what it cuts short is not recorded as a failure
       for (Reader r : readers.values()) r.run.abandon();
     }

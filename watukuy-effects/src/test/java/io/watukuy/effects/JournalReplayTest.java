@@ -10,6 +10,7 @@ import io.watukuy.EventType;
 import io.watukuy.effects.EffectFixture.Order;
 import io.watukuy.spi.InvocationStatus;
 import io.watukuy.spi.JournalEntry;
+import io.watukuy.spi.Lease;
 import io.watukuy.store.memory.MemoryStore;
 import java.time.Duration;
 import java.util.List;
@@ -269,6 +270,48 @@ class JournalReplayTest {
             "the key scheme of created (customer → account) changed while 2 lanes are"
                 + " outstanding above position 0");
     assertThat(fired).isEqualTo(Map.of("run2", 1));
+  }
+
+  @Test
+  void afterARewindTheSchemeARunWritesUnderIsRecordedSoALaterChangeStillBlocks() {
+    f.created("a", "b");
+    Arm<Order> failsAtOne =
+        (ctx, e) -> {
+          if (e.sequence() == 1) throw new IllegalStateException("bug");
+          fire("run" + e.sequence());
+        };
+    Effects first = f.effects(effect(failsAtOne));
+    drain(first, "Notify");
+    first.run("Notify").stop();
+    // A rewind to 0 deletes the rows above it and forgets the schemes (docs/effects.md, "Rewind").
+    Lease held =
+        f.effects
+            .acquireEffectLease("Notify", "operator", Duration.ofSeconds(30), f.clock.now())
+            .orElseThrow();
+    f.effects.rewind("Notify", ORDERS, 0, false, held, f.clock.now());
+    f.effects.releaseEffectLease("Notify", held);
+    assertThat(f.effects.loadCursors("Notify").get(0).schemes()).isEmpty();
+
+    // The next run writes its rows under the customer scheme while position 1 keeps failing, so
+    // the watermark never moves; the scheme is recorded at its start all the same.
+    Effects second = f.effects("engine-2", effect(failsAtOne));
+    drain(second, "Notify");
+    second.run("Notify").stop();
+    assertThat(f.effects.loadCursors("Notify").get(0).schemes())
+        .isEqualTo(Map.of("created", "customer"));
+
+    Effect<Order> rekeyed =
+        f.effect("Notify")
+            .on(EventType.CREATED, failsAtOne, Key.of("account", e -> e.data().customer()))
+            .build();
+    Effects third = f.effects("engine-3", rekeyed);
+    f.clock.advance(Duration.ofMinutes(1));
+    drain(third, "Notify");
+    EffectStatus st = third.status("Notify");
+    assertThat(st.state()).isEqualTo(EffectState.BLOCKED);
+    assertThat(st.sources().get(0).lastError())
+        .contains("the key scheme of created (customer → account) changed while 2 lanes are");
+    assertThat(fired).isEqualTo(Map.of("run2", 2)); // once before the rewind, once after
   }
 
   @Test

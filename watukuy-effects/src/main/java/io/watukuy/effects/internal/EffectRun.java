@@ -436,11 +436,15 @@ public final class EffectRun<T> {
     if (cursor == null) {
       store.saveCursor(
           new EffectCursor(effect.name(), key, 0, boundary, effect.schemes(), now), lease());
-    } else if (cursor.liveBoundary() == null) {
-      // the first start since the boundary was introduced or lowered away: it is set now, once
+    } else if (cursor.liveBoundary() == null
+        || (lanesAbove.isEmpty() && !cursor.schemes().equals(effect.schemes()))) {
+      // The first start since the boundary was introduced or lowered away: it is set now, once.
+      // With nothing outstanding the declared schemes are recorded now, not when the watermark
+      // next moves: after a rewind (which forgets them) or a change with no lane outstanding, the
+      // rows this run writes must be judged against the schemes they are written under.
+      Map<String, String> schemes = lanesAbove.isEmpty() ? effect.schemes() : cursor.schemes();
       store.saveCursor(
-          new EffectCursor(effect.name(), key, watermark, boundary, cursor.schemes(), now),
-          lease());
+          new EffectCursor(effect.name(), key, watermark, boundary, schemes, now), lease());
     }
     if (cursor != null && !lanesAbove.isEmpty()) {
       s.blocked = blockedBy(cursor, lanesAbove.size());
