@@ -704,6 +704,24 @@ final class EffectCommands {
             + done);
   }
 
+  /**
+   * The usage error (exit 2) for a POSITION below 1 given to a command on one position: log
+   * positions start at 1 (docs/effects.md, "Position").
+   *
+   * @param done what the command would have done, as in "nothing skipped"
+   */
+  static CommandLine.ParameterException notALogPosition(
+      CommandSpec spec, String name, long position, String done) {
+    return OperationCommands.usage(
+        spec,
+        "effect "
+            + name
+            + ": POSITION "
+            + position
+            + " is not a log position (positions start at 1); nothing "
+            + done);
+  }
+
   @Command(
       name = "skip",
       mixinStandardHelpOptions = true,
@@ -741,14 +759,7 @@ final class EffectCommands {
         String name = o.effect(spec, true);
         long position = o.position(spec);
         // The admin API answers this 400: a mistake in the request, not a refused skip.
-        if (position < 1)
-          throw OperationCommands.usage(
-              spec,
-              "effect "
-                  + name
-                  + ": POSITION "
-                  + position
-                  + " is not a log position (positions start at 1); nothing skipped");
+        if (position < 1) throw notALogPosition(spec, name, position, "skipped");
         PollerKey source = o.cursor(name, partition).source();
         if (!o.effects().requestSkip(name, source, position, cli.clock.instant())) {
           refuseNotFailed(

@@ -82,13 +82,7 @@ final class EffectRetryCommand implements Callable<Integer> {
       String name = o.effect(spec, one);
       long position = one ? o.position(spec) : 0;
       if (one && position < 1)
-        throw OperationCommands.usage(
-            spec,
-            "effect "
-                + name
-                + ": POSITION "
-                + position
-                + " is not a log position (positions start at 1); nothing retried");
+        throw EffectCommands.notALogPosition(spec, name, position, "retried");
       List<EffectCursor> cursors =
           one || partition != null
               ? List.of(o.cursor(name, partition))
