@@ -562,22 +562,7 @@ class EffectsCommandsTest {
 
   /** A config over the seeded store: orders with its log, and {@code effects}. */
   private Path config(String effects) throws IOException {
-    Path config = dir.resolve("plan.yaml");
-    Files.writeString(
-        config,
-        """
-        store: sqlite:watukuy.db
-        pollers:
-          - name: orders
-            request: { url: http://127.0.0.1:9/orders }
-            response: { items: /data }
-            identity: /id
-            cursor: { strategy: snapshotDiff }
-            log: { enabled: true }
-        effects:
-        """
-            + effects);
-    return config;
+    return fx.config("plan.yaml", effects);
   }
 
   private static String effect(String name, String scheme) {

@@ -14,7 +14,6 @@ import io.watukuy.spi.InvocationRow;
 import io.watukuy.spi.InvocationStatus;
 import io.watukuy.spi.Lease;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -96,19 +95,9 @@ class EffectsStateCommandTest {
 
   /** A config over the seeded store declaring {@code Stuck} with key scheme {@code scheme}. */
   private Path config(String scheme) throws IOException {
-    Path config = dir.resolve("watukuy.yaml");
-    Files.writeString(
-        config,
+    return fx.config(
+        "watukuy.yaml",
         """
-        store: sqlite:watukuy.db
-        pollers:
-          - name: orders
-            request: { url: http://127.0.0.1:9/orders }
-            response: { items: /data }
-            identity: /id
-            cursor: { strategy: snapshotDiff }
-            log: { enabled: true }
-        effects:
           - name: Stuck
             source: orders
             on: [created]
@@ -116,7 +105,6 @@ class EffectsStateCommandTest {
             request: { url: "http://127.0.0.1:9/hook" }
         """
             .formatted(scheme));
-    return config;
   }
 
   @Test

@@ -7,6 +7,8 @@ import io.watukuy.spi.Lease;
 import io.watukuy.spi.OutboxRow;
 import io.watukuy.spi.StatePatch;
 import io.watukuy.store.sqlite.SqliteStore;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -61,6 +63,31 @@ final class EffectsTestStore implements AutoCloseable {
               true,
               List.of()),
           T0.plusSeconds(seq));
+  }
+
+  /**
+   * Writes config {@code file} next to the store: the store, poller {@code orders} with its log,
+   * then {@code effects}, the YAML items under {@code effects:}.
+   *
+   * @return the file's path, as the commands take it
+   */
+  Path config(String file, String effects) throws IOException {
+    Path config = db.resolveSibling(file);
+    Files.writeString(
+        config,
+        """
+        store: sqlite:watukuy.db
+        pollers:
+          - name: orders
+            request: { url: http://127.0.0.1:9/orders }
+            response: { items: /data }
+            identity: /id
+            cursor: { strategy: snapshotDiff }
+            log: { enabled: true }
+        effects:
+        """
+            + effects);
+    return config;
   }
 
   /** The store's URI, as {@code --store} takes it. */
