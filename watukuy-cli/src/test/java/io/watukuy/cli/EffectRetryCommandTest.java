@@ -40,7 +40,7 @@ class EffectRetryCommandTest {
   void seed() {
     fx = new EffectsTestStore(dir);
     effects = fx.effects;
-    Lease engine = effects.acquireEffectLease(NOTIFY, "engine-1", Duration.ofSeconds(30), T0).get();
+    Lease engine = fx.engineLease(NOTIFY);
     effects.saveCursor(new EffectCursor(NOTIFY, ORDERS, 2, null, Map.of(), T0), engine);
     effects.saveInvocation(row(1, "customer:6", InvocationStatus.FAILED), engine);
     effects.saveInvocation(row(3, "customer:7", InvocationStatus.FAILED), engine);

@@ -61,7 +61,7 @@ class EffectsCommandsTest {
     fx.logOrders(5);
     // NotifyCustomer on orders: position 2; lane customer:7 failed at 3, lanes 8 and 9 went on to
     // 4 and 5 with three journaled calls; 1 ended terminal.
-    Lease engine = effects.acquireEffectLease(NOTIFY, "engine-1", Duration.ofSeconds(30), T0).get();
+    Lease engine = fx.engineLease(NOTIFY);
     effects.saveCursor(
         new EffectCursor(NOTIFY, ORDERS, 2, 4L, Map.of("created", "customer"), T0), engine);
     effects.saveInvocation(
@@ -74,7 +74,7 @@ class EffectsCommandsTest {
     journal(5, 0);
     effects.addCounts(NOTIFY, 1, "no customer", 0, T0);
     // SyncCrm over two partitions, quarantined; its engine's lease expired long ago too.
-    Lease sync = effects.acquireEffectLease(SYNC, "engine-1", Duration.ofSeconds(30), T0).get();
+    Lease sync = fx.engineLease(SYNC);
     effects.saveCursor(new EffectCursor(SYNC, EU, 5, null, Map.of(), T0), sync);
     effects.saveCursor(new EffectCursor(SYNC, US, 8, null, Map.of(), T0), sync);
     effects.setQuarantine(SYNC, "dead endpoint", T0);
@@ -249,7 +249,7 @@ class EffectsCommandsTest {
 
   @Test
   void showListsTheSkippedRowsBesideTheTerminalOnes() throws IOException {
-    Lease engine = effects.acquireEffectLease(NOTIFY, "engine-1", Duration.ofSeconds(30), T0).get();
+    Lease engine = fx.engineLease(NOTIFY);
     // Position 2 failed and an operator skipped it; the engine completed it at T0 + 90 s.
     effects.saveInvocation(
         new InvocationRow(
@@ -288,7 +288,7 @@ class EffectsCommandsTest {
 
   @Test
   void anInvocationOfNoKeyIsShownAsNoKeyAndItsJsonLaneIsNull() throws IOException {
-    Lease engine = effects.acquireEffectLease(NOTIFY, "engine-1", Duration.ofSeconds(30), T0).get();
+    Lease engine = fx.engineLease(NOTIFY);
     // Position 3 again, now of an event whose key gave no value: the store keeps an empty lane.
     effects.saveInvocation(failedAt3(""), engine);
     effects.saveInvocation(row(NOTIFY, 1, "", InvocationStatus.TERMINAL, "no customer"), engine);
@@ -368,7 +368,7 @@ class EffectsCommandsTest {
 
   @Test
   void skipWithAPartition() {
-    Lease lease = effects.acquireEffectLease(SYNC, "engine-1", Duration.ofSeconds(30), T0).get();
+    Lease lease = fx.engineLease(SYNC);
     effects.saveInvocation(
         new InvocationRow(
             SYNC,

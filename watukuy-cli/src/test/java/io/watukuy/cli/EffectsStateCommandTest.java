@@ -62,7 +62,7 @@ class EffectsStateCommandTest {
   }
 
   private void cursor(String effect, long watermark) {
-    Lease lease = effects.acquireEffectLease(effect, "engine-1", Duration.ofSeconds(30), T0).get();
+    Lease lease = fx.engineLease(effect);
     effects.saveCursor(new EffectCursor(effect, ORDERS, watermark, 4L, CUSTOMER, T0), lease);
     effects.releaseEffectLease(effect, lease);
   }
@@ -73,7 +73,7 @@ class EffectsStateCommandTest {
       InvocationStatus status,
       @Nullable String error,
       Instant started) {
-    Lease lease = effects.acquireEffectLease(effect, "engine-1", Duration.ofSeconds(30), T0).get();
+    Lease lease = fx.engineLease(effect);
     effects.saveInvocation(
         new InvocationRow(
             effect,

@@ -90,6 +90,14 @@ final class EffectsTestStore implements AutoCloseable {
     return config;
   }
 
+  /**
+   * The lease engine {@code engine-1} takes on {@code effect} at {@link #T0} for 30 s, as an engine
+   * does before it writes the effect's rows; by {@link #NOW} it has long expired.
+   */
+  Lease engineLease(String effect) {
+    return effects.acquireEffectLease(effect, "engine-1", Duration.ofSeconds(30), T0).orElseThrow();
+  }
+
   /** The store's URI, as {@code --store} takes it. */
   String uri() {
     return "sqlite:" + db;
