@@ -113,16 +113,28 @@ class SealedHttpTest {
     };
   }
 
+  /** The attempts {@link #firstAttemptFailed} made, and the response bodies they read. */
+  private final AtomicInteger attempts = new AtomicInteger();
+
+  private final List<String> bodies = Collections.synchronizedList(new ArrayList<>());
+
+  /**
+   * On the store {@code kind}, alice created and one attempt of {@link #lookupThenFail} with the
+   * secret key: its call sent and journaled, then failed.
+   */
+  private Effects firstAttemptFailed(String kind) {
+    store(kind);
+    fixture.created("alice");
+    Effects effects = effects(lookupThenFail(attempts, bodies), SECRET_KEY);
+    EffectFixture.drain(effects, EFFECT);
+    return effects;
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"memory", "sqlite"})
   void aResponseNamingASubjectIsJournaledSealedAndReplayedWithoutSending(String kind)
       throws IOException {
-    store(kind);
-    AtomicInteger attempts = new AtomicInteger();
-    List<String> bodies = Collections.synchronizedList(new ArrayList<>());
-    fixture.created("alice");
-    Effects effects = effects(lookupThenFail(attempts, bodies), SECRET_KEY);
-    EffectFixture.drain(effects, EFFECT);
+    Effects effects = firstAttemptFailed(kind);
 
     JournalEntry entry = fixture.effects.listJournal(EFFECT, ORDERS, 1, 0, 10).get(0);
     assertThat(entry.subject()).isEqualTo("alice");
@@ -143,12 +155,7 @@ class SealedHttpTest {
   @ParameterizedTest
   @ValueSource(strings = {"memory", "sqlite"})
   void aReplayAfterErasureIsTerminalAndSendsNothing(String kind) {
-    store(kind);
-    AtomicInteger attempts = new AtomicInteger();
-    List<String> bodies = Collections.synchronizedList(new ArrayList<>());
-    fixture.created("alice");
-    Effects effects = effects(lookupThenFail(attempts, bodies), SECRET_KEY);
-    EffectFixture.drain(effects, EFFECT);
+    Effects effects = firstAttemptFailed(kind);
     assertThat(row(1).status()).isEqualTo(InvocationStatus.FAILED);
 
     assertThat(effects.erase("alice")).isTrue();
