@@ -51,26 +51,19 @@ final class EffectRetryRoutes {
     PollerKey source = routes.source(name, query.get("partition"));
     if (source != null && routes.effects.retryNow(name, source, position) > 0) {
       ObjectNode n = JSON.createObjectNode();
-      n.put("action", "retry");
-      n.put("effect", name);
-      n.put("poller", source.poller());
-      n.put("partition", source.partition());
-      n.put("position", position);
+      n.put("action", "retry"); // first, as the documented body shows it
+      n.setAll(EffectRoutes.positionNode(name, source, position));
       n.put("lanes", 1);
       return new Reply(200, n.toString());
     }
     Optional<InvocationRow> row =
         source == null ? Optional.empty() : routes.effects.invocation(name, source, position);
-    return Reply.error(
-        409,
-        "effect "
-            + name
-            + ": position "
-            + position
-            + EffectRoutes.where(source)
-            + " "
-            + why(row.map(InvocationRow::status).orElse(null))
-            + "; only a failed position waiting for its retry can be retried now");
+    return EffectRoutes.notFailed(
+        name,
+        position,
+        source,
+        why(row.map(InvocationRow::status).orElse(null)),
+        "only a failed position waiting for its retry can be retried now");
   }
 
   private static String why(@Nullable InvocationStatus status) {

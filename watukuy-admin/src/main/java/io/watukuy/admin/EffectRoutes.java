@@ -199,16 +199,21 @@ final class EffectRoutes {
         row.isEmpty()
             ? "has no invocation (never read, or already passed by the watermark)"
             : "is " + describe(row.get().status());
+    return notFailed(name, position, source, why, "only a failed position can be skipped");
+  }
+
+  /**
+   * The 409 refusing an operator's command on one position that is not failed (docs/effects.md,
+   * "Admin HTTP"): names the effect, the position, its source key and what the position is.
+   *
+   * @param source the position's source key, or null when the effect has none to name
+   * @param is what the position is, as in {@code is running}
+   * @param only what the command takes, as in {@code only a failed position can be skipped}
+   */
+  static Reply notFailed(
+      String name, long position, @Nullable PollerKey source, String is, String only) {
     return Reply.error(
-        409,
-        "effect "
-            + name
-            + ": position "
-            + position
-            + where(source)
-            + " "
-            + why
-            + "; only a failed position can be skipped");
+        409, "effect " + name + ": position " + position + where(source) + " " + is + "; " + only);
   }
 
   /**

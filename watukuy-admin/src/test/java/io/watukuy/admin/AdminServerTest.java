@@ -1173,32 +1173,14 @@ class AdminServerTest {
 
   @Test
   void anInvocationRunningForThirtySecondsIsAnInFlightLaneNotBefore() throws Exception {
-    java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
-    java.util.concurrent.CountDownLatch proceed = new java.util.concurrent.CountDownLatch(1);
-    java.util.concurrent.ExecutorService worker =
-        java.util.concurrent.Executors.newSingleThreadExecutor();
-    try {
-      Effect<JsonNode> held =
-          Effect.builder("Held")
-              .source(orders)
-              .on(
-                  EventType.CREATED,
-                  (ctx, e) ->
-                      ctx.call(
-                          "crm-note",
-                          e.identity(),
-                          () -> {
-                            started.countDown();
-                            proceed.await();
-                          }),
-                  Key.identity())
-              .build();
+    try (HeldCall call = new HeldCall()) {
+      Effect<JsonNode> held = call.effect("Held", orders);
       engine(Watukuy.builder());
       api.put("a", Map.of());
       engine.tick(); // position 1: a created
-      effects = Effects.builder(store).time(clock).workers(worker).add(held).build();
+      effects = Effects.builder(store).time(clock).workers(call.worker).add(held).build();
       effects.start();
-      assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(call.started(Duration.ofSeconds(10))).isTrue();
       start(AdminServer.builder(engine).store(store).effects(effects));
 
       clock.advance(Duration.ofSeconds(29));
@@ -1219,9 +1201,6 @@ class AdminServerTest {
       // Running is not wedged: the lane is no stuck lane, the effect lags behind it.
       assertThat(late.path("stuck_lanes")).isEmpty();
       assertThat(late.path("state").asText()).isEqualTo("lagging");
-    } finally {
-      proceed.countDown();
-      worker.shutdown();
     }
   }
 }

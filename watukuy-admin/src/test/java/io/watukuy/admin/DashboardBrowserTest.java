@@ -291,29 +291,11 @@ class DashboardBrowserTest {
     failing.set(false);
     ordersApi.put("o001", Map.of("total", 12));
     engine.tick(); // position 1 in the orders log
-    java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
-    java.util.concurrent.CountDownLatch proceed = new java.util.concurrent.CountDownLatch(1);
-    java.util.concurrent.ExecutorService worker =
-        java.util.concurrent.Executors.newSingleThreadExecutor();
-    try {
-      Effect<JsonNode> held =
-          Effect.builder("NotifyCustomer")
-              .source(orders)
-              .on(
-                  EventType.CREATED,
-                  (ctx, e) ->
-                      ctx.call(
-                          "crm-note",
-                          e.identity(),
-                          () -> {
-                            started.countDown();
-                            proceed.await();
-                          }),
-                  Key.identity())
-              .build();
-      effects = Effects.builder(store).time(clock).workers(worker).add(held).build();
+    try (HeldCall call = new HeldCall()) {
+      Effect<JsonNode> held = call.effect("NotifyCustomer", orders);
+      effects = Effects.builder(store).time(clock).workers(call.worker).add(held).build();
       effects.start();
-      assertThat(started.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      assertThat(call.started(WAIT)).isTrue();
       clock.advance(Duration.ofSeconds(31));
       browser.get(serve(AdminServer.builder(engine).effects(effects)));
       WebDriverWait wait = new WebDriverWait(browser, WAIT);
@@ -325,9 +307,6 @@ class DashboardBrowserTest {
       assertThat(browser.findElements(By.cssSelector(row + "button"))).isEmpty();
       assertThat(browser.findElement(By.id("stuck-empty")).isDisplayed()).isFalse();
       assertThat(cspViolations()).isEmpty();
-    } finally {
-      proceed.countDown();
-      worker.shutdown();
     }
   }
 

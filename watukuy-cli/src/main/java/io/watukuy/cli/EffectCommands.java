@@ -631,12 +631,12 @@ final class EffectCommands {
 
   /**
    * Refuses a command on an effect an engine runs (docs/effects.md, "Rewind"): one line naming the
-   * holder, exit 1.
+   * holder; the command exits {@link Main#FAILED}.
    *
    * @param lease the holder's lease, or null when it was taken between a look and an acquisition
    * @param done what the command would have done, as in "nothing rewound"
    */
-  int refuseHeld(String name, @Nullable Lease lease, String done) {
+  private void refuseHeld(String name, @Nullable Lease lease, String done) {
     cli.err.println(
         "watukuy: effect "
             + name
@@ -647,7 +647,79 @@ final class EffectCommands {
             + "; stop that engine first (nothing "
             + done
             + ")");
-    return Main.FAILED;
+  }
+
+  /**
+   * Refuses a command on an effect whose lease an engine holds unexpired (docs/effects.md,
+   * "Rewind"), printing the line {@link #refuseHeld} prints.
+   *
+   * @param done what the command would have done, as in "nothing rewound"
+   * @return true when refused: the command exits {@link Main#FAILED}
+   */
+  boolean refusedWhileHeld(Opened o, String name, String done) {
+    Optional<Lease> holder =
+        o.effects().effectLease(name).filter(l -> held(l, cli.clock.instant()));
+    if (holder.isEmpty()) return false;
+    refuseHeld(name, holder.get(), done);
+    return true;
+  }
+
+  /**
+   * Takes the effect's lease for {@link #REWIND_LEASE} so no engine starts on it while a command
+   * changes its rows (docs/effects.md, "Rewind"); the caller releases it. When an engine took it
+   * since the last look, prints the refusal {@link #refuseHeld} prints.
+   *
+   * @param command the command's name, as the lease owner {@code show} prints names it
+   * @param done what the command would have done, as in "nothing rewound"
+   * @return the lease, or empty when refused: the command exits {@link Main#FAILED}
+   */
+  Optional<Lease> acquireOrRefuse(Opened o, String name, String command, String done) {
+    Optional<Lease> lease =
+        o.effects().acquireEffectLease(name, owner(command), REWIND_LEASE, cli.clock.instant());
+    if (lease.isEmpty()) refuseHeld(name, o.effects().effectLease(name).orElse(null), done);
+    return lease;
+  }
+
+  /**
+   * Refuses a command on one position that has not failed (docs/effects.md, "Skip" and "Retry
+   * now"): one line naming the effect, position, source key and what the position is instead.
+   *
+   * @param row the position's invocation, or null when it has none
+   * @param done what the command would have done, as in "nothing skipped"
+   */
+  void refuseNotFailed(
+      String name, long position, PollerKey source, @Nullable InvocationRow row, String done) {
+    cli.err.println(
+        "watukuy: effect "
+            + name
+            + ": position "
+            + position
+            + " on "
+            + source
+            + " has not failed ("
+            + (row == null
+                ? "it has no invocation"
+                : "it is " + row.status().name().toLowerCase(java.util.Locale.ROOT))
+            + "); nothing "
+            + done);
+  }
+
+  /**
+   * The usage error (exit 2) for a POSITION below 1 given to a command on one position: log
+   * positions start at 1 (docs/effects.md, "Position").
+   *
+   * @param done what the command would have done, as in "nothing skipped"
+   */
+  static CommandLine.ParameterException notALogPosition(
+      CommandSpec spec, String name, long position, String done) {
+    return OperationCommands.usage(
+        spec,
+        "effect "
+            + name
+            + ": POSITION "
+            + position
+            + " is not a log position (positions start at 1); nothing "
+            + done);
   }
 
   @Command(
@@ -687,31 +759,15 @@ final class EffectCommands {
         String name = o.effect(spec, true);
         long position = o.position(spec);
         // The admin API answers this 400: a mistake in the request, not a refused skip.
-        if (position < 1)
-          throw OperationCommands.usage(
-              spec,
-              "effect "
-                  + name
-                  + ": POSITION "
-                  + position
-                  + " is not a log position (positions start at 1); nothing skipped");
+        if (position < 1) throw notALogPosition(spec, name, position, "skipped");
         PollerKey source = o.cursor(name, partition).source();
         if (!o.effects().requestSkip(name, source, position, cli.clock.instant())) {
-          String why =
-              o.effects()
-                  .loadInvocation(name, source, position)
-                  .map(r -> "it is " + r.status().name().toLowerCase(java.util.Locale.ROOT))
-                  .orElse("it has no invocation");
-          cli.err.println(
-              "watukuy: effect "
-                  + name
-                  + ": position "
-                  + position
-                  + " on "
-                  + source
-                  + " has not failed ("
-                  + why
-                  + "); nothing skipped");
+          refuseNotFailed(
+              name,
+              position,
+              source,
+              o.effects().loadInvocation(name, source, position).orElse(null),
+              "skipped");
           return Main.FAILED;
         }
         cli.err.println(
@@ -866,15 +922,11 @@ final class EffectCommands {
                   + source
                   + "; rewind moves back only (skip passes a failed position)");
         checkFloor(o, name, source, position, cursor.watermark());
-        Instant now = cli.clock.instant();
-        Optional<Lease> holder = o.effects().effectLease(name).filter(l -> held(l, now));
-        if (holder.isPresent()) return refuseHeld(name, holder.get(), "rewound");
+        if (refusedWhileHeld(o, name, "rewound")) return Main.FAILED;
         long discards = summary(o, cursor, position);
         if (!confirmed(name, source, position)) return Main.FAILED;
-        Optional<Lease> lease =
-            o.effects().acquireEffectLease(name, owner(), REWIND_LEASE, cli.clock.instant());
-        if (lease.isEmpty())
-          return refuseHeld(name, o.effects().effectLease(name).orElse(null), "rewound");
+        Optional<Lease> lease = acquireOrRefuse(o, name, "rewind", "rewound");
+        if (lease.isEmpty()) return Main.FAILED;
         long deleted;
         try {
           // An engine may have run while the operator was asked: what was agreed to is no longer
@@ -1008,8 +1060,13 @@ final class EffectCommands {
     }
   }
 
-  /** The rewind's lease owner, as {@code show} and a refused engine name it. */
-  private static String owner() {
-    return "watukuy effects rewind (pid " + ProcessHandle.current().pid() + ")";
+  /**
+   * The lease owner of a command that takes the effect's lease, as {@code show} and a refused
+   * engine name it.
+   *
+   * @param command the command's name: {@code rewind}, {@code retry} or {@code forget}
+   */
+  private static String owner(String command) {
+    return "watukuy effects " + command + " (pid " + ProcessHandle.current().pid() + ")";
   }
 }

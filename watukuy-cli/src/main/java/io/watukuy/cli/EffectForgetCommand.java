@@ -11,7 +11,6 @@ import io.watukuy.spi.Lease;
 import io.watukuy.spi.StateStore;
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -85,16 +84,12 @@ final class EffectForgetCommand implements Callable<Integer> {
     try (Opened o = commands.open(spec, target, args)) {
       String name = o.effect(spec, false);
       if (target.store == null) refuseDeclared(Path.of(args.get(0)), name);
-      Optional<Lease> holder =
-          o.effects().effectLease(name).filter(l -> EffectCommands.held(l, cli.clock.instant()));
-      if (holder.isPresent()) return commands.refuseHeld(name, holder.get(), "forgotten");
+      if (commands.refusedWhileHeld(o, name, "forgotten")) return Main.FAILED;
       Kept kept = kept(o, name);
       summary(name, kept, o.effects().loadEffect(name));
       if (!confirmed(name)) return Main.FAILED;
-      Optional<Lease> lease =
-          o.effects().acquireEffectLease(name, owner(), EffectCommands.REWIND_LEASE, now());
-      if (lease.isEmpty())
-        return commands.refuseHeld(name, o.effects().effectLease(name).orElse(null), "forgotten");
+      Optional<Lease> lease = commands.acquireOrRefuse(o, name, "forget", "forgotten");
+      if (lease.isEmpty()) return Main.FAILED;
       // An engine may have run while the operator was asked: what was agreed to is no longer what
       // would be deleted.
       if (!kept(o, name).equals(kept)) {
@@ -118,10 +113,6 @@ final class EffectForgetCommand implements Callable<Integer> {
               + " journaled call(s) deleted; the logs it read are pruned by their retention again");
     }
     return Main.OK;
-  }
-
-  private Instant now() {
-    return cli.clock.instant();
   }
 
   /**
@@ -194,11 +185,6 @@ final class EffectForgetCommand implements Callable<Integer> {
   private boolean confirmed(String name) {
     return Confirmation.confirmed(
         cli, spec, yes, name, "forget", "forgotten", "Forget effect " + name + "? [y/N] ");
-  }
-
-  /** The forget's lease owner, as {@code show} and a refused engine name it. */
-  private static String owner() {
-    return "watukuy effects forget (pid " + ProcessHandle.current().pid() + ")";
   }
 
   /**

@@ -82,42 +82,21 @@ final class EffectRetryCommand implements Callable<Integer> {
       String name = o.effect(spec, one);
       long position = one ? o.position(spec) : 0;
       if (one && position < 1)
-        throw OperationCommands.usage(
-            spec,
-            "effect "
-                + name
-                + ": POSITION "
-                + position
-                + " is not a log position (positions start at 1); nothing retried");
+        throw EffectCommands.notALogPosition(spec, name, position, "retried");
       List<EffectCursor> cursors =
           one || partition != null
               ? List.of(o.cursor(name, partition))
               : o.effects().loadCursors(name);
-      Optional<Lease> holder =
-          o.effects().effectLease(name).filter(l -> EffectCommands.held(l, now()));
-      if (holder.isPresent()) return commands.refuseHeld(name, holder.get(), "retried");
-      Optional<Lease> lease =
-          o.effects().acquireEffectLease(name, owner(), EffectCommands.REWIND_LEASE, now());
-      if (lease.isEmpty())
-        return commands.refuseHeld(name, o.effects().effectLease(name).orElse(null), "retried");
+      if (commands.refusedWhileHeld(o, name, "retried")) return Main.FAILED;
+      Optional<Lease> lease = commands.acquireOrRefuse(o, name, "retry", "retried");
+      if (lease.isEmpty()) return Main.FAILED;
       int made = 0;
       try {
         if (one) {
           PollerKey source = cursors.get(0).source();
           InvocationRow row = o.effects().loadInvocation(name, source, position).orElse(null);
           if (row == null || row.status() != InvocationStatus.FAILED) {
-            cli.err.println(
-                "watukuy: effect "
-                    + name
-                    + ": position "
-                    + position
-                    + " on "
-                    + source
-                    + " has not failed ("
-                    + (row == null
-                        ? "it has no invocation"
-                        : "it is " + row.status().name().toLowerCase(java.util.Locale.ROOT))
-                    + "); nothing retried");
+            commands.refuseNotFailed(name, position, source, row, "retried");
             return Main.USAGE;
           }
           retry(o, row, lease.get());
@@ -159,23 +138,7 @@ final class EffectRetryCommand implements Callable<Integer> {
   /** Sets one failed row's retry time to now, its attempt and error kept, and prints it. */
   private void retry(Opened o, InvocationRow row, Lease lease) {
     Instant now = now();
-    o.effects()
-        .saveInvocation(
-            new InvocationRow(
-                row.effect(),
-                row.source(),
-                row.position(),
-                row.lane(),
-                row.eventType(),
-                row.status(),
-                row.attempt(),
-                row.error(),
-                now,
-                row.skipRequested(),
-                row.version(),
-                row.startedAt(),
-                now),
-            lease);
+    o.effects().saveInvocation(row.withRetryAt(now, now), lease);
     cli.out.println(
         row.source()
             + "\t"
@@ -190,10 +153,5 @@ final class EffectRetryCommand implements Callable<Integer> {
 
   private Instant now() {
     return cli.clock.instant();
-  }
-
-  /** The retry's lease owner, as {@code show} and a refused engine name it. */
-  private static String owner() {
-    return "watukuy effects retry (pid " + ProcessHandle.current().pid() + ")";
   }
 }

@@ -1,22 +1,18 @@
 package io.watukuy.cli;
 
+import static io.watukuy.cli.EffectsTestStore.NOW;
+import static io.watukuy.cli.EffectsTestStore.ORDERS;
+import static io.watukuy.cli.EffectsTestStore.T0;
+import static io.watukuy.cli.EffectsTestStore.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.watukuy.PollerKey;
 import io.watukuy.spi.EffectCursor;
 import io.watukuy.spi.EffectStore;
 import io.watukuy.spi.InvocationRow;
 import io.watukuy.spi.InvocationStatus;
 import io.watukuy.spi.Lease;
-import io.watukuy.store.sqlite.SqliteStore;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -29,17 +25,11 @@ import org.junit.jupiter.api.io.TempDir;
  * leaves them, on a fixed clock.
  */
 class EffectRetryCommandTest {
-  private static final Instant T0 = Instant.parse("2026-01-05T10:00:00Z");
-  private static final Instant NOW = T0.plus(Duration.ofHours(1));
-  private static final PollerKey ORDERS = PollerKey.of("orders");
   private static final String NOTIFY = "NotifyCustomer";
 
   @TempDir Path dir;
-  private Path db;
-  private SqliteStore store;
+  private EffectsTestStore fx;
   private EffectStore effects;
-
-  private record Result(int code, String out, String err) {}
 
   /**
    * NotifyCustomer on orders at position 2: 3 (lane customer:7) and 5 (customer:9) failed and wait
@@ -48,11 +38,9 @@ class EffectRetryCommandTest {
    */
   @BeforeEach
   void seed() {
-    db = dir.resolve("watukuy.db");
-    store = SqliteStore.builder(db).build();
-    store.migrate();
-    effects = store.effects().orElseThrow();
-    Lease engine = effects.acquireEffectLease(NOTIFY, "engine-1", Duration.ofSeconds(30), T0).get();
+    fx = new EffectsTestStore(dir);
+    effects = fx.effects;
+    Lease engine = fx.engineLease(NOTIFY);
     effects.saveCursor(new EffectCursor(NOTIFY, ORDERS, 2, null, Map.of(), T0), engine);
     effects.saveInvocation(row(1, "customer:6", InvocationStatus.FAILED), engine);
     effects.saveInvocation(row(3, "customer:7", InvocationStatus.FAILED), engine);
@@ -62,7 +50,7 @@ class EffectRetryCommandTest {
 
   @AfterEach
   void close() {
-    store.close();
+    fx.close();
   }
 
   private static InvocationRow row(long position, String lane, InvocationStatus status) {
@@ -87,35 +75,16 @@ class EffectRetryCommandTest {
     return effects.loadInvocation(NOTIFY, ORDERS, position).orElseThrow();
   }
 
-  private Result cli(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code =
-        Main.run(
-            args,
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            Map.<String, String>of()::get,
-            Clock.fixed(NOW, ZoneOffset.UTC),
-            null);
-    return new Result(
-        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-  }
-
-  private String uri() {
-    return "sqlite:" + db;
-  }
-
   @Test
   void everyFailedRowAboveThePositionIsDueNowWithItsAttemptKeptAndTheLeaseGivenBack() {
-    Result r = cli("effects", "retry", "--store", uri(), NOTIFY);
+    CliRun r = cli("effects", "retry", "--store", fx.uri(), NOTIFY);
 
-    assertThat(r.code()).as(r.err()).isZero();
-    assertThat(r.out())
+    assertThat(r.exit()).as(r.stderr()).isZero();
+    assertThat(r.stdout())
         .isEqualTo(
             "orders\t3\tcustomer:7\tattempt 7\tdue 2026-01-05T11:00:00Z\n"
                 + "orders\t5\tcustomer:9\tattempt 7\tdue 2026-01-05T11:00:00Z\n");
-    assertThat(r.err())
+    assertThat(r.stderr())
         .isEqualTo(
             "watukuy: effect NotifyCustomer: 2 failed position(s) due now; the next engine start"
                 + " runs them at once\n");
@@ -135,27 +104,29 @@ class EffectRetryCommandTest {
 
   @Test
   void onePositionIsDueNowAndTheOthersKeepTheirRetryTime() {
-    Result r = cli("effects", "retry", "--store", uri(), NOTIFY, "5");
+    CliRun r = cli("effects", "retry", "--store", fx.uri(), NOTIFY, "5");
 
-    assertThat(r.code()).as(r.err()).isZero();
-    assertThat(r.out()).isEqualTo("orders\t5\tcustomer:9\tattempt 7\tdue 2026-01-05T11:00:00Z\n");
+    assertThat(r.exit()).as(r.stderr()).isZero();
+    assertThat(r.stdout())
+        .isEqualTo("orders\t5\tcustomer:9\tattempt 7\tdue 2026-01-05T11:00:00Z\n");
     assertThat(stored(5).retryAt()).isEqualTo(NOW);
     assertThat(stored(3).retryAt()).isEqualTo(NOW.plusSeconds(60));
   }
 
   @Test
   void aPositionThatHasNotFailedIsAUsageErrorAndNothingIsWritten() {
-    Result done = cli("effects", "retry", "--store", uri(), NOTIFY, "4");
-    Result never = cli("effects", "retry", "--store", uri(), NOTIFY, "9");
+    CliRun done = cli("effects", "retry", "--store", fx.uri(), NOTIFY, "4");
+    CliRun never = cli("effects", "retry", "--store", fx.uri(), NOTIFY, "9");
 
-    assertThat(done.code()).isEqualTo(Main.USAGE);
-    assertThat(done.err())
+    assertThat(done.exit()).isEqualTo(Main.USAGE);
+    assertThat(done.stderr())
         .isEqualTo(
             "watukuy: effect NotifyCustomer: position 4 on orders has not failed (it is done);"
                 + " nothing retried\n");
-    assertThat(never.code()).isEqualTo(Main.USAGE);
-    assertThat(never.err()).contains("position 9 on orders has not failed (it has no invocation)");
-    assertThat(done.out()).isEmpty();
+    assertThat(never.exit()).isEqualTo(Main.USAGE);
+    assertThat(never.stderr())
+        .contains("position 9 on orders has not failed (it has no invocation)");
+    assertThat(done.stdout()).isEmpty();
     assertThat(stored(4)).isEqualTo(row(4, "customer:8", InvocationStatus.DONE));
     assertThat(stored(3).retryAt()).isEqualTo(NOW.plusSeconds(60));
   }
@@ -164,22 +135,22 @@ class EffectRetryCommandTest {
   void refusedWhileAnEngineHoldsTheEffect() {
     effects.acquireEffectLease(NOTIFY, "engine-2", Duration.ofSeconds(30), NOW.minusSeconds(5));
 
-    Result r = cli("effects", "retry", "--store", uri(), NOTIFY);
+    CliRun r = cli("effects", "retry", "--store", fx.uri(), NOTIFY);
 
-    assertThat(r.code()).isEqualTo(Main.FAILED);
-    assertThat(r.err())
+    assertThat(r.exit()).isEqualTo(Main.FAILED);
+    assertThat(r.stderr())
         .isEqualTo(
             "watukuy: effect NotifyCustomer is running: engine-2 holds its lease until"
                 + " 2026-01-05T11:00:25Z; stop that engine first (nothing retried)\n");
-    assertThat(r.out()).isEmpty();
+    assertThat(r.stdout()).isEmpty();
     assertThat(stored(3).retryAt()).isEqualTo(NOW.plusSeconds(60));
     assertThat(stored(5).retryAt()).isEqualTo(NOW.plusSeconds(60));
   }
 
   @Test
   void anUnknownEffectIsAUsageErrorNamingTheOnesTheStoreHolds() {
-    Result r = cli("effects", "retry", "--store", uri(), "Nope");
-    assertThat(r.code()).isEqualTo(Main.USAGE);
-    assertThat(r.err()).contains("no effect Nope (it holds: NotifyCustomer)");
+    CliRun r = cli("effects", "retry", "--store", fx.uri(), "Nope");
+    assertThat(r.exit()).isEqualTo(Main.USAGE);
+    assertThat(r.stderr()).contains("no effect Nope (it holds: NotifyCustomer)");
   }
 }

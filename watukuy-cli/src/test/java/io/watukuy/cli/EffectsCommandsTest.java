@@ -1,5 +1,8 @@
 package io.watukuy.cli;
 
+import static io.watukuy.cli.EffectsTestStore.NOW;
+import static io.watukuy.cli.EffectsTestStore.ORDERS;
+import static io.watukuy.cli.EffectsTestStore.T0;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -7,27 +10,17 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.watukuy.PollerKey;
-import io.watukuy.spi.CommitBatch;
 import io.watukuy.spi.EffectCursor;
 import io.watukuy.spi.EffectStore;
 import io.watukuy.spi.InvocationRow;
 import io.watukuy.spi.InvocationStatus;
 import io.watukuy.spi.JournalEntry;
 import io.watukuy.spi.Lease;
-import io.watukuy.spi.OutboxRow;
-import io.watukuy.spi.StatePatch;
 import io.watukuy.spi.StateStore;
-import io.watukuy.store.sqlite.SqliteStore;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
@@ -44,17 +37,13 @@ import org.junit.jupiter.api.io.TempDir;
  * tables are seeded through the EffectStore SPI as an engine would leave them, on a fixed clock.
  */
 class EffectsCommandsTest {
-  private static final Instant T0 = Instant.parse("2026-01-05T10:00:00Z");
-  private static final Instant NOW = T0.plus(Duration.ofHours(1));
-  private static final PollerKey ORDERS = PollerKey.of("orders");
   private static final PollerKey EU = PollerKey.of("accounts", "eu");
   private static final PollerKey US = PollerKey.of("accounts", "us");
   private static final String NOTIFY = "NotifyCustomer";
   private static final String SYNC = "SyncCrm";
 
   @TempDir Path dir;
-  private Path db;
-  private SqliteStore store;
+  private EffectsTestStore fx;
   private EffectStore effects;
 
   /** What the terminal is asked, and its answer (null: no terminal). */
@@ -66,27 +55,13 @@ class EffectsCommandsTest {
 
   @BeforeEach
   void seed() {
-    db = dir.resolve("watukuy.db");
-    store = SqliteStore.builder(db).build();
-    store.migrate();
-    effects = store.effects().orElseThrow();
+    fx = new EffectsTestStore(dir);
+    effects = fx.effects;
     // The log of orders: events 1 to 5, event n committed n seconds after T0.
-    Lease poller = store.acquireLease(ORDERS, "engine-1", Duration.ofSeconds(30), T0).orElseThrow();
-    for (long seq = 1; seq <= 5; seq++)
-      store.commitPoll(
-          ORDERS,
-          poller,
-          new CommitBatch(
-              StatePatch.NONE.withLastSequence(seq),
-              List.of(),
-              List.of(),
-              List.of(OutboxRow.pending(seq, "evt-" + seq, "k", "{}", T0)),
-              true,
-              List.of()),
-          T0.plusSeconds(seq));
+    fx.logOrders(5);
     // NotifyCustomer on orders: position 2; lane customer:7 failed at 3, lanes 8 and 9 went on to
     // 4 and 5 with three journaled calls; 1 ended terminal.
-    Lease engine = effects.acquireEffectLease(NOTIFY, "engine-1", Duration.ofSeconds(30), T0).get();
+    Lease engine = fx.engineLease(NOTIFY);
     effects.saveCursor(
         new EffectCursor(NOTIFY, ORDERS, 2, 4L, Map.of("created", "customer"), T0), engine);
     effects.saveInvocation(
@@ -99,7 +74,7 @@ class EffectsCommandsTest {
     journal(5, 0);
     effects.addCounts(NOTIFY, 1, "no customer", 0, T0);
     // SyncCrm over two partitions, quarantined; its engine's lease expired long ago too.
-    Lease sync = effects.acquireEffectLease(SYNC, "engine-1", Duration.ofSeconds(30), T0).get();
+    Lease sync = fx.engineLease(SYNC);
     effects.saveCursor(new EffectCursor(SYNC, EU, 5, null, Map.of(), T0), sync);
     effects.saveCursor(new EffectCursor(SYNC, US, 8, null, Map.of(), T0), sync);
     effects.setQuarantine(SYNC, "dead endpoint", T0);
@@ -107,7 +82,7 @@ class EffectsCommandsTest {
 
   @AfterEach
   void close() {
-    store.close();
+    fx.close();
   }
 
   private static InvocationRow row(
@@ -130,16 +105,12 @@ class EffectsCommandsTest {
             T0));
   }
 
-  private record Result(int code, String out, String err) {}
-
-  private Result cli(String... args) {
+  private CliRun cli(String... args) {
     return cli(Map.of(), args);
   }
 
-  /** The command with {@code env} as its environment. */
-  private Result cli(Map<String, String> env, String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
+  /** The command with {@code env} as its environment, asked at the terminal when {@code tty}. */
+  private CliRun cli(Map<String, String> env, String... args) {
     Cli.Terminal terminal =
         tty
             ? question -> {
@@ -148,20 +119,7 @@ class EffectsCommandsTest {
               return answer;
             }
             : null;
-    int code =
-        Main.run(
-            args,
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            env::get,
-            Clock.fixed(NOW, ZoneOffset.UTC),
-            terminal);
-    return new Result(
-        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-  }
-
-  private String uri() {
-    return "sqlite:" + db;
+    return EffectsTestStore.cli(env, terminal, args);
   }
 
   @Test
@@ -182,26 +140,26 @@ class EffectsCommandsTest {
             cursor: { strategy: timestamp, field: updatedAt }
         """);
 
-    Result byStore = cli("effects", "list", "--store", uri());
-    Result byConfig = cli("effects", "list", config.toString());
+    CliRun byStore = cli("effects", "list", "--store", fx.uri());
+    CliRun byConfig = cli("effects", "list", config.toString());
 
-    assertThat(byStore.code()).isZero();
-    assertThat(byStore.out().lines())
+    assertThat(byStore.exit()).isZero();
+    assertThat(byStore.stdout().lines())
         .containsExactly(
             "NotifyCustomer\twedged\torders=2\t1\t0\t-",
             "SyncCrm\tquarantined\taccounts[eu]=5,accounts[us]=8\t0\t0\t2026-01-05T10:00:00Z"
                 + " dead endpoint");
     // The config declares no effects: NotifyCustomer's blocked is judged by its own program.
-    assertThat(byConfig.err()).contains("effect NotifyCustomer: no config at hand declares it");
-    assertThat(byConfig.code()).isZero();
-    assertThat(byConfig.out()).isEqualTo(byStore.out());
+    assertThat(byConfig.stderr()).contains("effect NotifyCustomer: no config at hand declares it");
+    assertThat(byConfig.exit()).isZero();
+    assertThat(byConfig.stdout()).isEqualTo(byStore.stdout());
   }
 
   @Test
   void listAsJson() throws IOException {
-    Result r = cli("effects", "list", "--store", uri(), "--json");
+    CliRun r = cli("effects", "list", "--store", fx.uri(), "--json");
 
-    List<String> lines = r.out().lines().toList();
+    List<String> lines = r.stdout().lines().toList();
     assertThat(lines).hasSize(2);
     JsonNode sync = new ObjectMapper().readTree(lines.get(1));
     assertThat(sync.get("effect").asText()).isEqualTo(SYNC);
@@ -219,7 +177,7 @@ class EffectsCommandsTest {
     assertThat(notify.get("quarantinedAt").isNull()).isTrue();
     JsonNode shown =
         new ObjectMapper()
-            .readTree(cli("effects", "show", "--store", uri(), NOTIFY, "--json").out());
+            .readTree(cli("effects", "show", "--store", fx.uri(), NOTIFY, "--json").stdout());
     assertThat(shown.has("quarantineReason")).isTrue();
     assertThat(shown.get("quarantineReason").isNull()).isTrue();
   }
@@ -247,7 +205,7 @@ class EffectsCommandsTest {
         """);
     Map<String, String> env = Map.of("CRM_TOKEN", token, "WATUKUY_SECRET_KEY", key);
 
-    Result q =
+    CliRun q =
         cli(
             env,
             "effects",
@@ -257,20 +215,20 @@ class EffectsCommandsTest {
             "--reason",
             "curl -H 'Authorization: Bearer " + token + "' answered 401; key " + key);
 
-    assertThat(q.err())
+    assertThat(q.stderr())
         .isEqualTo("watukuy: effect NotifyCustomer: quarantined; release to resume it\n");
-    assertThat(q.code()).isZero();
+    assertThat(q.exit()).isZero();
     assertThat(effects.loadEffect(NOTIFY).get().quarantineReason())
         .isEqualTo("curl -H 'Authorization: Bearer [redacted]' answered 401; key [redacted]");
   }
 
   @Test
   void showAddsTheStuckLanesTheTerminalRowsAndTheLease() throws IOException {
-    Result text = cli("effects", "show", "--store", uri(), NOTIFY);
-    Result json = cli("effects", "show", "--store", uri(), NOTIFY, "--json");
+    CliRun text = cli("effects", "show", "--store", fx.uri(), NOTIFY);
+    CliRun json = cli("effects", "show", "--store", fx.uri(), NOTIFY, "--json");
 
-    assertThat(text.code()).isZero();
-    assertThat(text.out().lines())
+    assertThat(text.exit()).isZero();
+    assertThat(text.stdout().lines())
         .containsExactly(
             "effect NotifyCustomer",
             "  state: wedged (blocked is judged against the declaring program: Effects.plan() or"
@@ -282,7 +240,7 @@ class EffectsCommandsTest {
             "  source orders: position 2, lag 3 (head 5), live boundary 4, 1 stuck lane(s)",
             "    stuck lane customer:7 at 3: attempt 4, retry in 12000ms: HTTP 503 from crm",
             "    terminal at 1 (lane customer:6, 2026-01-05T10:00:00Z): no customer");
-    JsonNode lane = new ObjectMapper().readTree(json.out()).get("sources").get(0);
+    JsonNode lane = new ObjectMapper().readTree(json.stdout()).get("sources").get(0);
     assertThat(lane.get("stuckLanes")).hasSize(1);
     assertThat(lane.get("stuckLanes").get(0).get("retryInMs").asLong()).isEqualTo(12_000);
     assertThat(lane.get("stuckLanes").get(0).get("position").asLong()).isEqualTo(3);
@@ -291,7 +249,7 @@ class EffectsCommandsTest {
 
   @Test
   void showListsTheSkippedRowsBesideTheTerminalOnes() throws IOException {
-    Lease engine = effects.acquireEffectLease(NOTIFY, "engine-1", Duration.ofSeconds(30), T0).get();
+    Lease engine = fx.engineLease(NOTIFY);
     // Position 2 failed and an operator skipped it; the engine completed it at T0 + 90 s.
     effects.saveInvocation(
         new InvocationRow(
@@ -310,15 +268,15 @@ class EffectsCommandsTest {
             T0.plusSeconds(90)),
         engine);
 
-    Result text = cli("effects", "show", "--store", uri(), NOTIFY);
-    Result json = cli("effects", "show", "--store", uri(), NOTIFY, "--json");
+    CliRun text = cli("effects", "show", "--store", fx.uri(), NOTIFY);
+    CliRun json = cli("effects", "show", "--store", fx.uri(), NOTIFY, "--json");
 
-    assertThat(text.code()).isZero();
-    assertThat(text.out().lines())
+    assertThat(text.exit()).isZero();
+    assertThat(text.stdout().lines())
         .endsWith(
             "    terminal at 1 (lane customer:6, 2026-01-05T10:00:00Z): no customer",
             "    skipped at 2 (lane customer:5, at 2026-01-05T10:01:30Z)");
-    JsonNode source = new ObjectMapper().readTree(json.out()).get("sources").get(0);
+    JsonNode source = new ObjectMapper().readTree(json.stdout()).get("sources").get(0);
     assertThat(source.get("skipped")).hasSize(1);
     JsonNode skipped = source.get("skipped").get(0);
     assertThat(skipped.get("position").asLong()).isEqualTo(2);
@@ -330,66 +288,67 @@ class EffectsCommandsTest {
 
   @Test
   void anInvocationOfNoKeyIsShownAsNoKeyAndItsJsonLaneIsNull() throws IOException {
-    Lease engine = effects.acquireEffectLease(NOTIFY, "engine-1", Duration.ofSeconds(30), T0).get();
+    Lease engine = fx.engineLease(NOTIFY);
     // Position 3 again, now of an event whose key gave no value: the store keeps an empty lane.
     effects.saveInvocation(failedAt3(""), engine);
     effects.saveInvocation(row(NOTIFY, 1, "", InvocationStatus.TERMINAL, "no customer"), engine);
 
-    Result text = cli("effects", "show", "--store", uri(), NOTIFY);
-    Result json = cli("effects", "show", "--store", uri(), NOTIFY, "--json");
+    CliRun text = cli("effects", "show", "--store", fx.uri(), NOTIFY);
+    CliRun json = cli("effects", "show", "--store", fx.uri(), NOTIFY, "--json");
 
-    assertThat(text.out().lines())
+    assertThat(text.stdout().lines())
         .contains(
             "    stuck lane (no key) at 3: attempt 4, retry in 12000ms: HTTP 503 from crm",
             "    terminal at 1 (lane (no key), 2026-01-05T10:00:00Z): no customer");
-    JsonNode source = new ObjectMapper().readTree(json.out()).get("sources").get(0);
+    JsonNode source = new ObjectMapper().readTree(json.stdout()).get("sources").get(0);
     assertThat(source.get("stuckLanes").get(0).get("lane").isNull()).isTrue();
     assertThat(source.get("terminal").get(0).get("lane").isNull()).isTrue();
   }
 
   @Test
   void anUnknownEffectOrPartitionOrAMissingStoreIsAConfigError() {
-    Result unknown = cli("effects", "show", "--store", uri(), "Notify");
-    Result noPartition = cli("effects", "skip", "--store", uri(), SYNC, "6");
-    Result badPartition = cli("effects", "skip", "--store", uri(), SYNC, "6", "--partition", "ap");
-    Result noFile = cli("effects", "list", "--store", "sqlite:" + dir.resolve("nope.db"));
-    Result noTarget = cli("effects", "list");
-    Result badPosition = cli("effects", "skip", "--store", uri(), NOTIFY, "three");
+    CliRun unknown = cli("effects", "show", "--store", fx.uri(), "Notify");
+    CliRun noPartition = cli("effects", "skip", "--store", fx.uri(), SYNC, "6");
+    CliRun badPartition =
+        cli("effects", "skip", "--store", fx.uri(), SYNC, "6", "--partition", "ap");
+    CliRun noFile = cli("effects", "list", "--store", "sqlite:" + dir.resolve("nope.db"));
+    CliRun noTarget = cli("effects", "list");
+    CliRun badPosition = cli("effects", "skip", "--store", fx.uri(), NOTIFY, "three");
 
-    assertThat(unknown.code()).isEqualTo(Main.USAGE);
-    assertThat(unknown.err())
+    assertThat(unknown.exit()).isEqualTo(Main.USAGE);
+    assertThat(unknown.stderr())
         .isEqualTo(
-            "watukuy: sqlite:" + db + ": no effect Notify (it holds: NotifyCustomer, SyncCrm)\n");
-    assertThat(noPartition.code()).isEqualTo(Main.USAGE);
-    assertThat(noPartition.err())
+            "watukuy: " + fx.uri() + ": no effect Notify (it holds: NotifyCustomer, SyncCrm)\n");
+    assertThat(noPartition.exit()).isEqualTo(Main.USAGE);
+    assertThat(noPartition.stderr())
         .contains("effect SyncCrm reads 2 keys (accounts[eu], accounts[us])")
         .contains("give --partition P");
-    assertThat(badPartition.err()).contains("effect SyncCrm: no partition 'ap' (known: eu, us)");
-    assertThat(noFile.code()).isEqualTo(Main.USAGE);
-    assertThat(noFile.err()).contains("no such file").contains("nope.db");
+    assertThat(badPartition.stderr()).contains("effect SyncCrm: no partition 'ap' (known: eu, us)");
+    assertThat(noFile.exit()).isEqualTo(Main.USAGE);
+    assertThat(noFile.stderr()).contains("no such file").contains("nope.db");
     assertThat(Files.exists(dir.resolve("nope.db"))).isFalse();
-    assertThat(noTarget.code()).isEqualTo(Main.USAGE);
-    assertThat(noTarget.err()).contains("give CONFIG, or --store URI");
-    assertThat(badPosition.code()).isEqualTo(Main.USAGE);
-    assertThat(badPosition.err()).contains("POSITION 'three' is not a log position");
+    assertThat(noTarget.exit()).isEqualTo(Main.USAGE);
+    assertThat(noTarget.stderr()).contains("give CONFIG, or --store URI");
+    assertThat(badPosition.exit()).isEqualTo(Main.USAGE);
+    assertThat(badPosition.stderr()).contains("POSITION 'three' is not a log position");
   }
 
   @Test
   void skipIsHonouredOnlyForAFailedPosition() {
-    Result done = cli("effects", "skip", "--store", uri(), NOTIFY, "4");
-    Result never = cli("effects", "skip", "--store", uri(), NOTIFY, "9");
-    Result failed = cli("effects", "skip", "--store", uri(), NOTIFY, "3");
+    CliRun done = cli("effects", "skip", "--store", fx.uri(), NOTIFY, "4");
+    CliRun never = cli("effects", "skip", "--store", fx.uri(), NOTIFY, "9");
+    CliRun failed = cli("effects", "skip", "--store", fx.uri(), NOTIFY, "3");
 
-    assertThat(done.code()).isEqualTo(Main.FAILED);
-    assertThat(done.err())
+    assertThat(done.exit()).isEqualTo(Main.FAILED);
+    assertThat(done.stderr())
         .isEqualTo(
             "watukuy: effect NotifyCustomer: position 4 on orders has not failed (it is done);"
                 + " nothing skipped\n");
-    assertThat(never.code()).isEqualTo(Main.FAILED);
-    assertThat(never.err()).contains("(it has no invocation)");
+    assertThat(never.exit()).isEqualTo(Main.FAILED);
+    assertThat(never.stderr()).contains("(it has no invocation)");
     assertThat(effects.loadInvocation(NOTIFY, ORDERS, 4).get().skipRequested()).isFalse();
-    assertThat(failed.code()).isZero();
-    assertThat(failed.err()).contains("skip of position 3 on orders requested");
+    assertThat(failed.exit()).isZero();
+    assertThat(failed.stderr()).contains("skip of position 3 on orders requested");
     InvocationRow row = effects.loadInvocation(NOTIFY, ORDERS, 3).get();
     assertThat(row.skipRequested()).isTrue();
     assertThat(row.updatedAt()).isEqualTo(NOW);
@@ -397,10 +356,10 @@ class EffectsCommandsTest {
 
   @Test
   void skipOfPositionZeroIsAUsageErrorAsTheAdminApiAnswers400() {
-    Result zero = cli("effects", "skip", "--store", uri(), NOTIFY, "0");
+    CliRun zero = cli("effects", "skip", "--store", fx.uri(), NOTIFY, "0");
 
-    assertThat(zero.code()).isEqualTo(Main.USAGE);
-    assertThat(zero.err())
+    assertThat(zero.exit()).isEqualTo(Main.USAGE);
+    assertThat(zero.stderr())
         .isEqualTo(
             "watukuy effects skip: effect NotifyCustomer: POSITION 0 is not a log position"
                 + " (positions start at 1); nothing skipped (see watukuy effects skip --help)\n");
@@ -409,7 +368,7 @@ class EffectsCommandsTest {
 
   @Test
   void skipWithAPartition() {
-    Lease lease = effects.acquireEffectLease(SYNC, "engine-1", Duration.ofSeconds(30), T0).get();
+    Lease lease = fx.engineLease(SYNC);
     effects.saveInvocation(
         new InvocationRow(
             SYNC,
@@ -427,34 +386,35 @@ class EffectsCommandsTest {
             T0),
         lease);
 
-    Result r = cli("effects", "skip", "--store", uri(), SYNC, "9", "--partition", "us");
+    CliRun r = cli("effects", "skip", "--store", fx.uri(), SYNC, "9", "--partition", "us");
 
-    assertThat(r.code()).isZero();
+    assertThat(r.exit()).isZero();
     assertThat(effects.loadInvocation(SYNC, US, 9).get().skipRequested()).isTrue();
   }
 
   @Test
   void quarantineAndReleaseArePersistedAndSayWhenThereIsNothingToDo() {
-    Result q = cli("effects", "quarantine", "--store", uri(), NOTIFY, "--reason", "crm migration");
-    Result again = cli("effects", "quarantine", "--store", uri(), NOTIFY);
-    assertThat(q.code()).isZero();
+    CliRun q =
+        cli("effects", "quarantine", "--store", fx.uri(), NOTIFY, "--reason", "crm migration");
+    CliRun again = cli("effects", "quarantine", "--store", fx.uri(), NOTIFY);
+    assertThat(q.exit()).isZero();
     assertThat(effects.loadEffect(NOTIFY).get().quarantineReason()).isEqualTo("crm migration");
     assertThat(effects.loadEffect(NOTIFY).get().quarantinedAt()).isEqualTo(NOW);
-    assertThat(again.code()).isZero();
-    assertThat(again.err())
+    assertThat(again.exit()).isZero();
+    assertThat(again.stderr())
         .isEqualTo(
             "watukuy: effect NotifyCustomer: already quarantined since 2026-01-05T11:00:00Z:"
                 + " crm migration\n");
 
-    Result released = cli("effects", "release", "--store", uri(), NOTIFY);
-    Result twice = cli("effects", "release", "--store", uri(), NOTIFY);
-    Result blank = cli("effects", "quarantine", "--store", uri(), NOTIFY, "--reason", " ");
+    CliRun released = cli("effects", "release", "--store", fx.uri(), NOTIFY);
+    CliRun twice = cli("effects", "release", "--store", fx.uri(), NOTIFY);
+    CliRun blank = cli("effects", "quarantine", "--store", fx.uri(), NOTIFY, "--reason", " ");
 
-    assertThat(released.code()).isZero();
-    assertThat(released.err()).isEqualTo("watukuy: effect NotifyCustomer: released\n");
+    assertThat(released.exit()).isZero();
+    assertThat(released.stderr()).isEqualTo("watukuy: effect NotifyCustomer: released\n");
     assertThat(effects.loadEffect(NOTIFY).get().quarantined()).isFalse();
-    assertThat(twice.err()).contains("not quarantined; nothing to release");
-    assertThat(blank.code()).isEqualTo(Main.USAGE);
+    assertThat(twice.stderr()).contains("not quarantined; nothing to release");
+    assertThat(blank.exit()).isEqualTo(Main.USAGE);
     assertThat(effects.loadEffect(NOTIFY).get().quarantined()).isFalse();
   }
 
@@ -462,32 +422,32 @@ class EffectsCommandsTest {
   void rewindIsRefusedWhileAnEngineHoldsTheEffect() {
     effects.acquireEffectLease(NOTIFY, "engine-2", Duration.ofSeconds(30), NOW.minusSeconds(5));
 
-    Result r = cli("effects", "rewind", "--store", uri(), NOTIFY, "2", "--yes");
+    CliRun r = cli("effects", "rewind", "--store", fx.uri(), NOTIFY, "2", "--yes");
 
-    assertThat(cli("effects", "show", "--store", uri(), NOTIFY).out())
+    assertThat(cli("effects", "show", "--store", fx.uri(), NOTIFY).stdout())
         .contains("  lease: held by engine-2 until 2026-01-05T11:00:25Z\n");
-    assertThat(r.code()).isEqualTo(Main.FAILED);
-    assertThat(r.err())
+    assertThat(r.exit()).isEqualTo(Main.FAILED);
+    assertThat(r.stderr())
         .isEqualTo(
             "watukuy: effect NotifyCustomer is running: engine-2 holds its lease until"
                 + " 2026-01-05T11:00:25Z; stop that engine first (nothing rewound)\n");
     // Refused before the summary: nothing is offered that cannot be done.
-    assertThat(r.out()).isEmpty();
+    assertThat(r.stdout()).isEmpty();
     assertThat(effects.countInvocations(NOTIFY, ORDERS, 2)).isEqualTo(3);
   }
 
   @Test
   void withoutATerminalAndWithoutYesRewindPrintsTheSummaryAndRefuses() {
-    Result r = cli("effects", "rewind", "--store", uri(), NOTIFY, "2");
+    CliRun r = cli("effects", "rewind", "--store", fx.uri(), NOTIFY, "2");
 
-    assertThat(r.code()).isEqualTo(Main.USAGE);
-    assertThat(r.out().lines())
+    assertThat(r.exit()).isEqualTo(Main.USAGE);
+    assertThat(r.stdout().lines())
         .containsExactly(
             "effect NotifyCustomer on orders: position 2 -> 2",
             "discards 3 invocation row(s) above 2 and their 3 journaled call(s): the positions"
                 + " above 2 run again and their calls fire again",
             "on live boundary: stays 4");
-    assertThat(r.err()).contains("give --yes to rewind (nothing rewound)");
+    assertThat(r.stderr()).contains("give --yes to rewind (nothing rewound)");
     assertThat(effects.countInvocations(NOTIFY, ORDERS, 2)).isEqualTo(3);
   }
 
@@ -495,20 +455,20 @@ class EffectsCommandsTest {
   void onATerminalRewindAsksAndOnlyYesRewinds() {
     tty = true;
     answer = "n";
-    Result no = cli("effects", "rewind", "--store", uri(), NOTIFY, "2");
-    assertThat(no.code()).isEqualTo(Main.FAILED);
-    assertThat(no.err()).isEqualTo("watukuy: effect NotifyCustomer: not rewound\n");
+    CliRun no = cli("effects", "rewind", "--store", fx.uri(), NOTIFY, "2");
+    assertThat(no.exit()).isEqualTo(Main.FAILED);
+    assertThat(no.stderr()).isEqualTo("watukuy: effect NotifyCustomer: not rewound\n");
     assertThat(effects.countInvocations(NOTIFY, ORDERS, 2)).isEqualTo(3);
 
     answer = "yes";
-    Result yes = cli("effects", "rewind", "--store", uri(), NOTIFY, "2");
+    CliRun yes = cli("effects", "rewind", "--store", fx.uri(), NOTIFY, "2");
 
     assertThat(asked)
         .containsOnly("Rewind effect NotifyCustomer on orders to 2? [y/N] ")
         .hasSize(2);
-    assertThat(yes.code()).isZero();
-    assertThat(yes.out()).contains("discards 3 invocation row(s) above 2");
-    assertThat(yes.err())
+    assertThat(yes.exit()).isZero();
+    assertThat(yes.stdout()).contains("discards 3 invocation row(s) above 2");
+    assertThat(yes.stderr())
         .isEqualTo(
             "watukuy: effect NotifyCustomer: rewound to 2 on orders, 3 invocation row(s)"
                 + " discarded; the next engine start runs the positions above 2 again\n");
@@ -525,11 +485,11 @@ class EffectsCommandsTest {
   void aRewindThatNoLongerMatchesItsSummaryIsNotMade() {
     answerYesAfterAnEngineRunsPosition6();
 
-    Result r = cli("effects", "rewind", "--store", uri(), NOTIFY, "2");
+    CliRun r = cli("effects", "rewind", "--store", fx.uri(), NOTIFY, "2");
 
-    assertThat(r.code()).isEqualTo(Main.FAILED);
-    assertThat(r.out()).contains("discards 3 invocation row(s) above 2");
-    assertThat(r.err())
+    assertThat(r.exit()).isEqualTo(Main.FAILED);
+    assertThat(r.stdout()).contains("discards 3 invocation row(s) above 2");
+    assertThat(r.stderr())
         .isEqualTo(
             "watukuy: effect NotifyCustomer moved on orders since the summary; nothing rewound"
                 + " (run the command again)\n");
@@ -540,10 +500,10 @@ class EffectsCommandsTest {
 
   @Test
   void yesKeepsTheSummaryAndLiveLowersTheBoundary() {
-    Result r = cli("effects", "rewind", "--store", uri(), NOTIFY, "1", "--live", "--yes");
+    CliRun r = cli("effects", "rewind", "--store", fx.uri(), NOTIFY, "1", "--live", "--yes");
 
-    assertThat(r.code()).isZero();
-    assertThat(r.out().lines())
+    assertThat(r.exit()).isZero();
+    assertThat(r.stdout().lines())
         .containsExactly(
             "effect NotifyCustomer on orders: position 2 -> 1",
             "discards 3 invocation row(s) above 1 and their 3 journaled call(s): the positions"
@@ -557,10 +517,10 @@ class EffectsCommandsTest {
 
   @Test
   void rewindNeverMovesForward() {
-    Result r = cli("effects", "rewind", "--store", uri(), NOTIFY, "3", "--yes");
+    CliRun r = cli("effects", "rewind", "--store", fx.uri(), NOTIFY, "3", "--yes");
 
-    assertThat(r.code()).isEqualTo(Main.USAGE);
-    assertThat(r.err())
+    assertThat(r.exit()).isEqualTo(Main.USAGE);
+    assertThat(r.stderr())
         .contains("POSITION 3 is above the position 2 on orders; rewind moves back only");
     assertThat(effects.loadCursors(NOTIFY).get(0).watermark()).isEqualTo(2);
   }
@@ -568,30 +528,31 @@ class EffectsCommandsTest {
   @Test
   void rewindNeverGoesBelowTheOldestEventTheLogKeeps() {
     // Events 1 and 2 are pruned (at or below NotifyCustomer's position 2, so the log lets them go).
-    assertThat(store.pruneLog(ORDERS, T0.plusSeconds(3))).isEqualTo(2);
+    assertThat(fx.store.pruneLog(ORDERS, T0.plusSeconds(3))).isEqualTo(2);
 
-    Result below = cli("effects", "rewind", "--store", uri(), NOTIFY, "1", "--yes");
-    Result atCurrent = cli("effects", "rewind", "--store", uri(), NOTIFY, "2", "--yes");
+    CliRun below = cli("effects", "rewind", "--store", fx.uri(), NOTIFY, "1", "--yes");
+    CliRun atCurrent = cli("effects", "rewind", "--store", fx.uri(), NOTIFY, "2", "--yes");
 
-    assertThat(below.code()).isEqualTo(Main.USAGE);
-    assertThat(below.err())
+    assertThat(below.exit()).isEqualTo(Main.USAGE);
+    assertThat(below.stderr())
         .isEqualTo(
             "watukuy: effect NotifyCustomer: POSITION 1 is below the oldest event the log of"
                 + " orders still keeps (position 3); the events between were pruned and a rewind"
                 + " there would skip them without running them: give 2 or more\n");
-    assertThat(below.out()).isEmpty();
+    assertThat(below.stdout()).isEmpty();
     // Rewinding to 2 reads 3 next: nothing pruned is passed over.
-    assertThat(atCurrent.code()).isZero();
+    assertThat(atCurrent.exit()).isZero();
     assertThat(effects.loadCursors(NOTIFY).get(0).watermark()).isEqualTo(2);
   }
 
   @Test
   void aLogPrunedWholeOnlyLetsRewindStayWhereItIs() {
     // accounts[us] has no logged event at all: everything up to SyncCrm's 8 is gone.
-    Result r = cli("effects", "rewind", "--store", uri(), SYNC, "7", "--partition", "us", "--yes");
+    CliRun r =
+        cli("effects", "rewind", "--store", fx.uri(), SYNC, "7", "--partition", "us", "--yes");
 
-    assertThat(r.code()).isEqualTo(Main.USAGE);
-    assertThat(r.err())
+    assertThat(r.exit()).isEqualTo(Main.USAGE);
+    assertThat(r.stderr())
         .contains(
             "effect SyncCrm: POSITION 7 is below the oldest event the log of accounts[us] still"
                 + " keeps (none: every event up to 8 is pruned)")
@@ -601,22 +562,7 @@ class EffectsCommandsTest {
 
   /** A config over the seeded store: orders with its log, and {@code effects}. */
   private Path config(String effects) throws IOException {
-    Path config = dir.resolve("plan.yaml");
-    Files.writeString(
-        config,
-        """
-        store: sqlite:watukuy.db
-        pollers:
-          - name: orders
-            request: { url: http://127.0.0.1:9/orders }
-            response: { items: /data }
-            identity: /id
-            cursor: { strategy: snapshotDiff }
-            log: { enabled: true }
-        effects:
-        """
-            + effects);
-    return config;
+    return fx.config("plan.yaml", effects);
   }
 
   private static String effect(String name, String scheme) {
@@ -634,11 +580,11 @@ class EffectsCommandsTest {
   void planOfAKeySchemeChangeWithOutstandingRowsWouldBlockAndExits3() throws IOException {
     Path config = config(effect(NOTIFY, "account") + effect("Welcome", "customer"));
 
-    Result r = cli("effects", "plan", config.toString());
-    Result json = cli("effects", "plan", config.toString(), "--json");
+    CliRun r = cli("effects", "plan", config.toString());
+    CliRun json = cli("effects", "plan", config.toString(), "--json");
 
-    assertThat(r.code()).isEqualTo(EffectPlanCommand.BLOCKED).isEqualTo(3);
-    assertThat(r.out().lines())
+    assertThat(r.exit()).isEqualTo(EffectPlanCommand.BLOCKED).isEqualTo(3);
+    assertThat(r.stdout().lines())
         .containsExactly(
             "effect NotifyCustomer: blocked",
             "  orders: blocked: the key scheme of created (customer → account) moved while 3"
@@ -651,11 +597,11 @@ class EffectsCommandsTest {
                 + " until: watukuy effects forget "
                 + config
                 + " SyncCrm");
-    assertThat(r.err())
+    assertThat(r.stderr())
         .isEqualTo(
             "watukuy: a deploy of " + config + " would start NotifyCustomer blocked (exit 3)\n");
-    JsonNode plan = new ObjectMapper().readTree(json.out());
-    assertThat(json.code()).isEqualTo(3);
+    JsonNode plan = new ObjectMapper().readTree(json.stdout());
+    assertThat(json.exit()).isEqualTo(3);
     assertThat(plan.get("blocked").asBoolean()).isTrue();
     JsonNode orders = plan.get("effects").get(0).get("sources").get(0);
     assertThat(orders.get("movedSchemes").get(0).asText())
@@ -672,12 +618,12 @@ class EffectsCommandsTest {
   void aCleanPlanExitsZero() throws IOException {
     Path config = config(effect(NOTIFY, "customer"));
 
-    Result r = cli("effects", "plan", config.toString());
+    CliRun r = cli("effects", "plan", config.toString());
 
-    assertThat(r.code()).isZero();
-    assertThat(r.out().lines())
+    assertThat(r.exit()).isZero();
+    assertThat(r.stdout().lines())
         .startsWith("effect NotifyCustomer: unchanged", "  orders: unchanged at position 2");
-    assertThat(r.err()).isEmpty();
+    assertThat(r.stderr()).isEmpty();
   }
 
   @Test
@@ -688,10 +634,10 @@ class EffectsCommandsTest {
         new EffectCursor(NOTIFY, ORDERS, 5, 4L, Map.of("created", "customer"), NOW), lease);
     effects.releaseEffectLease(NOTIFY, lease);
 
-    Result r = cli("effects", "plan", config(effect(NOTIFY, "account")).toString());
+    CliRun r = cli("effects", "plan", config(effect(NOTIFY, "account")).toString());
 
-    assertThat(r.code()).isZero();
-    assertThat(r.out().lines())
+    assertThat(r.exit()).isZero();
+    assertThat(r.stdout().lines())
         .startsWith(
             "effect NotifyCustomer: changed",
             "  orders: key scheme moves: created (customer → account); no rows above position 5");
@@ -701,43 +647,43 @@ class EffectsCommandsTest {
   void forgetIsRefusedWhileAnEngineHoldsTheEffect() {
     effects.acquireEffectLease(SYNC, "engine-2", Duration.ofSeconds(30), NOW.minusSeconds(5));
 
-    Result r = cli("effects", "forget", "--store", uri(), SYNC, "--yes");
+    CliRun r = cli("effects", "forget", "--store", fx.uri(), SYNC, "--yes");
 
-    assertThat(r.code()).isEqualTo(Main.FAILED);
-    assertThat(r.err())
+    assertThat(r.exit()).isEqualTo(Main.FAILED);
+    assertThat(r.stderr())
         .isEqualTo(
             "watukuy: effect SyncCrm is running: engine-2 holds its lease until"
                 + " 2026-01-05T11:00:25Z; stop that engine first (nothing forgotten)\n");
-    assertThat(r.out()).isEmpty();
+    assertThat(r.stdout()).isEmpty();
     assertThat(effects.loadCursors(SYNC)).hasSize(2);
   }
 
   @Test
   void withoutATerminalAndWithoutYesForgetPrintsWhatItDeletesAndRefuses() {
-    Result r = cli("effects", "forget", "--store", uri(), NOTIFY);
+    CliRun r = cli("effects", "forget", "--store", fx.uri(), NOTIFY);
 
-    assertThat(r.code()).isEqualTo(Main.USAGE);
-    assertThat(r.out().lines())
+    assertThat(r.exit()).isEqualTo(Main.USAGE);
+    assertThat(r.stdout().lines())
         .containsExactly(
             "effect NotifyCustomer: forget deletes",
             "  cursors: orders at position 2",
             "  invocations: 4 row(s), 1 of them pending (running or failed): they never run",
             "  journal: 3 journaled call(s)",
             "  quarantine: none");
-    assertThat(r.err()).contains("give --yes to forget (nothing forgotten)");
+    assertThat(r.stderr()).contains("give --yes to forget (nothing forgotten)");
     assertThat(effects.listEffects()).containsExactly(NOTIFY, SYNC);
   }
 
   @Test
   void forgetDeletesEverythingOfTheEffectAndTheLogIsPrunedAgain() {
     // Held by NotifyCustomer at 2, the log of orders keeps its events 3 to 5 however old.
-    assertThat(store.pruneLog(ORDERS, NOW)).isEqualTo(2);
+    assertThat(fx.store.pruneLog(ORDERS, NOW)).isEqualTo(2);
 
-    Result r = cli("effects", "forget", "--store", uri(), NOTIFY, "--yes");
+    CliRun r = cli("effects", "forget", "--store", fx.uri(), NOTIFY, "--yes");
 
-    assertThat(r.code()).isZero();
-    assertThat(r.out()).contains("  invocations: 4 row(s), 1 of them pending");
-    assertThat(r.err())
+    assertThat(r.exit()).isZero();
+    assertThat(r.stdout()).contains("  invocations: 4 row(s), 1 of them pending");
+    assertThat(r.stderr())
         .isEqualTo(
             "watukuy: effect NotifyCustomer forgotten: 1 cursor(s), 4 invocation row(s) and 3"
                 + " journaled call(s) deleted; the logs it read are pruned by their retention"
@@ -747,7 +693,7 @@ class EffectsCommandsTest {
     assertThat(effects.loadInvocation(NOTIFY, ORDERS, 3)).isEmpty();
     assertThat(effects.listJournal(NOTIFY, ORDERS, 4, 0, 10)).isEmpty();
     assertThat(effects.effectLease(NOTIFY)).isEmpty();
-    assertThat(store.pruneLog(ORDERS, NOW)).isEqualTo(3);
+    assertThat(fx.store.pruneLog(ORDERS, NOW)).isEqualTo(3);
     // The other effect keeps its positions and quarantine.
     assertThat(effects.loadCursors(SYNC)).hasSize(2);
     assertThat(effects.loadEffect(SYNC).get().quarantined()).isTrue();
@@ -758,20 +704,20 @@ class EffectsCommandsTest {
     Path config = config(effect(NOTIFY, "customer"));
     tty = true;
     answer = "no";
-    Result no = cli("effects", "forget", config.toString(), SYNC);
-    assertThat(no.code()).isEqualTo(Main.FAILED);
-    assertThat(no.err()).isEqualTo("watukuy: effect SyncCrm: not forgotten\n");
-    assertThat(no.out().lines())
+    CliRun no = cli("effects", "forget", config.toString(), SYNC);
+    assertThat(no.exit()).isEqualTo(Main.FAILED);
+    assertThat(no.stderr()).isEqualTo("watukuy: effect SyncCrm: not forgotten\n");
+    assertThat(no.stdout().lines())
         .contains(
             "  cursors: accounts[eu] at position 5, accounts[us] at position 8",
             "  quarantine: since 2026-01-05T10:00:00Z: dead endpoint");
     assertThat(effects.listEffects()).containsExactly(NOTIFY, SYNC);
 
     answer = "y";
-    Result yes = cli("effects", "forget", config.toString(), SYNC);
+    CliRun yes = cli("effects", "forget", config.toString(), SYNC);
 
     assertThat(asked).containsOnly("Forget effect SyncCrm? [y/N] ").hasSize(2);
-    assertThat(yes.code()).isZero();
+    assertThat(yes.exit()).isZero();
     assertThat(effects.listEffects()).containsExactly(NOTIFY);
     assertThat(effects.lowestWatermark(EU)).isEmpty();
   }
@@ -780,10 +726,10 @@ class EffectsCommandsTest {
   void aForgetThatNoLongerMatchesItsSummaryIsNotMade() {
     answerYesAfterAnEngineRunsPosition6();
 
-    Result r = cli("effects", "forget", "--store", uri(), NOTIFY);
+    CliRun r = cli("effects", "forget", "--store", fx.uri(), NOTIFY);
 
-    assertThat(r.code()).isEqualTo(Main.FAILED);
-    assertThat(r.err())
+    assertThat(r.exit()).isEqualTo(Main.FAILED);
+    assertThat(r.stderr())
         .isEqualTo(
             "watukuy: effect NotifyCustomer moved since the summary; nothing forgotten (run the"
                 + " command again)\n");
@@ -796,10 +742,10 @@ class EffectsCommandsTest {
   void forgetRefusesAnEffectTheConfigStillDeclares() throws IOException {
     Path config = config(effect(NOTIFY, "customer"));
 
-    Result r = cli("effects", "forget", config.toString(), NOTIFY, "--yes");
+    CliRun r = cli("effects", "forget", config.toString(), NOTIFY, "--yes");
 
-    assertThat(r.code()).isEqualTo(Main.USAGE);
-    assertThat(r.err())
+    assertThat(r.exit()).isEqualTo(Main.USAGE);
+    assertThat(r.stderr())
         .isEqualTo(
             "watukuy: effect NotifyCustomer is declared in "
                 + config
@@ -812,10 +758,10 @@ class EffectsCommandsTest {
   void inspectNamesTheEffectsTheConfigNoLongerDeclaresAndHowToForgetThem() throws IOException {
     Path config = config(effect(NOTIFY, "customer"));
 
-    Result r = cli("inspect", config.toString());
+    CliRun r = cli("inspect", config.toString());
 
-    assertThat(r.code()).isZero();
-    assertThat(r.out().lines())
+    assertThat(r.exit()).isZero();
+    assertThat(r.stdout().lines())
         .contains(
             "  effect SyncCrm is not in "
                 + config

@@ -1,29 +1,22 @@
 package io.watukuy.cli;
 
+import static io.watukuy.cli.EffectsTestStore.NOW;
+import static io.watukuy.cli.EffectsTestStore.ORDERS;
+import static io.watukuy.cli.EffectsTestStore.T0;
+import static io.watukuy.cli.EffectsTestStore.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.watukuy.PollerKey;
-import io.watukuy.spi.CommitBatch;
 import io.watukuy.spi.EffectCursor;
 import io.watukuy.spi.EffectStore;
 import io.watukuy.spi.InvocationRow;
 import io.watukuy.spi.InvocationStatus;
 import io.watukuy.spi.Lease;
-import io.watukuy.spi.OutboxRow;
-import io.watukuy.spi.StatePatch;
-import io.watukuy.store.sqlite.SqliteStore;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -38,36 +31,18 @@ import org.junit.jupiter.api.io.TempDir;
  * store seeded through the EffectStore SPI as an engine would leave it, on a fixed clock.
  */
 class EffectsStateCommandTest {
-  private static final Instant T0 = Instant.parse("2026-01-05T10:00:00Z");
-  private static final Instant NOW = T0.plus(Duration.ofHours(1));
-  private static final PollerKey ORDERS = PollerKey.of("orders");
   private static final Map<String, String> CUSTOMER = Map.of("created", "customer");
 
   @TempDir Path dir;
-  private Path db;
-  private SqliteStore store;
+  private EffectsTestStore fx;
   private EffectStore effects;
 
   @BeforeEach
   void seed() {
-    db = dir.resolve("watukuy.db");
-    store = SqliteStore.builder(db).build();
-    store.migrate();
-    effects = store.effects().orElseThrow();
+    fx = new EffectsTestStore(dir);
+    effects = fx.effects;
     // The log of orders: events 1 to 5, so its head is 5.
-    Lease poller = store.acquireLease(ORDERS, "engine-1", Duration.ofSeconds(30), T0).orElseThrow();
-    for (long seq = 1; seq <= 5; seq++)
-      store.commitPoll(
-          ORDERS,
-          poller,
-          new CommitBatch(
-              StatePatch.NONE.withLastSequence(seq),
-              List.of(),
-              List.of(),
-              List.of(OutboxRow.pending(seq, "evt-" + seq, "k", "{}", T0)),
-              true,
-              List.of()),
-          T0.plusSeconds(seq));
+    fx.logOrders(5);
     // Caught up at the head: ok.
     cursor("Fine", 5);
     // Position 3 of 5 with nothing failed: lagging by 2.
@@ -83,11 +58,11 @@ class EffectsStateCommandTest {
 
   @AfterEach
   void close() {
-    store.close();
+    fx.close();
   }
 
   private void cursor(String effect, long watermark) {
-    Lease lease = effects.acquireEffectLease(effect, "engine-1", Duration.ofSeconds(30), T0).get();
+    Lease lease = fx.engineLease(effect);
     effects.saveCursor(new EffectCursor(effect, ORDERS, watermark, 4L, CUSTOMER, T0), lease);
     effects.releaseEffectLease(effect, lease);
   }
@@ -98,7 +73,7 @@ class EffectsStateCommandTest {
       InvocationStatus status,
       @Nullable String error,
       Instant started) {
-    Lease lease = effects.acquireEffectLease(effect, "engine-1", Duration.ofSeconds(30), T0).get();
+    Lease lease = fx.engineLease(effect);
     effects.saveInvocation(
         new InvocationRow(
             effect,
@@ -118,42 +93,11 @@ class EffectsStateCommandTest {
     effects.releaseEffectLease(effect, lease);
   }
 
-  private record Result(int code, String out, String err) {}
-
-  private Result cli(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code =
-        Main.run(
-            args,
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            Map.<String, String>of()::get,
-            Clock.fixed(NOW, ZoneOffset.UTC),
-            null);
-    return new Result(
-        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-  }
-
-  private String uri() {
-    return "sqlite:" + db;
-  }
-
   /** A config over the seeded store declaring {@code Stuck} with key scheme {@code scheme}. */
   private Path config(String scheme) throws IOException {
-    Path config = dir.resolve("watukuy.yaml");
-    Files.writeString(
-        config,
+    return fx.config(
+        "watukuy.yaml",
         """
-        store: sqlite:watukuy.db
-        pollers:
-          - name: orders
-            request: { url: http://127.0.0.1:9/orders }
-            response: { items: /data }
-            identity: /id
-            cursor: { strategy: snapshotDiff }
-            log: { enabled: true }
-        effects:
           - name: Stuck
             source: orders
             on: [created]
@@ -161,22 +105,21 @@ class EffectsStateCommandTest {
             request: { url: "http://127.0.0.1:9/hook" }
         """
             .formatted(scheme));
-    return config;
   }
 
   @Test
   void listShowsEachStateInPrecedenceOrder() {
-    Result r = cli("effects", "list", "--store", uri());
+    CliRun r = cli("effects", "list", "--store", fx.uri());
 
-    assertThat(r.code()).isZero();
-    assertThat(r.out().lines())
+    assertThat(r.exit()).isZero();
+    assertThat(r.stdout().lines())
         .containsExactly(
             "Behind\tlagging\torders=3\t0\t0\t-",
             "Fine\tok\torders=5\t0\t0\t-",
             "Paused\tquarantined\torders=2\t0\t0\t2026-01-05T10:00:00Z crm migration",
             "Stuck\twedged\torders=2\t0\t0\t-");
     // Stuck has rows above its position: without its declaring config, blocked is not judged.
-    assertThat(r.err())
+    assertThat(r.stderr())
         .isEqualTo(
             "watukuy: effect Stuck: no config at hand declares it, so its state leaves out"
                 + " blocked; blocked is judged against the declaring program: Effects.plan() or"
@@ -185,9 +128,9 @@ class EffectsStateCommandTest {
 
   @Test
   void listAsJsonCarriesTheStateAndEachSourcesLag() throws IOException {
-    Result r = cli("effects", "list", "--store", uri(), "--json");
+    CliRun r = cli("effects", "list", "--store", fx.uri(), "--json");
 
-    List<JsonNode> lines = r.out().lines().map(this::read).toList();
+    List<JsonNode> lines = r.stdout().lines().map(this::read).toList();
     JsonNode behind = lines.get(0);
     assertThat(behind.get("state").asText()).isEqualTo("lagging");
     assertThat(behind.get("blockedJudged").asBoolean()).isTrue();
@@ -203,49 +146,49 @@ class EffectsStateCommandTest {
   void aYamlKeySchemeChangeWithOutstandingRowsShowsBlockedNamingTheMovedTypes() throws IOException {
     Path config = config("account");
 
-    Result text = cli("effects", "show", config.toString(), "Stuck");
-    Result json = cli("effects", "show", config.toString(), "Stuck", "--json");
-    Result list = cli("effects", "list", config.toString());
+    CliRun text = cli("effects", "show", config.toString(), "Stuck");
+    CliRun json = cli("effects", "show", config.toString(), "Stuck", "--json");
+    CliRun list = cli("effects", "list", config.toString());
 
     String reason =
         "blocked: the key scheme of created (customer → account) moved while 1 lane(s) have 1"
             + " invocation row(s) above position 2; drain them under the previous key first, or"
             + " rewind to 2";
-    assertThat(text.code()).isZero();
-    assertThat(text.out().lines())
+    assertThat(text.exit()).isZero();
+    assertThat(text.stdout().lines())
         .startsWith("effect Stuck", "  state: blocked")
         .contains(
             "  source orders: position 2, lag 3 (head 5), live boundary 4, 1 stuck lane(s)",
             "    " + reason);
-    JsonNode shown = read(json.out());
+    JsonNode shown = read(json.stdout());
     assertThat(shown.get("state").asText()).isEqualTo("blocked");
     assertThat(shown.get("blockedJudged").asBoolean()).isTrue();
     assertThat(shown.get("sources").get(0).get("blocked").asText()).isEqualTo(reason);
-    assertThat(list.out().lines()).contains("Stuck\tblocked\torders=2\t0\t0\t-");
+    assertThat(list.stdout().lines()).contains("Stuck\tblocked\torders=2\t0\t0\t-");
     // Blocked outranks the wedge; the quarantine outranks both, judged or not.
-    assertThat(list.out().lines()).anyMatch(l -> l.startsWith("Paused\tquarantined\t"));
-    assertThat(list.err()).isEmpty();
+    assertThat(list.stdout().lines()).anyMatch(l -> l.startsWith("Paused\tquarantined\t"));
+    assertThat(list.stderr()).isEmpty();
   }
 
   @Test
   void anUnchangedSchemeReadsWedgedAndIsJudged() throws IOException {
-    Result text = cli("effects", "show", config("customer").toString(), "Stuck");
+    CliRun text = cli("effects", "show", config("customer").toString(), "Stuck");
 
-    assertThat(text.out().lines()).startsWith("effect Stuck", "  state: wedged");
-    assertThat(text.out()).doesNotContain("blocked");
+    assertThat(text.stdout().lines()).startsWith("effect Stuck", "  state: wedged");
+    assertThat(text.stdout()).doesNotContain("blocked");
   }
 
   @Test
   void showWithoutTheDeclaringConfigSaysBlockedIsNotJudged() {
-    Result text = cli("effects", "show", "--store", uri(), "Stuck");
-    Result json = cli("effects", "show", "--store", uri(), "Stuck", "--json");
+    CliRun text = cli("effects", "show", "--store", fx.uri(), "Stuck");
+    CliRun json = cli("effects", "show", "--store", fx.uri(), "Stuck", "--json");
 
-    assertThat(text.out().lines())
+    assertThat(text.stdout().lines())
         .startsWith(
             "effect Stuck",
             "  state: wedged (blocked is judged against the declaring program: Effects.plan() or"
                 + " GET /admin/effects/Stuck)");
-    assertThat(read(json.out()).get("blockedJudged").asBoolean()).isFalse();
+    assertThat(read(json.stdout()).get("blockedJudged").asBoolean()).isFalse();
   }
 
   @Test
@@ -258,29 +201,29 @@ class EffectsStateCommandTest {
         "HttpTimeoutException: request timed out",
         NOW.minusSeconds(40));
     invocation("Behind", 5, InvocationStatus.RUNNING, null, NOW.minusSeconds(29));
-    Result stopped = cli("effects", "show", "--store", uri(), "Behind");
+    CliRun stopped = cli("effects", "show", "--store", fx.uri(), "Behind");
     // an engine runs the effect now: its lease is held past NOW
     Lease engine =
         effects.acquireEffectLease("Behind", "engine-2", Duration.ofSeconds(30), NOW).orElseThrow();
 
-    Result text = cli("effects", "show", "--store", uri(), "Behind");
-    Result json = cli("effects", "show", "--store", uri(), "Behind", "--json");
+    CliRun text = cli("effects", "show", "--store", fx.uri(), "Behind");
+    CliRun json = cli("effects", "show", "--store", fx.uri(), "Behind", "--json");
     effects.releaseEffectLease("Behind", engine);
 
     // with no engine, the row is what a stopped engine left: it runs nowhere
-    assertThat(stopped.out().lines())
+    assertThat(stopped.stdout().lines())
         .contains(
             "    in flight lane customer:4 at 4 when its engine stopped (no engine runs it; it"
                 + " replays at the next start), attempt 2: HttpTimeoutException: request timed out");
 
-    assertThat(text.out().lines())
+    assertThat(text.stdout().lines())
         .contains(
             "  state: lagging (blocked is judged against the declaring program: Effects.plan() or"
                 + " GET /admin/effects/Behind)",
             "    in flight lane customer:4 at 4 for 40s, attempt 2: HttpTimeoutException: request"
                 + " timed out")
         .noneMatch(l -> l.contains("at 5 for"));
-    JsonNode inFlight = read(json.out()).get("sources").get(0).get("inFlight");
+    JsonNode inFlight = read(json.stdout()).get("sources").get(0).get("inFlight");
     assertThat(inFlight).hasSize(1);
     assertThat(inFlight.get(0).get("lane").asText()).isEqualTo("customer:4");
     assertThat(inFlight.get(0).get("position").asLong()).isEqualTo(4);

@@ -63,4 +63,32 @@ public record InvocationRow(
     if (position < 1) throw new IllegalArgumentException("position must be > 0: " + position);
     if (attempt < 1) throw new IllegalArgumentException("attempt must be >= 1: " + attempt);
   }
+
+  /**
+   * This row with a new retry time, as "Retry now" saves it (docs/effects.md, "Retry now"): every
+   * other field, the status, attempt count and last error among them, is kept, so the backoff after
+   * another failure goes on from the same attempt.
+   *
+   * @param retryAt when the invocation is tried again; {@code null} for none
+   * @param updatedAt when the row changes (usually the same instant as {@code retryAt})
+   * @return a new row; this one is unchanged
+   * @throws NullPointerException if {@code updatedAt} is null
+   * @since 0.1
+   */
+  public InvocationRow withRetryAt(@Nullable Instant retryAt, Instant updatedAt) {
+    return new InvocationRow(
+        effect,
+        source,
+        position,
+        lane,
+        eventType,
+        status,
+        attempt,
+        error,
+        retryAt,
+        skipRequested,
+        version,
+        startedAt,
+        updatedAt);
+  }
 }

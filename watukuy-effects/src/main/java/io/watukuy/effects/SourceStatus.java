@@ -55,34 +55,4 @@ public record SourceStatus(
     stuckLanes = List.copyOf(stuckLanes);
     inFlightLanes = List.copyOf(inFlightLanes);
   }
-
-  /**
-   * Creates a status with no in-flight lane, as a status read from the store alone is.
-   *
-   * @throws NullPointerException if {@code source} or {@code stuckLanes} is null
-   */
-  public SourceStatus(
-      PollerKey source,
-      long position,
-      long head,
-      long lag,
-      int wedgedLanes,
-      List<StuckLane> stuckLanes,
-      @Nullable String pinningKey,
-      @Nullable Long pinningPosition,
-      boolean blocked,
-      @Nullable String lastError) {
-    this(
-        source,
-        position,
-        head,
-        lag,
-        wedgedLanes,
-        stuckLanes,
-        pinningKey,
-        pinningPosition,
-        blocked,
-        lastError,
-        List.of());
-  }
 }

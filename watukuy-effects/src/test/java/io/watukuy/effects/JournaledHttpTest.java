@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import io.watukuy.SealingKeys;
 import io.watukuy.effects.EffectFixture.Order;
 import io.watukuy.spi.InvocationRow;
@@ -14,7 +13,6 @@ import io.watukuy.spi.JournalEntry;
 import io.watukuy.store.memory.MemoryStore;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -61,21 +59,18 @@ class JournaledHttpTest {
 
   private final ConcurrentLinkedQueue<Answer> script = new ConcurrentLinkedQueue<>();
   private final List<Seen> seen = Collections.synchronizedList(new ArrayList<>());
-  private HttpServer server;
+  private LocalReceiver server;
   private String base;
 
   @BeforeEach
-  void start() throws IOException {
-    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    server.createContext("/", this::answer);
-    server.createContext("/big/", this::big);
-    server.start();
-    base = "http://127.0.0.1:" + server.getAddress().getPort();
+  void start() {
+    server = LocalReceiver.start().route("/", this::answer).route("/big/", this::big);
+    base = server.base();
   }
 
   @AfterEach
   void stop() {
-    server.stop(0);
+    server.close();
   }
 
   private void answer(HttpExchange x) throws IOException {

@@ -3,15 +3,14 @@ package io.watukuy.effects;
 import static io.watukuy.effects.EffectFixture.ORDERS;
 import static io.watukuy.effects.EffectFixture.byCustomer;
 import static io.watukuy.effects.EffectFixture.drain;
+import static io.watukuy.effects.LogCapture.logged;
+import static io.watukuy.effects.LogCapture.onlyLine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.watukuy.EventType;
 import io.watukuy.effects.EffectFixture.Order;
 import io.watukuy.spi.InvocationStatus;
 import io.watukuy.store.memory.MemoryStore;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -48,15 +47,11 @@ class OperatorActionsLogTest {
     // 2 is done, so skipping 1 moves the watermark past both
     assertThat(watermark()).isEqualTo(2);
     assertThat(f.row("Notify", 1).orElseThrow().status()).isEqualTo(InvocationStatus.SKIPPED);
-    assertThat(lines.stream().filter(l -> l.contains("skipped by request")))
-        .singleElement()
-        .satisfies(
-            l ->
-                assertThat(l)
-                    .contains("INFO")
-                    .contains(
-                        "effect Notify on orders: position 1 in lane customer:a skipped by"
-                            + " request; the watermark moves from 0 to 2"));
+    assertThat(onlyLine(lines, "skipped by request"))
+        .contains("INFO")
+        .contains(
+            "effect Notify on orders: position 1 in lane customer:a skipped by"
+                + " request; the watermark moves from 0 to 2");
   }
 
   @Test
@@ -72,16 +67,12 @@ class OperatorActionsLogTest {
 
     assertThat(arm.ran).contains(3L); // lane b goes on
     assertThat(watermark()).isZero(); // held by 1, still failed
-    assertThat(lines.stream().filter(l -> l.contains("skipped by request")))
-        .singleElement()
-        .satisfies(
-            l ->
-                assertThat(l)
-                    .contains("INFO")
-                    .contains(
-                        "effect Notify on orders: position 2 in lane customer:b skipped by"
-                            + " request; only its lane was released, the watermark stays at 0"
-                            + " (held by position 1)"));
+    assertThat(onlyLine(lines, "skipped by request"))
+        .contains("INFO")
+        .contains(
+            "effect Notify on orders: position 2 in lane customer:b skipped by"
+                + " request; only its lane was released, the watermark stays at 0"
+                + " (held by position 1)");
   }
 
   @Test
@@ -178,18 +169,5 @@ class OperatorActionsLogTest {
     assertThat(lines.stream().filter(l -> l.contains("quarantined")))
         .singleElement()
         .satisfies(l -> assertThat(l).contains("effect Notify quarantined: automatic: 2 failed"));
-  }
-
-  /** What the runtime logs (slf4j-simple writes to System.err) while {@code body} runs. */
-  private static List<String> logged(Runnable body) {
-    PrintStream before = System.err;
-    ByteArrayOutputStream captured = new ByteArrayOutputStream();
-    System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-    try {
-      body.run();
-    } finally {
-      System.setErr(before);
-    }
-    return captured.toString(StandardCharsets.UTF_8).lines().toList();
   }
 }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import io.watukuy.SealingKeys;
 import io.watukuy.effects.EffectFixture.Order;
 import io.watukuy.effects.internal.EffectRun;
@@ -14,8 +13,6 @@ import io.watukuy.spi.InvocationStatus;
 import io.watukuy.spi.JournalEntry;
 import io.watukuy.store.sqlite.SqliteStore;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -53,20 +50,18 @@ class SealedHttpTest {
   @TempDir Path dir;
   private EffectFixture<?> fixture = EffectFixture.memory();
   private final List<String> seen = Collections.synchronizedList(new ArrayList<>());
-  private HttpServer server;
+  private LocalReceiver server;
   private String base;
 
   @BeforeEach
-  void start() throws IOException {
-    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    server.createContext("/", this::answer);
-    server.start();
-    base = "http://127.0.0.1:" + server.getAddress().getPort();
+  void start() {
+    server = LocalReceiver.start().route("/", this::answer);
+    base = server.base();
   }
 
   @AfterEach
   void stop() {
-    server.stop(0);
+    server.close();
     if (fixture.store instanceof SqliteStore sqlite) sqlite.close();
   }
 
@@ -118,16 +113,28 @@ class SealedHttpTest {
     };
   }
 
+  /** The attempts {@link #firstAttemptFailed} made, and the response bodies they read. */
+  private final AtomicInteger attempts = new AtomicInteger();
+
+  private final List<String> bodies = Collections.synchronizedList(new ArrayList<>());
+
+  /**
+   * On the store {@code kind}, alice created and one attempt of {@link #lookupThenFail} with the
+   * secret key: its call sent and journaled, then failed.
+   */
+  private Effects firstAttemptFailed(String kind) {
+    store(kind);
+    fixture.created("alice");
+    Effects effects = effects(lookupThenFail(attempts, bodies), SECRET_KEY);
+    EffectFixture.drain(effects, EFFECT);
+    return effects;
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"memory", "sqlite"})
   void aResponseNamingASubjectIsJournaledSealedAndReplayedWithoutSending(String kind)
       throws IOException {
-    store(kind);
-    AtomicInteger attempts = new AtomicInteger();
-    List<String> bodies = Collections.synchronizedList(new ArrayList<>());
-    fixture.created("alice");
-    Effects effects = effects(lookupThenFail(attempts, bodies), SECRET_KEY);
-    EffectFixture.drain(effects, EFFECT);
+    Effects effects = firstAttemptFailed(kind);
 
     JournalEntry entry = fixture.effects.listJournal(EFFECT, ORDERS, 1, 0, 10).get(0);
     assertThat(entry.subject()).isEqualTo("alice");
@@ -148,12 +155,7 @@ class SealedHttpTest {
   @ParameterizedTest
   @ValueSource(strings = {"memory", "sqlite"})
   void aReplayAfterErasureIsTerminalAndSendsNothing(String kind) {
-    store(kind);
-    AtomicInteger attempts = new AtomicInteger();
-    List<String> bodies = Collections.synchronizedList(new ArrayList<>());
-    fixture.created("alice");
-    Effects effects = effects(lookupThenFail(attempts, bodies), SECRET_KEY);
-    EffectFixture.drain(effects, EFFECT);
+    Effects effects = firstAttemptFailed(kind);
     assertThat(row(1).status()).isEqualTo(InvocationStatus.FAILED);
 
     assertThat(effects.erase("alice")).isTrue();

@@ -3,6 +3,7 @@ package io.watukuy.effects;
 import static io.watukuy.effects.EffectFixture.ORDERS;
 import static io.watukuy.effects.EffectFixture.byCustomer;
 import static io.watukuy.effects.EffectFixture.drain;
+import static io.watukuy.effects.LogCapture.logged;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
@@ -12,11 +13,8 @@ import io.watukuy.spi.InvocationRow;
 import io.watukuy.spi.InvocationStatus;
 import io.watukuy.spi.Lease;
 import io.watukuy.store.memory.MemoryStore;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -328,18 +326,5 @@ class ShutdownAndPlanTest {
                     .contains("effect Notify on ")
                     .contains("position 1 in lane (no key) failed (attempt 1)"))
         .noneSatisfy(line -> assertThat(line).contains("in lane  "));
-  }
-
-  /** What the runtime logs (slf4j-simple writes to System.err) while {@code body} runs. */
-  private static List<String> logged(Runnable body) {
-    PrintStream before = System.err;
-    ByteArrayOutputStream captured = new ByteArrayOutputStream();
-    System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-    try {
-      body.run();
-    } finally {
-      System.setErr(before);
-    }
-    return captured.toString(StandardCharsets.UTF_8).lines().toList();
   }
 }

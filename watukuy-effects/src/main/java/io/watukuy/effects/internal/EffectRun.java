@@ -332,6 +332,7 @@ public final class EffectRun<T> {
         list.add(s.status(now));
       }
     } else {
+      // Read from the store alone: no lane is known, so none is stuck or in flight.
       for (EffectCursor c : store.loadCursors(effect.name()))
         list.add(
             new SourceStatus(
@@ -344,7 +345,8 @@ public final class EffectRun<T> {
                 null,
                 null,
                 false,
-                null));
+                null,
+                List.of()));
     }
     boolean quarantined = r != null && r.quarantined();
     boolean blocked = list.stream().anyMatch(SourceStatus::blocked);
@@ -668,22 +670,7 @@ public final class EffectRun<T> {
               store.loadInvocation(effect.name(), s.source, p.position).orElse(null);
           // Only a row that says failed: a running one left by a crash replays at once anyway.
           if (row == null || row.status() != InvocationStatus.FAILED) continue;
-          store.saveInvocation(
-              new InvocationRow(
-                  row.effect(),
-                  row.source(),
-                  row.position(),
-                  row.lane(),
-                  row.eventType(),
-                  row.status(),
-                  row.attempt(),
-                  row.error(),
-                  now,
-                  row.skipRequested(),
-                  row.version(),
-                  row.startedAt(),
-                  now),
-              lease());
+          store.saveInvocation(row.withRetryAt(now, now), lease());
           p.retryAt = now;
           made++;
         }
