@@ -67,7 +67,7 @@ final class EffectRetryRoutes {
   }
 
   private static String why(@Nullable InvocationStatus status) {
-    if (status == null) return "has no invocation (never read, or already passed by the watermark)";
+    if (status == null) return EffectRoutes.NO_INVOCATION;
     return switch (status) {
       case RUNNING -> "is running";
       // stored as failed, yet no parked lane holds it: it is being retried, or another engine runs

@@ -37,6 +37,14 @@ final class EffectRoutes {
     }
   }
 
+  /**
+   * What a position without an invocation row is: a position waits in its lane behind an earlier
+   * one without a row until its turn, and one passed by the watermark may have been swept.
+   */
+  static final String NO_INVOCATION =
+      "has no invocation yet (it waits in its lane behind an earlier position, is not read yet, or"
+          + " the watermark passed it)";
+
   static final int DEFAULT_CALLS = 100;
   static final int MAX_CALLS = 1000;
 
@@ -195,10 +203,7 @@ final class EffectRoutes {
     }
     Optional<InvocationRow> row =
         source == null ? Optional.empty() : effects.invocation(name, source, position);
-    String why =
-        row.isEmpty()
-            ? "has no invocation (never read, or already passed by the watermark)"
-            : "is " + describe(row.get().status());
+    String why = row.isEmpty() ? NO_INVOCATION : "is " + describe(row.get().status());
     return notFailed(name, position, source, why, "only a failed position can be skipped");
   }
 

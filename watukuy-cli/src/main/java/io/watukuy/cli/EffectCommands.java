@@ -153,6 +153,15 @@ final class EffectCommands {
                 + ") and positions are per key: give --partition P");
       }
       for (EffectCursor c : cursors) if (c.source().partition().equals(partition)) return c;
+      if (cursors.size() == 1 && cursors.get(0).source().partition().isEmpty())
+        throw new ConfigException(
+            "effect "
+                + effect
+                + ": no partition '"
+                + partition
+                + "': its source "
+                + cursors.get(0).source().poller()
+                + " is not partitioned (leave out --partition)");
       throw new ConfigException(
           "effect "
               + effect

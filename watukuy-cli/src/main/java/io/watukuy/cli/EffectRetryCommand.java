@@ -3,11 +3,13 @@ package io.watukuy.cli;
 import io.watukuy.PollerKey;
 import io.watukuy.cli.EffectCommands.Opened;
 import io.watukuy.spi.EffectCursor;
+import io.watukuy.spi.EffectRecord;
 import io.watukuy.spi.EffectStore;
 import io.watukuy.spi.InvocationRow;
 import io.watukuy.spi.InvocationStatus;
 import io.watukuy.spi.Lease;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -107,12 +109,18 @@ final class EffectRetryCommand implements Callable<Integer> {
       } finally {
         o.effects().releaseEffectLease(name, lease.get());
       }
+      boolean quarantined =
+          o.effects().loadEffect(name).filter(EffectRecord::quarantined).isPresent();
       cli.err.println(
           "watukuy: effect "
               + name
               + ": "
               + made
-              + " failed position(s) due now; the next engine start runs them at once");
+              + " failed position(s) due now; "
+              + (quarantined
+                  ? "it is quarantined, so nothing runs until `watukuy effects release` (the"
+                      + " retry does not release it)"
+                  : "the next engine start runs them at once"));
     }
     return Main.OK;
   }
@@ -151,7 +159,8 @@ final class EffectRetryCommand implements Callable<Integer> {
             + now);
   }
 
+  /** Now, to the millisecond: the row's retry time and what the line prints. */
   private Instant now() {
-    return cli.clock.instant();
+    return cli.clock.instant().truncatedTo(ChronoUnit.MILLIS);
   }
 }

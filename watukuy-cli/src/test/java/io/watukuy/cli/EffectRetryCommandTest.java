@@ -103,6 +103,33 @@ class EffectRetryCommandTest {
   }
 
   @Test
+  void aRetryOfAQuarantinedEffectSaysTheQuarantineStillHoldsIt() {
+    effects.setQuarantine(NOTIFY, "crm down", NOW.minusSeconds(10));
+
+    CliRun r = cli("effects", "retry", "--store", fx.uri(), NOTIFY);
+
+    assertThat(r.exit()).as(r.stderr()).isZero();
+    assertThat(r.stderr())
+        .isEqualTo(
+            "watukuy: effect NotifyCustomer: 2 failed position(s) due now; it is quarantined, so"
+                + " nothing runs until `watukuy effects release` (the retry does not release"
+                + " it)\n");
+    assertThat(effects.loadEffect(NOTIFY).orElseThrow().quarantined()).isTrue();
+  }
+
+  @Test
+  void aPartitionOfAnUnpartitionedSourceIsNamedAsSuch() {
+    CliRun r = cli("effects", "retry", "--store", fx.uri(), NOTIFY, "3", "--partition", "eu");
+
+    assertThat(r.exit()).isEqualTo(Main.USAGE);
+    assertThat(r.stderr())
+        .isEqualTo(
+            "watukuy: effect NotifyCustomer: no partition 'eu': its source orders is not"
+                + " partitioned (leave out --partition)\n");
+    assertThat(stored(3).retryAt()).isEqualTo(NOW.plusSeconds(60));
+  }
+
+  @Test
   void onePositionIsDueNowAndTheOthersKeepTheirRetryTime() {
     CliRun r = cli("effects", "retry", "--store", fx.uri(), NOTIFY, "5");
 
