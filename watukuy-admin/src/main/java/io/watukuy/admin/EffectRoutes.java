@@ -102,6 +102,8 @@ final class EffectRoutes {
       e.put("attempt", l.attempt());
       e.put("error", l.error());
       e.put("retry_in_ms", l.retryInMs());
+      // Its retry attempt runs: the dashboard shows it running, with no action to offer.
+      putLong(e, "running_ms", l.runningMs());
       lanes.add(e);
     }
     n.put("wedged_lanes", wedged);

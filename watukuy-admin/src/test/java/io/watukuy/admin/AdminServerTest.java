@@ -1203,4 +1203,60 @@ class AdminServerTest {
       assertThat(late.path("state").asText()).isEqualTo("lagging");
     }
   }
+
+  @Test
+  void aStuckLaneWhoseRetryRunsIsOneStuckLaneWithRunningMsNotAnInFlightLane() throws Exception {
+    java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch proceed = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicInteger calls =
+        new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.ExecutorService worker =
+        java.util.concurrent.Executors.newSingleThreadExecutor();
+    try {
+      Effect<JsonNode> held =
+          Effect.builder("Held")
+              .source(orders)
+              .on(
+                  EventType.CREATED,
+                  (ctx, e) -> {
+                    if (calls.incrementAndGet() == 1)
+                      throw new IllegalStateException("CRM answered 503");
+                    started.countDown();
+                    proceed.await();
+                  },
+                  Key.identity())
+              .build();
+      engine(Watukuy.builder());
+      api.put("a", Map.of());
+      engine.tick(); // position 1: a created
+      effects = Effects.builder(store).time(clock).workers(worker).add(held).build();
+      effects.start();
+      awaitEffect("Held", st -> st.state() == EffectState.WEDGED);
+      start(AdminServer.builder(engine).store(store).effects(effects));
+      JsonNode waiting = json(get("/admin/effects/Held")).path("stuck_lanes").get(0);
+      assertThat(waiting.path("running_ms").isNull()).isTrue();
+      assertThat(waiting.path("attempt").asInt()).isEqualTo(1);
+      // The retry (attempt 2) runs and holds: the lane is still stuck (docs/effects.md, "States").
+      assertThat(effects.retryNow("Held")).isEqualTo(1);
+      assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+
+      clock.advance(Duration.ofSeconds(43));
+      JsonNode e = json(get("/admin/effects/Held"));
+      assertThat(e.path("state").asText()).isEqualTo("wedged");
+      assertThat(e.path("wedged_lanes").asInt()).isEqualTo(1);
+      assertThat(e.path("stuck_lanes")).hasSize(1);
+      JsonNode lane = e.path("stuck_lanes").get(0);
+      assertThat(lane.path("lane").asText()).isEqualTo("identity:a");
+      assertThat(lane.path("position").asLong()).isEqualTo(1);
+      assertThat(lane.path("attempt").asInt()).isEqualTo(2);
+      assertThat(lane.path("retry_in_ms").asLong()).isZero();
+      assertThat(lane.path("running_ms").asLong()).isEqualTo(43_000);
+      assertThat(lane.path("error").asText()).isEqualTo("IllegalStateException: CRM answered 503");
+      // One list per lane: the running retry is not also an in-flight lane.
+      assertThat(e.path("in_flight_lanes")).isEmpty();
+    } finally {
+      proceed.countDown();
+      worker.shutdown();
+    }
+  }
 }

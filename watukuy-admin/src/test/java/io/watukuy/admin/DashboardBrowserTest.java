@@ -311,6 +311,59 @@ class DashboardBrowserTest {
   }
 
   @Test
+  void aStuckLaneWhoseRetryRunsIsOneRowRunningWithoutButtons() throws InterruptedException {
+    failing.set(false);
+    ordersApi.put("o001", Map.of("total", 12));
+    engine.tick(); // position 1 in the orders log
+    java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch proceed = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicInteger attempts =
+        new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.ExecutorService worker =
+        java.util.concurrent.Executors.newSingleThreadExecutor();
+    try {
+      Effect<JsonNode> retried =
+          Effect.builder("NotifyCustomer")
+              .source(orders)
+              .on(
+                  EventType.CREATED,
+                  (ctx, e) -> {
+                    if (attempts.incrementAndGet() == 1)
+                      throw new IllegalStateException("CRM answered 503");
+                    started.countDown();
+                    proceed.await();
+                  },
+                  Key.identity())
+              .build();
+      effects = Effects.builder(store).time(clock).workers(worker).add(retried).build();
+      effects.start();
+      long failed = System.nanoTime() + WAIT.toNanos();
+      while (effects.status("NotifyCustomer").state() != EffectState.WEDGED) {
+        assertThat(System.nanoTime()).as("the first attempt fails").isLessThan(failed);
+        Thread.sleep(2);
+      }
+      assertThat(effects.retryNow("NotifyCustomer")).isEqualTo(1);
+      assertThat(started.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      clock.advance(Duration.ofSeconds(43));
+      browser.get(serve(AdminServer.builder(engine).effects(effects)));
+      WebDriverWait wait = new WebDriverWait(browser, WAIT);
+      String row = "#stuck tr[data-position='1'] ";
+      wait.until(d -> !browser.findElements(By.cssSelector(row)).isEmpty());
+      // one row for the lane: stuck, its retry running, nothing to click until the attempt ends
+      assertThat(browser.findElements(By.cssSelector("#stuck tbody tr"))).hasSize(1);
+      assertThat(text(row + "td.running")).isEqualTo("running 43 s");
+      assertThat(text(row + "td.attempt")).isEqualTo("2");
+      assertThat(text(row + "td.stuck-error")).isEqualTo("IllegalStateException: CRM answered 503");
+      assertThat(browser.findElements(By.cssSelector(row + "button"))).isEmpty();
+      assertThat(text("#effects tr[data-effect='NotifyCustomer'] td.state")).isEqualTo("wedged");
+      assertThat(cspViolations()).isEmpty();
+    } finally {
+      proceed.countDown();
+      worker.shutdown();
+    }
+  }
+
+  @Test
   void aStuckLaneOfAnEffectIsSkippedFromThePage() throws InterruptedException, IOException {
     failing.set(false);
     ordersApi.put("o001", Map.of("total", 12));

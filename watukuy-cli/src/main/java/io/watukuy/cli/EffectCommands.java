@@ -7,6 +7,8 @@ import io.watukuy.ConfigException;
 import io.watukuy.PollerKey;
 import io.watukuy.cli.CliConfig.StoreSpec;
 import io.watukuy.effects.EffectPlan;
+import io.watukuy.effects.InFlightLane;
+import io.watukuy.effects.StuckLane;
 import io.watukuy.spi.EffectCursor;
 import io.watukuy.spi.EffectRecord;
 import io.watukuy.spi.EffectStore;
@@ -20,6 +22,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -372,14 +375,13 @@ final class EffectCommands {
       s.put("lag", src.lag());
       s.put("blocked", src.blocked());
       ArrayNode inFlight = s.putArray("inFlight");
-      Instant now = cli.clock.instant();
-      for (InvocationRow row : src.inFlight()) {
+      for (InFlightLane lane : src.inFlight()) {
         ObjectNode l = inFlight.addObject();
-        l.put("lane", row.lane().isEmpty() ? null : row.lane());
-        l.put("position", row.position());
-        l.put("attempt", row.attempt());
-        l.put("runningMs", EffectStates.runningFor(row, now).toMillis());
-        l.put("error", row.error() == null ? null : cli.redact(row.error()));
+        l.put("lane", lane.lane());
+        l.put("position", lane.position());
+        l.put("attempt", lane.attempt());
+        l.put("runningMs", lane.runningMs());
+        l.put("error", lane.error() == null ? null : cli.redact(lane.error()));
       }
     }
     return n;
@@ -391,22 +393,24 @@ final class EffectCommands {
    * kill, or the shutdown's 30 s): it runs nowhere and replays at the next start, which the line
    * says instead of a time it has been running.
    */
-  private void stateLines(EffectStates.Source src, Instant now, boolean running) {
+  private void stateLines(EffectStates.Source src, boolean running) {
     if (src.blocked() != null) cli.out.println("    " + flat(src.blocked()));
-    for (InvocationRow row : src.inFlight())
+    for (InFlightLane lane : src.inFlight())
       cli.out.println(
           "    in flight lane "
-              + laneName(row)
+              + laneName(lane.lane())
               + " at "
-              + row.position()
-              + (running
-                  ? " for " + EffectStates.runningFor(row, now).toSeconds() + "s"
-                  : " when its engine stopped (no engine runs it; it replays at the next start)")
+              + lane.position()
+              + (running ? " for " + lane.runningMs() / 1000 + "s" : STOPPED)
               + ", attempt "
-              + row.attempt()
+              + lane.attempt()
               + ": "
-              + (row.error() == null ? "no error yet" : flat(row.error())));
+              + (lane.error() == null ? "no error yet" : flat(lane.error())));
   }
+
+  // A running row no engine holds the lease for: left by a kill or the shutdown's 30 s.
+  private static final String STOPPED =
+      " when its engine stopped (no engine runs it; it replays at the next start)";
 
   /** The listing's object of one effect; {@code show --json} adds to it. */
   private ObjectNode summary(String name, Optional<EffectRecord> rec, List<EffectCursor> cursors) {
@@ -442,9 +446,9 @@ final class EffectCommands {
       description = {
         "Shows one effect: what list shows, its lease, and per source key its lag, why it is blocked,"
             + " its in-flight and stuck lanes and its terminal and skipped rows.",
-        "A stuck lane is a failed invocation above the position: lane, position, attempt, retry in, error."
-            + " An in-flight lane is an invocation running for 30 s or more: lane, position, running for,"
-            + " attempt, last error. At most 100 of each and 100 terminal and 100 skipped rows per"
+        "A stuck lane is a failed invocation above the position, or its retry running: lane, position,"
+            + " attempt, retry in (or running for), error. An in-flight lane is any other invocation"
+            + " running for 30 s or more: lane, position, running for, attempt, last error. At most 100 of each and 100 terminal and 100 skipped rows per"
             + " key, lowest position first."
       })
   final class Show implements Callable<Integer> {
@@ -480,10 +484,10 @@ final class EffectCommands {
           n.put("leaseExpiresAt", lease.map(l -> l.expiresAt().toString()).orElse(null));
           ArrayNode sources = (ArrayNode) n.get("sources");
           for (int i = 0; i < cursors.size(); i++)
-            details(o, cursors.get(i), now, (ObjectNode) sources.get(i));
+            details(o, view.sources().get(i), (ObjectNode) sources.get(i));
           cli.out.println(n);
         } else {
-          text(o, name, rec.orElse(null), view, lease.orElse(null), now);
+          text(o, name, rec.orElse(null), view, lease.orElse(null));
         }
       }
       return Main.OK;
@@ -494,8 +498,7 @@ final class EffectCommands {
         String name,
         @Nullable EffectRecord r,
         EffectStates.View view,
-        @Nullable Lease lease,
-        Instant now) {
+        @Nullable Lease lease) {
       cli.out.println("effect " + name);
       cli.out.println(
           "  state: "
@@ -520,7 +523,7 @@ final class EffectCommands {
                   : "held by " + lease.owner() + " until " + lease.expiresAt()));
       for (EffectStates.Source src : view.sources()) {
         EffectCursor c = src.cursor();
-        List<InvocationRow> stuck = stuck(o, c);
+        Set<Long> skips = skipsRequested(o, c);
         cli.out.println(
             "  source "
                 + c.source()
@@ -533,23 +536,23 @@ final class EffectCommands {
                 + "), live boundary "
                 + (c.liveBoundary() == null ? "-" : c.liveBoundary())
                 + ", "
-                + stuck.size()
+                + src.status().wedgedLanes()
                 + " stuck lane(s)");
-        stateLines(src, now, lease != null);
-        for (InvocationRow row : stuck)
+        stateLines(src, lease != null);
+        for (StuckLane lane : src.stuck())
           cli.out.println(
               "    stuck lane "
-                  + laneName(row)
+                  + laneName(lane.lane())
                   + " at "
-                  + row.position()
+                  + lane.position()
                   + ": attempt "
-                  + row.attempt()
-                  + ", retry in "
-                  + retryIn(row, now).toMillis()
-                  + "ms"
-                  + (row.skipRequested() ? ", skip requested" : "")
+                  + lane.attempt()
+                  + (lane.runningMs() == null
+                      ? ", retry in " + lane.retryInMs() + "ms"
+                      : lease != null ? " running for " + lane.runningMs() / 1000 + "s" : STOPPED)
+                  + (skips.contains(lane.position()) ? ", skip requested" : "")
                   + ": "
-                  + flat(row.error()));
+                  + flat(lane.error()));
         for (InvocationRow row : terminal(o, c))
           cli.out.println(
               "    terminal at "
@@ -572,16 +575,19 @@ final class EffectCommands {
       }
     }
 
-    private void details(Opened o, EffectCursor c, Instant now, ObjectNode s) {
+    private void details(Opened o, EffectStates.Source src, ObjectNode s) {
+      EffectCursor c = src.cursor();
+      Set<Long> skips = skipsRequested(o, c);
       ArrayNode stuck = s.putArray("stuckLanes");
-      for (InvocationRow row : stuck(o, c)) {
+      for (StuckLane lane : src.stuck()) {
         ObjectNode l = stuck.addObject();
-        l.put("lane", row.lane().isEmpty() ? null : row.lane());
-        l.put("position", row.position());
-        l.put("attempt", row.attempt());
-        l.put("error", row.error() == null ? null : cli.redact(row.error()));
-        l.put("retryInMs", retryIn(row, now).toMillis());
-        l.put("skipRequested", row.skipRequested());
+        l.put("lane", lane.lane());
+        l.put("position", lane.position());
+        l.put("attempt", lane.attempt());
+        l.put("error", cli.redact(lane.error()));
+        l.put("retryInMs", lane.retryInMs());
+        l.put("runningMs", lane.runningMs());
+        l.put("skipRequested", skips.contains(lane.position()));
       }
       ArrayNode terminal = s.putArray("terminal");
       for (InvocationRow row : terminal(o, c)) {
@@ -611,10 +617,20 @@ final class EffectCommands {
     return row.lane().isEmpty() ? NO_KEY : row.lane();
   }
 
-  private static List<InvocationRow> stuck(Opened o, EffectCursor c) {
-    return o.effects()
-        .listInvocations(
-            c.effect(), c.source(), c.watermark(), Set.of(InvocationStatus.FAILED), SHOW_LIMIT);
+  /** The lane as {@code show} prints it, from a status entry's lane (null for no key). */
+  private static String laneName(@Nullable String lane) {
+    return lane == null ? NO_KEY : lane;
+  }
+
+  /** The failed positions above the watermark whose skip is requested and not yet completed. */
+  private static Set<Long> skipsRequested(Opened o, EffectCursor c) {
+    Set<Long> out = new HashSet<>();
+    for (InvocationRow row :
+        o.effects()
+            .listInvocations(
+                c.effect(), c.source(), c.watermark(), Set.of(InvocationStatus.FAILED), SHOW_LIMIT))
+      if (row.skipRequested()) out.add(row.position());
+    return out;
   }
 
   private static List<InvocationRow> terminal(Opened o, EffectCursor c) {
@@ -626,11 +642,6 @@ final class EffectCommands {
   private static List<InvocationRow> skipped(Opened o, EffectCursor c) {
     return o.effects()
         .listInvocations(c.effect(), c.source(), 0, Set.of(InvocationStatus.SKIPPED), SHOW_LIMIT);
-  }
-
-  private static Duration retryIn(InvocationRow row, Instant now) {
-    if (row.retryAt() == null || !row.retryAt().isAfter(now)) return Duration.ZERO;
-    return Duration.between(now, row.retryAt());
   }
 
   /** Whether {@code lease} is unexpired: an engine runs the effect (docs/effects.md, "Rewind"). */

@@ -4,20 +4,19 @@ import io.watukuy.PollerKey;
 import io.watukuy.effects.EffectPlan;
 import io.watukuy.effects.EffectState;
 import io.watukuy.effects.InFlightLane;
+import io.watukuy.effects.SourceStatus;
+import io.watukuy.effects.StoredStatus;
+import io.watukuy.effects.StuckLane;
 import io.watukuy.spi.EffectCursor;
 import io.watukuy.spi.EffectRecord;
 import io.watukuy.spi.EffectStore;
-import io.watukuy.spi.InvocationRow;
-import io.watukuy.spi.InvocationStatus;
 import io.watukuy.spi.PollerState;
 import io.watukuy.spi.StateStore;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -25,8 +24,9 @@ import org.jspecify.annotations.Nullable;
  * (docs/effects.md, "States"; docs/config.md, "Effects commands"), in the engine's precedence
  * ({@link EffectState#derive}): quarantined from the effect's record; blocked from the plan of the
  * config that declares the effect ({@link EffectPlanCommand#plans}, the judgement {@code effects
- * plan} makes); wedged from failed invocation rows above the watermark; lagging from the log head
- * ({@link PollerState#lastSequence()}) above the watermark.
+ * plan} makes); wedged from the stuck lanes above the watermark and lagging from the log head
+ * ({@link PollerState#lastSequence()}) above it, both read by {@link StoredStatus}, the rule an
+ * engine without the effect's lease applies too.
  *
  * <p>A key scheme lives in the program that declares the effect, not in the store: for an effect no
  * config at hand declares (a Java effect, or {@code --store URI}) blocked cannot be judged here,
@@ -43,21 +43,31 @@ final class EffectStates {
    * One source key's standing.
    *
    * @param cursor the effect's cursor on the key
-   * @param head the log head of the key (the poller's last sequence), 0 before its first event
-   * @param lag {@code head - watermark}, never below 0
-   * @param failed failed invocation rows above the watermark, counted up to {@link
-   *     EffectCommands#SHOW_LIMIT}
+   * @param status the key's status as the store shows it ({@link StoredStatus#of}): head, lag,
+   *     stuck lanes (failed rows and running retries) and in-flight lanes, by the engine's rule
    * @param blocked why a deploy of the declaring config starts the key blocked, or null
-   * @param inFlight running invocations above the watermark whose attempt started at least {@link
-   *     InFlightLane#THRESHOLD} ago, lowest position first, at most {@link InFlightLane#MAX}
    */
-  record Source(
-      EffectCursor cursor,
-      long head,
-      long lag,
-      int failed,
-      @Nullable String blocked,
-      List<InvocationRow> inFlight) {}
+  record Source(EffectCursor cursor, SourceStatus status, @Nullable String blocked) {
+    /** The log head of the key (the poller's last sequence), never below the watermark. */
+    long head() {
+      return status.head();
+    }
+
+    /** {@code head - watermark}. */
+    long lag() {
+      return status.lag();
+    }
+
+    /** The stuck lanes, at most {@link SourceStatus#MAX_STUCK_LANES}, lowest position first. */
+    List<StuckLane> stuck() {
+      return status.stuckLanes();
+    }
+
+    /** The in-flight lanes (never a stuck one), at most {@link InFlightLane#MAX}. */
+    List<InFlightLane> inFlight() {
+      return status.inFlightLanes();
+    }
+  }
 
   /**
    * One effect's state.
@@ -107,30 +117,20 @@ final class EffectStates {
     boolean quarantined = rec.map(EffectRecord::quarantined).orElse(false);
     boolean blocked = false;
     boolean rowsAbove = false;
-    int failed = 0;
+    int wedged = 0;
     long lag = 0;
     List<Source> sources = new ArrayList<>();
     for (EffectCursor c : cursors) {
-      long head = store.loadState(c.source()).map(PollerState::lastSequence).orElse(0L);
-      long keyLag = Math.max(0, head - c.watermark());
-      int keyFailed =
-          effects
-              .listInvocations(
-                  effect,
-                  c.source(),
-                  c.watermark(),
-                  Set.of(InvocationStatus.FAILED),
-                  EffectCommands.SHOW_LIMIT)
-              .size();
+      SourceStatus status = StoredStatus.of(store, effects, c, now);
       String reason = plans == null ? null : blockedReason(effects, plans, c.source());
       rowsAbove |= effects.countInvocations(effect, c.source(), c.watermark()) > 0;
       blocked |= reason != null;
-      failed += keyFailed;
-      lag += keyLag;
-      sources.add(new Source(c, head, keyLag, keyFailed, reason, inFlight(effects, c, now)));
+      wedged += status.wedgedLanes();
+      lag += status.lag();
+      sources.add(new Source(c, status, reason));
     }
     boolean judged = quarantined || plans != null || !rowsAbove;
-    return new View(EffectState.derive(quarantined, blocked, failed, lag), judged, sources);
+    return new View(EffectState.derive(quarantined, blocked, wedged, lag), judged, sources);
   }
 
   private static @Nullable String blockedReason(
@@ -140,24 +140,5 @@ final class EffectStates {
         return EffectPlanCommand.blockedReason(
             p, effects.countInvocations(p.effect(), source, p.watermark()));
     return null;
-  }
-
-  /** The running rows above the watermark whose attempt started at least 30 s before now. */
-  private static List<InvocationRow> inFlight(EffectStore effects, EffectCursor c, Instant now) {
-    List<InvocationRow> out = new ArrayList<>();
-    for (InvocationRow row :
-        effects.listInvocations(
-            c.effect(),
-            c.source(),
-            c.watermark(),
-            Set.of(InvocationStatus.RUNNING),
-            InFlightLane.MAX))
-      if (runningFor(row, now).compareTo(InFlightLane.THRESHOLD) >= 0) out.add(row);
-    return out;
-  }
-
-  /** How long the row's attempt has run: since its {@code startedAt}, never negative. */
-  static Duration runningFor(InvocationRow row, Instant now) {
-    return now.isAfter(row.startedAt()) ? Duration.between(row.startedAt(), now) : Duration.ZERO;
   }
 }

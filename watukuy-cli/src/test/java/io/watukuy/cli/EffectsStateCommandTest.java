@@ -73,6 +73,16 @@ class EffectsStateCommandTest {
       InvocationStatus status,
       @Nullable String error,
       Instant started) {
+    invocation(effect, position, status, 2, error, started);
+  }
+
+  private void invocation(
+      String effect,
+      long position,
+      InvocationStatus status,
+      int attempt,
+      @Nullable String error,
+      Instant started) {
     Lease lease = fx.engineLease(effect);
     effects.saveInvocation(
         new InvocationRow(
@@ -82,7 +92,7 @@ class EffectsStateCommandTest {
             "customer:" + position,
             "created",
             status,
-            2,
+            attempt,
             error,
             null,
             false,
@@ -192,15 +202,12 @@ class EffectsStateCommandTest {
   }
 
   @Test
-  void showListsARowRunningForThirtySecondsOrMoreAsInFlight() {
-    // Behind runs 4 since 40 s (its HTTP call re-sending), and 5 since 29 s: only 4 is in flight.
-    invocation(
-        "Behind",
-        4,
-        InvocationStatus.RUNNING,
-        "HttpTimeoutException: request timed out",
-        NOW.minusSeconds(40));
-    invocation("Behind", 5, InvocationStatus.RUNNING, null, NOW.minusSeconds(29));
+  void showListsAFirstAttemptRunningForThirtySecondsOrMoreAsInFlight() {
+    // Behind runs 4 since 31 s (attempt 1, its HTTP call re-sending), and 5 since 29 s: only 4 is
+    // in flight, and neither is stuck, since no attempt of them failed (docs/effects.md, "States").
+    String resend = "POST https://crm.example.com/v1/notes: HTTP 503, re-sending (attempt 2 of 4)";
+    invocation("Behind", 4, InvocationStatus.RUNNING, 1, resend, NOW.minusSeconds(31));
+    invocation("Behind", 5, InvocationStatus.RUNNING, 1, null, NOW.minusSeconds(29));
     CliRun stopped = cli("effects", "show", "--store", fx.uri(), "Behind");
     // an engine runs the effect now: its lease is held past NOW
     Lease engine =
@@ -208,29 +215,84 @@ class EffectsStateCommandTest {
 
     CliRun text = cli("effects", "show", "--store", fx.uri(), "Behind");
     CliRun json = cli("effects", "show", "--store", fx.uri(), "Behind", "--json");
+    CliRun list = cli("effects", "list", "--store", fx.uri());
     effects.releaseEffectLease("Behind", engine);
 
     // with no engine, the row is what a stopped engine left: it runs nowhere
     assertThat(stopped.stdout().lines())
         .contains(
             "    in flight lane customer:4 at 4 when its engine stopped (no engine runs it; it"
-                + " replays at the next start), attempt 2: HttpTimeoutException: request timed out");
+                + " replays at the next start), attempt 1: "
+                + resend);
 
     assertThat(text.stdout().lines())
         .contains(
             "  state: lagging (blocked is judged against the declaring program: Effects.plan() or"
                 + " GET /admin/effects/Behind)",
-            "    in flight lane customer:4 at 4 for 40s, attempt 2: HttpTimeoutException: request"
-                + " timed out")
-        .noneMatch(l -> l.contains("at 5 for"));
-    JsonNode inFlight = read(json.stdout()).get("sources").get(0).get("inFlight");
+            "  source orders: position 3, lag 2 (head 5), live boundary 4, 0 stuck lane(s)",
+            "    in flight lane customer:4 at 4 for 31s, attempt 1: " + resend)
+        .noneMatch(l -> l.contains("at 5 for"))
+        .noneMatch(l -> l.contains("stuck lane customer"));
+    assertThat(list.stdout().lines()).contains("Behind\tlagging\torders=3\t0\t0\t-");
+    JsonNode source = read(json.stdout()).get("sources").get(0);
+    assertThat(source.get("stuckLanes")).isEmpty();
+    JsonNode inFlight = source.get("inFlight");
     assertThat(inFlight).hasSize(1);
     assertThat(inFlight.get(0).get("lane").asText()).isEqualTo("customer:4");
     assertThat(inFlight.get(0).get("position").asLong()).isEqualTo(4);
-    assertThat(inFlight.get(0).get("attempt").asInt()).isEqualTo(2);
-    assertThat(inFlight.get(0).get("runningMs").asLong()).isEqualTo(40_000);
-    assertThat(inFlight.get(0).get("error").asText())
-        .isEqualTo("HttpTimeoutException: request timed out");
+    assertThat(inFlight.get(0).get("attempt").asInt()).isEqualTo(1);
+    assertThat(inFlight.get(0).get("runningMs").asLong()).isEqualTo(31_000);
+    assertThat(inFlight.get(0).get("error").asText()).isEqualTo(resend);
+  }
+
+  @Test
+  void aRetryRunningAfterAFailureIsAStuckLaneAndTheEffectStaysWedged() {
+    // Behind's lane at 4 failed and its attempt 2 runs since 43 s, the failure kept on the row:
+    // the lane is stuck while its retry runs (docs/effects.md, "States"), so the state does not
+    // flip to lagging on every attempt, and the lane is in no in-flight list.
+    invocation("Behind", 4, InvocationStatus.RUNNING, 2, "HTTP 503 from crm", NOW.minusSeconds(43));
+    Lease engine =
+        effects.acquireEffectLease("Behind", "engine-2", Duration.ofSeconds(30), NOW).orElseThrow();
+
+    CliRun text = cli("effects", "show", "--store", fx.uri(), "Behind");
+    CliRun json = cli("effects", "show", "--store", fx.uri(), "Behind", "--json");
+    CliRun list = cli("effects", "list", "--store", fx.uri());
+    effects.releaseEffectLease("Behind", engine);
+    CliRun stopped = cli("effects", "show", "--store", fx.uri(), "Behind");
+
+    assertThat(text.stdout().lines())
+        .contains(
+            "  state: wedged (blocked is judged against the declaring program: Effects.plan() or"
+                + " GET /admin/effects/Behind)",
+            "  source orders: position 3, lag 2 (head 5), live boundary 4, 1 stuck lane(s)",
+            "    stuck lane customer:4 at 4: attempt 2 running for 43s: HTTP 503 from crm")
+        .noneMatch(l -> l.contains("in flight"));
+    assertThat(list.stdout().lines()).contains("Behind\twedged\torders=3\t0\t0\t-");
+    JsonNode shown = read(json.stdout());
+    assertThat(shown.get("state").asText()).isEqualTo("wedged");
+    JsonNode source = shown.get("sources").get(0);
+    assertThat(source.get("inFlight")).isEmpty();
+    assertThat(source.get("stuckLanes")).hasSize(1);
+    JsonNode lane = source.get("stuckLanes").get(0);
+    assertThat(lane.get("position").asLong()).isEqualTo(4);
+    assertThat(lane.get("attempt").asInt()).isEqualTo(2);
+    assertThat(lane.get("runningMs").asLong()).isEqualTo(43_000);
+    assertThat(lane.get("retryInMs").asLong()).isZero();
+    assertThat(lane.get("error").asText()).isEqualTo("HTTP 503 from crm");
+    // with no engine holding the lease the retry runs nowhere, and the line says so
+    assertThat(stopped.stdout().lines())
+        .contains(
+            "    stuck lane customer:4 at 4: attempt 2 when its engine stopped (no engine runs it;"
+                + " it replays at the next start): HTTP 503 from crm");
+  }
+
+  @Test
+  void aWaitingStuckLaneHasNoRunningTime() {
+    CliRun json = cli("effects", "show", "--store", fx.uri(), "Stuck", "--json");
+
+    JsonNode lane = read(json.stdout()).get("sources").get(0).get("stuckLanes").get(0);
+    assertThat(lane.get("position").asLong()).isEqualTo(3);
+    assertThat(lane.get("runningMs").isNull()).isTrue();
   }
 
   private JsonNode read(String json) {

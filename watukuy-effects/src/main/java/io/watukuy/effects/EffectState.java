@@ -39,7 +39,7 @@ public enum EffectState {
    *
    * @param quarantined whether the effect is quarantined
    * @param blocked whether a source key is blocked by a key scheme change
-   * @param wedgedLanes lanes whose head position failed and waits for a retry
+   * @param wedgedLanes stuck lanes: a head position failed, its retry waiting or running
    * @param lag positions read and not yet passed by the watermark
    * @return the state
    */

@@ -9,7 +9,8 @@ import org.jspecify.annotations.Nullable;
  *
  * @param effect the effect's name
  * @param state derived in precedence order ({@link EffectState#derive})
- * @param running whether this engine holds the effect's lease and runs it
+ * @param running whether this engine holds the effect's lease and runs it; when it does not, the
+ *     sources are read from the store ({@link StoredStatus}), by the same rule
  * @param sources one entry per source key, in key order
  * @param terminalSkips positions completed by a terminal failure, ever
  * @param latestCollapsed events an {@code on latest} arm folded into a later invocation, ever
@@ -51,7 +52,8 @@ public record EffectStatus(
    * The invocations running for at least {@link InFlightLane#THRESHOLD} over every source key
    * (docs/effects.md, "Position"), in key order then lowest position first.
    *
-   * @return the in-flight lanes; empty when none runs that long, or this engine does not run it
+   * @return the in-flight lanes; empty when none runs that long. On an engine that does not hold
+   *     the effect's lease, the running rows the store shows ({@link StoredStatus})
    */
   public List<InFlightLane> inFlightLanes() {
     return sources.stream().flatMap(s -> s.inFlightLanes().stream()).toList();

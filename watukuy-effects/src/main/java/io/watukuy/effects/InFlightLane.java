@@ -5,15 +5,16 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * An invocation that has been running for at least {@link #THRESHOLD} (docs/effects.md,
- * "Position"): an HTTP call a receiver holds, or an arm blocked in a {@code ctx.call}. It keeps its
- * lane busy without failing, so it never shows among the stuck lanes.
+ * "Position"): an HTTP call a receiver holds, or an arm blocked in a {@code ctx.call}, on a lane
+ * that is not stuck. A stuck lane's running retry is listed as its {@link StuckLane} (with {@link
+ * StuckLane#runningMs()}), never here as well (docs/effects.md, "States").
  *
  * @param lane the lane, {@code scheme:value}; {@code null} for an event that belongs to no lane
  * @param position the running position
  * @param attempt the attempt running, from 1
  * @param runningMs milliseconds since this attempt started, on the engine's clock
- * @param error the last transport error or re-sent status of the attempt's HTTP call, else the
- *     previous attempt's error, with the engine's secrets hidden; {@code null} when there is none
+ * @param error the last transport error or re-sent status of the attempt's HTTP call, with the
+ *     engine's secrets hidden; {@code null} when there is none
  * @since 0.1
  */
 public record InFlightLane(

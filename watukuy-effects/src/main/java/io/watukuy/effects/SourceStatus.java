@@ -16,7 +16,8 @@ import org.jspecify.annotations.Nullable;
  * @param lag {@code head - position}, the events of the log above the watermark; a wedge at 3 with
  *     4 and 5 done reads position 2, lag 3. It counts the whole backlog, beyond the events the
  *     reader holds ({@code readAhead})
- * @param wedgedLanes lanes whose head position failed and waits for a retry
+ * @param wedgedLanes stuck lanes: lanes whose head position failed, waiting for a retry or with the
+ *     retry running (docs/effects.md, "States")
  * @param stuckLanes at most 100 of them, lowest position first; with more, the rest are left out
  * @param pinningKey the lane holding the watermark down, or {@code null} when nothing does or the
  *     position belongs to no lane
@@ -25,8 +26,8 @@ import org.jspecify.annotations.Nullable;
  * @param lastError the last failure of the key as a whole (a blocked scheme, a store error), or
  *     {@code null}
  * @param inFlightLanes the invocations running for at least {@link InFlightLane#THRESHOLD} (30 s):
- *     an HTTP call a receiver holds or an arm blocked in a call, which no stuck lane shows; at most
- *     {@link InFlightLane#MAX}, lowest position first
+ *     an HTTP call a receiver holds or an arm blocked in a call, on lanes that are not stuck; at
+ *     most {@link InFlightLane#MAX}, lowest position first
  * @since 0.1
  */
 public record SourceStatus(

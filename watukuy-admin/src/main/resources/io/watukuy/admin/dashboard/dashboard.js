@@ -352,18 +352,21 @@
     tr.dataset.position = l.position;
     const lane = l.lane === null ? '(no key)' : l.lane;
     const where = `position ${l.position} of ${keyName(e.name, l.partition)}`;
+    const running = l.running_ms !== null && l.running_ms !== undefined;
     tr.append(
       element('th', e.name, 'effect'),
       cell(l.partition || '—', 'partition'),
       cell(lane, 'lane'),
       cell(l.position, 'position num'),
       cell(l.attempt, 'attempt num'),
-      cell(retryIn(l.retry_in_ms), 'retry-in num'),
+      cell(running ? `running ${Math.floor(l.running_ms / 1000)} s` : retryIn(l.retry_in_ms),
+        running ? 'running num' : 'retry-in num'),
       cell(l.error, 'stuck-error')
     );
     tr.firstChild.scope = 'row';
     const actions = cell(null, 'actions');
-    actions.append(
+    // A running retry can be neither retried nor skipped (409): offer nothing until it ends.
+    if (!running) actions.append(
       button('Retry now', `Retry ${where} now`, () => retryNow(e.name, l.position, l.partition)),
       button('Skip', `Skip ${where}`,
         () => confirmed(`Skip ${where} (lane ${lane}) for good? Its arm will not run again.`,

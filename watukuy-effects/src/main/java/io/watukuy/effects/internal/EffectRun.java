@@ -11,6 +11,7 @@ import io.watukuy.effects.EffectState;
 import io.watukuy.effects.EffectStatus;
 import io.watukuy.effects.InvalidRequest;
 import io.watukuy.effects.SourceStatus;
+import io.watukuy.effects.StoredStatus;
 import io.watukuy.effects.TerminalFailure;
 import io.watukuy.internal.Envelope;
 import io.watukuy.internal.Json;
@@ -332,21 +333,10 @@ public final class EffectRun<T> {
         list.add(s.status(now));
       }
     } else {
-      // Read from the store alone: no lane is known, so none is stuck or in flight.
+      // Another engine holds the lease (or none does): the store shows what it runs, read by the
+      // same rule as `watukuy effects show`, so every view of the effect says the same state.
       for (EffectCursor c : store.loadCursors(effect.name()))
-        list.add(
-            new SourceStatus(
-                c.source(),
-                c.watermark(),
-                c.watermark(),
-                0,
-                0,
-                List.of(),
-                null,
-                null,
-                false,
-                null,
-                List.of()));
+        list.add(StoredStatus.of(log, store, c, now));
     }
     boolean quarantined = r != null && r.quarantined();
     boolean blocked = list.stream().anyMatch(SourceStatus::blocked);

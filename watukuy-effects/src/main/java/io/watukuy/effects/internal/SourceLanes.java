@@ -249,8 +249,17 @@ final class SourceLanes {
     int wedged = 0;
     for (Lane lane : lanes.values()) {
       Pending p = lane.queue.peek();
-      if (p == null || p.attempt == 0 || p.error == null) continue;
+      if (p == null || !stuck(p)) continue;
       wedged++;
+      Instant since = p.runningSince;
+      if (lane.busy && since != null) {
+        // Its retry attempt runs: still stuck (docs/effects.md, "States"), shown with the attempt
+        // and error its RUNNING row holds, so the store's readers say the same.
+        String error = p.runningError != null ? p.runningError : p.error;
+        long running = Math.max(0, Duration.between(since, now).toMillis());
+        stuck.add(new StuckLane(p.lane, p.position, p.runningAttempt, error, 0, running));
+        continue;
+      }
       long retryIn =
           p.retryAt == null ? 0 : Math.max(0, Duration.between(now, p.retryAt).toMillis());
       stuck.add(new StuckLane(p.lane, p.position, p.attempt, p.error, retryIn));
@@ -276,15 +285,24 @@ final class SourceLanes {
   }
 
   /**
-   * The busy lanes whose running attempt started at least {@link InFlightLane#THRESHOLD} before
-   * {@code now}, lowest position first, at most {@link InFlightLane#MAX}.
+   * Whether the lane of head {@code p} is stuck: an attempt of it failed, whether its retry waits
+   * or runs (docs/effects.md, "States").
+   */
+  private static boolean stuck(Pending p) {
+    return p.attempt > 0 && p.error != null;
+  }
+
+  /**
+   * The busy lanes that are not stuck and whose running attempt started at least {@link
+   * InFlightLane#THRESHOLD} before {@code now}, lowest position first, at most {@link
+   * InFlightLane#MAX}. A stuck lane's running retry is listed with its stuck lane, not here.
    */
   private List<InFlightLane> inFlight(Instant now) {
     List<InFlightLane> out = new ArrayList<>();
     for (Lane lane : lanes.values()) {
       Pending p = lane.queue.peek();
       Instant since = p == null ? null : p.runningSince;
-      if (!lane.busy || since == null) continue;
+      if (!lane.busy || since == null || stuck(p)) continue;
       Duration running = Duration.between(since, now);
       if (running.compareTo(InFlightLane.THRESHOLD) < 0) continue;
       String error = p.runningError != null ? p.runningError : p.error;
