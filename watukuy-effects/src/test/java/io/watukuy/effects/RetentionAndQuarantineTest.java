@@ -12,9 +12,13 @@ import io.watukuy.spi.InvocationStatus;
 import io.watukuy.spi.Lease;
 import io.watukuy.store.memory.MemoryStore;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The hourly retention sweep and the automatic quarantine (docs/effects.md, "Retention", "Automatic
@@ -160,7 +164,9 @@ class RetentionAndQuarantineTest {
         };
     Effect<Order> notify = f.effect("Notify").on(EventType.CREATED, broken, byCustomer()).build();
     Effects effects = f.builder("engine-1").add(notify).quarantineAfter(3).build();
-    drain(effects, "Notify"); // 1 and 2, then 3 and 4: the third terminal failure trips it
+    // 1 and 2, then 3 and 4 handed over together: the third terminal failure trips it, and 4,
+    // not started yet, goes back to its lane instead of running after the quarantine
+    drain(effects, "Notify");
 
     EffectStatus st = effects.status("Notify");
     assertThat(st.state()).isEqualTo(EffectState.QUARANTINED);
@@ -170,11 +176,11 @@ class RetentionAndQuarantineTest {
                 + " success between, from position 1 at ")
         .contains("to position 3 at ")
         .endsWith("; the last (terminal): " + typo);
-    assertThat(ran).containsExactly(1L, 2L, 3L, 4L);
-    assertThat(st.terminalSkips()).isEqualTo(4);
+    assertThat(ran).containsExactly(1L, 2L, 3L);
+    assertThat(st.terminalSkips()).isEqualTo(3);
     f.clock.advance(Duration.ofMinutes(10));
     drain(effects, "Notify");
-    assertThat(ran).hasSize(4); // 5 and 6 wait for the fix
+    assertThat(ran).hasSize(3); // 4, 5 and 6 wait for the fix
     effects.close();
 
     Effects fixed = f.builder("engine-2").add(notifyEffect()).quarantineAfter(3).build();
@@ -184,6 +190,56 @@ class RetentionAndQuarantineTest {
     assertThat(fixed.status("Notify").state()).isEqualTo(EffectState.OK);
     assertThat(fixed.status("Notify").position()).isEqualTo(6);
     fixed.close();
+  }
+
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void invocationsHandedToThePoolBeforeTheQuarantineTripsGoBackToTheirLanesUnstarted() {
+    // 100 customers, each its own lane, all dispatched at once to a pool that has not started any
+    String[] customers = new String[100];
+    for (int i = 0; i < customers.length; i++) customers[i] = "c" + i;
+    f.created(customers);
+    Deque<Runnable> pool = new ArrayDeque<>();
+    Arm<Order> refused =
+        (ctx, e) -> {
+          ran.add(e.sequence());
+          throw ctx.fail("HTTP 400 from the CRM");
+        };
+    Effect<Order> notify = f.effect("Notify").on(EventType.CREATED, refused, byCustomer()).build();
+    Effects effects =
+        Effects.builder(f.store)
+            .time(f.clock)
+            .workers(pool::add)
+            .instanceId("engine-1")
+            .add(notify)
+            .quarantineAfter(10)
+            .build();
+
+    List<String> log =
+        LogCapture.logged(
+            () -> {
+              effects.run("Notify").pass(); // reads all 100 and hands them to the pool
+              assertThat(pool).hasSize(100);
+              while (!pool.isEmpty()) pool.poll().run();
+              drain(effects, "Notify");
+            });
+
+    // the tenth failure trips it; the 90 the pool still held never ran and were not completed
+    assertThat(ran).hasSize(10);
+    EffectStatus st = effects.status("Notify");
+    assertThat(st.state()).isEqualTo(EffectState.QUARANTINED);
+    assertThat(st.terminalSkips()).isEqualTo(10);
+    assertThat(st.position()).isEqualTo(10);
+    assertThat(st.lag()).isEqualTo(90);
+    assertThat(log.stream().filter(l -> l.contains("effect Notify quarantined: automatic")))
+        .hasSize(1);
+
+    effects.release("Notify");
+    effects.run("Notify").pass();
+    assertThat(pool).hasSize(90); // the rest run once released
+    while (!pool.isEmpty()) pool.poll().run();
+    assertThat(ran).hasSize(20); // ten more refused, and the quarantine trips again
+    effects.close();
   }
 
   @Test

@@ -83,7 +83,25 @@ public final class EffectRun<T> {
       int attempt,
       @Nullable String error,
       @Nullable Instant retryAt,
-      boolean leaseLost) {}
+      boolean leaseLost,
+      boolean notStarted) {
+    Outcome(
+        long generation,
+        PollerKey source,
+        SourceLanes.Pending pending,
+        InvocationStatus status,
+        int attempt,
+        @Nullable String error,
+        @Nullable Instant retryAt,
+        boolean leaseLost) {
+      this(generation, source, pending, status, attempt, error, retryAt, leaseLost, false);
+    }
+  }
+
+  // Whether the effect is quarantined, as last seen or just tripped: a worker looks at it before it
+  // starts an invocation, so that what was handed to the pool before a quarantine does not run
+  // after it (docs/effects.md, "Automatic quarantine"), and failures still coming in do not count.
+  private volatile boolean halted;
 
   private final Effect<T> effect;
   private final StateStore log;
@@ -186,6 +204,7 @@ public final class EffectRun<T> {
     boolean changed = applyOutcomes();
     if (lease == null) return false;
     boolean quarantined = noteQuarantine(store.loadEffect(effect.name()));
+    halted = quarantined;
     for (PollerKey key : sourceKeys()) {
       try {
         SourceLanes s = sources.get(key);
@@ -710,6 +729,13 @@ public final class EffectRun<T> {
       int attempt,
       @Nullable String lastError) {
     String lane = p.laneKey();
+    if (halted) {
+      // Quarantined since it was handed to the pool: it goes back to its lane, not started.
+      outcomes.add(
+          new Outcome(gen, source, p, InvocationStatus.FAILED, attempt, null, null, false, true));
+      wake.run();
+      return;
+    }
     Instant started = time.now();
     InvocationStatus status;
     String error = null;
@@ -813,8 +839,20 @@ public final class EffectRun<T> {
           source,
           p.position,
           error);
+    if (!lost) countOutcome(status, p, error);
     outcomes.add(new Outcome(gen, source, p, status, attempt, error, retryAt, lost));
     wake.run();
+  }
+
+  /**
+   * Counts an outcome in the run of failures as the worker records it, not when the reader next
+   * applies it: a quarantine then trips at the threshold while the pool still holds invocations,
+   * which see {@link #halted} and go back to their lanes unstarted.
+   */
+  private synchronized void countOutcome(
+      InvocationStatus status, SourceLanes.Pending p, @Nullable String error) {
+    if (status == InvocationStatus.DONE) failureRun.reset();
+    else countFailure(status, p, error);
   }
 
   private void save(
@@ -857,17 +895,10 @@ public final class EffectRun<T> {
       SourceLanes s = sources.get(o.source());
       if (s == null) continue;
       changed = true;
-      if (o.status() == InvocationStatus.DONE) {
-        s.complete(o.pending());
-        failureRun.reset();
-      } else if (o.status().completed()) {
-        // a terminal failure completes its position, but nothing succeeded: it counts in the run
-        s.complete(o.pending());
-        countFailure(o);
-      } else {
-        s.fail(o.pending(), o.attempt(), String.valueOf(o.error()), o.retryAt());
-        countFailure(o);
-      }
+      // the run of failures counted each outcome as its worker recorded it (countOutcome)
+      if (o.notStarted()) s.untake(o.pending());
+      else if (o.status().completed()) s.complete(o.pending()); // done, or terminal
+      else s.fail(o.pending(), o.attempt(), String.valueOf(o.error()), o.retryAt());
     }
     return changed;
   }
@@ -920,12 +951,14 @@ public final class EffectRun<T> {
    * between; at the engine's threshold the effect is quarantined (docs/effects.md, "Automatic
    * quarantine"), with a reason that ends with the last error (a terminal one's reason).
    */
-  private void countFailure(Outcome o) {
+  private void countFailure(
+      InvocationStatus status, SourceLanes.Pending p, @Nullable String error) {
     int limit = settings.quarantineAfter();
-    if (limit <= 0) return;
+    // Quarantined already: what was in flight then finishes, and neither counts nor trips again.
+    if (limit <= 0 || halted) return;
     Instant now = time.now();
-    boolean terminal = o.status() == InvocationStatus.TERMINAL;
-    int n = failureRun.add(o.pending().laneKey(), o.pending().position, terminal, now);
+    boolean terminal = status == InvocationStatus.TERMINAL;
+    int n = failureRun.add(p.laneKey(), p.position, terminal, now);
     if (n < limit) return;
     int terminals = failureRun.terminal();
     String reason =
@@ -941,14 +974,15 @@ public final class EffectRun<T> {
             + " at "
             + failureRun.since()
             + " to position "
-            + o.pending().position
+            + p.position
             + " at "
             + now
             + "; the last"
             + (terminal ? " (terminal): " : ": ")
-            + o.error();
+            + error;
     failureRun.reset();
     store.setQuarantine(effect.name(), reason, now);
+    halted = true;
     LOG.warn("effect {} quarantined: {}", effect.name(), reason);
     // logged just above: read back (the store may keep the time coarser) so no pass logs it again
     noteQuarantineQuietly();
