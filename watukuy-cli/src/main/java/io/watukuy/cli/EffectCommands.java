@@ -311,7 +311,9 @@ final class EffectCommands {
           EffectStates.View view =
               EffectStates.of(
                   o.store(), o.effects(), name, rec, cursors, declared, cli.clock.instant());
-          if (json) cli.out.println(withState(summary(name, rec, cursors), view));
+          boolean running =
+              o.effects().effectLease(name).filter(l -> held(l, cli.clock.instant())).isPresent();
+          if (json) cli.out.println(withState(summary(name, rec, cursors), view, running));
           else {
             cli.out.println(line(name, rec, cursors, view));
             if (!view.blockedJudged()) notJudged(name);
@@ -362,9 +364,11 @@ final class EffectCommands {
   /**
    * Adds the derived state to an effect's JSON object: {@code state}, {@code blockedJudged}, and
    * per source (in {@code sources}, one per cursor in order) {@code head}, {@code lag}, {@code
-   * blocked} (the reason, or null) and {@code inFlight}.
+   * blocked} (the reason, or null) and {@code inFlight}. With no engine holding the lease ({@code
+   * running} false) a running row is what a stopped engine left: its {@code runningMs} is null and
+   * {@code leftRunning} true, since no time runs for it anywhere.
    */
-  private ObjectNode withState(ObjectNode n, EffectStates.View view) {
+  private ObjectNode withState(ObjectNode n, EffectStates.View view, boolean running) {
     n.put("state", view.state().wire());
     n.put("blockedJudged", view.blockedJudged());
     ArrayNode sources = (ArrayNode) n.get("sources");
@@ -380,7 +384,8 @@ final class EffectCommands {
         l.put("lane", lane.lane());
         l.put("position", lane.position());
         l.put("attempt", lane.attempt());
-        l.put("runningMs", lane.runningMs());
+        l.put("runningMs", running ? lane.runningMs() : null);
+        l.put("leftRunning", !running);
         l.put("error", lane.error() == null ? null : cli.redact(lane.error()));
       }
     }
@@ -479,12 +484,12 @@ final class EffectCommands {
                     cli, target.target.store == null ? target.args.get(0) : null, o.store()),
                 now);
         if (json) {
-          ObjectNode n = withState(summary(name, rec, cursors), view);
+          ObjectNode n = withState(summary(name, rec, cursors), view, lease.isPresent());
           n.put("leaseOwner", lease.map(Lease::owner).orElse(null));
           n.put("leaseExpiresAt", lease.map(l -> l.expiresAt().toString()).orElse(null));
           ArrayNode sources = (ArrayNode) n.get("sources");
           for (int i = 0; i < cursors.size(); i++)
-            details(o, view.sources().get(i), (ObjectNode) sources.get(i));
+            details(o, view.sources().get(i), (ObjectNode) sources.get(i), lease.isPresent());
           cli.out.println(n);
         } else {
           text(o, name, rec.orElse(null), view, lease.orElse(null));
@@ -575,7 +580,7 @@ final class EffectCommands {
       }
     }
 
-    private void details(Opened o, EffectStates.Source src, ObjectNode s) {
+    private void details(Opened o, EffectStates.Source src, ObjectNode s, boolean running) {
       EffectCursor c = src.cursor();
       Set<Long> skips = skipsRequested(o, c);
       ArrayNode stuck = s.putArray("stuckLanes");
@@ -586,7 +591,8 @@ final class EffectCommands {
         l.put("attempt", lane.attempt());
         l.put("error", cli.redact(lane.error()));
         l.put("retryInMs", lane.retryInMs());
-        l.put("runningMs", lane.runningMs());
+        l.put("runningMs", running ? lane.runningMs() : null);
+        l.put("leftRunning", !running && lane.runningMs() != null);
         l.put("skipRequested", skips.contains(lane.position()));
       }
       ArrayNode terminal = s.putArray("terminal");

@@ -209,6 +209,11 @@ class EffectsStateCommandTest {
     invocation("Behind", 4, InvocationStatus.RUNNING, 1, resend, NOW.minusSeconds(31));
     invocation("Behind", 5, InvocationStatus.RUNNING, 1, null, NOW.minusSeconds(29));
     CliRun stopped = cli("effects", "show", "--store", fx.uri(), "Behind");
+    CliRun stoppedJson = cli("effects", "show", "--store", fx.uri(), "Behind", "--json");
+    // with no engine no time runs for the row: no runningMs, and it says it was left running
+    JsonNode left = read(stoppedJson.stdout()).get("sources").get(0).get("inFlight").get(0);
+    assertThat(left.get("runningMs").isNull()).isTrue();
+    assertThat(left.get("leftRunning").asBoolean()).isTrue();
     // an engine runs the effect now: its lease is held past NOW
     Lease engine =
         effects.acquireEffectLease("Behind", "engine-2", Duration.ofSeconds(30), NOW).orElseThrow();
@@ -242,6 +247,7 @@ class EffectsStateCommandTest {
     assertThat(inFlight.get(0).get("position").asLong()).isEqualTo(4);
     assertThat(inFlight.get(0).get("attempt").asInt()).isEqualTo(1);
     assertThat(inFlight.get(0).get("runningMs").asLong()).isEqualTo(31_000);
+    assertThat(inFlight.get(0).get("leftRunning").asBoolean()).isFalse();
     assertThat(inFlight.get(0).get("error").asText()).isEqualTo(resend);
   }
 

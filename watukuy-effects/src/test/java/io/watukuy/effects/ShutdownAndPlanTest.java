@@ -4,6 +4,7 @@ import static io.watukuy.effects.EffectFixture.ORDERS;
 import static io.watukuy.effects.EffectFixture.byCustomer;
 import static io.watukuy.effects.EffectFixture.drain;
 import static io.watukuy.effects.LogCapture.logged;
+import static io.watukuy.effects.LogCapture.onlyLine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
@@ -258,6 +259,43 @@ class ShutdownAndPlanTest {
                     .contains("version 2026.11.2")
                     .contains("version 2026.12.1"));
     assertThat(f.row("Notify", 1).orElseThrow().version()).isEqualTo("2026.12.1");
+  }
+
+  @Test
+  void anInvocationLeftRunningByAStoppedEngineIsLoggedAsItReplays() {
+    f.created("a");
+    Lease lease =
+        f.effects
+            .acquireEffectLease("Notify", "killed", Duration.ofSeconds(30), f.clock.now())
+            .get();
+    f.effects.saveInvocation(
+        new InvocationRow(
+            "Notify",
+            ORDERS,
+            1,
+            "customer:a",
+            "created",
+            InvocationStatus.RUNNING,
+            3,
+            null,
+            null,
+            false,
+            "2026.12.1",
+            f.clock.now(),
+            f.clock.now()),
+        lease);
+    f.effects.releaseEffectLease("Notify", lease);
+
+    Effect<Order> e =
+        f.effect("Notify").on(EventType.CREATED, plain, byCustomer()).version("2026.12.1").build();
+    Effects effects = f.effects(e);
+    List<String> lines = logged(() -> drain(effects, "Notify"));
+
+    assertThat(onlyLine(lines, "left in flight"))
+        .contains(
+            "effect Notify on orders: position 1 in lane customer:a was left in flight by a stopped"
+                + " engine (attempt 3); it replays now");
+    assertThat(f.row("Notify", 1).orElseThrow().status()).isEqualTo(InvocationStatus.DONE);
   }
 
   @Test

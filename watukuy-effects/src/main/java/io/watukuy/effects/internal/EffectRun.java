@@ -440,6 +440,17 @@ public final class EffectRun<T> {
               row.position(),
               row.version(),
               effect.version());
+        else if (row.status() == InvocationStatus.RUNNING)
+          // a kill, or the shutdown's 30 s, cut it short: its recorded calls come back from the
+          // journal, and the one in flight then may be sent once more (docs/effects.md, "Shutdown")
+          LOG.info(
+              "effect {} on {}: position {} in lane {} was left in flight by a stopped engine"
+                  + " (attempt {}); it replays now",
+              effect.name(),
+              key,
+              row.position(),
+              laneName(row.lane()),
+              row.attempt());
         after = row.position();
       }
       if (rows.size() < ROW_PAGE) break;
