@@ -541,7 +541,7 @@ final class EffectCommands {
                 + "), live boundary "
                 + (c.liveBoundary() == null ? "-" : c.liveBoundary())
                 + ", "
-                + src.status().wedgedLanes()
+                + (src.blocked() != null ? 0 : src.status().wedgedLanes())
                 + " stuck lane(s)");
         stateLines(src, lease != null);
         for (StuckLane lane : src.stuck())

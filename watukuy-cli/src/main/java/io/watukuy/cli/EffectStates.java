@@ -58,14 +58,19 @@ final class EffectStates {
       return status.lag();
     }
 
-    /** The stuck lanes, at most {@link SourceStatus#MAX_STUCK_LANES}, lowest position first. */
+    /**
+     * The stuck lanes, at most {@link SourceStatus#MAX_STUCK_LANES}, lowest position first; none on
+     * a blocked key, which runs nothing (no retry is due), as the engine's view lists none.
+     */
     List<StuckLane> stuck() {
-      return status.stuckLanes();
+      return blocked != null ? List.of() : status.stuckLanes();
     }
 
-    /** The in-flight lanes (never a stuck one), at most {@link InFlightLane#MAX}. */
+    /**
+     * The in-flight lanes (never a stuck one), at most {@link InFlightLane#MAX}; none if blocked.
+     */
     List<InFlightLane> inFlight() {
-      return status.inFlightLanes();
+      return blocked != null ? List.of() : status.inFlightLanes();
     }
   }
 

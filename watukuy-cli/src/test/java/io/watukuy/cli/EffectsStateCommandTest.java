@@ -168,9 +168,12 @@ class EffectsStateCommandTest {
     assertThat(text.stdout().lines())
         .startsWith("effect Stuck", "  state: blocked")
         .contains(
-            "  source orders: position 2, lag 3 (head 5), live boundary 4, 1 stuck lane(s)",
-            "    " + reason);
+            // a blocked key runs nothing, so no retry is due: no stuck lane, as the engine says
+            "  source orders: position 2, lag 3 (head 5), live boundary 4, 0 stuck lane(s)",
+            "    " + reason)
+        .noneMatch(l -> l.contains("stuck lane customer"));
     JsonNode shown = read(json.stdout());
+    assertThat(shown.get("sources").get(0).get("stuckLanes")).isEmpty();
     assertThat(shown.get("state").asText()).isEqualTo("blocked");
     assertThat(shown.get("blockedJudged").asBoolean()).isTrue();
     assertThat(shown.get("sources").get(0).get("blocked").asText()).isEqualTo(reason);

@@ -58,6 +58,39 @@ class StoredStatusTest {
   }
 
   @Test
+  void aSecondEngineWithoutTheLeaseJudgesTheHoldersBlockedKeyAsTheHolderDoes() {
+    EffectFixture.FailingArm arm = new EffectFixture.FailingArm("boom");
+    f.created("a", "b", "c");
+    arm.failing.add(1L);
+    Effects old = f.effects(f.effect("Notify").on(EventType.CREATED, arm, byCustomer()).build());
+    drain(old, "Notify"); // 1 failed, 2 and 3 done: rows above position 0 under customer
+    old.run("Notify").stop();
+
+    // both daemons are deployed with the key renamed; the first to start holds the lease
+    Key<EffectFixture.Order> account = Key.of("account", e -> e.data().customer());
+    Effects holder =
+        f.effects("engine-2", f.effect("Notify").on(EventType.CREATED, arm, account).build());
+    Effects other =
+        f.effects("engine-3", f.effect("Notify").on(EventType.CREATED, arm, account).build());
+    f.clock.advance(Duration.ofSeconds(31)); // the stopped engine's lease has lapsed
+    drain(holder, "Notify");
+    drain(other, "Notify");
+
+    EffectStatus held = holder.status("Notify");
+    EffectStatus read = other.status("Notify");
+    assertThat(held.state()).isEqualTo(EffectState.BLOCKED);
+    assertThat(read.running()).isFalse();
+    assertThat(read.state()).isEqualTo(EffectState.BLOCKED);
+    SourceStatus s = read.sources().get(0);
+    assertThat(s.blocked()).isTrue();
+    assertThat(s.lastError())
+        .isEqualTo(held.sources().get(0).lastError())
+        .contains("the key scheme of created (customer → account) changed while 3 lanes are");
+    // a blocked key runs nothing: no stuck lane, as the holder lists none
+    assertThat(s.stuckLanes()).isEqualTo(held.sources().get(0).stuckLanes()).isEmpty();
+  }
+
+  @Test
   void aRunningRetryIsStuckAndAFirstAttemptRunningThirtySecondsIsInFlight() {
     f.created("a", "b", "c", "d", "e");
     Instant now = f.clock.now();

@@ -355,7 +355,7 @@ public final class EffectRun<T> {
       // Another engine holds the lease (or none does): the store shows what it runs, read by the
       // same rule as `watukuy effects show`, so every view of the effect says the same state.
       for (EffectCursor c : store.loadCursors(effect.name()))
-        list.add(StoredStatus.of(log, store, c, now));
+        list.add(judgedBlocked(c, StoredStatus.of(log, store, c, now)));
     }
     boolean quarantined = r != null && r.quarantined();
     boolean blocked = list.stream().anyMatch(SourceStatus::blocked);
@@ -503,6 +503,39 @@ public final class EffectRun<T> {
               if (is != null && !is.equals(was)) moved.add(type + " (" + was + " → " + is + ")");
             });
     return moved;
+  }
+
+  /**
+   * A store-read status with the blocked judgement the lease holder makes at its start: this engine
+   * declares the same schemes, so it can tell from the cursor and the rows above the watermark
+   * whether the holder is blocked (docs/effects.md, "States"). A blocked key runs nothing, so its
+   * stuck lanes are not listed, as the holder does not list them.
+   */
+  private SourceStatus judgedBlocked(EffectCursor cursor, SourceStatus read) {
+    if (movedSchemes(cursor.schemes(), effect.schemes()).isEmpty()) return read;
+    Set<String> lanes = new TreeSet<>();
+    long after = cursor.watermark();
+    while (true) {
+      List<InvocationRow> rows =
+          store.listInvocations(effect.name(), cursor.source(), after, Set.of(), ROW_PAGE);
+      for (InvocationRow row : rows) lanes.add(row.lane());
+      if (rows.size() < ROW_PAGE) break;
+      after = rows.get(rows.size() - 1).position();
+    }
+    String why = lanes.isEmpty() ? null : blockedBy(cursor, lanes.size());
+    if (why == null) return read;
+    return new SourceStatus(
+        read.source(),
+        read.position(),
+        read.head(),
+        read.lag(),
+        0,
+        List.of(),
+        null,
+        null,
+        true,
+        why,
+        List.of());
   }
 
   /** Why a key scheme change blocks the key, or null when every scheme is as recorded. */
