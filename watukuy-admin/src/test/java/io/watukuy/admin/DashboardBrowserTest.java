@@ -419,6 +419,56 @@ class DashboardBrowserTest {
     assertThat(cspViolations()).isEmpty();
   }
 
+  @Test
+  void anEngineWithoutTheLeaseShowsTheWedgeFromTheStoreAndOffersOnlyASkip()
+      throws InterruptedException {
+    failing.set(false);
+    ordersApi.put("o001", Map.of("total", 12));
+    ordersApi.put("o002", Map.of("total", 40));
+    engine.tick(); // positions 1 and 2 in the orders log
+    Effect<JsonNode> notify =
+        Effect.builder("NotifyCustomer")
+            .source(orders)
+            .on(
+                EventType.CREATED,
+                (ctx, e) -> {
+                  if (e.identity().equals("o002")) throw new IllegalStateException("refused");
+                },
+                Key.identity())
+            .build();
+    effects = Effects.builder(store).time(clock).workers(Runnable::run).add(notify).build();
+    effects.start();
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (effects.status("NotifyCustomer").state() != EffectState.WEDGED) {
+      assertThat(System.nanoTime()).as("the holder wedges at 2").isLessThan(deadline);
+      Thread.sleep(2);
+    }
+    // a second daemon on the same store: it holds no lease, so it reads the effect from the store
+    try (Effects other =
+        Effects.builder(store)
+            .time(clock)
+            .workers(Runnable::run)
+            .instanceId("engine-2")
+            .add(notify)
+            .build()) {
+      browser.get(serve(AdminServer.builder(engine).effects(other)));
+      WebDriverWait wait = new WebDriverWait(browser, WAIT);
+      String row = "#effects tr[data-effect='NotifyCustomer'] ";
+      wait.until(
+          d ->
+              text(row + "td.state").equals("wedged (run by another engine, read from the store)"));
+      assertThat(text(row + "td.position")).isEqualTo("1");
+      String stuck = "#stuck tr[data-position='2'] ";
+      assertThat(text(stuck + "td.lane")).isEqualTo("identity:o002");
+      // retry now needs the engine that holds the lanes; a skip is a stored request
+      assertThat(browser.findElements(By.cssSelector(stuck + "button[aria-label^='Retry']")))
+          .isEmpty();
+      assertThat(browser.findElements(By.cssSelector(stuck + "button[aria-label^='Skip']")))
+          .hasSize(1);
+      assertThat(cspViolations()).isEmpty();
+    }
+  }
+
   /** The text of the one element the selector finds, or "" while there is none. */
   private static String text(String css) {
     List<WebElement> found = browser.findElements(By.cssSelector(css));

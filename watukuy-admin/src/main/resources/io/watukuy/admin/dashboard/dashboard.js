@@ -331,7 +331,8 @@
     const tr = element('tr');
     tr.dataset.effect = e.name;
     if (e.state !== 'ok' && e.state !== 'lagging') tr.className = 'unhealthy';
-    const state = e.quarantine_reason ? `${e.state} (${e.quarantine_reason})` : e.state;
+    const held = e.running === false ? ' (run by another engine, read from the store)' : '';
+    const state = (e.quarantine_reason ? `${e.state} (${e.quarantine_reason})` : e.state) + held;
     tr.append(
       element('th', e.name, 'effect'),
       cell(state, 'state'),
@@ -365,9 +366,11 @@
     );
     tr.firstChild.scope = 'row';
     const actions = cell(null, 'actions');
-    // A running retry can be neither retried nor skipped (409): offer nothing until it ends.
+    // A running retry can be neither retried nor skipped (409): offer nothing until it ends. Retry
+    // now needs the engine that holds the lanes; a skip is a request any engine can store.
+    if (!running && e.running !== false) actions.append(
+      button('Retry now', `Retry ${where} now`, () => retryNow(e.name, l.position, l.partition)));
     if (!running) actions.append(
-      button('Retry now', `Retry ${where} now`, () => retryNow(e.name, l.position, l.partition)),
       button('Skip', `Skip ${where}`,
         () => confirmed(`Skip ${where} (lane ${lane}) for good? Its arm will not run again.`,
           () => skip(e.name, l.position, l.partition)), 'danger')
