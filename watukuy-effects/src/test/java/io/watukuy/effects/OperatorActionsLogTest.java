@@ -55,6 +55,29 @@ class OperatorActionsLogTest {
   }
 
   @Test
+  void aRetryNowNamesItsPositionsAndARecoveredLaneSaysSo() {
+    f.created("a", "b");
+    arm.failing.add(1L);
+    Effects effects = f.effects(notifyEffect());
+    drain(effects, "Notify"); // 1 failed in lane customer:a, waiting 200 ms
+
+    arm.failing.clear(); // the cause is fixed
+    List<String> lines =
+        logged(
+            () -> {
+              assertThat(effects.retryNow("Notify")).isEqualTo(1);
+              drain(effects, "Notify");
+            });
+
+    assertThat(onlyLine(lines, "made due now"))
+        .contains("effect Notify: 1 parked lane(s) made due now by request (position(s) [1])");
+    assertThat(onlyLine(lines, "the lane runs on"))
+        .contains("INFO")
+        .contains("effect Notify on orders: position 1 in lane customer:a done at attempt 2");
+    assertThat(watermark()).isEqualTo(2);
+  }
+
+  @Test
   void aSkipAboveAnotherFailedLaneLogsThatOnlyItsLaneWasReleased() {
     f.created("a", "b", "b");
     arm.failing.add(1L);

@@ -714,6 +714,7 @@ public final class EffectRun<T> {
     if (stopped || lease == null) return 0;
     Instant now = time.now();
     int made = 0;
+    List<Long> positions = new ArrayList<>();
     try {
       for (SourceLanes s : sources.values()) {
         if (source != null && !s.source.equals(source)) continue;
@@ -726,13 +727,18 @@ public final class EffectRun<T> {
           store.saveInvocation(row.withRetryAt(now, now), lease());
           p.retryAt = now;
           made++;
+          positions.add(p.position);
         }
       }
     } catch (LeaseLostException e) {
       lose("its lease was taken: " + e.getMessage());
     }
     if (made > 0)
-      LOG.info("effect {}: {} parked lane(s) made due now by request", effect.name(), made);
+      LOG.info(
+          "effect {}: {} parked lane(s) made due now by request (position(s) {})",
+          effect.name(),
+          made,
+          positions.size() <= 20 ? positions : positions.subList(0, 20) + "…");
     return made;
   }
 
@@ -883,6 +889,15 @@ public final class EffectRun<T> {
           source,
           p.position,
           error);
+    else if (status == InvocationStatus.DONE && lastError != null)
+      // the lane was wedged: say it recovered, so a log read top to bottom ends the story
+      LOG.info(
+          "effect {} on {}: position {} in lane {} done at attempt {}; the lane runs on",
+          effect.name(),
+          source,
+          p.position,
+          laneName(lane),
+          attempt);
     if (!lost) countOutcome(status, p, error);
     outcomes.add(new Outcome(gen, source, p, status, attempt, error, retryAt, lost));
     wake.run();
