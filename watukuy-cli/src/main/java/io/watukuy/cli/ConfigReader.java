@@ -571,13 +571,20 @@ final class ConfigReader {
 
     /** Requires a map whose keys are all in {@code allowed}. */
     void object(String... allowed) {
-      if (!node.isObject()) throw error("must be a map");
-      Set<String> known = Set.of(allowed);
+      object("", List.of(allowed));
+    }
+
+    /**
+     * As {@link #object(String...)}, the message naming {@code who} first (as {@code "effect
+     * welcome: "}), so that a misspelt key names what it belongs to.
+     */
+    void object(String who, List<String> allowed) {
+      if (!node.isObject()) throw error(who + "must be a map");
       for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
         String key = it.next();
-        if (!known.contains(key)) {
+        if (!allowed.contains(key)) {
           throw child(key)
-              .error("unknown key (expected one of " + String.join(", ", allowed) + ")");
+              .error(who + "unknown key (expected one of " + String.join(", ", allowed) + ")");
         }
       }
     }

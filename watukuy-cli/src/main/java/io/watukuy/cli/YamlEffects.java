@@ -87,13 +87,14 @@ final class YamlEffects {
   }
 
   private static EffectSpec effect(At e, List<PollerSpec> pollers) {
-    e.object("name", "source", "on", "key", "request", "version");
+    if (!e.node.isObject()) throw e.error("must be a map with a name, source, on and request");
     At nameAt = e.child("name");
     String name = text(nameAt, "");
     if (name == null) throw e.error("name: missing (the effect's name)");
     if (!NAME.matcher(name).matches())
       throw nameAt.error("'" + name + "' is not a valid effect name (letters, digits, _ . -)");
     String who = "effect " + name + ": ";
+    e.object(who, List.of("name", "source", "on", "key", "request", "version"));
     At sourceAt = e.child("source");
     String source = text(sourceAt, who);
     if (source == null) throw e.error(who + "source: missing (the poller whose events it reads)");
@@ -112,7 +113,7 @@ final class YamlEffects {
     JsonPointer keyValue = null;
     At key = e.child("key");
     if (!key.missing()) {
-      key.object("scheme", "value");
+      key.object(who, List.of("scheme", "value"));
       scheme = text(key.child("scheme"), who);
       if (scheme == null) throw key.error(who + "scheme: missing (the key scheme's name)");
       try {
@@ -127,7 +128,7 @@ final class YamlEffects {
     }
     At request = e.child("request");
     if (request.missing()) throw e.error(who + "request: missing (the HTTP request per event)");
-    request.object("method", "url", "headers", "body");
+    request.object(who, List.of("method", "url", "headers", "body"));
     At methodAt = request.child("method");
     String method = methodAt.missing() ? "POST" : text(methodAt, who);
     if (!METHODS.contains(method))

@@ -258,6 +258,21 @@ class EffectsYamlTest {
 
   @Test
   void mistakesNameTheEffectTheFieldAndTheValue() throws Exception {
+    // a misspelt key names the effect it belongs to, at every level
+    assertEdited(
+        "method: POST",
+        "methd: POST",
+        "effects[0].request.methd: effect welcome: unknown key (expected one of method, url,"
+            + " headers, body)");
+    assertEdited(
+        "key: { scheme: customer,",
+        "key: { schem: customer,",
+        "effects[0].key.schem: effect welcome: unknown key (expected one of scheme, value)");
+    assertEdited(
+        "on: [created]",
+        "onn: [created]",
+        "effects[0].onn: effect welcome: unknown key (expected one of name, source, on, key,"
+            + " request, version)");
     assertEdited(
         "on: [created]",
         "on: [created, removed]",

@@ -94,9 +94,13 @@ final class JournaledHttp implements EffectHttp {
     for (int attempt = 1; ; attempt++) {
       Duration wait = null;
       HttpResponse<LimitedBody.Body> r = null;
+      LimitedBody.Handler body = LimitedBody.handler(MAX_RESPONSE_BYTES);
       try {
-        r = client.send(http, LimitedBody.handler(MAX_RESPONSE_BYTES));
+        r = client.send(http, body);
       } catch (IOException e) {
+        // The receiver answered, with a body too large to journal: a re-send would only make it
+        // do its work again. The invocation fails under its backoff, naming the limit.
+        if (body.overLimit()) throw tooLarge(request, body.status());
         lastStatus = 0;
         lastError = e;
       }
@@ -131,6 +135,22 @@ final class JournaledHttp implements EffectHttp {
     }
   }
 
+  /** The failure of a response over {@link #MAX_RESPONSE_BYTES}: effect, URL (secrets hidden). */
+  private IOException tooLarge(Request request, int status) {
+    return new IOException(
+        "effect "
+            + ctx.effect()
+            + ": the response to "
+            + request.method()
+            + " "
+            + services.url(request.url().toString())
+            + " (status "
+            + status
+            + ") is larger than "
+            + MAX_RESPONSE_BYTES
+            + " bytes, the most a journaled response may hold; nothing was recorded");
+  }
+
   static boolean resend(int status) {
     return status == 408 || status == 425 || status == 429 || (status >= 500 && status <= 599);
   }
@@ -144,19 +164,7 @@ final class JournaledHttp implements EffectHttp {
    */
   private Response response(Request request, HttpResponse<LimitedBody.Body> r) throws IOException {
     byte[] bytes = r.body().bytes();
-    if (bytes == null)
-      throw new IOException(
-          "effect "
-              + ctx.effect()
-              + ": the response to "
-              + request.method()
-              + " "
-              + services.url(request.url().toString())
-              + " (status "
-              + r.statusCode()
-              + ") is larger than "
-              + MAX_RESPONSE_BYTES
-              + " bytes, the most a journaled response may hold; nothing was recorded");
+    if (bytes == null) throw tooLarge(request, r.statusCode());
     Charset charset;
     try {
       charset = BodyFormats.charset(r.headers().firstValue("Content-Type").orElse(null));

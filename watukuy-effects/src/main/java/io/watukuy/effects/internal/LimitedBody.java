@@ -27,21 +27,55 @@ final class LimitedBody implements HttpResponse.BodySubscriber<LimitedBody.Body>
     }
   }
 
+  /**
+   * A handler reading each body up to a limit, which remembers whether a body went over it: the JDK
+   * client may end an exchange whose body was cancelled with an {@code IOException} rather than the
+   * over-limit result, and the caller must still tell that apart from a transport error (a re-send
+   * would make the receiver do its work again for a body that stays too large).
+   */
+  static final class Handler implements HttpResponse.BodyHandler<Body> {
+    private final long limit;
+    private volatile boolean over;
+    private volatile int status;
+
+    private Handler(long limit) {
+      this.limit = limit;
+    }
+
+    @Override
+    public HttpResponse.BodySubscriber<Body> apply(HttpResponse.ResponseInfo info) {
+      status = info.statusCode();
+      return new LimitedBody(
+          limit, info.headers().firstValueAsLong("Content-Length").orElse(-1), this);
+    }
+
+    /** Whether a body read by this handler went over the limit. */
+    boolean overLimit() {
+      return over;
+    }
+
+    /** The status of the last response this handler read, 0 before one. */
+    int status() {
+      return status;
+    }
+  }
+
   private final long limit;
   private final long declared;
+  private final Handler handler;
   private final ByteArrayOutputStream out = new ByteArrayOutputStream();
   private final CompletableFuture<Body> result = new CompletableFuture<>();
   private Flow.@Nullable Subscription subscription;
 
-  private LimitedBody(long limit, long declared) {
+  private LimitedBody(long limit, long declared, Handler handler) {
     this.limit = limit;
     this.declared = declared;
+    this.handler = handler;
   }
 
-  /** A handler reading each body up to {@code limit} bytes. */
-  static HttpResponse.BodyHandler<Body> handler(long limit) {
-    return info ->
-        new LimitedBody(limit, info.headers().firstValueAsLong("Content-Length").orElse(-1));
+  /** A handler reading each body up to {@code limit} bytes; one per exchange. */
+  static Handler handler(long limit) {
+    return new Handler(limit);
   }
 
   @Override
@@ -82,6 +116,7 @@ final class LimitedBody implements HttpResponse.BodySubscriber<LimitedBody.Body>
 
   /** Stops reading: the exchange is cancelled and the body dropped. */
   private void overLimit() {
+    handler.over = true;
     out.reset();
     result.complete(new Body(null));
     Flow.Subscription s = subscription;
