@@ -363,22 +363,29 @@ class DashboardBrowserTest {
     }
   }
 
-  @Test
-  void aStuckLaneOfAnEffectIsSkippedFromThePage() throws InterruptedException, IOException {
+  /**
+   * Orders o001 and o002 logged at positions 1 and 2, and effect NotifyCustomer (one lane per item)
+   * whose arm throws {@code message} for o002 only.
+   */
+  private Effect<JsonNode> failingAtO002(String message) {
     failing.set(false);
     ordersApi.put("o001", Map.of("total", 12));
     ordersApi.put("o002", Map.of("total", 40));
-    engine.tick(); // positions 1 and 2 in the orders log
-    Effect<JsonNode> notify =
-        Effect.builder("NotifyCustomer")
-            .source(orders)
-            .on(
-                EventType.CREATED,
-                (ctx, e) -> {
-                  if (e.identity().equals("o002")) throw new IllegalStateException(HOSTILE);
-                },
-                Key.identity())
-            .build();
+    engine.tick();
+    return Effect.builder("NotifyCustomer")
+        .source(orders)
+        .on(
+            EventType.CREATED,
+            (ctx, e) -> {
+              if (e.identity().equals("o002")) throw new IllegalStateException(message);
+            },
+            Key.identity())
+        .build();
+  }
+
+  @Test
+  void aStuckLaneOfAnEffectIsSkippedFromThePage() throws InterruptedException, IOException {
+    Effect<JsonNode> notify = failingAtO002(HOSTILE);
     // the reader on its own thread, on the virtual clock: the failed lane waits for a skip
     effects = Effects.builder(store).time(clock).workers(Runnable::run).add(notify).build();
     effects.start();
@@ -422,20 +429,7 @@ class DashboardBrowserTest {
   @Test
   void anEngineWithoutTheLeaseShowsTheWedgeFromTheStoreAndOffersOnlyASkip()
       throws InterruptedException {
-    failing.set(false);
-    ordersApi.put("o001", Map.of("total", 12));
-    ordersApi.put("o002", Map.of("total", 40));
-    engine.tick(); // positions 1 and 2 in the orders log
-    Effect<JsonNode> notify =
-        Effect.builder("NotifyCustomer")
-            .source(orders)
-            .on(
-                EventType.CREATED,
-                (ctx, e) -> {
-                  if (e.identity().equals("o002")) throw new IllegalStateException("refused");
-                },
-                Key.identity())
-            .build();
+    Effect<JsonNode> notify = failingAtO002("refused");
     effects = Effects.builder(store).time(clock).workers(Runnable::run).add(notify).build();
     effects.start();
     long deadline = System.nanoTime() + WAIT.toNanos();

@@ -595,20 +595,16 @@ final class EffectCommands {
         l.put("leftRunning", !running && lane.runningMs() != null);
         l.put("skipRequested", skips.contains(lane.position()));
       }
-      ArrayNode terminal = s.putArray("terminal");
-      for (InvocationRow row : terminal(o, c)) {
-        ObjectNode t = terminal.addObject();
+      completed(s.putArray("terminal"), terminal(o, c));
+      completed(s.putArray("skipped"), skipped(o, c)); // error: the failure it was skipped over
+    }
+
+    /** Completed rows as {@code lane, position, error, at}; {@code lane} null for no key. */
+    private void completed(ArrayNode out, List<InvocationRow> rows) {
+      for (InvocationRow row : rows) {
+        ObjectNode t = out.addObject();
         t.put("lane", row.lane().isEmpty() ? null : row.lane());
         t.put("position", row.position());
-        t.put("error", row.error() == null ? null : cli.redact(row.error()));
-        t.put("at", row.updatedAt().toString());
-      }
-      ArrayNode skipped = s.putArray("skipped");
-      for (InvocationRow row : skipped(o, c)) {
-        ObjectNode t = skipped.addObject();
-        t.put("lane", row.lane().isEmpty() ? null : row.lane());
-        t.put("position", row.position());
-        // the failure it was skipped over
         t.put("error", row.error() == null ? null : cli.redact(row.error()));
         t.put("at", row.updatedAt().toString());
       }

@@ -221,11 +221,16 @@ class ShutdownAndPlanTest {
     }
   }
 
-  @Test
-  void anInvocationLeftRunningByAnotherVersionIsLoggedByNameAtStart() {
+  /**
+   * Position 1 (lane customer:a) left RUNNING at {@code attempt} by a stopped engine of {@code
+   * version}; an engine of version 2026.12.1 then starts and drains. Returns what it logs.
+   */
+  private List<String> replayLeftRunning(int attempt, String version) {
     f.created("a");
     Lease lease =
-        f.effects.acquireEffectLease("Notify", "old", Duration.ofSeconds(30), f.clock.now()).get();
+        f.effects
+            .acquireEffectLease("Notify", "stopped", Duration.ofSeconds(30), f.clock.now())
+            .get();
     f.effects.saveInvocation(
         new InvocationRow(
             "Notify",
@@ -234,20 +239,24 @@ class ShutdownAndPlanTest {
             "customer:a",
             "created",
             InvocationStatus.RUNNING,
-            1,
+            attempt,
             null,
             null,
             false,
-            "2026.11.2",
+            version,
             f.clock.now(),
             f.clock.now()),
         lease);
     f.effects.releaseEffectLease("Notify", lease);
-
     Effect<Order> e =
         f.effect("Notify").on(EventType.CREATED, plain, byCustomer()).version("2026.12.1").build();
     Effects effects = f.effects(e);
-    List<String> lines = logged(() -> drain(effects, "Notify"));
+    return logged(() -> drain(effects, "Notify"));
+  }
+
+  @Test
+  void anInvocationLeftRunningByAnotherVersionIsLoggedByNameAtStart() {
+    List<String> lines = replayLeftRunning(1, "2026.11.2");
 
     assertThat(lines)
         .anySatisfy(
@@ -263,33 +272,7 @@ class ShutdownAndPlanTest {
 
   @Test
   void anInvocationLeftRunningByAStoppedEngineIsLoggedAsItReplays() {
-    f.created("a");
-    Lease lease =
-        f.effects
-            .acquireEffectLease("Notify", "killed", Duration.ofSeconds(30), f.clock.now())
-            .get();
-    f.effects.saveInvocation(
-        new InvocationRow(
-            "Notify",
-            ORDERS,
-            1,
-            "customer:a",
-            "created",
-            InvocationStatus.RUNNING,
-            3,
-            null,
-            null,
-            false,
-            "2026.12.1",
-            f.clock.now(),
-            f.clock.now()),
-        lease);
-    f.effects.releaseEffectLease("Notify", lease);
-
-    Effect<Order> e =
-        f.effect("Notify").on(EventType.CREATED, plain, byCustomer()).version("2026.12.1").build();
-    Effects effects = f.effects(e);
-    List<String> lines = logged(() -> drain(effects, "Notify"));
+    List<String> lines = replayLeftRunning(3, "2026.12.1");
 
     assertThat(onlyLine(lines, "left in flight"))
         .contains(
